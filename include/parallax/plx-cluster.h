@@ -1,0 +1,50 @@
+/* plx-cluster.h: GPUs, how fast they really run, and the links between them. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "plx-curve.h"
+#include "plx-types.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  char     *name;
+  double    bw_Bps;      /* per GPU, per direction */
+  double    latency_s;   /* per message / per ring step */
+  PlxCurve *efficiency;  /* achieved bus bandwidth / bw_Bps against collective size in bytes */
+} PlxLink;
+
+typedef struct
+{
+  char    *name;
+  guint    num_nodes;
+  guint    gpus_per_node;
+
+  char    *gpu_name;
+  double   peak_flops[PLX_N_DTYPES]; /* dense FLOP/s; 0 where the GPU lacks the dtype */
+  guint64  hbm_bytes;
+  double   hbm_bw_Bps;
+  guint64  reserved_bytes;           /* CUDA context, workspaces, fragmentation */
+  PlxCurve *matmul_efficiency;       /* achieved / peak FLOP/s against GEMM FLOPs */
+  PlxCurve *memory_efficiency;       /* achieved / peak HBM bandwidth against bytes moved */
+  double   kernel_launch_s;
+
+  PlxLink  intra_node;
+  PlxLink  inter_node;
+} PlxCluster;
+
+PlxCluster *plx_cluster_new_from_json (JsonNode   *node,
+                                       const char *source,
+                                       GError    **error);
+PlxCluster *plx_cluster_new_preset (const char *name,
+                                    GError    **error);
+PlxCluster *plx_cluster_copy (const PlxCluster *cluster);
+void        plx_cluster_free (PlxCluster *cluster);
+guint       plx_cluster_get_n_gpus (const PlxCluster *cluster);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxCluster, plx_cluster_free)
+
+G_END_DECLS

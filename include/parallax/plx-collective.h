@@ -1,0 +1,48 @@
+/* plx-collective.h: where a process group sits on the topology, and what its
+ * collectives cost (latency-bandwidth model with measured bus-bandwidth efficiency). */
+#pragma once
+
+#include <glib.h>
+
+#include "plx-cluster.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  PLX_COLLECTIVE_ALL_REDUCE,
+  PLX_COLLECTIVE_ALL_GATHER,
+  PLX_COLLECTIVE_REDUCE_SCATTER,
+  PLX_COLLECTIVE_ALL_TO_ALL,
+  PLX_COLLECTIVE_SEND_RECV,
+} PlxCollectiveKind;
+
+typedef struct
+{
+  guint size;           /* ranks in the group */
+  guint ranks_per_node; /* members of the group inside one node */
+  guint nodes;          /* nodes the group spans */
+} PlxGroup;
+
+/* A group of `size` ranks whose consecutive members are `stride` ranks apart, on a
+ * cluster that numbers ranks node by node. */
+PlxGroup plx_group_place (const PlxCluster *cluster,
+                          guint             size,
+                          guint             stride);
+
+/* Time of one collective over `bytes`: the whole buffer for all-reduce and
+ * reduce-scatter input, the gathered output for all-gather, each rank's send buffer
+ * for all-to-all, the message for send/recv. */
+double plx_collective_time (const PlxCluster  *cluster,
+                            PlxCollectiveKind  kind,
+                            const PlxGroup    *group,
+                            double             bytes);
+
+double plx_collective_ring_all_reduce_time (const PlxCluster *cluster,
+                                            const PlxGroup   *group,
+                                            double            bytes);
+double plx_collective_hierarchical_all_reduce_time (const PlxCluster *cluster,
+                                                    const PlxGroup   *group,
+                                                    double            bytes);
+
+G_END_DECLS

@@ -1,0 +1,32 @@
+/* plx-curve.h: a measured efficiency curve y(x), interpolated in log10(x).
+ *
+ * Kernel and collective efficiencies are published as tables against a size that
+ * spans many decades (FLOPs, bytes); interpolating in log10(x) with a monotone
+ * Steffen spline (GSL) keeps the curve between its measured points. Outside the
+ * table the end values hold. Evaluation is reentrant (no shared accelerator).
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _PlxCurve PlxCurve;
+
+PlxCurve *plx_curve_new (const double *x,
+                         const double *y,
+                         gsize         n,
+                         GError      **error);
+PlxCurve *plx_curve_copy (const PlxCurve *curve);
+void      plx_curve_free (PlxCurve *curve);
+double    plx_curve_eval (const PlxCurve *curve,
+                          double          x);
+gsize     plx_curve_get_n_points (const PlxCurve *curve);
+void      plx_curve_get_point (const PlxCurve *curve,
+                               gsize           i,
+                               double         *x,
+                               double         *y);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxCurve, plx_curve_free)
+
+G_END_DECLS

@@ -1,0 +1,38 @@
+/* plx-json.h: typed, range-checked reads of JSON members with errors that name the
+ * source, the key path and the value. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+JsonNode *plx_json_parse_file (const char *path,
+                               GError    **error);
+JsonNode *plx_json_parse_data (const char *data,
+                               gssize      length,
+                               const char *source,
+                               GError    **error);
+JsonNode *plx_json_deep_copy (JsonNode *node);
+/* Deep merge: members of `overrides` replace or (for objects) merge into `base`. */
+JsonNode *plx_json_merge (JsonNode *base,
+                          JsonNode *overrides);
+char     *plx_json_value_to_string (JsonNode *node);
+
+/* Each returns TRUE and leaves *out untouched when the member is absent and not
+ * required. `path` is the key's dotted prefix for messages ("cluster.gpu"). */
+gboolean plx_json_get_uint (JsonObject *obj, const char *source, const char *path,
+                            const char *key, gboolean required, guint64 min,
+                            guint64 max, guint64 *out, GError **error);
+gboolean plx_json_get_double (JsonObject *obj, const char *source, const char *path,
+                              const char *key, gboolean required, double min,
+                              double max, double *out, GError **error);
+gboolean plx_json_get_bool (JsonObject *obj, const char *source, const char *path,
+                            const char *key, gboolean *out, GError **error);
+gboolean plx_json_get_string (JsonObject *obj, const char *source, const char *path,
+                              const char *key, gboolean required, const char **out,
+                              GError **error);
+JsonObject *plx_json_get_object (JsonObject *obj, const char *source, const char *path,
+                                 const char *key, gboolean required, GError **error);
+
+G_END_DECLS

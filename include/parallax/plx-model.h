@@ -1,0 +1,106 @@
+/* plx-model.h: a transformer as lists of ops, independent of any parallel strategy.
+ *
+ * Every transformer block of a model is the same, so a model is one block's op list
+ * (applied n_layers times) plus the ops before the first block (embedding) and after
+ * the last (final norm, LM head, loss). Each op states its work per token in a form
+ * that a shard context (micro-batch, sequence, tensor/sequence/context/expert
+ * parallel degrees, dtype) turns into FLOPs, bytes, parameters and saved activations:
+ * see plx-op-cost.h.
+ */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  PLX_OP_MATMUL,      /* tokens x k times a k x n weight */
+  PLX_OP_ATTN_SCORES, /* batched Q K^T: per head, s_q x head_dim times head_dim x s_kv */
+  PLX_OP_ATTN_VALUES, /* batched P V: per head, s_q x s_kv times s_kv x head_dim */
+  PLX_OP_ATTN_FLASH,  /* fused attention core (FlashAttention, Dao et al. 2022) */
+  PLX_OP_ELEMENTWISE, /* memory-bound: norms, activations, dropout, residual, softmax */
+  PLX_OP_EMBEDDING,   /* table lookup (forward) and scatter-add (backward) */
+} PlxOpKind;
+
+/* How tensor parallelism (Megatron-LM, Shoeybi et al. 2019 §3) divides an op. */
+typedef enum
+{
+  PLX_SPLIT_NONE, /* replicated on every TP rank */
+  PLX_SPLIT_SEQ,  /* replicated, but split over TP ranks with sequence parallelism (Korthikanti 2022 §4.2.2) */
+  PLX_SPLIT_TP,   /* always divided by the TP degree (heads, or a weight's row/column) */
+} PlxSplit;
+
+typedef struct
+{
+  const char *name;      /* static string: "qkv_proj", "softmax", ... */
+  PlxOpKind   kind;
+  PlxSplit    split;       /* how TP divides the work */
+  PlxSplit    saved_split; /* how TP divides the saved activations (a column-parallel
+                            * matmul keeps its replicated input: PLX_SPLIT_SEQ) */
+  guint       per_score : 1; /* traffic and saved values are per score: x heads x key length */
+  guint       attn_core : 1; /* recomputed by selective recompute, which then keeps none of
+                              * its per-score activations (Korthikanti 2022 §5) */
+  guint       row_parallel : 1; /* matmul split along k (input) rather than n (output) */
+  guint       expert : 1;    /* MoE expert op: runs on top_k of the tokens, weights split by EP */
+  /* Matmul: the full (unsharded) weight is k x n. Attention ops: k = head_dim. */
+  guint64 k;
+  guint64 n;
+  /* Parameters of the op, unsharded (weights, biases, norm gains). */
+  guint64 params;
+  /* Memory traffic of a memory-bound op, per token (per score if per_score):
+   * elements of the compute dtype read+written, and 1-byte mask elements. */
+  double fwd_elems;
+  double bwd_elems;
+  double fwd_mask;
+  double bwd_mask;
+  /* Activations kept for the backward pass, per token (per score if per_score). */
+  double saved_elems;
+  double saved_mask;
+  /* Float32 elements kept per token (the loss keeps fp32 softmax statistics). */
+  double saved_fp32;
+} PlxOp;
+
+typedef struct
+{
+  char   *name;
+  char   *model_type;   /* "gpt2", "llama", "mistral", "qwen2", "mixtral" */
+  guint   n_layers;
+  guint64 hidden;
+  guint   heads;
+  guint   kv_heads;
+  guint64 head_dim;
+  guint64 ffn;
+  guint64 vocab;
+  guint64 max_positions;
+  guint   experts;            /* 0 for a dense model */
+  guint   experts_per_token;
+  gboolean tied_embeddings;
+  gboolean dropout;           /* GPT-2/Megatron train with dropout; Llama does not */
+  gboolean learned_positions; /* absolute position table (GPT-2) vs rotary */
+
+  PlxOp *pre_ops;   guint n_pre_ops;   /* before the first block: embedding */
+  PlxOp *layer_ops; guint n_layer_ops; /* one transformer block */
+  PlxOp *post_ops;  guint n_post_ops;  /* after the last block: norm, LM head, loss */
+} PlxModel;
+
+PlxModel   *plx_model_new_from_json (JsonNode    *config,
+                                     const char  *source,
+                                     GError     **error);
+PlxModel   *plx_model_new_preset (const char *name,
+                                  GError    **error);
+PlxModel   *plx_model_copy (const PlxModel *model);
+void        plx_model_free (PlxModel *model);
+
+/* Unique parameters (tied embeddings counted once). */
+guint64     plx_model_get_n_params (const PlxModel *model);
+/* Parameters used per token (MoE: only top_k experts count). */
+guint64     plx_model_get_n_active_params (const PlxModel *model);
+/* Forward matmul FLOPs of one sequence of seq_length tokens, whole model. */
+double      plx_model_get_forward_flops (const PlxModel *model,
+                                         guint64         seq_length);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxModel, plx_model_free)
+
+G_END_DECLS

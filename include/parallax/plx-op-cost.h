@@ -1,0 +1,55 @@
+/* plx-op-cost.h: one op's work on one GPU, for one micro-batch, under a shard context. */
+#pragma once
+
+#include <glib.h>
+
+#include "plx-cluster.h"
+#include "plx-model.h"
+#include "plx-types.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  double   tokens;      /* tokens per micro-batch on this rank: micro_batch * seq / cp */
+  double   seq_kv;      /* key length each query attends to: seq */
+  guint    heads;       /* query heads of the model */
+  guint    tp;
+  gboolean sp;          /* sequence parallelism */
+  guint    ep;
+  guint    experts;
+  guint    experts_per_token;
+  PlxDtype dtype;
+  gboolean flash;       /* ATTN_FLASH ops are costed; unfused ops skipped (and vice versa) */
+} PlxShardContext;
+
+typedef struct
+{
+  double  fwd_flops;      /* matmul FLOPs */
+  double  bwd_flops;      /* input-gradient + weight-gradient matmul FLOPs */
+  double  wgrad_flops;    /* the weight-gradient part of bwd_flops */
+  double  fwd_bytes;      /* HBM traffic */
+  double  bwd_bytes;
+  double  fwd_time_s;
+  double  bwd_time_s;
+  double  wgrad_time_s;   /* part of bwd_time_s */
+  double  saved_bytes;    /* activations kept for backward */
+  double  params;         /* parameters held by this rank */
+} PlxOpCost;
+
+void plx_op_cost (const PlxOp            *op,
+                  const PlxShardContext  *ctx,
+                  const PlxCluster       *cluster,
+                  PlxOpCost              *cost);
+
+/* Time of one GEMM kernel of `flops` moving `bytes`: roofline of the measured
+ * matmul efficiency and achieved HBM bandwidth, plus the launch overhead. */
+double plx_gemm_time (const PlxCluster *cluster,
+                      PlxDtype          dtype,
+                      double            flops,
+                      double            bytes);
+/* Time of one memory-bound kernel moving `bytes`. */
+double plx_memory_time (const PlxCluster *cluster,
+                        double            bytes);
+
+G_END_DECLS

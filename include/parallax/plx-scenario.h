@@ -1,0 +1,37 @@
+/* plx-scenario.h: a model, a cluster and a strategy, from a scenario file (FORMATS.md §1). */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "plx-cluster.h"
+#include "plx-model.h"
+#include "plx-strategy.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  char        *name;
+  char        *source;   /* file path, or "built-in default" */
+  PlxModel    *model;
+  PlxCluster  *cluster;
+  PlxStrategy *strategy; /* resolved */
+} PlxScenario;
+
+/* `base_dir` resolves relative hf_config paths; `source` names the file in errors. */
+PlxScenario *plx_scenario_new_from_json (JsonNode   *node,
+                                         const char *base_dir,
+                                         const char *source,
+                                         GError    **error);
+PlxScenario *plx_scenario_new_from_file (const char *path,
+                                         GError    **error);
+/* The scenario file's JSON, for callers that apply overrides before building. */
+JsonNode    *plx_scenario_read_json (const char *path,
+                                     GError    **error);
+JsonNode    *plx_scenario_default_json (void);
+void         plx_scenario_free (PlxScenario *scenario);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxScenario, plx_scenario_free)
+
+G_END_DECLS

@@ -1,0 +1,83 @@
+/* plx-strategy.h: how a run is split over the cluster (FORMATS.md §1, strategy). */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "plx-cluster.h"
+#include "plx-model.h"
+#include "plx-types.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  PLX_WORKLOAD_TRAINING,
+  PLX_WORKLOAD_INFERENCE,
+} PlxWorkload;
+
+typedef enum
+{
+  PLX_SCHEDULE_GPIPE,
+  PLX_SCHEDULE_1F1B,
+  PLX_SCHEDULE_INTERLEAVED_1F1B,
+  PLX_SCHEDULE_ZERO_BUBBLE_H1,
+  PLX_SCHEDULE_FILE,
+} PlxSchedule;
+
+typedef enum
+{
+  PLX_RECOMPUTE_NONE,
+  PLX_RECOMPUTE_SELECTIVE,
+  PLX_RECOMPUTE_FULL,
+} PlxRecompute;
+
+typedef struct
+{
+  PlxWorkload  workload;
+  guint64      seq_length;        /* 0 until resolved: the model's max positions */
+  guint64      global_batch_size; /* 0 = not given */
+  guint64      micro_batch_size;
+  guint        dp;                /* 0 until resolved: GPUs / (tp*pp*cp) */
+  guint        tp;
+  guint        pp;
+  guint        cp;
+  guint        ep;
+  guint        virtual_stages;
+  gboolean     sequence_parallel;
+  PlxSchedule  schedule;
+  char        *schedule_path;     /* PLX_SCHEDULE_FILE only */
+  PlxRecompute recompute;
+  guint        zero_stage;
+  PlxDtype     dtype;
+  gboolean     overlap_dp_comm;
+  gboolean     flash_attention;
+  guint64      grad_bucket_bytes;
+} PlxStrategy;
+
+#define PLX_DEFAULT_GRAD_BUCKET_BYTES ((guint64) 40000000) /* Megatron-LM DDP's 40M-element bucket is in elements; see docs/cost-model.md */
+
+PlxStrategy *plx_strategy_new (void);
+PlxStrategy *plx_strategy_new_from_json (JsonNode   *node,
+                                         const char *source,
+                                         GError    **error);
+PlxStrategy *plx_strategy_copy (const PlxStrategy *strategy);
+void         plx_strategy_free (PlxStrategy *strategy);
+
+/* Fills the defaults that depend on the model and cluster (seq_length, dp) and checks
+ * every rule of FORMATS.md; the error names the keys and values involved. */
+gboolean     plx_strategy_resolve (PlxStrategy      *strategy,
+                                   const PlxModel   *model,
+                                   const PlxCluster *cluster,
+                                   const char       *source,
+                                   GError          **error);
+
+guint64      plx_strategy_get_n_micro_batches (const PlxStrategy *strategy);
+
+const char  *plx_schedule_to_string (PlxSchedule schedule);
+const char  *plx_recompute_to_string (PlxRecompute recompute);
+const char  *plx_workload_to_string (PlxWorkload workload);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxStrategy, plx_strategy_free)
+
+G_END_DECLS

@@ -1,0 +1,55 @@
+/* plx-validation.h: predictions held against a table of published measurements. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  PLX_METRIC_STEP_TIME,
+  PLX_METRIC_MFU,
+  PLX_METRIC_TOKENS_PER_S_PER_GPU,
+  PLX_METRIC_MODEL_STATES_BYTES,
+  PLX_METRIC_ACTIVATION_BYTES,
+  PLX_METRIC_PEAK_MEMORY_BYTES,
+  PLX_N_METRICS
+} PlxMetric;
+
+typedef struct
+{
+  char     *case_name;
+  PlxMetric metric;
+  double    measured;
+  double    predicted;
+  double    error_pct;   /* (predicted - measured) / measured * 100 */
+} PlxValidationRow;
+
+typedef struct
+{
+  PlxMetric metric;
+  guint     n;
+  double    mean_abs_error_pct;
+  double    max_abs_error_pct;
+  double    stddev_error_pct;
+} PlxValidationSummary;
+
+typedef struct
+{
+  char                 *source;
+  GArray               *rows;   /* PlxValidationRow */
+  PlxValidationSummary  summary[PLX_N_METRICS];
+} PlxValidation;
+
+PlxValidation *plx_validation_run_file (const char *path,
+                                        const char *engine,
+                                        GError    **error);
+void           plx_validation_free (PlxValidation *validation);
+const char    *plx_metric_to_string (PlxMetric metric);
+JsonNode      *plx_validation_to_json (const PlxValidation *validation);
+char          *plx_validation_to_text (const PlxValidation *validation);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxValidation, plx_validation_free)
+
+G_END_DECLS

@@ -1,0 +1,342 @@
+/* parallax-cli: the command line of Parallax (FORMATS.md §3).
+ * Exit status: 0 success, 1 user error (bad file, inconsistent strategy), 2 usage. */
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "parallax/parallax.h"
+
+#include "plx-cli-overrides.h"
+
+#define EXIT_USER 1
+#define EXIT_USAGE 2
+
+static int
+usage_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
+
+static int
+usage_error (const char *fmt, ...)
+{
+  va_list args;
+  g_autofree char *msg = NULL;
+
+  va_start (args, fmt);
+  msg = g_strdup_vprintf (fmt, args);
+  va_end (args);
+  fprintf (stderr, "parallax-cli: %s (see parallax-cli --help)\n", msg);
+  return EXIT_USAGE;
+}
+
+static int
+user_error (const GError *error)
+{
+  g_autofree char *line = g_strdup (error->message);
+
+  /* One line, as scripts read it. */
+  g_strdelimit (line, "\n\r", ' ');
+  fprintf (stderr, "parallax-cli: %s\n", line);
+  return EXIT_USER;
+}
+
+static void
+print_json (JsonNode *node)
+{
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autofree char *text = NULL;
+
+  json_generator_set_pretty (gen, TRUE);
+  json_generator_set_root (gen, node);
+  text = json_generator_to_data (gen, NULL);
+  printf ("%s\n", text);
+}
+
+static const char *const main_help =
+  "Usage: parallax-cli COMMAND [ARGS]\n"
+  "\n"
+  "Plan distributed training: predict step time, MFU and memory per GPU.\n"
+  "\n"
+  "Commands:\n"
+  "  presets                     list the built-in models and clusters\n"
+  "  simulate [SCENARIO] [...]   predict one scenario (default: the built-in GPT-3 175B scenario)\n"
+  "  validate TABLE [--json]     hold predictions against published measurements\n"
+  "\n"
+  "Run parallax-cli COMMAND --help for a command's options.\n";
+
+static int
+cmd_presets (int argc, char **argv)
+{
+  g_auto (GStrv) models = NULL;
+  g_auto (GStrv) clusters = NULL;
+  gboolean json = FALSE;
+
+  for (int i = 2; i < argc; i++)
+    {
+      if (g_str_equal (argv[i], "--json"))
+        json = TRUE;
+      else if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
+        {
+          printf ("Usage: parallax-cli presets [--json]\n");
+          return 0;
+        }
+      else
+        return usage_error ("presets: unexpected argument \"%s\"", argv[i]);
+    }
+
+  models = plx_presets_list (PLX_PRESET_MODEL);
+  clusters = plx_presets_list (PLX_PRESET_CLUSTER);
+
+  if (json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      g_autoptr (JsonNode) root = NULL;
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "models");
+      json_builder_begin_array (b);
+      for (guint i = 0; models[i]; i++)
+        {
+          g_autoptr (PlxModel) m = plx_model_new_preset (models[i], NULL);
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "name");
+          json_builder_add_string_value (b, models[i]);
+          json_builder_set_member_name (b, "params");
+          json_builder_add_int_value (b, m ? (gint64) plx_model_get_n_params (m) : 0);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_set_member_name (b, "clusters");
+      json_builder_begin_array (b);
+      for (guint i = 0; clusters[i]; i++)
+        json_builder_add_string_value (b, clusters[i]);
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+      root = json_builder_get_root (b);
+      print_json (root);
+      return 0;
+    }
+
+  printf ("Models:\n");
+  for (guint i = 0; models[i]; i++)
+    {
+      g_autoptr (PlxModel) m = plx_model_new_preset (models[i], NULL);
+      if (m == NULL)
+        continue;
+      printf ("  %-16s %-8s %3u layers, hidden %6" G_GUINT64_FORMAT ", %3u heads, %8.2f B parameters\n",
+              models[i], m->model_type, m->n_layers, m->hidden, m->heads,
+              plx_model_get_n_params (m) / 1e9);
+    }
+  printf ("Clusters:\n");
+  for (guint i = 0; clusters[i]; i++)
+    {
+      g_autoptr (PlxCluster) c = plx_cluster_new_preset (clusters[i], NULL);
+      if (c == NULL)
+        continue;
+      printf ("  %-16s %s, %u GPUs per node, %.0f TFLOP/s bf16, %.0f GiB HBM\n",
+              clusters[i], c->gpu_name, c->gpus_per_node, c->peak_flops[PLX_DTYPE_BF16] / 1e12,
+              c->hbm_bytes / 1073741824.0);
+    }
+  return 0;
+}
+
+static void
+print_scenario_header (const PlxScenario *sc)
+{
+  const PlxStrategy *s = sc->strategy;
+
+  printf ("Scenario          %s\n", sc->name);
+  printf ("Model             %s (%.2f B parameters, %u layers)\n", sc->model->name,
+          plx_model_get_n_params (sc->model) / 1e9, sc->model->n_layers);
+  printf ("Cluster           %s: %u x %u %s\n", sc->cluster->name, sc->cluster->num_nodes,
+          sc->cluster->gpus_per_node, sc->cluster->gpu_name);
+  printf ("Strategy          dp %u, tp %u, pp %u, cp %u, ep %u; micro-batch %" G_GUINT64_FORMAT
+          ", global batch %" G_GUINT64_FORMAT ", sequence %" G_GUINT64_FORMAT "\n",
+          s->dp, s->tp, s->pp, s->cp, s->ep, s->micro_batch_size, s->global_batch_size, s->seq_length);
+  printf ("                  %s%s, recompute %s, ZeRO %u, %s%s\n", plx_schedule_to_string (s->schedule),
+          s->schedule == PLX_SCHEDULE_INTERLEAVED_1F1B ? g_strdup_printf (" (%u chunks)", s->virtual_stages) : "",
+          plx_recompute_to_string (s->recompute), s->zero_stage, plx_dtype_to_string (s->dtype),
+          s->sequence_parallel ? ", sequence parallel" : "");
+}
+
+static int
+cmd_simulate (int argc, char **argv)
+{
+  g_autoptr (PlxCliOverrides) overrides = plx_cli_overrides_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) node = NULL;
+  g_autoptr (JsonNode) applied = NULL;
+  g_autoptr (PlxScenario) sc = NULL;
+  g_autofree char *dir = NULL;
+  const char *path = NULL;
+  const char *engine = "analytical";
+  gboolean json = FALSE;
+  PlxReport report = { 0 };
+
+  for (int i = 2; i < argc; i++)
+    {
+      const char *arg = argv[i];
+      gboolean consumed = FALSE;
+
+      if (g_str_equal (arg, "--help") || g_str_equal (arg, "-h"))
+        {
+          g_autoptr (GString) help = g_string_new (
+            "Usage: parallax-cli simulate [SCENARIO.json] [OPTIONS]\n\n"
+            "Predict step time, throughput, MFU and memory per GPU. Without a file, the\n"
+            "built-in default scenario (GPT-3 175B on 64 A100-80GB) is used.\n\n"
+            "Options:\n"
+            "  --engine analytical      the cost engine (event: not built yet)\n"
+            "  --json                   print the report as JSON\n"
+            "Strategy, model and cluster overrides:\n");
+          plx_cli_overrides_print_help (help);
+          printf ("%s", help->str);
+          return 0;
+        }
+      if (!plx_cli_overrides_parse (overrides, argc, argv, &i, &consumed, &error))
+        return usage_error ("%s", error->message);
+      if (consumed)
+        continue;
+      if (g_str_equal (arg, "--json"))
+        json = TRUE;
+      else if (g_str_equal (arg, "--engine") || g_str_has_prefix (arg, "--engine="))
+        {
+          if (g_str_has_prefix (arg, "--engine="))
+            engine = arg + strlen ("--engine=");
+          else if (i + 1 < argc)
+            engine = argv[++i];
+          else
+            return usage_error ("--engine needs a value");
+          if (!g_str_equal (engine, "analytical") && !g_str_equal (engine, "event"))
+            return usage_error ("--engine: \"%s\" is not analytical or event", engine);
+          if (g_str_equal (engine, "event"))
+            return usage_error ("--engine event: the event simulator is not built yet; use analytical");
+        }
+      else if (g_str_equal (arg, "--timeline") || g_str_equal (arg, "--memory") || g_str_equal (arg, "--trace"))
+        return usage_error ("%s: chart and trace export are not built yet", arg);
+      else if (arg[0] == '-' && arg[1] != '\0')
+        return usage_error ("simulate: unknown option \"%s\"", arg);
+      else if (path == NULL)
+        path = arg;
+      else
+        return usage_error ("simulate: more than one scenario given (\"%s\", \"%s\")", path, arg);
+    }
+
+  if (path != NULL)
+    {
+      node = plx_scenario_read_json (path, &error);
+      if (node == NULL)
+        return user_error (error);
+      dir = g_path_get_dirname (path);
+    }
+  else
+    {
+      node = plx_scenario_default_json ();
+      dir = g_get_current_dir ();
+      path = "built-in default scenario";
+    }
+
+  applied = plx_cli_overrides_apply (overrides, node);
+  sc = plx_scenario_new_from_json (applied, dir, path, &error);
+  if (sc == NULL)
+    return user_error (error);
+  if (!plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, &error))
+    return user_error (error);
+
+  if (json)
+    {
+      g_autoptr (JsonNode) out = plx_report_to_json (&report);
+      print_json (out);
+    }
+  else
+    {
+      g_autofree char *text = plx_report_to_text (&report);
+      print_scenario_header (sc);
+      printf ("%s", text);
+    }
+  return 0;
+}
+
+static int
+cmd_validate (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxValidation) v = NULL;
+  const char *path = NULL;
+  const char *engine = "analytical";
+  gboolean json = FALSE;
+
+  for (int i = 2; i < argc; i++)
+    {
+      if (g_str_equal (argv[i], "--json"))
+        json = TRUE;
+      else if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
+        {
+          printf ("Usage: parallax-cli validate TABLE.json [--json] [--engine analytical]\n\n"
+                  "Predict every case of a validation table and report the error against the\n"
+                  "published measurement, per case and as mean and largest absolute error.\n");
+          return 0;
+        }
+      else if (g_str_equal (argv[i], "--engine"))
+        {
+          if (i + 1 >= argc)
+            return usage_error ("--engine needs a value");
+          engine = argv[++i];
+          if (!g_str_equal (engine, "analytical"))
+            return usage_error ("--engine: \"%s\" is not available; use analytical", engine);
+        }
+      else if (argv[i][0] == '-' && argv[i][1] != '\0')
+        return usage_error ("validate: unknown option \"%s\"", argv[i]);
+      else if (path == NULL)
+        path = argv[i];
+      else
+        return usage_error ("validate: more than one table given");
+    }
+  if (path == NULL)
+    return usage_error ("validate: no table given");
+
+  v = plx_validation_run_file (path, engine, &error);
+  if (v == NULL)
+    return user_error (error);
+  if (json)
+    {
+      g_autoptr (JsonNode) out = plx_validation_to_json (v);
+      print_json (out);
+    }
+  else
+    {
+      g_autofree char *text = plx_validation_to_text (v);
+      printf ("%s", text);
+    }
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "");
+  /* Numbers in JSON and text must use '.', whatever the user's locale. */
+  setlocale (LC_NUMERIC, "C");
+
+  if (argc < 2)
+    {
+      fprintf (stderr, "%s", main_help);
+      return EXIT_USAGE;
+    }
+  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
+    {
+      printf ("%s", main_help);
+      return 0;
+    }
+  if (g_str_equal (argv[1], "--version"))
+    {
+      printf ("parallax-cli %s\n", PACKAGE_VERSION);
+      return 0;
+    }
+  if (g_str_equal (argv[1], "presets"))
+    return cmd_presets (argc, argv);
+  if (g_str_equal (argv[1], "simulate"))
+    return cmd_simulate (argc, argv);
+  if (g_str_equal (argv[1], "validate"))
+    return cmd_validate (argc, argv);
+  return usage_error ("unknown command \"%s\"", argv[1]);
+}

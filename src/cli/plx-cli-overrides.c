@@ -1,0 +1,289 @@
+#include <errno.h>
+#include <string.h>
+
+#include "parallax/parallax.h"
+
+#include "plx-cli-overrides.h"
+
+typedef enum { FLAG_INT, FLAG_STRING, FLAG_BOOL_ON, FLAG_BOOL_OFF } FlagType;
+
+typedef struct
+{
+  const char *flag;
+  const char *key;  /* strategy key */
+  FlagType    type;
+  const char *help;
+} StrategyFlag;
+
+static const StrategyFlag strategy_flags[] = {
+  { "--tp", "tp", FLAG_INT, "tensor-parallel degree" },
+  { "--pp", "pp", FLAG_INT, "pipeline-parallel degree" },
+  { "--dp", "dp", FLAG_INT, "data-parallel degree (default: GPUs / (tp*pp*cp))" },
+  { "--cp", "cp", FLAG_INT, "context-parallel degree" },
+  { "--ep", "ep", FLAG_INT, "expert-parallel degree" },
+  { "--micro-batch-size", "micro_batch_size", FLAG_INT, "sequences per micro-batch" },
+  { "--global-batch-size", "global_batch_size", FLAG_INT, "sequences per optimizer step" },
+  { "--seq-length", "seq_length", FLAG_INT, "tokens per sequence" },
+  { "--virtual-stages", "virtual_stages", FLAG_INT, "model chunks per pipeline rank" },
+  { "--zero-stage", "zero_stage", FLAG_INT, "ZeRO stage 0-3" },
+  { "--grad-bucket-bytes", "grad_bucket_bytes", FLAG_INT, "data-parallel gradient bucket size" },
+  { "--schedule", "schedule", FLAG_STRING, "gpipe, 1f1b, interleaved-1f1b, zero-bubble-h1" },
+  { "--recompute", "recompute", FLAG_STRING, "none, selective, full" },
+  { "--dtype", "dtype", FLAG_STRING, "bf16, fp16, fp8, fp32" },
+  { "--workload", "workload", FLAG_STRING, "training or inference" },
+  { "--sequence-parallel", "sequence_parallel", FLAG_BOOL_ON, "Megatron sequence parallelism" },
+  { "--no-sequence-parallel", "sequence_parallel", FLAG_BOOL_OFF, NULL },
+  { "--flash-attention", "flash_attention", FLAG_BOOL_ON, "fused attention core (FlashAttention)" },
+  { "--no-flash-attention", "flash_attention", FLAG_BOOL_OFF, NULL },
+  { "--overlap-dp-comm", "overlap_dp_comm", FLAG_BOOL_ON, "overlap gradient reduction with backward" },
+  { "--no-overlap-dp-comm", "overlap_dp_comm", FLAG_BOOL_OFF, NULL },
+};
+
+struct _PlxCliOverrides
+{
+  JsonObject *strategy;
+  char       *model;
+  char       *cluster;
+  gint64      nodes;   /* 0 = not given */
+};
+
+PlxCliOverrides *
+plx_cli_overrides_new (void)
+{
+  PlxCliOverrides *o = g_new0 (PlxCliOverrides, 1);
+
+  o->strategy = json_object_new ();
+  return o;
+}
+
+void
+plx_cli_overrides_free (PlxCliOverrides *o)
+{
+  if (o == NULL)
+    return;
+  json_object_unref (o->strategy);
+  g_free (o->model);
+  g_free (o->cluster);
+  g_free (o);
+}
+
+static gboolean
+parse_int (const char *flag,
+           const char *text,
+           gint64     *out,
+           GError    **error)
+{
+  char *end = NULL;
+  gint64 v;
+
+  errno = 0;
+  v = g_ascii_strtoll (text, &end, 10);
+  if (text[0] == '\0' || end == NULL || *end != '\0' || errno != 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s: \"%s\" is not a whole number", flag, text);
+      return FALSE;
+    }
+  *out = v;
+  return TRUE;
+}
+
+gboolean
+plx_cli_overrides_parse (PlxCliOverrides *o,
+                         int              argc,
+                         char           **argv,
+                         int             *i,
+                         gboolean        *consumed,
+                         GError         **error)
+{
+  const char *arg = argv[*i];
+  const char *value = NULL;
+  g_autofree char *flag = NULL;
+  const char *eq = strchr (arg, '=');
+
+  *consumed = FALSE;
+  flag = eq ? g_strndup (arg, eq - arg) : g_strdup (arg);
+
+  for (guint f = 0; f < G_N_ELEMENTS (strategy_flags) + 3; f++)
+    {
+      const char *name = f < G_N_ELEMENTS (strategy_flags) ? strategy_flags[f].flag
+                         : (const char *[]) { "--model", "--cluster", "--nodes" }[f - G_N_ELEMENTS (strategy_flags)];
+      gboolean takes_value = f >= G_N_ELEMENTS (strategy_flags) ||
+                             strategy_flags[f].type == FLAG_INT || strategy_flags[f].type == FLAG_STRING;
+
+      if (!g_str_equal (flag, name))
+        continue;
+      *consumed = TRUE;
+      if (takes_value)
+        {
+          if (eq != NULL)
+            value = eq + 1;
+          else if (*i + 1 < argc)
+            value = argv[++*i];
+          else
+            {
+              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s needs a value", name);
+              return FALSE;
+            }
+        }
+      else if (eq != NULL)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s takes no value", name);
+          return FALSE;
+        }
+
+      if (f < G_N_ELEMENTS (strategy_flags))
+        {
+          const StrategyFlag *sf = &strategy_flags[f];
+          gint64 v;
+
+          switch (sf->type)
+            {
+            case FLAG_INT:
+              if (!parse_int (name, value, &v, error))
+                return FALSE;
+              json_object_set_int_member (o->strategy, sf->key, v);
+              break;
+            case FLAG_STRING:
+              json_object_set_string_member (o->strategy, sf->key, value);
+              break;
+            case FLAG_BOOL_ON:
+            case FLAG_BOOL_OFF:
+            default:
+              json_object_set_boolean_member (o->strategy, sf->key, sf->type == FLAG_BOOL_ON);
+              break;
+            }
+        }
+      else if (g_str_equal (name, "--model"))
+        {
+          g_free (o->model);
+          o->model = g_strdup (value);
+        }
+      else if (g_str_equal (name, "--cluster"))
+        {
+          g_free (o->cluster);
+          o->cluster = g_strdup (value);
+        }
+      else
+        {
+          if (!parse_int (name, value, &o->nodes, error))
+            return FALSE;
+          if (o->nodes < 1)
+            {
+              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           "--nodes: %s is not a positive number of nodes", value);
+              return FALSE;
+            }
+        }
+      return TRUE;
+    }
+  return TRUE;
+}
+
+static gboolean
+looks_like_path (const char *s)
+{
+  return strchr (s, '/') != NULL || g_str_has_suffix (s, ".json") ||
+         g_file_test (s, G_FILE_TEST_EXISTS);
+}
+
+static JsonNode *
+object_node (JsonObject *obj)
+{
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (node, obj);
+  return node;
+}
+
+JsonNode *
+plx_cli_overrides_apply (PlxCliOverrides *o,
+                         JsonNode        *scenario)
+{
+  JsonNode *out = plx_json_merge (scenario, NULL);
+  JsonObject *root = json_node_get_object (out);
+  JsonObject *strategy;
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *value;
+  gboolean resize = FALSE;
+
+  if (!json_object_has_member (root, "strategy") ||
+      !JSON_NODE_HOLDS_OBJECT (json_object_get_member (root, "strategy")))
+    json_object_set_object_member (root, "strategy", json_object_new ());
+  strategy = json_node_get_object (json_object_get_member (root, "strategy"));
+
+  json_object_iter_init (&iter, o->strategy);
+  while (json_object_iter_next (&iter, &key, &value))
+    {
+      json_object_set_member (strategy, key, json_node_copy (value));
+      if (g_str_equal (key, "tp") || g_str_equal (key, "pp") || g_str_equal (key, "cp"))
+        resize = TRUE;
+    }
+
+  if (o->model != NULL)
+    {
+      JsonObject *m = json_object_new ();
+      if (looks_like_path (o->model))
+        {
+          g_autofree char *abs = g_canonicalize_filename (o->model, NULL);
+          json_object_set_string_member (m, "hf_config", abs);
+        }
+      else
+        json_object_set_string_member (m, "preset", o->model);
+      json_object_set_member (root, "model", object_node (m));
+    }
+
+  if (o->cluster != NULL)
+    {
+      if (looks_like_path (o->cluster))
+        {
+          g_autoptr (GError) error = NULL;
+          JsonNode *c = plx_json_parse_file (o->cluster, &error);
+          /* A broken file is reported when the cluster is built from this node. */
+          json_object_set_member (root, "cluster", c ? c : json_node_new (JSON_NODE_NULL));
+        }
+      else
+        {
+          JsonObject *c = json_object_new ();
+          json_object_set_string_member (c, "preset", o->cluster);
+          json_object_set_member (root, "cluster", object_node (c));
+        }
+      resize = TRUE;
+    }
+
+  if (o->nodes > 0)
+    {
+      JsonNode *cnode = json_object_get_member (root, "cluster");
+      if (cnode != NULL && JSON_NODE_HOLDS_OBJECT (cnode))
+        {
+          json_object_set_int_member (json_node_get_object (cnode), "num_nodes", o->nodes);
+        }
+      resize = TRUE;
+    }
+
+  /* Changing the model-parallel degrees or the GPU count re-derives dp unless --dp
+   * was given too: the file's dp belonged to its own cluster and degrees. */
+  if (resize && !json_object_has_member (o->strategy, "dp"))
+    json_object_remove_member (strategy, "dp");
+
+  return out;
+}
+
+void
+plx_cli_overrides_print_help (GString *out)
+{
+  for (guint f = 0; f < G_N_ELEMENTS (strategy_flags); f++)
+    {
+      const StrategyFlag *sf = &strategy_flags[f];
+      g_autofree char *usage = sf->type == FLAG_INT ? g_strdup_printf ("%s N", sf->flag)
+                             : sf->type == FLAG_STRING ? g_strdup_printf ("%s NAME", sf->flag)
+                                                       : g_strdup (sf->flag);
+      if (sf->help == NULL)
+        continue;
+      g_string_append_printf (out, "  %-24s %s%s\n", usage, sf->help,
+                              sf->type == FLAG_BOOL_ON ? " (--no-... turns it off)" : "");
+    }
+  g_string_append (out, "  --model PRESET|PATH      a model preset or a Hugging Face config.json\n");
+  g_string_append (out, "  --cluster PRESET|PATH    a cluster preset or cluster JSON file\n");
+  g_string_append (out, "  --nodes N                number of nodes of the cluster\n");
+}

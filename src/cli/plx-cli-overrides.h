@@ -1,0 +1,30 @@
+/* plx-cli-overrides.h: command-line strategy/model/cluster overrides applied to a
+ * scenario's JSON before it is parsed, so they pass the same validation. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _PlxCliOverrides PlxCliOverrides;
+
+PlxCliOverrides *plx_cli_overrides_new (void);
+void             plx_cli_overrides_free (PlxCliOverrides *o);
+
+/* Consumes argv[*i] (and its value) if it is an override flag. Returns TRUE if it
+ * was one; on a malformed value sets `error` (a usage error). */
+gboolean plx_cli_overrides_parse (PlxCliOverrides *o,
+                                  int              argc,
+                                  char           **argv,
+                                  int             *i,
+                                  gboolean        *consumed,
+                                  GError         **error);
+/* Returns a new scenario node with the overrides applied. */
+JsonNode *plx_cli_overrides_apply (PlxCliOverrides *o,
+                                   JsonNode        *scenario);
+void      plx_cli_overrides_print_help (GString *out);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxCliOverrides, plx_cli_overrides_free)
+
+G_END_DECLS

@@ -1,0 +1,564 @@
+/* The analytical engine: closed-form step time and memory for one strategy.
+ *
+ * Every block is identical, so one block is costed and multiplied; stages differ only
+ * in the embedding (first) and the LM head and loss (last). Time composes as Megatron-LM
+ * executes a step (Narayanan et al. 2021, "Efficient Large-Scale Language Model
+ * Training on GPU Clusters Using Megatron-LM", §2.2, §3): per micro-batch a forward and
+ * a backward pass of each stage with its tensor-parallel collectives on the critical
+ * path, pipeline sends between stages, the pipeline fill and drain, then the
+ * data-parallel gradient reduction (overlapped with the last backward pass) and the
+ * optimizer step. Memory follows Korthikanti et al. 2022 §4 (activations) and
+ * Rajbhandari et al. 2020 §3.1 (model states). Derivations: docs/cost-model.md. */
+#include <math.h>
+
+#include "parallax/plx-analytic.h"
+#include "parallax/plx-collective.h"
+#include "parallax/plx-error.h"
+#include "parallax/plx-op-cost.h"
+
+typedef struct
+{
+  double fwd_s;          /* compute, one micro-batch */
+  double bwd_s;
+  double wgrad_s;        /* weight-gradient part of bwd_s */
+  double recompute_s;    /* compute repeated in backward */
+  double comm_fwd_s;     /* TP/SP/CP/EP collectives on the critical path */
+  double comm_bwd_s;
+  double comm_recompute_s;
+  double saved_bytes;    /* activations kept per micro-batch under the recompute mode */
+  double full_saved_bytes; /* ... with no recompute: alive while a layer's backward runs */
+  double recompute_flops;
+  double params;         /* parameters on this rank */
+  double expert_params;  /* part of params sharded over the expert-data-parallel group */
+} Block;
+
+typedef struct
+{
+  const PlxModel    *model;
+  const PlxCluster  *cluster;
+  const PlxStrategy *strategy;
+  PlxShardContext    ctx;
+  double             act_bytes;   /* one micro-batch's hidden state b*s/cp*h on this rank */
+  PlxGroup           tp_group;
+  PlxGroup           cp_group;
+  PlxGroup           ep_group;
+  PlxGroup           dp_group;
+  PlxGroup           edp_group;   /* data-parallel group of the expert weights */
+  PlxGroup           pp_group;
+} Context;
+
+static gboolean
+skip_op (const PlxOp *op,
+         gboolean     flash)
+{
+  if (op->kind == PLX_OP_ATTN_FLASH)
+    return !flash;
+  if (flash && op->attn_core)
+    return TRUE;
+  return FALSE;
+}
+
+static void
+cost_ops (const Context *cx,
+          const PlxOp   *ops,
+          guint          n_ops,
+          gboolean       is_layer,
+          Block         *b)
+{
+  PlxRecompute recompute = cx->strategy->recompute;
+
+  for (guint i = 0; i < n_ops; i++)
+    {
+      const PlxOp *op = &ops[i];
+      PlxOpCost c;
+
+      if (skip_op (op, cx->ctx.flash))
+        continue;
+      plx_op_cost (op, &cx->ctx, cx->cluster, &c);
+      b->fwd_s += c.fwd_time_s;
+      b->bwd_s += c.bwd_time_s;
+      b->wgrad_s += c.wgrad_time_s;
+      b->params += c.params;
+      if (op->expert)
+        b->expert_params += c.params;
+      b->full_saved_bytes += c.saved_bytes;
+
+      if (is_layer && recompute == PLX_RECOMPUTE_FULL)
+        {
+          b->recompute_s += c.fwd_time_s;
+          b->recompute_flops += c.fwd_flops;
+        }
+      else if (is_layer && recompute == PLX_RECOMPUTE_SELECTIVE && op->attn_core)
+        {
+          /* Korthikanti 2022 §5: the attention core is recomputed; of its saved
+           * values only the per-token inputs (Q, K, V) stay. */
+          b->recompute_s += c.fwd_time_s;
+          b->recompute_flops += c.fwd_flops;
+          if (!op->per_score)
+            b->saved_bytes += c.saved_bytes;
+        }
+      else
+        b->saved_bytes += c.saved_bytes;
+    }
+
+  if (is_layer && recompute == PLX_RECOMPUTE_FULL)
+    {
+      /* Only each layer's input is checkpointed: 2sbh, or 2sbh/t with sequence
+       * parallelism (Korthikanti 2022 Table 2). */
+      b->saved_bytes = cx->act_bytes / (cx->ctx.sp ? cx->ctx.tp : 1);
+    }
+}
+
+static double
+coll (const Context *cx, PlxCollectiveKind kind, const PlxGroup *g, double bytes)
+{
+  return plx_collective_time (cx->cluster, kind, g, bytes);
+}
+
+/* Megatron's tensor-parallel collectives of one block (Shoeybi et al. 2019 §3: the f
+ * and g operators, two all-reduces forward and two backward), or with sequence
+ * parallelism an all-gather and a reduce-scatter in place of each all-reduce
+ * (Korthikanti 2022 §4.2.2). Context parallelism gathers K and V around the ring
+ * (Liu et al. 2023, Ring Attention), overlapped with attention compute; expert
+ * parallelism dispatches and combines tokens with all-to-alls (Lepikhin et al. 2020
+ * GShard §2.2), two forward and two backward. */
+static void
+layer_comm (const Context *cx,
+            double         attn_core_s,
+            Block         *b)
+{
+  const PlxStrategy *s = cx->strategy;
+  const PlxModel *m = cx->model;
+  double fwd = 0.0, bwd = 0.0;
+
+  if (s->tp > 1)
+    {
+      if (cx->ctx.sp)
+        {
+          double pair = coll (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->tp_group, cx->act_bytes) +
+                        coll (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->tp_group, cx->act_bytes);
+          fwd += 2.0 * pair;
+          bwd += 2.0 * pair;
+        }
+      else
+        {
+          double ar = coll (cx, PLX_COLLECTIVE_ALL_REDUCE, &cx->tp_group, cx->act_bytes);
+          fwd += 2.0 * ar;
+          bwd += 2.0 * ar;
+        }
+    }
+
+  if (s->cp > 1)
+    {
+      double kv = cx->ctx.tokens * 2.0 * m->kv_heads * m->head_dim / s->tp *
+                  (cx->act_bytes / (cx->ctx.tokens * m->hidden)) * s->cp;
+      double ag = coll (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->cp_group, kv);
+      double rs = coll (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->cp_group, kv);
+      fwd += MAX (0.0, ag - attn_core_s);
+      bwd += MAX (0.0, ag + rs - 2.0 * attn_core_s);
+    }
+
+  if (m->experts > 0 && s->ep > 1)
+    {
+      double bytes = cx->act_bytes * m->experts_per_token / (cx->ctx.sp ? s->tp : 1);
+      double a2a = coll (cx, PLX_COLLECTIVE_ALL_TO_ALL, &cx->ep_group, bytes);
+      fwd += 2.0 * a2a;
+      bwd += 2.0 * a2a;
+    }
+
+  b->comm_fwd_s = fwd;
+  b->comm_bwd_s = bwd;
+  b->comm_recompute_s = s->recompute == PLX_RECOMPUTE_FULL ? fwd : 0.0;
+}
+
+static double
+attn_core_time (const Context *cx)
+{
+  double t = 0.0;
+
+  for (guint i = 0; i < cx->model->n_layer_ops; i++)
+    {
+      const PlxOp *op = &cx->model->layer_ops[i];
+      PlxOpCost c;
+
+      if (skip_op (op, cx->ctx.flash) || !(op->attn_core || op->kind == PLX_OP_ATTN_FLASH))
+        continue;
+      plx_op_cost (op, &cx->ctx, cx->cluster, &c);
+      t += c.fwd_time_s;
+    }
+  return t;
+}
+
+/* Activations per stage: how many micro-batches (or model chunks) each pipeline
+ * schedule keeps in flight on stage i of p. GPipe runs all m forwards first (Huang et
+ * al. 2019); 1F1B keeps p - i (Narayanan et al. 2021 §2.2.1); Megatron's interleaved
+ * schedule warms up with 2(p - i - 1) + (v - 1)p chunks and holds one more in steady
+ * state, L(1 + (p-1)/(pv)) layers on the first stage (Korthikanti 2022 eq. 5). */
+static double
+chunks_in_flight (const PlxStrategy *s,
+                  guint              stage,
+                  guint64            m)
+{
+  double p = s->pp, v = s->virtual_stages, i = stage;
+
+  switch (s->schedule)
+    {
+    case PLX_SCHEDULE_GPIPE:
+      return (double) m;
+    case PLX_SCHEDULE_INTERLEAVED_1F1B:
+      return MIN (2.0 * (p - i - 1.0) + (v - 1.0) * p + 1.0, (double) m * v);
+    case PLX_SCHEDULE_1F1B:
+    case PLX_SCHEDULE_ZERO_BUBBLE_H1:
+    case PLX_SCHEDULE_FILE:
+    default:
+      return MIN (p - i, (double) m);
+    }
+}
+
+typedef struct
+{
+  double weights, gradients, optimizer, activations, other;
+} StageMemory;
+
+/* Bytes per parameter of model states under Megatron mixed precision: 16-bit weights,
+ * fp32 gradients (main_grad accumulation for bf16), fp32 master weights and two Adam
+ * moments: 2 + 4 + 12 = 18 (Korthikanti 2022 Fig. 1 uses exactly this). fp16 keeps
+ * 16-bit gradients (Rajbhandari et al. 2020 §3.1: 2 + 2 + 12 = 16). */
+static void
+state_bytes (PlxDtype dtype, double *w, double *g, double *o)
+{
+  switch (dtype)
+    {
+    case PLX_DTYPE_FP32:
+    case PLX_DTYPE_TF32:
+      *w = 4.0; *g = 4.0; *o = 8.0;
+      break;
+    case PLX_DTYPE_FP16:
+      *w = 2.0; *g = 2.0; *o = 12.0;
+      break;
+    case PLX_DTYPE_BF16:
+    case PLX_DTYPE_FP8:
+    case PLX_N_DTYPES:
+    default:
+      *w = 2.0; *g = 4.0; *o = 12.0;
+      break;
+    }
+}
+
+static void
+stage_memory (const Context *cx,
+              const Block   *layer,
+              const Block   *pre,
+              const Block   *post,
+              guint          stage,
+              guint64        m,
+              StageMemory   *mem)
+{
+  const PlxStrategy *s = cx->strategy;
+  gboolean first = stage == 0, last = stage == s->pp - 1;
+  double layers = (double) cx->model->n_layers / s->pp;
+  double chunk_layers = layers / s->virtual_stages;
+  double in_flight = chunks_in_flight (s, stage, m);
+  double params = layers * layer->params;
+  double expert = layers * layer->expert_params;
+  double wb, gb, ob, dense, zdiv, edp, edpdiv;
+  double mb_in_flight;
+
+  if (first)
+    params += pre->params;
+  if (last)
+    {
+      params += post->params;
+      /* Tied embeddings: the last stage keeps its own copy of the word embeddings
+       * when it is not also the first (Megatron-LM, Narayanan et al. 2021 §4). */
+      if (cx->model->tied_embeddings && s->pp > 1)
+        params += (double) cx->model->vocab * cx->model->hidden / s->tp;
+    }
+  dense = params - expert;
+  state_bytes (s->dtype, &wb, &gb, &ob);
+
+  /* ZeRO (Rajbhandari et al. 2020 §5.1): stage 1 shards optimizer states over the
+   * data-parallel group, stage 2 also gradients, stage 3 also weights. Expert weights
+   * are sharded over their own data-parallel group, dp/ep. */
+  zdiv = s->dp;
+  edp = MAX (1.0, (double) s->dp / s->ep);
+  edpdiv = edp;
+  mem->weights = (dense * wb) / (s->zero_stage >= 3 ? zdiv : 1.0) + (expert * wb) / (s->zero_stage >= 3 ? edpdiv : 1.0);
+  mem->gradients = (dense * gb) / (s->zero_stage >= 2 ? zdiv : 1.0) + (expert * gb) / (s->zero_stage >= 2 ? edpdiv : 1.0);
+  mem->optimizer = (dense * ob) / (s->zero_stage >= 1 ? zdiv : 1.0) + (expert * ob) / (s->zero_stage >= 1 ? edpdiv : 1.0);
+
+  mem->activations = in_flight * chunk_layers * layer->saved_bytes;
+  mb_in_flight = ceil (in_flight / s->virtual_stages);
+  if (first)
+    mem->activations += mb_in_flight * pre->saved_bytes;
+  if (last)
+    mem->activations += (s->schedule == PLX_SCHEDULE_GPIPE ? (double) m : 1.0) * post->saved_bytes;
+  /* Full recompute re-creates one layer's activations while that layer's backward runs. */
+  if (s->recompute == PLX_RECOMPUTE_FULL)
+    mem->activations += layer->full_saved_bytes;
+
+  /* Communication buffers: the pipeline's receive and send buffers (two hidden states)
+   * and the tensor-parallel gather buffer of one hidden state; ZeRO-3 keeps the next
+   * layer's gathered weights while the current one computes (FSDP prefetch). */
+  mem->other = 0.0;
+  if (s->pp > 1)
+    mem->other += 2.0 * cx->act_bytes / (cx->ctx.sp ? s->tp : 1);
+  if (s->tp > 1)
+    mem->other += cx->act_bytes;
+  if (s->zero_stage >= 3 && s->dp > 1)
+    mem->other += 2.0 * layer->params * wb;
+}
+
+static double
+mem_total (const StageMemory *mem)
+{
+  return mem->weights + mem->gradients + mem->optimizer + mem->activations + mem->other;
+}
+
+gboolean
+plx_analytic_run (const PlxModel    *model,
+                  const PlxCluster  *cluster,
+                  const PlxStrategy *s,
+                  PlxReport         *report,
+                  GError           **error)
+{
+  Context cx;
+  Block layer = { 0 }, pre = { 0 }, post = { 0 };
+  guint64 m = plx_strategy_get_n_micro_batches (s);
+  double p = s->pp, v = s->virtual_stages;
+  double layers = (double) model->n_layers / s->pp;
+  double eb, gb_unused, ob_unused, wb;
+  double pre_comm_fwd = 0.0, post_comm_fwd = 0.0, post_comm_bwd = 0.0;
+  double t_first, t_last, t_mid, t_max, t_avg, w_avg, c_pp = 0.0;
+  double fwd_first, bwd_first, fwd_last, bwd_last;
+  double t_pipe, dp_exposed = 0.0, tied = 0.0, optimizer;
+  double peak_flops;
+  StageMemory mem_first, mem_last, *mem;
+  guint peak_stage;
+  double stage_compute, stage_recompute, stage_comm, stage_fwd_total, stage_bwd_total;
+  double stage_params, grad_bytes;
+
+  g_return_val_if_fail (s->dp > 0 && s->seq_length > 0, FALSE);
+
+  if (m == 0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "strategy: no micro-batches per step");
+      return FALSE;
+    }
+
+  cx.model = model;
+  cx.cluster = cluster;
+  cx.strategy = s;
+  cx.ctx.tokens = (double) s->micro_batch_size * s->seq_length / s->cp;
+  cx.ctx.seq_kv = (double) s->seq_length;
+  cx.ctx.heads = model->heads;
+  cx.ctx.tp = s->tp;
+  cx.ctx.sp = s->sequence_parallel && s->tp > 1;
+  cx.ctx.ep = s->ep;
+  cx.ctx.experts = MAX (model->experts, 1);
+  cx.ctx.experts_per_token = MAX (model->experts_per_token, 1);
+  cx.ctx.dtype = s->dtype;
+  cx.ctx.flash = s->flash_attention;
+  state_bytes (s->dtype, &wb, &gb_unused, &ob_unused);
+  eb = s->dtype == PLX_DTYPE_FP8 ? 2.0 : plx_dtype_bytes (s->dtype);
+  cx.act_bytes = cx.ctx.tokens * model->hidden * eb;
+
+  /* Megatron's rank order: TP innermost, then CP, EP (inside DP), DP, PP outermost. */
+  cx.tp_group = plx_group_place (cluster, s->tp, 1);
+  cx.cp_group = plx_group_place (cluster, s->cp, s->tp);
+  cx.ep_group = plx_group_place (cluster, s->ep, s->tp * s->cp);
+  cx.dp_group = plx_group_place (cluster, s->dp, s->tp * s->cp);
+  cx.edp_group = plx_group_place (cluster, MAX (s->dp / s->ep, 1), s->tp * s->cp * s->ep);
+  cx.pp_group = plx_group_place (cluster, s->pp, s->tp * s->cp * s->dp);
+
+  cost_ops (&cx, model->layer_ops, model->n_layer_ops, TRUE, &layer);
+  layer_comm (&cx, attn_core_time (&cx), &layer);
+  cost_ops (&cx, model->pre_ops, model->n_pre_ops, FALSE, &pre);
+  cost_ops (&cx, model->post_ops, model->n_post_ops, FALSE, &post);
+
+  if (s->tp > 1)
+    {
+      /* Vocabulary-parallel embedding: its output is summed over TP ranks (reduce-
+       * scattered with sequence parallelism). The LM head gathers its input with
+       * sequence parallelism, and its input gradient is reduced in backward. The
+       * loss all-reduces three fp32 values per token (max, sum, target logit). */
+      PlxCollectiveKind reduce = cx.ctx.sp ? PLX_COLLECTIVE_REDUCE_SCATTER : PLX_COLLECTIVE_ALL_REDUCE;
+      pre_comm_fwd = coll (&cx, reduce, &cx.tp_group, cx.act_bytes);
+      post_comm_fwd = (cx.ctx.sp ? coll (&cx, PLX_COLLECTIVE_ALL_GATHER, &cx.tp_group, cx.act_bytes) : 0.0) +
+                      3.0 * coll (&cx, PLX_COLLECTIVE_ALL_REDUCE, &cx.tp_group, cx.ctx.tokens * 4.0);
+      post_comm_bwd = coll (&cx, reduce, &cx.tp_group, cx.act_bytes);
+    }
+
+  /* Per micro-batch, all chunks of a stage: forward, and backward with recompute. */
+  {
+    double lf = layer.fwd_s + layer.comm_fwd_s;
+    double lb = layer.bwd_s + layer.comm_bwd_s + layer.recompute_s + layer.comm_recompute_s;
+    double pf = pre.fwd_s + pre_comm_fwd, pb = pre.bwd_s;
+    double qf = post.fwd_s + post_comm_fwd, qb = post.bwd_s + post_comm_bwd;
+
+    fwd_first = layers * lf + pf + (p == 1 ? qf : 0.0);
+    bwd_first = layers * lb + pb + (p == 1 ? qb : 0.0);
+    fwd_last = layers * lf + qf + (p == 1 ? pf : 0.0);
+    bwd_last = layers * lb + qb + (p == 1 ? pb : 0.0);
+    t_first = fwd_first + bwd_first;
+    t_last = fwd_last + bwd_last;
+    t_mid = layers * (lf + lb);
+    t_max = MAX (t_first, t_last);
+    t_avg = p == 1 ? t_first : (t_first + t_last + (p - 2.0) * t_mid) / p;
+    w_avg = layers * layer.wgrad_s + (post.wgrad_s + pre.wgrad_s) / p;
+    report->layer_forward_s = lf;
+    report->layer_backward_s = lb;
+    report->stage_forward_s = t_first >= t_last ? fwd_first : fwd_last;
+    report->stage_backward_s = t_first >= t_last ? bwd_first : bwd_last;
+  }
+
+  if (s->pp > 1)
+    {
+      /* Stage-to-stage activations (and gradients back): with tensor parallelism
+       * each rank sends only its 1/t slice and the receivers all-gather over NVLink
+       * (Narayanan et al. 2021 §4.1, scatter/gather optimisation); with sequence
+       * parallelism the slice is already all a rank holds. */
+      double slice = cx.act_bytes / s->tp;
+      c_pp = coll (&cx, PLX_COLLECTIVE_SEND_RECV, &cx.pp_group, slice);
+      if (s->tp > 1 && !cx.ctx.sp)
+        c_pp += coll (&cx, PLX_COLLECTIVE_ALL_GATHER, &cx.tp_group, cx.act_bytes);
+    }
+
+  /* Pipeline: the bottleneck stage runs m micro-batches back to back; the fill and
+   * drain add (p - 1)/v average stage-times, which for balanced stages is Narayanan et
+   * al. 2021 §2.2: bubble = (p - 1)/(v m) of the ideal time. Each micro-batch crosses
+   * v stage boundaries forward and v backward on every stage. Zero-bubble H1 fills
+   * the bubble with weight-gradient work: (p - 1)(F + B - W) (Qi et al. 2023 §3.1). */
+  {
+    double fill = p > 1 ? (p - 1.0) / v : 0.0;
+    double unit = t_avg;
+    if (s->schedule == PLX_SCHEDULE_ZERO_BUBBLE_H1)
+      unit = MAX (t_avg - 2.0 * w_avg, t_avg / 3.0);
+    t_pipe = (double) m * (t_max + 2.0 * v * c_pp) + fill * (unit + 2.0 * v * c_pp);
+  }
+
+  /* Data parallelism (PyTorch DDP, Li et al. 2020 §3.2.3; Megatron's DDP buckets):
+   * gradients are reduced in buckets as the last micro-batch's backward produces them;
+   * only what outlasts that backward pass, and at least the last bucket, is exposed. */
+  mem_first = (StageMemory) { 0 };
+  mem_last = (StageMemory) { 0 };
+  stage_memory (&cx, &layer, &pre, &post, 0, m, &mem_first);
+  stage_memory (&cx, &layer, &pre, &post, s->pp - 1, m, &mem_last);
+  peak_stage = (s->pp > 1 && mem_total (&mem_last) > mem_total (&mem_first)) ? s->pp - 1 : 0;
+  mem = peak_stage == 0 ? &mem_first : &mem_last;
+
+  stage_params = layers * layer.params + (peak_stage == 0 ? pre.params : post.params);
+  grad_bytes = s->dtype == PLX_DTYPE_FP16 ? 2.0 : 4.0;
+  if (s->dp > 1)
+    {
+      double grads = stage_params * grad_bytes;
+      double bucket = MIN ((double) s->grad_bucket_bytes, grads);
+      double reduce, bucket_t, window = peak_stage == 0 ? bwd_first : bwd_last;
+
+      if (s->zero_stage == 0)
+        {
+          reduce = coll (&cx, PLX_COLLECTIVE_ALL_REDUCE, &cx.dp_group, grads);
+          bucket_t = coll (&cx, PLX_COLLECTIVE_ALL_REDUCE, &cx.dp_group, bucket);
+          dp_exposed = s->overlap_dp_comm ? MAX (bucket_t, reduce - window) : reduce;
+        }
+      else
+        {
+          /* ZeRO reduce-scatters the gradients and all-gathers the updated weights
+           * after the optimizer step (Rajbhandari et al. 2020 §7). Stage 3 instead
+           * gathers weights before each layer's forward and backward of every
+           * micro-batch and reduce-scatters gradients after each backward (§5.3),
+           * prefetched under compute (FSDP, Zhao et al. 2023 §3.3). */
+          double weights = stage_params * wb;
+          reduce = coll (&cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx.dp_group, grads);
+          bucket_t = coll (&cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx.dp_group, bucket);
+          if (s->zero_stage <= 2)
+            dp_exposed = (s->overlap_dp_comm ? MAX (bucket_t, reduce - window) : reduce) +
+                         coll (&cx, PLX_COLLECTIVE_ALL_GATHER, &cx.dp_group, weights);
+          else
+            {
+              double per_mb = 2.0 * coll (&cx, PLX_COLLECTIVE_ALL_GATHER, &cx.dp_group, weights) + reduce;
+              double busy = peak_stage == 0 ? t_first : t_last;
+              dp_exposed = (double) m * (s->overlap_dp_comm ? MAX (bucket_t, per_mb - busy) : per_mb);
+            }
+        }
+    }
+  if (model->tied_embeddings && s->pp > 1)
+    {
+      /* The two copies of the word embeddings sum their gradients (first and last
+       * stage), after the backward pass. */
+      PlxGroup pair = plx_group_place (cluster, 2, s->tp * s->cp * s->dp * (s->pp - 1));
+      tied = coll (&cx, PLX_COLLECTIVE_ALL_REDUCE, &pair,
+                   (double) model->vocab * model->hidden / s->tp * grad_bytes);
+    }
+
+  /* Adam step, memory-bound: read gradient, master weight and two moments, write the
+   * master, the moments and the 16-bit weight (Kingma and Ba 2015, Alg. 1; one fused
+   * pass as in apex's multi-tensor Adam), plus one read of the gradients for the
+   * global norm: 4*4 + 3*4 + 2 + 4 = 34 bytes per local parameter. */
+  {
+    double local = stage_params / (s->zero_stage >= 1 ? s->dp : 1);
+    optimizer = plx_memory_time (cluster, local * 34.0);
+  }
+
+  report->engine = "analytical";
+  report->step_time_s = t_pipe + dp_exposed + tied + optimizer;
+  report->n_gpus = plx_cluster_get_n_gpus (cluster);
+  report->tokens_per_s = (double) s->global_batch_size * s->seq_length / report->step_time_s;
+  {
+    double per_seq = plx_model_get_forward_flops (model, s->seq_length);
+    /* Model FLOPs: forward plus a backward of twice the forward (Narayanan et al. 2021
+     * §5.1, eq. 3 without recompute; Korthikanti 2022 §6). Hardware FLOPs add what
+     * recompute repeats. recompute_flops is per micro-batch per rank; over the whole
+     * step and all ranks it is layers x micro-batches x tp x cp x dp. */
+    report->model_flops_per_step = 3.0 * per_seq * s->global_batch_size;
+    report->hardware_flops_per_step = report->model_flops_per_step +
+                                      layer.recompute_flops * model->n_layers * (double) m *
+                                        s->tp * s->cp * s->dp;
+  }
+  peak_flops = cluster->peak_flops[s->dtype];
+  report->mfu = report->model_flops_per_step / (report->step_time_s * report->n_gpus * peak_flops);
+  report->hfu = report->hardware_flops_per_step / (report->step_time_s * report->n_gpus * peak_flops);
+
+  report->reported_stage = peak_stage;
+  report->hbm_bytes = cluster->hbm_bytes;
+  report->hbm_usable_bytes = cluster->hbm_bytes - cluster->reserved_bytes;
+  report->memory_bytes[PLX_MEM_WEIGHTS] = (guint64) ceil (mem->weights);
+  report->memory_bytes[PLX_MEM_GRADIENTS] = (guint64) ceil (mem->gradients);
+  report->memory_bytes[PLX_MEM_OPTIMIZER] = (guint64) ceil (mem->optimizer);
+  report->memory_bytes[PLX_MEM_ACTIVATIONS] = (guint64) ceil (mem->activations);
+  report->memory_bytes[PLX_MEM_OTHER] = (guint64) ceil (mem->other);
+  report->peak_memory_bytes = 0;
+  for (guint i = 0; i < PLX_N_MEM; i++)
+    report->peak_memory_bytes += report->memory_bytes[i];
+  report->fits_in_memory = report->peak_memory_bytes <= report->hbm_usable_bytes;
+
+  /* Split the reported GPU's step: its own busy time by kind; the rest it waits. */
+  {
+    gboolean first = peak_stage == 0, last = peak_stage == s->pp - 1;
+    stage_compute = layers * (layer.fwd_s + layer.bwd_s) +
+                    (first ? pre.fwd_s + pre.bwd_s : 0.0) + (last ? post.fwd_s + post.bwd_s : 0.0);
+    stage_recompute = layers * layer.recompute_s;
+    stage_comm = layers * (layer.comm_fwd_s + layer.comm_bwd_s + layer.comm_recompute_s) +
+                 (first ? pre_comm_fwd : 0.0) + (last ? post_comm_fwd + post_comm_bwd : 0.0);
+    stage_fwd_total = stage_compute + stage_recompute + stage_comm;
+    stage_bwd_total = 0.0;
+    (void) stage_fwd_total;
+    (void) stage_bwd_total;
+  }
+  report->time_s[PLX_TIME_COMPUTE] = (double) m * stage_compute;
+  report->time_s[PLX_TIME_RECOMPUTE] = (double) m * stage_recompute;
+  report->time_s[PLX_TIME_TP_COMM] = (double) m * stage_comm;
+  report->time_s[PLX_TIME_PP_COMM] = p > 1 ? ((double) m + (p - 1.0) / v) * 2.0 * v * c_pp : 0.0;
+  report->time_s[PLX_TIME_DP_COMM] = dp_exposed + tied;
+  report->time_s[PLX_TIME_OPTIMIZER] = optimizer;
+  {
+    double busy = 0.0;
+    for (guint i = 0; i < PLX_N_TIME; i++)
+      if (i != PLX_TIME_BUBBLE)
+        busy += report->time_s[i];
+    report->time_s[PLX_TIME_BUBBLE] = MAX (0.0, report->step_time_s - busy);
+  }
+  report->bubble_fraction = report->time_s[PLX_TIME_BUBBLE] / report->step_time_s;
+
+  return TRUE;
+}

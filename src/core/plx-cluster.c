@@ -1,0 +1,264 @@
+#include "parallax/plx-cluster.h"
+#include "parallax/plx-error.h"
+#include "parallax/plx-json.h"
+#include "parallax/plx-presets.h"
+
+#define MAX_CURVE_POINTS 256
+
+static PlxCurve *
+parse_curve (JsonObject *obj,
+             const char *source,
+             const char *path,
+             const char *key,
+             GError    **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+  JsonArray *array;
+  double x[MAX_CURVE_POINTS], y[MAX_CURVE_POINTS];
+  guint n;
+  g_autoptr (GError) local_error = NULL;
+  PlxCurve *curve;
+
+  if (node == NULL)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY,
+                   "%s: %s.%s: required key is missing", source, path, key);
+      return NULL;
+    }
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    goto bad;
+  array = json_node_get_array (node);
+  n = json_array_get_length (array);
+  if (n == 0 || n > MAX_CURVE_POINTS)
+    goto bad;
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *pt = json_array_get_element (array, i);
+      JsonArray *pair;
+
+      if (!JSON_NODE_HOLDS_ARRAY (pt))
+        goto bad;
+      pair = json_node_get_array (pt);
+      if (json_array_get_length (pair) != 2)
+        goto bad;
+      for (guint j = 0; j < 2; j++)
+        {
+          JsonNode *v = json_array_get_element (pair, j);
+          if (!JSON_NODE_HOLDS_VALUE (v) ||
+              (json_node_get_value_type (v) != G_TYPE_DOUBLE &&
+               json_node_get_value_type (v) != G_TYPE_INT64))
+            goto bad;
+        }
+      x[i] = json_array_get_double_element (pair, 0);
+      y[i] = json_array_get_double_element (pair, 1);
+    }
+  curve = plx_curve_new (x, y, n, &local_error);
+  if (curve == NULL)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %s.%s: %s",
+                   source, path, key, local_error->message);
+      return NULL;
+    }
+  return curve;
+
+bad:
+  {
+    g_autofree char *value = plx_json_value_to_string (node);
+    g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE,
+                 "%s: %s.%s: %s is not a list of 1 to %d [size, efficiency] pairs",
+                 source, path, key, value, MAX_CURVE_POINTS);
+    return NULL;
+  }
+}
+
+static gboolean
+parse_link (JsonObject *parent,
+            const char *source,
+            const char *key,
+            PlxLink    *link,
+            GError    **error)
+{
+  g_autofree char *path = g_strdup_printf ("cluster.%s", key);
+  g_autoptr (GError) local_error = NULL;
+  JsonObject *obj = plx_json_get_object (parent, source, "cluster", key, TRUE, &local_error);
+  const char *name = key;
+
+  if (obj == NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  if (!plx_json_get_string (obj, source, path, "name", FALSE, &name, error) ||
+      !plx_json_get_double (obj, source, path, "bw_Bps", TRUE, 1.0, 1e18, &link->bw_Bps, error) ||
+      !plx_json_get_double (obj, source, path, "latency_s", TRUE, 0.0, 1.0, &link->latency_s, error))
+    return FALSE;
+  link->name = g_strdup (name);
+  link->efficiency = parse_curve (obj, source, path, "efficiency", error);
+  return link->efficiency != NULL;
+}
+
+static const char *const flops_keys[PLX_N_DTYPES] = { "bf16", "fp16", "fp8", "fp32", "tf32" };
+
+PlxCluster *
+plx_cluster_new_from_json (JsonNode   *node,
+                           const char *source,
+                           GError    **error)
+{
+  g_autoptr (PlxCluster) c = NULL;
+  g_autoptr (JsonNode) merged = NULL;
+  g_autoptr (GError) local_error = NULL;
+  JsonObject *obj, *gpu, *flops, *eff;
+  const char *preset = NULL, *name = NULL, *gpu_name = "GPU";
+  guint64 nodes = 1, per_node = 8, hbm = 0, reserved = 0;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_autofree char *value = plx_json_value_to_string (node);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: cluster: %s is not an object", source, value);
+      return NULL;
+    }
+  obj = json_node_get_object (node);
+  if (!plx_json_get_string (obj, source, "cluster", "preset", FALSE, &preset, error))
+    return NULL;
+  if (preset != NULL)
+    {
+      g_autoptr (JsonNode) base = plx_presets_lookup (PLX_PRESET_CLUSTER, preset, error);
+      g_autoptr (JsonNode) overrides = json_node_copy (node);
+
+      if (base == NULL)
+        {
+          g_prefix_error (error, "%s: cluster.preset: ", source);
+          return NULL;
+        }
+      json_object_remove_member (json_node_get_object (overrides), "preset");
+      merged = plx_json_merge (base, overrides);
+      obj = json_node_get_object (merged);
+    }
+
+  c = g_new0 (PlxCluster, 1);
+  if (!plx_json_get_string (obj, source, "cluster", "name", FALSE, &name, error) ||
+      !plx_json_get_uint (obj, source, "cluster", "num_nodes", FALSE, 1, 1000000, &nodes, error) ||
+      !plx_json_get_uint (obj, source, "cluster", "gpus_per_node", FALSE, 1, 1024, &per_node, error))
+    return NULL;
+  if (nodes * per_node > 10000000)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                   "%s: cluster.num_nodes: %" G_GUINT64_FORMAT " nodes of %" G_GUINT64_FORMAT " GPUs is more than 10 million GPUs",
+                   source, nodes, per_node);
+      return NULL;
+    }
+  c->name = g_strdup (name ? name : (preset ? preset : "custom cluster"));
+  c->num_nodes = (guint) nodes;
+  c->gpus_per_node = (guint) per_node;
+
+  gpu = plx_json_get_object (obj, source, "cluster", "gpu", TRUE, error);
+  if (gpu == NULL)
+    return NULL;
+  if (!plx_json_get_string (gpu, source, "cluster.gpu", "name", FALSE, &gpu_name, error) ||
+      !plx_json_get_uint (gpu, source, "cluster.gpu", "hbm_bytes", TRUE, 1, G_GUINT64_CONSTANT (1) << 50, &hbm, error) ||
+      !plx_json_get_double (gpu, source, "cluster.gpu", "hbm_bw_Bps", TRUE, 1.0, 1e18, &c->hbm_bw_Bps, error) ||
+      !plx_json_get_uint (gpu, source, "cluster.gpu", "reserved_bytes", FALSE, 0, G_GUINT64_CONSTANT (1) << 50, &reserved, error))
+    return NULL;
+  if (reserved >= hbm)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "%s: cluster.gpu.reserved_bytes: %" G_GUINT64_FORMAT " leaves nothing of cluster.gpu.hbm_bytes=%" G_GUINT64_FORMAT,
+                   source, reserved, hbm);
+      return NULL;
+    }
+  c->gpu_name = g_strdup (gpu_name);
+  c->hbm_bytes = hbm;
+  c->reserved_bytes = reserved;
+
+  flops = plx_json_get_object (gpu, source, "cluster.gpu", "peak_flops", TRUE, error);
+  if (flops == NULL)
+    return NULL;
+  for (guint i = 0; i < PLX_N_DTYPES; i++)
+    if (!plx_json_get_double (flops, source, "cluster.gpu.peak_flops", flops_keys[i], FALSE,
+                              1.0, 1e18, &c->peak_flops[i], error))
+      return NULL;
+  if (c->peak_flops[PLX_DTYPE_BF16] == 0.0 && c->peak_flops[PLX_DTYPE_FP16] == 0.0 &&
+      c->peak_flops[PLX_DTYPE_FP32] == 0.0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY,
+                   "%s: cluster.gpu.peak_flops: needs at least one of bf16, fp16, fp32", source);
+      return NULL;
+    }
+
+  eff = plx_json_get_object (gpu, source, "cluster.gpu", "efficiency", TRUE, error);
+  if (eff == NULL)
+    return NULL;
+  c->kernel_launch_s = 0.0;
+  if (!plx_json_get_double (eff, source, "cluster.gpu.efficiency", "kernel_launch_s", FALSE, 0.0, 1.0,
+                            &c->kernel_launch_s, error))
+    return NULL;
+  c->matmul_efficiency = parse_curve (eff, source, "cluster.gpu.efficiency", "matmul", error);
+  if (c->matmul_efficiency == NULL)
+    return NULL;
+  c->memory_efficiency = parse_curve (eff, source, "cluster.gpu.efficiency", "memory", error);
+  if (c->memory_efficiency == NULL)
+    return NULL;
+
+  if (!parse_link (obj, source, "intra_node", &c->intra_node, error) ||
+      !parse_link (obj, source, "inter_node", &c->inter_node, error))
+    return NULL;
+
+  return g_steal_pointer (&c);
+}
+
+PlxCluster *
+plx_cluster_new_preset (const char *name,
+                        GError    **error)
+{
+  g_autoptr (JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  JsonObject *obj = json_object_new ();
+
+  json_object_set_string_member (obj, "preset", name);
+  json_node_take_object (node, obj);
+  return plx_cluster_new_from_json (node, "preset", error);
+}
+
+static void
+link_copy (PlxLink *dst, const PlxLink *src)
+{
+  dst->name = g_strdup (src->name);
+  dst->bw_Bps = src->bw_Bps;
+  dst->latency_s = src->latency_s;
+  dst->efficiency = plx_curve_copy (src->efficiency);
+}
+
+PlxCluster *
+plx_cluster_copy (const PlxCluster *cluster)
+{
+  PlxCluster *c = g_memdup2 (cluster, sizeof *cluster);
+
+  c->name = g_strdup (cluster->name);
+  c->gpu_name = g_strdup (cluster->gpu_name);
+  c->matmul_efficiency = plx_curve_copy (cluster->matmul_efficiency);
+  c->memory_efficiency = plx_curve_copy (cluster->memory_efficiency);
+  link_copy (&c->intra_node, &cluster->intra_node);
+  link_copy (&c->inter_node, &cluster->inter_node);
+  return c;
+}
+
+void
+plx_cluster_free (PlxCluster *cluster)
+{
+  if (cluster == NULL)
+    return;
+  g_free (cluster->name);
+  g_free (cluster->gpu_name);
+  plx_curve_free (cluster->matmul_efficiency);
+  plx_curve_free (cluster->memory_efficiency);
+  g_free (cluster->intra_node.name);
+  plx_curve_free (cluster->intra_node.efficiency);
+  g_free (cluster->inter_node.name);
+  plx_curve_free (cluster->inter_node.efficiency);
+  g_free (cluster);
+}
+
+guint
+plx_cluster_get_n_gpus (const PlxCluster *cluster)
+{
+  return cluster->num_nodes * cluster->gpus_per_node;
+}

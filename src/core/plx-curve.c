@@ -1,0 +1,132 @@
+#include <math.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_interp.h>
+
+#include "parallax/plx-curve.h"
+#include "parallax/plx-error.h"
+
+struct _PlxCurve
+{
+  gsize       n;
+  double     *log_x;  /* log10 of the sizes, strictly increasing */
+  double     *x;
+  double     *y;
+  gsl_interp *interp; /* read-only after init: gsl_interp_eval is reentrant */
+};
+
+PlxCurve *
+plx_curve_new (const double *x,
+               const double *y,
+               gsize         n,
+               GError      **error)
+{
+  g_autoptr (PlxCurve) curve = NULL;
+  const gsl_interp_type *type;
+
+  if (n < 1)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                   "an efficiency curve needs at least one point");
+      return NULL;
+    }
+  for (gsize i = 0; i < n; i++)
+    {
+      if (!(x[i] > 0.0) || !isfinite (x[i]))
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                       "point %zu: size %g must be a positive finite number", i, x[i]);
+          return NULL;
+        }
+      if (!(y[i] > 0.0 && y[i] <= 1.0))
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                       "point %zu: efficiency %g must be in (0, 1]", i, y[i]);
+          return NULL;
+        }
+      if (i > 0 && !(x[i] > x[i - 1]))
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                       "point %zu: size %g does not increase over the previous %g",
+                       i, x[i], x[i - 1]);
+          return NULL;
+        }
+    }
+
+  curve = g_new0 (PlxCurve, 1);
+  curve->n = n;
+  curve->x = g_memdup2 (x, n * sizeof (double));
+  curve->y = g_memdup2 (y, n * sizeof (double));
+  curve->log_x = g_new (double, n);
+  for (gsize i = 0; i < n; i++)
+    curve->log_x[i] = log10 (x[i]);
+
+  if (n >= 2)
+    {
+      /* Steffen's method is monotone between points: no overshoot above a measured
+       * efficiency, which a cubic spline would produce near a knee. */
+      type = n >= gsl_interp_type_min_size (gsl_interp_steffen) ? gsl_interp_steffen
+                                                                : gsl_interp_linear;
+      curve->interp = gsl_interp_alloc (type, n);
+      if (gsl_interp_init (curve->interp, curve->log_x, curve->y, n) != GSL_SUCCESS)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                       "the efficiency curve could not be interpolated");
+          return NULL;
+        }
+    }
+
+  return g_steal_pointer (&curve);
+}
+
+PlxCurve *
+plx_curve_copy (const PlxCurve *curve)
+{
+  if (curve == NULL)
+    return NULL;
+  return plx_curve_new (curve->x, curve->y, curve->n, NULL);
+}
+
+void
+plx_curve_free (PlxCurve *curve)
+{
+  if (curve == NULL)
+    return;
+  if (curve->interp != NULL)
+    gsl_interp_free (curve->interp);
+  g_free (curve->log_x);
+  g_free (curve->x);
+  g_free (curve->y);
+  g_free (curve);
+}
+
+double
+plx_curve_eval (const PlxCurve *curve,
+                double          x)
+{
+  double lx;
+
+  if (curve->n == 1 || !(x > curve->x[0]))
+    return curve->y[0];
+  if (x >= curve->x[curve->n - 1])
+    return curve->y[curve->n - 1];
+  lx = log10 (x);
+  return gsl_interp_eval (curve->interp, curve->log_x, curve->y, lx, NULL);
+}
+
+gsize
+plx_curve_get_n_points (const PlxCurve *curve)
+{
+  return curve->n;
+}
+
+void
+plx_curve_get_point (const PlxCurve *curve,
+                     gsize           i,
+                     double         *x,
+                     double         *y)
+{
+  g_return_if_fail (i < curve->n);
+  *x = curve->x[i];
+  *y = curve->y[i];
+}

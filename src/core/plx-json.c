@@ -1,0 +1,352 @@
+#include <math.h>
+#include <string.h>
+
+#include "parallax/plx-error.h"
+#include "parallax/plx-json.h"
+
+JsonNode *
+plx_json_parse_data (const char *data,
+                     gssize      length,
+                     const char *source,
+                     GError    **error)
+{
+  g_autoptr (JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr (GError) local_error = NULL;
+
+  if (!json_parser_load_from_data (parser, data, length, &local_error))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: not valid JSON: %s",
+                   source, local_error->message);
+      return NULL;
+    }
+  if (json_parser_get_root (parser) == NULL)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: empty document", source);
+      return NULL;
+    }
+  return json_node_copy (json_parser_get_root (parser));
+}
+
+JsonNode *
+plx_json_parse_file (const char *path,
+                     GError    **error)
+{
+  g_autofree char *data = NULL;
+  gsize length = 0;
+  g_autoptr (GError) local_error = NULL;
+
+  if (!g_file_get_contents (path, &data, &length, &local_error))
+    {
+      g_set_error (error, PLX_ERROR,
+                   g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT)
+                     ? PLX_ERROR_NOT_FOUND : PLX_ERROR_IO,
+                   "%s: cannot read: %s", path, local_error->message);
+      return NULL;
+    }
+  /* json-glib reads a 40 MB config as happily as a 4 kB one; nothing we accept is
+   * anywhere near that, so refuse before parsing rather than exhaust memory. */
+  if (length > 64 * 1024 * 1024)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: %zu bytes is too large for a scenario, model or table file",
+                   path, length);
+      return NULL;
+    }
+  return plx_json_parse_data (data, (gssize) length, path, error);
+}
+
+/* json_node_copy shares objects and arrays; callers here edit their copies. */
+JsonNode *
+plx_json_deep_copy (JsonNode *node)
+{
+  JsonNode *copy;
+
+  if (node == NULL)
+    return NULL;
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *out = json_object_new ();
+      JsonObjectIter iter;
+      const char *key;
+      JsonNode *value;
+
+      json_object_iter_init (&iter, json_node_get_object (node));
+      while (json_object_iter_next (&iter, &key, &value))
+        json_object_set_member (out, key, plx_json_deep_copy (value));
+      copy = json_node_new (JSON_NODE_OBJECT);
+      json_node_take_object (copy, out);
+      return copy;
+    }
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *in = json_node_get_array (node);
+      JsonArray *out = json_array_sized_new (json_array_get_length (in));
+
+      for (guint i = 0; i < json_array_get_length (in); i++)
+        json_array_add_element (out, plx_json_deep_copy (json_array_get_element (in, i)));
+      copy = json_node_new (JSON_NODE_ARRAY);
+      json_node_take_array (copy, out);
+      return copy;
+    }
+  return json_node_copy (node);
+}
+
+JsonNode *
+plx_json_merge (JsonNode *base,
+                JsonNode *overrides)
+{
+  JsonNode *result;
+  JsonObject *out;
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *value;
+
+  if (overrides == NULL)
+    return plx_json_deep_copy (base);
+  if (base == NULL || !JSON_NODE_HOLDS_OBJECT (base) || !JSON_NODE_HOLDS_OBJECT (overrides))
+    return plx_json_deep_copy (overrides);
+
+  result = plx_json_deep_copy (base);
+  out = json_node_get_object (result);
+  json_object_iter_init (&iter, json_node_get_object (overrides));
+  while (json_object_iter_next (&iter, &key, &value))
+    {
+      JsonNode *old = json_object_get_member (out, key);
+      json_object_set_member (out, key, plx_json_merge (old, value));
+    }
+  return result;
+}
+
+char *
+plx_json_value_to_string (JsonNode *node)
+{
+  g_autofree char *text = NULL;
+
+  if (node == NULL)
+    return g_strdup ("(absent)");
+  text = json_to_string (node, FALSE);
+  /* Keep messages one line and short even for a hostile 1 MB value. */
+  if (strlen (text) > 60)
+    return g_strdup_printf ("%.57s...", text);
+  return g_steal_pointer (&text);
+}
+
+static char *
+key_name (const char *path,
+          const char *key)
+{
+  if (path == NULL || *path == '\0')
+    return g_strdup (key);
+  return g_strdup_printf ("%s.%s", path, key);
+}
+
+static gboolean
+member_number (JsonObject *obj,
+               const char *source,
+               const char *path,
+               const char *key,
+               gboolean    required,
+               JsonNode  **out,
+               GError    **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+
+  *out = NULL;
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    {
+      if (required)
+        {
+          g_autofree char *name = key_name (path, key);
+          g_set_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY,
+                       "%s: %s: required key is missing", source, name);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  if (!JSON_NODE_HOLDS_VALUE (node)
+      || (json_node_get_value_type (node) != G_TYPE_INT64
+          && json_node_get_value_type (node) != G_TYPE_DOUBLE))
+    {
+      g_autofree char *name = key_name (path, key);
+      g_autofree char *value = plx_json_value_to_string (node);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE,
+                   "%s: %s: %s is not a number", source, name, value);
+      return FALSE;
+    }
+  *out = node;
+  return TRUE;
+}
+
+gboolean
+plx_json_get_uint (JsonObject *obj,
+                   const char *source,
+                   const char *path,
+                   const char *key,
+                   gboolean    required,
+                   guint64     min,
+                   guint64     max,
+                   guint64    *out,
+                   GError    **error)
+{
+  JsonNode *node;
+  double d;
+
+  if (!member_number (obj, source, path, key, required, &node, error))
+    return FALSE;
+  if (node == NULL)
+    return TRUE;
+
+  if (json_node_get_value_type (node) == G_TYPE_INT64)
+    {
+      gint64 v = json_node_get_int (node);
+      if (v < 0 || (guint64) v < min || (guint64) v > max)
+        goto out_of_range;
+      *out = (guint64) v;
+      return TRUE;
+    }
+
+  /* 2.4e10 is a fine way to write an integer byte count in JSON. */
+  d = json_node_get_double (node);
+  if (!isfinite (d) || d != floor (d))
+    {
+      g_autofree char *name = key_name (path, key);
+      g_autofree char *value = plx_json_value_to_string (node);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                   "%s: %s: %s is not a whole number", source, name, value);
+      return FALSE;
+    }
+  if (d < (double) min || d > (double) max)
+    goto out_of_range;
+  *out = (guint64) d;
+  return TRUE;
+
+out_of_range:
+  {
+    g_autofree char *name = key_name (path, key);
+    g_autofree char *value = plx_json_value_to_string (node);
+    g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                 "%s: %s: %s is out of range (allowed %" G_GUINT64_FORMAT
+                 " to %" G_GUINT64_FORMAT ")", source, name, value, min, max);
+    return FALSE;
+  }
+}
+
+gboolean
+plx_json_get_double (JsonObject *obj,
+                     const char *source,
+                     const char *path,
+                     const char *key,
+                     gboolean    required,
+                     double      min,
+                     double      max,
+                     double     *out,
+                     GError    **error)
+{
+  JsonNode *node;
+  double d;
+
+  if (!member_number (obj, source, path, key, required, &node, error))
+    return FALSE;
+  if (node == NULL)
+    return TRUE;
+  d = json_node_get_double (node);
+  if (!isfinite (d) || d < min || d > max)
+    {
+      g_autofree char *name = key_name (path, key);
+      g_autofree char *value = plx_json_value_to_string (node);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                   "%s: %s: %s is out of range (allowed %g to %g)", source, name,
+                   value, min, max);
+      return FALSE;
+    }
+  *out = d;
+  return TRUE;
+}
+
+gboolean
+plx_json_get_bool (JsonObject *obj,
+                   const char *source,
+                   const char *path,
+                   const char *key,
+                   gboolean   *out,
+                   GError    **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    {
+      g_autofree char *name = key_name (path, key);
+      g_autofree char *value = plx_json_value_to_string (node);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE,
+                   "%s: %s: %s is not true or false", source, name, value);
+      return FALSE;
+    }
+  *out = json_node_get_boolean (node);
+  return TRUE;
+}
+
+gboolean
+plx_json_get_string (JsonObject  *obj,
+                     const char  *source,
+                     const char  *path,
+                     const char  *key,
+                     gboolean     required,
+                     const char **out,
+                     GError     **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    {
+      if (required)
+        {
+          g_autofree char *name = key_name (path, key);
+          g_set_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY,
+                       "%s: %s: required key is missing", source, name);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    {
+      g_autofree char *name = key_name (path, key);
+      g_autofree char *value = plx_json_value_to_string (node);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE,
+                   "%s: %s: %s is not a string", source, name, value);
+      return FALSE;
+    }
+  *out = json_node_get_string (node);
+  return TRUE;
+}
+
+JsonObject *
+plx_json_get_object (JsonObject *obj,
+                     const char *source,
+                     const char *path,
+                     const char *key,
+                     gboolean    required,
+                     GError    **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    {
+      if (required)
+        {
+          g_autofree char *name = key_name (path, key);
+          g_set_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY,
+                       "%s: %s: required key is missing", source, name);
+        }
+      return NULL;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_autofree char *name = key_name (path, key);
+      g_autofree char *value = plx_json_value_to_string (node);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE,
+                   "%s: %s: %s is not an object", source, name, value);
+      return NULL;
+    }
+  return json_node_get_object (node);
+}

@@ -1,0 +1,569 @@
+/* Transformer builders. Each op's saved activations follow Korthikanti et al. 2022,
+ * "Reducing Activation Recomputation in Large Transformer Models", §4.1: per layer
+ * sbh(34 + 5as/h) bytes in 16-bit precision, itemised there op by op; Table 2 gives
+ * how tensor and sequence parallelism divide each item, which is what `split` and
+ * `saved_split` encode. Llama-style blocks replace LayerNorm with RMSNorm, the GELU
+ * MLP with SwiGLU (Shazeer 2020) and learned positions with rotary embeddings, and
+ * train without dropout (Touvron et al. 2023). */
+#include <string.h>
+
+#include "parallax/plx-error.h"
+#include "parallax/plx-json.h"
+#include "parallax/plx-model.h"
+#include "parallax/plx-presets.h"
+
+typedef struct
+{
+  GArray *pre;
+  GArray *layer;
+  GArray *post;
+} OpLists;
+
+static PlxOp *
+add_op (GArray     *ops,
+        const char *name,
+        PlxOpKind   kind,
+        PlxSplit    split,
+        PlxSplit    saved_split)
+{
+  PlxOp op = { 0 };
+
+  op.name = name;
+  op.kind = kind;
+  op.split = split;
+  op.saved_split = saved_split;
+  g_array_append_val (ops, op);
+  return &g_array_index (ops, PlxOp, ops->len - 1);
+}
+
+/* A memory-bound op: fwd/bwd elements read+written per token, saved elements. */
+static PlxOp *
+add_elementwise (GArray     *ops,
+                 const char *name,
+                 PlxSplit    split,
+                 double      fwd_elems,
+                 double      bwd_elems,
+                 double      saved_elems)
+{
+  PlxOp *op = add_op (ops, name, PLX_OP_ELEMENTWISE, split, split);
+
+  op->fwd_elems = fwd_elems;
+  op->bwd_elems = bwd_elems;
+  op->saved_elems = saved_elems;
+  return op;
+}
+
+/* A linear layer: Megatron's column-parallel layer keeps its (replicated, or with
+ * sequence parallelism sequence-split) input; the row-parallel one keeps its
+ * TP-split input (Shoeybi et al. 2019 §3, Korthikanti 2022 Table 2). */
+static PlxOp *
+add_matmul (GArray     *ops,
+            const char *name,
+            guint64     k,
+            guint64     n,
+            gboolean    row_parallel,
+            gboolean    bias)
+{
+  PlxOp *op = add_op (ops, name, PLX_OP_MATMUL, PLX_SPLIT_TP,
+                      row_parallel ? PLX_SPLIT_TP : PLX_SPLIT_SEQ);
+
+  op->k = k;
+  op->n = n;
+  op->row_parallel = row_parallel;
+  op->params = k * n + (bias ? n : 0);
+  op->saved_elems = (double) k;
+  return op;
+}
+
+static void
+add_norm (GArray     *ops,
+          const char *name,
+          guint64     h,
+          gboolean    layernorm)
+{
+  /* Reads x, writes y; backward reads x and dy, writes dx. Keeps its input (2sbh). */
+  PlxOp *op = add_elementwise (ops, name, PLX_SPLIT_SEQ, 2.0 * h, 3.0 * h, (double) h);
+  op->params = layernorm ? 2 * h : h;
+}
+
+static void
+add_attention (GArray         *ops,
+               const PlxModel *m)
+{
+  const double q = (double) (m->heads * m->head_dim);
+  const double kv = (double) (m->kv_heads * m->head_dim);
+  PlxOp *op;
+
+  /* Unfused Megatron attention core: Q K^T (keeps Q, K and V: 4sbh + 2sbh with full
+   * heads), scaled masked softmax (keeps its output, 2as^2b), dropout (mask, as^2b),
+   * P V (keeps the dropout output, 2as^2b). Korthikanti 2022 §4.1. */
+  op = add_op (ops, "attn_scores", PLX_OP_ATTN_SCORES, PLX_SPLIT_TP, PLX_SPLIT_TP);
+  op->attn_core = TRUE;
+  op->k = m->head_dim;
+  op->saved_elems = q + 2.0 * kv;
+
+  op = add_elementwise (ops, "softmax", PLX_SPLIT_TP, 2.0, 3.0, 1.0);
+  op->per_score = TRUE;
+  op->attn_core = TRUE;
+
+  if (m->dropout)
+    {
+      op = add_elementwise (ops, "attn_dropout", PLX_SPLIT_TP, 2.0, 2.0, 0.0);
+      op->per_score = TRUE;
+      op->attn_core = TRUE;
+      op->fwd_mask = 1.0;
+      op->bwd_mask = 1.0;
+      op->saved_mask = 1.0;
+    }
+
+  op = add_op (ops, "attn_values", PLX_OP_ATTN_VALUES, PLX_SPLIT_TP, PLX_SPLIT_TP);
+  op->attn_core = TRUE;
+  op->per_score = TRUE;
+  op->k = m->head_dim;
+  /* Without dropout P V reads the softmax output, which softmax already keeps. */
+  op->saved_elems = m->dropout ? 1.0 : 0.0;
+
+  /* FlashAttention (Dao et al. 2022 §3.1) keeps Q, K, V and the fp32 log-sum-exp per
+   * head, and recomputes the scores in its backward pass. */
+  op = add_op (ops, "flash_attention", PLX_OP_ATTN_FLASH, PLX_SPLIT_TP, PLX_SPLIT_TP);
+  op->k = m->head_dim;
+  op->saved_elems = q + 2.0 * kv;
+  op->saved_fp32 = (double) m->heads;
+}
+
+static void
+add_residual (GArray  *ops,
+              guint64  h,
+              gboolean dropout,
+              const char *name)
+{
+  PlxOp *op;
+
+  if (dropout)
+    {
+      /* Megatron's fused bias-dropout-add: reads x and the residual, writes the sum
+       * and a 1-byte mask (kept: sbh). */
+      op = add_elementwise (ops, name, PLX_SPLIT_SEQ, 3.0 * h, 2.0 * h, 0.0);
+      op->fwd_mask = (double) h;
+      op->bwd_mask = (double) h;
+      op->saved_mask = (double) h;
+    }
+  else
+    {
+      /* A plain add: its gradient passes through without a kernel. */
+      add_elementwise (ops, name, PLX_SPLIT_SEQ, 3.0 * h, 0.0, 0.0);
+    }
+}
+
+static void
+build_gpt2_block (GArray         *ops,
+                  const PlxModel *m)
+{
+  const guint64 h = m->hidden;
+  const guint64 q = (guint64) m->heads * m->head_dim;
+  const guint64 kv = (guint64) m->kv_heads * m->head_dim;
+  PlxOp *op;
+
+  add_norm (ops, "ln_1", h, TRUE);
+  add_matmul (ops, "qkv_proj", h, q + 2 * kv, FALSE, TRUE);
+  add_attention (ops, m);
+  add_matmul (ops, "out_proj", q, h, TRUE, TRUE);
+  add_residual (ops, h, m->dropout, "dropout_add_1");
+  add_norm (ops, "ln_2", h, TRUE);
+  add_matmul (ops, "fc1", h, m->ffn, FALSE, TRUE);
+  /* Fused bias-GELU keeps its input (8sbh for ffn = 4h). */
+  op = add_elementwise (ops, "gelu", PLX_SPLIT_TP, 2.0 * m->ffn, 3.0 * m->ffn, (double) m->ffn);
+  (void) op;
+  add_matmul (ops, "fc2", m->ffn, h, TRUE, TRUE);
+  add_residual (ops, h, m->dropout, "dropout_add_2");
+}
+
+static void
+add_swiglu_mlp (GArray         *ops,
+                const PlxModel *m,
+                gboolean        expert)
+{
+  PlxOp *op;
+
+  op = add_matmul (ops, expert ? "expert_gate_up" : "gate_up_proj", m->hidden, 2 * m->ffn, FALSE, FALSE);
+  op->expert = expert;
+  /* SwiGLU reads gate and up, writes their product; keeps both inputs. */
+  op = add_elementwise (ops, expert ? "expert_swiglu" : "swiglu", PLX_SPLIT_TP,
+                        3.0 * m->ffn, 5.0 * m->ffn, 2.0 * m->ffn);
+  op->expert = expert;
+  op = add_matmul (ops, expert ? "expert_down" : "down_proj", m->ffn, m->hidden, TRUE, FALSE);
+  op->expert = expert;
+}
+
+static void
+build_llama_block (GArray         *ops,
+                   const PlxModel *m)
+{
+  const guint64 h = m->hidden;
+  const guint64 q = (guint64) m->heads * m->head_dim;
+  const guint64 kv = (guint64) m->kv_heads * m->head_dim;
+  PlxOp *op;
+
+  add_norm (ops, "input_norm", h, FALSE);
+  add_matmul (ops, "qkv_proj", h, q + 2 * kv, FALSE, FALSE);
+  /* Rotary embedding rewrites Q and K in place (Su et al. 2021). */
+  add_elementwise (ops, "rotary", PLX_SPLIT_TP, 2.0 * (q + kv), 2.0 * (q + kv), 0.0);
+  add_attention (ops, m);
+  add_matmul (ops, "o_proj", q, h, TRUE, FALSE);
+  add_residual (ops, h, FALSE, "residual_1");
+  add_norm (ops, "post_attention_norm", h, FALSE);
+  if (m->experts > 0)
+    {
+      /* Router logits and top-k (Jiang et al. 2024, Mixtral §2.1); weights replicated. */
+      op = add_op (ops, "router", PLX_OP_MATMUL, PLX_SPLIT_SEQ, PLX_SPLIT_SEQ);
+      op->k = h;
+      op->n = m->experts;
+      op->params = h * m->experts;
+      add_swiglu_mlp (ops, m, TRUE);
+    }
+  else
+    add_swiglu_mlp (ops, m, FALSE);
+  add_residual (ops, h, FALSE, "residual_2");
+}
+
+static void
+build_pre_post (OpLists        *lists,
+                const PlxModel *m,
+                gboolean        layernorm)
+{
+  const guint64 h = m->hidden;
+  PlxOp *op;
+
+  /* Vocabulary-parallel embedding (Megatron): the table is split over TP ranks. */
+  op = add_op (lists->pre, "embedding", PLX_OP_EMBEDDING, PLX_SPLIT_TP, PLX_SPLIT_SEQ);
+  op->params = m->vocab * h;
+  op->fwd_elems = 2.0 * h;
+  op->bwd_elems = 2.0 * h;
+  if (m->learned_positions)
+    {
+      op = add_elementwise (lists->pre, "position_embedding", PLX_SPLIT_SEQ, 3.0 * h, 1.0 * h, 0.0);
+      op->split = PLX_SPLIT_NONE;
+      op->params = m->max_positions * h;
+    }
+  if (m->dropout)
+    {
+      op = add_elementwise (lists->pre, "embedding_dropout", PLX_SPLIT_SEQ, 2.0 * h, 2.0 * h, 0.0);
+      op->fwd_mask = (double) h;
+      op->bwd_mask = (double) h;
+      op->saved_mask = (double) h;
+    }
+
+  add_norm (lists->post, "final_norm", h, layernorm);
+  op = add_matmul (lists->post, "lm_head", h, m->vocab, FALSE, FALSE);
+  /* Tied: the embedding's weights, counted once (plx_model_get_n_params). */
+  op->params = m->tied_embeddings ? 0 : m->vocab * h;
+  /* Megatron's vocabulary-parallel cross-entropy works on fp32 logits and keeps the
+   * softmax for backward. */
+  op = add_elementwise (lists->post, "cross_entropy", PLX_SPLIT_TP, 3.0 * m->vocab, 2.0 * m->vocab, 0.0);
+  op->saved_fp32 = (double) m->vocab;
+}
+
+static void
+model_build_ops (PlxModel *m)
+{
+  OpLists lists;
+  gboolean gpt2 = g_strcmp0 (m->model_type, "gpt2") == 0;
+
+  lists.pre = g_array_new (FALSE, TRUE, sizeof (PlxOp));
+  lists.layer = g_array_new (FALSE, TRUE, sizeof (PlxOp));
+  lists.post = g_array_new (FALSE, TRUE, sizeof (PlxOp));
+
+  if (gpt2)
+    build_gpt2_block (lists.layer, m);
+  else
+    build_llama_block (lists.layer, m);
+  build_pre_post (&lists, m, gpt2);
+
+  m->n_pre_ops = lists.pre->len;
+  m->pre_ops = (PlxOp *) g_array_free (lists.pre, FALSE);
+  m->n_layer_ops = lists.layer->len;
+  m->layer_ops = (PlxOp *) g_array_free (lists.layer, FALSE);
+  m->n_post_ops = lists.post->len;
+  m->post_ops = (PlxOp *) g_array_free (lists.post, FALSE);
+}
+
+/* ---- Hugging Face config.json ------------------------------------------------ */
+
+#define MAX_DIM G_GUINT64_CONSTANT (10000000)   /* far above any real model width */
+#define MAX_LAYERS G_GUINT64_CONSTANT (100000)
+
+static gboolean
+get_dim (JsonObject *obj, const char *source, const char *key, gboolean required,
+         guint64 max, guint64 *out, GError **error)
+{
+  return plx_json_get_uint (obj, source, "model", key, required, 1, max, out, error);
+}
+
+static gboolean
+parse_gpt2 (PlxModel *m, JsonObject *obj, const char *source, GError **error)
+{
+  guint64 layers = 0, hidden = 0, heads = 0, positions = 1024, vocab = 0, inner = 0;
+  double pdrop = 0.1;
+
+  if (!get_dim (obj, source, "n_layer", TRUE, MAX_LAYERS, &layers, error) ||
+      !get_dim (obj, source, "n_embd", TRUE, MAX_DIM, &hidden, error) ||
+      !get_dim (obj, source, "n_head", TRUE, MAX_DIM, &heads, error) ||
+      !get_dim (obj, source, "vocab_size", TRUE, MAX_DIM * 10, &vocab, error) ||
+      !get_dim (obj, source, "n_positions", FALSE, MAX_DIM, &positions, error) ||
+      !get_dim (obj, source, "n_inner", FALSE, MAX_DIM * 10, &inner, error) ||
+      !plx_json_get_double (obj, source, "model", "attn_pdrop", FALSE, 0.0, 1.0, &pdrop, error))
+    return FALSE;
+  if (hidden % heads != 0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "%s: model.n_embd: %" G_GUINT64_FORMAT " is not divisible by model.n_head=%" G_GUINT64_FORMAT,
+                   source, hidden, heads);
+      return FALSE;
+    }
+  m->n_layers = (guint) layers;
+  m->hidden = hidden;
+  m->heads = (guint) heads;
+  m->kv_heads = (guint) heads;
+  m->head_dim = hidden / heads;
+  m->ffn = inner ? inner : 4 * hidden;
+  m->vocab = vocab;
+  m->max_positions = positions;
+  m->tied_embeddings = TRUE;
+  m->learned_positions = TRUE;
+  m->dropout = pdrop > 0.0;
+  return TRUE;
+}
+
+static gboolean
+parse_llama (PlxModel *m, JsonObject *obj, const char *source, gboolean moe, GError **error)
+{
+  guint64 layers = 0, hidden = 0, heads = 0, kv_heads = 0, inter = 0, vocab = 0;
+  guint64 positions = 4096, head_dim = 0, experts = 0, per_tok = 0;
+  gboolean tied = FALSE;
+
+  if (!get_dim (obj, source, "num_hidden_layers", TRUE, MAX_LAYERS, &layers, error) ||
+      !get_dim (obj, source, "hidden_size", TRUE, MAX_DIM, &hidden, error) ||
+      !get_dim (obj, source, "num_attention_heads", TRUE, MAX_DIM, &heads, error) ||
+      !get_dim (obj, source, "num_key_value_heads", FALSE, MAX_DIM, &kv_heads, error) ||
+      !get_dim (obj, source, "intermediate_size", TRUE, MAX_DIM * 10, &inter, error) ||
+      !get_dim (obj, source, "vocab_size", TRUE, MAX_DIM * 10, &vocab, error) ||
+      !get_dim (obj, source, "max_position_embeddings", FALSE, MAX_DIM * 10, &positions, error) ||
+      !get_dim (obj, source, "head_dim", FALSE, MAX_DIM, &head_dim, error) ||
+      !plx_json_get_bool (obj, source, "model", "tie_word_embeddings", &tied, error))
+    return FALSE;
+  if (moe &&
+      (!get_dim (obj, source, "num_local_experts", TRUE, 100000, &experts, error) ||
+       !get_dim (obj, source, "num_experts_per_tok", TRUE, 100000, &per_tok, error)))
+    return FALSE;
+
+  if (kv_heads == 0)
+    kv_heads = heads;
+  if (heads % kv_heads != 0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "%s: model.num_key_value_heads: %" G_GUINT64_FORMAT " does not divide model.num_attention_heads=%" G_GUINT64_FORMAT,
+                   source, kv_heads, heads);
+      return FALSE;
+    }
+  if (head_dim == 0)
+    {
+      if (hidden % heads != 0)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                       "%s: model.hidden_size: %" G_GUINT64_FORMAT " is not divisible by model.num_attention_heads=%" G_GUINT64_FORMAT,
+                       source, hidden, heads);
+          return FALSE;
+        }
+      head_dim = hidden / heads;
+    }
+  if (moe && per_tok > experts)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "%s: model.num_experts_per_tok: %" G_GUINT64_FORMAT " exceeds model.num_local_experts=%" G_GUINT64_FORMAT,
+                   source, per_tok, experts);
+      return FALSE;
+    }
+
+  m->n_layers = (guint) layers;
+  m->hidden = hidden;
+  m->heads = (guint) heads;
+  m->kv_heads = (guint) kv_heads;
+  m->head_dim = head_dim;
+  m->ffn = inter;
+  m->vocab = vocab;
+  m->max_positions = positions;
+  m->tied_embeddings = tied;
+  m->learned_positions = FALSE;
+  m->dropout = FALSE;
+  m->experts = (guint) experts;
+  m->experts_per_token = (guint) per_tok;
+  return TRUE;
+}
+
+PlxModel *
+plx_model_new_from_json (JsonNode   *config,
+                         const char *source,
+                         GError    **error)
+{
+  g_autoptr (PlxModel) m = NULL;
+  g_autoptr (JsonNode) merged = NULL;
+  JsonObject *obj;
+  const char *model_type = NULL;
+  const char *preset = NULL;
+  const char *name = NULL;
+  gboolean ok;
+
+  if (config == NULL || !JSON_NODE_HOLDS_OBJECT (config))
+    {
+      g_autofree char *value = plx_json_value_to_string (config);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE,
+                   "%s: model: %s is not an object", source, value);
+      return NULL;
+    }
+  obj = json_node_get_object (config);
+
+  if (!plx_json_get_string (obj, source, "model", "preset", FALSE, &preset, error))
+    return NULL;
+  if (preset != NULL)
+    {
+      /* Keys beside "preset" override the preset's values (FORMATS.md §1). */
+      g_autoptr (JsonNode) base = plx_presets_lookup (PLX_PRESET_MODEL, preset, error);
+      g_autoptr (JsonNode) overrides = json_node_copy (config);
+
+      if (base == NULL)
+        {
+          g_prefix_error (error, "%s: model.preset: ", source);
+          return NULL;
+        }
+      json_object_remove_member (json_node_get_object (overrides), "preset");
+      merged = plx_json_merge (base, overrides);
+      if (json_object_get_member (json_node_get_object (overrides), "name") == NULL)
+        json_object_set_string_member (json_node_get_object (merged), "name", preset);
+      obj = json_node_get_object (merged);
+    }
+
+  if (!plx_json_get_string (obj, source, "model", "model_type", TRUE, &model_type, error) ||
+      !plx_json_get_string (obj, source, "model", "name", FALSE, &name, error))
+    return NULL;
+
+  m = g_new0 (PlxModel, 1);
+  m->model_type = g_strdup (model_type);
+  if (g_str_equal (model_type, "gpt2"))
+    ok = parse_gpt2 (m, obj, source, error);
+  else if (g_str_equal (model_type, "llama") || g_str_equal (model_type, "mistral") ||
+           g_str_equal (model_type, "qwen2"))
+    ok = parse_llama (m, obj, source, FALSE, error);
+  else if (g_str_equal (model_type, "mixtral"))
+    ok = parse_llama (m, obj, source, TRUE, error);
+  else
+    {
+      g_autofree char *value = plx_json_value_to_string (json_object_get_member (obj, "model_type"));
+      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
+                   "%s: model.model_type: %s is not supported (supported: gpt2, llama, mistral, qwen2, mixtral)",
+                   source, value);
+      return NULL;
+    }
+  if (!ok)
+    return NULL;
+
+  if (name == NULL)
+    name = json_object_has_member (obj, "_name_or_path") &&
+           JSON_NODE_HOLDS_VALUE (json_object_get_member (obj, "_name_or_path")) &&
+           json_node_get_value_type (json_object_get_member (obj, "_name_or_path")) == G_TYPE_STRING
+             ? json_object_get_string_member (obj, "_name_or_path") : model_type;
+  m->name = g_strdup (name);
+  model_build_ops (m);
+  return g_steal_pointer (&m);
+}
+
+PlxModel *
+plx_model_new_preset (const char *name,
+                      GError    **error)
+{
+  g_autoptr (JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  JsonObject *obj = json_object_new ();
+
+  json_object_set_string_member (obj, "preset", name);
+  json_node_take_object (node, obj);
+  return plx_model_new_from_json (node, "preset", error);
+}
+
+PlxModel *
+plx_model_copy (const PlxModel *model)
+{
+  PlxModel *copy = g_memdup2 (model, sizeof *model);
+
+  copy->name = g_strdup (model->name);
+  copy->model_type = g_strdup (model->model_type);
+  copy->pre_ops = g_memdup2 (model->pre_ops, model->n_pre_ops * sizeof (PlxOp));
+  copy->layer_ops = g_memdup2 (model->layer_ops, model->n_layer_ops * sizeof (PlxOp));
+  copy->post_ops = g_memdup2 (model->post_ops, model->n_post_ops * sizeof (PlxOp));
+  return copy;
+}
+
+void
+plx_model_free (PlxModel *model)
+{
+  if (model == NULL)
+    return;
+  g_free (model->name);
+  g_free (model->model_type);
+  g_free (model->pre_ops);
+  g_free (model->layer_ops);
+  g_free (model->post_ops);
+  g_free (model);
+}
+
+/* An expert op's params are one expert's; `experts` says how many count. */
+static guint64
+sum_params (const PlxOp *ops,
+            guint        n,
+            guint        experts)
+{
+  guint64 total = 0;
+
+  for (guint i = 0; i < n; i++)
+    total += ops[i].params * (ops[i].expert ? experts : 1);
+  return total;
+}
+
+guint64
+plx_model_get_n_params (const PlxModel *model)
+{
+  return sum_params (model->pre_ops, model->n_pre_ops, model->experts) +
+         model->n_layers * sum_params (model->layer_ops, model->n_layer_ops, model->experts) +
+         sum_params (model->post_ops, model->n_post_ops, model->experts);
+}
+
+guint64
+plx_model_get_n_active_params (const PlxModel *model)
+{
+  guint k = model->experts_per_token;
+
+  return sum_params (model->pre_ops, model->n_pre_ops, k) +
+         model->n_layers * sum_params (model->layer_ops, model->n_layer_ops, k) +
+         sum_params (model->post_ops, model->n_post_ops, k);
+}
+
+double
+plx_model_get_forward_flops (const PlxModel *model,
+                             guint64         seq_length)
+{
+  double s = (double) seq_length;
+  double layer = 0.0, post = 0.0;
+
+  for (guint i = 0; i < model->n_layer_ops; i++)
+    {
+      const PlxOp *op = &model->layer_ops[i];
+      double tokens = op->expert ? s * model->experts_per_token : s;
+
+      if (op->kind == PLX_OP_MATMUL)
+        layer += 2.0 * tokens * op->k * op->n;
+      else if (op->kind == PLX_OP_ATTN_SCORES || op->kind == PLX_OP_ATTN_VALUES)
+        layer += 2.0 * s * s * model->heads * op->k;
+    }
+  for (guint i = 0; i < model->n_post_ops; i++)
+    if (model->post_ops[i].kind == PLX_OP_MATMUL)
+      post += 2.0 * s * model->post_ops[i].k * model->post_ops[i].n;
+  return model->n_layers * layer + post;
+}

@@ -1,0 +1,132 @@
+#include "parallax/plx-error.h"
+#include "parallax/plx-json.h"
+#include "parallax/plx-presets.h"
+#include "parallax/plx-scenario.h"
+
+static JsonNode *
+resolve_model_node (JsonObject *obj,
+                    const char *base_dir,
+                    const char *source,
+                    GError    **error)
+{
+  JsonObject *model = plx_json_get_object (obj, source, "", "model", TRUE, error);
+  const char *hf = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (JsonNode) config = NULL;
+  g_autoptr (JsonNode) overrides = NULL;
+
+  if (model == NULL)
+    return NULL;
+  if (!plx_json_get_string (model, source, "model", "hf_config", FALSE, &hf, error))
+    return NULL;
+  if (hf == NULL)
+    return json_node_copy (json_object_get_member (obj, "model"));
+
+  path = g_path_is_absolute (hf) ? g_strdup (hf) : g_build_filename (base_dir, hf, NULL);
+  config = plx_json_parse_file (path, error);
+  if (config == NULL)
+    {
+      g_prefix_error (error, "%s: model.hf_config: ", source);
+      return NULL;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (config))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: model.hf_config: %s is not a JSON object", source, path);
+      return NULL;
+    }
+  overrides = json_node_copy (json_object_get_member (obj, "model"));
+  json_object_remove_member (json_node_get_object (overrides), "hf_config");
+  return plx_json_merge (config, overrides);
+}
+
+PlxScenario *
+plx_scenario_new_from_json (JsonNode   *node,
+                            const char *base_dir,
+                            const char *source,
+                            GError    **error)
+{
+  g_autoptr (PlxScenario) sc = g_new0 (PlxScenario, 1);
+  g_autoptr (JsonNode) model_node = NULL;
+  JsonObject *obj;
+  JsonNode *strategy_node;
+  const char *name = NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: a scenario must be a JSON object", source);
+      return NULL;
+    }
+  obj = json_node_get_object (node);
+  if (!plx_json_get_string (obj, source, "", "name", FALSE, &name, error))
+    return NULL;
+  if (plx_json_get_object (obj, source, "", "cluster", TRUE, error) == NULL)
+    return NULL;
+
+  model_node = resolve_model_node (obj, base_dir ? base_dir : ".", source, error);
+  if (model_node == NULL)
+    return NULL;
+  sc->model = plx_model_new_from_json (model_node, source, error);
+  if (sc->model == NULL)
+    return NULL;
+  sc->cluster = plx_cluster_new_from_json (json_object_get_member (obj, "cluster"), source, error);
+  if (sc->cluster == NULL)
+    return NULL;
+
+  strategy_node = json_object_get_member (obj, "strategy");
+  if (strategy_node == NULL)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY, "%s: strategy: required key is missing", source);
+      return NULL;
+    }
+  sc->strategy = plx_strategy_new_from_json (strategy_node, source, error);
+  if (sc->strategy == NULL)
+    return NULL;
+  if (!plx_strategy_resolve (sc->strategy, sc->model, sc->cluster, source, error))
+    return NULL;
+
+  sc->source = g_strdup (source);
+  sc->name = g_strdup (name ? name : sc->model->name);
+  return g_steal_pointer (&sc);
+}
+
+JsonNode *
+plx_scenario_read_json (const char *path,
+                        GError    **error)
+{
+  return plx_json_parse_file (path, error);
+}
+
+PlxScenario *
+plx_scenario_new_from_file (const char *path,
+                            GError    **error)
+{
+  g_autoptr (JsonNode) node = plx_scenario_read_json (path, error);
+  g_autofree char *dir = NULL;
+
+  if (node == NULL)
+    return NULL;
+  dir = g_path_get_dirname (path);
+  return plx_scenario_new_from_json (node, dir, path, error);
+}
+
+JsonNode *
+plx_scenario_default_json (void)
+{
+  /* Built in, so it is a programming error if it cannot be read. */
+  JsonNode *node = plx_presets_lookup (PLX_PRESET_SCENARIO, "default", NULL);
+  g_assert (node != NULL);
+  return node;
+}
+
+void
+plx_scenario_free (PlxScenario *scenario)
+{
+  if (scenario == NULL)
+    return;
+  g_free (scenario->name);
+  g_free (scenario->source);
+  plx_model_free (scenario->model);
+  plx_cluster_free (scenario->cluster);
+  plx_strategy_free (scenario->strategy);
+  g_free (scenario);
+}

@@ -1,0 +1,300 @@
+#include <string.h>
+
+#include "parallax/plx-error.h"
+#include "parallax/plx-json.h"
+#include "parallax/plx-strategy.h"
+
+static const char *const schedule_names[] = {
+  "gpipe", "1f1b", "interleaved-1f1b", "zero-bubble-h1", "file",
+};
+static const char *const recompute_names[] = { "none", "selective", "full" };
+static const char *const workload_names[] = { "training", "inference" };
+
+const char *
+plx_schedule_to_string (PlxSchedule schedule)
+{
+  return schedule_names[schedule];
+}
+
+const char *
+plx_recompute_to_string (PlxRecompute recompute)
+{
+  return recompute_names[recompute];
+}
+
+const char *
+plx_workload_to_string (PlxWorkload workload)
+{
+  return workload_names[workload];
+}
+
+PlxStrategy *
+plx_strategy_new (void)
+{
+  PlxStrategy *s = g_new0 (PlxStrategy, 1);
+
+  s->workload = PLX_WORKLOAD_TRAINING;
+  s->micro_batch_size = 1;
+  s->tp = s->pp = s->cp = s->ep = 1;
+  s->virtual_stages = 1;
+  s->schedule = PLX_SCHEDULE_1F1B;
+  s->recompute = PLX_RECOMPUTE_NONE;
+  s->dtype = PLX_DTYPE_BF16;
+  s->overlap_dp_comm = TRUE;
+  s->grad_bucket_bytes = PLX_DEFAULT_GRAD_BUCKET_BYTES;
+  return s;
+}
+
+PlxStrategy *
+plx_strategy_copy (const PlxStrategy *strategy)
+{
+  PlxStrategy *s = g_memdup2 (strategy, sizeof *strategy);
+
+  s->schedule_path = g_strdup (strategy->schedule_path);
+  return s;
+}
+
+void
+plx_strategy_free (PlxStrategy *strategy)
+{
+  if (strategy == NULL)
+    return;
+  g_free (strategy->schedule_path);
+  g_free (strategy);
+}
+
+static gboolean
+get_enum (JsonObject         *obj,
+          const char         *source,
+          const char         *key,
+          const char *const  *names,
+          guint               n_names,
+          guint              *out,
+          GError            **error)
+{
+  const char *value = NULL;
+  g_autoptr (GString) allowed = g_string_new (NULL);
+
+  if (!plx_json_get_string (obj, source, "strategy", key, FALSE, &value, error))
+    return FALSE;
+  if (value == NULL)
+    return TRUE;
+  for (guint i = 0; i < n_names; i++)
+    if (g_str_equal (value, names[i]))
+      {
+        *out = i;
+        return TRUE;
+      }
+  for (guint i = 0; i < n_names; i++)
+    g_string_append_printf (allowed, "%s%s", i ? ", " : "", names[i]);
+  g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+               "%s: strategy.%s: \"%.60s\" is not one of %s", source, key, value, allowed->str);
+  return FALSE;
+}
+
+#define MAX_DEGREE 1048576
+
+static gboolean
+get_degree (JsonObject *obj, const char *source, const char *key, guint *out, GError **error)
+{
+  guint64 v = *out;
+
+  if (!plx_json_get_uint (obj, source, "strategy", key, FALSE, 1, MAX_DEGREE, &v, error))
+    return FALSE;
+  *out = (guint) v;
+  return TRUE;
+}
+
+PlxStrategy *
+plx_strategy_new_from_json (JsonNode   *node,
+                            const char *source,
+                            GError    **error)
+{
+  g_autoptr (PlxStrategy) s = plx_strategy_new ();
+  JsonObject *obj;
+  const char *schedule = NULL, *dtype = NULL;
+  guint workload = s->workload, recompute = s->recompute;
+  guint64 zero = 0;
+
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_autofree char *value = plx_json_value_to_string (node);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: strategy: %s is not an object", source, value);
+      return NULL;
+    }
+  obj = json_node_get_object (node);
+
+  if (!get_enum (obj, source, "workload", workload_names, G_N_ELEMENTS (workload_names), &workload, error) ||
+      !get_enum (obj, source, "recompute", recompute_names, G_N_ELEMENTS (recompute_names), &recompute, error) ||
+      !plx_json_get_uint (obj, source, "strategy", "seq_length", FALSE, 1, 1u << 30, &s->seq_length, error) ||
+      !plx_json_get_uint (obj, source, "strategy", "global_batch_size", FALSE, 1, 1u << 30, &s->global_batch_size, error) ||
+      !plx_json_get_uint (obj, source, "strategy", "micro_batch_size", FALSE, 1, 1u << 30, &s->micro_batch_size, error) ||
+      !get_degree (obj, source, "dp", &s->dp, error) ||
+      !get_degree (obj, source, "tp", &s->tp, error) ||
+      !get_degree (obj, source, "pp", &s->pp, error) ||
+      !get_degree (obj, source, "cp", &s->cp, error) ||
+      !get_degree (obj, source, "ep", &s->ep, error) ||
+      !get_degree (obj, source, "virtual_stages", &s->virtual_stages, error) ||
+      !plx_json_get_bool (obj, source, "strategy", "sequence_parallel", &s->sequence_parallel, error) ||
+      !plx_json_get_bool (obj, source, "strategy", "overlap_dp_comm", &s->overlap_dp_comm, error) ||
+      !plx_json_get_bool (obj, source, "strategy", "flash_attention", &s->flash_attention, error) ||
+      !plx_json_get_uint (obj, source, "strategy", "zero_stage", FALSE, 0, 3, &zero, error) ||
+      !plx_json_get_uint (obj, source, "strategy", "grad_bucket_bytes", FALSE, 1, G_GUINT64_CONSTANT (1) << 44,
+                          &s->grad_bucket_bytes, error) ||
+      !plx_json_get_string (obj, source, "strategy", "schedule", FALSE, &schedule, error) ||
+      !plx_json_get_string (obj, source, "strategy", "dtype", FALSE, &dtype, error))
+    return NULL;
+
+  s->workload = workload;
+  s->recompute = recompute;
+  s->zero_stage = (guint) zero;
+
+  if (dtype != NULL && (!plx_dtype_from_string (dtype, &s->dtype) || s->dtype == PLX_DTYPE_TF32))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                   "%s: strategy.dtype: \"%.60s\" is not one of bf16, fp16, fp8, fp32", source, dtype);
+      return NULL;
+    }
+
+  if (schedule != NULL)
+    {
+      guint i;
+
+      for (i = 0; i < PLX_SCHEDULE_FILE; i++)
+        if (g_str_equal (schedule, schedule_names[i]))
+          break;
+      if (i < PLX_SCHEDULE_FILE)
+        s->schedule = (PlxSchedule) i;
+      else if (g_str_has_suffix (schedule, ".json") || strchr (schedule, '/') != NULL)
+        {
+          s->schedule = PLX_SCHEDULE_FILE;
+          s->schedule_path = g_strdup (schedule);
+        }
+      else
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                       "%s: strategy.schedule: \"%.60s\" is not one of gpipe, 1f1b, interleaved-1f1b, zero-bubble-h1, or a schedule file path",
+                       source, schedule);
+          return NULL;
+        }
+    }
+
+  return g_steal_pointer (&s);
+}
+
+guint64
+plx_strategy_get_n_micro_batches (const PlxStrategy *s)
+{
+  if (s->dp == 0 || s->micro_batch_size == 0)
+    return 0;
+  return s->global_batch_size / ((guint64) s->dp * s->micro_batch_size);
+}
+
+#define FAIL(code, ...) \
+  G_STMT_START { g_set_error (error, PLX_ERROR, code, __VA_ARGS__); return FALSE; } G_STMT_END
+
+gboolean
+plx_strategy_resolve (PlxStrategy      *s,
+                      const PlxModel   *model,
+                      const PlxCluster *cluster,
+                      const char       *source,
+                      GError          **error)
+{
+  guint64 gpus = plx_cluster_get_n_gpus (cluster);
+  guint64 model_par = (guint64) s->tp * s->pp * s->cp;
+  guint64 chunks = (guint64) s->pp * s->virtual_stages;
+  guint64 m;
+
+  if (s->workload == PLX_WORKLOAD_INFERENCE)
+    FAIL (PLX_ERROR_UNSUPPORTED, "%s: strategy.workload: \"inference\" is not modelled yet; only \"training\"", source);
+
+  if (s->dp == 0)
+    {
+      if (gpus % model_par != 0)
+        FAIL (PLX_ERROR_INCONSISTENT,
+              "%s: strategy: tp*pp*cp = %u*%u*%u = %" G_GUINT64_FORMAT " does not divide the cluster's %" G_GUINT64_FORMAT " GPUs",
+              source, s->tp, s->pp, s->cp, model_par, gpus);
+      s->dp = (guint) (gpus / model_par);
+    }
+  else if ((guint64) s->dp * model_par != gpus)
+    FAIL (PLX_ERROR_INCONSISTENT,
+          "%s: strategy: dp*tp*pp*cp = %u*%u*%u*%u = %" G_GUINT64_FORMAT " is not the cluster's %" G_GUINT64_FORMAT " GPUs",
+          source, s->dp, s->tp, s->pp, s->cp, (guint64) s->dp * model_par, gpus);
+
+  if (model->heads % s->tp != 0)
+    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.tp: %u does not divide the model's %u attention heads",
+          source, s->tp, model->heads);
+  if (model->kv_heads % s->tp != 0)
+    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.tp: %u does not divide the model's %u key-value heads",
+          source, s->tp, model->kv_heads);
+  if (model->ffn % s->tp != 0)
+    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.tp: %u does not divide the model's MLP width %" G_GUINT64_FORMAT,
+          source, s->tp, model->ffn);
+
+  if (s->pp > model->n_layers)
+    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.pp: %u stages is more than the model's %u layers",
+          source, s->pp, model->n_layers);
+  if (s->schedule == PLX_SCHEDULE_INTERLEAVED_1F1B)
+    {
+      if (s->virtual_stages < 2)
+        FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.virtual_stages: interleaved-1f1b needs at least 2 model chunks per stage, not %u",
+              source, s->virtual_stages);
+      if (s->pp < 2)
+        FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.schedule: interleaved-1f1b needs pp of at least 2, not %u", source, s->pp);
+    }
+  else if (s->virtual_stages != 1)
+    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.virtual_stages: %u model chunks need schedule \"interleaved-1f1b\", not \"%s\"",
+          source, s->virtual_stages, plx_schedule_to_string (s->schedule));
+  if (model->n_layers % chunks != 0)
+    FAIL (PLX_ERROR_INCONSISTENT,
+          "%s: strategy: the model's %u layers do not split evenly into pp*virtual_stages = %u*%u = %" G_GUINT64_FORMAT " chunks",
+          source, model->n_layers, s->pp, s->virtual_stages, chunks);
+
+  if (s->seq_length == 0)
+    s->seq_length = model->max_positions;
+  if (model->learned_positions && s->seq_length > model->max_positions)
+    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.seq_length: %" G_GUINT64_FORMAT " exceeds the model's %" G_GUINT64_FORMAT " learned positions",
+          source, s->seq_length, model->max_positions);
+  if (s->seq_length % s->cp != 0)
+    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.cp: %u does not divide strategy.seq_length=%" G_GUINT64_FORMAT,
+          source, s->cp, s->seq_length);
+  if (s->sequence_parallel && (s->seq_length / s->cp) % s->tp != 0)
+    FAIL (PLX_ERROR_INCONSISTENT,
+          "%s: strategy.sequence_parallel: seq_length/cp = %" G_GUINT64_FORMAT " tokens do not split over tp=%u ranks",
+          source, s->seq_length / s->cp, s->tp);
+
+  if (s->ep > 1)
+    {
+      if (model->experts == 0)
+        FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.ep: %u needs a mixture-of-experts model; %s has no experts",
+              source, s->ep, model->name);
+      if (model->experts % s->ep != 0)
+        FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.ep: %u does not divide the model's %u experts",
+              source, s->ep, model->experts);
+      if (s->dp % s->ep != 0)
+        FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.ep: %u does not divide dp=%u (experts are spread over data-parallel ranks)",
+              source, s->ep, s->dp);
+    }
+
+  if (s->global_batch_size == 0)
+    FAIL (PLX_ERROR_MISSING_KEY, "%s: strategy.global_batch_size: required for training", source);
+  if (s->global_batch_size % ((guint64) s->dp * s->micro_batch_size) != 0)
+    FAIL (PLX_ERROR_INCONSISTENT,
+          "%s: strategy.global_batch_size: %" G_GUINT64_FORMAT " is not a multiple of dp*micro_batch_size = %u*%" G_GUINT64_FORMAT,
+          source, s->global_batch_size, s->dp, s->micro_batch_size);
+  m = plx_strategy_get_n_micro_batches (s);
+  if (s->schedule == PLX_SCHEDULE_INTERLEAVED_1F1B && m % s->pp != 0)
+    FAIL (PLX_ERROR_INCONSISTENT,
+          "%s: strategy: interleaved-1f1b needs the %" G_GUINT64_FORMAT " micro-batches per step (global_batch_size/(dp*micro_batch_size)) to be a multiple of pp=%u",
+          source, m, s->pp);
+
+  if (cluster->peak_flops[s->dtype] <= 0.0)
+    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.dtype: the cluster's %s has no %s peak (cluster.gpu.peak_flops.%s)",
+          source, cluster->gpu_name, plx_dtype_to_string (s->dtype), plx_dtype_to_string (s->dtype));
+
+  if (s->schedule == PLX_SCHEDULE_FILE)
+    FAIL (PLX_ERROR_UNSUPPORTED, "%s: strategy.schedule: schedule files (\"%.60s\") need the event engine, which is not built yet",
+          source, s->schedule_path);
+
+  return TRUE;
+}

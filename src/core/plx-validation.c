@@ -1,0 +1,284 @@
+#include <math.h>
+
+#include <gsl/gsl_statistics_double.h>
+
+#include "parallax/plx-analytic.h"
+#include "parallax/plx-error.h"
+#include "parallax/plx-json.h"
+#include "parallax/plx-scenario.h"
+#include "parallax/plx-validation.h"
+
+static const char *const metric_keys[PLX_N_METRICS] = {
+  "step_time_s", "mfu", "tokens_per_s_per_gpu", "model_states_bytes", "activation_bytes",
+  "peak_memory_bytes",
+};
+
+const char *
+plx_metric_to_string (PlxMetric metric)
+{
+  return metric_keys[metric];
+}
+
+static double
+predicted_value (PlxMetric metric,
+                 const PlxReport *r)
+{
+  switch (metric)
+    {
+    case PLX_METRIC_STEP_TIME:
+      return r->step_time_s;
+    case PLX_METRIC_MFU:
+      return r->mfu;
+    case PLX_METRIC_TOKENS_PER_S_PER_GPU:
+      return r->tokens_per_s / r->n_gpus;
+    case PLX_METRIC_MODEL_STATES_BYTES:
+      return (double) (r->memory_bytes[PLX_MEM_WEIGHTS] + r->memory_bytes[PLX_MEM_GRADIENTS] +
+                       r->memory_bytes[PLX_MEM_OPTIMIZER]);
+    case PLX_METRIC_ACTIVATION_BYTES:
+      return (double) r->memory_bytes[PLX_MEM_ACTIVATIONS];
+    case PLX_METRIC_PEAK_MEMORY_BYTES:
+      return (double) r->peak_memory_bytes;
+    case PLX_N_METRICS:
+    default:
+      g_return_val_if_reached (NAN);
+    }
+}
+
+static void
+row_clear (gpointer data)
+{
+  PlxValidationRow *row = data;
+  g_free (row->case_name);
+}
+
+void
+plx_validation_free (PlxValidation *v)
+{
+  if (v == NULL)
+    return;
+  g_free (v->source);
+  if (v->rows != NULL)
+    g_array_unref (v->rows);
+  g_free (v);
+}
+
+static void
+summarise (PlxValidation *v)
+{
+  for (guint metric = 0; metric < PLX_N_METRICS; metric++)
+    {
+      g_autoptr (GArray) abs_err = g_array_new (FALSE, FALSE, sizeof (double));
+      g_autoptr (GArray) err = g_array_new (FALSE, FALSE, sizeof (double));
+      PlxValidationSummary *sum = &v->summary[metric];
+
+      sum->metric = metric;
+      for (guint i = 0; i < v->rows->len; i++)
+        {
+          PlxValidationRow *row = &g_array_index (v->rows, PlxValidationRow, i);
+          double a = fabs (row->error_pct);
+          if (row->metric != metric)
+            continue;
+          g_array_append_val (abs_err, a);
+          g_array_append_val (err, row->error_pct);
+        }
+      sum->n = abs_err->len;
+      if (sum->n == 0)
+        continue;
+      sum->mean_abs_error_pct = gsl_stats_mean ((double *) abs_err->data, 1, abs_err->len);
+      sum->max_abs_error_pct = gsl_stats_max ((double *) abs_err->data, 1, abs_err->len);
+      sum->stddev_error_pct = sum->n > 1 ? gsl_stats_sd ((double *) err->data, 1, err->len) : 0.0;
+    }
+}
+
+PlxValidation *
+plx_validation_run_file (const char *path,
+                         const char *engine,
+                         GError    **error)
+{
+  g_autoptr (JsonNode) root = plx_json_parse_file (path, error);
+  g_autoptr (PlxValidation) v = NULL;
+  g_autofree char *dir = NULL;
+  JsonObject *obj;
+  JsonNode *cases;
+  const char *source = "";
+
+  if (root == NULL)
+    return NULL;
+  if (engine != NULL && g_strcmp0 (engine, "analytical") != 0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
+                   "engine \"%s\" is not available; only \"analytical\" is built", engine);
+      return NULL;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: a validation table must be a JSON object", path);
+      return NULL;
+    }
+  obj = json_node_get_object (root);
+  if (!plx_json_get_string (obj, path, "", "source", FALSE, &source, error))
+    return NULL;
+  cases = json_object_get_member (obj, "cases");
+  if (cases == NULL || !JSON_NODE_HOLDS_ARRAY (cases))
+    {
+      g_set_error (error, PLX_ERROR, cases ? PLX_ERROR_PARSE : PLX_ERROR_MISSING_KEY,
+                   "%s: cases: %s", path, cases ? "is not a list" : "required key is missing");
+      return NULL;
+    }
+
+  v = g_new0 (PlxValidation, 1);
+  v->source = g_strdup (source ? source : "");
+  v->rows = g_array_new (FALSE, TRUE, sizeof (PlxValidationRow));
+  g_array_set_clear_func (v->rows, row_clear);
+  dir = g_path_get_dirname (path);
+
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (cases)); i++)
+    {
+      JsonNode *c = json_array_get_element (json_node_get_array (cases), i);
+      g_autofree char *where = NULL;
+      g_autoptr (PlxScenario) sc = NULL;
+      JsonObject *cobj, *measured;
+      const char *name = NULL;
+      PlxReport report = { 0 };
+
+      if (!JSON_NODE_HOLDS_OBJECT (c))
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: cases[%u]: not an object", path, i);
+          return NULL;
+        }
+      cobj = json_node_get_object (c);
+      where = g_strdup_printf ("%s: cases[%u]", path, i);
+      if (!plx_json_get_string (cobj, where, "", "name", FALSE, &name, error))
+        return NULL;
+      measured = plx_json_get_object (cobj, where, "", "measured", TRUE, error);
+      if (measured == NULL)
+        return NULL;
+      if (json_object_get_member (cobj, "scenario") == NULL)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY, "%s: scenario: required key is missing", where);
+          return NULL;
+        }
+      sc = plx_scenario_new_from_json (json_object_get_member (cobj, "scenario"), dir, where, error);
+      if (sc == NULL)
+        return NULL;
+      if (!plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, error))
+        return NULL;
+
+      for (guint metric = 0; metric < PLX_N_METRICS; metric++)
+        {
+          PlxValidationRow row = { 0 };
+          double value = NAN;
+
+          if (!json_object_has_member (measured, metric_keys[metric]))
+            continue;
+          if (!plx_json_get_double (measured, where, "measured", metric_keys[metric], TRUE,
+                                    1e-30, 1e30, &value, error))
+            return NULL;
+          row.case_name = g_strdup (name ? name : where);
+          row.metric = metric;
+          row.measured = value;
+          row.predicted = predicted_value (metric, &report);
+          row.error_pct = (row.predicted - row.measured) / row.measured * 100.0;
+          g_array_append_val (v->rows, row);
+        }
+    }
+
+  summarise (v);
+  return g_steal_pointer (&v);
+}
+
+JsonNode *
+plx_validation_to_json (const PlxValidation *v)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "source");
+  json_builder_add_string_value (b, v->source);
+  json_builder_set_member_name (b, "rows");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < v->rows->len; i++)
+    {
+      const PlxValidationRow *row = &g_array_index (v->rows, PlxValidationRow, i);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "case");
+      json_builder_add_string_value (b, row->case_name);
+      json_builder_set_member_name (b, "metric");
+      json_builder_add_string_value (b, metric_keys[row->metric]);
+      json_builder_set_member_name (b, "measured");
+      json_builder_add_double_value (b, row->measured);
+      json_builder_set_member_name (b, "predicted");
+      json_builder_add_double_value (b, row->predicted);
+      json_builder_set_member_name (b, "error_pct");
+      json_builder_add_double_value (b, row->error_pct);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "summary");
+  json_builder_begin_object (b);
+  for (guint metric = 0; metric < PLX_N_METRICS; metric++)
+    {
+      const PlxValidationSummary *s = &v->summary[metric];
+      if (s->n == 0)
+        continue;
+      json_builder_set_member_name (b, metric_keys[metric]);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "cases");
+      json_builder_add_int_value (b, s->n);
+      json_builder_set_member_name (b, "mean_abs_error_pct");
+      json_builder_add_double_value (b, s->mean_abs_error_pct);
+      json_builder_set_member_name (b, "max_abs_error_pct");
+      json_builder_add_double_value (b, s->max_abs_error_pct);
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+static char *
+format_value (PlxMetric metric, double value)
+{
+  switch (metric)
+    {
+    case PLX_METRIC_STEP_TIME:
+      return g_strdup_printf ("%.2f s", value);
+    case PLX_METRIC_MFU:
+      return g_strdup_printf ("%.1f %%", value * 100.0);
+    case PLX_METRIC_TOKENS_PER_S_PER_GPU:
+      return g_strdup_printf ("%.0f tok/s", value);
+    case PLX_METRIC_MODEL_STATES_BYTES:
+    case PLX_METRIC_ACTIVATION_BYTES:
+    case PLX_METRIC_PEAK_MEMORY_BYTES:
+    case PLX_N_METRICS:
+    default:
+      return g_strdup_printf ("%.2f GiB", value / 1073741824.0);
+    }
+}
+
+char *
+plx_validation_to_text (const PlxValidation *v)
+{
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, "Source: %s\n\n", v->source);
+  g_string_append_printf (out, "%-52s %-20s %12s %12s %8s\n", "case", "metric", "measured", "predicted", "error");
+  for (guint i = 0; i < v->rows->len; i++)
+    {
+      const PlxValidationRow *row = &g_array_index (v->rows, PlxValidationRow, i);
+      g_autofree char *m = format_value (row->metric, row->measured);
+      g_autofree char *p = format_value (row->metric, row->predicted);
+      g_string_append_printf (out, "%-52.52s %-20s %12s %12s %+7.1f%%\n", row->case_name,
+                              metric_keys[row->metric], m, p, row->error_pct);
+    }
+  g_string_append (out, "\n");
+  for (guint metric = 0; metric < PLX_N_METRICS; metric++)
+    {
+      const PlxValidationSummary *s = &v->summary[metric];
+      if (s->n == 0)
+        continue;
+      g_string_append_printf (out, "%-20s %u cases: mean absolute error %.2f %%, largest %.2f %%\n",
+                              metric_keys[metric], s->n, s->mean_abs_error_pct, s->max_abs_error_pct);
+    }
+  return g_string_free (out, FALSE);
+}
