@@ -9,6 +9,7 @@
 #include "plx-json.h"
 #include "plx-model.h"
 #include "plx-op-cost.h"
+#include "plx-pipeline.h"
 #include "plx-presets.h"
 #include "plx-report.h"
 #include "plx-scenario.h"

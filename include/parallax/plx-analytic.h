@@ -10,6 +10,19 @@
 
 G_BEGIN_DECLS
 
+/* One transformer block on one GPU for one micro-batch. */
+typedef struct
+{
+  double forward_s;        /* compute (matmuls and memory-bound ops) */
+  double backward_s;
+  double recompute_s;      /* compute repeated in backward by the recompute mode */
+  double comm_forward_s;   /* TP/SP, CP and EP collectives on the critical path */
+  double comm_backward_s;  /* ... in backward, including recompute's */
+  double saved_bytes;      /* activations kept for backward */
+  double params;           /* parameters on this GPU */
+  double pipeline_send_s;  /* one stage-to-stage send of a micro-batch's activations */
+} PlxLayerCost;
+
 /* The strategy must have been resolved (plx_strategy_resolve) against the same model
  * and cluster. No allocation: safe to call millions of times from worker threads. */
 gboolean plx_analytic_run (const PlxModel    *model,
@@ -17,5 +30,20 @@ gboolean plx_analytic_run (const PlxModel    *model,
                            const PlxStrategy *strategy,
                            PlxReport         *report,
                            GError           **error);
+
+gboolean plx_analytic_layer_cost (const PlxModel    *model,
+                                  const PlxCluster  *cluster,
+                                  const PlxStrategy *strategy,
+                                  PlxLayerCost      *cost,
+                                  GError           **error);
+
+/* The largest micro-batch size whose peak memory fits the usable HBM, other keys
+ * unchanged (found with GSL's Brent solver on memory against micro-batch size);
+ * 0 if not even 1 fits. Ignores whether the global batch divides by it. */
+gboolean plx_analytic_max_micro_batch_size (const PlxModel    *model,
+                                            const PlxCluster  *cluster,
+                                            const PlxStrategy *strategy,
+                                            guint64           *out,
+                                            GError           **error);
 
 G_END_DECLS

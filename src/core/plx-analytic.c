@@ -11,10 +11,14 @@
  * Rajbhandari et al. 2020 §3.1 (model states). Derivations: docs/cost-model.md. */
 #include <math.h>
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+
 #include "parallax/plx-analytic.h"
 #include "parallax/plx-collective.h"
 #include "parallax/plx-error.h"
 #include "parallax/plx-op-cost.h"
+#include "parallax/plx-pipeline.h"
 
 typedef struct
 {
@@ -189,32 +193,6 @@ attn_core_time (const Context *cx)
   return t;
 }
 
-/* Activations per stage: how many micro-batches (or model chunks) each pipeline
- * schedule keeps in flight on stage i of p. GPipe runs all m forwards first (Huang et
- * al. 2019); 1F1B keeps p - i (Narayanan et al. 2021 §2.2.1); Megatron's interleaved
- * schedule warms up with 2(p - i - 1) + (v - 1)p chunks and holds one more in steady
- * state, L(1 + (p-1)/(pv)) layers on the first stage (Korthikanti 2022 eq. 5). */
-static double
-chunks_in_flight (const PlxStrategy *s,
-                  guint              stage,
-                  guint64            m)
-{
-  double p = s->pp, v = s->virtual_stages, i = stage;
-
-  switch (s->schedule)
-    {
-    case PLX_SCHEDULE_GPIPE:
-      return (double) m;
-    case PLX_SCHEDULE_INTERLEAVED_1F1B:
-      return MIN (2.0 * (p - i - 1.0) + (v - 1.0) * p + 1.0, (double) m * v);
-    case PLX_SCHEDULE_1F1B:
-    case PLX_SCHEDULE_ZERO_BUBBLE_H1:
-    case PLX_SCHEDULE_FILE:
-    default:
-      return MIN (p - i, (double) m);
-    }
-}
-
 typedef struct
 {
   double weights, gradients, optimizer, activations, other;
@@ -251,14 +229,14 @@ stage_memory (const Context *cx,
               const Block   *pre,
               const Block   *post,
               guint          stage,
-              guint64        m,
+              double         m,
               StageMemory   *mem)
 {
   const PlxStrategy *s = cx->strategy;
   gboolean first = stage == 0, last = stage == s->pp - 1;
   double layers = (double) cx->model->n_layers / s->pp;
   double chunk_layers = layers / s->virtual_stages;
-  double in_flight = chunks_in_flight (s, stage, m);
+  double in_flight = plx_pipeline_chunks_in_flight (s->schedule, s->pp, s->virtual_stages, stage, (guint64) m);
   double params = layers * layer->params;
   double expert = layers * layer->expert_params;
   double wb, gb, ob, dense, zdiv, edp, edpdiv;
@@ -315,16 +293,19 @@ mem_total (const StageMemory *mem)
   return mem->weights + mem->gradients + mem->optimizer + mem->activations + mem->other;
 }
 
-gboolean
-plx_analytic_run (const PlxModel    *model,
-                  const PlxCluster  *cluster,
-                  const PlxStrategy *s,
-                  PlxReport         *report,
-                  GError           **error)
+/* The engine, with the micro-batch size as a real number so that root finding can
+ * treat memory as a continuous function of it (plx_analytic_max_micro_batch_size). */
+static void
+analytic_eval (const PlxModel    *model,
+               const PlxCluster  *cluster,
+               const PlxStrategy *s,
+               double             micro_batch,
+               PlxReport         *report,
+               PlxLayerCost      *layer_out)
 {
   Context cx;
   Block layer = { 0 }, pre = { 0 }, post = { 0 };
-  guint64 m = plx_strategy_get_n_micro_batches (s);
+  double m = MAX (1.0, (double) s->global_batch_size / (s->dp * micro_batch));
   double p = s->pp, v = s->virtual_stages;
   double layers = (double) model->n_layers / s->pp;
   double eb, gb_unused, ob_unused, wb;
@@ -335,21 +316,13 @@ plx_analytic_run (const PlxModel    *model,
   double peak_flops;
   StageMemory mem_first, mem_last, *mem;
   guint peak_stage;
-  double stage_compute, stage_recompute, stage_comm, stage_fwd_total, stage_bwd_total;
+  double stage_compute, stage_recompute, stage_comm;
   double stage_params, grad_bytes;
-
-  g_return_val_if_fail (s->dp > 0 && s->seq_length > 0, FALSE);
-
-  if (m == 0)
-    {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "strategy: no micro-batches per step");
-      return FALSE;
-    }
 
   cx.model = model;
   cx.cluster = cluster;
   cx.strategy = s;
-  cx.ctx.tokens = (double) s->micro_batch_size * s->seq_length / s->cp;
+  cx.ctx.tokens = micro_batch * s->seq_length / s->cp;
   cx.ctx.seq_kv = (double) s->seq_length;
   cx.ctx.heads = model->heads;
   cx.ctx.tp = s->tp;
@@ -424,17 +397,13 @@ plx_analytic_run (const PlxModel    *model,
         c_pp += coll (&cx, PLX_COLLECTIVE_ALL_GATHER, &cx.tp_group, cx.act_bytes);
     }
 
-  /* Pipeline: the bottleneck stage runs m micro-batches back to back; the fill and
-   * drain add (p - 1)/v average stage-times, which for balanced stages is Narayanan et
-   * al. 2021 §2.2: bubble = (p - 1)/(v m) of the ideal time. Each micro-batch crosses
-   * v stage boundaries forward and v backward on every stage. Zero-bubble H1 fills
-   * the bubble with weight-gradient work: (p - 1)(F + B - W) (Qi et al. 2023 §3.1). */
+  /* Zero-bubble H1 fills the bubble with weight-gradient work: each fill step costs
+   * F + B - W instead of F + B + W (Qi et al. 2023 §3.1). */
   {
-    double fill = p > 1 ? (p - 1.0) / v : 0.0;
-    double unit = t_avg;
+    double fill_unit = t_avg;
     if (s->schedule == PLX_SCHEDULE_ZERO_BUBBLE_H1)
-      unit = MAX (t_avg - 2.0 * w_avg, t_avg / 3.0);
-    t_pipe = (double) m * (t_max + 2.0 * v * c_pp) + fill * (unit + 2.0 * v * c_pp);
+      fill_unit = MAX (t_avg - 2.0 * w_avg, 0.0);
+    t_pipe = plx_pipeline_time ((guint64) m, s->pp, s->virtual_stages, t_max, fill_unit, c_pp);
   }
 
   /* Data parallelism (PyTorch DDP, Li et al. 2020 §3.2.3; Megatron's DDP buckets):
@@ -447,7 +416,10 @@ plx_analytic_run (const PlxModel    *model,
   peak_stage = (s->pp > 1 && mem_total (&mem_last) > mem_total (&mem_first)) ? s->pp - 1 : 0;
   mem = peak_stage == 0 ? &mem_first : &mem_last;
 
-  stage_params = layers * layer.params + (peak_stage == 0 ? pre.params : post.params);
+  stage_params = layers * layer.params + (peak_stage == 0 ? pre.params : 0.0) +
+                 (peak_stage == s->pp - 1 ? post.params : 0.0);
+  if (peak_stage == s->pp - 1 && s->pp > 1 && model->tied_embeddings)
+    stage_params += (double) model->vocab * model->hidden / s->tp;
   grad_bytes = s->dtype == PLX_DTYPE_FP16 ? 2.0 : 4.0;
   if (s->dp > 1)
     {
@@ -491,13 +463,18 @@ plx_analytic_run (const PlxModel    *model,
                    (double) model->vocab * model->hidden / s->tp * grad_bytes);
     }
 
-  /* Adam step, memory-bound: read gradient, master weight and two moments, write the
-   * master, the moments and the 16-bit weight (Kingma and Ba 2015, Alg. 1; one fused
-   * pass as in apex's multi-tensor Adam), plus one read of the gradients for the
-   * global norm: 4*4 + 3*4 + 2 + 4 = 34 bytes per local parameter. */
+  /* The optimizer step is memory-bound; per local parameter, Megatron-LM's mixed-
+   * precision optimizer makes these passes over HBM:
+   *   fused Adam (Kingma and Ba 2015, Alg. 1; apex multi-tensor Adam): reads the
+   *     gradient, master weight and both moments, writes master and moments: 16 + 12
+   *   global gradient norm for clipping (Pascanu et al. 2013): reads the gradient: 4
+   *   copy of the fp32 master to the 16-bit model weight: 4 + 2
+   *   zeroing the fp32 gradient buffer for the next step: 4
+   * 42 bytes; fp16 adds the inf/nan check of the loss scaler: 4 more. */
   {
     double local = stage_params / (s->zero_stage >= 1 ? s->dp : 1);
-    optimizer = plx_memory_time (cluster, local * 34.0);
+    double bytes_per_param = 42.0 + (s->dtype == PLX_DTYPE_FP16 ? 4.0 : 0.0);
+    optimizer = plx_memory_time (cluster, local * bytes_per_param);
   }
 
   report->engine = "analytical";
@@ -540,10 +517,6 @@ plx_analytic_run (const PlxModel    *model,
     stage_recompute = layers * layer.recompute_s;
     stage_comm = layers * (layer.comm_fwd_s + layer.comm_bwd_s + layer.comm_recompute_s) +
                  (first ? pre_comm_fwd : 0.0) + (last ? post_comm_fwd + post_comm_bwd : 0.0);
-    stage_fwd_total = stage_compute + stage_recompute + stage_comm;
-    stage_bwd_total = 0.0;
-    (void) stage_fwd_total;
-    (void) stage_bwd_total;
   }
   report->time_s[PLX_TIME_COMPUTE] = (double) m * stage_compute;
   report->time_s[PLX_TIME_RECOMPUTE] = (double) m * stage_recompute;
@@ -560,5 +533,129 @@ plx_analytic_run (const PlxModel    *model,
   }
   report->bubble_fraction = report->time_s[PLX_TIME_BUBBLE] / report->step_time_s;
 
+  if (layer_out != NULL)
+    {
+      layer_out->forward_s = layer.fwd_s;
+      layer_out->backward_s = layer.bwd_s;
+      layer_out->recompute_s = layer.recompute_s;
+      layer_out->comm_forward_s = layer.comm_fwd_s;
+      layer_out->comm_backward_s = layer.comm_bwd_s + layer.comm_recompute_s;
+      layer_out->saved_bytes = layer.saved_bytes;
+      layer_out->params = layer.params;
+      layer_out->pipeline_send_s = c_pp;
+    }
+}
+
+static gboolean
+check_resolved (const PlxStrategy *s,
+                GError           **error)
+{
+  if (s->dp == 0 || s->seq_length == 0 || plx_strategy_get_n_micro_batches (s) == 0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "strategy: not resolved against the model and cluster (no micro-batches per step)");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+plx_analytic_run (const PlxModel    *model,
+                  const PlxCluster  *cluster,
+                  const PlxStrategy *s,
+                  PlxReport         *report,
+                  GError           **error)
+{
+  if (!check_resolved (s, error))
+    return FALSE;
+  analytic_eval (model, cluster, s, (double) s->micro_batch_size, report, NULL);
+  return TRUE;
+}
+
+gboolean
+plx_analytic_layer_cost (const PlxModel    *model,
+                         const PlxCluster  *cluster,
+                         const PlxStrategy *s,
+                         PlxLayerCost      *cost,
+                         GError           **error)
+{
+  PlxReport report;
+
+  if (!check_resolved (s, error))
+    return FALSE;
+  analytic_eval (model, cluster, s, (double) s->micro_batch_size, &report, cost);
+  return TRUE;
+}
+
+typedef struct
+{
+  const PlxModel    *model;
+  const PlxCluster  *cluster;
+  const PlxStrategy *strategy;
+} FitProblem;
+
+/* Peak memory less usable memory, in GiB so Brent's tolerances are meaningful. */
+static double
+memory_excess (double micro_batch,
+               void  *data)
+{
+  const FitProblem *fp = data;
+  PlxReport r;
+
+  analytic_eval (fp->model, fp->cluster, fp->strategy, micro_batch, &r, NULL);
+  return ((double) r.peak_memory_bytes - (double) r.hbm_usable_bytes) / 1073741824.0;
+}
+
+gboolean
+plx_analytic_max_micro_batch_size (const PlxModel    *model,
+                                   const PlxCluster  *cluster,
+                                   const PlxStrategy *s,
+                                   guint64           *out,
+                                   GError           **error)
+{
+  FitProblem fp = { model, cluster, s };
+  gsl_function f = { memory_excess, &fp };
+  gsl_root_fsolver *solver;
+  double lo = 1.0, hi = 2.0, root;
+  const double cap = 1048576.0;
+  guint64 best;
+
+  if (!check_resolved (s, error))
+    return FALSE;
+  *out = 0;
+  if (memory_excess (1.0, &fp) > 0.0)
+    return TRUE;
+  /* Bracket: activations grow with the micro-batch, model states do not. */
+  while (memory_excess (hi, &fp) <= 0.0)
+    {
+      lo = hi;
+      hi *= 2.0;
+      if (hi > cap)
+        {
+          *out = (guint64) cap;
+          return TRUE;
+        }
+    }
+
+  solver = gsl_root_fsolver_alloc (gsl_root_fsolver_brent);
+  gsl_root_fsolver_set (solver, &f, lo, hi);
+  for (guint iter = 0; iter < 100; iter++)
+    {
+      gsl_root_fsolver_iterate (solver);
+      lo = gsl_root_fsolver_x_lower (solver);
+      hi = gsl_root_fsolver_x_upper (solver);
+      if (gsl_root_test_interval (lo, hi, 0.25, 0.0) == GSL_SUCCESS)
+        break;
+    }
+  root = gsl_root_fsolver_root (solver);
+  gsl_root_fsolver_free (solver);
+
+  /* The root is where memory runs out; the answer is the whole number below it. */
+  best = (guint64) floor (MAX (root, 1.0));
+  while (best > 1 && memory_excess ((double) best, &fp) > 0.0)
+    best--;
+  while (memory_excess ((double) best + 1.0, &fp) <= 0.0)
+    best++;
+  *out = best;
   return TRUE;
 }

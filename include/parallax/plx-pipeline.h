@@ -1,0 +1,35 @@
+/* plx-pipeline.h: closed forms of the pipeline schedules (time and micro-batches in
+ * flight), shared by the analytical engine and its tests. */
+#pragma once
+
+#include <glib.h>
+
+#include "plx-strategy.h"
+
+G_BEGIN_DECLS
+
+/* Time of m micro-batches through p stages of v chunks each: the bottleneck stage
+ * runs m micro-batches (t_max each, all chunks, forward and backward) and the fill
+ * and drain add (p - 1)/v average stage times (t_fill); each micro-batch crosses v
+ * stage boundaries forward and v backward, `send_s` each. */
+double plx_pipeline_time (guint64 m,
+                          guint   p,
+                          guint   v,
+                          double  t_max,
+                          double  t_fill,
+                          double  send_s);
+
+/* Ideal bubble share of a balanced pipeline with free communication:
+ * (p - 1)/(v m + p - 1). */
+double plx_pipeline_bubble_fraction (guint64 m,
+                                     guint   p,
+                                     guint   v);
+
+/* Model chunks whose activations stage `stage` (0-based) holds at its peak. */
+double plx_pipeline_chunks_in_flight (PlxSchedule schedule,
+                                      guint       p,
+                                      guint       v,
+                                      guint       stage,
+                                      guint64     m);
+
+G_END_DECLS

@@ -1,0 +1,170 @@
+/* The analytical engine: pipeline composition, the step-time breakdown, one layer of
+ * the 22B model against Korthikanti et al. 2022 Table 4, data-parallel reduction. */
+#include <math.h>
+
+#include "parallax/parallax.h"
+
+#include "test-util.h"
+
+static void
+test_pipeline_formula (void)
+{
+  /* m = 8, p = 4, balanced t = 1 s, free sends: (m + (p - 1)/v) t. */
+  g_assert_cmpfloat (plx_pipeline_time (8, 4, 1, 1.0, 1.0, 0.0), ==, 11.0);
+  g_assert_cmpfloat (plx_pipeline_time (8, 4, 2, 1.0, 1.0, 0.0), ==, 9.5);
+  /* Each micro-batch crosses v boundaries each way: t + 2 v c per step of the
+   * pipeline: 8 * 1.2 + 3 * 1.2 = 13.2 s. */
+  g_assert_cmpfloat_with_epsilon (plx_pipeline_time (8, 4, 1, 1.0, 1.0, 0.1), 13.2, 1e-12);
+  /* An imbalanced bottleneck of 1.5 s sets the steady state: 8 * 1.5 + 3 * 1. */
+  g_assert_cmpfloat (plx_pipeline_time (8, 4, 1, 1.5, 1.0, 0.0), ==, 15.0);
+  /* One stage: no fill, no sends. */
+  g_assert_cmpfloat (plx_pipeline_time (8, 1, 1, 1.0, 1.0, 5.0), ==, 8.0);
+  /* Bubble share (p - 1)/(v m + p - 1). */
+  g_assert_cmpfloat_with_epsilon (plx_pipeline_bubble_fraction (8, 4, 1), 3.0 / 11.0, 1e-15);
+  g_assert_cmpfloat_with_epsilon (plx_pipeline_bubble_fraction (8, 4, 2), 3.0 / 19.0, 1e-15);
+}
+
+/* Balanced stages: a 64-token vocabulary makes the embedding and head negligible;
+ * links are so fast that communication is free. */
+#define BALANCED(schedule, v) \
+  "{ \"model\": { \"model_type\": \"gpt2\", \"n_layer\": 64, \"n_embd\": 1024, \"n_head\": 16," \
+  "             \"vocab_size\": 64, \"n_positions\": 1024 }," \
+  "  \"cluster\": " TEST_IDEAL_CLUSTER (1, 1e18, 1e18) "," \
+  "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 16, \"micro_batch_size\": 1," \
+  "                \"pp\": 4, \"dp\": 2, \"schedule\": \"" schedule "\", \"virtual_stages\": " #v " } }"
+
+static void
+check_bubble (const char *json, double p, double v)
+{
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (json);
+  PlxReport r = test_run (sc);
+  double stage = r.stage_forward_s + r.stage_backward_s;
+  double want = (p - 1.0) / v * stage;
+
+  g_test_message ("bubble %.9g s, expected %.9g s", r.time_s[PLX_TIME_BUBBLE], want);
+  g_assert_cmpfloat (fabs (r.time_s[PLX_TIME_BUBBLE] - want) / want, <, 2e-3);
+}
+
+static void
+test_bubble_balanced (void)
+{
+  check_bubble (BALANCED ("1f1b", 1), 4, 1);
+  check_bubble (BALANCED ("gpipe", 1), 4, 1);
+  check_bubble (BALANCED ("interleaved-1f1b", 2), 4, 2);
+}
+
+static void
+test_zero_bubble_h1 (void)
+{
+  /* ZB-H1 shortens each fill step from F + B to F + B - 2W (Qi et al. 2023 §3.1):
+   * same steady state, smaller bubble, never negative. */
+  g_autoptr (PlxScenario) a = test_scenario_from_string (BALANCED ("1f1b", 1));
+  g_autoptr (PlxScenario) z = test_scenario_from_string (BALANCED ("zero-bubble-h1", 1));
+  PlxReport ra = test_run (a), rz = test_run (z);
+
+  g_assert_cmpfloat (rz.time_s[PLX_TIME_BUBBLE], <, ra.time_s[PLX_TIME_BUBBLE]);
+  g_assert_cmpfloat (rz.time_s[PLX_TIME_BUBBLE], >=, 0.0);
+  g_assert_cmpfloat (ra.time_s[PLX_TIME_COMPUTE], ==, rz.time_s[PLX_TIME_COMPUTE]);
+}
+
+static void
+test_breakdown_sums (void)
+{
+  g_autoptr (JsonNode) node = plx_scenario_default_json ();
+  g_autoptr (PlxScenario) sc = plx_scenario_new_from_json (node, ".", "default", NULL);
+  PlxReport r = test_run (sc);
+  double sum = 0.0;
+
+  for (guint i = 0; i < PLX_N_TIME; i++)
+    {
+      g_assert_cmpfloat (r.time_s[i], >=, 0.0);
+      sum += r.time_s[i];
+    }
+  g_assert_cmpfloat (fabs (sum - r.step_time_s) / r.step_time_s, <, 1e-12);
+  /* 64 sequences of 2048 tokens per step; MFU against 64 GPUs of 312 TFLOP/s. */
+  g_assert_cmpfloat (fabs (r.tokens_per_s - 64.0 * 2048.0 / r.step_time_s) / r.tokens_per_s, <, 1e-12);
+  g_assert_cmpfloat (fabs (r.mfu - r.model_flops_per_step / (r.step_time_s * 64 * 312e12)) / r.mfu, <, 1e-12);
+  g_assert_cmpfloat (r.bubble_fraction, ==, r.time_s[PLX_TIME_BUBBLE] / r.step_time_s);
+}
+
+#define LAYER_22B(sp, recompute) \
+  "{ \"model\": { \"preset\": \"megatron-22b\" }," \
+  "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 }," \
+  "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 4, \"micro_batch_size\": 4," \
+  "                \"tp\": 8, \"sequence_parallel\": " #sp ", \"recompute\": \"" recompute "\" } }"
+
+static void
+test_table4_layer (void)
+{
+  /* Korthikanti et al. 2022 Table 4: one 22B layer, forward and backward in ms. */
+  struct { const char *json; double fwd_ms, bwd_ms; } rows[] = {
+    { LAYER_22B (false, "none"), 7.7, 11.9 },
+    { LAYER_22B (true, "none"), 7.2, 11.8 },
+    { LAYER_22B (false, "full"), 7.7, 19.5 },
+    { LAYER_22B (false, "selective"), 7.7, 13.2 },
+    { LAYER_22B (true, "selective"), 7.2, 13.1 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr (PlxScenario) sc = test_scenario_from_string (rows[i].json);
+      PlxReport r = test_run (sc);
+      double fwd = r.layer_forward_s * 1e3, bwd = r.layer_backward_s * 1e3;
+
+      g_test_message ("row %u: forward %.2f ms (paper %.1f), backward %.2f ms (paper %.1f)",
+                      i, fwd, rows[i].fwd_ms, bwd, rows[i].bwd_ms);
+      g_assert_cmpfloat (fabs (fwd - rows[i].fwd_ms) / rows[i].fwd_ms, <=, 0.10);
+      g_assert_cmpfloat (fabs (bwd - rows[i].bwd_ms) / rows[i].bwd_ms, <=, 0.10);
+    }
+}
+
+#define DP_GPT2(overlap) \
+  "{ \"model\": { \"preset\": \"gpt2\" }," \
+  "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 4 }," \
+  "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 256, \"micro_batch_size\": 8," \
+  "                \"overlap_dp_comm\": " #overlap " } }"
+
+static void
+test_dp_all_reduce (void)
+{
+  /* 32 data-parallel ranks over 4 nodes all-reduce GPT-2's 124,439,808 fp32
+   * gradients; without overlap the whole all-reduce is exposed. */
+  g_autoptr (PlxScenario) off = test_scenario_from_string (DP_GPT2 (false));
+  g_autoptr (PlxScenario) on = test_scenario_from_string (DP_GPT2 (true));
+  PlxReport r_off = test_run (off), r_on = test_run (on);
+  PlxGroup g = plx_group_place (off->cluster, 32, 1);
+  double want = plx_collective_time (off->cluster, PLX_COLLECTIVE_ALL_REDUCE, &g, 124439808.0 * 4.0);
+
+  g_assert_cmpuint (off->strategy->dp, ==, 32);
+  g_assert_cmpfloat (fabs (r_off.time_s[PLX_TIME_DP_COMM] - want) / want, <, 1e-12);
+  /* Overlapped with the last micro-batch's backward, less is exposed, but at
+   * least the last 40 MB bucket. */
+  g_assert_cmpfloat (r_on.time_s[PLX_TIME_DP_COMM], <, want);
+  g_assert_cmpfloat (r_on.time_s[PLX_TIME_DP_COMM], >=,
+                     plx_collective_time (on->cluster, PLX_COLLECTIVE_ALL_REDUCE, &g, 40e6) - 1e-15);
+}
+
+static void
+test_free_communication (void)
+{
+  /* With links of 1e18 B/s, TP and pipeline communication cost nothing. */
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (BALANCED ("1f1b", 1));
+  PlxReport r = test_run (sc);
+
+  g_assert_cmpfloat (r.time_s[PLX_TIME_TP_COMM], <, 1e-9);
+  g_assert_cmpfloat (r.time_s[PLX_TIME_PP_COMM], <, 1e-9);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/core/analytic/pipeline-formula", test_pipeline_formula);
+  g_test_add_func ("/core/analytic/bubble-balanced", test_bubble_balanced);
+  g_test_add_func ("/core/analytic/zero-bubble-h1", test_zero_bubble_h1);
+  g_test_add_func ("/core/analytic/breakdown-sums", test_breakdown_sums);
+  g_test_add_func ("/core/analytic/table4-layer", test_table4_layer);
+  g_test_add_func ("/core/analytic/dp-all-reduce", test_dp_all_reduce);
+  g_test_add_func ("/core/analytic/free-communication", test_free_communication);
+  return g_test_run ();
+}

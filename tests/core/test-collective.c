@@ -1,0 +1,143 @@
+/* Group placement and collective costs against the alpha-beta formulas, on an ideal
+ * cluster (efficiency 1, no latency) where they hold exactly. */
+#include "parallax/parallax.h"
+
+#include "test-util.h"
+
+static PlxCluster *
+ideal_cluster (const char *json)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) node = plx_json_parse_data (json, -1, "test", &error);
+  PlxCluster *c;
+
+  g_assert_no_error (error);
+  c = plx_cluster_new_from_json (node, "test", &error);
+  g_assert_no_error (error);
+  return c;
+}
+
+static void
+test_placement (void)
+{
+  g_autoptr (PlxCluster) c = ideal_cluster (TEST_IDEAL_CLUSTER (16, 100e9, 25e9));
+  PlxGroup g;
+
+  /* TP 8 innermost: one node. */
+  g = plx_group_place (c, 8, 1);
+  g_assert_cmpuint (g.ranks_per_node, ==, 8);
+  g_assert_cmpuint (g.nodes, ==, 1);
+  /* DP 4 over TP 8: one rank per node, four nodes. */
+  g = plx_group_place (c, 4, 8);
+  g_assert_cmpuint (g.ranks_per_node, ==, 1);
+  g_assert_cmpuint (g.nodes, ==, 4);
+  /* DP 8 over TP 2: four members share a node, two nodes. */
+  g = plx_group_place (c, 8, 2);
+  g_assert_cmpuint (g.ranks_per_node, ==, 4);
+  g_assert_cmpuint (g.nodes, ==, 2);
+  /* 16 consecutive ranks: two full nodes. */
+  g = plx_group_place (c, 16, 1);
+  g_assert_cmpuint (g.ranks_per_node, ==, 8);
+  g_assert_cmpuint (g.nodes, ==, 2);
+}
+
+static void
+test_ring_all_reduce_intra (void)
+{
+  g_autoptr (PlxCluster) c = ideal_cluster (TEST_IDEAL_CLUSTER (1, 100e9, 25e9));
+  PlxGroup g = plx_group_place (c, 8, 1);
+
+  /* Thakur et al. 2005: 2 (p-1)/p n / B = 2 * 7/8 * 1e9 / 100e9 = 17.5 ms. */
+  g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_ALL_REDUCE, &g, 1e9), 0.0175, 1e-15);
+  /* All-gather and reduce-scatter: half of it. */
+  g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_ALL_GATHER, &g, 1e9), 0.00875, 1e-15);
+  g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_REDUCE_SCATTER, &g, 1e9), 0.00875, 1e-15);
+  /* All-to-all: 7/8 of the buffer leaves each rank: 8.75 ms. */
+  g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_ALL_TO_ALL, &g, 1e9), 0.00875, 1e-15);
+  /* A group of one does not communicate. */
+  g = plx_group_place (c, 1, 1);
+  g_assert_cmpfloat (plx_collective_time (c, PLX_COLLECTIVE_ALL_REDUCE, &g, 1e9), ==, 0.0);
+}
+
+static void
+test_ring_all_reduce_inter (void)
+{
+  g_autoptr (PlxCluster) c = ideal_cluster (TEST_IDEAL_CLUSTER (4, 100e9, 25e9));
+  PlxGroup g = plx_group_place (c, 4, 8);
+
+  /* One rank per node: the ring runs on the NICs, 2 * 3/4 * 1e9 / 25e9 = 60 ms; the
+   * hierarchical form has no intra-node part and equals it. */
+  g_assert_cmpfloat_with_epsilon (plx_collective_ring_all_reduce_time (c, &g, 1e9), 0.06, 1e-15);
+  g_assert_cmpfloat_with_epsilon (plx_collective_hierarchical_all_reduce_time (c, &g, 1e9), 0.06, 1e-15);
+  g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_ALL_REDUCE, &g, 1e9), 0.06, 1e-15);
+  /* Send/recv between nodes: 1e9 / 25e9 = 40 ms. */
+  g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_SEND_RECV, &g, 1e9), 0.04, 1e-15);
+}
+
+static void
+test_spanning_ring_vs_hierarchical (void)
+{
+  g_autoptr (PlxCluster) c = ideal_cluster (TEST_IDEAL_CLUSTER (2, 100e9, 25e9));
+  PlxGroup g = plx_group_place (c, 16, 1);
+  double ring, hier;
+
+  /* Flat ring over 2 nodes of 8: eight NICs per node give 200 GB/s, NVLink 100 GB/s
+   * is narrower: 2 * 15/16 * 1e9 / 100e9 = 18.75 ms. */
+  ring = plx_collective_ring_all_reduce_time (c, &g, 1e9);
+  g_assert_cmpfloat_with_epsilon (ring, 0.01875, 1e-15);
+  /* Hierarchical: reduce-scatter + all-gather in the node 2 * 7/8 * 1e9/100e9 =
+   * 17.5 ms, plus the 1/8 shard all-reduced over 2 nodes 2 * 1/2 * 1.25e8/25e9 =
+   * 5 ms: 22.5 ms. */
+  hier = plx_collective_hierarchical_all_reduce_time (c, &g, 1e9);
+  g_assert_cmpfloat_with_epsilon (hier, 0.0225, 1e-15);
+  g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_ALL_REDUCE, &g, 1e9), 0.01875, 1e-15);
+}
+
+static void
+test_latency_floor (void)
+{
+  g_autoptr (PlxCluster) c = NULL;
+  g_autofree char *json = g_strdup (TEST_IDEAL_CLUSTER (1, 100e9, 25e9));
+  PlxGroup g;
+
+  /* 1 ms per step: a 1-byte all-reduce on 8 ranks takes 2(p-1) = 14 steps. */
+  {
+    g_auto (GStrv) parts = g_strsplit (json, "\"latency_s\": 0", -1);
+    g_free (json);
+    json = g_strjoinv ("\"latency_s\": 1e-3", parts);
+  }
+  c = ideal_cluster (json);
+  g = plx_group_place (c, 8, 1);
+  g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_ALL_REDUCE, &g, 1.0), 0.014, 1e-15);
+  g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_ALL_GATHER, &g, 1.0), 0.007, 1e-15);
+  g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_SEND_RECV, &g, 1.0), 0.001, 1e-15);
+}
+
+static void
+test_measured_busbw (void)
+{
+  /* The stock A100 preset: an 8-GPU all-reduce of 1 GB runs at the measured bus
+   * bandwidth, 2 * 7/8 * 1e9 / (300e9 * eff(1e9)). */
+  g_autoptr (PlxCluster) c = plx_cluster_new_preset ("dgx-a100-80gb", NULL);
+  PlxGroup g = plx_group_place (c, 8, 1);
+  double eff = plx_curve_eval (c->intra_node.efficiency, 1e9);
+
+  g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_ALL_REDUCE, &g, 1e9),
+                                  1.75e9 / (300e9 * eff), 1e-12);
+  /* nccl-tests on DGX A100 reach about 230 GB/s bus bandwidth at 1 GB. */
+  g_assert_cmpfloat (300e9 * eff, >, 200e9);
+  g_assert_cmpfloat (300e9 * eff, <, 250e9);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/core/collective/placement", test_placement);
+  g_test_add_func ("/core/collective/ring-allreduce", test_ring_all_reduce_intra);
+  g_test_add_func ("/core/collective/ring-allreduce-inter-node", test_ring_all_reduce_inter);
+  g_test_add_func ("/core/collective/hierarchical-allreduce", test_spanning_ring_vs_hierarchical);
+  g_test_add_func ("/core/collective/latency-floor", test_latency_floor);
+  g_test_add_func ("/core/collective/measured-busbw", test_measured_busbw);
+  return g_test_run ();
+}

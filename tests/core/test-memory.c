@@ -1,0 +1,223 @@
+/* Memory per GPU against Korthikanti et al. 2022 (Table 2 activations per layer,
+ * eq. 5 for the interleaved schedule, Fig. 1 model states) and Rajbhandari et al.
+ * 2020 (ZeRO stages). */
+#include <math.h>
+
+#include "parallax/parallax.h"
+
+#include "test-util.h"
+
+/* The 22B model of Korthikanti Table 3 on one DGX node. */
+#define SCENARIO_22B(tp, sp, recompute) \
+  "{ \"model\": { \"preset\": \"megatron-22b\" }," \
+  "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 }," \
+  "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 32, \"micro_batch_size\": 4," \
+  "                \"tp\": " #tp ", \"sequence_parallel\": " #sp ", \"recompute\": \"" recompute "\" } }"
+
+static double
+layer_saved (const char *json)
+{
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (json);
+  g_autoptr (GError) error = NULL;
+  PlxLayerCost cost;
+
+  g_assert_true (plx_analytic_layer_cost (sc->model, sc->cluster, sc->strategy, &cost, &error));
+  return cost.saved_bytes;
+}
+
+static void
+assert_close (double got, double want)
+{
+  g_assert_cmpfloat (fabs (got - want) / want, <, 1e-12);
+}
+
+static const double s = 2048, b = 4, h = 6144, a = 64;
+
+static void
+test_table2_no_parallelism (void)
+{
+  /* sbh (34 + 5as/h) */
+  assert_close (layer_saved (SCENARIO_22B (1, false, "none")), s * b * h * (34.0 + 5.0 * a * s / h));
+}
+
+static void
+test_table2_tensor_parallel (void)
+{
+  /* sbh (10 + 24/t + 5as/(ht)) */
+  double t = 8;
+  assert_close (layer_saved (SCENARIO_22B (8, false, "none")), s * b * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t)));
+}
+
+static void
+test_table2_sequence_parallel (void)
+{
+  /* sbh/t (34 + 5as/h) */
+  double t = 8;
+  assert_close (layer_saved (SCENARIO_22B (8, true, "none")), s * b * h / t * (34.0 + 5.0 * a * s / h));
+}
+
+static void
+test_table2_selective (void)
+{
+  /* Tensor parallel + selective: sbh (10 + 24/t); with sequence parallelism 34 sbh/t. */
+  double t = 8;
+  assert_close (layer_saved (SCENARIO_22B (8, false, "selective")), s * b * h * (10.0 + 24.0 / t));
+  assert_close (layer_saved (SCENARIO_22B (8, true, "selective")), 34.0 * s * b * h / t);
+}
+
+static void
+test_table2_full (void)
+{
+  /* Full recompute keeps the layer input: 2sbh, split by t with sequence parallelism. */
+  assert_close (layer_saved (SCENARIO_22B (8, false, "full")), 2.0 * s * b * h);
+  assert_close (layer_saved (SCENARIO_22B (8, true, "full")), 2.0 * s * b * h / 8.0);
+}
+
+/* A GPT-style model without dropout: the embedding keeps nothing, so the first
+ * stage's activations are exactly its layers'. */
+#define PIPE_SCENARIO(schedule, v, gbs) \
+  "{ \"model\": { \"model_type\": \"gpt2\", \"n_layer\": 48, \"n_embd\": 4096, \"n_head\": 32," \
+  "             \"vocab_size\": 51200, \"n_positions\": 2048, \"attn_pdrop\": 0 }," \
+  "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 4 }," \
+  "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": " #gbs ", \"tp\": 8, \"pp\": 4," \
+  "                \"sequence_parallel\": true, \"recompute\": \"selective\"," \
+  "                \"schedule\": \"" schedule "\", \"virtual_stages\": " #v " } }"
+
+static void
+test_pipeline_activations (void)
+{
+  double layer = layer_saved (PIPE_SCENARIO ("1f1b", 1, 64));
+  g_autoptr (PlxScenario) one = test_scenario_from_string (PIPE_SCENARIO ("1f1b", 1, 64));
+  g_autoptr (PlxScenario) inter = test_scenario_from_string (PIPE_SCENARIO ("interleaved-1f1b", 3, 64));
+  g_autoptr (PlxScenario) gpipe = test_scenario_from_string (PIPE_SCENARIO ("gpipe", 1, 64));
+  g_autoptr (PlxScenario) few = test_scenario_from_string (PIPE_SCENARIO ("1f1b", 1, 2));
+  PlxReport r;
+  double L = 48, p = 4, v = 3;
+
+  /* 1F1B: the first stage holds p micro-batches of L/p layers, L layers in all
+   * (Korthikanti §4.2.3). */
+  r = test_run (one);
+  g_assert_cmpuint (r.reported_stage, ==, 0);
+  g_assert_cmpfloat (fabs (r.memory_bytes[PLX_MEM_ACTIVATIONS] - L * layer), <=, 1.0);
+  /* Interleaved: L (1 + (p - 1)/(p v)) layers (Korthikanti eq. 5). */
+  r = test_run (inter);
+  g_assert_cmpfloat (fabs (r.memory_bytes[PLX_MEM_ACTIVATIONS] - L * (1.0 + (p - 1.0) / (p * v)) * layer), <=, 1.0);
+  /* GPipe: every stage holds all m = 64 micro-batches of L/p layers; the last also
+   * keeps each one's LM-head input and final-norm input (2 bytes x s h / t each with
+   * sequence parallelism) and the fp32 softmax of the loss (4 bytes x s V / t), so it
+   * is the peak: 2*2048*4096/8*2 + 2048*51200/8*4 = 56,623,104 bytes a micro-batch. */
+  r = test_run (gpipe);
+  g_assert_cmpuint (r.reported_stage, ==, 3);
+  g_assert_cmpfloat (fabs (r.memory_bytes[PLX_MEM_ACTIVATIONS] - 64.0 * (L / p * layer + 56623104.0)), <=, 1.0);
+  /* 1F1B with fewer micro-batches (2) than stages holds only those. */
+  r = test_run (few);
+  g_assert_cmpfloat (fabs (r.memory_bytes[PLX_MEM_ACTIVATIONS] - 2.0 * L / p * layer), <=, 1.0);
+}
+
+static void
+test_pipeline_chunks_in_flight (void)
+{
+  /* 1F1B stage i of p holds p - i micro-batches (Narayanan et al. 2021 §2.2.1). */
+  for (guint i = 0; i < 8; i++)
+    g_assert_cmpfloat (plx_pipeline_chunks_in_flight (PLX_SCHEDULE_1F1B, 8, 1, i, 64), ==, 8 - i);
+  /* Megatron interleaved, p = 8, v = 3: 2(p - i - 1) + (v - 1)p + 1 chunks. */
+  g_assert_cmpfloat (plx_pipeline_chunks_in_flight (PLX_SCHEDULE_INTERLEAVED_1F1B, 8, 3, 0, 64), ==, 31);
+  g_assert_cmpfloat (plx_pipeline_chunks_in_flight (PLX_SCHEDULE_INTERLEAVED_1F1B, 8, 3, 7, 64), ==, 17);
+  g_assert_cmpfloat (plx_pipeline_chunks_in_flight (PLX_SCHEDULE_GPIPE, 8, 1, 3, 64), ==, 64);
+}
+
+#define STATES_SCENARIO(zero, dtype) \
+  "{ \"model\": { \"preset\": \"gpt2\" }," \
+  "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1, \"gpus_per_node\": 4 }," \
+  "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 16, \"dp\": 4," \
+  "                \"zero_stage\": " #zero ", \"dtype\": \"" dtype "\" } }"
+
+static void
+test_model_states_zero (void)
+{
+  /* GPT-2 small, 124,439,808 parameters on each of 4 data-parallel GPUs. Megatron
+   * mixed precision: 2-byte weights, 4-byte gradients, 12-byte Adam state (18 per
+   * parameter, Korthikanti Fig. 1); ZeRO-1/2/3 divide the optimizer, then gradients,
+   * then weights by dp (Rajbhandari et al. 2020 §5.1). fp16 keeps 2-byte grads. */
+  const double n = 124439808;
+  struct { const char *json; double w, g, o; } cases[] = {
+    { STATES_SCENARIO (0, "bf16"), 2 * n, 4 * n, 12 * n },
+    { STATES_SCENARIO (1, "bf16"), 2 * n, 4 * n, 12 * n / 4 },
+    { STATES_SCENARIO (2, "bf16"), 2 * n, 4 * n / 4, 12 * n / 4 },
+    { STATES_SCENARIO (3, "bf16"), 2 * n / 4, 4 * n / 4, 12 * n / 4 },
+    { STATES_SCENARIO (0, "fp16"), 2 * n, 2 * n, 12 * n },
+    { STATES_SCENARIO (0, "fp32"), 4 * n, 4 * n, 8 * n },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (PlxScenario) sc = test_scenario_from_string (cases[i].json);
+      PlxReport r = test_run (sc);
+
+      g_assert_cmpfloat (fabs (r.memory_bytes[PLX_MEM_WEIGHTS] - cases[i].w), <=, 1.0);
+      g_assert_cmpfloat (fabs (r.memory_bytes[PLX_MEM_GRADIENTS] - cases[i].g), <=, 1.0);
+      g_assert_cmpfloat (fabs (r.memory_bytes[PLX_MEM_OPTIMIZER] - cases[i].o), <=, 1.0);
+    }
+}
+
+static void
+test_peak_and_fit (void)
+{
+  /* 22B without recompute on one node: 59.25 GiB of activations plus 45.6 GiB of
+   * model states do not fit 80 GB (Korthikanti Fig. 1); with selective recompute
+   * and sequence parallelism they do. */
+  g_autoptr (PlxScenario) none = test_scenario_from_string (SCENARIO_22B (8, false, "none"));
+  g_autoptr (PlxScenario) sel = test_scenario_from_string (SCENARIO_22B (8, true, "selective"));
+  PlxReport r = test_run (none);
+  guint64 sum = 0;
+
+  for (guint i = 0; i < PLX_N_MEM; i++)
+    sum += r.memory_bytes[i];
+  g_assert_cmpuint (sum, ==, r.peak_memory_bytes);
+  g_assert_false (r.fits_in_memory);
+  r = test_run (sel);
+  g_assert_true (r.fits_in_memory);
+  g_assert_cmpuint (r.peak_memory_bytes, <=, r.hbm_usable_bytes);
+}
+
+static void
+test_max_micro_batch (void)
+{
+  /* The largest micro-batch that fits, found by GSL's Brent solver, is the whole
+   * number b with peak(b) <= usable < peak(b + 1). */
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (SCENARIO_22B (8, true, "selective"));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxStrategy) probe = NULL;
+  guint64 best = 0;
+  PlxReport r;
+
+  g_assert_true (plx_analytic_max_micro_batch_size (sc->model, sc->cluster, sc->strategy, &best, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (best, >=, 4);
+  probe = plx_strategy_copy (sc->strategy);
+  probe->micro_batch_size = best;
+  probe->global_batch_size = best;
+  g_assert_true (plx_analytic_run (sc->model, sc->cluster, probe, &r, NULL));
+  g_assert_true (r.fits_in_memory);
+  probe->micro_batch_size = best + 1;
+  probe->global_batch_size = best + 1;
+  g_assert_true (plx_analytic_run (sc->model, sc->cluster, probe, &r, NULL));
+  g_assert_false (r.fits_in_memory);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/core/memory/table2/no-parallelism", test_table2_no_parallelism);
+  g_test_add_func ("/core/memory/table2/tensor-parallel", test_table2_tensor_parallel);
+  g_test_add_func ("/core/memory/table2/sequence-parallel", test_table2_sequence_parallel);
+  g_test_add_func ("/core/memory/table2/selective", test_table2_selective);
+  g_test_add_func ("/core/memory/table2/full", test_table2_full);
+  g_test_add_func ("/core/memory/pipeline-activations", test_pipeline_activations);
+  g_test_add_func ("/core/memory/chunks-in-flight", test_pipeline_chunks_in_flight);
+  g_test_add_func ("/core/memory/model-states-zero", test_model_states_zero);
+  g_test_add_func ("/core/memory/peak-and-fit", test_peak_and_fit);
+  g_test_add_func ("/core/memory/max-micro-batch", test_max_micro_batch);
+  return g_test_run ();
+}

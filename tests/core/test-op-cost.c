@@ -1,0 +1,166 @@
+/* Per-op costs by hand on an ideal GPU (100 TFLOP/s, 1 TB/s, efficiency 1):
+ * roofline time = max(FLOPs / peak, bytes / bandwidth). */
+#include <math.h>
+#include <string.h>
+
+#include "parallax/parallax.h"
+
+#include "test-util.h"
+
+static const PlxOp *
+find_op (const PlxModel *m, const char *name)
+{
+  for (guint i = 0; i < m->n_layer_ops; i++)
+    if (g_str_equal (m->layer_ops[i].name, name))
+      return &m->layer_ops[i];
+  for (guint i = 0; i < m->n_post_ops; i++)
+    if (g_str_equal (m->post_ops[i].name, name))
+      return &m->post_ops[i];
+  g_assert_not_reached ();
+  return NULL;
+}
+
+static PlxCluster *
+ideal (void)
+{
+  g_autoptr (JsonNode) node = plx_json_parse_data (TEST_IDEAL_CLUSTER (1, 1e11, 1e10), -1, "test", NULL);
+  return plx_cluster_new_from_json (node, "test", NULL);
+}
+
+static PlxShardContext
+context (guint tp, gboolean sp)
+{
+  PlxShardContext ctx = { 0 };
+
+  ctx.tokens = 1024;
+  ctx.seq_kv = 1024;
+  ctx.heads = 12;
+  ctx.tp = tp;
+  ctx.sp = sp;
+  ctx.ep = 1;
+  ctx.experts = 1;
+  ctx.experts_per_token = 1;
+  ctx.dtype = PLX_DTYPE_BF16;
+  return ctx;
+}
+
+static void
+test_matmul_roofline (void)
+{
+  g_autoptr (PlxModel) m = plx_model_new_preset ("gpt2", NULL);
+  g_autoptr (PlxCluster) c = ideal ();
+  PlxShardContext ctx = context (1, FALSE);
+  PlxOpCost cost;
+
+  /* GPT-2 QKV: 1024 tokens x 768 by 768 x 2304: 2*1024*768*2304 FLOPs = 36.24 us at
+   * 1e14; it moves 2 bytes x (1024*768 + 1024*2304 + 768*2304) = 9.83 MB = 9.83 us. */
+  plx_op_cost (find_op (m, "qkv_proj"), &ctx, c, &cost);
+  g_assert_cmpfloat (cost.fwd_flops, ==, 2.0 * 1024 * 768 * 2304);
+  g_assert_cmpfloat (cost.fwd_bytes, ==, 2.0 * (1024 * 768 + 1024 * 2304 + 768 * 2304));
+  g_assert_cmpfloat_with_epsilon (cost.fwd_time_s, 2.0 * 1024 * 768 * 2304 / 1e14, 1e-18);
+  /* Backward: input-gradient and weight-gradient GEMMs of the same size. */
+  g_assert_cmpfloat (cost.bwd_flops, ==, 2.0 * cost.fwd_flops);
+  g_assert_cmpfloat (cost.wgrad_flops, ==, cost.fwd_flops);
+  g_assert_cmpfloat_with_epsilon (cost.bwd_time_s, 2.0 * cost.fwd_time_s, 1e-18);
+  /* Column-parallel over 4 ranks: a quarter of the output columns and weights. */
+  ctx = context (4, FALSE);
+  plx_op_cost (find_op (m, "qkv_proj"), &ctx, c, &cost);
+  g_assert_cmpfloat (cost.fwd_flops, ==, 2.0 * 1024 * 768 * 576);
+  g_assert_cmpfloat (cost.params, ==, (768.0 * 2304 + 2304) / 4);
+  /* ... and it keeps its replicated input: 2 bytes x 1024 x 768. */
+  g_assert_cmpfloat (cost.saved_bytes, ==, 2.0 * 1024 * 768);
+  /* Sequence parallelism splits that input over the 4 ranks. */
+  ctx = context (4, TRUE);
+  plx_op_cost (find_op (m, "qkv_proj"), &ctx, c, &cost);
+  g_assert_cmpfloat (cost.saved_bytes, ==, 2.0 * 1024 * 768 / 4);
+}
+
+static void
+test_memory_bound (void)
+{
+  g_autoptr (PlxModel) m = plx_model_new_preset ("gpt2", NULL);
+  g_autoptr (PlxCluster) c = ideal ();
+  PlxShardContext ctx = context (1, FALSE);
+  PlxOpCost cost;
+
+  /* LayerNorm reads and writes 1024 x 768 bf16 values: 3.15 MB, 3.15 us at 1 TB/s;
+   * its backward reads x and dy and writes dx. */
+  plx_op_cost (find_op (m, "ln_1"), &ctx, c, &cost);
+  g_assert_cmpfloat (cost.fwd_bytes, ==, 2.0 * 2.0 * 1024 * 768);
+  g_assert_cmpfloat_with_epsilon (cost.fwd_time_s, 2.0 * 2.0 * 1024 * 768 / 1e12, 1e-18);
+  g_assert_cmpfloat (cost.bwd_bytes, ==, 3.0 * 2.0 * 1024 * 768);
+  g_assert_cmpfloat (cost.fwd_flops, ==, 0.0);
+  /* Softmax works on 12 heads x 1024 x 1024 scores, read and written: 50.3 MB. */
+  plx_op_cost (find_op (m, "softmax"), &ctx, c, &cost);
+  g_assert_cmpfloat (cost.fwd_bytes, ==, 2.0 * 2.0 * 12 * 1024 * 1024);
+  g_assert_cmpfloat (cost.saved_bytes, ==, 2.0 * 12 * 1024 * 1024);
+  /* Dropout's mask is one byte a score. */
+  plx_op_cost (find_op (m, "attn_dropout"), &ctx, c, &cost);
+  g_assert_cmpfloat (cost.saved_bytes, ==, 12.0 * 1024 * 1024);
+  g_assert_cmpfloat (cost.fwd_bytes, ==, (2.0 * 2.0 + 1.0) * 12 * 1024 * 1024);
+}
+
+static void
+test_attention (void)
+{
+  g_autoptr (PlxModel) m = plx_model_new_preset ("gpt2", NULL);
+  g_autoptr (PlxCluster) c = ideal ();
+  PlxShardContext ctx = context (2, FALSE);
+  PlxOpCost cost;
+
+  /* Q K^T over 6 of 12 heads: 2 * 6 * 1024 * 1024 * 64 FLOPs; it writes the 6 x
+   * 1024 x 1024 scores and is memory-bound on the ideal GPU: 2 bytes x (Q + K +
+   * scores) = 2 * 6 * (1024*64*2 + 1024*1024) = 14.2 MB against 8.05 GFLOP. */
+  plx_op_cost (find_op (m, "attn_scores"), &ctx, c, &cost);
+  g_assert_cmpfloat (cost.fwd_flops, ==, 2.0 * 6 * 1024 * 1024 * 64);
+  g_assert_cmpfloat_with_epsilon (cost.fwd_time_s,
+                                  MAX (2.0 * 6 * 1024 * 1024 * 64 / 1e14, 2.0 * 6 * (1024 * 64 * 2 + 1024 * 1024) / 1e12), 1e-18);
+  /* It keeps Q, K and V of its heads: 3 x 768/2 values a token. */
+  g_assert_cmpfloat (cost.saved_bytes, ==, 2.0 * 1024 * 3 * 768 / 2);
+  /* FlashAttention: both matmuls, scores never stored; backward 2.5x. */
+  plx_op_cost (find_op (m, "flash_attention"), &ctx, c, &cost);
+  g_assert_cmpfloat (cost.fwd_flops, ==, 2.0 * 2.0 * 6 * 1024 * 1024 * 64);
+  g_assert_cmpfloat (cost.bwd_flops, ==, 2.0 * cost.fwd_flops);
+}
+
+static void
+test_expert (void)
+{
+  /* Mixtral expert up-projection on 1024 tokens, top-2 of 8 experts, EP 4: this
+   * rank's 2 experts see 1024 * 2 tokens in all, in 2 GEMMs of 1024 rows. */
+  g_autoptr (PlxModel) m = plx_model_new_preset ("mixtral-8x7b", NULL);
+  g_autoptr (PlxCluster) c = ideal ();
+  PlxShardContext ctx = context (1, FALSE);
+  PlxOpCost cost;
+
+  ctx.heads = 32;
+  ctx.experts = 8;
+  ctx.experts_per_token = 2;
+  ctx.ep = 4;
+  plx_op_cost (find_op (m, "expert_gate_up"), &ctx, c, &cost);
+  g_assert_cmpfloat (cost.fwd_flops, ==, 2.0 * 1024 * 2 * 4096 * 2 * 14336);
+  g_assert_cmpfloat (cost.params, ==, 2.0 * 4096 * 2 * 14336);
+}
+
+static void
+test_kernel_floor (void)
+{
+  /* A kernel takes at least kernel_launch_s: the stock A100 preset's 4 us. */
+  g_autoptr (PlxCluster) c = plx_cluster_new_preset ("dgx-a100-80gb", NULL);
+
+  g_assert_cmpfloat (plx_memory_time (c, 1.0), ==, c->kernel_launch_s);
+  g_assert_cmpfloat (plx_gemm_time (c, PLX_DTYPE_BF16, 2.0, 6.0), ==, c->kernel_launch_s);
+  g_assert_cmpfloat (plx_memory_time (c, 0.0), ==, 0.0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/core/op-cost/matmul-roofline", test_matmul_roofline);
+  g_test_add_func ("/core/op-cost/memory-bound", test_memory_bound);
+  g_test_add_func ("/core/op-cost/attention", test_attention);
+  g_test_add_func ("/core/op-cost/expert", test_expert);
+  g_test_add_func ("/core/op-cost/kernel-floor", test_kernel_floor);
+  return g_test_run ();
+}

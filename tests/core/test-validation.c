@@ -1,0 +1,90 @@
+/* The accuracy bar of issue 2, held against Korthikanti et al. 2022 (Table 5 step
+ * times, Fig. 1 memory) with the stock dgx-a100-80gb preset and no per-case tuning. */
+#include <math.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "parallax/parallax.h"
+
+static void
+test_korthikanti2022 (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "korthikanti2022.json", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxValidation) v = plx_validation_run_file (path, "analytical", &error);
+  const PlxValidationSummary *step, *states, *act;
+
+  g_assert_no_error (error);
+  step = &v->summary[PLX_METRIC_STEP_TIME];
+  states = &v->summary[PLX_METRIC_MODEL_STATES_BYTES];
+  act = &v->summary[PLX_METRIC_ACTIVATION_BYTES];
+  g_test_message ("step time: mean %.2f %%, largest %.2f %%", step->mean_abs_error_pct, step->max_abs_error_pct);
+
+  /* Eight end-to-end runs: mean absolute error <= 5 %, none above 10 %. */
+  g_assert_cmpuint (step->n, ==, 8);
+  g_assert_cmpfloat (step->mean_abs_error_pct, <=, 5.0);
+  g_assert_cmpfloat (step->max_abs_error_pct, <=, 10.0);
+  /* Two memory cases: model states within 5 %, activations within 10 %. */
+  g_assert_cmpuint (states->n, ==, 2);
+  g_assert_cmpfloat (states->max_abs_error_pct, <=, 5.0);
+  g_assert_cmpuint (act->n, ==, 2);
+  g_assert_cmpfloat (act->max_abs_error_pct, <=, 10.0);
+}
+
+static void
+test_summary_statistics (void)
+{
+  /* The summary is the mean and maximum of the rows' absolute errors. */
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "korthikanti2022.json", NULL);
+  g_autoptr (PlxValidation) v = plx_validation_run_file (path, NULL, NULL);
+  double sum = 0.0, max = 0.0;
+  guint n = 0;
+
+  for (guint i = 0; i < v->rows->len; i++)
+    {
+      const PlxValidationRow *row = &g_array_index (v->rows, PlxValidationRow, i);
+      if (row->metric != PLX_METRIC_STEP_TIME)
+        continue;
+      g_assert_cmpfloat (fabs (row->error_pct - (row->predicted - row->measured) / row->measured * 100.0), <, 1e-9);
+      sum += fabs (row->error_pct);
+      max = MAX (max, fabs (row->error_pct));
+      n++;
+    }
+  g_assert_cmpfloat (fabs (v->summary[PLX_METRIC_STEP_TIME].mean_abs_error_pct - sum / n), <, 1e-9);
+  g_assert_cmpfloat (v->summary[PLX_METRIC_STEP_TIME].max_abs_error_pct, ==, max);
+}
+
+static void
+test_bad_table (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("plx-validation-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "table.json", NULL);
+
+  g_assert_true (g_file_set_contents (path, "{ \"source\": \"x\", \"cases\": 3 }", -1, NULL));
+  g_assert_null (plx_validation_run_file (path, NULL, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_PARSE);
+  g_assert_nonnull (strstr (error->message, "cases"));
+  g_clear_error (&error);
+
+  g_assert_true (g_file_set_contents (path,
+    "{ \"cases\": [ { \"name\": \"x\", \"measured\": { \"step_time_s\": -1 },"
+    "  \"scenario\": { \"model\": { \"preset\": \"gpt2\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\" },"
+    "                \"strategy\": { \"global_batch_size\": 8 } } } ] }", -1, NULL));
+  g_assert_null (plx_validation_run_file (path, NULL, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+  g_assert_nonnull (strstr (error->message, "measured.step_time_s"));
+  g_remove (path);
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/core/validation/korthikanti2022", test_korthikanti2022);
+  g_test_add_func ("/core/validation/summary-statistics", test_summary_statistics);
+  g_test_add_func ("/core/validation/bad-table", test_bad_table);
+  return g_test_run ();
+}
