@@ -1,7 +1,7 @@
 /* plx-curve.h: a measured efficiency curve y(x), interpolated in log10(x).
  *
  * Kernel and collective efficiencies are published as tables against a size that
- * spans many decades (FLOPs, bytes); interpolating in log10(x) with a monotone
+ * spans many decades (FLOPs, bytes); interpolating in log(x) with a monotone
  * Steffen spline (GSL) keeps the curve between its measured points. Outside the
  * table the end values hold. Evaluation is reentrant (no shared accelerator).
  */

@@ -144,6 +144,8 @@ static void
 print_scenario_header (const PlxScenario *sc)
 {
   const PlxStrategy *s = sc->strategy;
+  g_autofree char *chunks = s->schedule == PLX_SCHEDULE_INTERLEAVED_1F1B
+                              ? g_strdup_printf (" (%u chunks)", s->virtual_stages) : g_strdup ("");
 
   printf ("Scenario          %s\n", sc->name);
   printf ("Model             %s (%.2f B parameters, %u layers)\n", sc->model->name,
@@ -154,7 +156,7 @@ print_scenario_header (const PlxScenario *sc)
           ", global batch %" G_GUINT64_FORMAT ", sequence %" G_GUINT64_FORMAT "\n",
           s->dp, s->tp, s->pp, s->cp, s->ep, s->micro_batch_size, s->global_batch_size, s->seq_length);
   printf ("                  %s%s, recompute %s, ZeRO %u, %s%s\n", plx_schedule_to_string (s->schedule),
-          s->schedule == PLX_SCHEDULE_INTERLEAVED_1F1B ? g_strdup_printf (" (%u chunks)", s->virtual_stages) : "",
+          chunks,
           plx_recompute_to_string (s->recompute), s->zero_stage, plx_dtype_to_string (s->dtype),
           s->sequence_parallel ? ", sequence parallel" : "");
 }

@@ -32,6 +32,7 @@ typedef struct
   double saved_bytes;    /* activations kept per micro-batch under the recompute mode */
   double full_saved_bytes; /* ... with no recompute: alive while a layer's backward runs */
   double recompute_flops;
+  double attn_core_s;    /* forward of the attention core, which ring attention overlaps */
   double params;         /* parameters on this rank */
   double expert_params;  /* part of params sharded over the expert-data-parallel group */
 } Block;
@@ -86,6 +87,8 @@ cost_ops (const Context *cx,
       if (op->expert)
         b->expert_params += c.params;
       b->full_saved_bytes += c.saved_bytes;
+      if (op->attn_core || op->kind == PLX_OP_ATTN_FLASH)
+        b->attn_core_s += c.fwd_time_s;
 
       if (is_layer && recompute == PLX_RECOMPUTE_FULL)
         {
@@ -173,24 +176,6 @@ layer_comm (const Context *cx,
   b->comm_fwd_s = fwd;
   b->comm_bwd_s = bwd;
   b->comm_recompute_s = s->recompute == PLX_RECOMPUTE_FULL ? fwd : 0.0;
-}
-
-static double
-attn_core_time (const Context *cx)
-{
-  double t = 0.0;
-
-  for (guint i = 0; i < cx->model->n_layer_ops; i++)
-    {
-      const PlxOp *op = &cx->model->layer_ops[i];
-      PlxOpCost c;
-
-      if (skip_op (op, cx->ctx.flash) || !(op->attn_core || op->kind == PLX_OP_ATTN_FLASH))
-        continue;
-      plx_op_cost (op, &cx->ctx, cx->cluster, &c);
-      t += c.fwd_time_s;
-    }
-  return t;
 }
 
 typedef struct
@@ -345,7 +330,7 @@ analytic_eval (const PlxModel    *model,
   cx.pp_group = plx_group_place (cluster, s->pp, s->tp * s->cp * s->dp);
 
   cost_ops (&cx, model->layer_ops, model->n_layer_ops, TRUE, &layer);
-  layer_comm (&cx, attn_core_time (&cx), &layer);
+  layer_comm (&cx, layer.attn_core_s, &layer);
   cost_ops (&cx, model->pre_ops, model->n_pre_ops, FALSE, &pre);
   cost_ops (&cx, model->post_ops, model->n_post_ops, FALSE, &post);
 

@@ -123,7 +123,7 @@ plx_cluster_new_from_json (JsonNode   *node,
   if (preset != NULL)
     {
       g_autoptr (JsonNode) base = plx_presets_lookup (PLX_PRESET_CLUSTER, preset, error);
-      g_autoptr (JsonNode) overrides = json_node_copy (node);
+      g_autoptr (JsonNode) overrides = plx_json_deep_copy (node);
 
       if (base == NULL)
         {

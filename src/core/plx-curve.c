@@ -9,7 +9,7 @@
 struct _PlxCurve
 {
   gsize       n;
-  double     *log_x;  /* log10 of the sizes, strictly increasing */
+  double     *log_x;  /* log2 of the sizes (glibc's log2 is much faster than log10), strictly increasing */
   double     *x;
   double     *y;
   gsl_interp *interp; /* read-only after init: gsl_interp_eval is reentrant */
@@ -59,7 +59,7 @@ plx_curve_new (const double *x,
   curve->y = g_memdup2 (y, n * sizeof (double));
   curve->log_x = g_new (double, n);
   for (gsize i = 0; i < n; i++)
-    curve->log_x[i] = log10 (x[i]);
+    curve->log_x[i] = log2 (x[i]);
 
   if (n >= 2)
     {
@@ -110,7 +110,7 @@ plx_curve_eval (const PlxCurve *curve,
     return curve->y[0];
   if (x >= curve->x[curve->n - 1])
     return curve->y[curve->n - 1];
-  lx = log10 (x);
+  lx = log2 (x);
   return gsl_interp_eval (curve->interp, curve->log_x, curve->y, lx, NULL);
 }
 

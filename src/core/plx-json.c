@@ -10,7 +10,7 @@ plx_json_parse_data (const char *data,
                      const char *source,
                      GError    **error)
 {
-  g_autoptr (JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (GError) local_error = NULL;
 
   if (!json_parser_load_from_data (parser, data, length, &local_error))

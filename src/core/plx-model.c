@@ -428,7 +428,7 @@ plx_model_new_from_json (JsonNode   *config,
     {
       /* Keys beside "preset" override the preset's values (FORMATS.md §1). */
       g_autoptr (JsonNode) base = plx_presets_lookup (PLX_PRESET_MODEL, preset, error);
-      g_autoptr (JsonNode) overrides = json_node_copy (config);
+      g_autoptr (JsonNode) overrides = plx_json_deep_copy (config);
 
       if (base == NULL)
         {

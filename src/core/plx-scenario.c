@@ -20,7 +20,7 @@ resolve_model_node (JsonObject *obj,
   if (!plx_json_get_string (model, source, "model", "hf_config", FALSE, &hf, error))
     return NULL;
   if (hf == NULL)
-    return json_node_copy (json_object_get_member (obj, "model"));
+    return plx_json_deep_copy (json_object_get_member (obj, "model"));
 
   path = g_path_is_absolute (hf) ? g_strdup (hf) : g_build_filename (base_dir, hf, NULL);
   config = plx_json_parse_file (path, error);
@@ -34,7 +34,7 @@ resolve_model_node (JsonObject *obj,
       g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: model.hf_config: %s is not a JSON object", source, path);
       return NULL;
     }
-  overrides = json_node_copy (json_object_get_member (obj, "model"));
+  overrides = plx_json_deep_copy (json_object_get_member (obj, "model"));
   json_object_remove_member (json_node_get_object (overrides), "hf_config");
   return plx_json_merge (config, overrides);
 }
