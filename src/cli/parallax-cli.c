@@ -174,6 +174,7 @@ cmd_simulate (int argc, char **argv)
   const char *engine = "analytical";
   gboolean json = FALSE;
   PlxReport report = { 0 };
+  guint64 max_mb = 0;
 
   for (int i = 2; i < argc; i++)
     {
@@ -244,9 +245,13 @@ cmd_simulate (int argc, char **argv)
   if (!plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, &error))
     return user_error (error);
 
+  if (!plx_analytic_max_micro_batch_size (sc->model, sc->cluster, sc->strategy, &max_mb, &error))
+    return user_error (error);
+
   if (json)
     {
       g_autoptr (JsonNode) out = plx_report_to_json (&report);
+      json_object_set_int_member (json_node_get_object (out), "max_micro_batch_size", (gint64) max_mb);
       print_json (out);
     }
   else
@@ -254,6 +259,11 @@ cmd_simulate (int argc, char **argv)
       g_autofree char *text = plx_report_to_text (&report);
       print_scenario_header (sc);
       printf ("%s", text);
+      if (max_mb == 0)
+        printf ("Largest micro-batch that fits: none (even 1 sequence per micro-batch is too much)\n");
+      else
+        printf ("Largest micro-batch that fits: %" G_GUINT64_FORMAT " sequences (now %" G_GUINT64_FORMAT ")\n",
+                max_mb, sc->strategy->micro_batch_size);
     }
   return 0;
 }

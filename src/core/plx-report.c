@@ -80,6 +80,8 @@ plx_report_to_json (const PlxReport *r)
 static char *
 format_time (double s)
 {
+  if (s == 0.0)
+    return g_strdup ("0 s");
   if (s >= 1.0)
     return g_strdup_printf ("%.3f s", s);
   if (s >= 1e-3)
