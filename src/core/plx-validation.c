@@ -262,13 +262,13 @@ plx_validation_to_text (const PlxValidation *v)
   GString *out = g_string_new (NULL);
 
   g_string_append_printf (out, "Source: %s\n\n", v->source);
-  g_string_append_printf (out, "%-52s %-20s %12s %12s %8s\n", "case", "metric", "measured", "predicted", "error");
+  g_string_append_printf (out, "%-58s %-20s %12s %12s %8s\n", "case", "metric", "measured", "predicted", "error");
   for (guint i = 0; i < v->rows->len; i++)
     {
       const PlxValidationRow *row = &g_array_index (v->rows, PlxValidationRow, i);
       g_autofree char *m = format_value (row->metric, row->measured);
       g_autofree char *p = format_value (row->metric, row->predicted);
-      g_string_append_printf (out, "%-52.52s %-20s %12s %12s %+7.1f%%\n", row->case_name,
+      g_string_append_printf (out, "%-58.58s %-20s %12s %12s %+7.1f%%\n", row->case_name,
                               metric_keys[row->metric], m, p, row->error_pct);
     }
   g_string_append (out, "\n");
