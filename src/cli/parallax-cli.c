@@ -238,7 +238,9 @@ cmd_simulate (int argc, char **argv)
       path = "built-in default scenario";
     }
 
-  applied = plx_cli_overrides_apply (overrides, node);
+  applied = plx_cli_overrides_apply (overrides, node, &error);
+  if (applied == NULL)
+    return user_error (error);
   sc = plx_scenario_new_from_json (applied, dir, path, &error);
   if (sc == NULL)
     return user_error (error);
@@ -330,10 +332,7 @@ main (int argc, char **argv)
   setlocale (LC_NUMERIC, "C");
 
   if (argc < 2)
-    {
-      fprintf (stderr, "%s", main_help);
-      return EXIT_USAGE;
-    }
+    return usage_error ("no command given");
   if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
     {
       printf ("%s", main_help);

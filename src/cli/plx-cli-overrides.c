@@ -197,15 +197,20 @@ object_node (JsonObject *obj)
 
 JsonNode *
 plx_cli_overrides_apply (PlxCliOverrides *o,
-                         JsonNode        *scenario)
+                         JsonNode        *scenario,
+                         GError         **error)
 {
-  JsonNode *out = plx_json_merge (scenario, NULL);
-  JsonObject *root = json_node_get_object (out);
+  g_autoptr (JsonNode) out = plx_json_deep_copy (scenario);
+  JsonObject *root;
   JsonObject *strategy;
   JsonObjectIter iter;
   const char *key;
   JsonNode *value;
   gboolean resize = FALSE;
+
+  if (!JSON_NODE_HOLDS_OBJECT (out))
+    return g_steal_pointer (&out);
+  root = json_node_get_object (out);
 
   if (!json_object_has_member (root, "strategy") ||
       !JSON_NODE_HOLDS_OBJECT (json_object_get_member (root, "strategy")))
@@ -237,10 +242,13 @@ plx_cli_overrides_apply (PlxCliOverrides *o,
     {
       if (looks_like_path (o->cluster))
         {
-          g_autoptr (GError) error = NULL;
-          JsonNode *c = plx_json_parse_file (o->cluster, &error);
-          /* A broken file is reported when the cluster is built from this node. */
-          json_object_set_member (root, "cluster", c ? c : json_node_new (JSON_NODE_NULL));
+          JsonNode *c = plx_json_parse_file (o->cluster, error);
+          if (c == NULL)
+            {
+              g_prefix_error (error, "--cluster: ");
+              return NULL;
+            }
+          json_object_set_member (root, "cluster", c);
         }
       else
         {
@@ -266,7 +274,7 @@ plx_cli_overrides_apply (PlxCliOverrides *o,
   if (resize && !json_object_has_member (o->strategy, "dp"))
     json_object_remove_member (strategy, "dp");
 
-  return out;
+  return g_steal_pointer (&out);
 }
 
 void

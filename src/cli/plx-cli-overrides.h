@@ -20,9 +20,12 @@ gboolean plx_cli_overrides_parse (PlxCliOverrides *o,
                                   int             *i,
                                   gboolean        *consumed,
                                   GError         **error);
-/* Returns a new scenario node with the overrides applied. */
+/* Returns a new scenario node with the overrides applied, or NULL if a file named
+ * by an override (--cluster FILE) cannot be read. A scenario that is not an object
+ * is returned unchanged, for the scenario loader to report. */
 JsonNode *plx_cli_overrides_apply (PlxCliOverrides *o,
-                                   JsonNode        *scenario);
+                                   JsonNode        *scenario,
+                                   GError         **error);
 void      plx_cli_overrides_print_help (GString *out);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxCliOverrides, plx_cli_overrides_free)

@@ -272,6 +272,17 @@ stage_memory (const Context *cx,
     mem->other += 2.0 * layer->params * wb;
 }
 
+/* Byte counts are exact integers; an absurd input must saturate, not wrap. */
+static guint64
+to_bytes (double x)
+{
+  if (!(x >= 0.0))
+    return 0;
+  if (x >= 1.8e19)
+    return G_MAXUINT64;
+  return (guint64) ceil (x);
+}
+
 static double
 mem_total (const StageMemory *mem)
 {
@@ -484,14 +495,15 @@ analytic_eval (const PlxModel    *model,
   report->reported_stage = peak_stage;
   report->hbm_bytes = cluster->hbm_bytes;
   report->hbm_usable_bytes = cluster->hbm_bytes - cluster->reserved_bytes;
-  report->memory_bytes[PLX_MEM_WEIGHTS] = (guint64) ceil (mem->weights);
-  report->memory_bytes[PLX_MEM_GRADIENTS] = (guint64) ceil (mem->gradients);
-  report->memory_bytes[PLX_MEM_OPTIMIZER] = (guint64) ceil (mem->optimizer);
-  report->memory_bytes[PLX_MEM_ACTIVATIONS] = (guint64) ceil (mem->activations);
-  report->memory_bytes[PLX_MEM_OTHER] = (guint64) ceil (mem->other);
+  report->memory_bytes[PLX_MEM_WEIGHTS] = to_bytes (mem->weights);
+  report->memory_bytes[PLX_MEM_GRADIENTS] = to_bytes (mem->gradients);
+  report->memory_bytes[PLX_MEM_OPTIMIZER] = to_bytes (mem->optimizer);
+  report->memory_bytes[PLX_MEM_ACTIVATIONS] = to_bytes (mem->activations);
+  report->memory_bytes[PLX_MEM_OTHER] = to_bytes (mem->other);
   report->peak_memory_bytes = 0;
   for (guint i = 0; i < PLX_N_MEM; i++)
-    report->peak_memory_bytes += report->memory_bytes[i];
+    report->peak_memory_bytes = report->memory_bytes[i] > G_MAXUINT64 - report->peak_memory_bytes
+                                  ? G_MAXUINT64 : report->peak_memory_bytes + report->memory_bytes[i];
   report->fits_in_memory = report->peak_memory_bytes <= report->hbm_usable_bytes;
 
   /* Split the reported GPU's step: its own busy time by kind; the rest it waits. */

@@ -97,6 +97,32 @@ parse_link (JsonObject *parent,
   return link->efficiency != NULL;
 }
 
+/* A cluster written inline may leave out the measured efficiency curves (FORMATS.md's
+ * example does): it then gets the DGX A100 measurements, the best-documented set
+ * (docs/cluster-presets.md). Values it gives win. */
+static JsonNode *
+with_default_calibration (JsonNode *node)
+{
+  g_autoptr (JsonNode) a100 = plx_presets_lookup (PLX_PRESET_CLUSTER, "dgx-a100-80gb", NULL);
+  JsonObject *src, *base = json_object_new ();
+  JsonObject *gpu = json_object_new (), *intra = json_object_new (), *inter = json_object_new ();
+  g_autoptr (JsonNode) base_node = json_node_new (JSON_NODE_OBJECT);
+
+  g_assert (a100 != NULL);
+  src = json_node_get_object (a100);
+  json_object_set_member (gpu, "efficiency",
+                          plx_json_deep_copy (json_object_get_member (json_object_get_object_member (src, "gpu"), "efficiency")));
+  json_object_set_member (intra, "efficiency",
+                          plx_json_deep_copy (json_object_get_member (json_object_get_object_member (src, "intra_node"), "efficiency")));
+  json_object_set_member (inter, "efficiency",
+                          plx_json_deep_copy (json_object_get_member (json_object_get_object_member (src, "inter_node"), "efficiency")));
+  json_object_set_object_member (base, "gpu", gpu);
+  json_object_set_object_member (base, "intra_node", intra);
+  json_object_set_object_member (base, "inter_node", inter);
+  json_node_take_object (base_node, base);
+  return plx_json_merge (base_node, node);
+}
+
 static const char *const flops_keys[PLX_N_DTYPES] = { "bf16", "fp16", "fp8", "fp32", "tf32" };
 
 PlxCluster *
@@ -132,6 +158,11 @@ plx_cluster_new_from_json (JsonNode   *node,
         }
       json_object_remove_member (json_node_get_object (overrides), "preset");
       merged = plx_json_merge (base, overrides);
+      obj = json_node_get_object (merged);
+    }
+  else
+    {
+      merged = with_default_calibration (node);
       obj = json_node_get_object (merged);
     }
 

@@ -1,8 +1,48 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "parallax/plx-error.h"
 #include "parallax/plx-json.h"
+
+#define MAX_DEPTH 256
+
+/* json-glib parses recursively: a hostile file of 100,000 nested brackets would
+ * exhaust the stack. No scenario nests more than a handful of levels. */
+static gboolean
+nesting_too_deep (const char *data,
+                  gsize       length)
+{
+  gboolean in_string = FALSE, escaped = FALSE;
+  guint depth = 0;
+
+  for (gsize i = 0; i < length; i++)
+    {
+      char c = data[i];
+
+      if (in_string)
+        {
+          if (escaped)
+            escaped = FALSE;
+          else if (c == '\\')
+            escaped = TRUE;
+          else if (c == '"')
+            in_string = FALSE;
+          continue;
+        }
+      if (c == '"')
+        in_string = TRUE;
+      else if (c == '[' || c == '{')
+        {
+          if (++depth > MAX_DEPTH)
+            return TRUE;
+        }
+      else if ((c == ']' || c == '}') && depth > 0)
+        depth--;
+    }
+  return FALSE;
+}
 
 JsonNode *
 plx_json_parse_data (const char *data,
@@ -13,15 +53,22 @@ plx_json_parse_data (const char *data,
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (GError) local_error = NULL;
 
+  if (nesting_too_deep (data, length < 0 ? strlen (data) : (gsize) length))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%.200s: nested more than %d levels deep",
+                   source, MAX_DEPTH);
+      return NULL;
+    }
+
   if (!json_parser_load_from_data (parser, data, length, &local_error))
     {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: not valid JSON: %s",
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%.200s: not valid JSON: %.200s",
                    source, local_error->message);
       return NULL;
     }
   if (json_parser_get_root (parser) == NULL)
     {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: empty document", source);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%.200s: empty document", source);
       return NULL;
     }
   return json_node_copy (json_parser_get_root (parser));
@@ -34,20 +81,33 @@ plx_json_parse_file (const char *path,
   g_autofree char *data = NULL;
   gsize length = 0;
   g_autoptr (GError) local_error = NULL;
+  GStatBuf st;
 
+  /* json-glib reads a 4 GB file as happily as a 4 kB one; nothing we accept is
+   * anywhere near 64 MB, so refuse before reading rather than exhaust memory. */
+  if (g_stat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 64 * 1024 * 1024)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%.200s: %" G_GINT64_FORMAT " bytes is too large for a scenario, model or table file",
+                   path, (gint64) st.st_size);
+      return NULL;
+    }
   if (!g_file_get_contents (path, &data, &length, &local_error))
     {
+      /* GLib's message repeats the path; give the reason alone. */
+      const char *reason = g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT) ? "no such file"
+                           : g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_ACCES) ? "permission denied"
+                           : g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_ISDIR) ? "is a directory"
+                           : "cannot be read";
       g_set_error (error, PLX_ERROR,
                    g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT)
                      ? PLX_ERROR_NOT_FOUND : PLX_ERROR_IO,
-                   "%s: cannot read: %s", path, local_error->message);
+                   "%.200s: %s", path, reason);
       return NULL;
     }
-  /* json-glib reads a 40 MB config as happily as a 4 kB one; nothing we accept is
-   * anywhere near that, so refuse before parsing rather than exhaust memory. */
+  /* The file grew between the check and the read. */
   if (length > 64 * 1024 * 1024)
     {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: %zu bytes is too large for a scenario, model or table file",
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%.200s: %zu bytes is too large for a scenario, model or table file",
                    path, length);
       return NULL;
     }
@@ -123,6 +183,8 @@ plx_json_value_to_string (JsonNode *node)
 
   if (node == NULL)
     return g_strdup ("(absent)");
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_DOUBLE)
+    return g_strdup_printf ("%g", json_node_get_double (node));
   text = json_to_string (node, FALSE);
   /* Keep messages one line and short even for a hostile 1 MB value. */
   if (strlen (text) > 60)

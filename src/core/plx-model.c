@@ -473,6 +473,21 @@ plx_model_new_from_json (JsonNode   *config,
              ? json_object_get_string_member (obj, "_name_or_path") : model_type;
   m->name = g_strdup (name);
   model_build_ops (m);
+
+  /* Keep every later count inside 64 bits: 10^15 parameters is a thousand times
+   * the largest model ever trained. */
+  {
+    double total = 0.0;
+    for (guint i = 0; i < m->n_layer_ops; i++)
+      total += (double) m->layer_ops[i].params * (m->layer_ops[i].expert ? MAX (m->experts, 1) : 1);
+    total = total * m->n_layers + (double) m->vocab * m->hidden * 2.0;
+    if (total > 1e15)
+      {
+        g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                     "%s: model: %.3g parameters is beyond what Parallax models (at most 1e15)", source, total);
+        return NULL;
+      }
+  }
   return g_steal_pointer (&m);
 }
 

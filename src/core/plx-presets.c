@@ -60,7 +60,7 @@ not_found:
   {
     g_auto (GStrv) known = plx_presets_list (kind);
     g_autofree char *list = g_strjoinv (", ", known);
-    g_set_error (error, PLX_ERROR, PLX_ERROR_NOT_FOUND, "unknown %s preset \"%s\" (known: %s)",
+    g_set_error (error, PLX_ERROR, PLX_ERROR_NOT_FOUND, "unknown %s preset \"%.60s\" (known: %s)",
                  kind_names[kind], name ? name : "", list);
     return NULL;
   }

@@ -201,9 +201,17 @@ plx_strategy_resolve (PlxStrategy      *s,
                       GError          **error)
 {
   guint64 gpus = plx_cluster_get_n_gpus (cluster);
-  guint64 model_par = (guint64) s->tp * s->pp * s->cp;
+  guint64 model_par = (guint64) s->tp * s->pp;
   guint64 chunks = (guint64) s->pp * s->virtual_stages;
+  guint64 all = 0;
   guint64 m;
+
+  /* Each degree is at most 2^20, so tp*pp fits; the rest may not. */
+  if (!g_uint64_checked_mul (&model_par, model_par, s->cp) ||
+      (s->dp != 0 && !g_uint64_checked_mul (&all, model_par, s->dp)))
+    FAIL (PLX_ERROR_INCONSISTENT,
+          "%s: strategy: dp*tp*pp*cp = %u*%u*%u*%u is far more than the cluster's %" G_GUINT64_FORMAT " GPUs",
+          source, s->dp, s->tp, s->pp, s->cp, gpus);
 
   if (s->workload == PLX_WORKLOAD_INFERENCE)
     FAIL (PLX_ERROR_UNSUPPORTED, "%s: strategy.workload: \"inference\" is not modelled yet; only \"training\"", source);
@@ -216,10 +224,10 @@ plx_strategy_resolve (PlxStrategy      *s,
               source, s->tp, s->pp, s->cp, model_par, gpus);
       s->dp = (guint) (gpus / model_par);
     }
-  else if ((guint64) s->dp * model_par != gpus)
+  else if (all != gpus)
     FAIL (PLX_ERROR_INCONSISTENT,
           "%s: strategy: dp*tp*pp*cp = %u*%u*%u*%u = %" G_GUINT64_FORMAT " is not the cluster's %" G_GUINT64_FORMAT " GPUs",
-          source, s->dp, s->tp, s->pp, s->cp, (guint64) s->dp * model_par, gpus);
+          source, s->dp, s->tp, s->pp, s->cp, all, gpus);
 
   if (model->heads % s->tp != 0)
     FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.tp: %u does not divide the model's %u attention heads",

@@ -1,0 +1,1333 @@
+/* test-loaders.c: loading models, clusters and scenarios (FORMATS.md §1): presets,
+ * inline Hugging Face configs, overrides, hf_config files, and hostile input. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "parallax/parallax.h"
+
+#define MIB (1024 * 1024)
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static JsonNode *
+parse (const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  JsonNode *node = plx_json_parse_data (text, -1, "test.json", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (node);
+  return node;
+}
+
+static PlxModel *
+load_model (const char *text,
+            GError    **error)
+{
+  g_autoptr (JsonNode) node = parse (text);
+
+  return plx_model_new_from_json (node, "test.json", error);
+}
+
+static PlxCluster *
+load_cluster (const char *text,
+              GError    **error)
+{
+  g_autoptr (JsonNode) node = parse (text);
+
+  return plx_cluster_new_from_json (node, "test.json", error);
+}
+
+static PlxScenario *
+load_scenario_text (const char *text,
+                    GError    **error)
+{
+  g_autoptr (JsonNode) node = parse (text);
+
+  return plx_scenario_new_from_json (node, ".", "test.json", error);
+}
+
+/* Asserts `error` is PLX_ERROR/`code`, one line, shorter than 400 bytes, and holds
+ * each needle. Returns FALSE when there is no error to look at. */
+static gboolean
+check_error (const GError      *error,
+             PlxErrorCode       code,
+             const char *const *needles)
+{
+  g_assert_error (error, PLX_ERROR, (gint) code);
+  if (error == NULL)
+    return FALSE;
+  if (strlen (error->message) < 2000)
+    g_test_message ("message: %s", error->message);
+  else
+    g_test_message ("message: %.200s... (%zu bytes)", error->message, strlen (error->message));
+  g_assert_null (strchr (error->message, '\n'));
+  g_assert_cmpuint (strlen (error->message), <, 400);
+  for (guint i = 0; needles != NULL && needles[i] != NULL; i++)
+    {
+      if (strstr (error->message, needles[i]) == NULL)
+        g_test_message ("\"%s\" not found in the message", needles[i]);
+      g_assert_nonnull (strstr (error->message, needles[i]));
+    }
+  return TRUE;
+}
+
+#define CHECK_ERROR(error, code, ...) \
+  G_STMT_START { \
+    const char *const needles_[] = { __VA_ARGS__, NULL }; \
+    check_error (error, code, needles_); \
+  } G_STMT_END
+
+#define MODEL_ERROR(text, code, ...) \
+  G_STMT_START { \
+    g_autoptr (GError) error_ = NULL; \
+    g_autoptr (PlxModel) m_ = load_model (text, &error_); \
+    g_assert_null (m_); \
+    CHECK_ERROR (error_, code, __VA_ARGS__); \
+  } G_STMT_END
+
+#define CLUSTER_ERROR(text, code, ...) \
+  G_STMT_START { \
+    g_autoptr (GError) error_ = NULL; \
+    g_autoptr (PlxCluster) c_ = load_cluster (text, &error_); \
+    g_assert_null (c_); \
+    CHECK_ERROR (error_, code, __VA_ARGS__); \
+  } G_STMT_END
+
+static char *
+make_tmp_dir (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("plx-test-loaders-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (dir);
+  return dir;
+}
+
+static char *
+write_file (const char *dir,
+            const char *name,
+            const char *contents,
+            gssize      length)
+{
+  g_autoptr (GError) error = NULL;
+  char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *parent = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (parent, 0700), ==, 0);
+  g_file_set_contents (path, contents, length, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
+static void
+rm_rf (const char *path)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+    {
+      g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+          rm_rf (child);
+        }
+      g_rmdir (path);
+    }
+  else
+    g_unlink (path);
+}
+
+/* Writes `contents` as a scenario file in a fresh directory and loads it. */
+static PlxScenario *
+load_scenario_file (const char *contents,
+                    gssize      length,
+                    char      **path_out,
+                    GError    **error)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *path = write_file (dir, "scenario.json", contents, length);
+  PlxScenario *sc = plx_scenario_new_from_file (path, error);
+
+  if (path_out != NULL)
+    *path_out = g_strdup (path);
+  rm_rf (dir);
+  return sc;
+}
+
+#define SCENARIO_FILE_ERROR(contents, length, code, ...) \
+  G_STMT_START { \
+    g_autoptr (GError) error_ = NULL; \
+    g_autofree char *path_ = NULL; \
+    g_autoptr (PlxScenario) sc_ = load_scenario_file (contents, length, &path_, &error_); \
+    const char *const needles_[] = { __VA_ARGS__, NULL }; \
+    g_assert_null (sc_); \
+    if (check_error (error_, code, needles_)) \
+      g_assert_nonnull (strstr (error_->message, path_)); \
+  } G_STMT_END
+
+/* ---- models: presets ---------------------------------------------------------- */
+
+static void
+test_model_preset_gpt2 (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxModel) m = load_model ("{\"preset\": \"gpt2\"}", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (m);
+  if (m == NULL)
+    return;
+  g_assert_cmpstr (m->model_type, ==, "gpt2");
+  g_assert_cmpuint (m->n_layers, ==, 12);
+  g_assert_cmpuint (m->hidden, ==, 768);
+  g_assert_cmpuint (m->heads, ==, 12);
+  g_assert_cmpuint (m->kv_heads, ==, 12);
+  g_assert_cmpuint (m->head_dim, ==, 64);
+  g_assert_cmpuint (m->ffn, ==, 3072);
+  g_assert_cmpuint (m->vocab, ==, 50257);
+  g_assert_cmpuint (m->max_positions, ==, 1024);
+  /* Hugging Face's count for openai-community/gpt2. */
+  g_assert_cmpuint (plx_model_get_n_params (m), ==, G_GUINT64_CONSTANT (124439808));
+}
+
+static void
+test_model_preset_name (void)
+{
+  /* A preset without a "name" is named after the preset. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxModel) m = load_model ("{\"preset\": \"llama-2-7b\"}", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (m);
+  if (m == NULL)
+    return;
+  g_assert_cmpstr (m->name, ==, "llama-2-7b");
+}
+
+static void
+test_model_preset_new (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxModel) m = plx_model_new_preset ("llama-2-7b", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (m);
+  if (m == NULL)
+    return;
+  g_assert_cmpstr (m->model_type, ==, "llama");
+  g_assert_cmpuint (m->n_layers, ==, 32);
+  g_assert_cmpuint (m->ffn, ==, 11008);
+  g_assert_false (m->tied_embeddings);
+  /* Hugging Face's count for meta-llama/Llama-2-7b-hf. */
+  g_assert_cmpuint (plx_model_get_n_params (m), ==, G_GUINT64_CONSTANT (6738415616));
+}
+
+static void
+test_model_preset_override (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxModel) m = load_model ("{\"preset\": \"gpt2\", \"n_layer\": 24}", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (m);
+  if (m == NULL)
+    return;
+  g_assert_cmpuint (m->n_layers, ==, 24);
+  /* The rest is the preset's. */
+  g_assert_cmpuint (m->hidden, ==, 768);
+  g_assert_cmpuint (m->heads, ==, 12);
+  g_assert_cmpuint (m->vocab, ==, 50257);
+  g_assert_cmpuint (m->max_positions, ==, 1024);
+  g_assert_cmpstr (m->name, ==, "gpt2");
+}
+
+static void
+test_model_preset_override_name (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxModel) m = load_model ("{\"preset\": \"gpt2\", \"name\": \"my-gpt\", \"n_embd\": 1024, \"n_head\": 16}",
+                                       &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (m);
+  if (m == NULL)
+    return;
+  g_assert_cmpstr (m->name, ==, "my-gpt");
+  g_assert_cmpuint (m->hidden, ==, 1024);
+  g_assert_cmpuint (m->heads, ==, 16);
+  g_assert_cmpuint (m->head_dim, ==, 64);
+  g_assert_cmpuint (m->ffn, ==, 4096);
+  g_assert_cmpuint (m->n_layers, ==, 12);
+}
+
+static void
+test_model_preset_unknown (void)
+{
+  MODEL_ERROR ("{\"preset\": \"gpt5\"}", PLX_ERROR_NOT_FOUND,
+               "test.json: model.preset", "\"gpt5\"", "gpt2", "gpt3-175b", "llama-2-7b", "mixtral-8x7b");
+}
+
+static void
+test_model_preset_path_trick (void)
+{
+  MODEL_ERROR ("{\"preset\": \"../clusters/dgx-a100-80gb\"}", PLX_ERROR_NOT_FOUND,
+               "model.preset", "../clusters/dgx-a100-80gb");
+}
+
+static void
+test_model_preset_not_string (void)
+{
+  MODEL_ERROR ("{\"preset\": 7}", PLX_ERROR_PARSE, "test.json: model.preset: 7 is not a string");
+}
+
+static void
+test_model_presets_all_load (void)
+{
+  g_auto (GStrv) names = plx_presets_list (PLX_PRESET_MODEL);
+
+  g_assert_cmpuint (g_strv_length (names), >=, 15);
+  g_assert_true (g_strv_contains ((const char *const *) names, "gpt3-175b"));
+  g_assert_true (g_strv_contains ((const char *const *) names, "mixtral-8x7b"));
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (PlxModel) m = plx_model_new_preset (names[i], &error);
+
+      g_assert_no_error (error);
+      g_assert_nonnull (m);
+      if (i > 0)
+        g_assert_cmpint (strcmp (names[i - 1], names[i]), <, 0);
+    }
+}
+
+/* ---- models: inline Hugging Face configs --------------------------------------- */
+
+static void
+test_model_gpt2_defaults (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxModel) m = load_model ("{\"model_type\": \"gpt2\", \"n_layer\": 4, \"n_embd\": 256,"
+                                       " \"n_head\": 8, \"vocab_size\": 1000}", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (m);
+  if (m == NULL)
+    return;
+  g_assert_cmpstr (m->model_type, ==, "gpt2");
+  g_assert_cmpstr (m->name, ==, "gpt2");
+  g_assert_cmpuint (m->n_layers, ==, 4);
+  g_assert_cmpuint (m->hidden, ==, 256);
+  g_assert_cmpuint (m->heads, ==, 8);
+  g_assert_cmpuint (m->kv_heads, ==, 8);
+  g_assert_cmpuint (m->head_dim, ==, 32);
+  g_assert_cmpuint (m->ffn, ==, 4 * 256);      /* n_inner default 4*n_embd */
+  g_assert_cmpuint (m->vocab, ==, 1000);
+  g_assert_cmpuint (m->max_positions, ==, 1024); /* n_positions default */
+  g_assert_cmpuint (m->experts, ==, 0);
+  g_assert_true (m->tied_embeddings);
+  g_assert_true (m->learned_positions);
+  g_assert_true (m->dropout);                    /* attn_pdrop default 0.1 */
+}
+
+static void
+test_model_gpt2_explicit (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxModel) m = load_model ("{\"model_type\": \"gpt2\", \"n_layer\": 4, \"n_embd\": 256,"
+                                       " \"n_head\": 8, \"vocab_size\": 1000, \"n_inner\": 3000,"
+                                       " \"n_positions\": 2048, \"attn_pdrop\": 0.0,"
+                                       " \"_name_or_path\": \"org/tiny-gpt\"}", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (m);
+  if (m == NULL)
+    return;
+  g_assert_cmpuint (m->ffn, ==, 3000);
+  g_assert_cmpuint (m->max_positions, ==, 2048);
+  g_assert_false (m->dropout);
+  g_assert_cmpstr (m->name, ==, "org/tiny-gpt");
+}
+
+static void
+test_model_llama_defaults (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxModel) m = load_model ("{\"model_type\": \"llama\", \"num_hidden_layers\": 2, \"hidden_size\": 512,"
+                                       " \"num_attention_heads\": 8, \"intermediate_size\": 1376, \"vocab_size\": 32000}",
+                                       &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (m);
+  if (m == NULL)
+    return;
+  g_assert_cmpstr (m->model_type, ==, "llama");
+  g_assert_cmpuint (m->n_layers, ==, 2);
+  g_assert_cmpuint (m->hidden, ==, 512);
+  g_assert_cmpuint (m->heads, ==, 8);
+  g_assert_cmpuint (m->kv_heads, ==, 8);     /* num_key_value_heads default = heads */
+  g_assert_cmpuint (m->head_dim, ==, 64);    /* hidden / heads */
+  g_assert_cmpuint (m->ffn, ==, 1376);
+  g_assert_cmpuint (m->vocab, ==, 32000);
+  g_assert_cmpuint (m->max_positions, ==, 4096);
+  g_assert_false (m->tied_embeddings);
+  g_assert_false (m->learned_positions);
+  g_assert_false (m->dropout);
+  g_assert_cmpuint (m->experts, ==, 0);
+}
+
+/* Mistral-7B-v0.1's config.json as published, with the keys Parallax does not use. */
+static const char mistral_config[] =
+  "{\"architectures\": [\"MistralForCausalLM\"], \"bos_token_id\": 1, \"eos_token_id\": 2,"
+  " \"hidden_act\": \"silu\", \"hidden_size\": 4096, \"initializer_range\": 0.02,"
+  " \"intermediate_size\": 14336, \"max_position_embeddings\": 32768, \"model_type\": \"mistral\","
+  " \"num_attention_heads\": 32, \"num_hidden_layers\": 32, \"num_key_value_heads\": 8,"
+  " \"rms_norm_eps\": 1e-05, \"rope_theta\": 10000.0, \"sliding_window\": 4096,"
+  " \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\", \"transformers_version\": \"4.34.0.dev0\","
+  " \"use_cache\": true, \"vocab_size\": 32000,"
+  " \"rope_scaling\": null, \"quantization_config\": {\"bits\": 4, \"nested\": {\"list\": [1, [2, 3]]}}}";
+
+static void
+test_model_mistral (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxModel) m = load_model (mistral_config, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (m);
+  if (m == NULL)
+    return;
+  g_assert_cmpstr (m->model_type, ==, "mistral");
+  g_assert_cmpuint (m->n_layers, ==, 32);
+  g_assert_cmpuint (m->heads, ==, 32);
+  g_assert_cmpuint (m->kv_heads, ==, 8);
+  g_assert_cmpuint (m->head_dim, ==, 128);
+  g_assert_cmpuint (m->ffn, ==, 14336);
+  g_assert_cmpuint (m->max_positions, ==, 32768);
+  g_assert_false (m->tied_embeddings);
+  /* 7,241,732,096: Mistral 7B's published parameter count. */
+  g_assert_cmpuint (plx_model_get_n_params (m), ==, G_GUINT64_CONSTANT (7241732096));
+}
+
+static void
+test_model_mistral_head_dim (void)
+{
+  /* Mistral-Nemo style: head_dim given, not hidden / heads (5120 / 32 = 160). */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxModel) m = load_model ("{\"model_type\": \"mistral\", \"num_hidden_layers\": 40, \"hidden_size\": 5120,"
+                                       " \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"head_dim\": 128,"
+                                       " \"intermediate_size\": 14336, \"vocab_size\": 131072}", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (m);
+  if (m == NULL)
+    return;
+  g_assert_cmpuint (m->head_dim, ==, 128);
+  g_assert_cmpuint (m->hidden, ==, 5120);
+}
+
+static void
+test_model_qwen2 (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxModel) m = load_model ("{\"architectures\": [\"Qwen2ForCausalLM\"], \"attention_dropout\": 0.0,"
+                                       " \"bos_token_id\": 151643, \"eos_token_id\": 151643, \"hidden_act\": \"silu\","
+                                       " \"hidden_size\": 896, \"intermediate_size\": 4864,"
+                                       " \"max_position_embeddings\": 131072, \"max_window_layers\": 24,"
+                                       " \"model_type\": \"qwen2\", \"num_attention_heads\": 14,"
+                                       " \"num_hidden_layers\": 24, \"num_key_value_heads\": 2,"
+                                       " \"rms_norm_eps\": 1e-06, \"rope_theta\": 1000000.0, \"sliding_window\": 131072,"
+                                       " \"tie_word_embeddings\": true, \"torch_dtype\": \"bfloat16\","
+                                       " \"use_sliding_window\": false, \"vocab_size\": 151936}", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (m);
+  if (m == NULL)
+    return;
+  g_assert_cmpstr (m->model_type, ==, "qwen2");
+  g_assert_cmpuint (m->n_layers, ==, 24);
+  g_assert_cmpuint (m->heads, ==, 14);
+  g_assert_cmpuint (m->kv_heads, ==, 2);
+  g_assert_cmpuint (m->head_dim, ==, 64);
+  g_assert_cmpuint (m->vocab, ==, 151936);
+  g_assert_cmpuint (m->max_positions, ==, 131072);
+  g_assert_true (m->tied_embeddings);
+  g_assert_false (m->learned_positions);
+}
+
+static void
+test_model_mixtral (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxModel) m = load_model ("{\"model_type\": \"mixtral\", \"num_hidden_layers\": 32, \"hidden_size\": 4096,"
+                                       " \"num_attention_heads\": 32, \"num_key_value_heads\": 8,"
+                                       " \"intermediate_size\": 14336, \"vocab_size\": 32000,"
+                                       " \"max_position_embeddings\": 32768, \"num_local_experts\": 8,"
+                                       " \"num_experts_per_tok\": 2, \"router_aux_loss_coef\": 0.02,"
+                                       " \"output_router_logits\": false}", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (m);
+  if (m == NULL)
+    return;
+  g_assert_cmpstr (m->model_type, ==, "mixtral");
+  g_assert_cmpuint (m->experts, ==, 8);
+  g_assert_cmpuint (m->experts_per_token, ==, 2);
+  g_assert_cmpuint (m->kv_heads, ==, 8);
+  g_assert_cmpuint (m->head_dim, ==, 128);
+  /* Mixtral 8x7B: 46.7 B parameters, 12.9 B active per token. */
+  g_assert_cmpuint (plx_model_get_n_params (m), ==, G_GUINT64_CONSTANT (46702792704));
+  g_assert_cmpuint (plx_model_get_n_active_params (m), ==, G_GUINT64_CONSTANT (12879925248));
+}
+
+static void
+test_model_errors (void)
+{
+  MODEL_ERROR ("{\"model_type\": \"bert\", \"num_hidden_layers\": 12}", PLX_ERROR_UNSUPPORTED,
+               "test.json: model.model_type", "\"bert\"");
+  MODEL_ERROR ("{\"n_layer\": 12, \"n_embd\": 768}", PLX_ERROR_MISSING_KEY, "test.json: model.model_type");
+  MODEL_ERROR ("{\"model_type\": 2}", PLX_ERROR_PARSE, "model.model_type: 2 is not a string");
+  MODEL_ERROR ("{\"model_type\": \"gpt2\", \"n_layer\": 4, \"n_head\": 8, \"vocab_size\": 1000}",
+               PLX_ERROR_MISSING_KEY, "test.json: model.n_embd");
+  MODEL_ERROR ("{\"model_type\": \"gpt2\", \"n_layer\": 4, \"n_embd\": 256, \"n_head\": 8}",
+               PLX_ERROR_MISSING_KEY, "test.json: model.vocab_size");
+  MODEL_ERROR ("{\"model_type\": \"llama\", \"num_hidden_layers\": 2, \"num_attention_heads\": 8,"
+               " \"intermediate_size\": 1376, \"vocab_size\": 32000}",
+               PLX_ERROR_MISSING_KEY, "test.json: model.hidden_size");
+  MODEL_ERROR ("{\"model_type\": \"qwen2\", \"num_hidden_layers\": 2, \"hidden_size\": 512, \"num_attention_heads\": 8,"
+               " \"vocab_size\": 32000}",
+               PLX_ERROR_MISSING_KEY, "test.json: model.intermediate_size");
+  MODEL_ERROR ("{\"model_type\": \"mixtral\", \"num_hidden_layers\": 2, \"hidden_size\": 512, \"num_attention_heads\": 8,"
+               " \"intermediate_size\": 1376, \"vocab_size\": 32000, \"num_experts_per_tok\": 2}",
+               PLX_ERROR_MISSING_KEY, "test.json: model.num_local_experts");
+  MODEL_ERROR ("{\"model_type\": \"mixtral\", \"num_hidden_layers\": 2, \"hidden_size\": 512, \"num_attention_heads\": 8,"
+               " \"intermediate_size\": 1376, \"vocab_size\": 32000, \"num_local_experts\": 4, \"num_experts_per_tok\": 6}",
+               PLX_ERROR_INCONSISTENT, "model.num_experts_per_tok: 6", "4");
+  MODEL_ERROR ("{\"model_type\": \"gpt2\", \"n_layer\": 4, \"n_embd\": 250, \"n_head\": 8, \"vocab_size\": 1000}",
+               PLX_ERROR_INCONSISTENT, "model.n_embd: 250", "8");
+  MODEL_ERROR ("{\"model_type\": \"llama\", \"num_hidden_layers\": 2, \"hidden_size\": 512, \"num_attention_heads\": 8,"
+               " \"num_key_value_heads\": 3, \"intermediate_size\": 1376, \"vocab_size\": 32000}",
+               PLX_ERROR_INCONSISTENT, "model.num_key_value_heads: 3", "8");
+  MODEL_ERROR ("{\"model_type\": \"gpt2\", \"n_layer\": \"12\", \"n_embd\": 256, \"n_head\": 8, \"vocab_size\": 1000}",
+               PLX_ERROR_PARSE, "model.n_layer: \"12\" is not a number");
+  MODEL_ERROR ("{\"model_type\": \"gpt2\", \"n_layer\": 0, \"n_embd\": 256, \"n_head\": 8, \"vocab_size\": 1000}",
+               PLX_ERROR_INVALID_VALUE, "model.n_layer: 0 is out of range");
+  MODEL_ERROR ("{\"model_type\": \"gpt2\", \"n_layer\": 4, \"n_embd\": 256, \"n_head\": 8, \"vocab_size\": 1000,"
+               " \"attn_pdrop\": 2}", PLX_ERROR_INVALID_VALUE, "model.attn_pdrop: 2");
+  MODEL_ERROR ("{\"model_type\": \"llama\", \"num_hidden_layers\": 2, \"hidden_size\": 512, \"num_attention_heads\": 8,"
+               " \"intermediate_size\": 1376, \"vocab_size\": 32000, \"tie_word_embeddings\": \"false\"}",
+               PLX_ERROR_PARSE, "model.tie_word_embeddings: \"false\" is not true or false");
+  MODEL_ERROR ("[1, 2]", PLX_ERROR_PARSE, "test.json: model: [1,2] is not an object");
+}
+
+/* ---- scenarios ---------------------------------------------------------------- */
+
+#define SCENARIO_TAIL \
+  ", \"cluster\": {\"preset\": \"dgx-a100-80gb\"}, \"strategy\": {\"tp\": 8, \"global_batch_size\": 8}}"
+
+static void
+test_scenario_preset (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) sc = load_scenario_text ("{\"name\": \"unit\", \"model\": {\"preset\": \"llama-2-7b\"}" SCENARIO_TAIL,
+                                                   &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (sc);
+  if (sc == NULL)
+    return;
+  g_assert_cmpstr (sc->name, ==, "unit");
+  g_assert_cmpstr (sc->source, ==, "test.json");
+  g_assert_cmpuint (sc->model->n_layers, ==, 32);
+  g_assert_cmpuint (plx_cluster_get_n_gpus (sc->cluster), ==, 8);
+  g_assert_cmpuint (sc->strategy->tp, ==, 8);
+  g_assert_cmpuint (sc->strategy->dp, ==, 1);
+}
+
+static void
+test_scenario_name_default (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) sc = load_scenario_text ("{\"model\": {\"preset\": \"llama-2-7b\"}, \"notes\": [\"ignored\"]" SCENARIO_TAIL,
+                                                   &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (sc);
+  if (sc == NULL)
+    return;
+  g_assert_cmpstr (sc->name, ==, "llama-2-7b");
+}
+
+static void
+test_scenario_node_reusable (void)
+{
+  /* Loading must not edit the caller's JSON: the same node loads twice. */
+  g_autoptr (JsonNode) node = parse ("{\"model\": {\"preset\": \"gpt2\", \"n_layer\": 24},"
+                                     " \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 2},"
+                                     " \"strategy\": {\"global_batch_size\": 16}}");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) first = plx_scenario_new_from_json (node, ".", "test.json", &error);
+  g_autoptr (PlxScenario) second = NULL;
+  JsonObject *root = json_node_get_object (node);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (first);
+  g_assert_true (json_object_has_member (json_object_get_object_member (root, "model"), "preset"));
+  g_assert_true (json_object_has_member (json_object_get_object_member (root, "cluster"), "preset"));
+  second = plx_scenario_new_from_json (node, ".", "test.json", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (second);
+  if (first == NULL || second == NULL)
+    return;
+  g_assert_cmpuint (second->model->n_layers, ==, 24);
+  g_assert_cmpuint (plx_cluster_get_n_gpus (second->cluster), ==, 16);
+}
+
+static void
+test_scenario_missing_parts (void)
+{
+  g_autoptr (GError) e1 = NULL;
+  g_autoptr (GError) e2 = NULL;
+  g_autoptr (GError) e3 = NULL;
+  g_autoptr (PlxScenario) s1 = load_scenario_text ("{\"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+                                                   " \"strategy\": {\"global_batch_size\": 8}}", &e1);
+  g_autoptr (PlxScenario) s2 = load_scenario_text ("{\"model\": {\"preset\": \"gpt2\"},"
+                                                   " \"strategy\": {\"global_batch_size\": 8}}", &e2);
+  g_autoptr (PlxScenario) s3 = load_scenario_text ("{\"model\": 5" SCENARIO_TAIL, &e3);
+
+  g_assert_null (s1);
+  CHECK_ERROR (e1, PLX_ERROR_MISSING_KEY, "test.json: model");
+  g_assert_null (s2);
+  CHECK_ERROR (e2, PLX_ERROR_MISSING_KEY, "test.json: cluster");
+  g_assert_null (s3);
+  CHECK_ERROR (e3, PLX_ERROR_PARSE, "test.json: model: 5 is not an object");
+}
+
+static void
+test_scenario_unknown_model_type (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) sc = load_scenario_text ("{\"model\": {\"model_type\": \"t5\"}" SCENARIO_TAIL, &error);
+
+  g_assert_null (sc);
+  CHECK_ERROR (error, PLX_ERROR_UNSUPPORTED, "test.json: model.model_type", "\"t5\"");
+}
+
+static void
+test_scenario_unknown_model_preset (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) sc = load_scenario_text ("{\"model\": {\"preset\": \"nope-1b\"}" SCENARIO_TAIL, &error);
+
+  g_assert_null (sc);
+  CHECK_ERROR (error, PLX_ERROR_NOT_FOUND, "test.json: model.preset", "\"nope-1b\"", "known", "gpt2", "llama-3-8b");
+}
+
+static void
+test_scenario_default_json (void)
+{
+  g_autoptr (JsonNode) node = plx_scenario_default_json ();
+  JsonObject *root;
+
+  g_assert_nonnull (node);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
+  root = json_node_get_object (node);
+  g_assert_true (json_object_has_member (root, "model"));
+  g_assert_true (json_object_has_member (root, "cluster"));
+  g_assert_true (json_object_has_member (root, "strategy"));
+}
+
+/* ---- hf_config files ----------------------------------------------------------- */
+
+static const char tiny_llama_config[] =
+  "{\"model_type\": \"llama\", \"num_hidden_layers\": 8, \"hidden_size\": 1024,"
+  " \"num_attention_heads\": 16, \"num_key_value_heads\": 4, \"intermediate_size\": 2816,"
+  " \"vocab_size\": 32000, \"max_position_embeddings\": 2048, \"_name_or_path\": \"tiny/llama\","
+  " \"architectures\": [\"LlamaForCausalLM\"], \"rope_theta\": 500000.0}";
+
+static void
+test_hf_config_relative (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *config = write_file (dir, "models/tiny/config.json", tiny_llama_config, -1);
+  g_autofree char *path = write_file (dir, "scenarios/run.json",
+                                      "{\"model\": {\"hf_config\": \"../models/tiny/config.json\"},"
+                                      " \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+                                      " \"strategy\": {\"tp\": 4, \"pp\": 2, \"global_batch_size\": 8}}", -1);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) sc = plx_scenario_new_from_file (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (sc);
+  if (sc != NULL)
+    {
+      g_assert_cmpstr (sc->source, ==, path);
+      g_assert_cmpstr (sc->model->model_type, ==, "llama");
+      g_assert_cmpstr (sc->model->name, ==, "tiny/llama");
+      g_assert_cmpuint (sc->model->n_layers, ==, 8);
+      g_assert_cmpuint (sc->model->hidden, ==, 1024);
+      g_assert_cmpuint (sc->model->heads, ==, 16);
+      g_assert_cmpuint (sc->model->kv_heads, ==, 4);
+      g_assert_cmpuint (sc->model->head_dim, ==, 64);
+      g_assert_cmpuint (sc->strategy->seq_length, ==, 2048);
+      g_assert_cmpuint (sc->strategy->dp, ==, 1);
+    }
+  rm_rf (dir);
+}
+
+static void
+test_hf_config_override (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *config = write_file (dir, "config.json", tiny_llama_config, -1);
+  g_autofree char *path = write_file (dir, "run.json",
+                                      "{\"model\": {\"hf_config\": \"config.json\", \"num_hidden_layers\": 4,"
+                                      " \"name\": \"shallow\"},"
+                                      " \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+                                      " \"strategy\": {\"tp\": 4, \"pp\": 2, \"global_batch_size\": 8}}", -1);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) sc = plx_scenario_new_from_file (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (sc);
+  if (sc != NULL)
+    {
+      g_assert_cmpuint (sc->model->n_layers, ==, 4);
+      g_assert_cmpuint (sc->model->hidden, ==, 1024);
+      g_assert_cmpstr (sc->model->name, ==, "shallow");
+    }
+  rm_rf (dir);
+}
+
+static void
+test_hf_config_absolute (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *config = write_file (dir, "abs/config.json", tiny_llama_config, -1);
+  g_autofree char *text = g_strdup_printf ("{\"model\": {\"hf_config\": \"%s\"},"
+                                           " \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+                                           " \"strategy\": {\"tp\": 4, \"pp\": 2, \"global_batch_size\": 8}}", config);
+  g_autoptr (JsonNode) node = parse (text);
+  g_autoptr (GError) error = NULL;
+  /* base_dir is somewhere else entirely: an absolute path ignores it. */
+  g_autoptr (PlxScenario) sc = plx_scenario_new_from_json (node, "/nonexistent", "test.json", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (sc);
+  if (sc != NULL)
+    g_assert_cmpuint (sc->model->kv_heads, ==, 4);
+  rm_rf (dir);
+}
+
+static void
+test_hf_config_errors (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *array = write_file (dir, "array.json", "[1, 2, 3]", -1);
+  g_autofree char *broken = write_file (dir, "broken.json", "{\"model_type\": ", -1);
+  g_autofree char *s1 = write_file (dir, "missing.json",
+                                    "{\"model\": {\"hf_config\": \"nowhere/config.json\"}" SCENARIO_TAIL, -1);
+  g_autofree char *s2 = write_file (dir, "on-array.json", "{\"model\": {\"hf_config\": \"array.json\"}" SCENARIO_TAIL, -1);
+  g_autofree char *s3 = write_file (dir, "on-broken.json", "{\"model\": {\"hf_config\": \"broken.json\"}" SCENARIO_TAIL, -1);
+  g_autofree char *s4 = write_file (dir, "not-string.json", "{\"model\": {\"hf_config\": 42}" SCENARIO_TAIL, -1);
+  g_autoptr (GError) e1 = NULL;
+  g_autoptr (GError) e2 = NULL;
+  g_autoptr (GError) e3 = NULL;
+  g_autoptr (GError) e4 = NULL;
+  g_autoptr (PlxScenario) r1 = plx_scenario_new_from_file (s1, &e1);
+  g_autoptr (PlxScenario) r2 = plx_scenario_new_from_file (s2, &e2);
+  g_autoptr (PlxScenario) r3 = plx_scenario_new_from_file (s3, &e3);
+  g_autoptr (PlxScenario) r4 = plx_scenario_new_from_file (s4, &e4);
+
+  g_assert_null (r1);
+  CHECK_ERROR (e1, PLX_ERROR_NOT_FOUND, s1, "model.hf_config", "nowhere/config.json");
+  g_assert_null (r2);
+  CHECK_ERROR (e2, PLX_ERROR_PARSE, s2, "model.hf_config", "array.json", "not a JSON object");
+  g_assert_null (r3);
+  CHECK_ERROR (e3, PLX_ERROR_PARSE, s3, "model.hf_config", "broken.json");
+  g_assert_null (r4);
+  CHECK_ERROR (e4, PLX_ERROR_PARSE, s4, "model.hf_config: 42 is not a string");
+  rm_rf (dir);
+}
+
+/* ---- clusters ------------------------------------------------------------------ */
+
+static void
+test_cluster_preset (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxCluster) c = plx_cluster_new_preset ("dgx-a100-80gb", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (c);
+  if (c == NULL)
+    return;
+  g_assert_cmpstr (c->gpu_name, ==, "A100-SXM4-80GB");
+  g_assert_cmpuint (c->num_nodes, ==, 1);
+  g_assert_cmpuint (c->gpus_per_node, ==, 8);
+  g_assert_cmpuint (plx_cluster_get_n_gpus (c), ==, 8);
+  g_assert_cmpuint (c->hbm_bytes, ==, G_GUINT64_CONSTANT (85899345920));
+  g_assert_cmpfloat (c->peak_flops[PLX_DTYPE_BF16], ==, 312e12);
+  g_assert_cmpfloat (c->peak_flops[PLX_DTYPE_FP32], ==, 19.5e12);
+  g_assert_cmpfloat (c->peak_flops[PLX_DTYPE_FP8], ==, 0.0);
+  g_assert_cmpfloat (c->intra_node.bw_Bps, ==, 300e9);
+  g_assert_cmpfloat (c->inter_node.bw_Bps, ==, 25e9);
+  g_assert_cmpuint (plx_curve_get_n_points (c->matmul_efficiency), ==, 10);
+}
+
+static void
+test_cluster_preset_overrides (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxCluster) c = load_cluster ("{\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 48,"
+                                           " \"inter_node\": {\"bw_Bps\": 6.25e9}}", &error);
+  double x, y;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (c);
+  if (c == NULL)
+    return;
+  /* Changed. */
+  g_assert_cmpuint (c->num_nodes, ==, 48);
+  g_assert_cmpuint (plx_cluster_get_n_gpus (c), ==, 384);
+  g_assert_cmpfloat (c->inter_node.bw_Bps, ==, 6.25e9);
+  /* Kept: the rest of inter_node, and everything else. */
+  g_assert_cmpfloat (c->inter_node.latency_s, ==, 3e-6);
+  g_assert_cmpstr (c->inter_node.name, ==, "HDR InfiniBand 200 Gb/s per GPU");
+  g_assert_cmpuint (plx_curve_get_n_points (c->inter_node.efficiency), ==, 11);
+  plx_curve_get_point (c->inter_node.efficiency, 10, &x, &y);
+  g_assert_cmpfloat (x, ==, 1e10);
+  g_assert_cmpfloat (y, ==, 0.95);
+  g_assert_cmpfloat (c->intra_node.bw_Bps, ==, 3e11);
+  g_assert_cmpfloat (c->intra_node.latency_s, ==, 1e-6);
+  g_assert_cmpuint (c->gpus_per_node, ==, 8);
+  g_assert_cmpstr (c->name, ==, "DGX A100 80GB, HDR InfiniBand");
+  g_assert_cmpstr (c->gpu_name, ==, "A100-SXM4-80GB");
+  g_assert_cmpuint (c->hbm_bytes, ==, G_GUINT64_CONSTANT (85899345920));
+  g_assert_cmpuint (c->reserved_bytes, ==, G_GUINT64_CONSTANT (3221225472));
+  g_assert_cmpfloat (c->hbm_bw_Bps, ==, 2.039e12);
+  g_assert_cmpfloat (c->peak_flops[PLX_DTYPE_BF16], ==, 3.12e14);
+  g_assert_cmpfloat (c->kernel_launch_s, ==, 4e-6);
+  g_assert_cmpuint (plx_curve_get_n_points (c->matmul_efficiency), ==, 10);
+  g_assert_cmpuint (plx_curve_get_n_points (c->memory_efficiency), ==, 9);
+}
+
+static void
+test_cluster_curve_override (void)
+{
+  /* An array replaces the preset's array as a whole. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxCluster) c = load_cluster ("{\"preset\": \"dgx-a100-80gb\","
+                                           " \"gpu\": {\"efficiency\": {\"matmul\": [[1e9, 0.5], [1e12, 0.9]]}}}", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (c);
+  if (c == NULL)
+    return;
+  g_assert_cmpuint (plx_curve_get_n_points (c->matmul_efficiency), ==, 2);
+  g_assert_cmpuint (plx_curve_get_n_points (c->memory_efficiency), ==, 9);
+  g_assert_cmpfloat (c->hbm_bw_Bps, ==, 2.039e12);
+}
+
+#define INLINE_CLUSTER(gpu_extra, eff) \
+  "{\"name\": \"lab\", \"num_nodes\": 2, \"gpus_per_node\": 4," \
+  " \"gpu\": {\"name\": \"X1\", \"peak_flops\": {\"bf16\": 1e15, \"fp8\": 2e15}," \
+  "          \"hbm_bytes\": 1e11, \"hbm_bw_Bps\": 3e12" gpu_extra "," \
+  "          \"efficiency\": " eff "}," \
+  " \"intra_node\": {\"bw_Bps\": 4e11, \"latency_s\": 2e-6, \"efficiency\": [[1e6, 0.5]]}," \
+  " \"inter_node\": {\"bw_Bps\": 5e10, \"latency_s\": 5e-6, \"efficiency\": [[1e6, 0.4], [1e9, 0.9]]}}"
+#define GOOD_EFF "{\"matmul\": [[1e9, 0.7]], \"memory\": [[1e6, 0.8]]}"
+
+static void
+test_cluster_inline (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxCluster) c = load_cluster (INLINE_CLUSTER ("", GOOD_EFF), &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (c);
+  if (c == NULL)
+    return;
+  g_assert_cmpstr (c->name, ==, "lab");
+  g_assert_cmpuint (plx_cluster_get_n_gpus (c), ==, 8);
+  g_assert_cmpstr (c->gpu_name, ==, "X1");
+  g_assert_cmpuint (c->hbm_bytes, ==, G_GUINT64_CONSTANT (100000000000));
+  g_assert_cmpuint (c->reserved_bytes, ==, 0);
+  g_assert_cmpfloat (c->peak_flops[PLX_DTYPE_FP8], ==, 2e15);
+  g_assert_cmpfloat (c->peak_flops[PLX_DTYPE_FP16], ==, 0.0);
+  g_assert_cmpfloat (c->inter_node.latency_s, ==, 5e-6);
+  g_assert_cmpstr (c->intra_node.name, ==, "intra_node");
+  g_assert_cmpfloat (plx_curve_eval (c->matmul_efficiency, 1e12), ==, 0.7);
+}
+
+static void
+test_cluster_curve_errors (void)
+{
+#define EFF_OVERRIDE(which, value) \
+  "{\"preset\": \"dgx-a100-80gb\", \"gpu\": {\"efficiency\": {\"" which "\": " value "}}}"
+
+  CLUSTER_ERROR (EFF_OVERRIDE ("matmul", "[[1e9, 0.5], [1e8, 0.6]]"), PLX_ERROR_INVALID_VALUE,
+                 "test.json: cluster.gpu.efficiency.matmul", "point 1", "does not increase");
+  CLUSTER_ERROR (EFF_OVERRIDE ("matmul", "[[1e9, 0.5], [1e9, 0.6]]"), PLX_ERROR_INVALID_VALUE,
+                 "cluster.gpu.efficiency.matmul", "point 1", "does not increase");
+  CLUSTER_ERROR (EFF_OVERRIDE ("matmul", "[[1e8, 0.5], [1e9, 0]]"), PLX_ERROR_INVALID_VALUE,
+                 "cluster.gpu.efficiency.matmul", "point 1", "efficiency 0 ");
+  CLUSTER_ERROR (EFF_OVERRIDE ("matmul", "[[1e8, 1.5]]"), PLX_ERROR_INVALID_VALUE,
+                 "cluster.gpu.efficiency.matmul", "efficiency 1.5");
+  CLUSTER_ERROR (EFF_OVERRIDE ("matmul", "[[-1e8, 0.5]]"), PLX_ERROR_INVALID_VALUE,
+                 "cluster.gpu.efficiency.matmul", "size -1e+08");
+  CLUSTER_ERROR (EFF_OVERRIDE ("matmul", "[[0, 0.5]]"), PLX_ERROR_INVALID_VALUE,
+                 "cluster.gpu.efficiency.matmul", "size 0");
+  CLUSTER_ERROR (EFF_OVERRIDE ("matmul", "0.5"), PLX_ERROR_PARSE,
+                 "test.json: cluster.gpu.efficiency.matmul: 0.5 is not a list");
+  CLUSTER_ERROR (EFF_OVERRIDE ("matmul", "{\"1e9\": 0.5}"), PLX_ERROR_PARSE,
+                 "cluster.gpu.efficiency.matmul", "is not a list");
+  CLUSTER_ERROR (EFF_OVERRIDE ("matmul", "[]"), PLX_ERROR_PARSE, "cluster.gpu.efficiency.matmul: [] is not a list");
+  CLUSTER_ERROR (EFF_OVERRIDE ("matmul", "null"), PLX_ERROR_PARSE, "cluster.gpu.efficiency.matmul");
+  CLUSTER_ERROR (EFF_OVERRIDE ("matmul", "[[1e9, 0.5, 3]]"), PLX_ERROR_PARSE, "cluster.gpu.efficiency.matmul");
+  CLUSTER_ERROR (EFF_OVERRIDE ("matmul", "[[\"1e9\", 0.5]]"), PLX_ERROR_PARSE, "cluster.gpu.efficiency.matmul");
+  CLUSTER_ERROR (EFF_OVERRIDE ("matmul", "[1e9, 0.5]"), PLX_ERROR_PARSE, "cluster.gpu.efficiency.matmul");
+  CLUSTER_ERROR (EFF_OVERRIDE ("memory", "[[1e6, 0.5], [1e5, 0.6]]"), PLX_ERROR_INVALID_VALUE,
+                 "test.json: cluster.gpu.efficiency.memory", "point 1");
+  CLUSTER_ERROR (EFF_OVERRIDE ("memory", "\"fast\""), PLX_ERROR_PARSE,
+                 "cluster.gpu.efficiency.memory: \"fast\" is not a list");
+  CLUSTER_ERROR (EFF_OVERRIDE ("kernel_launch_s", "-1"), PLX_ERROR_INVALID_VALUE,
+                 "cluster.gpu.efficiency.kernel_launch_s: -1");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"inter_node\": {\"efficiency\": [[1e6, 1.5]]}}",
+                 PLX_ERROR_INVALID_VALUE, "test.json: cluster.inter_node.efficiency", "1.5");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"intra_node\": {\"efficiency\": 3}}",
+                 PLX_ERROR_PARSE, "test.json: cluster.intra_node.efficiency: 3 is not a list");
+#undef EFF_OVERRIDE
+}
+
+static void
+test_cluster_default_calibration (void)
+{
+  /* An inline cluster that leaves a curve out gets the DGX A100 measurement for it
+   * (FORMATS.md's own inline example has no efficiency block); given curves win. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxCluster) a100 = plx_cluster_new_preset ("dgx-a100-80gb", NULL);
+  g_autoptr (PlxCluster) c = load_cluster (INLINE_CLUSTER ("", "{\"memory\": [[1e6, 0.8]]}"), &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (c);
+  if (c == NULL)
+    return;
+  g_assert_cmpuint (plx_curve_get_n_points (c->matmul_efficiency), ==,
+                    plx_curve_get_n_points (a100->matmul_efficiency));
+  g_assert_cmpfloat (plx_curve_eval (c->matmul_efficiency, 3e10), ==, plx_curve_eval (a100->matmul_efficiency, 3e10));
+  g_assert_cmpuint (plx_curve_get_n_points (c->memory_efficiency), ==, 1);
+  g_assert_cmpfloat (plx_curve_eval (c->memory_efficiency, 1e9), ==, 0.8);
+}
+
+static void
+test_cluster_curve_too_long (void)
+{
+  g_autoptr (GString) text = g_string_new ("{\"preset\": \"dgx-a100-80gb\", \"gpu\": {\"efficiency\": {\"matmul\": [");
+
+  for (guint i = 0; i < 257; i++)
+    g_string_append_printf (text, "%s[%u, 0.5]", i ? ", " : "", i + 1);
+  g_string_append (text, "]}}}");
+  CLUSTER_ERROR (text->str, PLX_ERROR_PARSE, "cluster.gpu.efficiency.matmul", "256");
+}
+
+static void
+test_cluster_errors (void)
+{
+  CLUSTER_ERROR ("{\"preset\": \"dgx-z\"}", PLX_ERROR_NOT_FOUND,
+                 "test.json: cluster.preset", "\"dgx-z\"", "dgx-a100-80gb", "dgx-h100-80gb");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 0}", PLX_ERROR_INVALID_VALUE,
+                 "test.json: cluster.num_nodes: 0");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"gpus_per_node\": 2000}", PLX_ERROR_INVALID_VALUE,
+                 "cluster.gpus_per_node: 2000");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1000000, \"gpus_per_node\": 1024}",
+                 PLX_ERROR_INVALID_VALUE, "cluster.num_nodes", "1000000");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1.5}", PLX_ERROR_INVALID_VALUE,
+                 "cluster.num_nodes: 1.5 is not a whole number");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"gpu\": {\"hbm_bytes\": 0}}", PLX_ERROR_INVALID_VALUE,
+                 "cluster.gpu.hbm_bytes: 0");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"gpu\": {\"reserved_bytes\": 85899345920}}",
+                 PLX_ERROR_INCONSISTENT, "cluster.gpu.reserved_bytes: 85899345920");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"gpu\": {\"peak_flops\": {\"bf16\": -1}}}",
+                 PLX_ERROR_INVALID_VALUE, "cluster.gpu.peak_flops.bf16: -1");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"gpu\": {\"peak_flops\": {\"fp16\": \"fast\"}}}",
+                 PLX_ERROR_PARSE, "cluster.gpu.peak_flops.fp16: \"fast\" is not a number");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"inter_node\": {\"bw_Bps\": 0}}", PLX_ERROR_INVALID_VALUE,
+                 "test.json: cluster.inter_node.bw_Bps: 0");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"intra_node\": {\"latency_s\": 2}}", PLX_ERROR_INVALID_VALUE,
+                 "cluster.intra_node.latency_s: 2");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"inter_node\": 5}", PLX_ERROR_PARSE,
+                 "cluster.inter_node: 5 is not an object");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"gpu\": 5}", PLX_ERROR_PARSE, "cluster.gpu: 5 is not an object");
+  CLUSTER_ERROR (INLINE_CLUSTER (", \"reserved_bytes\": \"lots\"", GOOD_EFF), PLX_ERROR_PARSE,
+                 "cluster.gpu.reserved_bytes: \"lots\" is not a number");
+  CLUSTER_ERROR ("{\"num_nodes\": 1, \"gpu\": {\"hbm_bytes\": 1e10, \"hbm_bw_Bps\": 1e12, \"peak_flops\": {\"fp8\": 1e15},"
+                 " \"efficiency\": " GOOD_EFF "}}", PLX_ERROR_MISSING_KEY, "cluster.gpu.peak_flops");
+  CLUSTER_ERROR ("{\"num_nodes\": 1, \"gpu\": {\"peak_flops\": {\"bf16\": 1e15}}}", PLX_ERROR_MISSING_KEY,
+                 "cluster.gpu.hbm_bytes");
+  CLUSTER_ERROR ("{\"num_nodes\": 1}", PLX_ERROR_MISSING_KEY, "test.json: cluster.gpu");
+  CLUSTER_ERROR ("[]", PLX_ERROR_PARSE, "test.json: cluster: [] is not an object");
+}
+
+static void
+test_cluster_presets_all_load (void)
+{
+  g_auto (GStrv) names = plx_presets_list (PLX_PRESET_CLUSTER);
+
+  g_assert_true (g_strv_contains ((const char *const *) names, "dgx-a100-80gb"));
+  g_assert_true (g_strv_contains ((const char *const *) names, "dgx-h100-80gb"));
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (PlxCluster) c = plx_cluster_new_preset (names[i], &error);
+
+      g_assert_no_error (error);
+      g_assert_nonnull (c);
+      if (c != NULL)
+        g_assert_cmpfloat (c->peak_flops[PLX_DTYPE_BF16], >, 0.0);
+    }
+}
+
+static void
+test_cluster_copy (void)
+{
+  g_autoptr (PlxCluster) c = plx_cluster_new_preset ("dgx-h100-80gb", NULL);
+  g_autoptr (PlxCluster) copy = NULL;
+
+  g_assert_nonnull (c);
+  if (c == NULL)
+    return;
+  copy = plx_cluster_copy (c);
+  g_assert_cmpstr (copy->gpu_name, ==, c->gpu_name);
+  g_assert_true (copy->gpu_name != c->gpu_name);
+  g_assert_cmpfloat (copy->inter_node.bw_Bps, ==, c->inter_node.bw_Bps);
+  g_assert_cmpfloat (plx_curve_eval (copy->matmul_efficiency, 1e11), ==, plx_curve_eval (c->matmul_efficiency, 1e11));
+}
+
+/* ---- hostile files ------------------------------------------------------------- */
+
+static void
+test_hostile_empty (void)
+{
+  SCENARIO_FILE_ERROR ("", 0, PLX_ERROR_PARSE, "empty");
+  SCENARIO_FILE_ERROR ("  \n\t ", -1, PLX_ERROR_PARSE, "empty");
+}
+
+static void
+test_hostile_not_json (void)
+{
+  SCENARIO_FILE_ERROR ("model: gpt2\ncluster: dgx\n", -1, PLX_ERROR_PARSE, "not valid JSON");
+  SCENARIO_FILE_ERROR ("{\"model\": {\"preset\": \"gpt2\"", -1, PLX_ERROR_PARSE, "not valid JSON");
+  SCENARIO_FILE_ERROR ("{\"model\": \xff\xfe}", -1, PLX_ERROR_PARSE, "");
+  SCENARIO_FILE_ERROR ("{\"model\": {\"preset\": \"gpt2\"},}", -1, PLX_ERROR_PARSE, "not valid JSON");
+}
+
+static void
+test_hostile_top_level (void)
+{
+  SCENARIO_FILE_ERROR ("[{\"model\": {\"preset\": \"gpt2\"}}]", -1, PLX_ERROR_PARSE, "must be a JSON object");
+  SCENARIO_FILE_ERROR ("\"scenario\"", -1, PLX_ERROR_PARSE, "must be a JSON object");
+  SCENARIO_FILE_ERROR ("42", -1, PLX_ERROR_PARSE, "must be a JSON object");
+  SCENARIO_FILE_ERROR ("null", -1, PLX_ERROR_PARSE, "");
+}
+
+static void
+test_hostile_nan (void)
+{
+  SCENARIO_FILE_ERROR ("{\"model\": {\"preset\": \"gpt2\", \"n_layer\": NaN}" SCENARIO_TAIL, -1, PLX_ERROR_PARSE,
+                       "NaN");
+  SCENARIO_FILE_ERROR ("{\"model\": {\"preset\": \"gpt2\", \"n_layer\": Infinity}" SCENARIO_TAIL, -1, PLX_ERROR_PARSE,
+                       "Infinity");
+  SCENARIO_FILE_ERROR ("{\"model\": {\"preset\": \"gpt2\", \"n_layer\": -Infinity}" SCENARIO_TAIL, -1, PLX_ERROR_PARSE,
+                       "");
+}
+
+static void
+test_hostile_huge_numbers (void)
+{
+  SCENARIO_FILE_ERROR ("{\"model\": {\"preset\": \"gpt2\", \"n_layer\": 1e400}" SCENARIO_TAIL, -1,
+                       PLX_ERROR_INVALID_VALUE, "model.n_layer: inf");
+  SCENARIO_FILE_ERROR ("{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\","
+                       " \"inter_node\": {\"bw_Bps\": 1e400}}, \"strategy\": {\"global_batch_size\": 8}}", -1,
+                       PLX_ERROR_INVALID_VALUE, "cluster.inter_node.bw_Bps: inf");
+  SCENARIO_FILE_ERROR ("{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\","
+                       " \"inter_node\": {\"latency_s\": -1e400}}, \"strategy\": {\"global_batch_size\": 8}}", -1,
+                       PLX_ERROR_INVALID_VALUE, "cluster.inter_node.latency_s: -inf");
+  SCENARIO_FILE_ERROR ("{\"model\": {\"preset\": \"gpt2\", \"n_layer\": 1e19}" SCENARIO_TAIL, -1,
+                       PLX_ERROR_INVALID_VALUE, "model.n_layer", "out of range");
+  /* Beyond 64 bits; json-glib's reading of it varies, but it must be refused. */
+  SCENARIO_FILE_ERROR ("{\"model\": {\"preset\": \"gpt2\", \"n_layer\": 99999999999999999999999}" SCENARIO_TAIL, -1,
+                       PLX_ERROR_INVALID_VALUE, "model.n_layer");
+}
+
+static void
+test_hostile_missing_file (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "does-not-exist.json", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) sc = plx_scenario_new_from_file (path, &error);
+
+  g_assert_null (sc);
+  CHECK_ERROR (error, PLX_ERROR_NOT_FOUND, path);
+  rm_rf (dir);
+}
+
+static void
+test_hostile_directory (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) sc = plx_scenario_new_from_file (dir, &error);
+
+  g_assert_null (sc);
+  CHECK_ERROR (error, PLX_ERROR_IO, dir);
+  rm_rf (dir);
+}
+
+static void
+test_hostile_too_large (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "huge.json", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) sc = NULL;
+  int fd = g_open (path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+  /* A sparse 65 MiB file: above the 64 MiB limit. */
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (ftruncate (fd, 65 * MIB), ==, 0);
+  close (fd);
+  sc = plx_scenario_new_from_file (path, &error);
+  g_assert_null (sc);
+  CHECK_ERROR (error, PLX_ERROR_PARSE, path, "too large");
+  rm_rf (dir);
+}
+
+/* ---- hostile: a 1 MB string wherever a string is read --------------------------- */
+
+typedef struct
+{
+  const char  *format;   /* a scenario with one @@ where the long string goes */
+  PlxErrorCode code;
+  const char  *key;
+} LongStringCase;
+
+static const LongStringCase long_string_cases[] = {
+  { "{\"model\": {\"model_type\": \"@@\"}" SCENARIO_TAIL, PLX_ERROR_UNSUPPORTED, "model.model_type" },
+  { "{\"model\": {\"preset\": \"@@\"}" SCENARIO_TAIL, PLX_ERROR_NOT_FOUND, "model.preset" },
+  { "{\"model\": {\"hf_config\": \"@@\"}" SCENARIO_TAIL, PLX_ERROR_IO, "model.hf_config" },
+  { "{\"model\": {\"preset\": \"gpt2\", \"n_layer\": \"@@\"}" SCENARIO_TAIL, PLX_ERROR_PARSE, "model.n_layer" },
+  { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"@@\"}, \"strategy\": {\"global_batch_size\": 8}}",
+    PLX_ERROR_NOT_FOUND, "cluster.preset" },
+  { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"gpu\": {\"efficiency\":"
+    " {\"matmul\": \"@@\"}}}, \"strategy\": {\"global_batch_size\": 8}}",
+    PLX_ERROR_PARSE, "cluster.gpu.efficiency.matmul" },
+  { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+    " \"strategy\": {\"global_batch_size\": 8, \"schedule\": \"@@\"}}", PLX_ERROR_INVALID_VALUE, "strategy.schedule" },
+  { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+    " \"strategy\": {\"global_batch_size\": 8, \"schedule\": \"dir/@@\"}}", PLX_ERROR_UNSUPPORTED, "strategy.schedule" },
+  { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+    " \"strategy\": {\"global_batch_size\": 8, \"dtype\": \"@@\"}}", PLX_ERROR_INVALID_VALUE, "strategy.dtype" },
+  { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+    " \"strategy\": {\"global_batch_size\": 8, \"recompute\": \"@@\"}}", PLX_ERROR_INVALID_VALUE, "strategy.recompute" },
+  { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+    " \"strategy\": {\"global_batch_size\": 8, \"tp\": \"@@\"}}", PLX_ERROR_PARSE, "strategy.tp" },
+  { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+    " \"strategy\": {\"global_batch_size\": 8, \"sequence_parallel\": \"@@\"}}", PLX_ERROR_PARSE,
+    "strategy.sequence_parallel" },
+};
+
+static const char *const long_string_names[] = {
+  "model-type", "model-preset", "hf-config", "n-layer", "cluster-preset", "curve", "schedule",
+  "schedule-path", "dtype", "recompute", "tp", "sequence-parallel",
+};
+
+G_STATIC_ASSERT (G_N_ELEMENTS (long_string_cases) == G_N_ELEMENTS (long_string_names));
+
+static void
+test_hostile_long_string (gconstpointer data)
+{
+  const LongStringCase *lc = data;
+  g_autofree char *big = g_malloc (MIB + 1);
+  g_autofree char *text = NULL;
+  g_auto (GStrv) parts = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (PlxScenario) sc = NULL;
+  const char *const needles[] = { lc->key, NULL };
+
+  memset (big, 'a', MIB);
+  big[MIB] = '\0';
+  parts = g_strsplit (lc->format, "@@", 2);
+  g_assert_cmpuint (g_strv_length (parts), ==, 2);
+  text = g_strconcat (parts[0], big, parts[1], NULL);
+  sc = load_scenario_file (text, -1, &path, &error);
+  g_assert_null (sc);
+  if (check_error (error, lc->code, needles))
+    g_assert_true (g_str_has_prefix (error->message, path));
+}
+
+/* ---- hostile: deep nesting -------------------------------------------------------- */
+
+static char *
+nested_arrays (guint depth,
+               gboolean closed)
+{
+  GString *s = g_string_sized_new (2 * depth + 1);
+
+  for (guint i = 0; i < depth; i++)
+    g_string_append_c (s, '[');
+  for (guint i = 0; closed && i < depth; i++)
+    g_string_append_c (s, ']');
+  return g_string_free (s, FALSE);
+}
+
+static void
+test_hostile_deep_unclosed (void)
+{
+  g_autofree char *text = nested_arrays (10000, FALSE);
+
+  SCENARIO_FILE_ERROR (text, -1, PLX_ERROR_PARSE, "nested more than 256 levels deep");
+}
+
+static void
+test_hostile_deep_closed (void)
+{
+  g_autofree char *text = nested_arrays (10000, TRUE);
+
+  SCENARIO_FILE_ERROR (text, -1, PLX_ERROR_PARSE, "nested more than 256 levels deep");
+}
+
+static void
+test_hostile_deep_in_model (void)
+{
+  g_autofree char *arrays = nested_arrays (10000, TRUE);
+  g_autofree char *text = g_strdup_printf ("{\"model\": %s" SCENARIO_TAIL, arrays);
+
+  SCENARIO_FILE_ERROR (text, -1, PLX_ERROR_PARSE, "nested more than 256 levels deep");
+}
+
+static void
+test_hostile_deep_objects (void)
+{
+  /* {"model": {"a": {"a": ... }}}: refused before json-glib recurses into it. */
+  GString *s = g_string_new ("{\"model\": ");
+  g_autofree char *text = NULL;
+
+  for (guint i = 0; i < 10000; i++)
+    g_string_append (s, "{\"a\": ");
+  g_string_append (s, "1");
+  for (guint i = 0; i < 10000; i++)
+    g_string_append_c (s, '}');
+  g_string_append (s, SCENARIO_TAIL);
+  text = g_string_free (s, FALSE);
+  SCENARIO_FILE_ERROR (text, -1, PLX_ERROR_PARSE, "nested more than 256 levels deep");
+}
+
+static void
+test_hostile_deep_in_cluster_override (void)
+{
+  /* Inside a cluster override: refused before parsing, like any deep nesting. */
+  g_autofree char *arrays = nested_arrays (10000, TRUE);
+  g_autofree char *text = g_strdup_printf ("{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\","
+                                           " \"gpu\": {\"efficiency\": {\"matmul\": %s}}}, \"strategy\": {\"global_batch_size\": 8}}",
+                                           arrays);
+
+  SCENARIO_FILE_ERROR (text, -1, PLX_ERROR_PARSE, "nested more than 256 levels deep");
+}
+
+static void
+test_hostile_very_deep (void)
+{
+  /* 100000 levels is a 200 kB file, far below the 64 MiB size limit: it must be
+   * refused, not overflow the stack. Run in a child so a crash fails only this test. */
+  if (g_test_subprocess ())
+    {
+      g_autofree char *text = nested_arrays (100000, TRUE);
+
+      g_test_set_nonfatal_assertions ();
+      SCENARIO_FILE_ERROR (text, -1, PLX_ERROR_PARSE, "");
+      return;
+    }
+  g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  /* A failed check marks its test failed and lets the others run. */
+  g_test_set_nonfatal_assertions ();
+
+  g_test_add_func ("/loaders/model/preset-gpt2", test_model_preset_gpt2);
+  g_test_add_func ("/loaders/model/preset-name", test_model_preset_name);
+  g_test_add_func ("/loaders/model/preset-new", test_model_preset_new);
+  g_test_add_func ("/loaders/model/preset-override", test_model_preset_override);
+  g_test_add_func ("/loaders/model/preset-override-name", test_model_preset_override_name);
+  g_test_add_func ("/loaders/model/preset-unknown", test_model_preset_unknown);
+  g_test_add_func ("/loaders/model/preset-path-trick", test_model_preset_path_trick);
+  g_test_add_func ("/loaders/model/preset-not-string", test_model_preset_not_string);
+  g_test_add_func ("/loaders/model/presets-all-load", test_model_presets_all_load);
+  g_test_add_func ("/loaders/model/gpt2-defaults", test_model_gpt2_defaults);
+  g_test_add_func ("/loaders/model/gpt2-explicit", test_model_gpt2_explicit);
+  g_test_add_func ("/loaders/model/llama-defaults", test_model_llama_defaults);
+  g_test_add_func ("/loaders/model/mistral", test_model_mistral);
+  g_test_add_func ("/loaders/model/mistral-head-dim", test_model_mistral_head_dim);
+  g_test_add_func ("/loaders/model/qwen2", test_model_qwen2);
+  g_test_add_func ("/loaders/model/mixtral", test_model_mixtral);
+  g_test_add_func ("/loaders/model/errors", test_model_errors);
+
+  g_test_add_func ("/loaders/scenario/preset", test_scenario_preset);
+  g_test_add_func ("/loaders/scenario/name-default", test_scenario_name_default);
+  g_test_add_func ("/loaders/scenario/node-reusable", test_scenario_node_reusable);
+  g_test_add_func ("/loaders/scenario/missing-parts", test_scenario_missing_parts);
+  g_test_add_func ("/loaders/scenario/unknown-model-type", test_scenario_unknown_model_type);
+  g_test_add_func ("/loaders/scenario/unknown-model-preset", test_scenario_unknown_model_preset);
+  g_test_add_func ("/loaders/scenario/default-json", test_scenario_default_json);
+
+  g_test_add_func ("/loaders/hf-config/relative", test_hf_config_relative);
+  g_test_add_func ("/loaders/hf-config/override", test_hf_config_override);
+  g_test_add_func ("/loaders/hf-config/absolute", test_hf_config_absolute);
+  g_test_add_func ("/loaders/hf-config/errors", test_hf_config_errors);
+
+  g_test_add_func ("/loaders/cluster/preset", test_cluster_preset);
+  g_test_add_func ("/loaders/cluster/preset-overrides", test_cluster_preset_overrides);
+  g_test_add_func ("/loaders/cluster/curve-override", test_cluster_curve_override);
+  g_test_add_func ("/loaders/cluster/inline", test_cluster_inline);
+  g_test_add_func ("/loaders/cluster/curve-errors", test_cluster_curve_errors);
+  g_test_add_func ("/loaders/cluster/default-calibration", test_cluster_default_calibration);
+  g_test_add_func ("/loaders/cluster/curve-too-long", test_cluster_curve_too_long);
+  g_test_add_func ("/loaders/cluster/errors", test_cluster_errors);
+  g_test_add_func ("/loaders/cluster/presets-all-load", test_cluster_presets_all_load);
+  g_test_add_func ("/loaders/cluster/copy", test_cluster_copy);
+
+  g_test_add_func ("/loaders/hostile/empty", test_hostile_empty);
+  g_test_add_func ("/loaders/hostile/not-json", test_hostile_not_json);
+  g_test_add_func ("/loaders/hostile/top-level", test_hostile_top_level);
+  g_test_add_func ("/loaders/hostile/nan", test_hostile_nan);
+  g_test_add_func ("/loaders/hostile/huge-numbers", test_hostile_huge_numbers);
+  g_test_add_func ("/loaders/hostile/missing-file", test_hostile_missing_file);
+  g_test_add_func ("/loaders/hostile/directory", test_hostile_directory);
+  g_test_add_func ("/loaders/hostile/too-large", test_hostile_too_large);
+  for (guint i = 0; i < G_N_ELEMENTS (long_string_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/loaders/hostile/long-string/%s", long_string_names[i]);
+      g_test_add_data_func (path, &long_string_cases[i], test_hostile_long_string);
+    }
+  g_test_add_func ("/loaders/hostile/deep-unclosed", test_hostile_deep_unclosed);
+  g_test_add_func ("/loaders/hostile/deep-closed", test_hostile_deep_closed);
+  g_test_add_func ("/loaders/hostile/deep-in-model", test_hostile_deep_in_model);
+  g_test_add_func ("/loaders/hostile/deep-objects", test_hostile_deep_objects);
+  g_test_add_func ("/loaders/hostile/deep-in-cluster-override", test_hostile_deep_in_cluster_override);
+  g_test_add_func ("/loaders/hostile/very-deep", test_hostile_very_deep);
+
+  return g_test_run ();
+}

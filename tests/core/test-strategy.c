@@ -1,0 +1,732 @@
+/* test-strategy.c: strategy parsing (plx_strategy_new_from_json) and the rules of
+ * plx_strategy_resolve (FORMATS.md §1, strategy), through plx_scenario_new_from_json
+ * as a scenario file would reach them. Every error must carry the PLX_ERROR domain,
+ * a specific code, and a message naming the key and the offending value. */
+#include <string.h>
+
+#include "parallax/parallax.h"
+
+#define GPT3 "{\"preset\": \"gpt3-175b\"}"
+#define GPT2 "{\"preset\": \"gpt2\"}"
+#define MIXTRAL "{\"preset\": \"mixtral-8x7b\"}"
+/* 32 query heads, 8 key-value heads: tp 16 divides the first but not the second. */
+#define LLAMA_GQA \
+  "{\"model_type\": \"llama\", \"num_hidden_layers\": 32, \"hidden_size\": 4096," \
+  " \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"intermediate_size\": 11008," \
+  " \"vocab_size\": 32000, \"max_position_embeddings\": 4096}"
+/* 8 heads (tp 8 divides them) but an MLP width of 3004 (tp 8 does not). */
+#define GPT2_ODD_FFN \
+  "{\"model_type\": \"gpt2\", \"n_layer\": 12, \"n_embd\": 768, \"n_head\": 8," \
+  " \"n_inner\": 3004, \"vocab_size\": 50257}"
+
+#define A100_8 "{\"preset\": \"dgx-a100-80gb\"}"
+#define A100_16 "{\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 2}"
+#define A100_64 "{\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 8}"
+#define A100_1024 "{\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 128}"
+#define H100_64 "{\"preset\": \"dgx-h100-80gb\", \"num_nodes\": 8}"
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static PlxScenario *
+load_scenario (const char *model,
+               const char *cluster,
+               const char *strategy,
+               GError    **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (JsonNode) node = NULL;
+  g_autoptr (GError) parse_error = NULL;
+
+  if (strategy != NULL)
+    text = g_strdup_printf ("{\"model\": %s, \"cluster\": %s, \"strategy\": %s}",
+                            model, cluster, strategy);
+  else
+    text = g_strdup_printf ("{\"model\": %s, \"cluster\": %s}", model, cluster);
+  node = plx_json_parse_data (text, -1, "test.json", &parse_error);
+  g_assert_no_error (parse_error);
+  if (node == NULL)
+    return NULL;
+  return plx_scenario_new_from_json (node, ".", "test.json", error);
+}
+
+/* Loads the scenario, asserts it fails with `code`, that the message starts with the
+ * source and contains every needle, and that it stays one short line. */
+static void
+expect_error (const char        *model,
+              const char        *cluster,
+              const char        *strategy,
+              PlxErrorCode       code,
+              const char *const *needles)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) sc = load_scenario (model, cluster, strategy, &error);
+
+  g_assert_null (sc);
+  g_assert_error (error, PLX_ERROR, (gint) code);
+  if (error == NULL)
+    return;
+  g_test_message ("message: %s", error->message);
+  g_assert_true (g_str_has_prefix (error->message, "test.json: "));
+  g_assert_null (strchr (error->message, '\n'));
+  g_assert_cmpuint (strlen (error->message), <, 400);
+  for (guint i = 0; needles[i] != NULL; i++)
+    {
+      if (strstr (error->message, needles[i]) == NULL)
+        g_test_message ("\"%s\" not found in \"%s\"", needles[i], error->message);
+      g_assert_nonnull (strstr (error->message, needles[i]));
+    }
+}
+
+#define EXPECT_ERROR(model, cluster, strategy, code, ...) \
+  G_STMT_START { \
+    const char *const needles_[] = { __VA_ARGS__, NULL }; \
+    expect_error (model, cluster, strategy, code, needles_); \
+  } G_STMT_END
+
+static PlxScenario *
+expect_ok (const char *model,
+           const char *cluster,
+           const char *strategy)
+{
+  g_autoptr (GError) error = NULL;
+  PlxScenario *sc = load_scenario (model, cluster, strategy, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (sc);
+  return sc;
+}
+
+/* ---- table-driven errors on single keys -------------------------------------- */
+
+typedef struct
+{
+  char        *strategy;
+  PlxErrorCode code;
+  char        *needle;   /* "strategy.KEY: VALUE" as the message renders it */
+} KeyCase;
+
+static void
+key_case_free (gpointer data)
+{
+  KeyCase *kc = data;
+
+  g_free (kc->strategy);
+  g_free (kc->needle);
+  g_free (kc);
+}
+
+static void
+test_key_case (gconstpointer data)
+{
+  const KeyCase *kc = data;
+  const char *const needles[] = { kc->needle, NULL };
+
+  expect_error (GPT3, A100_64, kc->strategy, kc->code, needles);
+}
+
+static void
+add_key_case (const char  *name,
+              const char  *key,
+              const char  *json_value,
+              PlxErrorCode code,
+              const char  *shown_value)
+{
+  KeyCase *kc = g_new0 (KeyCase, 1);
+  g_autofree char *path = g_strdup_printf ("/strategy/error/%s", name);
+
+  /* Parsing fails before resolving, so the other keys do not matter; keep the
+   * scenario otherwise valid so only this key can be blamed. */
+  if (g_str_equal (key, "global_batch_size"))
+    kc->strategy = g_strdup_printf ("{\"tp\": 8, \"pp\": 8, \"%s\": %s}", key, json_value);
+  else
+    kc->strategy = g_strdup_printf ("{\"global_batch_size\": 64, \"%s\": %s}", key, json_value);
+  kc->code = code;
+  kc->needle = g_strdup_printf ("test.json: strategy.%s: %s", key, shown_value);
+  g_test_add_data_func_full (path, kc, test_key_case, key_case_free);
+}
+
+static void
+add_number_key_cases (void)
+{
+  static const char *const keys[][2] = {
+    { "tp", "tp" },
+    { "pp", "pp" },
+    { "dp", "dp" },
+    { "cp", "cp" },
+    { "ep", "ep" },
+    { "micro_batch_size", "micro-batch-size" },
+    { "global_batch_size", "global-batch-size" },
+    { "virtual_stages", "virtual-stages" },
+    { "seq_length", "seq-length" },
+  };
+  static const struct
+  {
+    const char  *suffix;
+    const char  *json;
+    PlxErrorCode code;
+    const char  *shown;
+  } values[] = {
+    { "zero", "0", PLX_ERROR_INVALID_VALUE, "0 is out of range" },
+    { "negative", "-3", PLX_ERROR_INVALID_VALUE, "-3 is out of range" },
+    { "fraction", "2.5", PLX_ERROR_INVALID_VALUE, "2.5 is not a whole number" },
+    { "huge", "1e20", PLX_ERROR_INVALID_VALUE, "1e+20" },
+    /* 2^32 + 1: must not wrap to 1 in a 32-bit degree. */
+    { "above-uint32", "4294967297", PLX_ERROR_INVALID_VALUE, "4294967297 is out of range" },
+    { "string", "\"8\"", PLX_ERROR_PARSE, "\"8\" is not a number" },
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+    for (guint v = 0; v < G_N_ELEMENTS (values); v++)
+      {
+        g_autofree char *name = g_strdup_printf ("%s-%s", keys[k][1], values[v].suffix);
+        add_key_case (name, keys[k][0], values[v].json, values[v].code, values[v].shown);
+      }
+
+  /* Other JSON types where a degree belongs. */
+  add_key_case ("tp-bool", "tp", "true", PLX_ERROR_PARSE, "true is not a number");
+  add_key_case ("tp-array", "tp", "[8]", PLX_ERROR_PARSE, "[8] is not a number");
+  add_key_case ("tp-object", "tp", "{}", PLX_ERROR_PARSE, "{} is not a number");
+  add_key_case ("tp-above-max-degree", "tp", "2000000", PLX_ERROR_INVALID_VALUE, "2000000 is out of range");
+  add_key_case ("seq-length-above-2^30", "seq_length", "1073741825", PLX_ERROR_INVALID_VALUE,
+                "1073741825 is out of range");
+
+  /* Enumerations and other keys. */
+  add_key_case ("schedule-unknown", "schedule", "\"zigzag\"", PLX_ERROR_INVALID_VALUE, "\"zigzag\" is not one of");
+  add_key_case ("schedule-number", "schedule", "5", PLX_ERROR_PARSE, "5 is not a string");
+  add_key_case ("recompute-unknown", "recompute", "\"partial\"", PLX_ERROR_INVALID_VALUE, "\"partial\" is not one of");
+  add_key_case ("recompute-bool", "recompute", "true", PLX_ERROR_PARSE, "true is not a string");
+  add_key_case ("dtype-unknown", "dtype", "\"int8\"", PLX_ERROR_INVALID_VALUE, "\"int8\" is not one of");
+  add_key_case ("dtype-tf32", "dtype", "\"tf32\"", PLX_ERROR_INVALID_VALUE, "\"tf32\" is not one of");
+  add_key_case ("workload-unknown", "workload", "\"serving\"", PLX_ERROR_INVALID_VALUE, "\"serving\" is not one of");
+  add_key_case ("zero-stage-4", "zero_stage", "4", PLX_ERROR_INVALID_VALUE, "4 is out of range (allowed 0 to 3)");
+  add_key_case ("zero-stage-negative", "zero_stage", "-1", PLX_ERROR_INVALID_VALUE, "-1 is out of range");
+  add_key_case ("zero-stage-fraction", "zero_stage", "1.5", PLX_ERROR_INVALID_VALUE, "1.5 is not a whole number");
+  add_key_case ("zero-stage-string", "zero_stage", "\"1\"", PLX_ERROR_PARSE, "\"1\" is not a number");
+  add_key_case ("sequence-parallel-string", "sequence_parallel", "\"yes\"", PLX_ERROR_PARSE, "\"yes\" is not true or false");
+  add_key_case ("overlap-dp-comm-number", "overlap_dp_comm", "1", PLX_ERROR_PARSE, "1 is not true or false");
+  add_key_case ("grad-bucket-bytes-zero", "grad_bucket_bytes", "0", PLX_ERROR_INVALID_VALUE, "0 is out of range");
+}
+
+/* ---- the strategy node itself ------------------------------------------------- */
+
+static void
+test_strategy_not_object (void)
+{
+  EXPECT_ERROR (GPT3, A100_64, "5", PLX_ERROR_PARSE, "test.json: strategy: 5 is not an object");
+  EXPECT_ERROR (GPT3, A100_64, "[1, 2]", PLX_ERROR_PARSE, "strategy: [1,2] is not an object");
+}
+
+static void
+test_strategy_missing (void)
+{
+  EXPECT_ERROR (GPT3, A100_64, NULL, PLX_ERROR_MISSING_KEY, "test.json: strategy: required key is missing");
+}
+
+static void
+test_strategy_new_from_json_direct (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) node = plx_json_parse_data ("{\"tp\": 0}", -1, "direct", &error);
+  g_autoptr (PlxStrategy) s = NULL;
+
+  g_assert_no_error (error);
+  s = plx_strategy_new_from_json (node, "direct", &error);
+  g_assert_null (s);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+  g_assert_nonnull (strstr (error->message, "direct: strategy.tp: 0"));
+}
+
+/* ---- plx_strategy_resolve rules ----------------------------------------------- */
+
+static void
+test_tp_heads (void)
+{
+  /* GPT-2 small has 12 heads. */
+  EXPECT_ERROR (GPT2, A100_8, "{\"tp\": 8, \"global_batch_size\": 8}", PLX_ERROR_INCONSISTENT,
+                "strategy.tp: 8", "12 attention heads");
+}
+
+static void
+test_tp_kv_heads (void)
+{
+  EXPECT_ERROR (LLAMA_GQA, A100_16, "{\"tp\": 16, \"global_batch_size\": 8}", PLX_ERROR_INCONSISTENT,
+                "strategy.tp: 16", "8 key-value heads");
+}
+
+static void
+test_tp_ffn (void)
+{
+  EXPECT_ERROR (GPT2_ODD_FFN, A100_8, "{\"tp\": 8, \"global_batch_size\": 8}", PLX_ERROR_INCONSISTENT,
+                "strategy.tp: 8", "3004");
+}
+
+static void
+test_pp_above_layers (void)
+{
+  EXPECT_ERROR (GPT2, A100_16, "{\"pp\": 16, \"global_batch_size\": 16}", PLX_ERROR_INCONSISTENT,
+                "strategy.pp: 16", "12 layers");
+}
+
+static void
+test_layers_not_divisible (void)
+{
+  EXPECT_ERROR (GPT2, A100_8, "{\"pp\": 8, \"global_batch_size\": 8}", PLX_ERROR_INCONSISTENT,
+                "12 layers", "pp*virtual_stages = 8*1 = 8");
+  /* 96 layers over pp 8 with 5 chunks each (40) do not split. */
+  EXPECT_ERROR (GPT3, A100_64,
+                "{\"tp\": 8, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 5, \"global_batch_size\": 64}",
+                PLX_ERROR_INCONSISTENT, "96 layers", "pp*virtual_stages = 8*5 = 40");
+}
+
+static void
+test_virtual_stages_without_interleaved (void)
+{
+  EXPECT_ERROR (GPT3, A100_64,
+                "{\"tp\": 8, \"pp\": 8, \"virtual_stages\": 2, \"schedule\": \"1f1b\", \"global_batch_size\": 64}",
+                PLX_ERROR_INCONSISTENT, "strategy.virtual_stages: 2", "\"1f1b\"");
+  /* The default schedule (1f1b) is not interleaved either. */
+  EXPECT_ERROR (GPT3, A100_64, "{\"tp\": 8, \"pp\": 8, \"virtual_stages\": 3, \"global_batch_size\": 64}",
+                PLX_ERROR_INCONSISTENT, "strategy.virtual_stages: 3", "interleaved-1f1b");
+}
+
+static void
+test_interleaved_one_chunk (void)
+{
+  EXPECT_ERROR (GPT3, A100_64,
+                "{\"tp\": 8, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 1, \"global_batch_size\": 64}",
+                PLX_ERROR_INCONSISTENT, "strategy.virtual_stages", "not 1");
+  /* virtual_stages absent means 1. */
+  EXPECT_ERROR (GPT3, A100_64,
+                "{\"tp\": 8, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"global_batch_size\": 64}",
+                PLX_ERROR_INCONSISTENT, "strategy.virtual_stages", "not 1");
+}
+
+static void
+test_interleaved_pp1 (void)
+{
+  EXPECT_ERROR (GPT3, A100_8,
+                "{\"tp\": 8, \"pp\": 1, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 2, \"global_batch_size\": 8}",
+                PLX_ERROR_INCONSISTENT, "strategy.schedule", "interleaved-1f1b", "not 1");
+}
+
+static void
+test_interleaved_micro_batches (void)
+{
+  /* dp 1: 60 micro-batches, not a multiple of pp 8. */
+  EXPECT_ERROR (GPT3, A100_64,
+                "{\"tp\": 8, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 3, \"global_batch_size\": 60}",
+                PLX_ERROR_INCONSISTENT, "60 micro-batches", "pp=8");
+}
+
+static void
+test_gpu_count (void)
+{
+  EXPECT_ERROR (GPT3, A100_64, "{\"dp\": 2, \"tp\": 8, \"pp\": 8, \"global_batch_size\": 64}",
+                PLX_ERROR_INCONSISTENT, "dp*tp*pp*cp = 2*8*8*1 = 128", "64 GPUs");
+  EXPECT_ERROR (GPT3, A100_64, "{\"dp\": 1, \"tp\": 8, \"pp\": 4, \"global_batch_size\": 64}",
+                PLX_ERROR_INCONSISTENT, "dp*tp*pp*cp = 1*8*4*1 = 32", "64 GPUs");
+}
+
+static void
+test_gpu_count_not_divisible (void)
+{
+  EXPECT_ERROR (GPT3, A100_64, "{\"tp\": 8, \"pp\": 3, \"global_batch_size\": 64}",
+                PLX_ERROR_INCONSISTENT, "tp*pp*cp = 8*3*1 = 24", "64 GPUs");
+  EXPECT_ERROR (GPT3, A100_64, "{\"tp\": 1, \"pp\": 1, \"cp\": 128, \"global_batch_size\": 64}",
+                PLX_ERROR_INCONSISTENT, "tp*pp*cp = 1*1*128 = 128", "64 GPUs");
+}
+
+static void
+test_gpu_count_product_overflow (void)
+{
+  /* 45344 * 279073 * 5920 * 246241 = 2^64 + 1024: every degree is within its range
+   * and every other rule holds (heads, kv heads, MLP width divisible by tp; layers by
+   * pp; seq_length by cp; the global batch by dp; a small model, with head_dim 1),
+   * but the product is 2^64 + 1024 GPUs, not 1024. The check must not wrap around
+   * in 64 bits. */
+  EXPECT_ERROR ("{\"model_type\": \"llama\", \"num_hidden_layers\": 5920, \"hidden_size\": 64,"
+                " \"num_attention_heads\": 279073, \"head_dim\": 1, \"intermediate_size\": 279073,"
+                " \"vocab_size\": 1000}",
+                A100_1024,
+                "{\"dp\": 45344, \"tp\": 279073, \"pp\": 5920, \"cp\": 246241, \"seq_length\": 246241,"
+                " \"global_batch_size\": 45344}",
+                PLX_ERROR_INCONSISTENT, "dp*tp*pp*cp", "1024 GPUs");
+}
+
+static void
+test_global_batch_multiple (void)
+{
+  /* tp 8, pp 2 on 64 GPUs: dp 4; micro-batch 2; 36 is not a multiple of 8. */
+  EXPECT_ERROR (GPT3, A100_64, "{\"tp\": 8, \"pp\": 2, \"micro_batch_size\": 2, \"global_batch_size\": 36}",
+                PLX_ERROR_INCONSISTENT, "strategy.global_batch_size: 36", "dp*micro_batch_size = 4*2");
+}
+
+static void
+test_global_batch_missing (void)
+{
+  EXPECT_ERROR (GPT3, A100_64, "{\"tp\": 8, \"pp\": 8}", PLX_ERROR_MISSING_KEY,
+                "test.json: strategy.global_batch_size", "required");
+  /* null is absent too. */
+  EXPECT_ERROR (GPT3, A100_64, "{\"tp\": 8, \"pp\": 8, \"global_batch_size\": null}", PLX_ERROR_MISSING_KEY,
+                "strategy.global_batch_size");
+}
+
+static void
+test_seq_length_above_positions (void)
+{
+  EXPECT_ERROR (GPT2, A100_8, "{\"seq_length\": 2048, \"global_batch_size\": 8}", PLX_ERROR_INCONSISTENT,
+                "strategy.seq_length: 2048", "1024");
+  EXPECT_ERROR (GPT2, A100_8, "{\"seq_length\": 1025, \"global_batch_size\": 8}", PLX_ERROR_INCONSISTENT,
+                "strategy.seq_length: 1025", "1024");
+}
+
+static void
+test_cp_seq_length (void)
+{
+  EXPECT_ERROR (GPT3, A100_64, "{\"tp\": 4, \"cp\": 16, \"seq_length\": 1000, \"global_batch_size\": 64}",
+                PLX_ERROR_INCONSISTENT, "strategy.cp: 16", "seq_length=1000");
+}
+
+static void
+test_sequence_parallel_split (void)
+{
+  EXPECT_ERROR (GPT3, A100_64,
+                "{\"tp\": 8, \"pp\": 8, \"seq_length\": 1004, \"sequence_parallel\": true, \"global_batch_size\": 64}",
+                PLX_ERROR_INCONSISTENT, "strategy.sequence_parallel", "1004", "tp=8");
+  /* With cp 2 it is seq/cp (2000/2 = 1000, 1000 % 16 != 0) that must split over tp. */
+  EXPECT_ERROR (GPT3, A100_64,
+                "{\"tp\": 16, \"pp\": 2, \"cp\": 2, \"seq_length\": 2000, \"sequence_parallel\": true, \"global_batch_size\": 64}",
+                PLX_ERROR_INCONSISTENT, "strategy.sequence_parallel", "1000", "tp=16");
+}
+
+static void
+test_ep_dense (void)
+{
+  EXPECT_ERROR (GPT2, A100_8, "{\"ep\": 2, \"global_batch_size\": 8}", PLX_ERROR_INCONSISTENT,
+                "strategy.ep: 2", "gpt2", "no experts");
+}
+
+static void
+test_ep_experts (void)
+{
+  EXPECT_ERROR (MIXTRAL, A100_8, "{\"ep\": 3, \"seq_length\": 4096, \"global_batch_size\": 8}",
+                PLX_ERROR_INCONSISTENT, "strategy.ep: 3", "8 experts");
+}
+
+static void
+test_ep_dp (void)
+{
+  /* tp 2 on 8 GPUs: dp 4, which ep 8 does not divide. */
+  EXPECT_ERROR (MIXTRAL, A100_8, "{\"tp\": 2, \"ep\": 8, \"seq_length\": 4096, \"global_batch_size\": 8}",
+                PLX_ERROR_INCONSISTENT, "strategy.ep: 8", "dp=4");
+}
+
+static void
+test_fp8_a100 (void)
+{
+  EXPECT_ERROR (GPT3, A100_64, "{\"tp\": 8, \"pp\": 8, \"dtype\": \"fp8\", \"global_batch_size\": 64}",
+                PLX_ERROR_INCONSISTENT, "strategy.dtype", "fp8", "A100-SXM4-80GB");
+}
+
+static void
+test_inference (void)
+{
+  EXPECT_ERROR (GPT3, A100_64, "{\"tp\": 8, \"pp\": 8, \"workload\": \"inference\", \"global_batch_size\": 64}",
+                PLX_ERROR_UNSUPPORTED, "strategy.workload", "\"inference\"");
+}
+
+static void
+test_schedule_file (void)
+{
+  EXPECT_ERROR (GPT3, A100_64, "{\"tp\": 8, \"pp\": 8, \"schedule\": \"schedules/zb-v.json\", \"global_batch_size\": 64}",
+                PLX_ERROR_UNSUPPORTED, "strategy.schedule", "schedules/zb-v.json");
+  /* A path without the .json suffix is still a path. */
+  EXPECT_ERROR (GPT3, A100_64, "{\"tp\": 8, \"pp\": 8, \"schedule\": \"./my-schedule\", \"global_batch_size\": 64}",
+                PLX_ERROR_UNSUPPORTED, "strategy.schedule", "./my-schedule");
+}
+
+static void
+test_schedule_file_parsed (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) node = plx_json_parse_data ("{\"schedule\": \"zb.json\"}", -1, "direct", &error);
+  g_autoptr (PlxStrategy) s = NULL;
+
+  g_assert_no_error (error);
+  s = plx_strategy_new_from_json (node, "direct", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (s);
+  g_assert_cmpint (s->schedule, ==, PLX_SCHEDULE_FILE);
+  g_assert_cmpstr (s->schedule_path, ==, "zb.json");
+}
+
+/* ---- positive cases ---------------------------------------------------------- */
+
+static void
+test_defaults (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) node = plx_json_parse_data ("{}", -1, "direct", &error);
+  g_autoptr (PlxStrategy) s = NULL;
+
+  g_assert_no_error (error);
+  s = plx_strategy_new_from_json (node, "direct", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (s->workload, ==, PLX_WORKLOAD_TRAINING);
+  g_assert_cmpuint (s->seq_length, ==, 0);
+  g_assert_cmpuint (s->global_batch_size, ==, 0);
+  g_assert_cmpuint (s->micro_batch_size, ==, 1);
+  g_assert_cmpuint (s->dp, ==, 0);
+  g_assert_cmpuint (s->tp, ==, 1);
+  g_assert_cmpuint (s->pp, ==, 1);
+  g_assert_cmpuint (s->cp, ==, 1);
+  g_assert_cmpuint (s->ep, ==, 1);
+  g_assert_cmpuint (s->virtual_stages, ==, 1);
+  g_assert_false (s->sequence_parallel);
+  g_assert_cmpint (s->schedule, ==, PLX_SCHEDULE_1F1B);
+  g_assert_cmpint (s->recompute, ==, PLX_RECOMPUTE_NONE);
+  g_assert_cmpuint (s->zero_stage, ==, 0);
+  g_assert_cmpint (s->dtype, ==, PLX_DTYPE_BF16);
+  g_assert_true (s->overlap_dp_comm);
+  g_assert_cmpuint (s->grad_bucket_bytes, ==, PLX_DEFAULT_GRAD_BUCKET_BYTES);
+}
+
+static void
+test_all_keys_parsed (void)
+{
+  g_autoptr (PlxScenario) sc =
+    expect_ok (GPT3, A100_64,
+               "{\"workload\": \"training\", \"seq_length\": 2048, \"global_batch_size\": 128,"
+               " \"micro_batch_size\": 2, \"dp\": 1, \"tp\": 8, \"pp\": 8, \"cp\": 1, \"ep\": 1,"
+               " \"sequence_parallel\": true, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 4,"
+               " \"recompute\": \"full\", \"zero_stage\": 3, \"dtype\": \"fp16\","
+               " \"overlap_dp_comm\": false, \"grad_bucket_bytes\": 2.5e7}");
+  const PlxStrategy *s;
+
+  if (sc == NULL)
+    return;
+  s = sc->strategy;
+  g_assert_cmpuint (s->seq_length, ==, 2048);
+  g_assert_cmpuint (s->global_batch_size, ==, 128);
+  g_assert_cmpuint (s->micro_batch_size, ==, 2);
+  g_assert_cmpuint (s->dp, ==, 1);
+  g_assert_cmpuint (s->tp, ==, 8);
+  g_assert_cmpuint (s->pp, ==, 8);
+  g_assert_true (s->sequence_parallel);
+  g_assert_cmpint (s->schedule, ==, PLX_SCHEDULE_INTERLEAVED_1F1B);
+  g_assert_cmpuint (s->virtual_stages, ==, 4);
+  g_assert_cmpint (s->recompute, ==, PLX_RECOMPUTE_FULL);
+  g_assert_cmpuint (s->zero_stage, ==, 3);
+  g_assert_cmpint (s->dtype, ==, PLX_DTYPE_FP16);
+  g_assert_false (s->overlap_dp_comm);
+  g_assert_cmpuint (s->grad_bucket_bytes, ==, 25000000);
+  g_assert_cmpuint (plx_strategy_get_n_micro_batches (s), ==, 64);
+}
+
+static void
+test_dp_derived (void)
+{
+  g_autoptr (PlxScenario) sc = expect_ok (GPT3, A100_64, "{\"tp\": 8, \"pp\": 2, \"global_batch_size\": 64}");
+
+  if (sc == NULL)
+    return;
+  g_assert_cmpuint (plx_cluster_get_n_gpus (sc->cluster), ==, 64);
+  g_assert_cmpuint (sc->strategy->dp, ==, 4);
+  g_assert_cmpuint (plx_strategy_get_n_micro_batches (sc->strategy), ==, 16);
+}
+
+static void
+test_dp_derived_with_cp (void)
+{
+  /* 64 / (4 * 2 * 2) = 4. */
+  g_autoptr (PlxScenario) sc = expect_ok (GPT3, A100_64,
+                                          "{\"tp\": 4, \"pp\": 2, \"cp\": 2, \"seq_length\": 2048, \"global_batch_size\": 64}");
+
+  if (sc == NULL)
+    return;
+  g_assert_cmpuint (sc->strategy->dp, ==, 4);
+}
+
+static void
+test_dp_explicit_matches (void)
+{
+  g_autoptr (PlxScenario) sc = expect_ok (GPT3, A100_64, "{\"dp\": 4, \"tp\": 8, \"pp\": 2, \"global_batch_size\": 64}");
+
+  if (sc == NULL)
+    return;
+  g_assert_cmpuint (sc->strategy->dp, ==, 4);
+}
+
+static void
+test_seq_length_default_gpt2 (void)
+{
+  g_autoptr (PlxScenario) sc = expect_ok (GPT2, A100_8, "{\"global_batch_size\": 8}");
+
+  if (sc == NULL)
+    return;
+  g_assert_cmpuint (sc->strategy->seq_length, ==, 1024);
+  g_assert_cmpuint (sc->strategy->dp, ==, 8);
+}
+
+static void
+test_seq_length_default_llama (void)
+{
+  g_autoptr (PlxScenario) sc = expect_ok ("{\"preset\": \"llama-2-7b\"}", A100_8, "{\"tp\": 8, \"global_batch_size\": 8}");
+
+  if (sc == NULL)
+    return;
+  g_assert_cmpuint (sc->strategy->seq_length, ==, 4096);
+  g_assert_cmpuint (sc->strategy->dp, ==, 1);
+}
+
+static void
+test_seq_length_rotary_beyond_positions (void)
+{
+  /* Rotary models have no position table: a longer sequence is the user's choice. */
+  g_autoptr (PlxScenario) sc = expect_ok ("{\"preset\": \"llama-2-7b\"}", A100_8,
+                                          "{\"tp\": 8, \"seq_length\": 8192, \"global_batch_size\": 8}");
+
+  if (sc == NULL)
+    return;
+  g_assert_cmpuint (sc->strategy->seq_length, ==, 8192);
+}
+
+static void
+test_fp8_h100 (void)
+{
+  g_autoptr (PlxScenario) sc = expect_ok (GPT3, H100_64, "{\"tp\": 8, \"pp\": 8, \"dtype\": \"fp8\", \"global_batch_size\": 64}");
+
+  if (sc == NULL)
+    return;
+  g_assert_cmpint (sc->strategy->dtype, ==, PLX_DTYPE_FP8);
+}
+
+static void
+test_ep_valid (void)
+{
+  /* 8 GPUs, tp 1: dp 8; ep 8 divides both the 8 experts and dp. */
+  g_autoptr (PlxScenario) sc = expect_ok (MIXTRAL, A100_8, "{\"ep\": 8, \"seq_length\": 4096, \"global_batch_size\": 8}");
+
+  if (sc == NULL)
+    return;
+  g_assert_cmpuint (sc->strategy->ep, ==, 8);
+  g_assert_cmpuint (sc->strategy->dp, ==, 8);
+}
+
+static void
+test_interleaved_valid (void)
+{
+  g_autoptr (PlxScenario) sc =
+    expect_ok (GPT3, A100_64,
+               "{\"tp\": 8, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 3,"
+               " \"sequence_parallel\": true, \"global_batch_size\": 64}");
+
+  if (sc == NULL)
+    return;
+  g_assert_cmpint (sc->strategy->schedule, ==, PLX_SCHEDULE_INTERLEAVED_1F1B);
+  g_assert_cmpuint (sc->strategy->virtual_stages, ==, 3);
+  g_assert_cmpuint (sc->strategy->dp, ==, 1);
+  g_assert_cmpuint (plx_strategy_get_n_micro_batches (sc->strategy), ==, 64);
+  g_assert_cmpuint (sc->strategy->seq_length, ==, 2048);
+}
+
+static void
+test_default_scenario_resolves (void)
+{
+  g_autoptr (JsonNode) node = plx_scenario_default_json ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) sc = plx_scenario_new_from_json (node, ".", "default", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (sc);
+  if (sc == NULL)
+    return;
+  g_assert_cmpuint (sc->strategy->dp, ==, 1);
+  g_assert_cmpuint (sc->strategy->tp, ==, 8);
+  g_assert_cmpuint (sc->strategy->pp, ==, 8);
+  g_assert_cmpuint (sc->strategy->global_batch_size, ==, 64);
+  g_assert_cmpuint (sc->strategy->seq_length, ==, 2048);
+}
+
+static void
+test_copy (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) node = plx_json_parse_data ("{\"schedule\": \"s/x.json\", \"tp\": 4}", -1, "direct", &error);
+  g_autoptr (PlxStrategy) s = NULL;
+  g_autoptr (PlxStrategy) copy = NULL;
+
+  g_assert_no_error (error);
+  s = plx_strategy_new_from_json (node, "direct", &error);
+  g_assert_no_error (error);
+  copy = plx_strategy_copy (s);
+  g_assert_cmpuint (copy->tp, ==, 4);
+  g_assert_cmpstr (copy->schedule_path, ==, "s/x.json");
+  g_assert_true (copy->schedule_path != s->schedule_path);
+}
+
+static void
+test_enum_names (void)
+{
+  g_assert_cmpstr (plx_schedule_to_string (PLX_SCHEDULE_GPIPE), ==, "gpipe");
+  g_assert_cmpstr (plx_schedule_to_string (PLX_SCHEDULE_1F1B), ==, "1f1b");
+  g_assert_cmpstr (plx_schedule_to_string (PLX_SCHEDULE_INTERLEAVED_1F1B), ==, "interleaved-1f1b");
+  g_assert_cmpstr (plx_schedule_to_string (PLX_SCHEDULE_ZERO_BUBBLE_H1), ==, "zero-bubble-h1");
+  g_assert_cmpstr (plx_recompute_to_string (PLX_RECOMPUTE_SELECTIVE), ==, "selective");
+  g_assert_cmpstr (plx_workload_to_string (PLX_WORKLOAD_INFERENCE), ==, "inference");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  /* A failed check marks its test failed and lets the others run. */
+  g_test_set_nonfatal_assertions ();
+
+  add_number_key_cases ();
+
+  g_test_add_func ("/strategy/error/not-object", test_strategy_not_object);
+  g_test_add_func ("/strategy/error/missing", test_strategy_missing);
+  g_test_add_func ("/strategy/error/direct-source", test_strategy_new_from_json_direct);
+  g_test_add_func ("/strategy/error/tp-heads", test_tp_heads);
+  g_test_add_func ("/strategy/error/tp-kv-heads", test_tp_kv_heads);
+  g_test_add_func ("/strategy/error/tp-ffn", test_tp_ffn);
+  g_test_add_func ("/strategy/error/pp-above-layers", test_pp_above_layers);
+  g_test_add_func ("/strategy/error/layers-not-divisible", test_layers_not_divisible);
+  g_test_add_func ("/strategy/error/virtual-stages-without-interleaved", test_virtual_stages_without_interleaved);
+  g_test_add_func ("/strategy/error/interleaved-one-chunk", test_interleaved_one_chunk);
+  g_test_add_func ("/strategy/error/interleaved-pp1", test_interleaved_pp1);
+  g_test_add_func ("/strategy/error/interleaved-micro-batches", test_interleaved_micro_batches);
+  g_test_add_func ("/strategy/error/gpu-count", test_gpu_count);
+  g_test_add_func ("/strategy/error/gpu-count-not-divisible", test_gpu_count_not_divisible);
+  g_test_add_func ("/strategy/error/gpu-count-product-overflow", test_gpu_count_product_overflow);
+  g_test_add_func ("/strategy/error/global-batch-multiple", test_global_batch_multiple);
+  g_test_add_func ("/strategy/error/global-batch-missing", test_global_batch_missing);
+  g_test_add_func ("/strategy/error/seq-length-above-positions", test_seq_length_above_positions);
+  g_test_add_func ("/strategy/error/cp-seq-length", test_cp_seq_length);
+  g_test_add_func ("/strategy/error/sequence-parallel-split", test_sequence_parallel_split);
+  g_test_add_func ("/strategy/error/ep-dense", test_ep_dense);
+  g_test_add_func ("/strategy/error/ep-experts", test_ep_experts);
+  g_test_add_func ("/strategy/error/ep-dp", test_ep_dp);
+  g_test_add_func ("/strategy/error/fp8-a100", test_fp8_a100);
+  g_test_add_func ("/strategy/error/inference", test_inference);
+  g_test_add_func ("/strategy/error/schedule-file", test_schedule_file);
+
+  g_test_add_func ("/strategy/parse/defaults", test_defaults);
+  g_test_add_func ("/strategy/parse/all-keys", test_all_keys_parsed);
+  g_test_add_func ("/strategy/parse/schedule-file", test_schedule_file_parsed);
+  g_test_add_func ("/strategy/parse/copy", test_copy);
+  g_test_add_func ("/strategy/parse/enum-names", test_enum_names);
+  g_test_add_func ("/strategy/resolve/dp-derived", test_dp_derived);
+  g_test_add_func ("/strategy/resolve/dp-derived-with-cp", test_dp_derived_with_cp);
+  g_test_add_func ("/strategy/resolve/dp-explicit", test_dp_explicit_matches);
+  g_test_add_func ("/strategy/resolve/seq-length-default-gpt2", test_seq_length_default_gpt2);
+  g_test_add_func ("/strategy/resolve/seq-length-default-llama", test_seq_length_default_llama);
+  g_test_add_func ("/strategy/resolve/seq-length-rotary", test_seq_length_rotary_beyond_positions);
+  g_test_add_func ("/strategy/resolve/fp8-h100", test_fp8_h100);
+  g_test_add_func ("/strategy/resolve/ep-valid", test_ep_valid);
+  g_test_add_func ("/strategy/resolve/interleaved-valid", test_interleaved_valid);
+  g_test_add_func ("/strategy/resolve/default-scenario", test_default_scenario_resolves);
+
+  return g_test_run ();
+}
