@@ -20,4 +20,15 @@ JsonNode *plx_presets_lookup (PlxPresetKind kind,
                               const char   *name,
                               GError      **error);
 
+/* `node` is an object that may name a preset ({"preset": NAME, ...overrides}): the
+ * preset's JSON with the other keys merged over it and "name" defaulting to NAME.
+ * Without "preset", a copy of `node`. `key` ("model", "cluster") names it in errors.
+ * *had_preset tells which. */
+JsonNode *plx_presets_expand (PlxPresetKind kind,
+                              JsonNode     *node,
+                              const char   *source,
+                              const char   *key,
+                              gboolean     *had_preset,
+                              GError      **error);
+
 G_END_DECLS

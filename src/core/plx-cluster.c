@@ -134,7 +134,8 @@ plx_cluster_new_from_json (JsonNode   *node,
   g_autoptr (JsonNode) merged = NULL;
   g_autoptr (GError) local_error = NULL;
   JsonObject *obj, *gpu, *flops, *eff;
-  const char *preset = NULL, *name = NULL, *gpu_name = "GPU";
+  const char *name = NULL, *gpu_name = "GPU";
+  gboolean had_preset;
   guint64 nodes = 1, per_node = 8, hbm = 0, reserved = 0;
 
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
@@ -143,28 +144,16 @@ plx_cluster_new_from_json (JsonNode   *node,
       g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: cluster: %s is not an object", source, value);
       return NULL;
     }
-  obj = json_node_get_object (node);
-  if (!plx_json_get_string (obj, source, "cluster", "preset", FALSE, &preset, error))
+  merged = plx_presets_expand (PLX_PRESET_CLUSTER, node, source, "cluster", &had_preset, error);
+  if (merged == NULL)
     return NULL;
-  if (preset != NULL)
+  if (!had_preset)
     {
-      g_autoptr (JsonNode) base = plx_presets_lookup (PLX_PRESET_CLUSTER, preset, error);
-      g_autoptr (JsonNode) overrides = plx_json_deep_copy (node);
-
-      if (base == NULL)
-        {
-          g_prefix_error (error, "%s: cluster.preset: ", source);
-          return NULL;
-        }
-      json_object_remove_member (json_node_get_object (overrides), "preset");
-      merged = plx_json_merge (base, overrides);
-      obj = json_node_get_object (merged);
+      JsonNode *calibrated = with_default_calibration (merged);
+      json_node_unref (merged);
+      merged = calibrated;
     }
-  else
-    {
-      merged = with_default_calibration (node);
-      obj = json_node_get_object (merged);
-    }
+  obj = json_node_get_object (merged);
 
   c = g_new0 (PlxCluster, 1);
   if (!plx_json_get_string (obj, source, "cluster", "name", FALSE, &name, error) ||
@@ -178,7 +167,7 @@ plx_cluster_new_from_json (JsonNode   *node,
                    source, nodes, per_node);
       return NULL;
     }
-  c->name = g_strdup (name ? name : (preset ? preset : "custom cluster"));
+  c->name = g_strdup (name ? name : "custom cluster");
   c->num_nodes = (guint) nodes;
   c->gpus_per_node = (guint) per_node;
 

@@ -201,6 +201,35 @@ key_name (const char *path,
   return g_strdup_printf ("%s.%s", path, key);
 }
 
+/* "SOURCE: PATH.KEY: VALUE RULE" */
+static gboolean
+bad_value (GError    **error,
+           int         code,
+           const char *source,
+           const char *path,
+           const char *key,
+           JsonNode   *node,
+           const char *rule)
+{
+  g_autofree char *name = key_name (path, key);
+  g_autofree char *value = plx_json_value_to_string (node);
+
+  g_set_error (error, PLX_ERROR, code, "%.200s: %s: %s %s", source, name, value, rule);
+  return FALSE;
+}
+
+static gboolean
+missing_key (GError    **error,
+             const char *source,
+             const char *path,
+             const char *key)
+{
+  g_autofree char *name = key_name (path, key);
+
+  g_set_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY, "%.200s: %s: required key is missing", source, name);
+  return FALSE;
+}
+
 static gboolean
 member_number (JsonObject *obj,
                const char *source,
@@ -216,24 +245,13 @@ member_number (JsonObject *obj,
   if (node == NULL || JSON_NODE_HOLDS_NULL (node))
     {
       if (required)
-        {
-          g_autofree char *name = key_name (path, key);
-          g_set_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY,
-                       "%s: %s: required key is missing", source, name);
-          return FALSE;
-        }
+        return missing_key (error, source, path, key);
       return TRUE;
     }
   if (!JSON_NODE_HOLDS_VALUE (node)
       || (json_node_get_value_type (node) != G_TYPE_INT64
           && json_node_get_value_type (node) != G_TYPE_DOUBLE))
-    {
-      g_autofree char *name = key_name (path, key);
-      g_autofree char *value = plx_json_value_to_string (node);
-      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE,
-                   "%s: %s: %s is not a number", source, name, value);
-      return FALSE;
-    }
+    return bad_value (error, PLX_ERROR_PARSE, source, path, key, node, "is not a number");
   *out = node;
   return TRUE;
 }
@@ -269,13 +287,7 @@ plx_json_get_uint (JsonObject *obj,
   /* 2.4e10 is a fine way to write an integer byte count in JSON. */
   d = json_node_get_double (node);
   if (!isfinite (d) || d != floor (d))
-    {
-      g_autofree char *name = key_name (path, key);
-      g_autofree char *value = plx_json_value_to_string (node);
-      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
-                   "%s: %s: %s is not a whole number", source, name, value);
-      return FALSE;
-    }
+    return bad_value (error, PLX_ERROR_INVALID_VALUE, source, path, key, node, "is not a whole number");
   if (d < (double) min || d > (double) max)
     goto out_of_range;
   *out = (guint64) d;
@@ -283,12 +295,9 @@ plx_json_get_uint (JsonObject *obj,
 
 out_of_range:
   {
-    g_autofree char *name = key_name (path, key);
-    g_autofree char *value = plx_json_value_to_string (node);
-    g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
-                 "%s: %s: %s is out of range (allowed %" G_GUINT64_FORMAT
-                 " to %" G_GUINT64_FORMAT ")", source, name, value, min, max);
-    return FALSE;
+    g_autofree char *rule = g_strdup_printf ("is out of range (allowed %" G_GUINT64_FORMAT
+                                             " to %" G_GUINT64_FORMAT ")", min, max);
+    return bad_value (error, PLX_ERROR_INVALID_VALUE, source, path, key, node, rule);
   }
 }
 
@@ -313,12 +322,8 @@ plx_json_get_double (JsonObject *obj,
   d = json_node_get_double (node);
   if (!isfinite (d) || d < min || d > max)
     {
-      g_autofree char *name = key_name (path, key);
-      g_autofree char *value = plx_json_value_to_string (node);
-      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
-                   "%s: %s: %s is out of range (allowed %g to %g)", source, name,
-                   value, min, max);
-      return FALSE;
+      g_autofree char *rule = g_strdup_printf ("is out of range (allowed %g to %g)", min, max);
+      return bad_value (error, PLX_ERROR_INVALID_VALUE, source, path, key, node, rule);
     }
   *out = d;
   return TRUE;
@@ -337,13 +342,7 @@ plx_json_get_bool (JsonObject *obj,
   if (node == NULL || JSON_NODE_HOLDS_NULL (node))
     return TRUE;
   if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
-    {
-      g_autofree char *name = key_name (path, key);
-      g_autofree char *value = plx_json_value_to_string (node);
-      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE,
-                   "%s: %s: %s is not true or false", source, name, value);
-      return FALSE;
-    }
+    return bad_value (error, PLX_ERROR_PARSE, source, path, key, node, "is not true or false");
   *out = json_node_get_boolean (node);
   return TRUE;
 }
@@ -362,22 +361,11 @@ plx_json_get_string (JsonObject  *obj,
   if (node == NULL || JSON_NODE_HOLDS_NULL (node))
     {
       if (required)
-        {
-          g_autofree char *name = key_name (path, key);
-          g_set_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY,
-                       "%s: %s: required key is missing", source, name);
-          return FALSE;
-        }
+        return missing_key (error, source, path, key);
       return TRUE;
     }
   if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    {
-      g_autofree char *name = key_name (path, key);
-      g_autofree char *value = plx_json_value_to_string (node);
-      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE,
-                   "%s: %s: %s is not a string", source, name, value);
-      return FALSE;
-    }
+    return bad_value (error, PLX_ERROR_PARSE, source, path, key, node, "is not a string");
   *out = json_node_get_string (node);
   return TRUE;
 }
@@ -395,19 +383,12 @@ plx_json_get_object (JsonObject *obj,
   if (node == NULL || JSON_NODE_HOLDS_NULL (node))
     {
       if (required)
-        {
-          g_autofree char *name = key_name (path, key);
-          g_set_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY,
-                       "%s: %s: required key is missing", source, name);
-        }
+        missing_key (error, source, path, key);
       return NULL;
     }
   if (!JSON_NODE_HOLDS_OBJECT (node))
     {
-      g_autofree char *name = key_name (path, key);
-      g_autofree char *value = plx_json_value_to_string (node);
-      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE,
-                   "%s: %s: %s is not an object", source, name, value);
+      bad_value (error, PLX_ERROR_PARSE, source, path, key, node, "is not an object");
       return NULL;
     }
   return json_node_get_object (node);

@@ -409,9 +409,8 @@ plx_model_new_from_json (JsonNode   *config,
   g_autoptr (JsonNode) merged = NULL;
   JsonObject *obj;
   const char *model_type = NULL;
-  const char *preset = NULL;
   const char *name = NULL;
-  gboolean ok;
+  gboolean ok, had_preset;
 
   if (config == NULL || !JSON_NODE_HOLDS_OBJECT (config))
     {
@@ -422,25 +421,10 @@ plx_model_new_from_json (JsonNode   *config,
     }
   obj = json_node_get_object (config);
 
-  if (!plx_json_get_string (obj, source, "model", "preset", FALSE, &preset, error))
+  merged = plx_presets_expand (PLX_PRESET_MODEL, config, source, "model", &had_preset, error);
+  if (merged == NULL)
     return NULL;
-  if (preset != NULL)
-    {
-      /* Keys beside "preset" override the preset's values (FORMATS.md §1). */
-      g_autoptr (JsonNode) base = plx_presets_lookup (PLX_PRESET_MODEL, preset, error);
-      g_autoptr (JsonNode) overrides = plx_json_deep_copy (config);
-
-      if (base == NULL)
-        {
-          g_prefix_error (error, "%s: model.preset: ", source);
-          return NULL;
-        }
-      json_object_remove_member (json_node_get_object (overrides), "preset");
-      merged = plx_json_merge (base, overrides);
-      if (json_object_get_member (json_node_get_object (overrides), "name") == NULL)
-        json_object_set_string_member (json_node_get_object (merged), "name", preset);
-      obj = json_node_get_object (merged);
-    }
+  obj = json_node_get_object (merged);
 
   if (!plx_json_get_string (obj, source, "model", "model_type", TRUE, &model_type, error) ||
       !plx_json_get_string (obj, source, "model", "name", FALSE, &name, error))

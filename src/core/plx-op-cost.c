@@ -123,16 +123,10 @@ attention_cost (const PlxOp           *op,
   switch (op->kind)
     {
     case PLX_OP_ATTN_SCORES:
-      bytes = eb * heads * (sq * d + skv * d + sq * skv);
-      cost->fwd_flops = flops;
-      cost->bwd_flops = 2.0 * flops;
-      cost->fwd_bytes = bytes;
-      cost->bwd_bytes = 2.0 * bytes;
-      cost->fwd_time_s = plx_gemm_time (c, ctx->dtype, flops, bytes);
-      cost->bwd_time_s = 2.0 * cost->fwd_time_s;
-      break;
     case PLX_OP_ATTN_VALUES:
-      bytes = eb * heads * (sq * skv + skv * d + sq * d);
+      /* Q K^T reads Q and K and writes the scores; P V reads the probabilities and V
+       * and writes the output: the same three shapes either way. */
+      bytes = eb * heads * (sq * d + skv * d + sq * skv);
       cost->fwd_flops = flops;
       cost->bwd_flops = 2.0 * flops;
       cost->fwd_bytes = bytes;

@@ -65,3 +65,38 @@ not_found:
     return NULL;
   }
 }
+
+JsonNode *
+plx_presets_expand (PlxPresetKind kind,
+                    JsonNode     *node,
+                    const char   *source,
+                    const char   *key,
+                    gboolean     *had_preset,
+                    GError      **error)
+{
+  g_autoptr (JsonNode) base = NULL;
+  g_autoptr (JsonNode) overrides = NULL;
+  JsonNode *merged;
+  const char *preset = NULL;
+
+  *had_preset = FALSE;
+  if (!plx_json_get_string (json_node_get_object (node), source, key, "preset", FALSE, &preset, error))
+    return NULL;
+  if (preset == NULL)
+    return plx_json_deep_copy (node);
+
+  base = plx_presets_lookup (kind, preset, error);
+  if (base == NULL)
+    {
+      g_prefix_error (error, "%s: %s.preset: ", source, key);
+      return NULL;
+    }
+  /* Keys beside "preset" override the preset's values (FORMATS.md §1). */
+  overrides = plx_json_deep_copy (node);
+  json_object_remove_member (json_node_get_object (overrides), "preset");
+  merged = plx_json_merge (base, overrides);
+  if (!json_object_has_member (json_node_get_object (merged), "name"))
+    json_object_set_string_member (json_node_get_object (merged), "name", preset);
+  *had_preset = TRUE;
+  return merged;
+}
