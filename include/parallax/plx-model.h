@@ -43,6 +43,8 @@ typedef struct
   guint       attn_core : 1; /* recomputed by selective recompute, which then keeps none of
                               * its per-score activations (Korthikanti 2022 §5) */
   guint       row_parallel : 1; /* matmul split along k (input) rather than n (output) */
+  guint       mlp_half : 1;     /* in the block's second half (MLP or experts), after the
+                                 * attention half's residual add */
   guint       expert : 1;    /* MoE expert op: runs on top_k of the tokens, weights split by EP */
   /* Matmul: the full (unsharded) weight is k x n. Attention ops: k = head_dim. */
   guint64 k;

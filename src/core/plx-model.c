@@ -263,6 +263,23 @@ build_pre_post (OpLists        *lists,
   op->saved_fp32 = (double) m->vocab;
 }
 
+/* Marks the ops from the second norm on as the MLP half of the block: the halves
+ * are what Megatron brackets with its tensor-parallel collectives. */
+static void
+mark_mlp_half (GArray     *ops,
+               const char *second_norm)
+{
+  gboolean mlp = FALSE;
+
+  for (guint i = 0; i < ops->len; i++)
+    {
+      PlxOp *op = &g_array_index (ops, PlxOp, i);
+      if (g_str_equal (op->name, second_norm))
+        mlp = TRUE;
+      op->mlp_half = mlp;
+    }
+}
+
 static void
 model_build_ops (PlxModel *m)
 {
@@ -274,9 +291,15 @@ model_build_ops (PlxModel *m)
   lists.post = g_array_new (FALSE, TRUE, sizeof (PlxOp));
 
   if (gpt2)
-    build_gpt2_block (lists.layer, m);
+    {
+      build_gpt2_block (lists.layer, m);
+      mark_mlp_half (lists.layer, "ln_2");
+    }
   else
-    build_llama_block (lists.layer, m);
+    {
+      build_llama_block (lists.layer, m);
+      mark_mlp_half (lists.layer, "post_attention_norm");
+    }
   build_pre_post (&lists, m, gpt2);
 
   m->n_pre_ops = lists.pre->len;

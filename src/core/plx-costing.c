@@ -1,0 +1,429 @@
+/* Costs of one stage's work on one GPU for one micro-batch: ops (plx-op-cost.c) plus
+ * the collectives Megatron-LM issues around them. Formulas and sources are cited where
+ * they are used; the derivations are in docs/cost-model.md. */
+#include <math.h>
+
+#include "parallax/plx-pipeline.h"
+
+#include "plx-costing.h"
+
+void
+plx_costing_init (PlxCosting        *cx,
+                  const PlxModel    *model,
+                  const PlxCluster  *cluster,
+                  const PlxStrategy *s,
+                  double             micro_batch)
+{
+  double eb = s->dtype == PLX_DTYPE_FP8 ? 2.0 : plx_dtype_bytes (s->dtype);
+
+  cx->model = model;
+  cx->cluster = cluster;
+  cx->strategy = s;
+  cx->micro_batches = MAX (1.0, (double) s->global_batch_size / (s->dp * micro_batch));
+  cx->ctx.tokens = micro_batch * s->seq_length / s->cp;
+  cx->ctx.seq_kv = (double) s->seq_length;
+  cx->ctx.heads = model->heads;
+  cx->ctx.tp = s->tp;
+  cx->ctx.sp = s->sequence_parallel && s->tp > 1;
+  cx->ctx.ep = s->ep;
+  cx->ctx.experts = MAX (model->experts, 1);
+  cx->ctx.experts_per_token = MAX (model->experts_per_token, 1);
+  cx->ctx.dtype = s->dtype;
+  cx->ctx.flash = s->flash_attention;
+  cx->act_bytes = cx->ctx.tokens * model->hidden * eb;
+
+  /* Megatron's rank order: TP innermost, then CP, EP (inside DP), DP, PP outermost. */
+  cx->tp_group = plx_group_place (cluster, s->tp, 1);
+  cx->cp_group = plx_group_place (cluster, s->cp, s->tp);
+  cx->ep_group = plx_group_place (cluster, s->ep, s->tp * s->cp);
+  cx->dp_group = plx_group_place (cluster, s->dp, s->tp * s->cp);
+  cx->edp_group = plx_group_place (cluster, MAX (s->dp / s->ep, 1), s->tp * s->cp * s->ep);
+  cx->pp_group = plx_group_place (cluster, s->pp, s->tp * s->cp * s->dp);
+}
+
+double
+plx_costing_collective (const PlxCosting *cx,
+                        PlxCollectiveKind kind,
+                        const PlxGroup   *group,
+                        double            bytes)
+{
+  return plx_collective_time (cx->cluster, kind, group, bytes);
+}
+
+static gboolean
+skip_op (const PlxOp *op,
+         gboolean     flash)
+{
+  if (op->kind == PLX_OP_ATTN_FLASH)
+    return !flash;
+  return flash && op->attn_core;
+}
+
+static void
+cost_ops (const PlxCosting *cx,
+          const PlxOp      *ops,
+          guint             n_ops,
+          gboolean          is_layer,
+          PlxHalf           half,
+          PlxBlockCost     *b)
+{
+  PlxRecompute recompute = cx->strategy->recompute;
+
+  for (guint i = 0; i < n_ops; i++)
+    {
+      const PlxOp *op = &ops[i];
+      PlxOpCost c;
+
+      if (skip_op (op, cx->ctx.flash))
+        continue;
+      if (half != PLX_HALF_BOTH && (half == PLX_HALF_MLP) != (gboolean) op->mlp_half)
+        continue;
+      plx_op_cost (op, &cx->ctx, cx->cluster, &c);
+      b->fwd_s += c.fwd_time_s;
+      b->bwd_s += c.bwd_time_s;
+      b->wgrad_s += c.wgrad_time_s;
+      b->fwd_flops += c.fwd_flops;
+      b->bwd_flops += c.bwd_flops;
+      b->fwd_bytes += c.fwd_bytes;
+      b->bwd_bytes += c.bwd_bytes;
+      b->params += c.params;
+      if (op->expert)
+        b->expert_params += c.params;
+      b->full_saved_bytes += c.saved_bytes;
+      if (op->attn_core || op->kind == PLX_OP_ATTN_FLASH)
+        b->attn_core_s += c.fwd_time_s;
+
+      if (is_layer && recompute == PLX_RECOMPUTE_FULL)
+        {
+          b->recompute_s += c.fwd_time_s;
+          b->recompute_flops += c.fwd_flops;
+        }
+      else if (is_layer && recompute == PLX_RECOMPUTE_SELECTIVE && op->attn_core)
+        {
+          /* Korthikanti 2022 §5: the attention core is recomputed; of its saved
+           * values only the per-token inputs (Q, K, V) stay. */
+          b->recompute_s += c.fwd_time_s;
+          b->recompute_flops += c.fwd_flops;
+          if (!op->per_score)
+            b->saved_bytes += c.saved_bytes;
+        }
+      else
+        b->saved_bytes += c.saved_bytes;
+    }
+
+  if (is_layer && recompute == PLX_RECOMPUTE_FULL)
+    {
+      /* Only each layer's input is checkpointed: 2sbh, or 2sbh/t with sequence
+       * parallelism (Korthikanti 2022 Table 2); it belongs to the first half. */
+      b->saved_bytes = half == PLX_HALF_MLP ? 0.0 : cx->act_bytes / (cx->ctx.sp ? cx->ctx.tp : 1);
+    }
+}
+
+/* Megatron's tensor-parallel collectives bracket each half of a block (Shoeybi et al.
+ * 2019 §3: the f and g operators, one all-reduce forward and one backward per half),
+ * or with sequence parallelism an all-gather and a reduce-scatter in place of each
+ * all-reduce (Korthikanti 2022 §4.2.2). Context parallelism gathers K and V around
+ * the ring (Liu et al. 2023, Ring Attention), overlapped with attention compute;
+ * expert parallelism dispatches and combines tokens with all-to-alls (Lepikhin et al.
+ * 2020, GShard §2.2), two forward and two backward. */
+static void
+half_comm (const PlxCosting *cx,
+           PlxHalf           half,
+           double            attn_core_s,
+           PlxBlockCost     *b)
+{
+  const PlxStrategy *s = cx->strategy;
+  const PlxModel *m = cx->model;
+  double fwd = 0.0, bwd = 0.0, bytes = 0.0;
+
+  if (s->tp > 1)
+    {
+      if (cx->ctx.sp)
+        {
+          double pair = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->tp_group, cx->act_bytes) +
+                        plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->tp_group, cx->act_bytes);
+          fwd += pair;
+          bwd += pair;
+          bytes += 2.0 * cx->act_bytes;
+        }
+      else
+        {
+          double ar = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_REDUCE, &cx->tp_group, cx->act_bytes);
+          fwd += ar;
+          bwd += ar;
+          bytes += cx->act_bytes;
+        }
+    }
+
+  if (half == PLX_HALF_ATTENTION && s->cp > 1)
+    {
+      double kv = cx->ctx.tokens * 2.0 * m->kv_heads * m->head_dim / s->tp *
+                  (cx->act_bytes / (cx->ctx.tokens * m->hidden)) * s->cp;
+      double ag = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->cp_group, kv);
+      double rs = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->cp_group, kv);
+      fwd += MAX (0.0, ag - attn_core_s);
+      bwd += MAX (0.0, ag + rs - 2.0 * attn_core_s);
+      bytes += kv;
+    }
+
+  if (half == PLX_HALF_MLP && m->experts > 0 && s->ep > 1)
+    {
+      double a2a_bytes = cx->act_bytes * m->experts_per_token / (cx->ctx.sp ? s->tp : 1);
+      double a2a = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_TO_ALL, &cx->ep_group, a2a_bytes);
+      fwd += 2.0 * a2a;
+      bwd += 2.0 * a2a;
+      bytes += 2.0 * a2a_bytes;
+    }
+
+  b->comm_fwd_s += fwd;
+  b->comm_bwd_s += bwd;
+  b->comm_bytes += bytes;
+  if (s->recompute == PLX_RECOMPUTE_FULL)
+    b->comm_recompute_s += fwd;
+}
+
+static void
+block_sum (const PlxBlockCost *a,
+           const PlxBlockCost *b,
+           PlxBlockCost       *sum)
+{
+  /* Field by field: every member is a double that adds. */
+  G_STATIC_ASSERT (sizeof (PlxBlockCost) % sizeof (double) == 0);
+  for (guint i = 0; i < sizeof (PlxBlockCost) / sizeof (double); i++)
+    ((double *) sum)[i] = ((const double *) a)[i] + ((const double *) b)[i];
+}
+
+void
+plx_costing_block (const PlxCosting *cx,
+                   PlxHalf           half,
+                   PlxBlockCost     *cost)
+{
+  *cost = (PlxBlockCost) { 0 };
+  if (half == PLX_HALF_BOTH)
+    {
+      PlxBlockCost attn, mlp;
+
+      plx_costing_block (cx, PLX_HALF_ATTENTION, &attn);
+      plx_costing_block (cx, PLX_HALF_MLP, &mlp);
+      block_sum (&attn, &mlp, cost);
+      return;
+    }
+  cost_ops (cx, cx->model->layer_ops, cx->model->n_layer_ops, TRUE, half, cost);
+  half_comm (cx, half, cost->attn_core_s, cost);
+}
+
+void
+plx_costing_compute (const PlxCosting *cx,
+                     PlxStageCosts    *costs)
+{
+  plx_costing_block (cx, PLX_HALF_ATTENTION, &costs->attn);
+  plx_costing_block (cx, PLX_HALF_MLP, &costs->mlp);
+  block_sum (&costs->attn, &costs->mlp, &costs->layer);
+  plx_costing_embedding (cx, &costs->embedding);
+  plx_costing_head (cx, &costs->head);
+  costs->send_s = plx_costing_send (cx);
+}
+
+void
+plx_costing_embedding (const PlxCosting *cx,
+                       PlxBlockCost     *cost)
+{
+  *cost = (PlxBlockCost) { 0 };
+  cost_ops (cx, cx->model->pre_ops, cx->model->n_pre_ops, FALSE, PLX_HALF_BOTH, cost);
+  /* Vocabulary-parallel embedding: its output is summed over TP ranks (reduce-
+   * scattered with sequence parallelism). */
+  if (cx->strategy->tp > 1)
+    {
+      cost->comm_fwd_s = plx_costing_collective (cx, cx->ctx.sp ? PLX_COLLECTIVE_REDUCE_SCATTER
+                                                                  : PLX_COLLECTIVE_ALL_REDUCE,
+                                                 &cx->tp_group, cx->act_bytes);
+      cost->comm_bytes = cx->act_bytes;
+    }
+}
+
+void
+plx_costing_head (const PlxCosting *cx,
+                  PlxBlockCost     *cost)
+{
+  *cost = (PlxBlockCost) { 0 };
+  cost_ops (cx, cx->model->post_ops, cx->model->n_post_ops, FALSE, PLX_HALF_BOTH, cost);
+  /* The LM head gathers its input with sequence parallelism, and its input gradient
+   * is reduced in backward. Megatron's vocabulary-parallel loss all-reduces three
+   * fp32 values per token (max, sum, target logit). */
+  if (cx->strategy->tp > 1)
+    {
+      PlxCollectiveKind reduce = cx->ctx.sp ? PLX_COLLECTIVE_REDUCE_SCATTER : PLX_COLLECTIVE_ALL_REDUCE;
+
+      cost->comm_fwd_s = (cx->ctx.sp ? plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->tp_group, cx->act_bytes) : 0.0) +
+                         3.0 * plx_costing_collective (cx, PLX_COLLECTIVE_ALL_REDUCE, &cx->tp_group, cx->ctx.tokens * 4.0);
+      cost->comm_bwd_s = plx_costing_collective (cx, reduce, &cx->tp_group, cx->act_bytes);
+      cost->comm_bytes = (cx->ctx.sp ? cx->act_bytes : 0.0) + 3.0 * cx->ctx.tokens * 4.0;
+    }
+}
+
+double
+plx_costing_send (const PlxCosting *cx)
+{
+  const PlxStrategy *s = cx->strategy;
+  double slice, t;
+
+  if (s->pp <= 1)
+    return 0.0;
+  /* Stage-to-stage activations (and gradients back): with tensor parallelism each
+   * rank sends only its 1/t slice and the receivers all-gather over NVLink
+   * (Narayanan et al. 2021 §4.1, scatter/gather optimisation); with sequence
+   * parallelism the slice is already all a rank holds. */
+  slice = cx->act_bytes / s->tp;
+  t = plx_costing_collective (cx, PLX_COLLECTIVE_SEND_RECV, &cx->pp_group, slice);
+  if (s->tp > 1 && !cx->ctx.sp)
+    t += plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->tp_group, cx->act_bytes);
+  return t;
+}
+
+/* Bytes per parameter of model states under Megatron mixed precision: 16-bit weights,
+ * fp32 gradients (main_grad accumulation for bf16), fp32 master weights and two Adam
+ * moments: 2 + 4 + 12 = 18 (Korthikanti 2022 Fig. 1 uses exactly this). fp16 keeps
+ * 16-bit gradients (Rajbhandari et al. 2020 §3.1: 2 + 2 + 12 = 16). */
+void
+plx_costing_state_bytes (PlxDtype dtype,
+                         double  *w,
+                         double  *g,
+                         double  *o)
+{
+  switch (dtype)
+    {
+    case PLX_DTYPE_FP32:
+    case PLX_DTYPE_TF32:
+      *w = 4.0; *g = 4.0; *o = 8.0;
+      break;
+    case PLX_DTYPE_FP16:
+      *w = 2.0; *g = 2.0; *o = 12.0;
+      break;
+    case PLX_DTYPE_BF16:
+    case PLX_DTYPE_FP8:
+    case PLX_N_DTYPES:
+    default:
+      *w = 2.0; *g = 4.0; *o = 12.0;
+      break;
+    }
+}
+
+double
+plx_costing_grad_bytes (PlxDtype dtype)
+{
+  double w, g, o;
+
+  plx_costing_state_bytes (dtype, &w, &g, &o);
+  return g;
+}
+
+double
+plx_costing_stage_params (const PlxCosting    *cx,
+                          const PlxStageCosts *costs,
+                          guint                stage)
+{
+  const PlxStrategy *s = cx->strategy;
+  double params = (double) cx->model->n_layers / s->pp * costs->layer.params;
+
+  if (stage == 0)
+    params += costs->embedding.params;
+  if (stage == s->pp - 1)
+    {
+      params += costs->head.params;
+      /* Tied embeddings: the last stage keeps its own copy of the word embeddings
+       * when it is not also the first (Megatron-LM, Narayanan et al. 2021 §4). */
+      if (cx->model->tied_embeddings && s->pp > 1)
+        params += (double) cx->model->vocab * cx->model->hidden / s->tp;
+    }
+  return params;
+}
+
+void
+plx_costing_stage_memory (const PlxCosting    *cx,
+                          const PlxStageCosts *costs,
+                          guint                stage,
+                          PlxStageMemory      *mem)
+{
+  const PlxStrategy *s = cx->strategy;
+  gboolean first = stage == 0, last = stage == s->pp - 1;
+  double m = cx->micro_batches;
+  double layers = (double) cx->model->n_layers / s->pp;
+  double chunk_layers = layers / s->virtual_stages;
+  double in_flight = plx_pipeline_chunks_in_flight (s->schedule, s->pp, s->virtual_stages, stage, (guint64) m);
+  const PlxBlockCost *layer = &costs->layer;
+  double params, expert, dense, wb, gb, ob, edp;
+
+  params = plx_costing_stage_params (cx, costs, stage);
+  expert = layers * layer->expert_params;
+  dense = params - expert;
+  plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
+
+  /* ZeRO (Rajbhandari et al. 2020 §5.1): stage 1 shards optimizer states over the
+   * data-parallel group, stage 2 also gradients, stage 3 also weights. Expert weights
+   * are sharded over their own data-parallel group, dp/ep. */
+  edp = MAX (1.0, (double) s->dp / s->ep);
+  mem->weights = dense * wb / (s->zero_stage >= 3 ? s->dp : 1.0) + expert * wb / (s->zero_stage >= 3 ? edp : 1.0);
+  mem->gradients = dense * gb / (s->zero_stage >= 2 ? s->dp : 1.0) + expert * gb / (s->zero_stage >= 2 ? edp : 1.0);
+  mem->optimizer = dense * ob / (s->zero_stage >= 1 ? s->dp : 1.0) + expert * ob / (s->zero_stage >= 1 ? edp : 1.0);
+
+  mem->activations = in_flight * chunk_layers * layer->saved_bytes;
+  if (first)
+    mem->activations += ceil (in_flight / s->virtual_stages) * costs->embedding.saved_bytes;
+  if (last)
+    mem->activations += (s->schedule == PLX_SCHEDULE_GPIPE ? m : 1.0) * costs->head.saved_bytes;
+  /* Full recompute re-creates one layer's activations while that layer's backward runs. */
+  if (s->recompute == PLX_RECOMPUTE_FULL)
+    mem->activations += layer->full_saved_bytes;
+
+  /* Communication buffers: the pipeline's receive and send buffers (two hidden states)
+   * and the tensor-parallel gather buffer of one hidden state; ZeRO-3 keeps the next
+   * layer's gathered weights while the current one computes (FSDP prefetch). */
+  mem->other = 0.0;
+  if (s->pp > 1)
+    mem->other += 2.0 * cx->act_bytes / (cx->ctx.sp ? s->tp : 1);
+  if (s->tp > 1)
+    mem->other += cx->act_bytes;
+  if (s->zero_stage >= 3 && s->dp > 1)
+    mem->other += 2.0 * layer->params * wb;
+}
+
+double
+plx_costing_stage_memory_total (const PlxStageMemory *mem)
+{
+  return mem->weights + mem->gradients + mem->optimizer + mem->activations + mem->other;
+}
+
+/* The optimizer step is memory-bound; per local parameter, Megatron-LM's mixed-
+ * precision optimizer makes these passes over HBM:
+ *   fused Adam (Kingma and Ba 2015, Alg. 1; apex multi-tensor Adam): reads the
+ *     gradient, master weight and both moments, writes master and moments: 16 + 12
+ *   global gradient norm for clipping (Pascanu et al. 2013): reads the gradient: 4
+ *   copy of the fp32 master to the 16-bit model weight: 4 + 2
+ *   zeroing the fp32 gradient buffer for the next step: 4
+ * 42 bytes; fp16 adds the inf/nan check of the loss scaler: 4 more. */
+double
+plx_costing_optimizer_time (const PlxCosting *cx,
+                            double            stage_params)
+{
+  const PlxStrategy *s = cx->strategy;
+  double local = stage_params / (s->zero_stage >= 1 ? s->dp : 1);
+  double bytes_per_param = 42.0 + (s->dtype == PLX_DTYPE_FP16 ? 4.0 : 0.0);
+
+  return plx_memory_time (cx->cluster, local * bytes_per_param);
+}
+
+double
+plx_costing_tied_embedding_time (const PlxCosting *cx)
+{
+  const PlxStrategy *s = cx->strategy;
+  PlxGroup pair;
+
+  if (!cx->model->tied_embeddings || s->pp <= 1)
+    return 0.0;
+  /* The two copies of the word embeddings sum their gradients (first and last
+   * stage), after the backward pass. */
+  pair = plx_group_place (cx->cluster, 2, s->tp * s->cp * s->dp * (s->pp - 1));
+  return plx_costing_collective (cx, PLX_COLLECTIVE_ALL_REDUCE, &pair,
+                                 (double) cx->model->vocab * cx->model->hidden / s->tp *
+                                   plx_costing_grad_bytes (s->dtype));
+}

@@ -1,0 +1,119 @@
+/* plx-costing.h (internal): the costs of one stage's work, shared by the analytical
+ * engine (which composes them in closed form) and the plan (which the event
+ * simulator schedules), so that the two engines agree by construction. */
+#pragma once
+
+#include "parallax/plx-cluster.h"
+#include "parallax/plx-collective.h"
+#include "parallax/plx-model.h"
+#include "parallax/plx-op-cost.h"
+#include "parallax/plx-strategy.h"
+
+G_BEGIN_DECLS
+
+/* The work of a group of ops for one micro-batch on one GPU. */
+typedef struct
+{
+  double fwd_s;            /* compute */
+  double bwd_s;            /* compute, input and weight gradients */
+  double wgrad_s;          /* weight-gradient part of bwd_s */
+  double recompute_s;      /* compute repeated in backward */
+  double comm_fwd_s;       /* TP/SP, CP and EP collectives on the critical path */
+  double comm_bwd_s;
+  double comm_recompute_s;
+  double fwd_flops;
+  double bwd_flops;
+  double recompute_flops;
+  double fwd_bytes;        /* HBM traffic */
+  double bwd_bytes;
+  double comm_bytes;       /* bytes through collectives, forward */
+  double saved_bytes;      /* activations kept per micro-batch under the recompute mode */
+  double full_saved_bytes; /* ... with no recompute: alive while a layer's backward runs */
+  double attn_core_s;      /* forward of the attention core, which ring attention overlaps */
+  double params;           /* parameters on this GPU */
+  double expert_params;    /* part of params sharded over the expert-data-parallel group */
+} PlxBlockCost;
+
+typedef struct
+{
+  const PlxModel    *model;
+  const PlxCluster  *cluster;
+  const PlxStrategy *strategy;
+  PlxShardContext    ctx;
+  double             micro_batches; /* per step per data-parallel rank */
+  double             act_bytes;     /* one micro-batch's hidden state b*s/cp*h on this rank */
+  PlxGroup           tp_group;
+  PlxGroup           cp_group;
+  PlxGroup           ep_group;
+  PlxGroup           dp_group;
+  PlxGroup           edp_group;     /* data-parallel group of the expert weights */
+  PlxGroup           pp_group;
+} PlxCosting;
+
+typedef enum
+{
+  PLX_HALF_ATTENTION,
+  PLX_HALF_MLP,
+  PLX_HALF_BOTH,
+} PlxHalf;
+
+typedef struct
+{
+  double weights, gradients, optimizer, activations, other;
+} PlxStageMemory;
+
+/* Everything a stage is made of, costed once. */
+typedef struct
+{
+  PlxBlockCost attn;      /* one block's attention half */
+  PlxBlockCost mlp;       /* one block's MLP half */
+  PlxBlockCost layer;     /* their sum */
+  PlxBlockCost embedding; /* first stage */
+  PlxBlockCost head;      /* last stage */
+  double       send_s;    /* one stage-to-stage send */
+} PlxStageCosts;
+
+void   plx_costing_init (PlxCosting        *cx,
+                         const PlxModel    *model,
+                         const PlxCluster  *cluster,
+                         const PlxStrategy *strategy,
+                         double             micro_batch);
+/* One block, or one half of it, with its collectives. */
+void   plx_costing_block (const PlxCosting *cx,
+                          PlxHalf           half,
+                          PlxBlockCost     *cost);
+void   plx_costing_compute (const PlxCosting *cx,
+                            PlxStageCosts    *costs);
+/* The embedding (first stage) and the final norm, LM head and loss (last stage),
+ * with their tensor-parallel collectives. */
+void   plx_costing_embedding (const PlxCosting *cx,
+                              PlxBlockCost     *cost);
+void   plx_costing_head (const PlxCosting *cx,
+                         PlxBlockCost     *cost);
+/* One stage-to-stage send of a micro-batch's activations (or gradients). */
+double plx_costing_send (const PlxCosting *cx);
+double plx_costing_collective (const PlxCosting *cx,
+                               PlxCollectiveKind kind,
+                               const PlxGroup   *group,
+                               double            bytes);
+/* Parameters held by a stage's GPU, including the tied embedding copy. */
+double plx_costing_stage_params (const PlxCosting    *cx,
+                                 const PlxStageCosts *costs,
+                                 guint                stage);
+void   plx_costing_stage_memory (const PlxCosting    *cx,
+                                 const PlxStageCosts *costs,
+                                 guint                stage,
+                                 PlxStageMemory      *mem);
+double plx_costing_stage_memory_total (const PlxStageMemory *mem);
+/* Bytes per parameter of weights, gradients and optimizer state. */
+void   plx_costing_state_bytes (PlxDtype dtype,
+                                double  *weights,
+                                double  *gradients,
+                                double  *optimizer);
+double plx_costing_grad_bytes (PlxDtype dtype);
+double plx_costing_optimizer_time (const PlxCosting *cx,
+                                   double            stage_params);
+/* The tied-embedding gradient all-reduce between first and last stage (0 if none). */
+double plx_costing_tied_embedding_time (const PlxCosting *cx);
+
+G_END_DECLS
