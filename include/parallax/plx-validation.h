@@ -38,10 +38,12 @@ typedef struct
 typedef struct
 {
   char                 *source;
+  const char           *engine;  /* "analytical" or "event" (static string) */
   GArray               *rows;   /* PlxValidationRow */
   PlxValidationSummary  summary[PLX_N_METRICS];
 } PlxValidation;
 
+/* `engine`: "event" (NULL: the default) or "analytical". */
 PlxValidation *plx_validation_run_file (const char *path,
                                         const char *engine,
                                         GError    **error);

@@ -60,6 +60,7 @@ static const char *const main_help =
   "Commands:\n"
   "  presets                     list the built-in models and clusters\n"
   "  simulate [SCENARIO] [...]   predict one scenario (default: the built-in GPT-3 175B scenario)\n"
+  "  plan [SCENARIO] [...]       print the distributed program the simulator runs\n"
   "  validate TABLE [--json]     hold predictions against published measurements\n"
   "\n"
   "Run parallax-cli COMMAND --help for a command's options.\n";
@@ -161,20 +162,46 @@ print_scenario_header (const PlxScenario *sc)
           s->sequence_parallel ? ", sequence parallel" : "");
 }
 
+typedef struct
+{
+  const char *path;
+  const char *engine;
+  const char *trace;
+  gboolean    json;
+} SimulateOptions;
+
+static const char *const simulate_help =
+  "Usage: parallax-cli simulate [SCENARIO.json] [OPTIONS]\n\n"
+  "Predict step time, throughput, MFU and memory per GPU. Without a file, the\n"
+  "built-in default scenario (GPT-3 175B on 64 A100-80GB) is used.\n\n"
+  "Options:\n"
+  "  --engine event|analytical  the event simulator (default) or the closed form\n"
+  "  --json                   print the report as JSON\n"
+  "  --trace OUT.json         write the timeline as a Chrome trace (event engine)\n"
+  "Strategy, model and cluster overrides:\n";
+
+static const char *const plan_help =
+  "Usage: parallax-cli plan [SCENARIO.json] [OPTIONS]\n\n"
+  "Print the plan that the event simulator runs: per stage and model chunk, the\n"
+  "tasks of one micro-batch's forward (F), backward (B) and weight-gradient (W)\n"
+  "passes with their stream, kind, FLOPs, bytes and duration, then what each stage\n"
+  "does once per step. Takes the same overrides as simulate:\n";
+
+/* Parses a scenario command's arguments and builds the scenario. Returns -1 on
+ * success, else the exit status. */
 static int
-cmd_simulate (int argc, char **argv)
+load_scenario (int              argc,
+               char           **argv,
+               gboolean         is_plan,
+               SimulateOptions *opts,
+               PlxScenario    **scenario)
 {
   g_autoptr (PlxCliOverrides) overrides = plx_cli_overrides_new ();
   g_autoptr (GError) error = NULL;
   g_autoptr (JsonNode) node = NULL;
   g_autoptr (JsonNode) applied = NULL;
-  g_autoptr (PlxScenario) sc = NULL;
   g_autofree char *dir = NULL;
-  const char *path = NULL;
-  const char *engine = "analytical";
-  gboolean json = FALSE;
-  PlxReport report = { 0 };
-  guint64 max_mb = 0;
+  const char *source;
 
   for (int i = 2; i < argc; i++)
     {
@@ -183,14 +210,7 @@ cmd_simulate (int argc, char **argv)
 
       if (g_str_equal (arg, "--help") || g_str_equal (arg, "-h"))
         {
-          g_autoptr (GString) help = g_string_new (
-            "Usage: parallax-cli simulate [SCENARIO.json] [OPTIONS]\n\n"
-            "Predict step time, throughput, MFU and memory per GPU. Without a file, the\n"
-            "built-in default scenario (GPT-3 175B on 64 A100-80GB) is used.\n\n"
-            "Options:\n"
-            "  --engine analytical      the cost engine (event: not built yet)\n"
-            "  --json                   print the report as JSON\n"
-            "Strategy, model and cluster overrides:\n");
+          g_autoptr (GString) help = g_string_new (is_plan ? plan_help : simulate_help);
           plx_cli_overrides_print_help (help);
           printf ("%s", help->str);
           return 0;
@@ -199,61 +219,100 @@ cmd_simulate (int argc, char **argv)
         return usage_error ("%s", error->message);
       if (consumed)
         continue;
-      if (g_str_equal (arg, "--json"))
-        json = TRUE;
-      else if (g_str_equal (arg, "--engine") || g_str_has_prefix (arg, "--engine="))
+      if (!is_plan && g_str_equal (arg, "--json"))
+        opts->json = TRUE;
+      else if (!is_plan && (g_str_equal (arg, "--engine") || g_str_equal (arg, "--trace")))
+        {
+          if (i + 1 >= argc)
+            return usage_error ("%s needs a value", arg);
+          if (g_str_equal (arg, "--engine"))
+            opts->engine = argv[++i];
+          else
+            opts->trace = argv[++i];
+        }
+      else if (!is_plan && (g_str_has_prefix (arg, "--engine=") || g_str_has_prefix (arg, "--trace=")))
         {
           if (g_str_has_prefix (arg, "--engine="))
-            engine = arg + strlen ("--engine=");
-          else if (i + 1 < argc)
-            engine = argv[++i];
+            opts->engine = arg + strlen ("--engine=");
           else
-            return usage_error ("--engine needs a value");
-          if (!g_str_equal (engine, "analytical") && !g_str_equal (engine, "event"))
-            return usage_error ("--engine: \"%s\" is not analytical or event", engine);
-          if (g_str_equal (engine, "event"))
-            return usage_error ("--engine event: the event simulator is not built yet; use analytical");
+            opts->trace = arg + strlen ("--trace=");
         }
-      else if (g_str_equal (arg, "--timeline") || g_str_equal (arg, "--memory") || g_str_equal (arg, "--trace"))
-        return usage_error ("%s: chart and trace export are not built yet", arg);
+      else if (!is_plan && (g_str_equal (arg, "--timeline") || g_str_equal (arg, "--memory")))
+        return usage_error ("%s: chart export is not built yet", arg);
       else if (arg[0] == '-' && arg[1] != '\0')
-        return usage_error ("simulate: unknown option \"%s\"", arg);
-      else if (path == NULL)
-        path = arg;
+        return usage_error ("%s: unknown option \"%s\"", argv[1], arg);
+      else if (opts->path == NULL)
+        opts->path = arg;
       else
-        return usage_error ("simulate: more than one scenario given (\"%s\", \"%s\")", path, arg);
+        return usage_error ("%s: more than one scenario given (\"%s\", \"%s\")", argv[1], opts->path, arg);
     }
+  if (!g_str_equal (opts->engine, "analytical") && !g_str_equal (opts->engine, "event"))
+    return usage_error ("--engine: \"%s\" is not analytical or event", opts->engine);
+  if (opts->trace != NULL && !g_str_equal (opts->engine, "event"))
+    return usage_error ("--trace needs the event engine, not --engine %s", opts->engine);
 
-  if (path != NULL)
+  if (opts->path != NULL)
     {
-      node = plx_scenario_read_json (path, &error);
+      node = plx_scenario_read_json (opts->path, &error);
       if (node == NULL)
         return user_error (error);
-      dir = g_path_get_dirname (path);
+      dir = g_path_get_dirname (opts->path);
+      source = opts->path;
     }
   else
     {
       node = plx_scenario_default_json ();
       dir = g_get_current_dir ();
-      path = "built-in default scenario";
+      source = "built-in default scenario";
     }
 
   applied = plx_cli_overrides_apply (overrides, node, &error);
   if (applied == NULL)
     return user_error (error);
-  sc = plx_scenario_new_from_json (applied, dir, path, &error);
-  if (sc == NULL)
+  *scenario = plx_scenario_new_from_json (applied, dir, source, &error);
+  if (*scenario == NULL)
     return user_error (error);
-  if (!plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, &error))
+  return -1;
+}
+
+static int
+cmd_simulate (int argc, char **argv)
+{
+  SimulateOptions opts = { NULL, "event", NULL, FALSE };
+  g_autoptr (PlxScenario) sc = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxTimeline) timeline = NULL;
+  g_autoptr (PlxMemoryTrace) trace = NULL;
+  PlxReport report = { 0 };
+  guint64 max_mb = 0;
+  int status = load_scenario (argc, argv, FALSE, &opts, &sc);
+
+  if (status >= 0)
+    return status;
+
+  if (g_str_equal (opts.engine, "event"))
+    {
+      if (!plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &report, NULL,
+                                 opts.trace ? &timeline : NULL, opts.trace ? &trace : NULL, &error))
+        return user_error (error);
+    }
+  else if (!plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, &error))
     return user_error (error);
 
-  if (!plx_analytic_max_micro_batch_size (sc->model, sc->cluster, sc->strategy, &max_mb, &error))
+  if (opts.trace != NULL && !plx_timeline_write_chrome_trace (timeline, trace, opts.trace, &error))
     return user_error (error);
 
-  if (json)
+  /* The largest micro-batch that fits comes from the closed form, which has none
+   * for a schedule file. */
+  if (sc->strategy->schedule != PLX_SCHEDULE_FILE &&
+      !plx_analytic_max_micro_batch_size (sc->model, sc->cluster, sc->strategy, &max_mb, &error))
+    return user_error (error);
+
+  if (opts.json)
     {
       g_autoptr (JsonNode) out = plx_report_to_json (&report);
-      json_object_set_int_member (json_node_get_object (out), "max_micro_batch_size", (gint64) max_mb);
+      if (sc->strategy->schedule != PLX_SCHEDULE_FILE)
+        json_object_set_int_member (json_node_get_object (out), "max_micro_batch_size", (gint64) max_mb);
       print_json (out);
     }
   else
@@ -261,12 +320,37 @@ cmd_simulate (int argc, char **argv)
       g_autofree char *text = plx_report_to_text (&report);
       print_scenario_header (sc);
       printf ("%s", text);
-      if (max_mb == 0)
+      if (sc->strategy->schedule == PLX_SCHEDULE_FILE)
+        ;
+      else if (max_mb == 0)
         printf ("Largest micro-batch that fits: none (even 1 sequence per micro-batch is too much)\n");
       else
         printf ("Largest micro-batch that fits: %" G_GUINT64_FORMAT " sequences (now %" G_GUINT64_FORMAT ")\n",
                 max_mb, sc->strategy->micro_batch_size);
+      if (opts.trace != NULL)
+        printf ("Trace             %s (open in Perfetto or chrome://tracing)\n", opts.trace);
     }
+  return 0;
+}
+
+static int
+cmd_plan (int argc, char **argv)
+{
+  SimulateOptions opts = { NULL, "event", NULL, FALSE };
+  g_autoptr (PlxScenario) sc = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxPlan) plan = NULL;
+  g_autofree char *text = NULL;
+  int status = load_scenario (argc, argv, TRUE, &opts, &sc);
+
+  if (status >= 0)
+    return status;
+  plan = plx_plan_lower (sc->model, sc->cluster, sc->strategy, &error);
+  if (plan == NULL)
+    return user_error (error);
+  text = plx_plan_to_text (plan);
+  print_scenario_header (sc);
+  printf ("%s", text);
   return 0;
 }
 
@@ -276,7 +360,7 @@ cmd_validate (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxValidation) v = NULL;
   const char *path = NULL;
-  const char *engine = "analytical";
+  const char *engine = "event";
   gboolean json = FALSE;
 
   for (int i = 2; i < argc; i++)
@@ -285,7 +369,7 @@ cmd_validate (int argc, char **argv)
         json = TRUE;
       else if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
         {
-          printf ("Usage: parallax-cli validate TABLE.json [--json] [--engine analytical]\n\n"
+          printf ("Usage: parallax-cli validate TABLE.json [--json] [--engine event|analytical]\n\n"
                   "Predict every case of a validation table and report the error against the\n"
                   "published measurement, per case and as mean and largest absolute error.\n");
           return 0;
@@ -295,8 +379,8 @@ cmd_validate (int argc, char **argv)
           if (i + 1 >= argc)
             return usage_error ("--engine needs a value");
           engine = argv[++i];
-          if (!g_str_equal (engine, "analytical"))
-            return usage_error ("--engine: \"%s\" is not available; use analytical", engine);
+          if (!g_str_equal (engine, "analytical") && !g_str_equal (engine, "event"))
+            return usage_error ("--engine: \"%s\" is not analytical or event", engine);
         }
       else if (argv[i][0] == '-' && argv[i][1] != '\0')
         return usage_error ("validate: unknown option \"%s\"", argv[i]);
@@ -347,6 +431,8 @@ main (int argc, char **argv)
     return cmd_presets (argc, argv);
   if (g_str_equal (argv[1], "simulate"))
     return cmd_simulate (argc, argv);
+  if (g_str_equal (argv[1], "plan"))
+    return cmd_plan (argc, argv);
   if (g_str_equal (argv[1], "validate"))
     return cmd_validate (argc, argv);
   return usage_error ("unknown command \"%s\"", argv[1]);

@@ -216,6 +216,13 @@ static gboolean
 check_resolved (const PlxStrategy *s,
                 GError           **error)
 {
+  if (s->schedule == PLX_SCHEDULE_FILE)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
+                   "strategy.schedule: a schedule file (\"%.60s\") has no closed form; use the event engine",
+                   s->schedule_path);
+      return FALSE;
+    }
   if (s->dp == 0 || s->seq_length == 0 || plx_strategy_get_n_micro_batches (s) == 0)
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,

@@ -81,6 +81,12 @@ plx_scenario_new_from_json (JsonNode   *node,
   sc->strategy = plx_strategy_new_from_json (strategy_node, source, error);
   if (sc->strategy == NULL)
     return NULL;
+  if (sc->strategy->schedule == PLX_SCHEDULE_FILE && !g_path_is_absolute (sc->strategy->schedule_path))
+    {
+      char *abs = g_build_filename (base_dir ? base_dir : ".", sc->strategy->schedule_path, NULL);
+      g_free (sc->strategy->schedule_path);
+      sc->strategy->schedule_path = abs;
+    }
   if (!plx_strategy_resolve (sc->strategy, sc->model, sc->cluster, source, error))
     return NULL;
 

@@ -300,9 +300,5 @@ plx_strategy_resolve (PlxStrategy      *s,
     FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.dtype: the cluster's %s has no %s peak (cluster.gpu.peak_flops.%s)",
           source, cluster->gpu_name, plx_dtype_to_string (s->dtype), plx_dtype_to_string (s->dtype));
 
-  if (s->schedule == PLX_SCHEDULE_FILE)
-    FAIL (PLX_ERROR_UNSUPPORTED, "%s: strategy.schedule: schedule files (\"%.60s\") need the event engine, which is not built yet",
-          source, s->schedule_path);
-
   return TRUE;
 }

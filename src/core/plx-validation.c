@@ -6,6 +6,7 @@
 #include "parallax/plx-error.h"
 #include "parallax/plx-json.h"
 #include "parallax/plx-scenario.h"
+#include "parallax/plx-sim.h"
 #include "parallax/plx-validation.h"
 
 static const char *const metric_keys[PLX_N_METRICS] = {
@@ -104,10 +105,12 @@ plx_validation_run_file (const char *path,
 
   if (root == NULL)
     return NULL;
-  if (engine != NULL && g_strcmp0 (engine, "analytical") != 0)
+  if (engine == NULL)
+    engine = "event";
+  if (!g_str_equal (engine, "analytical") && !g_str_equal (engine, "event"))
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
-                   "engine \"%s\" is not available; only \"analytical\" is built", engine);
+                   "engine \"%.60s\" is not \"analytical\" or \"event\"", engine);
       return NULL;
     }
   if (!JSON_NODE_HOLDS_OBJECT (root))
@@ -128,6 +131,7 @@ plx_validation_run_file (const char *path,
 
   v = g_new0 (PlxValidation, 1);
   v->source = g_strdup (source ? source : "");
+  v->engine = g_str_equal (engine, "event") ? "event" : "analytical";
   v->rows = g_array_new (FALSE, TRUE, sizeof (PlxValidationRow));
   g_array_set_clear_func (v->rows, row_clear);
   dir = g_path_get_dirname (path);
@@ -161,8 +165,13 @@ plx_validation_run_file (const char *path,
       sc = plx_scenario_new_from_json (json_object_get_member (cobj, "scenario"), dir, where, error);
       if (sc == NULL)
         return NULL;
-      if (!plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, error))
-        return NULL;
+      if (g_str_equal (engine, "event")
+            ? !plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &report, NULL, NULL, NULL, error)
+            : !plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, error))
+        {
+          g_prefix_error (error, "%s: ", where);
+          return NULL;
+        }
 
       for (guint metric = 0; metric < PLX_N_METRICS; metric++)
         {
@@ -195,6 +204,8 @@ plx_validation_to_json (const PlxValidation *v)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "source");
   json_builder_add_string_value (b, v->source);
+  json_builder_set_member_name (b, "engine");
+  json_builder_add_string_value (b, v->engine);
   json_builder_set_member_name (b, "rows");
   json_builder_begin_array (b);
   for (guint i = 0; i < v->rows->len; i++)
@@ -261,7 +272,7 @@ plx_validation_to_text (const PlxValidation *v)
 {
   GString *out = g_string_new (NULL);
 
-  g_string_append_printf (out, "Source: %s\n\n", v->source);
+  g_string_append_printf (out, "Source: %s\nEngine: %s\n\n", v->source, v->engine);
   g_string_append_printf (out, "%-58s %-20s %12s %12s %8s\n", "case", "metric", "measured", "predicted", "error");
   for (guint i = 0; i < v->rows->len; i++)
     {

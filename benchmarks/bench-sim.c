@@ -1,0 +1,76 @@
+/* Benchmark: the event engine end to end (lower, schedule, simulate, timeline and
+ * memory trace) for megatron-1t on 3072 A100 (TP 8, PP 64, DP 6, global batch 3072,
+ * micro-batch 1). Targets: under 50 ms on one core, >= 10 million events per second,
+ * under 200 MB. Prints its figures; run with meson test --benchmark. */
+#include <stdio.h>
+#include <sys/resource.h>
+
+#include "parallax/parallax.h"
+
+static const char *scenario =
+  "{ \"model\": { \"preset\": \"megatron-1t\" },"
+  "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 384 },"
+  "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 3072, \"micro_batch_size\": 1,"
+  "                \"tp\": 8, \"pp\": 64, \"dp\": 6, \"sequence_parallel\": true,"
+  "                \"recompute\": \"selective\", \"schedule\": \"1f1b\" } }";
+
+static double
+max_rss_mb (void)
+{
+  struct rusage ru;
+
+  getrusage (RUSAGE_SELF, &ru);
+  return ru.ru_maxrss / 1024.0;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) node = plx_json_parse_data (scenario, -1, "benchmark", &error);
+  g_autoptr (PlxScenario) sc = NULL;
+  double best = G_MAXDOUBLE, best_sim = G_MAXDOUBLE, rss_before;
+  PlxReport report;
+  PlxSimStats stats = { 0 };
+  gsize timeline_bytes = 0, trace_bytes = 0;
+
+  g_assert_no_error (error);
+  sc = plx_scenario_new_from_json (node, ".", "benchmark", &error);
+  g_assert_no_error (error);
+  rss_before = max_rss_mb ();
+
+  for (guint round = 0; round < 5; round++)
+    {
+      g_autoptr (PlxPlan) plan = NULL;
+      g_autoptr (PlxScheduleOrder) order = NULL;
+      g_autoptr (PlxTimeline) timeline = NULL;
+      g_autoptr (PlxMemoryTrace) trace = NULL;
+      gint64 t0 = g_get_monotonic_time (), t1, t2;
+
+      plan = plx_plan_lower (sc->model, sc->cluster, sc->strategy, &error);
+      order = plx_schedule_order_new (sc->strategy->schedule, sc->strategy->pp, sc->strategy->virtual_stages,
+                                      plan->micro_batches);
+      t1 = g_get_monotonic_time ();
+      g_assert_true (plx_sim_run (plan, order, &report, &timeline, &trace, &stats, &error));
+      t2 = g_get_monotonic_time ();
+      best = MIN (best, (t2 - t0) / 1e6);
+      best_sim = MIN (best_sim, (t2 - t1) / 1e6);
+      timeline_bytes = timeline->events->len * sizeof (PlxTimelineEvent);
+      trace_bytes = 0;
+      for (guint s = 0; s < trace->n_ranks; s++)
+        trace_bytes += trace->samples[s]->len * sizeof (PlxMemorySample);
+    }
+
+  printf ("event engine, megatron-1t on 3072 A100 (TP 8, PP 64, DP 6, 512 micro-batches):\n");
+  printf ("  predicted step time    %.3f s, MFU %.1f %%, bubble %.1f %%\n", report.step_time_s,
+          report.mfu * 100.0, report.bubble_fraction * 100.0);
+  printf ("  end to end             %.1f ms (lower + schedule + simulate; best of 5; target < 50 ms)\n", best * 1e3);
+  printf ("  simulation alone       %.1f ms\n", best_sim * 1e3);
+  printf ("  scheduled events       %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " passes): %.1f million per second\n",
+          stats.events, stats.passes, stats.events / best_sim / 1e6);
+  printf ("  timeline events        %" G_GUINT64_FORMAT ": %.1f million per second (target >= 10)\n",
+          stats.timeline_events, stats.timeline_events / best_sim / 1e6);
+  printf ("  memory                 timeline %.1f MB + memory trace %.1f MB; process peak %.1f MB (%.1f MB before) (target < 200 MB)\n",
+          timeline_bytes / 1e6, trace_bytes / 1e6, max_rss_mb (), rss_before);
+  return 0;
+}

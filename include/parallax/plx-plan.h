@@ -1,0 +1,128 @@
+/* plx-plan.h: a scenario lowered to an explicit distributed program (DistIR,
+ * Santhanam et al. 2021): for each pipeline stage and model chunk, the ordered tasks
+ * of one micro-batch's forward, backward and weight-gradient passes, with their costs
+ * and memory; plus what each stage does once per step (gradient buckets, optimizer).
+ * Ranks inside a TP, CP or DP group are symmetric, so a stage is one representative
+ * GPU: the plan's size grows with pp * virtual_stages * layers, not with the GPU count. */
+#pragma once
+
+#include <glib.h>
+
+#include "plx-cluster.h"
+#include "plx-model.h"
+#include "plx-schedule.h"
+#include "plx-strategy.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  PLX_STREAM_COMPUTE,
+  PLX_STREAM_TP,      /* tensor/sequence/context/expert-parallel collectives */
+  PLX_STREAM_PP,      /* stage-to-stage sends */
+  PLX_STREAM_DP,      /* data-parallel gradient and ZeRO collectives */
+  PLX_N_STREAMS
+} PlxStream;
+
+typedef enum
+{
+  PLX_KIND_FORWARD,
+  PLX_KIND_BACKWARD,
+  PLX_KIND_WEIGHT_GRAD,
+  PLX_KIND_RECOMPUTE,
+  PLX_KIND_TP_COMM,
+  PLX_KIND_PP_SEND,
+  PLX_KIND_DP_COMM,
+  PLX_KIND_OPTIMIZER,
+  PLX_N_KINDS
+} PlxTaskKind;
+
+typedef struct
+{
+  PlxStream   stream;
+  PlxTaskKind kind;
+  const char *label;      /* owned by the plan */
+  double      duration_s;
+  double      flops;
+  double      bytes;      /* HBM traffic of compute, or bytes through a collective */
+} PlxPlanTask;
+
+typedef struct
+{
+  PlxPlanTask *tasks;     /* run one after another */
+  guint        n_tasks;
+  double       duration_s;
+} PlxPlanPass;
+
+typedef struct
+{
+  guint       stage;
+  guint       chunk;
+  guint       first_layer;
+  guint       n_layers;
+  PlxPlanPass pass[3];        /* PlxPass: F, B, W (W empty unless the schedule splits) */
+  double      saved_bytes;    /* kept from the start of F to the end of B (or W) */
+  double      transient_bytes; /* alive during B only (full recompute's re-created layer) */
+  double      grad_bytes;     /* gradients this chunk produces for data-parallel reduction */
+} PlxPlanChunk;
+
+typedef struct
+{
+  double static_bytes[5];     /* PlxMemCategory: weights, gradients, optimizer, -, other */
+  double grad_bucket_s;       /* one bucket's reduction over the DP group */
+  double grad_bucket_bytes;
+  double zero_gather_s;       /* ZeRO-3: gathering one chunk's weights; ZeRO-1/2: all weights after the step */
+  double zero_scatter_s;      /* ZeRO-3: reduce-scattering one chunk's gradients */
+  double tied_embedding_s;    /* first/last stage only */
+  double optimizer_s;
+  double params;
+} PlxPlanStage;
+
+typedef struct
+{
+  guint           pp;
+  guint           virtual_stages;
+  guint64         micro_batches;
+  PlxSchedule     schedule;
+  guint           zero_stage;
+  gboolean        overlap_dp_comm;
+  gboolean        split_backward;
+  double          send_s;       /* one stage-to-stage send, activations or gradients */
+  double          send_bytes;
+  PlxPlanChunk   *chunks;       /* pp * virtual_stages, indexed chunk * pp + stage */
+  PlxPlanStage   *stages;       /* pp */
+  double          layer_forward_s;  /* one block, one micro-batch, with its collectives */
+  double          layer_backward_s; /* ... backward with recompute */
+  double          model_flops_per_step;
+  double          hardware_flops_per_step;
+  double          tokens_per_step;
+  guint           n_gpus;
+  double          peak_flops;
+  double          hbm_bytes;
+  double          hbm_usable_bytes;
+  GStringChunk   *labels;
+} PlxPlan;
+
+/* Weight gradients are split into their own W passes for zero-bubble schedules. */
+PlxPlan *plx_plan_lower (const PlxModel    *model,
+                         const PlxCluster  *cluster,
+                         const PlxStrategy *strategy,
+                         GError           **error);
+PlxPlan *plx_plan_lower_split (const PlxModel    *model,
+                               const PlxCluster  *cluster,
+                               const PlxStrategy *strategy,
+                               gboolean           split_backward,
+                               GError           **error);
+void     plx_plan_free (PlxPlan *plan);
+const PlxPlanChunk *plx_plan_get_chunk (const PlxPlan *plan,
+                                        guint          stage,
+                                        guint          chunk);
+/* One line per task: stage, chunk, pass, stream, kind, label, FLOPs, bytes, duration. */
+char    *plx_plan_to_text (const PlxPlan *plan);
+
+const char *plx_stream_to_string (PlxStream stream);
+const char *plx_task_kind_to_string (PlxTaskKind kind);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxPlan, plx_plan_free)
+
+G_END_DECLS

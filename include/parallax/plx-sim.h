@@ -1,0 +1,94 @@
+/* plx-sim.h: discrete-event execution of a plan under a pipeline schedule (DistSim,
+ * Lu et al. 2023): per stage a compute stream and TP, pipeline and DP communication
+ * streams, dependencies across stages, overlap where Megatron-LM and PyTorch DDP
+ * overlap. Produces the Timeline and the MemoryTrace, and a Report. */
+#pragma once
+
+#include <glib.h>
+
+#include "plx-plan.h"
+#include "plx-report.h"
+#include "plx-schedule.h"
+
+G_BEGIN_DECLS
+
+#define PLX_NO_MICRO_BATCH G_MAXUINT32
+
+typedef struct
+{
+  guint32     rank;        /* pipeline stage (its representative GPU) */
+  guint8      stream;      /* PlxStream */
+  guint8      kind;        /* PlxTaskKind */
+  guint16     chunk;
+  guint32     micro_batch; /* PLX_NO_MICRO_BATCH for once-per-step work */
+  const char *label;       /* owned by the plan */
+  double      start_s;
+  double      end_s;
+  double      flops;
+  double      bytes;
+} PlxTimelineEvent;
+
+typedef struct
+{
+  guint   n_ranks;
+  double  step_time_s;
+  GArray *events;          /* PlxTimelineEvent, in the order they were scheduled */
+} PlxTimeline;
+
+typedef struct
+{
+  double time_s;
+  double activation_bytes; /* after the change at time_s */
+} PlxMemorySample;
+
+typedef struct
+{
+  guint    n_ranks;
+  double  *static_bytes;     /* n_ranks x PLX_N_MEM: weights, gradients, optimizer, (0), other */
+  double  *peak_activation_bytes; /* n_ranks */
+  double  *peak_time_s;      /* n_ranks: when the peak was first reached */
+  GArray **samples;          /* n_ranks arrays of PlxMemorySample, time-ordered */
+} PlxMemoryTrace;
+
+typedef struct
+{
+  guint64 passes;          /* F/B/W passes scheduled */
+  guint64 events;          /* everything scheduled: passes, sends, buckets, optimizer */
+  guint64 timeline_events; /* recorded in the timeline */
+} PlxSimStats;
+
+/* Runs `plan` under `order` (which must pass plx_schedule_order_check). Timeline and
+ * trace are optional (NULL: not recorded, faster). */
+gboolean plx_sim_run (const PlxPlan          *plan,
+                      const PlxScheduleOrder *order,
+                      PlxReport              *report,
+                      PlxTimeline           **timeline,
+                      PlxMemoryTrace        **trace,
+                      PlxSimStats            *stats,
+                      GError                **error);
+
+/* The whole event engine for a resolved scenario: lower, build or load the schedule,
+ * simulate. */
+gboolean plx_sim_run_scenario (const PlxModel    *model,
+                               const PlxCluster  *cluster,
+                               const PlxStrategy *strategy,
+                               PlxReport         *report,
+                               PlxPlan          **plan,
+                               PlxTimeline      **timeline,
+                               PlxMemoryTrace   **trace,
+                               GError           **error);
+
+void plx_timeline_free (PlxTimeline *timeline);
+void plx_memory_trace_free (PlxMemoryTrace *trace);
+
+/* Chrome trace-event JSON (Perfetto, chrome://tracing): one process per stage, one
+ * thread per stream, activation memory as a counter track. Written atomically. */
+gboolean plx_timeline_write_chrome_trace (const PlxTimeline    *timeline,
+                                          const PlxMemoryTrace *trace,
+                                          const char           *path,
+                                          GError              **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxTimeline, plx_timeline_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxMemoryTrace, plx_memory_trace_free)
+
+G_END_DECLS

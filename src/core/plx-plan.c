@@ -1,0 +1,370 @@
+/* Lowering a scenario into the plan: tasks per chunk and pass, from the same costs
+ * the analytical engine composes (plx-costing.c). Megatron-LM's order inside a block
+ * (Shoeybi et al. 2019 §3, Korthikanti et al. 2022 §4.2.2): attention half, its TP
+ * collective, MLP half, its TP collective; backward in reverse, with recompute first. */
+#include "parallax/plx-error.h"
+#include "parallax/plx-plan.h"
+
+#include "plx-costing.h"
+
+static const char *const stream_names[PLX_N_STREAMS] = { "compute", "tp", "pp", "dp" };
+static const char *const kind_names[PLX_N_KINDS] = {
+  "forward", "backward", "weight_grad", "recompute", "tp_comm", "pp_send", "dp_comm", "optimizer",
+};
+
+const char *
+plx_stream_to_string (PlxStream stream)
+{
+  return stream_names[stream];
+}
+
+const char *
+plx_task_kind_to_string (PlxTaskKind kind)
+{
+  return kind_names[kind];
+}
+
+typedef struct
+{
+  PlxPlan *plan;
+  GArray  *tasks;
+} Builder;
+
+static void
+add (Builder     *b,
+     PlxStream    stream,
+     PlxTaskKind  kind,
+     double       duration_s,
+     double       flops,
+     double       bytes,
+     const char  *fmt,
+     ...) G_GNUC_PRINTF (7, 8);
+
+static void
+add (Builder     *b,
+     PlxStream    stream,
+     PlxTaskKind  kind,
+     double       duration_s,
+     double       flops,
+     double       bytes,
+     const char  *fmt,
+     ...)
+{
+  PlxPlanTask t;
+  va_list args;
+  g_autofree char *label = NULL;
+
+  if (duration_s <= 0.0)
+    return;
+  va_start (args, fmt);
+  label = g_strdup_vprintf (fmt, args);
+  va_end (args);
+  t.stream = stream;
+  t.kind = kind;
+  t.label = g_string_chunk_insert_const (b->plan->labels, label);
+  t.duration_s = duration_s;
+  t.flops = flops;
+  t.bytes = bytes;
+  g_array_append_val (b->tasks, t);
+}
+
+static void
+finish_pass (Builder     *b,
+             PlxPlanPass *pass)
+{
+  pass->n_tasks = b->tasks->len;
+  pass->tasks = (PlxPlanTask *) g_array_free (b->tasks, FALSE);
+  pass->duration_s = 0.0;
+  for (guint i = 0; i < pass->n_tasks; i++)
+    pass->duration_s += pass->tasks[i].duration_s;
+  b->tasks = g_array_new (FALSE, FALSE, sizeof (PlxPlanTask));
+}
+
+static void
+lower_chunk (Builder             *b,
+             const PlxCosting    *cx,
+             const PlxStageCosts *c,
+             PlxPlanChunk        *chunk,
+             gboolean             first,
+             gboolean             last,
+             gboolean             split)
+{
+  const PlxStrategy *s = cx->strategy;
+  const PlxBlockCost *attn = &c->attn, *mlp = &c->mlp, *pre = &c->embedding, *post = &c->head;
+  gboolean full = s->recompute == PLX_RECOMPUTE_FULL;
+  double ws = split ? 1.0 : 0.0;   /* weight gradients move to W when split */
+
+  /* Forward. */
+  if (first)
+    {
+      add (b, PLX_STREAM_COMPUTE, PLX_KIND_FORWARD, pre->fwd_s, pre->fwd_flops, pre->fwd_bytes, "embedding");
+      add (b, PLX_STREAM_TP, PLX_KIND_TP_COMM, pre->comm_fwd_s, 0, pre->comm_bytes, "embedding TP");
+    }
+  for (guint l = chunk->first_layer; l < chunk->first_layer + chunk->n_layers; l++)
+    {
+      add (b, PLX_STREAM_COMPUTE, PLX_KIND_FORWARD, attn->fwd_s, attn->fwd_flops, attn->fwd_bytes, "layer %u attention", l);
+      add (b, PLX_STREAM_TP, PLX_KIND_TP_COMM, attn->comm_fwd_s, 0, attn->comm_bytes, "layer %u attention TP", l);
+      add (b, PLX_STREAM_COMPUTE, PLX_KIND_FORWARD, mlp->fwd_s, mlp->fwd_flops, mlp->fwd_bytes, "layer %u MLP", l);
+      add (b, PLX_STREAM_TP, PLX_KIND_TP_COMM, mlp->comm_fwd_s, 0, mlp->comm_bytes, "layer %u MLP TP", l);
+    }
+  if (last)
+    {
+      add (b, PLX_STREAM_COMPUTE, PLX_KIND_FORWARD, post->fwd_s, post->fwd_flops, post->fwd_bytes, "LM head and loss");
+      add (b, PLX_STREAM_TP, PLX_KIND_TP_COMM, post->comm_fwd_s, 0, post->comm_bytes, "LM head TP");
+    }
+  finish_pass (b, &chunk->pass[PLX_PASS_FORWARD]);
+
+  /* Backward: input gradients (and weight gradients unless split), layers reversed. */
+  if (last)
+    {
+      add (b, PLX_STREAM_COMPUTE, PLX_KIND_BACKWARD, post->bwd_s - ws * post->wgrad_s,
+           post->bwd_flops * (split ? 0.5 : 1.0), post->bwd_bytes, "LM head and loss backward");
+      add (b, PLX_STREAM_TP, PLX_KIND_TP_COMM, post->comm_bwd_s, 0, post->comm_bytes, "LM head TP backward");
+    }
+  for (guint l = chunk->first_layer + chunk->n_layers; l-- > chunk->first_layer;)
+    {
+      if (full)
+        {
+          add (b, PLX_STREAM_COMPUTE, PLX_KIND_RECOMPUTE, attn->recompute_s + mlp->recompute_s,
+               attn->recompute_flops + mlp->recompute_flops, attn->fwd_bytes + mlp->fwd_bytes, "layer %u recompute", l);
+          add (b, PLX_STREAM_TP, PLX_KIND_TP_COMM, attn->comm_recompute_s + mlp->comm_recompute_s, 0,
+               attn->comm_bytes + mlp->comm_bytes, "layer %u recompute TP", l);
+        }
+      add (b, PLX_STREAM_COMPUTE, PLX_KIND_BACKWARD, mlp->bwd_s - ws * mlp->wgrad_s,
+           mlp->bwd_flops * (split ? 0.5 : 1.0), mlp->bwd_bytes, "layer %u MLP backward", l);
+      add (b, PLX_STREAM_TP, PLX_KIND_TP_COMM, mlp->comm_bwd_s, 0, mlp->comm_bytes, "layer %u MLP TP backward", l);
+      if (!full)
+        add (b, PLX_STREAM_COMPUTE, PLX_KIND_RECOMPUTE, attn->recompute_s, attn->recompute_flops, 0,
+             "layer %u attention core recompute", l);
+      add (b, PLX_STREAM_COMPUTE, PLX_KIND_BACKWARD, attn->bwd_s - ws * attn->wgrad_s,
+           attn->bwd_flops * (split ? 0.5 : 1.0), attn->bwd_bytes, "layer %u attention backward", l);
+      add (b, PLX_STREAM_TP, PLX_KIND_TP_COMM, attn->comm_bwd_s, 0, attn->comm_bytes, "layer %u attention TP backward", l);
+    }
+  if (first)
+    add (b, PLX_STREAM_COMPUTE, PLX_KIND_BACKWARD, pre->bwd_s, 0, pre->bwd_bytes, "embedding backward");
+  finish_pass (b, &chunk->pass[PLX_PASS_BACKWARD]);
+
+  /* Weight gradients, when split off (Qi et al. 2023 §2). */
+  if (split)
+    {
+      if (last)
+        add (b, PLX_STREAM_COMPUTE, PLX_KIND_WEIGHT_GRAD, post->wgrad_s, post->bwd_flops * 0.5, 0, "LM head weight gradients");
+      for (guint l = chunk->first_layer + chunk->n_layers; l-- > chunk->first_layer;)
+        add (b, PLX_STREAM_COMPUTE, PLX_KIND_WEIGHT_GRAD, attn->wgrad_s + mlp->wgrad_s,
+             (attn->bwd_flops + mlp->bwd_flops) * 0.5, 0, "layer %u weight gradients", l);
+    }
+  finish_pass (b, &chunk->pass[PLX_PASS_WEIGHT_GRAD]);
+}
+
+PlxPlan *
+plx_plan_lower (const PlxModel    *model,
+                const PlxCluster  *cluster,
+                const PlxStrategy *s,
+                GError           **error)
+{
+  return plx_plan_lower_split (model, cluster, s, s->schedule == PLX_SCHEDULE_ZERO_BUBBLE_H1, error);
+}
+
+PlxPlan *
+plx_plan_lower_split (const PlxModel    *model,
+                      const PlxCluster  *cluster,
+                      const PlxStrategy *s,
+                      gboolean           split_backward,
+                      GError           **error)
+{
+  g_autoptr (PlxPlan) plan = NULL;
+  PlxCosting cx;
+  PlxStageCosts c;
+  Builder b;
+  guint K, layers_per_chunk;
+  double wb, gb, ob;
+
+  if (s->dp == 0 || s->seq_length == 0 || plx_strategy_get_n_micro_batches (s) == 0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "strategy: not resolved against the model and cluster (no micro-batches per step)");
+      return NULL;
+    }
+
+  plx_costing_init (&cx, model, cluster, s, (double) s->micro_batch_size);
+  plx_costing_compute (&cx, &c);
+  plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
+
+  plan = g_new0 (PlxPlan, 1);
+  plan->labels = g_string_chunk_new (4096);
+  plan->pp = s->pp;
+  plan->virtual_stages = s->virtual_stages;
+  plan->micro_batches = plx_strategy_get_n_micro_batches (s);
+  plan->schedule = s->schedule;
+  plan->zero_stage = s->zero_stage;
+  plan->overlap_dp_comm = s->overlap_dp_comm;
+  plan->split_backward = split_backward;
+  plan->send_s = c.send_s;
+  plan->send_bytes = s->pp > 1 ? cx.act_bytes / s->tp : 0.0;
+  plan->n_gpus = plx_cluster_get_n_gpus (cluster);
+  plan->peak_flops = cluster->peak_flops[s->dtype];
+  plan->hbm_bytes = (double) cluster->hbm_bytes;
+  plan->hbm_usable_bytes = (double) (cluster->hbm_bytes - cluster->reserved_bytes);
+  plan->tokens_per_step = (double) s->global_batch_size * s->seq_length;
+  plan->layer_forward_s = c.layer.fwd_s + c.layer.comm_fwd_s;
+  plan->layer_backward_s = c.layer.bwd_s + c.layer.comm_bwd_s + c.layer.recompute_s + c.layer.comm_recompute_s;
+  /* As the analytical engine: Narayanan et al. 2021 §5.1 and Korthikanti 2022 §6. */
+  plan->model_flops_per_step = 3.0 * plx_model_get_forward_flops (model, s->seq_length) * s->global_batch_size;
+  plan->hardware_flops_per_step = plan->model_flops_per_step +
+                                  c.layer.recompute_flops * model->n_layers * (double) plan->micro_batches *
+                                    s->tp * s->cp * s->dp;
+
+  K = s->pp * s->virtual_stages;
+  layers_per_chunk = model->n_layers / K;
+  plan->chunks = g_new0 (PlxPlanChunk, K);
+  plan->stages = g_new0 (PlxPlanStage, s->pp);
+  b.plan = plan;
+  b.tasks = g_array_new (FALSE, FALSE, sizeof (PlxPlanTask));
+
+  for (guint k = 0; k < K; k++)
+    {
+      PlxPlanChunk *chunk = &plan->chunks[k];
+      gboolean first = k == 0, last = k == K - 1;
+      double params = layers_per_chunk * c.layer.params + (first ? c.embedding.params : 0.0) +
+                      (last ? c.head.params : 0.0);
+
+      if (last && model->tied_embeddings && s->pp > 1)
+        params += (double) model->vocab * model->hidden / s->tp;
+      chunk->stage = k % s->pp;
+      chunk->chunk = k / s->pp;
+      chunk->first_layer = k * layers_per_chunk;
+      chunk->n_layers = layers_per_chunk;
+      chunk->saved_bytes = layers_per_chunk * c.layer.saved_bytes + (first ? c.embedding.saved_bytes : 0.0) +
+                           (last ? c.head.saved_bytes : 0.0);
+      chunk->transient_bytes = s->recompute == PLX_RECOMPUTE_FULL ? c.layer.full_saved_bytes : 0.0;
+      chunk->grad_bytes = params * plx_costing_grad_bytes (s->dtype);
+      lower_chunk (&b, &cx, &c, chunk, first, last, plan->split_backward);
+    }
+  g_array_unref (b.tasks);
+
+  for (guint st = 0; st < s->pp; st++)
+    {
+      PlxPlanStage *stage = &plan->stages[st];
+      PlxStageMemory mem;
+      double grads;
+
+      plx_costing_stage_memory (&cx, &c, st, &mem);
+      stage->static_bytes[0] = mem.weights;
+      stage->static_bytes[1] = mem.gradients;
+      stage->static_bytes[2] = mem.optimizer;
+      stage->static_bytes[4] = mem.other;
+      stage->params = plx_costing_stage_params (&cx, &c, st);
+      stage->optimizer_s = plx_costing_optimizer_time (&cx, stage->params);
+      stage->tied_embedding_s = (st == 0 || st == s->pp - 1) ? plx_costing_tied_embedding_time (&cx) : 0.0;
+      grads = stage->params * plx_costing_grad_bytes (s->dtype);
+      if (s->dp > 1)
+        {
+          /* Buckets as PyTorch DDP and Megatron build them (Li et al. 2020 §3.2.3):
+           * all-reduced, or with ZeRO reduce-scattered (Rajbhandari et al. 2020 §7). */
+          stage->grad_bucket_bytes = MIN ((double) s->grad_bucket_bytes, grads);
+          stage->grad_bucket_s = plx_costing_collective (&cx, s->zero_stage == 0 ? PLX_COLLECTIVE_ALL_REDUCE
+                                                                                  : PLX_COLLECTIVE_REDUCE_SCATTER,
+                                                         &cx.dp_group, stage->grad_bucket_bytes);
+          if (s->zero_stage == 1 || s->zero_stage == 2)
+            stage->zero_gather_s = plx_costing_collective (&cx, PLX_COLLECTIVE_ALL_GATHER, &cx.dp_group,
+                                                           stage->params * wb);
+          else if (s->zero_stage == 3)
+            {
+              /* Per chunk and pass: gather its weights, scatter its gradients (§5.3). */
+              double chunk_params = stage->params / s->virtual_stages;
+              stage->zero_gather_s = plx_costing_collective (&cx, PLX_COLLECTIVE_ALL_GATHER, &cx.dp_group,
+                                                             chunk_params * wb);
+              stage->zero_scatter_s = plx_costing_collective (&cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx.dp_group,
+                                                              chunk_params * plx_costing_grad_bytes (s->dtype));
+            }
+        }
+    }
+  return g_steal_pointer (&plan);
+}
+
+void
+plx_plan_free (PlxPlan *plan)
+{
+  if (plan == NULL)
+    return;
+  if (plan->chunks != NULL)
+    for (guint k = 0; k < plan->pp * plan->virtual_stages; k++)
+      for (guint p = 0; p < 3; p++)
+        g_free (plan->chunks[k].pass[p].tasks);
+  g_free (plan->chunks);
+  g_free (plan->stages);
+  if (plan->labels != NULL)
+    g_string_chunk_free (plan->labels);
+  g_free (plan);
+}
+
+const PlxPlanChunk *
+plx_plan_get_chunk (const PlxPlan *plan,
+                    guint          stage,
+                    guint          chunk)
+{
+  g_return_val_if_fail (stage < plan->pp && chunk < plan->virtual_stages, NULL);
+  return &plan->chunks[chunk * plan->pp + stage];
+}
+
+static void
+append_time (GString *out, double s)
+{
+  if (s >= 1.0)
+    g_string_append_printf (out, "%9.3f s ", s);
+  else if (s >= 1e-3)
+    g_string_append_printf (out, "%9.3f ms", s * 1e3);
+  else
+    g_string_append_printf (out, "%9.1f us", s * 1e6);
+}
+
+char *
+plx_plan_to_text (const PlxPlan *plan)
+{
+  static const char pass_letter[] = "FBW";
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, "# plan: %u stages x %u chunks, %" G_GUINT64_FORMAT " micro-batches per step, schedule %s\n",
+                          plan->pp, plan->virtual_stages, plan->micro_batches, plx_schedule_to_string (plan->schedule));
+  g_string_append_printf (out, "# one micro-batch; stage-to-stage send: %.3g bytes in ", plan->send_bytes);
+  append_time (out, plan->send_s);
+  g_string_append (out, "\n# stage chunk pass stream  kind         label                                  FLOPs      bytes   duration\n");
+  for (guint st = 0; st < plan->pp; st++)
+    {
+      const PlxPlanStage *stage = &plan->stages[st];
+
+      for (guint c = 0; c < plan->virtual_stages; c++)
+        {
+          const PlxPlanChunk *chunk = plx_plan_get_chunk (plan, st, c);
+          for (guint p = 0; p < 3; p++)
+            for (guint i = 0; i < chunk->pass[p].n_tasks; i++)
+              {
+                const PlxPlanTask *t = &chunk->pass[p].tasks[i];
+                g_string_append_printf (out, "%5u %5u %4c %-7s %-12s %-36s %9.3e %9.3e ", st, c, pass_letter[p],
+                                        stream_names[t->stream], kind_names[t->kind], t->label, t->flops, t->bytes);
+                append_time (out, t->duration_s);
+                g_string_append_c (out, '\n');
+              }
+        }
+      if (stage->grad_bucket_s > 0.0)
+        {
+          g_string_append_printf (out, "%5u %5s %4s %-7s %-12s %-36s %9s %9.3e ", st, "-", "step", "dp", "dp_comm",
+                                  plan->zero_stage ? "gradient bucket reduce-scatter" : "gradient bucket all-reduce",
+                                  "", stage->grad_bucket_bytes);
+          append_time (out, stage->grad_bucket_s);
+          g_string_append_c (out, '\n');
+        }
+      if (stage->tied_embedding_s > 0.0)
+        {
+          g_string_append_printf (out, "%5u %5s %4s %-7s %-12s %-36s %9s %9s ", st, "-", "step", "dp", "dp_comm",
+                                  "tied embedding all-reduce", "", "");
+          append_time (out, stage->tied_embedding_s);
+          g_string_append_c (out, '\n');
+        }
+      g_string_append_printf (out, "%5u %5s %4s %-7s %-12s %-36s %9s %9s ", st, "-", "step", "compute", "optimizer",
+                              "Adam step", "", "");
+      append_time (out, stage->optimizer_s);
+      g_string_append_c (out, '\n');
+    }
+  return g_string_free (out, FALSE);
+}

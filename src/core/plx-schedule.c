@@ -1,0 +1,475 @@
+/* Pipeline schedules as per-stage orders of passes, and the checks every order must
+ * pass before the simulator runs it. Model chunk c of stage s is virtual stage
+ * k = c * pp + s (Megatron-LM's interleaved assignment, Narayanan et al. 2021 §2.2.2):
+ * F of virtual stage k needs F of k - 1; B of k needs F of k and B of k + 1; W of k
+ * needs B of k. */
+#include <string.h>
+
+#include "parallax/plx-error.h"
+#include "parallax/plx-json.h"
+#include "parallax/plx-schedule.h"
+
+static const char pass_letters[PLX_N_PASSES] = { 'F', 'B', 'W' };
+
+static PlxScheduleOrder *
+order_new (guint pp, guint v, guint64 m, gboolean split)
+{
+  PlxScheduleOrder *o = g_new0 (PlxScheduleOrder, 1);
+
+  o->pp = pp;
+  o->virtual_stages = v;
+  o->micro_batches = m;
+  o->split_backward = split;
+  o->stages = g_new0 (GArray *, pp);
+  for (guint s = 0; s < pp; s++)
+    o->stages[s] = g_array_sized_new (FALSE, FALSE, sizeof (PlxScheduleEntry), (guint) (m * v * (split ? 3 : 2)));
+  return o;
+}
+
+static void
+push (PlxScheduleOrder *o, guint stage, PlxPass pass, guint chunk, guint64 mb)
+{
+  PlxScheduleEntry e = { (guint8) pass, (guint16) chunk, (guint32) mb };
+  g_array_append_val (o->stages[stage], e);
+}
+
+void
+plx_schedule_order_free (PlxScheduleOrder *o)
+{
+  if (o == NULL)
+    return;
+  for (guint s = 0; s < o->pp; s++)
+    g_array_unref (o->stages[s]);
+  g_free (o->stages);
+  g_free (o);
+}
+
+char *
+plx_schedule_entry_to_string (const PlxScheduleEntry *e)
+{
+  if (e->chunk == 0)
+    return g_strdup_printf ("%c%u", pass_letters[e->pass], e->micro_batch);
+  return g_strdup_printf ("%c%u.%u", pass_letters[e->pass], e->micro_batch, e->chunk);
+}
+
+/* GPipe: all forwards, then all backwards (Huang et al. 2019 §2.2). */
+static void
+build_gpipe (PlxScheduleOrder *o)
+{
+  for (guint s = 0; s < o->pp; s++)
+    {
+      for (guint64 i = 0; i < o->micro_batches; i++)
+        push (o, s, PLX_PASS_FORWARD, 0, i);
+      for (guint64 i = 0; i < o->micro_batches; i++)
+        push (o, s, PLX_PASS_BACKWARD, 0, i);
+    }
+}
+
+/* 1F1B: p - s - 1 warm-up forwards, then one forward and one backward in turn, then
+ * the remaining backwards (Narayanan et al. 2021 §2.2.1). */
+static void
+build_1f1b (PlxScheduleOrder *o)
+{
+  for (guint s = 0; s < o->pp; s++)
+    {
+      guint64 m = o->micro_batches;
+      guint64 warmup = MIN ((guint64) (o->pp - s - 1), m);
+
+      for (guint64 i = 0; i < warmup; i++)
+        push (o, s, PLX_PASS_FORWARD, 0, i);
+      for (guint64 i = 0; i < m - warmup; i++)
+        {
+          push (o, s, PLX_PASS_FORWARD, 0, warmup + i);
+          push (o, s, PLX_PASS_BACKWARD, 0, i);
+        }
+      for (guint64 i = m - warmup; i < m; i++)
+        push (o, s, PLX_PASS_BACKWARD, 0, i);
+    }
+}
+
+/* Megatron-LM's interleaved 1F1B (schedules.py, forward_backward_pipelining_with_
+ * interleaving): the k-th forward of a stage runs chunk (k / p) mod v on
+ * micro-batch (k / (p v)) p + k mod p; backwards walk the chunks in reverse. Stage s
+ * warms up with 2 (p - s - 1) + (v - 1) p forwards. */
+static void
+build_interleaved (PlxScheduleOrder *o)
+{
+  guint p = o->pp, v = o->virtual_stages;
+  guint64 total = o->micro_batches * v;
+
+  for (guint s = 0; s < p; s++)
+    {
+      guint64 warmup = MIN ((guint64) (p - s - 1) * 2 + (guint64) (v - 1) * p, total);
+
+#define FWD_CHUNK(k) ((guint) (((k) / p) % v))
+#define BWD_CHUNK(k) (v - 1 - (guint) (((k) / p) % v))
+#define MB(k) (((k) / ((guint64) p * v)) * p + (k) % p)
+      for (guint64 k = 0; k < warmup; k++)
+        push (o, s, PLX_PASS_FORWARD, FWD_CHUNK (k), MB (k));
+      for (guint64 i = 0; i < total - warmup; i++)
+        {
+          guint64 kf = warmup + i;
+          push (o, s, PLX_PASS_FORWARD, FWD_CHUNK (kf), MB (kf));
+          push (o, s, PLX_PASS_BACKWARD, BWD_CHUNK (i), MB (i));
+        }
+      for (guint64 k = total - warmup; k < total; k++)
+        push (o, s, PLX_PASS_BACKWARD, BWD_CHUNK (k), MB (k));
+#undef FWD_CHUNK
+#undef BWD_CHUNK
+#undef MB
+    }
+}
+
+/* Zero-bubble H1 (Qi et al. 2023 §3.1): 1F1B's order and memory limit (at most
+ * p - s micro-batches past their forward and before their backward on stage s), with
+ * the weight-gradient pass W split from B and run only when neither a B nor an F can,
+ * so that it fills what would be bubbles. The order is found by list-scheduling with
+ * F = B = W = 1 time unit, the paper's setting, with priority B > F > W. */
+static void
+build_zero_bubble_h1 (PlxScheduleOrder *o)
+{
+  guint p = o->pp;
+  guint64 m = o->micro_batches;
+  g_autofree guint64 *f_next = g_new0 (guint64, p);
+  g_autofree guint64 *b_next = g_new0 (guint64, p);
+  g_autofree guint64 *w_next = g_new0 (guint64, p);
+  /* Completion step of each pass, G_MAXUINT64 until done. */
+  g_autofree guint64 *f_done = g_new (guint64, (gsize) p * m);
+  g_autofree guint64 *b_done = g_new (guint64, (gsize) p * m);
+  g_autofree guint64 *b_prev = g_new0 (guint64, p);
+  guint finished = 0;
+
+  for (gsize i = 0; i < (gsize) p * m; i++)
+    f_done[i] = b_done[i] = G_MAXUINT64;
+
+  for (guint64 t = 0; finished < p; t++)
+    {
+      for (guint s = 0; s < p; s++)
+        b_prev[s] = b_next[s];
+      for (guint s = 0; s < p; s++)
+        {
+          guint64 f = f_next[s], b = b_next[s], w = w_next[s];
+          gboolean b_ready = b < m && f_done[(gsize) s * m + b] <= t &&
+                             (s == p - 1 || b_done[(gsize) (s + 1) * m + b] <= t);
+          gboolean f_ready = f < m && f - b < p - s &&
+                             (s == 0 || f_done[(gsize) (s - 1) * m + f] <= t);
+          gboolean w_ready = w < b_prev[s] && b_done[(gsize) s * m + w] <= t;
+
+          if (b_ready)
+            {
+              push (o, s, PLX_PASS_BACKWARD, 0, b);
+              b_done[(gsize) s * m + b] = t + 1;
+              b_next[s]++;
+            }
+          else if (f_ready)
+            {
+              push (o, s, PLX_PASS_FORWARD, 0, f);
+              f_done[(gsize) s * m + f] = t + 1;
+              f_next[s]++;
+            }
+          else if (w_ready)
+            {
+              push (o, s, PLX_PASS_WEIGHT_GRAD, 0, w);
+              w_next[s]++;
+              if (w_next[s] == m)
+                finished++;
+            }
+        }
+    }
+}
+
+PlxScheduleOrder *
+plx_schedule_order_new (PlxSchedule schedule,
+                        guint       pp,
+                        guint       virtual_stages,
+                        guint64     micro_batches)
+{
+  PlxScheduleOrder *o;
+
+  g_return_val_if_fail (pp > 0 && virtual_stages > 0 && micro_batches > 0, NULL);
+  switch (schedule)
+    {
+    case PLX_SCHEDULE_GPIPE:
+      o = order_new (pp, 1, micro_batches, FALSE);
+      build_gpipe (o);
+      return o;
+    case PLX_SCHEDULE_INTERLEAVED_1F1B:
+      o = order_new (pp, virtual_stages, micro_batches, FALSE);
+      build_interleaved (o);
+      return o;
+    case PLX_SCHEDULE_ZERO_BUBBLE_H1:
+      o = order_new (pp, 1, micro_batches, TRUE);
+      build_zero_bubble_h1 (o);
+      return o;
+    case PLX_SCHEDULE_1F1B:
+    case PLX_SCHEDULE_FILE:
+    default:
+      o = order_new (pp, 1, micro_batches, FALSE);
+      build_1f1b (o);
+      return o;
+    }
+}
+
+/* ---- checks ------------------------------------------------------------------ */
+
+typedef struct
+{
+  const PlxScheduleOrder *o;
+  guint8 *done[PLX_N_PASSES]; /* [virtual stage * m + micro-batch] */
+} Progress;
+
+static gsize
+slot (const PlxScheduleOrder *o, guint stage, guint chunk, guint64 mb)
+{
+  return ((gsize) chunk * o->pp + stage) * o->micro_batches + mb;
+}
+
+/* The pass this entry waits for on another stage (or the same), if not yet done. */
+static gboolean
+missing_dependency (const Progress *pr,
+                    guint stage,
+                    const PlxScheduleEntry *e,
+                    PlxScheduleEntry *need,
+                    guint *need_stage)
+{
+  const PlxScheduleOrder *o = pr->o;
+  guint k = e->chunk * o->pp + stage, K = o->pp * o->virtual_stages;
+  guint64 mb = e->micro_batch;
+
+#define REQUIRE(pass_, kk)                                                          \
+  G_STMT_START {                                                                    \
+    guint kk_ = (kk);                                                               \
+    if (!pr->done[pass_][(gsize) kk_ * o->micro_batches + mb])                      \
+      {                                                                             \
+        need->pass = pass_;                                                         \
+        need->chunk = (guint16) (kk_ / o->pp);                                      \
+        need->micro_batch = (guint32) mb;                                           \
+        *need_stage = kk_ % o->pp;                                                  \
+        return TRUE;                                                                \
+      }                                                                             \
+  } G_STMT_END
+
+  switch (e->pass)
+    {
+    case PLX_PASS_FORWARD:
+      if (k > 0)
+        REQUIRE (PLX_PASS_FORWARD, k - 1);
+      break;
+    case PLX_PASS_BACKWARD:
+      REQUIRE (PLX_PASS_FORWARD, k);
+      if (k + 1 < K)
+        REQUIRE (PLX_PASS_BACKWARD, k + 1);
+      break;
+    case PLX_PASS_WEIGHT_GRAD:
+    default:
+      REQUIRE (PLX_PASS_BACKWARD, k);
+      break;
+    }
+#undef REQUIRE
+  return FALSE;
+}
+
+gboolean
+plx_schedule_order_check (const PlxScheduleOrder *o,
+                          const char             *source,
+                          GError                **error)
+{
+  gsize n = (gsize) o->pp * o->virtual_stages * o->micro_batches;
+  Progress pr = { o, { NULL } };
+  g_autofree guint *next = g_new0 (guint, o->pp);
+  gboolean ok = FALSE, progress = TRUE;
+  guint passes = o->split_backward ? 3 : 2;
+  g_autofree guint8 *seen = g_new0 (guint8, n * PLX_N_PASSES);
+
+  /* Each pass of each (micro-batch, chunk) exactly once on its stage. */
+  for (guint s = 0; s < o->pp; s++)
+    {
+      GArray *a = o->stages[s];
+
+      for (guint i = 0; i < a->len; i++)
+        {
+          const PlxScheduleEntry *e = &g_array_index (a, PlxScheduleEntry, i);
+          g_autofree char *name = plx_schedule_entry_to_string (e);
+
+          if (e->pass >= passes)
+            {
+              g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                           "%s: stage %u, entry %u (%s): W entries need every B split off (a W for each B)",
+                           source, s, i, name);
+              return FALSE;
+            }
+          if (e->micro_batch >= o->micro_batches || e->chunk >= o->virtual_stages)
+            {
+              g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                           "%s: stage %u, entry %u (%s): there are %" G_GUINT64_FORMAT " micro-batches and %u chunks per stage",
+                           source, s, i, name, o->micro_batches, o->virtual_stages);
+              return FALSE;
+            }
+          if (seen[slot (o, s, e->chunk, e->micro_batch) * PLX_N_PASSES + e->pass]++)
+            {
+              g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                           "%s: stage %u, entry %u (%s): repeats a pass the stage already ran", source, s, i, name);
+              return FALSE;
+            }
+        }
+      for (guint c = 0; c < o->virtual_stages; c++)
+        for (guint64 mb = 0; mb < o->micro_batches; mb++)
+          for (guint p = 0; p < passes; p++)
+            if (!seen[slot (o, s, c, mb) * PLX_N_PASSES + p])
+              {
+                PlxScheduleEntry e = { (guint8) p, (guint16) c, (guint32) mb };
+                g_autofree char *name = plx_schedule_entry_to_string (&e);
+                g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                             "%s: stage %u: skips %s (micro-batch %" G_GUINT64_FORMAT ", chunk %u)",
+                             source, s, name, mb, c);
+                return FALSE;
+              }
+    }
+
+  /* Run it in dependency order; if every stage is stuck before its end, it deadlocks. */
+  for (guint p = 0; p < PLX_N_PASSES; p++)
+    pr.done[p] = g_new0 (guint8, n);
+  while (progress)
+    {
+      progress = FALSE;
+      for (guint s = 0; s < o->pp; s++)
+        while (next[s] < o->stages[s]->len)
+          {
+            const PlxScheduleEntry *e = &g_array_index (o->stages[s], PlxScheduleEntry, next[s]);
+            PlxScheduleEntry need;
+            guint need_stage;
+
+            if (missing_dependency (&pr, s, e, &need, &need_stage))
+              break;
+            pr.done[e->pass][slot (o, s, e->chunk, e->micro_batch)] = 1;
+            next[s]++;
+            progress = TRUE;
+          }
+    }
+  ok = TRUE;
+  for (guint s = 0; s < o->pp && ok; s++)
+    if (next[s] < o->stages[s]->len)
+      {
+        const PlxScheduleEntry *e = &g_array_index (o->stages[s], PlxScheduleEntry, next[s]);
+        PlxScheduleEntry need;
+        guint need_stage = 0;
+        g_autofree char *name = plx_schedule_entry_to_string (e);
+        g_autofree char *need_name = NULL;
+
+        missing_dependency (&pr, s, e, &need, &need_stage);
+        need_name = plx_schedule_entry_to_string (&need);
+        g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                     "%s: stage %u, entry %u (%s) deadlocks: it waits for %s on stage %u, which never runs before it",
+                     source, s, next[s], name, need_name, need_stage);
+        ok = FALSE;
+      }
+  for (guint p = 0; p < PLX_N_PASSES; p++)
+    g_free (pr.done[p]);
+  return ok;
+}
+
+/* ---- schedule files ---------------------------------------------------------- */
+
+static gboolean
+parse_entry (const char       *text,
+             PlxScheduleEntry *e)
+{
+  const char *letters = "FBW";
+  const char *p = strchr (letters, text[0]);
+  char *end = NULL;
+  guint64 mb, chunk = 0;
+
+  if (text[0] == '\0' || p == NULL || !g_ascii_isdigit (text[1]))
+    return FALSE;
+  mb = g_ascii_strtoull (text + 1, &end, 10);
+  if (*end == '.')
+    {
+      if (!g_ascii_isdigit (end[1]))
+        return FALSE;
+      chunk = g_ascii_strtoull (end + 1, &end, 10);
+    }
+  if (*end != '\0' || mb > G_MAXUINT32 || chunk > G_MAXUINT16)
+    return FALSE;
+  e->pass = (guint8) (p - letters);
+  e->micro_batch = (guint32) mb;
+  e->chunk = (guint16) chunk;
+  return TRUE;
+}
+
+PlxScheduleOrder *
+plx_schedule_order_load (const char *path,
+                         guint       pp,
+                         guint       virtual_stages,
+                         guint64     micro_batches,
+                         GError    **error)
+{
+  g_autoptr (JsonNode) root = plx_json_parse_file (path, error);
+  g_autoptr (PlxScheduleOrder) o = NULL;
+  JsonNode *stages;
+  JsonArray *array;
+  gboolean split = FALSE;
+
+  if (root == NULL)
+    return NULL;
+  stages = JSON_NODE_HOLDS_OBJECT (root) ? json_object_get_member (json_node_get_object (root), "stages") : NULL;
+  if (stages == NULL || !JSON_NODE_HOLDS_ARRAY (stages))
+    {
+      g_set_error (error, PLX_ERROR, stages ? PLX_ERROR_PARSE : PLX_ERROR_MISSING_KEY,
+                   "%.200s: stages: %s", path,
+                   stages ? "is not a list of per-stage lists" : "required key is missing");
+      return NULL;
+    }
+  array = json_node_get_array (stages);
+  if (json_array_get_length (array) != pp)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "%.200s: stages: %u lists, but the strategy has pp=%u stages", path,
+                   json_array_get_length (array), pp);
+      return NULL;
+    }
+
+  /* One pass to see whether W entries are present (B then means input gradients). */
+  for (guint s = 0; s < pp && !split; s++)
+    {
+      JsonNode *list = json_array_get_element (array, s);
+      if (!JSON_NODE_HOLDS_ARRAY (list))
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%.200s: stages[%u]: is not a list of entries", path, s);
+          return NULL;
+        }
+      for (guint i = 0; i < json_array_get_length (json_node_get_array (list)) && !split; i++)
+        {
+          JsonNode *item = json_array_get_element (json_node_get_array (list), i);
+          if (JSON_NODE_HOLDS_VALUE (item) && json_node_get_value_type (item) == G_TYPE_STRING &&
+              json_node_get_string (item)[0] == 'W')
+            split = TRUE;
+        }
+    }
+
+  o = order_new (pp, virtual_stages, micro_batches, split);
+  for (guint s = 0; s < pp; s++)
+    {
+      JsonArray *list = json_node_get_array (json_array_get_element (array, s));
+
+      for (guint i = 0; i < json_array_get_length (list); i++)
+        {
+          JsonNode *item = json_array_get_element (list, i);
+          PlxScheduleEntry e;
+
+          if (!JSON_NODE_HOLDS_VALUE (item) || json_node_get_value_type (item) != G_TYPE_STRING ||
+              !parse_entry (json_node_get_string (item), &e))
+            {
+              g_autofree char *value = plx_json_value_to_string (item);
+              g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE,
+                           "%.200s: stages[%u][%u]: %s is not an entry like \"F3\", \"B3\", \"W3\" or \"F3.1\" (micro-batch 3, chunk 1)",
+                           path, s, i, value);
+              return NULL;
+            }
+          g_array_append_val (o->stages[s], e);
+        }
+    }
+
+  if (!plx_schedule_order_check (o, path, error))
+    return NULL;
+  return g_steal_pointer (&o);
+}

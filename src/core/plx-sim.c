@@ -1,0 +1,576 @@
+/* The event simulator. Passes (F, B, W of one chunk for one micro-batch) are the
+ * scheduled events: each stage runs its schedule's entries in order on its compute
+ * stream, an entry starting when the stream is free and its input has arrived from
+ * the neighbouring stage. Inside a pass the plan's tasks run back to back (Megatron's
+ * TP collectives are on the critical path), so they are laid out on the timeline
+ * from the pass's start without further scheduling. Stage-to-stage sends are
+ * synchronous, as Megatron-LM's p2p in the 1F1B schedules (Narayanan et al. 2021
+ * §2.2): the sender's compute waits for them. Gradient buckets reduce on the DP
+ * stream as the last micro-batch's backward produces them (PyTorch DDP, Li et al.
+ * 2020 §3.2.3). Because every dependency points to a neighbouring stage, a stage is
+ * advanced as soon as its next entry's inputs are known: each pass is handled once,
+ * no global event queue is needed, and the result does not depend on visiting order. */
+#include <math.h>
+
+#include "parallax/plx-error.h"
+#include "parallax/plx-sim.h"
+
+typedef struct
+{
+  const PlxPlan          *plan;
+  const PlxScheduleOrder *order;
+  guint                   K;
+  guint64                 m;
+  /* Per virtual stage and micro-batch: when the pass ended, and when its output
+   * reached the stage that consumes it. NAN until known. */
+  double                 *f_end, *f_arrive, *b_end, *b_arrive;
+  double                 *stage_free;
+  double                 *dp_free;
+  double                 *prev_pass_start;
+  guint                  *next;
+  double                 *act, *act_peak, *act_peak_time;
+  double                 *kind_time;     /* pp x PLX_N_KINDS */
+  double                 *grad_start, *grad_end; /* per virtual stage: its last gradient pass */
+  double                 *pass_kind;     /* K x 3 x PLX_N_KINDS: task time by kind per pass */
+  GArray                 *events;
+  GArray                **samples;
+  PlxSimStats             stats;
+} Sim;
+
+static void
+record (Sim *sim, guint rank, PlxStream stream, PlxTaskKind kind, guint chunk, guint32 mb,
+        const char *label, double start, double end, double flops, double bytes)
+{
+  PlxTimelineEvent ev;
+
+  if (sim->events == NULL)
+    return;
+  ev.rank = rank;
+  ev.stream = (guint8) stream;
+  ev.kind = (guint8) kind;
+  ev.chunk = (guint16) chunk;
+  ev.micro_batch = mb;
+  ev.label = label;
+  ev.start_s = start;
+  ev.end_s = end;
+  ev.flops = flops;
+  ev.bytes = bytes;
+  g_array_append_val (sim->events, ev);
+}
+
+static void
+memory_change (Sim *sim, guint stage, double t, double delta)
+{
+  sim->act[stage] += delta;
+  if (sim->act[stage] > sim->act_peak[stage] * (1.0 + 1e-12))
+    {
+      sim->act_peak[stage] = sim->act[stage];
+      sim->act_peak_time[stage] = t;
+    }
+  if (sim->samples != NULL)
+    {
+      PlxMemorySample sample = { t, sim->act[stage] };
+      g_array_append_val (sim->samples[stage], sample);
+    }
+}
+
+/* Lays the pass's tasks out from `start` and books their time by kind. */
+static void
+run_pass (Sim *sim, guint stage, guint k, PlxPass pass, guint32 mb, double start)
+{
+  const PlxPlanPass *pp = &sim->plan->chunks[k].pass[pass];
+  const double *by_kind = &sim->pass_kind[((gsize) k * 3 + pass) * PLX_N_KINDS];
+  double t = start;
+
+  for (guint i = 0; i < PLX_N_KINDS; i++)
+    sim->kind_time[(gsize) stage * PLX_N_KINDS + i] += by_kind[i];
+  if (sim->events != NULL)
+    for (guint i = 0; i < pp->n_tasks; i++)
+      {
+        const PlxPlanTask *task = &pp->tasks[i];
+        record (sim, stage, task->stream, task->kind, k / sim->plan->pp, mb, task->label,
+                t, t + task->duration_s, task->flops, task->bytes);
+        t += task->duration_s;
+      }
+}
+
+/* The time the entry's input is available, or NAN if not yet known. */
+static double
+input_time (const Sim *sim, guint k, const PlxScheduleEntry *e)
+{
+  gsize i = (gsize) k * sim->m + e->micro_batch;
+
+  switch (e->pass)
+    {
+    case PLX_PASS_FORWARD:
+      return k == 0 ? 0.0 : sim->f_arrive[i - sim->m];
+    case PLX_PASS_BACKWARD:
+      if (isnan (sim->f_end[i]))
+        return NAN;
+      return k + 1 == sim->K ? sim->f_end[i] : sim->b_arrive[i + sim->m];
+    case PLX_PASS_WEIGHT_GRAD:
+    default:
+      return sim->b_end[i];
+    }
+}
+
+static void
+wake_stage (GArray *wake, guint stage)
+{
+  g_array_append_val (wake, stage);
+}
+
+static void
+advance_stage (Sim *sim, guint s, GArray *wake)
+{
+  const PlxPlan *plan = sim->plan;
+  GArray *entries = sim->order->stages[s];
+
+  while (sim->next[s] < entries->len)
+    {
+      const PlxScheduleEntry *e = &g_array_index (entries, PlxScheduleEntry, sim->next[s]);
+      guint k = e->chunk * plan->pp + s;
+      gsize i = (gsize) k * sim->m + e->micro_batch;
+      const PlxPlanChunk *chunk = &plan->chunks[k];
+      double ready = input_time (sim, k, e), start, end, free_at;
+
+      if (isnan (ready))
+        return;
+      start = MAX (sim->stage_free[s], ready);
+
+      /* ZeRO-3 gathers the chunk's weights before each pass, prefetched when the
+       * previous pass starts (FSDP, Zhao et al. 2023 §3.3). */
+      if (plan->zero_stage == 3 && plan->stages[s].zero_gather_s > 0.0 && e->pass != PLX_PASS_WEIGHT_GRAD)
+        {
+          double g0 = MAX (sim->dp_free[s], plan->overlap_dp_comm ? sim->prev_pass_start[s] : start);
+          double g1 = g0 + plan->stages[s].zero_gather_s;
+          record (sim, s, PLX_STREAM_DP, PLX_KIND_DP_COMM, e->chunk, e->micro_batch, "ZeRO-3 weight gather",
+                  g0, g1, 0, 0);
+          sim->dp_free[s] = g1;
+          start = MAX (start, g1);
+          sim->stats.events++;
+        }
+
+      end = start + chunk->pass[e->pass].duration_s;
+      run_pass (sim, s, k, e->pass, e->micro_batch, start);
+      sim->prev_pass_start[s] = start;
+      free_at = end;
+      sim->stats.passes++;
+      sim->stats.events++;
+
+      switch (e->pass)
+        {
+        case PLX_PASS_FORWARD:
+          memory_change (sim, s, start, chunk->saved_bytes);
+          sim->f_end[i] = end;
+          if (k + 1 < sim->K)
+            {
+              free_at = end + plan->send_s;
+              if (plan->send_s > 0.0)
+                {
+                  record (sim, s, PLX_STREAM_PP, PLX_KIND_PP_SEND, e->chunk, e->micro_batch, "send activations",
+                          end, free_at, 0, plan->send_bytes);
+                  sim->kind_time[(gsize) s * PLX_N_KINDS + PLX_KIND_PP_SEND] += plan->send_s;
+                  sim->stats.events++;
+                }
+              sim->f_arrive[i] = free_at;
+              wake_stage (wake, (k + 1) % plan->pp);
+            }
+          if (k + 1 == sim->K)
+            wake_stage (wake, s);
+          break;
+        case PLX_PASS_BACKWARD:
+          if (chunk->transient_bytes > 0.0)
+            {
+              memory_change (sim, s, start, chunk->transient_bytes);
+              memory_change (sim, s, end, -chunk->transient_bytes);
+            }
+          if (!sim->order->split_backward)
+            {
+              memory_change (sim, s, end, -chunk->saved_bytes);
+              sim->grad_start[k] = start;
+              sim->grad_end[k] = end;
+            }
+          sim->b_end[i] = end;
+          if (k > 0)
+            {
+              free_at = end + plan->send_s;
+              if (plan->send_s > 0.0)
+                {
+                  record (sim, s, PLX_STREAM_PP, PLX_KIND_PP_SEND, e->chunk, e->micro_batch, "send gradients",
+                          end, free_at, 0, plan->send_bytes);
+                  sim->kind_time[(gsize) s * PLX_N_KINDS + PLX_KIND_PP_SEND] += plan->send_s;
+                  sim->stats.events++;
+                }
+              sim->b_arrive[i] = free_at;
+              wake_stage (wake, (k - 1) % plan->pp);
+            }
+          break;
+        case PLX_PASS_WEIGHT_GRAD:
+        default:
+          /* W needs the layer inputs, so the activations live until it ends. */
+          memory_change (sim, s, end, -chunk->saved_bytes);
+          sim->grad_start[k] = start;
+          sim->grad_end[k] = end;
+          break;
+        }
+
+      /* ZeRO-3 reduce-scatters each backward's gradients (Rajbhandari et al. 2020 §5.3). */
+      if (plan->zero_stage == 3 && plan->stages[s].zero_scatter_s > 0.0 &&
+          e->pass == (sim->order->split_backward ? PLX_PASS_WEIGHT_GRAD : PLX_PASS_BACKWARD))
+        {
+          double r0 = MAX (sim->dp_free[s], end);
+          sim->dp_free[s] = r0 + plan->stages[s].zero_scatter_s;
+          record (sim, s, PLX_STREAM_DP, PLX_KIND_DP_COMM, e->chunk, e->micro_batch, "ZeRO-3 gradient reduce-scatter",
+                  r0, sim->dp_free[s], 0, 0);
+          sim->stats.events++;
+        }
+
+      sim->stage_free[s] = free_at;
+      sim->next[s]++;
+    }
+}
+
+static int
+compare_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+gboolean
+plx_sim_run (const PlxPlan          *plan,
+             const PlxScheduleOrder *order,
+             PlxReport              *report,
+             PlxTimeline           **timeline_out,
+             PlxMemoryTrace        **trace_out,
+             PlxSimStats            *stats,
+             GError                **error)
+{
+  Sim sim = { 0 };
+  guint pp = plan->pp;
+  gsize n;
+  g_autoptr (GArray) wake = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree double *stage_end = NULL, *compute_end = NULL, *grads_done = NULL, *exposed = NULL;
+  double step = 0.0;
+  guint peak_stage = 0;
+  double peak_total = -1.0;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (order->pp == pp && order->virtual_stages == plan->virtual_stages &&
+                        order->micro_batches == plan->micro_batches, FALSE);
+
+  sim.plan = plan;
+  sim.order = order;
+  sim.K = pp * plan->virtual_stages;
+  sim.m = plan->micro_batches;
+  n = (gsize) sim.K * sim.m;
+  sim.f_end = g_new (double, n);
+  sim.f_arrive = g_new (double, n);
+  sim.b_end = g_new (double, n);
+  sim.b_arrive = g_new (double, n);
+  for (gsize i = 0; i < n; i++)
+    sim.f_end[i] = sim.f_arrive[i] = sim.b_end[i] = sim.b_arrive[i] = NAN;
+  sim.stage_free = g_new0 (double, pp);
+  sim.dp_free = g_new0 (double, pp);
+  sim.prev_pass_start = g_new0 (double, pp);
+  sim.next = g_new0 (guint, pp);
+  sim.act = g_new0 (double, pp);
+  sim.act_peak = g_new0 (double, pp);
+  sim.act_peak_time = g_new0 (double, pp);
+  sim.kind_time = g_new0 (double, (gsize) pp * PLX_N_KINDS);
+  sim.grad_start = g_new0 (double, sim.K);
+  sim.grad_end = g_new0 (double, sim.K);
+  sim.pass_kind = g_new0 (double, (gsize) sim.K * 3 * PLX_N_KINDS);
+  for (guint k = 0; k < sim.K; k++)
+    for (guint p = 0; p < 3; p++)
+      {
+        const PlxPlanPass *pass = &plan->chunks[k].pass[p];
+        for (guint i = 0; i < pass->n_tasks; i++)
+          sim.pass_kind[((gsize) k * 3 + p) * PLX_N_KINDS + pass->tasks[i].kind] += pass->tasks[i].duration_s;
+      }
+  if (timeline_out != NULL)
+    {
+      gsize per_pass = 0;
+      for (guint k = 0; k < sim.K; k++)
+        per_pass += plan->chunks[k].pass[0].n_tasks + plan->chunks[k].pass[1].n_tasks +
+                    plan->chunks[k].pass[2].n_tasks + 2;
+      sim.events = g_array_sized_new (FALSE, FALSE, sizeof (PlxTimelineEvent), (guint) MIN (per_pass * sim.m, G_MAXUINT / 2));
+    }
+  if (trace_out != NULL)
+    {
+      sim.samples = g_new0 (GArray *, pp);
+      for (guint s = 0; s < pp; s++)
+        sim.samples[s] = g_array_new (FALSE, FALSE, sizeof (PlxMemorySample));
+    }
+
+  /* Advance every stage as far as its inputs allow; a stage whose output another
+   * needs wakes that one. */
+  for (guint s = pp; s-- > 0;)
+    g_array_append_val (wake, s);
+  while (wake->len > 0)
+    {
+      guint s = g_array_index (wake, guint, wake->len - 1);
+      g_array_set_size (wake, wake->len - 1);
+      advance_stage (&sim, s, wake);
+    }
+  for (guint s = 0; s < pp; s++)
+    if (sim.next[s] < order->stages[s]->len)
+      {
+        const PlxScheduleEntry *e = &g_array_index (order->stages[s], PlxScheduleEntry, sim.next[s]);
+        g_autofree char *name = plx_schedule_entry_to_string (e);
+        g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                     "schedule: stage %u, entry %u (%s) never gets its input: the order deadlocks", s, sim.next[s], name);
+        ok = FALSE;
+        goto out;
+      }
+
+  /* Once per step: gradient buckets, tied embeddings, optimizer, ZeRO gathers. */
+  stage_end = g_new0 (double, pp);
+  compute_end = g_new0 (double, pp);
+  grads_done = g_new0 (double, pp);
+  exposed = g_new0 (double, pp);
+  for (guint s = 0; s < pp; s++)
+    {
+      const PlxPlanStage *st = &plan->stages[s];
+      double dp = sim.dp_free[s];
+
+      compute_end[s] = sim.stage_free[s];
+      if (st->grad_bucket_s > 0.0 && plan->zero_stage < 3)
+        {
+          /* The chunks' gradients come out over their last backward (or W) passes, in
+           * the order those ran; bucket j of a chunk is ready (j+1)/n of the way. */
+          g_autofree double *order_by_end = g_new (double, plan->virtual_stages);
+          for (guint c = 0; c < plan->virtual_stages; c++)
+            order_by_end[c] = sim.grad_end[c * pp + s];
+          qsort (order_by_end, plan->virtual_stages, sizeof (double), compare_double);
+          for (guint ci = 0; ci < plan->virtual_stages; ci++)
+            {
+              guint k = 0;
+              double g0, g1;
+              guint64 nb;
+
+              for (guint c = 0; c < plan->virtual_stages; c++)
+                if (sim.grad_end[c * pp + s] == order_by_end[ci])
+                  k = c * pp + s;
+              g0 = sim.grad_start[k];
+              g1 = sim.grad_end[k];
+              nb = (guint64) MAX (1.0, ceil (plan->chunks[k].grad_bytes / st->grad_bucket_bytes));
+              for (guint64 j = 0; j < nb; j++)
+                {
+                  double ready = plan->overlap_dp_comm ? g0 + (g1 - g0) * (double) (j + 1) / nb : compute_end[s];
+                  double b0 = MAX (dp, ready);
+                  dp = b0 + st->grad_bucket_s;
+                  record (&sim, s, PLX_STREAM_DP, PLX_KIND_DP_COMM, k / pp, PLX_NO_MICRO_BATCH,
+                          plan->zero_stage ? "gradient reduce-scatter" : "gradient all-reduce", b0, dp, 0,
+                          st->grad_bucket_bytes);
+                  sim.stats.events++;
+                }
+            }
+        }
+      grads_done[s] = MAX (compute_end[s], dp);
+    }
+  for (guint s = 0; s < pp; s++)
+    {
+      const PlxPlanStage *st = &plan->stages[s];
+      double t = grads_done[s], opt_end;
+
+      if (st->tied_embedding_s > 0.0)
+        {
+          /* First and last stage sum their embedding gradients once both are done. */
+          double t0 = MAX (grads_done[0], grads_done[pp - 1]);
+          record (&sim, s, PLX_STREAM_DP, PLX_KIND_DP_COMM, 0, PLX_NO_MICRO_BATCH, "tied embedding all-reduce",
+                  t0, t0 + st->tied_embedding_s, 0, 0);
+          t = t0 + st->tied_embedding_s;
+          sim.stats.events++;
+        }
+      exposed[s] = t - compute_end[s];
+      opt_end = t + st->optimizer_s;
+      record (&sim, s, PLX_STREAM_COMPUTE, PLX_KIND_OPTIMIZER, 0, PLX_NO_MICRO_BATCH, "optimizer step", t, opt_end, 0, 0);
+      sim.stats.events++;
+      stage_end[s] = opt_end;
+      if (plan->zero_stage >= 1 && plan->zero_stage <= 2 && st->zero_gather_s > 0.0)
+        {
+          record (&sim, s, PLX_STREAM_DP, PLX_KIND_DP_COMM, 0, PLX_NO_MICRO_BATCH, "ZeRO weight all-gather",
+                  opt_end, opt_end + st->zero_gather_s, 0, 0);
+          stage_end[s] = opt_end + st->zero_gather_s;
+          exposed[s] += st->zero_gather_s;
+          sim.stats.events++;
+        }
+      step = MAX (step, stage_end[s]);
+    }
+
+  /* The report describes the GPU with the highest memory peak. */
+  for (guint s = 0; s < pp; s++)
+    {
+      double total = sim.act_peak[s];
+      for (guint c = 0; c < 5; c++)
+        total += plan->stages[s].static_bytes[c];
+      if (total > peak_total * (1.0 + 1e-12))
+        {
+          peak_total = total;
+          peak_stage = s;
+        }
+    }
+  {
+    const double *kt = &sim.kind_time[(gsize) peak_stage * PLX_N_KINDS];
+    const PlxPlanStage *st = &plan->stages[peak_stage];
+    double busy = 0.0;
+    double bytes[PLX_N_MEM] = { st->static_bytes[0], st->static_bytes[1], st->static_bytes[2],
+                                sim.act_peak[peak_stage], st->static_bytes[4] };
+
+    *report = (PlxReport) { 0 };
+    report->engine = "event";
+    report->step_time_s = step;
+    report->n_gpus = plan->n_gpus;
+    report->tokens_per_s = plan->tokens_per_step / step;
+    report->model_flops_per_step = plan->model_flops_per_step;
+    report->hardware_flops_per_step = plan->hardware_flops_per_step;
+    report->mfu = plan->model_flops_per_step / (step * plan->n_gpus * plan->peak_flops);
+    report->hfu = plan->hardware_flops_per_step / (step * plan->n_gpus * plan->peak_flops);
+    report->reported_stage = peak_stage;
+    report->layer_forward_s = plan->layer_forward_s;
+    report->layer_backward_s = plan->layer_backward_s;
+    report->hbm_bytes = (guint64) plan->hbm_bytes;
+    report->hbm_usable_bytes = (guint64) plan->hbm_usable_bytes;
+    report->peak_memory_bytes = 0;
+    for (guint c = 0; c < PLX_N_MEM; c++)
+      {
+        report->memory_bytes[c] = bytes[c] >= 1.8e19 ? G_MAXUINT64 : (guint64) ceil (MAX (bytes[c], 0.0));
+        report->peak_memory_bytes = report->memory_bytes[c] > G_MAXUINT64 - report->peak_memory_bytes
+                                      ? G_MAXUINT64 : report->peak_memory_bytes + report->memory_bytes[c];
+      }
+    report->fits_in_memory = report->peak_memory_bytes <= report->hbm_usable_bytes;
+    report->time_s[PLX_TIME_COMPUTE] = kt[PLX_KIND_FORWARD] + kt[PLX_KIND_BACKWARD] + kt[PLX_KIND_WEIGHT_GRAD];
+    report->time_s[PLX_TIME_RECOMPUTE] = kt[PLX_KIND_RECOMPUTE];
+    report->time_s[PLX_TIME_TP_COMM] = kt[PLX_KIND_TP_COMM];
+    report->time_s[PLX_TIME_PP_COMM] = kt[PLX_KIND_PP_SEND];
+    report->time_s[PLX_TIME_DP_COMM] = exposed[peak_stage];
+    report->time_s[PLX_TIME_OPTIMIZER] = st->optimizer_s;
+    for (guint i = 0; i < PLX_N_TIME; i++)
+      if (i != PLX_TIME_BUBBLE)
+        busy += report->time_s[i];
+    report->time_s[PLX_TIME_BUBBLE] = MAX (0.0, step - busy);
+    report->bubble_fraction = report->time_s[PLX_TIME_BUBBLE] / step;
+    {
+      const PlxPlanChunk *c0 = &plan->chunks[0];
+      report->stage_forward_s = c0->pass[0].duration_s * plan->virtual_stages;
+      report->stage_backward_s = (c0->pass[1].duration_s + c0->pass[2].duration_s) * plan->virtual_stages;
+    }
+  }
+
+  if (timeline_out != NULL)
+    {
+      PlxTimeline *tl = g_new0 (PlxTimeline, 1);
+      tl->n_ranks = pp;
+      tl->step_time_s = step;
+      tl->events = g_steal_pointer (&sim.events);
+      sim.stats.timeline_events = tl->events->len;
+      *timeline_out = tl;
+    }
+  if (trace_out != NULL)
+    {
+      PlxMemoryTrace *tr = g_new0 (PlxMemoryTrace, 1);
+      tr->n_ranks = pp;
+      tr->static_bytes = g_new0 (double, (gsize) pp * PLX_N_MEM);
+      for (guint s = 0; s < pp; s++)
+        {
+          tr->static_bytes[(gsize) s * PLX_N_MEM + PLX_MEM_WEIGHTS] = plan->stages[s].static_bytes[0];
+          tr->static_bytes[(gsize) s * PLX_N_MEM + PLX_MEM_GRADIENTS] = plan->stages[s].static_bytes[1];
+          tr->static_bytes[(gsize) s * PLX_N_MEM + PLX_MEM_OPTIMIZER] = plan->stages[s].static_bytes[2];
+          tr->static_bytes[(gsize) s * PLX_N_MEM + PLX_MEM_OTHER] = plan->stages[s].static_bytes[4];
+        }
+      tr->peak_activation_bytes = g_steal_pointer (&sim.act_peak);
+      tr->peak_time_s = g_steal_pointer (&sim.act_peak_time);
+      tr->samples = g_steal_pointer (&sim.samples);
+      *trace_out = tr;
+    }
+  if (stats != NULL)
+    *stats = sim.stats;
+
+out:
+  g_free (sim.f_end);
+  g_free (sim.f_arrive);
+  g_free (sim.b_end);
+  g_free (sim.b_arrive);
+  g_free (sim.stage_free);
+  g_free (sim.dp_free);
+  g_free (sim.prev_pass_start);
+  g_free (sim.next);
+  g_free (sim.act);
+  g_free (sim.act_peak);
+  g_free (sim.act_peak_time);
+  g_free (sim.kind_time);
+  g_free (sim.grad_start);
+  g_free (sim.grad_end);
+  g_free (sim.pass_kind);
+  if (sim.events != NULL)
+    g_array_unref (sim.events);
+  if (sim.samples != NULL)
+    {
+      for (guint s = 0; s < pp; s++)
+        g_array_unref (sim.samples[s]);
+      g_free (sim.samples);
+    }
+  return ok;
+}
+
+gboolean
+plx_sim_run_scenario (const PlxModel    *model,
+                      const PlxCluster  *cluster,
+                      const PlxStrategy *s,
+                      PlxReport         *report,
+                      PlxPlan          **plan_out,
+                      PlxTimeline      **timeline,
+                      PlxMemoryTrace   **trace,
+                      GError           **error)
+{
+  g_autoptr (PlxPlan) plan = NULL;
+  g_autoptr (PlxScheduleOrder) order = NULL;
+  guint64 m = plx_strategy_get_n_micro_batches (s);
+
+  if (m == 0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "strategy: not resolved against the model and cluster (no micro-batches per step)");
+      return FALSE;
+    }
+  if (s->schedule == PLX_SCHEDULE_FILE)
+    order = plx_schedule_order_load (s->schedule_path, s->pp, s->virtual_stages, m, error);
+  else
+    order = plx_schedule_order_new (s->schedule, s->pp, s->virtual_stages, m);
+  if (order == NULL)
+    return FALSE;
+  /* A schedule file with W entries splits the weight gradients off, as ZB-H1 does. */
+  plan = plx_plan_lower_split (model, cluster, s, order->split_backward, error);
+  if (plan == NULL)
+    return FALSE;
+  if (!plx_sim_run (plan, order, report, timeline, trace, NULL, error))
+    return FALSE;
+  if (plan_out != NULL)
+    *plan_out = g_steal_pointer (&plan);
+  return TRUE;
+}
+
+void
+plx_timeline_free (PlxTimeline *timeline)
+{
+  if (timeline == NULL)
+    return;
+  g_array_unref (timeline->events);
+  g_free (timeline);
+}
+
+void
+plx_memory_trace_free (PlxMemoryTrace *trace)
+{
+  if (trace == NULL)
+    return;
+  for (guint s = 0; s < trace->n_ranks; s++)
+    g_array_unref (trace->samples[s]);
+  g_free (trace->samples);
+  g_free (trace->static_bytes);
+  g_free (trace->peak_activation_bytes);
+  g_free (trace->peak_time_s);
+  g_free (trace);
+}

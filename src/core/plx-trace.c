@@ -1,0 +1,130 @@
+/* Chrome trace-event format (the "JSON Array/Object Format" of Google's Trace Event
+ * Format document): complete events ("ph": "X") with microsecond timestamps, process
+ * and thread names as metadata ("ph": "M"), memory as counters ("ph": "C").
+ * Perfetto and chrome://tracing open it. Written to a temporary file beside the
+ * target and renamed over it, so a failure never leaves a partial trace. */
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "parallax/plx-error.h"
+#include "parallax/plx-sim.h"
+
+static void
+write_string (FILE *f, const char *s)
+{
+  fputc ('"', f);
+  for (; *s; s++)
+    {
+      unsigned char c = (unsigned char) *s;
+      if (c == '"' || c == '\\')
+        fprintf (f, "\\%c", c);
+      else if (c < 0x20)
+        fprintf (f, "\\u%04x", c);
+      else
+        fputc (c, f);
+    }
+  fputc ('"', f);
+}
+
+gboolean
+plx_timeline_write_chrome_trace (const PlxTimeline    *timeline,
+                                 const PlxMemoryTrace *trace,
+                                 const char           *path,
+                                 GError              **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *tmpl = g_build_filename (dir, ".parallax-trace-XXXXXX", NULL);
+  int fd = g_mkstemp (tmpl);
+  FILE *f;
+  gboolean first = TRUE;
+  int saved_errno;
+
+  if (fd < 0)
+    {
+      saved_errno = errno;
+      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%.200s: cannot write: %s", path, g_strerror (saved_errno));
+      return FALSE;
+    }
+  /* mkstemp makes the file private; a trace is an ordinary document. */
+  fchmod (fd, 0644);
+  f = fdopen (fd, "w");
+  if (f == NULL)
+    {
+      saved_errno = errno;
+      close (fd);
+      g_remove (tmpl);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%.200s: cannot write: %s", path, g_strerror (saved_errno));
+      return FALSE;
+    }
+
+#define SEP() G_STMT_START { fputs (first ? "\n" : ",\n", f); first = FALSE; } G_STMT_END
+  fputs ("{\"displayTimeUnit\": \"ms\", \"traceEvents\": [", f);
+  for (guint r = 0; r < timeline->n_ranks; r++)
+    {
+      SEP ();
+      fprintf (f, "{\"ph\": \"M\", \"pid\": %u, \"name\": \"process_name\", \"args\": {\"name\": \"stage %u\"}}", r, r);
+      SEP ();
+      fprintf (f, "{\"ph\": \"M\", \"pid\": %u, \"name\": \"process_sort_index\", \"args\": {\"sort_index\": %u}}", r, r);
+      for (guint st = 0; st < PLX_N_STREAMS; st++)
+        {
+          SEP ();
+          fprintf (f, "{\"ph\": \"M\", \"pid\": %u, \"tid\": %u, \"name\": \"thread_name\", \"args\": {\"name\": \"%s\"}}",
+                   r, st, plx_stream_to_string (st));
+        }
+    }
+  for (guint i = 0; i < timeline->events->len; i++)
+    {
+      const PlxTimelineEvent *ev = &g_array_index (timeline->events, PlxTimelineEvent, i);
+      SEP ();
+      fputs ("{\"ph\": \"X\", \"name\": ", f);
+      write_string (f, ev->label);
+      fprintf (f, ", \"cat\": \"%s\", \"pid\": %u, \"tid\": %u, \"ts\": %.3f, \"dur\": %.3f, \"args\": {",
+               plx_task_kind_to_string (ev->kind), ev->rank, ev->stream, ev->start_s * 1e6,
+               (ev->end_s - ev->start_s) * 1e6);
+      if (ev->micro_batch != PLX_NO_MICRO_BATCH)
+        fprintf (f, "\"micro_batch\": %u, ", ev->micro_batch);
+      fprintf (f, "\"chunk\": %u, \"flops\": %.6g, \"bytes\": %.6g}}", ev->chunk, ev->flops, ev->bytes);
+    }
+  if (trace != NULL)
+    for (guint r = 0; r < trace->n_ranks; r++)
+      {
+        double base = 0.0;
+        for (guint c = 0; c < PLX_N_MEM; c++)
+          base += trace->static_bytes[(gsize) r * PLX_N_MEM + c];
+        SEP ();
+        fprintf (f, "{\"ph\": \"C\", \"name\": \"memory\", \"pid\": %u, \"ts\": 0, \"args\": {\"static_bytes\": %.0f, \"activation_bytes\": 0}}",
+                 r, base);
+        for (guint i = 0; i < trace->samples[r]->len; i++)
+          {
+            const PlxMemorySample *sm = &g_array_index (trace->samples[r], PlxMemorySample, i);
+            SEP ();
+            fprintf (f, "{\"ph\": \"C\", \"name\": \"memory\", \"pid\": %u, \"ts\": %.3f, \"args\": {\"static_bytes\": %.0f, \"activation_bytes\": %.0f}}",
+                     r, sm->time_s * 1e6, base, MAX (sm->activation_bytes, 0.0));
+          }
+      }
+  fputs ("\n]}\n", f);
+#undef SEP
+
+  if (fflush (f) != 0 || ferror (f) || fsync (fileno (f)) != 0)
+    {
+      saved_errno = errno;
+      fclose (f);
+      g_remove (tmpl);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%.200s: cannot write: %s", path, g_strerror (saved_errno));
+      return FALSE;
+    }
+  fclose (f);
+  if (g_rename (tmpl, path) != 0)
+    {
+      saved_errno = errno;
+      g_remove (tmpl);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%.200s: cannot write: %s", path, g_strerror (saved_errno));
+      return FALSE;
+    }
+  return TRUE;
+}
