@@ -41,7 +41,7 @@ typedef struct
 {
   PlxStream   stream;
   PlxTaskKind kind;
-  const char *label;      /* owned by the plan */
+  const char *label;      /* interned (g_intern_string): valid for the process's life */
   double      duration_s;
   double      flops;
   double      bytes;      /* HBM traffic of compute, or bytes through a collective */
@@ -62,6 +62,8 @@ typedef struct
   guint       n_layers;
   PlxPlanPass pass[3];        /* PlxPass: F, B, W (W empty unless the schedule splits) */
   double      saved_bytes;    /* kept from the start of F to the end of B (or W) */
+  double      wgrad_saved_bytes; /* of those, what a split-off W still needs after B:
+                                  * the matmuls' inputs (Qi et al. 2023 §2) */
   double      transient_bytes; /* alive during B only (full recompute's re-created layer) */
   double      grad_bytes;     /* gradients this chunk produces for data-parallel reduction */
 } PlxPlanChunk;
@@ -100,7 +102,6 @@ typedef struct
   double          peak_flops;
   double          hbm_bytes;
   double          hbm_usable_bytes;
-  GStringChunk   *labels;
 } PlxPlan;
 
 /* Weight gradients are split into their own W passes for zero-bubble schedules. */

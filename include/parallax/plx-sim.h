@@ -21,7 +21,7 @@ typedef struct
   guint8      kind;        /* PlxTaskKind */
   guint16     chunk;
   guint32     micro_batch; /* PLX_NO_MICRO_BATCH for once-per-step work */
-  const char *label;       /* owned by the plan */
+  const char *label;       /* interned */
   double      start_s;
   double      end_s;
   double      flops;

@@ -108,7 +108,11 @@ cost_ops (const PlxCosting *cx,
             b->saved_bytes += c.saved_bytes;
         }
       else
-        b->saved_bytes += c.saved_bytes;
+        {
+          b->saved_bytes += c.saved_bytes;
+          if (op->kind == PLX_OP_MATMUL)
+            b->wgrad_saved_bytes += c.saved_bytes;
+        }
     }
 
   if (is_layer && recompute == PLX_RECOMPUTE_FULL)
@@ -116,6 +120,7 @@ cost_ops (const PlxCosting *cx,
       /* Only each layer's input is checkpointed: 2sbh, or 2sbh/t with sequence
        * parallelism (Korthikanti 2022 Table 2); it belongs to the first half. */
       b->saved_bytes = half == PLX_HALF_MLP ? 0.0 : cx->act_bytes / (cx->ctx.sp ? cx->ctx.tp : 1);
+      b->wgrad_saved_bytes = 0.0;
     }
 }
 

@@ -28,6 +28,7 @@ typedef struct
   double bwd_bytes;
   double comm_bytes;       /* bytes through collectives, forward */
   double saved_bytes;      /* activations kept per micro-batch under the recompute mode */
+  double wgrad_saved_bytes; /* part of saved_bytes that weight gradients need: the matmuls' inputs */
   double full_saved_bytes; /* ... with no recompute: alive while a layer's backward runs */
   double attn_core_s;      /* forward of the attention core, which ring attention overlaps */
   double params;           /* parameters on this GPU */

@@ -61,7 +61,8 @@ add (Builder     *b,
   va_end (args);
   t.stream = stream;
   t.kind = kind;
-  t.label = g_string_chunk_insert_const (b->plan->labels, label);
+  /* Interned: timelines outlive the plan that named their events. */
+  t.label = g_intern_string (label);
   t.duration_s = duration_s;
   t.flops = flops;
   t.bytes = bytes;
@@ -191,7 +192,6 @@ plx_plan_lower_split (const PlxModel    *model,
   plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
 
   plan = g_new0 (PlxPlan, 1);
-  plan->labels = g_string_chunk_new (4096);
   plan->pp = s->pp;
   plan->virtual_stages = s->virtual_stages;
   plan->micro_batches = plx_strategy_get_n_micro_batches (s);
@@ -236,6 +236,7 @@ plx_plan_lower_split (const PlxModel    *model,
       chunk->n_layers = layers_per_chunk;
       chunk->saved_bytes = layers_per_chunk * c.layer.saved_bytes + (first ? c.embedding.saved_bytes : 0.0) +
                            (last ? c.head.saved_bytes : 0.0);
+      chunk->wgrad_saved_bytes = split_backward ? layers_per_chunk * c.layer.wgrad_saved_bytes : 0.0;
       chunk->transient_bytes = s->recompute == PLX_RECOMPUTE_FULL ? c.layer.full_saved_bytes : 0.0;
       chunk->grad_bytes = params * plx_costing_grad_bytes (s->dtype);
       lower_chunk (&b, &cx, &c, chunk, first, last, plan->split_backward);
@@ -293,8 +294,6 @@ plx_plan_free (PlxPlan *plan)
         g_free (plan->chunks[k].pass[p].tasks);
   g_free (plan->chunks);
   g_free (plan->stages);
-  if (plan->labels != NULL)
-    g_string_chunk_free (plan->labels);
   g_free (plan);
 }
 

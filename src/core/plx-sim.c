@@ -191,6 +191,8 @@ advance_stage (Sim *sim, guint s, GArray *wake)
               sim->grad_start[k] = start;
               sim->grad_end[k] = end;
             }
+          else
+            memory_change (sim, s, end, -(chunk->saved_bytes - chunk->wgrad_saved_bytes));
           sim->b_end[i] = end;
           if (k > 0)
             {
@@ -208,8 +210,8 @@ advance_stage (Sim *sim, guint s, GArray *wake)
           break;
         case PLX_PASS_WEIGHT_GRAD:
         default:
-          /* W needs the layer inputs, so the activations live until it ends. */
-          memory_change (sim, s, end, -chunk->saved_bytes);
+          /* W needs the matmuls' inputs, which live until it ends. */
+          memory_change (sim, s, end, -chunk->wgrad_saved_bytes);
           sim->grad_start[k] = start;
           sim->grad_end[k] = end;
           break;

@@ -1,8 +1,330 @@
+/* The event simulator: pipeline bubbles and activation peaks against the schedules'
+ * theory on synthetic balanced plans, agreement with the analytical engine, the
+ * timeline's consistency, the Chrome trace, and the accuracy bar. */
+#include <math.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
 #include "parallax/parallax.h"
+
+#include "test-util.h"
+
+/* A plan with identical stages: every chunk's forward takes f/v, backward b/v (and a
+ * separate weight-gradient pass w/v when split), keeps 1 byte of activations, and
+ * sends take `send` seconds. No data parallelism, no optimizer. */
+static PlxPlan *
+synthetic_plan (guint p, guint v, guint64 m, double f, double b, double w, double send, gboolean split)
+{
+  PlxPlan *plan = g_new0 (PlxPlan, 1);
+  const double times[3] = { f / v, b / v, w / v };
+  const PlxTaskKind kinds[3] = { PLX_KIND_FORWARD, PLX_KIND_BACKWARD, PLX_KIND_WEIGHT_GRAD };
+
+  plan->pp = p;
+  plan->virtual_stages = v;
+  plan->micro_batches = m;
+  plan->split_backward = split;
+  plan->send_s = send;
+  plan->n_gpus = p;
+  plan->peak_flops = 1.0;
+  plan->tokens_per_step = 1.0;
+  plan->chunks = g_new0 (PlxPlanChunk, p * v);
+  plan->stages = g_new0 (PlxPlanStage, p);
+  for (guint k = 0; k < p * v; k++)
+    {
+      PlxPlanChunk *c = &plan->chunks[k];
+      c->stage = k % p;
+      c->chunk = k / p;
+      c->saved_bytes = 1.0;
+      for (guint i = 0; i < (split ? 3u : 2u); i++)
+        {
+          c->pass[i].n_tasks = 1;
+          c->pass[i].tasks = g_new0 (PlxPlanTask, 1);
+          c->pass[i].tasks[0].stream = PLX_STREAM_COMPUTE;
+          c->pass[i].tasks[0].kind = kinds[i];
+          c->pass[i].tasks[0].label = g_intern_static_string ("pass");
+          c->pass[i].tasks[0].duration_s = times[i];
+          c->pass[i].duration_s = times[i];
+        }
+    }
+  return plan;
+}
+
+static void
+run_synthetic (PlxSchedule schedule, guint p, guint v, guint64 m, double f, double b, double w,
+               PlxReport *r, PlxMemoryTrace **trace, PlxTimeline **timeline)
+{
+  gboolean split = schedule == PLX_SCHEDULE_ZERO_BUBBLE_H1;
+  g_autoptr (PlxPlan) plan = synthetic_plan (p, v, m, f, b, w, 0.0, split);
+  g_autoptr (PlxScheduleOrder) order = plx_schedule_order_new (schedule, p, v, m);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (plx_sim_run (plan, order, r, timeline, trace, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_bubble_exact (void)
+{
+  /* Free communication, balanced stages: bubble (p - 1)/(m + p - 1) for GPipe and
+   * 1F1B, (p - 1)/(v m + p - 1) interleaved (Narayanan et al. 2021 §2.2), to 1e-9. */
+  const guint ps[] = { 2, 4, 8 };
+  const guint64 ms[] = { 8, 16, 64 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (ps); i++)
+    for (guint j = 0; j < G_N_ELEMENTS (ms); j++)
+      {
+        guint p = ps[i];
+        guint64 m = ms[j];
+        PlxReport r;
+
+        run_synthetic (PLX_SCHEDULE_GPIPE, p, 1, m, 1.0, 2.0, 0.0, &r, NULL, NULL);
+        g_assert_cmpfloat (fabs (r.bubble_fraction - plx_pipeline_bubble_fraction (m, p, 1)), <, 1e-9);
+        g_assert_cmpfloat (fabs (r.step_time_s - (m + p - 1) * 3.0), <, 1e-9);
+        run_synthetic (PLX_SCHEDULE_1F1B, p, 1, m, 1.0, 2.0, 0.0, &r, NULL, NULL);
+        g_assert_cmpfloat (fabs (r.bubble_fraction - (p - 1.0) / (m + p - 1.0)), <, 1e-9);
+        for (guint v = 2; v <= 4; v++)
+          {
+            if (m % p != 0)
+              continue;
+            run_synthetic (PLX_SCHEDULE_INTERLEAVED_1F1B, p, v, m, 1.0, 2.0, 0.0, &r, NULL, NULL);
+            g_test_message ("interleaved p=%u v=%u m=%" G_GUINT64_FORMAT ": bubble %.12f, theory %.12f",
+                            p, v, m, r.bubble_fraction, (p - 1.0) / (v * m + p - 1.0));
+            g_assert_cmpfloat (fabs (r.bubble_fraction - (p - 1.0) / (v * m + p - 1.0)), <, 1e-9);
+          }
+      }
+}
+
+static void
+test_zero_bubble_h1_time (void)
+{
+  /* F = B = W = 1 per stage: m (F + B + W) + (p - 1)(F + B - W) (Qi et al. 2023 §3.1);
+   * 1F1B with the same work takes (m + p - 1)(F + B + W). */
+  struct { guint p; guint64 m; } cases[] = { { 2, 2 }, { 4, 8 }, { 4, 16 } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      PlxReport r;
+      guint p = cases[i].p;
+      guint64 m = cases[i].m;
+
+      run_synthetic (PLX_SCHEDULE_ZERO_BUBBLE_H1, p, 1, m, 1.0, 1.0, 1.0, &r, NULL, NULL);
+      g_test_message ("ZB-H1 p=%u m=%" G_GUINT64_FORMAT ": %.3f units", p, m, r.step_time_s);
+      g_assert_cmpfloat (fabs (r.step_time_s - (3.0 * m + (p - 1.0))), <, 1e-9);
+    }
+}
+
+static void
+test_activation_peaks (void)
+{
+  /* 1 byte a micro-batch and chunk: the peak on stage i is the number in flight:
+   * 1F1B p - i, GPipe m, interleaved 2(p - i - 1) + (v - 1) p + 1 chunks. */
+  guint p = 4, v = 2;
+  guint64 m = 8;
+  PlxReport r;
+
+  {
+    g_autoptr (PlxMemoryTrace) trace = NULL;
+    run_synthetic (PLX_SCHEDULE_1F1B, p, 1, m, 1.0, 2.0, 0.0, &r, &trace, NULL);
+    for (guint i = 0; i < p; i++)
+      g_assert_cmpfloat (trace->peak_activation_bytes[i], ==, p - i);
+  }
+  {
+    g_autoptr (PlxMemoryTrace) trace = NULL;
+    run_synthetic (PLX_SCHEDULE_GPIPE, p, 1, m, 1.0, 2.0, 0.0, &r, &trace, NULL);
+    for (guint i = 0; i < p; i++)
+      g_assert_cmpfloat (trace->peak_activation_bytes[i], ==, m);
+  }
+  {
+    g_autoptr (PlxMemoryTrace) trace = NULL;
+    run_synthetic (PLX_SCHEDULE_INTERLEAVED_1F1B, p, v, m, 1.0, 2.0, 0.0, &r, &trace, NULL);
+    for (guint i = 0; i < p; i++)
+      g_assert_cmpfloat (trace->peak_activation_bytes[i], ==, 2.0 * (p - i - 1) + (v - 1.0) * p + 1.0);
+  }
+  {
+    /* ZB-H1 keeps 1F1B's peak (Qi et al. 2023 §3.1) when W needs nothing kept; and
+     * the trace ends where it started: every byte allocated is freed. */
+    g_autoptr (PlxMemoryTrace) trace = NULL;
+    run_synthetic (PLX_SCHEDULE_ZERO_BUBBLE_H1, p, 1, m, 1.0, 1.0, 1.0, &r, &trace, NULL);
+    for (guint i = 0; i < p; i++)
+      {
+        GArray *a = trace->samples[i];
+        g_assert_cmpfloat (g_array_index (a, PlxMemorySample, a->len - 1).activation_bytes, ==, 0.0);
+        g_assert_cmpfloat (trace->peak_activation_bytes[i], ==, p - i);
+      }
+  }
+}
+
+static void
+test_timeline_consistent (void)
+{
+  /* On the default scenario: no two tasks overlap on a stage's compute stream; each
+   * forward of stage s > 0 starts after the matching send from stage s - 1 ends. */
+  g_autoptr (JsonNode) node = plx_scenario_default_json ();
+  g_autoptr (PlxScenario) sc = plx_scenario_new_from_json (node, ".", "default", NULL);
+  g_autoptr (PlxTimeline) tl = NULL;
+  g_autoptr (PlxMemoryTrace) trace = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree double *last_end = NULL;
+  PlxReport r;
+  guint checked = 0;
+
+  g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &r, NULL, &tl, &trace, &error));
+  last_end = g_new0 (double, tl->n_ranks);
+  for (guint i = 0; i < tl->events->len; i++)
+    {
+      const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, i);
+      g_assert_cmpfloat (ev->end_s, >=, ev->start_s);
+      g_assert_cmpfloat (ev->end_s, <=, r.step_time_s + 1e-9);
+      if (ev->stream != PLX_STREAM_COMPUTE && ev->stream != PLX_STREAM_TP)
+        continue;
+      /* Compute and TP collectives alternate on the critical path, in order. */
+      g_assert_cmpfloat (ev->start_s, >=, last_end[ev->rank] - 1e-12);
+      last_end[ev->rank] = ev->end_s;
+      checked++;
+    }
+  g_assert_cmpuint (checked, >, 1000);
+  g_assert_cmpfloat (fabs (tl->step_time_s - r.step_time_s), <, 1e-12);
+}
+
+static void
+test_agrees_with_analytic (void)
+{
+  /* Where the closed form is exact (stages alike but for the embedding and head),
+   * the two engines agree within 3 %. */
+  const char *scenarios[] = {
+    "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 8 },"
+    "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 64, \"tp\": 8, \"pp\": 8, \"sequence_parallel\": true,"
+    "                \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 3, \"recompute\": \"selective\" } }",
+    "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 16 },"
+    "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 128, \"tp\": 8, \"pp\": 8, \"dp\": 2,"
+    "                \"schedule\": \"1f1b\", \"recompute\": \"full\", \"zero_stage\": 1 } }",
+    "{ \"model\": { \"preset\": \"megatron-22b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 2 },"
+    "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 32, \"tp\": 8, \"pp\": 2, \"schedule\": \"gpipe\","
+    "                \"recompute\": \"full\" } }",
+    "{ \"model\": { \"preset\": \"llama-2-70b\" }, \"cluster\": { \"preset\": \"dgx-h100-80gb\", \"num_nodes\": 8 },"
+    "  \"strategy\": { \"seq_length\": 4096, \"global_batch_size\": 256, \"tp\": 8, \"pp\": 4, \"dp\": 2,"
+    "                \"flash_attention\": true, \"sequence_parallel\": true, \"zero_stage\": 1 } }",
+    "{ \"model\": { \"preset\": \"llama-3-8b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 2 },"
+    "  \"strategy\": { \"seq_length\": 8192, \"global_batch_size\": 64, \"tp\": 4, \"pp\": 2, \"dp\": 2,"
+    "                \"schedule\": \"zero-bubble-h1\", \"flash_attention\": true } }",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (scenarios); i++)
+    {
+      g_autoptr (PlxScenario) sc = test_scenario_from_string (scenarios[i]);
+      g_autoptr (GError) error = NULL;
+      PlxReport a = test_run (sc), e;
+
+      g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &e, NULL, NULL, NULL, &error));
+      g_test_message ("scenario %u: analytical %.4f s, event %.4f s", i, a.step_time_s, e.step_time_s);
+      g_assert_cmpfloat (fabs (e.step_time_s - a.step_time_s) / a.step_time_s, <, 0.03);
+      /* Same model, same batch: the same FLOPs. */
+      g_assert_cmpfloat (e.model_flops_per_step, ==, a.model_flops_per_step);
+    }
+}
+
+static void
+test_breakdown_sums (void)
+{
+  g_autoptr (JsonNode) node = plx_scenario_default_json ();
+  g_autoptr (PlxScenario) sc = plx_scenario_new_from_json (node, ".", "default", NULL);
+  PlxReport r;
+  double sum = 0.0;
+  guint64 mem = 0;
+
+  g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &r, NULL, NULL, NULL, NULL));
+  for (guint i = 0; i < PLX_N_TIME; i++)
+    sum += r.time_s[i];
+  for (guint i = 0; i < PLX_N_MEM; i++)
+    mem += r.memory_bytes[i];
+  g_assert_cmpstr (r.engine, ==, "event");
+  g_assert_cmpfloat (fabs (sum - r.step_time_s) / r.step_time_s, <, 1e-12);
+  g_assert_cmpuint (mem, ==, r.peak_memory_bytes);
+}
+
+static void
+test_chrome_trace (void)
+{
+  /* A small run written as a Chrome trace: valid JSON; one process per stage, four
+   * named threads each; every timeline event as an "X" event; memory counters. */
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (
+    "{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 },"
+    "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 16, \"pp\": 4, \"dp\": 2 } }");
+  g_autoptr (PlxTimeline) tl = NULL;
+  g_autoptr (PlxMemoryTrace) trace = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("plx-trace-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "trace.json", NULL);
+  g_autoptr (JsonNode) root = NULL;
+  JsonArray *events;
+  guint x = 0, processes = 0, threads = 0, counters = 0;
+  PlxReport r;
+
+  g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &r, NULL, &tl, &trace, &error));
+  g_assert_true (plx_timeline_write_chrome_trace (tl, trace, path, &error));
+  g_assert_no_error (error);
+  root = plx_json_parse_file (path, &error);
+  g_assert_no_error (error);
+  events = json_object_get_array_member (json_node_get_object (root), "traceEvents");
+  for (guint i = 0; i < json_array_get_length (events); i++)
+    {
+      JsonObject *ev = json_array_get_object_element (events, i);
+      const char *ph = json_object_get_string_member (ev, "ph");
+      if (g_str_equal (ph, "X"))
+        {
+          x++;
+          g_assert_cmpfloat (json_object_get_double_member (ev, "dur"), >=, 0.0);
+        }
+      else if (g_str_equal (ph, "C"))
+        counters++;
+      else if (g_str_equal (json_object_get_string_member (ev, "name"), "process_name"))
+        processes++;
+      else if (g_str_equal (json_object_get_string_member (ev, "name"), "thread_name"))
+        threads++;
+    }
+  g_assert_cmpuint (x, ==, tl->events->len);
+  g_assert_cmpuint (processes, ==, 4);
+  g_assert_cmpuint (threads, ==, 4 * PLX_N_STREAMS);
+  g_assert_cmpuint (counters, >, 4);
+  /* An unwritable path fails cleanly and leaves nothing behind. */
+  g_assert_false (plx_timeline_write_chrome_trace (tl, trace, "/nonexistent-dir/trace.json", &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "/nonexistent-dir/trace.json"));
+  g_remove (path);
+  g_rmdir (dir);
+}
+
+static void
+test_validation_event (void)
+{
+  /* The event engine meets the same accuracy bar as the analytical one. */
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "korthikanti2022.json", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxValidation) v = plx_validation_run_file (path, "event", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (v->engine, ==, "event");
+  g_test_message ("event engine: mean %.2f %%, largest %.2f %%", v->summary[PLX_METRIC_STEP_TIME].mean_abs_error_pct,
+                  v->summary[PLX_METRIC_STEP_TIME].max_abs_error_pct);
+  g_assert_cmpuint (v->summary[PLX_METRIC_STEP_TIME].n, ==, 8);
+  g_assert_cmpfloat (v->summary[PLX_METRIC_STEP_TIME].mean_abs_error_pct, <=, 5.0);
+  g_assert_cmpfloat (v->summary[PLX_METRIC_STEP_TIME].max_abs_error_pct, <=, 10.0);
+  g_assert_cmpfloat (v->summary[PLX_METRIC_MODEL_STATES_BYTES].max_abs_error_pct, <=, 5.0);
+  g_assert_cmpfloat (v->summary[PLX_METRIC_ACTIVATION_BYTES].max_abs_error_pct, <=, 10.0);
+}
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/sim/bubble-exact", test_bubble_exact);
+  g_test_add_func ("/sim/zero-bubble-h1-time", test_zero_bubble_h1_time);
+  g_test_add_func ("/sim/activation-peaks", test_activation_peaks);
+  g_test_add_func ("/sim/timeline-consistent", test_timeline_consistent);
+  g_test_add_func ("/sim/agrees-with-analytic", test_agrees_with_analytic);
+  g_test_add_func ("/sim/breakdown-sums", test_breakdown_sums);
+  g_test_add_func ("/sim/chrome-trace", test_chrome_trace);
+  g_test_add_func ("/sim/validation-event", test_validation_event);
   return g_test_run ();
 }
