@@ -51,6 +51,8 @@ typedef struct
   guint        zero_stage;
   PlxDtype     dtype;
   gboolean     overlap_dp_comm;
+  gboolean     overlap_tp_comm;   /* TP collectives hidden under the next GEMM (Megatron's
+                                   * --tp-comm-overlap, Wang et al. 2023); default off */
   gboolean     flash_attention;
   guint64      grad_bucket_bytes;
 } PlxStrategy;

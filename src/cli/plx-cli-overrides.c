@@ -37,6 +37,8 @@ static const StrategyFlag strategy_flags[] = {
   { "--no-flash-attention", "flash_attention", FLAG_BOOL_OFF, NULL },
   { "--overlap-dp-comm", "overlap_dp_comm", FLAG_BOOL_ON, "overlap gradient reduction with backward" },
   { "--no-overlap-dp-comm", "overlap_dp_comm", FLAG_BOOL_OFF, NULL },
+  { "--overlap-tp-comm", "overlap_tp_comm", FLAG_BOOL_ON, "hide TP collectives under the GEMMs" },
+  { "--no-overlap-tp-comm", "overlap_tp_comm", FLAG_BOOL_OFF, NULL },
 };
 
 struct _PlxCliOverrides

@@ -180,6 +180,14 @@ half_comm (const PlxCosting *cx,
       bytes += 2.0 * a2a_bytes;
     }
 
+  /* Overlapping TP collectives with the GEMMs around them (Wang et al. 2023, "Overlap
+   * Communication with Dependent Computation via Decomposition") leaves exposed only
+   * what outlasts the half's compute. */
+  if (s->overlap_tp_comm)
+    {
+      fwd = MAX (0.0, fwd - b->fwd_s);
+      bwd = MAX (0.0, bwd - b->bwd_s);
+    }
   b->comm_fwd_s += fwd;
   b->comm_bwd_s += bwd;
   b->comm_bytes += bytes;

@@ -335,6 +335,19 @@ plx_plan_to_text (const PlxPlan *plan)
       for (guint c = 0; c < plan->virtual_stages; c++)
         {
           const PlxPlanChunk *chunk = plx_plan_get_chunk (plan, st, c);
+
+          g_string_append_printf (out, "# stage %u chunk %u (layers %u-%u): F allocates %.4g GiB of activations, ",
+                                  st, c, chunk->first_layer, chunk->first_layer + chunk->n_layers - 1,
+                                  chunk->saved_bytes / 1073741824.0);
+          if (plan->split_backward)
+            g_string_append_printf (out, "B frees %.4g GiB, W frees %.4g GiB",
+                                    (chunk->saved_bytes - chunk->wgrad_saved_bytes) / 1073741824.0,
+                                    chunk->wgrad_saved_bytes / 1073741824.0);
+          else
+            g_string_append (out, "B frees them");
+          if (chunk->transient_bytes > 0.0)
+            g_string_append_printf (out, "; B re-creates %.4g GiB a layer at a time", chunk->transient_bytes / 1073741824.0);
+          g_string_append_c (out, '\n');
           for (guint p = 0; p < 3; p++)
             for (guint i = 0; i < chunk->pass[p].n_tasks; i++)
               {
@@ -351,6 +364,21 @@ plx_plan_to_text (const PlxPlan *plan)
                                   plan->zero_stage ? "gradient bucket reduce-scatter" : "gradient bucket all-reduce",
                                   "", stage->grad_bucket_bytes);
           append_time (out, stage->grad_bucket_s);
+          g_string_append_c (out, '\n');
+        }
+      if (stage->zero_gather_s > 0.0)
+        {
+          g_string_append_printf (out, "%5u %5s %4s %-7s %-12s %-36s %9s %9s ", st, "-", plan->zero_stage == 3 ? "pass" : "step",
+                                  "dp", "dp_comm", plan->zero_stage == 3 ? "ZeRO-3 weight gather, each F and B" : "ZeRO weight all-gather",
+                                  "", "");
+          append_time (out, stage->zero_gather_s);
+          g_string_append_c (out, '\n');
+        }
+      if (stage->zero_scatter_s > 0.0)
+        {
+          g_string_append_printf (out, "%5u %5s %4s %-7s %-12s %-36s %9s %9s ", st, "-", "pass", "dp", "dp_comm",
+                                  "ZeRO-3 gradient scatter, each B", "", "");
+          append_time (out, stage->zero_scatter_s);
           g_string_append_c (out, '\n');
         }
       if (stage->tied_embedding_s > 0.0)

@@ -137,6 +137,7 @@ plx_strategy_new_from_json (JsonNode   *node,
       !get_degree (obj, source, "virtual_stages", &s->virtual_stages, error) ||
       !plx_json_get_bool (obj, source, "strategy", "sequence_parallel", &s->sequence_parallel, error) ||
       !plx_json_get_bool (obj, source, "strategy", "overlap_dp_comm", &s->overlap_dp_comm, error) ||
+      !plx_json_get_bool (obj, source, "strategy", "overlap_tp_comm", &s->overlap_tp_comm, error) ||
       !plx_json_get_bool (obj, source, "strategy", "flash_attention", &s->flash_attention, error) ||
       !plx_json_get_uint (obj, source, "strategy", "zero_stage", FALSE, 0, 3, &zero, error) ||
       !plx_json_get_uint (obj, source, "strategy", "grad_bucket_bytes", FALSE, 1, G_GUINT64_CONSTANT (1) << 44,

@@ -155,6 +155,26 @@ test_free_communication (void)
   g_assert_cmpfloat (r.time_s[PLX_TIME_PP_COMM], <, 1e-9);
 }
 
+static void
+test_overlap_tp_comm (void)
+{
+  /* With TP collectives hidden under the GEMMs, a half exposes max(0, comm - compute):
+   * on the 22B layer each half computes longer than it communicates, so nothing of
+   * the layer's TP time is left; the step gets shorter by the layer's TP time. */
+  g_autoptr (PlxScenario) plain = test_scenario_from_string (LAYER_22B (true, "selective"));
+  g_autoptr (PlxScenario) hidden = test_scenario_from_string (LAYER_22B (true, "selective"));
+  g_autoptr (GError) error = NULL;
+  PlxLayerCost a, b;
+
+  hidden->strategy->overlap_tp_comm = TRUE;
+  g_assert_true (plx_analytic_layer_cost (plain->model, plain->cluster, plain->strategy, &a, &error));
+  g_assert_true (plx_analytic_layer_cost (hidden->model, hidden->cluster, hidden->strategy, &b, &error));
+  g_assert_cmpfloat (a.comm_forward_s, >, 0.0);
+  g_assert_cmpfloat (b.comm_forward_s, ==, 0.0);
+  g_assert_cmpfloat (b.comm_backward_s, ==, 0.0);
+  g_assert_cmpfloat (b.forward_s, ==, a.forward_s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -166,5 +186,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/analytic/table4-layer", test_table4_layer);
   g_test_add_func ("/core/analytic/dp-all-reduce", test_dp_all_reduce);
   g_test_add_func ("/core/analytic/free-communication", test_free_communication);
+  g_test_add_func ("/core/analytic/overlap-tp-comm", test_overlap_tp_comm);
   return g_test_run ();
 }
