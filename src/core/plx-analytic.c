@@ -219,7 +219,7 @@ check_resolved (const PlxStrategy *s,
   if (s->schedule == PLX_SCHEDULE_FILE)
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
-                   "strategy.schedule: a schedule file (\"%.60s\") has no closed form; use the event engine",
+                   "strategy.schedule: a schedule file (\"%.200s\") has no closed form; use the event engine",
                    s->schedule_path);
       return FALSE;
     }

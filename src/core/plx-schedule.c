@@ -294,21 +294,21 @@ plx_schedule_order_check (const PlxScheduleOrder *o,
           if (e->pass >= passes)
             {
               g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
-                           "%s: stage %u, entry %u (%s): W entries need every B split off (a W for each B)",
+                           "%.200s: stage %u, entry %u (%s): W entries need every B split off (a W for each B)",
                            source, s, i, name);
               return FALSE;
             }
           if (e->micro_batch >= o->micro_batches || e->chunk >= o->virtual_stages)
             {
               g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
-                           "%s: stage %u, entry %u (%s): there are %" G_GUINT64_FORMAT " micro-batches and %u chunks per stage",
+                           "%.200s: stage %u, entry %u (%s): there are %" G_GUINT64_FORMAT " micro-batches and %u chunks per stage",
                            source, s, i, name, o->micro_batches, o->virtual_stages);
               return FALSE;
             }
           if (seen[slot (o, s, e->chunk, e->micro_batch) * PLX_N_PASSES + e->pass]++)
             {
               g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
-                           "%s: stage %u, entry %u (%s): repeats a pass the stage already ran", source, s, i, name);
+                           "%.200s: stage %u, entry %u (%s): repeats a pass the stage already ran", source, s, i, name);
               return FALSE;
             }
         }
@@ -320,7 +320,7 @@ plx_schedule_order_check (const PlxScheduleOrder *o,
                 PlxScheduleEntry e = { (guint8) p, (guint16) c, (guint32) mb };
                 g_autofree char *name = plx_schedule_entry_to_string (&e);
                 g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
-                             "%s: stage %u: skips %s (micro-batch %" G_GUINT64_FORMAT ", chunk %u)",
+                             "%.200s: stage %u: skips %s (micro-batch %" G_GUINT64_FORMAT ", chunk %u)",
                              source, s, name, mb, c);
                 return FALSE;
               }
@@ -359,7 +359,7 @@ plx_schedule_order_check (const PlxScheduleOrder *o,
         missing_dependency (&pr, s, e, &need, &need_stage);
         need_name = plx_schedule_entry_to_string (&need);
         g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
-                     "%s: stage %u, entry %u (%s) deadlocks: it waits for %s on stage %u, which never runs before it",
+                     "%.200s: stage %u, entry %u (%s) deadlocks: it waits for %s on stage %u, which never runs before it",
                      source, s, next[s], name, need_name, need_stage);
         ok = FALSE;
       }
@@ -428,8 +428,9 @@ plx_schedule_order_load (const char *path,
       return NULL;
     }
 
-  /* One pass to see whether W entries are present (B then means input gradients). */
-  for (guint s = 0; s < pp && !split; s++)
+  /* One pass to check the lists and see whether W entries are present (B then means
+   * input gradients). */
+  for (guint s = 0; s < pp; s++)
     {
       JsonNode *list = json_array_get_element (array, s);
       if (!JSON_NODE_HOLDS_ARRAY (list))

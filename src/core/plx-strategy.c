@@ -251,7 +251,7 @@ plx_strategy_resolve (PlxStrategy      *s,
       if (s->pp < 2)
         FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.schedule: interleaved-1f1b needs pp of at least 2, not %u", source, s->pp);
     }
-  else if (s->virtual_stages != 1)
+  else if (s->virtual_stages != 1 && s->schedule != PLX_SCHEDULE_FILE)
     FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.virtual_stages: %u model chunks need schedule \"interleaved-1f1b\", not \"%s\"",
           source, s->virtual_stages, plx_schedule_to_string (s->schedule));
   if (model->n_layers % chunks != 0)

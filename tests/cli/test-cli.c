@@ -4,6 +4,7 @@
  * Exit status: 0 success, 1 user error (one line on stderr naming the file, key and
  * value), 2 bad usage. Every failing run must print exactly one line on stderr. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -45,9 +46,11 @@ cli_path (void)
   return path;
 }
 
-/* Runs parallax-cli with the NULL-terminated arguments `args`. */
+/* Runs parallax-cli with the NULL-terminated arguments `args`, in directory `cwd`
+ * (NULL: the test's own). */
 static void
 run_cli_argv (CliRun            *r,
+              const char        *cwd,
               const char *const *args)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
@@ -66,7 +69,7 @@ run_cli_argv (CliRun            *r,
   g_test_message ("running: %.300s", cmdline);
 
   memset (r, 0, sizeof *r);
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+  g_spawn_sync (cwd, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
                 &r->out, &r->err, &wait_status, &error);
   g_assert_no_error (error);
   if (r->out == NULL)
@@ -93,7 +96,13 @@ run_cli_argv (CliRun            *r,
 #define RUN_CLI(r, ...) \
   G_STMT_START { \
     const char *const args_[] = { __VA_ARGS__, NULL }; \
-    run_cli_argv (r, args_); \
+    run_cli_argv (r, NULL, args_); \
+  } G_STMT_END
+
+#define RUN_CLI_IN(r, cwd, ...) \
+  G_STMT_START { \
+    const char *const args_[] = { __VA_ARGS__, NULL }; \
+    run_cli_argv (r, cwd, args_); \
   } G_STMT_END
 
 static guint
@@ -322,18 +331,22 @@ check_report (JsonObject *o,
   return step;
 }
 
+/* The default scenario's step time with `engine` ("event" is the default). */
 static double
-default_step_time (void)
+default_step_time (const char *engine)
 {
   g_auto (CliRun) r = { 0 };
   g_autoptr (JsonNode) root = NULL;
+  JsonObject *o;
 
-  RUN_CLI (&r, "simulate", "--json");
+  RUN_CLI (&r, "simulate", "--engine", engine, "--json");
   assert_success (&r);
   root = parse_stdout (&r);
   if (root == NULL)
     return NAN;
-  return get_number (json_node_get_object (root), "step_time_s");
+  o = json_node_get_object (root);
+  g_assert_cmpstr (json_object_get_string_member_with_default (o, "engine", ""), ==, engine);
+  return get_number (o, "step_time_s");
 }
 
 /* ---- presets ----------------------------------------------------------------- */
@@ -430,6 +443,24 @@ test_simulate_json_keys (void)
   if (root == NULL)
     return;
   o = json_node_get_object (root);
+  /* The event simulator is the default engine. */
+  g_assert_cmpstr (json_object_get_string_member_with_default (o, "engine", ""), ==, "event");
+  check_report (o, DEFAULT_TOKENS, DEFAULT_GPUS, A100_PEAK);
+}
+
+static void
+test_simulate_json_keys_analytical (void)
+{
+  g_auto (CliRun) r = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+  JsonObject *o;
+
+  RUN_CLI (&r, "simulate", "--engine", "analytical", "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  if (root == NULL)
+    return;
+  o = json_node_get_object (root);
   g_assert_cmpstr (json_object_get_string_member_with_default (o, "engine", ""), ==, "analytical");
   check_report (o, DEFAULT_TOKENS, DEFAULT_GPUS, A100_PEAK);
 }
@@ -439,15 +470,42 @@ test_simulate_json_engine_analytical (void)
 {
   g_auto (CliRun) r = { 0 };
   g_autoptr (JsonNode) root = NULL;
+  double step, event_step;
 
-  RUN_CLI (&r, "simulate", "--engine", "analytical", "--json");
+  RUN_CLI (&r, "simulate", "--engine=analytical", "--json");
   assert_success (&r);
   root = parse_stdout (&r);
   if (root == NULL)
     return;
   g_assert_cmpstr (json_object_get_string_member_with_default (json_node_get_object (root), "engine", ""), ==,
                    "analytical");
-  g_assert_cmpfloat (get_number (json_node_get_object (root), "step_time_s"), ==, default_step_time ());
+  /* Like with like: the same engine on the same default scenario. */
+  step = get_number (json_node_get_object (root), "step_time_s");
+  g_assert_cmpfloat (step, ==, default_step_time ("analytical"));
+  /* The closed form and the event simulator model the same step; they agree closely
+   * on this uniform pipeline. */
+  event_step = default_step_time ("event");
+  g_assert_true (close_rel (step, event_step, 0.05));
+}
+
+/* --engine event is the default, spelled out. */
+static void
+test_simulate_json_engine_event (void)
+{
+  g_auto (CliRun) explicit_ = { 0 };
+  g_auto (CliRun) deflt = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+
+  RUN_CLI (&explicit_, "simulate", "--engine", "event", "--json");
+  RUN_CLI (&deflt, "simulate", "--json");
+  assert_success (&explicit_);
+  assert_success (&deflt);
+  g_assert_cmpstr (explicit_.out, ==, deflt.out);
+  root = parse_stdout (&explicit_);
+  if (root == NULL)
+    return;
+  g_assert_cmpstr (json_object_get_string_member_with_default (json_node_get_object (root), "engine", ""), ==,
+                   "event");
 }
 
 static void
@@ -482,7 +540,8 @@ test_simulate_tp_override (void)
   if (root == NULL)
     return;
   step = check_report (json_node_get_object (root), DEFAULT_TOKENS, DEFAULT_GPUS, A100_PEAK);
-  g_assert_cmpfloat (step, !=, default_step_time ());
+  /* Both runs use the default (event) engine. */
+  g_assert_cmpfloat (step, !=, default_step_time ("event"));
 }
 
 static void
@@ -675,7 +734,32 @@ test_simulate_engine_event (void)
   g_auto (CliRun) r = { 0 };
 
   RUN_CLI (&r, "simulate", "--engine", "event");
-  ASSERT_FAILURE (&r, 2, "event");
+  assert_success (&r);
+  g_assert_nonnull (strstr (r.out, "Engine            event\n"));
+  g_assert_nonnull (strstr (r.out, "Step time"));
+}
+
+static void
+test_simulate_engine_text (void)
+{
+  g_auto (CliRun) deflt = { 0 };
+  g_auto (CliRun) analytical = { 0 };
+
+  RUN_CLI (&deflt, "simulate");
+  RUN_CLI (&analytical, "simulate", "--engine", "analytical");
+  assert_success (&deflt);
+  assert_success (&analytical);
+  g_assert_nonnull (strstr (deflt.out, "Engine            event\n"));
+  g_assert_nonnull (strstr (analytical.out, "Engine            analytical\n"));
+}
+
+static void
+test_simulate_engine_missing_value (void)
+{
+  g_auto (CliRun) r = { 0 };
+
+  RUN_CLI (&r, "simulate", "--engine");
+  ASSERT_FAILURE (&r, 2, "--engine");
 }
 
 static void
@@ -779,6 +863,602 @@ test_simulate_scenario_file (void)
   rm_rf (dir);
 }
 
+
+/* ---- simulate: schedule files ------------------------------------------------------ */
+
+/* gpt2 (12 layers) on one DGX A100 node: pp 2, dp 4, m = 8 / (4 * 1) = 2, and the
+ * 1F1B order for it as a schedule file. */
+#define SCHEDULE_SCENARIO_FMT \
+  "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1}," \
+  " \"strategy\": {\"pp\": 2, \"dp\": 4, \"global_batch_size\": 8, \"micro_batch_size\": 1," \
+  " \"seq_length\": 1024, \"schedule\": \"%s\"}}"
+#define SCHEDULE_1F1B_PP2_M2 "{\"stages\": [[\"F0\", \"F1\", \"B0\", \"B1\"], [\"F0\", \"B0\", \"F1\", \"B1\"]]}"
+
+static double
+step_time_of (const CliRun *r,
+              const char   *engine)
+{
+  g_autoptr (JsonNode) root = NULL;
+  JsonObject *o;
+
+  assert_success (r);
+  root = parse_stdout (r);
+  if (root == NULL)
+    return NAN;
+  o = json_node_get_object (root);
+  g_assert_cmpstr (json_object_get_string_member_with_default (o, "engine", ""), ==, engine);
+  check_report (o, 8.0 * 1024.0, 8, A100_PEAK);
+  return get_number (o, "step_time_s");
+}
+
+static void
+test_simulate_schedule_file (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *sched = write_file (dir, "runs/sched.json", SCHEDULE_1F1B_PP2_M2);
+  g_autofree char *text = g_strdup_printf (SCHEDULE_SCENARIO_FMT, "sched.json");
+  g_autofree char *path = write_file (dir, "runs/scenario.json", text);
+  g_auto (CliRun) file = { 0 };
+  g_auto (CliRun) builtin = { 0 };
+  double a, b;
+
+  /* Relative to the scenario's folder: run from elsewhere. */
+  RUN_CLI_IN (&file, dir, "simulate", path, "--json");
+  RUN_CLI_IN (&builtin, dir, "simulate", path, "--schedule", "1f1b", "--json");
+  a = step_time_of (&file, "event");
+  b = step_time_of (&builtin, "event");
+  g_assert_cmpfloat (a, ==, b);
+  g_assert_true (g_file_test (sched, G_FILE_TEST_EXISTS));
+  rm_rf (dir);
+}
+
+static void
+test_simulate_schedule_file_analytical (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *sched = write_file (dir, "sched.json", SCHEDULE_1F1B_PP2_M2);
+  g_autofree char *text = g_strdup_printf (SCHEDULE_SCENARIO_FMT, "sched.json");
+  g_autofree char *path = write_file (dir, "scenario.json", text);
+  g_auto (CliRun) r = { 0 };
+
+  RUN_CLI (&r, "simulate", path, "--engine", "analytical");
+  ASSERT_FAILURE (&r, 1, "strategy.schedule", sched);
+  rm_rf (dir);
+}
+
+static void
+test_simulate_schedule_file_missing (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *text = g_strdup_printf (SCHEDULE_SCENARIO_FMT, "plans/absent.json");
+  g_autofree char *path = write_file (dir, "scenario.json", text);
+  g_autofree char *sched = g_build_filename (dir, "plans", "absent.json", NULL);
+  g_auto (CliRun) r = { 0 };
+
+  RUN_CLI (&r, "simulate", path);
+  ASSERT_FAILURE (&r, 1, sched);
+  rm_rf (dir);
+}
+
+static void
+test_simulate_schedule_file_deadlock (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *sched = write_file (dir, "sched.json",
+                                       "{\"stages\": [[\"F0\", \"B0\", \"F1\", \"B1\"], [\"F1\", \"F0\", \"B0\", \"B1\"]]}");
+  g_autofree char *text = g_strdup_printf (SCHEDULE_SCENARIO_FMT, "sched.json");
+  g_autofree char *path = write_file (dir, "scenario.json", text);
+  g_auto (CliRun) r = { 0 };
+
+  RUN_CLI (&r, "simulate", path);
+  ASSERT_FAILURE (&r, 1, sched, "stage 0", "B0", "deadlocks");
+  rm_rf (dir);
+}
+
+/* ---- simulate --trace --------------------------------------------------------------- */
+
+static gboolean
+is_printable_ascii (const char *s)
+{
+  if (s == NULL || *s == '\0')
+    return FALSE;
+  for (; *s != '\0'; s++)
+    if (!g_ascii_isprint (*s))
+      return FALSE;
+  return TRUE;
+}
+
+/* The labels of the forward tasks in `parallax-cli plan` of the default scenario. */
+static GHashTable *plan_forward_labels (void);
+
+static void
+check_trace_file (const char *path,
+                  guint       n_stages)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GHashTable) forward_labels = plan_forward_labels ();
+  g_autofree guint *threads = g_new0 (guint, n_stages);
+  g_autofree guint8 *processes = g_new0 (guint8, n_stages);
+  JsonNode *root;
+  JsonArray *events;
+  guint n_process = 0, n_thread = 0, n_forward = 0, n_x = 0, n_memory = 0;
+
+  json_parser_load_from_file (parser, path, &error);
+  g_assert_no_error (error);
+  root = json_parser_get_root (parser);
+  g_assert_nonnull (root);
+  if (root == NULL)
+    return;
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (root));
+  if (!JSON_NODE_HOLDS_OBJECT (root))
+    return;
+  events = json_object_get_array_member (json_node_get_object (root), "traceEvents");
+  g_assert_nonnull (events);
+  if (events == NULL)
+    return;
+  for (guint i = 0; i < json_array_get_length (events); i++)
+    {
+      JsonObject *ev = json_array_get_object_element (events, i);
+      const char *ph = json_object_get_string_member_with_default (ev, "ph", "");
+      const char *name = json_object_get_string_member_with_default (ev, "name", NULL);
+      gint64 pid = json_object_get_int_member_with_default (ev, "pid", -1);
+      JsonObject *args = json_object_get_object_member (ev, "args");
+
+      g_assert_nonnull (name);
+      g_assert_cmpint (pid, >=, 0);
+      g_assert_cmpint (pid, <, n_stages);
+      if (name == NULL || pid < 0 || pid >= n_stages)
+        continue;
+      if (g_str_equal (ph, "M") && g_str_equal (name, "process_name"))
+        {
+          g_autofree char *expected = g_strdup_printf ("stage %" G_GINT64_FORMAT, pid);
+
+          g_assert_cmpstr (json_object_get_string_member_with_default (args, "name", ""), ==, expected);
+          g_assert_cmpuint (processes[pid], ==, 0);
+          processes[pid] = 1;
+          n_process++;
+        }
+      else if (g_str_equal (ph, "M") && g_str_equal (name, "thread_name"))
+        {
+          static const char *const streams[] = { "compute", "tp", "pp", "dp" };
+          const char *thread = json_object_get_string_member_with_default (args, "name", "");
+          gboolean known = FALSE;
+
+          for (guint k = 0; k < G_N_ELEMENTS (streams); k++)
+            if (g_str_equal (thread, streams[k]))
+              {
+                g_assert_cmpuint (threads[pid] & (1u << k), ==, 0);
+                threads[pid] |= 1u << k;
+                known = TRUE;
+              }
+          if (!known)
+            g_test_message ("unknown thread name \"%s\"", thread);
+          g_assert_true (known);
+          n_thread++;
+        }
+      else if (g_str_equal (ph, "X"))
+        {
+          const char *cat = json_object_get_string_member_with_default (ev, "cat", "");
+
+          n_x++;
+          /* Names are the plan's labels: plain text, never stale memory. */
+          if (!is_printable_ascii (name))
+            g_test_message ("event %u: name is not printable text", i);
+          g_assert_true (is_printable_ascii (name));
+          g_assert_cmpfloat (json_object_get_double_member_with_default (ev, "dur", -1.0), >=, 0.0);
+          g_assert_cmpfloat (json_object_get_double_member_with_default (ev, "ts", -1.0), >=, 0.0);
+          if (g_str_equal (cat, "forward") && args != NULL && json_object_has_member (args, "micro_batch"))
+            {
+              g_assert_cmpint (json_object_get_int_member (args, "micro_batch"), >=, 0);
+              g_assert_cmpint (json_object_get_int_member (args, "micro_batch"), <, 64);
+              if (!g_hash_table_contains (forward_labels, name))
+                g_test_message ("forward event \"%.80s\" is not a forward task of the plan", name);
+              g_assert_true (g_hash_table_contains (forward_labels, name));
+              n_forward++;
+            }
+        }
+      else if (g_str_equal (ph, "C") && g_str_equal (name, "memory"))
+        {
+          g_assert_nonnull (args);
+          if (args != NULL)
+            g_assert_cmpfloat (json_object_get_double_member_with_default (args, "activation_bytes", -1.0), >=, 0.0);
+          n_memory++;
+        }
+    }
+  g_assert_cmpuint (n_process, ==, n_stages);
+  g_assert_cmpuint (n_thread, ==, 4 * n_stages);
+  for (guint s = 0; s < n_stages; s++)
+    g_assert_cmpuint (threads[s], ==, 0xf);
+  g_assert_cmpuint (n_x, >, 0);
+  g_assert_cmpuint (n_forward, >=, 1);
+  g_assert_cmpuint (n_memory, >=, 1);
+}
+
+/* Only `keep` is left in `dir`: no temporary file from an atomic write. */
+static void
+assert_dir_holds_only (const char *dir,
+                       const char *keep)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (d);
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      if (g_strcmp0 (name, keep) != 0)
+        g_test_message ("unexpected file \"%s\" in %s", name, dir);
+      g_assert_cmpstr (name, ==, keep);
+    }
+}
+
+static void
+test_simulate_trace (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "T.json", NULL);
+  g_auto (CliRun) r = { 0 };
+
+  /* A relative path, in the working directory. */
+  RUN_CLI_IN (&r, dir, "simulate", "--trace", "T.json");
+  assert_success (&r);
+  g_assert_nonnull (strstr (r.out, "T.json"));
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  check_trace_file (path, 8);
+  assert_dir_holds_only (dir, "T.json");
+  rm_rf (dir);
+}
+
+/* An existing file is replaced; --trace=PATH works as --trace PATH. */
+static void
+test_simulate_trace_replaces (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *path = write_file (dir, "old.json", "stale, not JSON");
+  g_autofree char *arg = g_strdup_printf ("--trace=%s", path);
+  g_auto (CliRun) r = { 0 };
+
+  RUN_CLI (&r, "simulate", "--pp", "4", "--json", arg);
+  assert_success (&r);
+  check_trace_file (path, 4);
+  assert_dir_holds_only (dir, "old.json");
+  rm_rf (dir);
+}
+
+static void
+test_simulate_trace_analytical (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_auto (CliRun) r = { 0 };
+
+  RUN_CLI_IN (&r, dir, "simulate", "--engine", "analytical", "--trace", "T.json");
+  ASSERT_FAILURE (&r, 2, "--trace");
+  assert_dir_holds_only (dir, NULL);
+  rm_rf (dir);
+}
+
+static void
+test_simulate_trace_unwritable (void)
+{
+  g_auto (CliRun) r = { 0 };
+
+  g_assert_false (g_file_test ("/nonexistent-dir", G_FILE_TEST_EXISTS));
+  RUN_CLI (&r, "simulate", "--trace", "/nonexistent-dir/t.json");
+  ASSERT_FAILURE (&r, 1, "/nonexistent-dir/t.json");
+  g_assert_false (g_file_test ("/nonexistent-dir/t.json", G_FILE_TEST_EXISTS));
+}
+
+/* The target is a directory: the rename fails, and the temporary file goes too. */
+static void
+test_simulate_trace_onto_directory (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *target = g_build_filename (dir, "T.json", NULL);
+  g_autofree char *inside = write_file (dir, "T.json/keep", "x");
+  g_auto (CliRun) r = { 0 };
+
+  RUN_CLI (&r, "simulate", "--trace", target);
+  ASSERT_FAILURE (&r, 1, target);
+  g_assert_true (g_file_test (target, G_FILE_TEST_IS_DIR));
+  g_assert_true (g_file_test (inside, G_FILE_TEST_IS_REGULAR));
+  assert_dir_holds_only (dir, "T.json");
+  rm_rf (dir);
+}
+
+/* ---- plan ------------------------------------------------------------------------ */
+
+/* One task line of `parallax-cli plan`: "%5u %5u %4c %-7s %-12s %-36s %9.3e %9.3e "
+ * then a duration with its unit (src/core/plx-plan.c). */
+typedef struct
+{
+  guint  stage;
+  guint  chunk;
+  char   pass;
+  char  *stream;
+  char  *kind;
+  char  *label;
+  double flops;
+  double bytes;
+  double duration_s;
+} PlanTask;
+
+static void
+plan_task_free (gpointer data)
+{
+  PlanTask *t = data;
+
+  g_free (t->stream);
+  g_free (t->kind);
+  g_free (t->label);
+  g_free (t);
+}
+
+static GPtrArray *
+parse_plan_tasks (const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GRegex) re = g_regex_new ("^\\s*(\\d+)\\s+(\\d+)\\s+([FBW])\\s+(\\S+)\\s+(\\S+)\\s+(.+?)\\s+(\\S+)\\s+(\\S+)"
+                                       "\\s+(\\S+)\\s*(s|ms|us)\\s*$", 0, 0, &error);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  GPtrArray *tasks = g_ptr_array_new_with_free_func (plan_task_free);
+
+  g_assert_no_error (error);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr (GMatchInfo) match = NULL;
+      PlanTask *t;
+      g_autofree char *unit = NULL;
+      g_autofree char *field = NULL;
+
+      if (!g_regex_match (re, lines[i], 0, &match))
+        continue;
+      t = g_new0 (PlanTask, 1);
+      field = g_match_info_fetch (match, 1);
+      t->stage = (guint) g_ascii_strtoull (field, NULL, 10);
+      g_free (field);
+      field = g_match_info_fetch (match, 2);
+      t->chunk = (guint) g_ascii_strtoull (field, NULL, 10);
+      g_free (field);
+      field = g_match_info_fetch (match, 3);
+      t->pass = field[0];
+      t->stream = g_match_info_fetch (match, 4);
+      t->kind = g_match_info_fetch (match, 5);
+      t->label = g_match_info_fetch (match, 6);
+      g_free (field);
+      field = g_match_info_fetch (match, 7);
+      t->flops = g_ascii_strtod (field, NULL);
+      g_free (field);
+      field = g_match_info_fetch (match, 8);
+      t->bytes = g_ascii_strtod (field, NULL);
+      g_free (field);
+      field = g_match_info_fetch (match, 9);
+      unit = g_match_info_fetch (match, 10);
+      t->duration_s = g_ascii_strtod (field, NULL) *
+                      (g_str_equal (unit, "s") ? 1.0 : g_str_equal (unit, "ms") ? 1e-3 : 1e-6);
+      g_ptr_array_add (tasks, t);
+    }
+  return tasks;
+}
+
+static guint
+count_plan_tasks (GPtrArray *tasks,
+                  guint      stage,
+                  guint      chunk,
+                  char       pass)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < tasks->len; i++)
+    {
+      const PlanTask *t = g_ptr_array_index (tasks, i);
+      if (t->stage == stage && t->chunk == chunk && t->pass == pass)
+        n++;
+    }
+  return n;
+}
+
+/* The `index`-th task of (stage, chunk, pass), or NULL. */
+static const PlanTask *
+nth_plan_task (GPtrArray *tasks,
+               guint      stage,
+               guint      chunk,
+               char       pass,
+               guint      index)
+{
+  for (guint i = 0; i < tasks->len; i++)
+    {
+      const PlanTask *t = g_ptr_array_index (tasks, i);
+      if (t->stage == stage && t->chunk == chunk && t->pass == pass && index-- == 0)
+        return t;
+    }
+  return NULL;
+}
+
+/* Lines "STAGE - step STREAM KIND LABEL ..." of stage `stage` holding `label`. */
+static guint
+count_step_lines (const char *text,
+                  guint       stage,
+                  const char *label)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  guint n = 0;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      guint st;
+      char chunk[8], when[8];
+
+      if (sscanf (lines[i], "%u %7s %7s", &st, chunk, when) == 3 && st == stage && g_str_equal (chunk, "-") &&
+          g_str_equal (when, "step") && strstr (lines[i], label) != NULL)
+        n++;
+    }
+  return n;
+}
+
+static GHashTable *
+plan_forward_labels (void)
+{
+  g_auto (CliRun) r = { 0 };
+  g_autoptr (GPtrArray) tasks = NULL;
+  GHashTable *labels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  RUN_CLI (&r, "plan");
+  assert_success (&r);
+  tasks = parse_plan_tasks (r.out);
+  for (guint i = 0; i < tasks->len; i++)
+    {
+      const PlanTask *t = g_ptr_array_index (tasks, i);
+      if (g_str_equal (t->kind, "forward"))
+        g_hash_table_add (labels, g_strdup (t->label));
+    }
+  g_assert_cmpuint (g_hash_table_size (labels), >, 0);
+  return labels;
+}
+
+static void
+test_plan_default (void)
+{
+  g_auto (CliRun) r = { 0 };
+  g_autoptr (GPtrArray) tasks = NULL;
+  const PlanTask *t;
+  gboolean found = FALSE;
+
+  RUN_CLI (&r, "plan");
+  assert_success (&r);
+  g_assert_nonnull (strstr (r.out, "gpt3-175b"));
+  g_assert_nonnull (strstr (r.out, "# plan: 8 stages x 3 chunks, 64 micro-batches per step, schedule interleaved-1f1b\n"));
+  tasks = parse_plan_tasks (r.out);
+
+  for (guint i = 0; i < tasks->len; i++)
+    {
+      t = g_ptr_array_index (tasks, i);
+      if (t->stage == 0 && t->chunk == 0 && t->pass == 'F' && g_str_equal (t->label, "layer 0 attention"))
+        {
+          found = TRUE;
+          g_assert_cmpstr (t->stream, ==, "compute");
+          g_assert_cmpstr (t->kind, ==, "forward");
+          g_assert_cmpfloat (t->flops, >, 0.0);
+          g_assert_cmpfloat (t->bytes, >, 0.0);
+          g_assert_cmpfloat (t->duration_s, >, 0.0);
+        }
+    }
+  g_assert_true (found);
+
+  /* 96 layers / (8 stages x 3 chunks) = 4 layers a chunk; a layer's forward is
+   * attention, its TP collective, MLP, its TP collective (tp 8). The first virtual
+   * stage adds the embedding and its TP collective; the last (stage 7, chunk 2) the
+   * LM head and its TP collective. */
+  g_assert_cmpuint (count_plan_tasks (tasks, 7, 2, 'F'), ==, 4 * 4 + 2);
+  g_assert_cmpuint (count_plan_tasks (tasks, 0, 0, 'F'), ==, 2 + 4 * 4);
+  g_assert_cmpuint (count_plan_tasks (tasks, 3, 1, 'F'), ==, 4 * 4);
+  g_assert_cmpuint (count_plan_tasks (tasks, 7, 1, 'F'), ==, 4 * 4);
+  /* No W passes: interleaved 1F1B does not split the backward. */
+  for (guint i = 0; i < tasks->len; i++)
+    g_assert_cmpint (((const PlanTask *) g_ptr_array_index (tasks, i))->pass, !=, 'W');
+
+  t = nth_plan_task (tasks, 7, 2, 'F', 0);
+  g_assert_nonnull (t);
+  if (t != NULL)
+    g_assert_cmpstr (t->label, ==, "layer 92 attention");
+  t = nth_plan_task (tasks, 7, 2, 'F', 16);
+  g_assert_nonnull (t);
+  if (t != NULL)
+    {
+      g_assert_cmpstr (t->label, ==, "LM head and loss");
+      g_assert_cmpstr (t->kind, ==, "forward");
+    }
+  t = nth_plan_task (tasks, 7, 2, 'F', 17);
+  g_assert_nonnull (t);
+  if (t != NULL)
+    {
+      g_assert_cmpstr (t->stream, ==, "tp");
+      g_assert_cmpstr (t->kind, ==, "tp_comm");
+    }
+  t = nth_plan_task (tasks, 0, 0, 'F', 0);
+  g_assert_nonnull (t);
+  if (t != NULL)
+    g_assert_cmpstr (t->label, ==, "embedding");
+
+  /* Once per step: each stage's optimizer; the tied embedding's all-reduce on the
+   * first and last stage only; no gradient buckets with dp 1. */
+  for (guint st = 0; st < 8; st++)
+    {
+      g_assert_cmpuint (count_step_lines (r.out, st, "Adam step"), ==, 1);
+      g_assert_cmpuint (count_step_lines (r.out, st, "tied embedding all-reduce"), ==, (st == 0 || st == 7) ? 1 : 0);
+      g_assert_cmpuint (count_step_lines (r.out, st, "gradient bucket"), ==, 0);
+    }
+  g_assert_cmpuint (count_step_lines (r.out, 8, "Adam step"), ==, 0);
+}
+
+static void
+test_plan_overrides (void)
+{
+  g_auto (CliRun) r = { 0 };
+  g_autoptr (GPtrArray) tasks = NULL;
+
+  /* pp 4 on 64 GPUs: dp 2; 96 / (4 x 3) = 8 layers a chunk; 64 / 2 = 32 micro-batches. */
+  RUN_CLI (&r, "plan", "--pp", "4");
+  assert_success (&r);
+  g_assert_nonnull (strstr (r.out, "dp 2, tp 8, pp 4"));
+  g_assert_nonnull (strstr (r.out, "# plan: 4 stages x 3 chunks, 32 micro-batches per step, schedule interleaved-1f1b\n"));
+  tasks = parse_plan_tasks (r.out);
+  g_assert_cmpuint (count_plan_tasks (tasks, 3, 2, 'F'), ==, 4 * 8 + 2);
+  g_assert_cmpuint (count_plan_tasks (tasks, 1, 1, 'F'), ==, 4 * 8);
+  g_assert_cmpuint (count_plan_tasks (tasks, 4, 0, 'F'), ==, 0);
+  for (guint st = 0; st < 4; st++)
+    {
+      g_assert_cmpuint (count_step_lines (r.out, st, "gradient bucket"), ==, 1);
+      g_assert_cmpuint (count_step_lines (r.out, st, "Adam step"), ==, 1);
+    }
+}
+
+/* A schedule that splits the backward: zero-bubble H1 lowers W passes. */
+static void
+test_plan_zero_bubble (void)
+{
+  g_auto (CliRun) r = { 0 };
+  g_autoptr (GPtrArray) tasks = NULL;
+
+  RUN_CLI (&r, "plan", "--schedule", "zero-bubble-h1", "--virtual-stages", "1");
+  assert_success (&r);
+  tasks = parse_plan_tasks (r.out);
+  /* 96 / 8 = 12 layers a stage, one weight-gradient task each. */
+  g_assert_cmpuint (count_plan_tasks (tasks, 3, 0, 'W'), ==, 12);
+  g_assert_cmpuint (count_plan_tasks (tasks, 3, 0, 'F'), ==, 4 * 12);
+}
+
+static void
+test_plan_missing_file (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "absent.json", NULL);
+  g_auto (CliRun) r = { 0 };
+
+  RUN_CLI (&r, "plan", path);
+  ASSERT_FAILURE (&r, 1, path);
+  rm_rf (dir);
+}
+
+static void
+test_plan_unknown_option (void)
+{
+  g_auto (CliRun) r = { 0 };
+
+  RUN_CLI (&r, "plan", "--frobnicate");
+  ASSERT_FAILURE (&r, 2, "--frobnicate");
+}
+
+static void
+test_plan_help (void)
+{
+  g_auto (CliRun) r = { 0 };
+
+  RUN_CLI (&r, "plan", "--help");
+  assert_success (&r);
+  g_assert_nonnull (strstr (r.out, "parallax-cli plan"));
+  g_assert_nonnull (strstr (r.out, "--tp"));
+}
+
 /* ---- usage --------------------------------------------------------------------------- */
 
 static void
@@ -832,6 +1512,7 @@ test_validate_text (void)
 
   RUN_CLI (&r, "validate", table);
   assert_success (&r);
+  g_assert_nonnull (strstr (r.out, "Engine: event\n"));
   g_assert_nonnull (strstr (r.out, "mean absolute error"));
   g_assert_nonnull (strstr (r.out, "175B"));
   g_assert_nonnull (strstr (r.out, "step_time_s"));
@@ -854,6 +1535,7 @@ test_validate_json (void)
   if (root == NULL)
     return;
   o = json_node_get_object (root);
+  g_assert_cmpstr (json_object_get_string_member_with_default (o, "engine", ""), ==, "event");
   rows = json_object_get_array_member (o, "rows");
   g_assert_nonnull (rows);
   if (rows == NULL)
@@ -891,6 +1573,73 @@ test_validate_json (void)
   g_assert_cmpint (json_object_get_int_member (step_summary, "cases"), ==, n_step);
   g_assert_true (close_rel (get_number (step_summary, "mean_abs_error_pct"), abs_sum / n_step, 1e-9));
   g_assert_true (close_rel (get_number (step_summary, "max_abs_error_pct"), abs_max, 1e-9));
+}
+
+static void
+test_validate_text_analytical (void)
+{
+  g_autofree char *table = data_path ("korthikanti2022.json");
+  g_auto (CliRun) r = { 0 };
+
+  RUN_CLI (&r, "validate", "--engine", "analytical", table);
+  assert_success (&r);
+  g_assert_nonnull (strstr (r.out, "Engine: analytical\n"));
+  g_assert_nonnull (strstr (r.out, "mean absolute error"));
+}
+
+/* Both engines hold the Korthikanti et al. 2022 step times to a mean error of 5 %
+ * and a largest of 10 %. */
+static void
+check_validate_accuracy (const char *engine)
+{
+  g_autofree char *table = data_path ("korthikanti2022.json");
+  g_auto (CliRun) r = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+  JsonObject *o, *summary, *step;
+
+  if (engine != NULL)
+    RUN_CLI (&r, "validate", table, "--engine", engine, "--json");
+  else
+    RUN_CLI (&r, "validate", table, "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  if (root == NULL)
+    return;
+  o = json_node_get_object (root);
+  g_assert_cmpstr (json_object_get_string_member_with_default (o, "engine", ""), ==, engine ? engine : "event");
+  summary = json_object_get_object_member (o, "summary");
+  g_assert_nonnull (summary);
+  if (summary == NULL)
+    return;
+  step = json_object_get_object_member (summary, "step_time_s");
+  g_assert_nonnull (step);
+  if (step == NULL)
+    return;
+  g_assert_cmpint (json_object_get_int_member (step, "cases"), >=, 8);
+  g_assert_cmpfloat (get_number (step, "mean_abs_error_pct"), <=, 5.0);
+  g_assert_cmpfloat (get_number (step, "max_abs_error_pct"), <=, 10.0);
+}
+
+static void
+test_validate_accuracy_event (void)
+{
+  check_validate_accuracy (NULL);
+}
+
+static void
+test_validate_accuracy_analytical (void)
+{
+  check_validate_accuracy ("analytical");
+}
+
+static void
+test_validate_engine_unknown (void)
+{
+  g_autofree char *table = data_path ("korthikanti2022.json");
+  g_auto (CliRun) r = { 0 };
+
+  RUN_CLI (&r, "validate", table, "--engine", "magic");
+  ASSERT_FAILURE (&r, 2, "magic");
 }
 
 static void
@@ -939,7 +1688,10 @@ main (int argc, char **argv)
 
   g_test_add_func ("/cli/simulate/text", test_simulate_text);
   g_test_add_func ("/cli/simulate/json-keys", test_simulate_json_keys);
+  g_test_add_func ("/cli/simulate/json-keys-analytical", test_simulate_json_keys_analytical);
   g_test_add_func ("/cli/simulate/engine-analytical", test_simulate_json_engine_analytical);
+  g_test_add_func ("/cli/simulate/engine-event-json", test_simulate_json_engine_event);
+  g_test_add_func ("/cli/simulate/engine-text", test_simulate_engine_text);
   g_test_add_func ("/cli/simulate/help", test_simulate_help);
   g_test_add_func ("/cli/simulate/tp-override", test_simulate_tp_override);
   g_test_add_func ("/cli/simulate/tp-equals-form", test_simulate_tp_equals_form);
@@ -960,12 +1712,29 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/simulate/unknown-option", test_simulate_unknown_option);
   g_test_add_func ("/cli/simulate/engine-event", test_simulate_engine_event);
   g_test_add_func ("/cli/simulate/engine-unknown", test_simulate_engine_unknown);
+  g_test_add_func ("/cli/simulate/engine-missing-value", test_simulate_engine_missing_value);
   g_test_add_func ("/cli/simulate/two-files", test_simulate_two_files);
   g_test_add_func ("/cli/simulate/missing-file", test_simulate_missing_file);
   g_test_add_func ("/cli/simulate/malformed-file", test_simulate_malformed_file);
   g_test_add_func ("/cli/simulate/top-level-array", test_simulate_top_level_array);
   g_test_add_func ("/cli/simulate/inconsistent-file", test_simulate_inconsistent_file);
   g_test_add_func ("/cli/simulate/scenario-file", test_simulate_scenario_file);
+  g_test_add_func ("/cli/simulate/schedule-file", test_simulate_schedule_file);
+  g_test_add_func ("/cli/simulate/schedule-file-analytical", test_simulate_schedule_file_analytical);
+  g_test_add_func ("/cli/simulate/schedule-file-missing", test_simulate_schedule_file_missing);
+  g_test_add_func ("/cli/simulate/schedule-file-deadlock", test_simulate_schedule_file_deadlock);
+  g_test_add_func ("/cli/simulate/trace", test_simulate_trace);
+  g_test_add_func ("/cli/simulate/trace-replaces", test_simulate_trace_replaces);
+  g_test_add_func ("/cli/simulate/trace-analytical", test_simulate_trace_analytical);
+  g_test_add_func ("/cli/simulate/trace-unwritable", test_simulate_trace_unwritable);
+  g_test_add_func ("/cli/simulate/trace-onto-directory", test_simulate_trace_onto_directory);
+
+  g_test_add_func ("/cli/plan/default", test_plan_default);
+  g_test_add_func ("/cli/plan/overrides", test_plan_overrides);
+  g_test_add_func ("/cli/plan/zero-bubble", test_plan_zero_bubble);
+  g_test_add_func ("/cli/plan/missing-file", test_plan_missing_file);
+  g_test_add_func ("/cli/plan/unknown-option", test_plan_unknown_option);
+  g_test_add_func ("/cli/plan/help", test_plan_help);
 
   g_test_add_func ("/cli/usage/unknown-command", test_usage_unknown_command);
   g_test_add_func ("/cli/usage/no-command", test_usage_no_command);
@@ -974,6 +1743,10 @@ main (int argc, char **argv)
 
   g_test_add_func ("/cli/validate/text", test_validate_text);
   g_test_add_func ("/cli/validate/json", test_validate_json);
+  g_test_add_func ("/cli/validate/text-analytical", test_validate_text_analytical);
+  g_test_add_func ("/cli/validate/accuracy-event", test_validate_accuracy_event);
+  g_test_add_func ("/cli/validate/accuracy-analytical", test_validate_accuracy_analytical);
+  g_test_add_func ("/cli/validate/engine-unknown", test_validate_engine_unknown);
   g_test_add_func ("/cli/validate/missing-file", test_validate_missing_file);
   g_test_add_func ("/cli/validate/malformed-file", test_validate_malformed_file);
   g_test_add_func ("/cli/validate/no-table", test_validate_no_table);

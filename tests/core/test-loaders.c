@@ -1132,8 +1132,6 @@ static const LongStringCase long_string_cases[] = {
   { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
     " \"strategy\": {\"global_batch_size\": 8, \"schedule\": \"@@\"}}", PLX_ERROR_INVALID_VALUE, "strategy.schedule" },
   { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
-    " \"strategy\": {\"global_batch_size\": 8, \"schedule\": \"dir/@@\"}}", PLX_ERROR_UNSUPPORTED, "strategy.schedule" },
-  { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
     " \"strategy\": {\"global_batch_size\": 8, \"dtype\": \"@@\"}}", PLX_ERROR_INVALID_VALUE, "strategy.dtype" },
   { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
     " \"strategy\": {\"global_batch_size\": 8, \"recompute\": \"@@\"}}", PLX_ERROR_INVALID_VALUE, "strategy.recompute" },
@@ -1146,7 +1144,7 @@ static const LongStringCase long_string_cases[] = {
 
 static const char *const long_string_names[] = {
   "model-type", "model-preset", "hf-config", "n-layer", "cluster-preset", "curve", "schedule",
-  "schedule-path", "dtype", "recompute", "tp", "sequence-parallel",
+  "dtype", "recompute", "tp", "sequence-parallel",
 };
 
 G_STATIC_ASSERT (G_N_ELEMENTS (long_string_cases) == G_N_ELEMENTS (long_string_names));
@@ -1172,6 +1170,42 @@ test_hostile_long_string (gconstpointer data)
   g_assert_null (sc);
   if (check_error (error, lc->code, needles))
     g_assert_true (g_str_has_prefix (error->message, path));
+}
+
+/* A 1 MB schedule path is a path like any other when the scenario loads (only the
+ * event engine reads it); reading it then fails with a short message. */
+static void
+test_hostile_long_schedule_path (void)
+{
+  g_autofree char *big = g_malloc (MIB + 1);
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) sc = NULL;
+  PlxReport report = { 0 };
+
+  memset (big, 'a', MIB);
+  big[MIB] = '\0';
+  text = g_strconcat ("{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+                      " \"strategy\": {\"global_batch_size\": 8, \"schedule\": \"dir/", big, "\"}}", NULL);
+  sc = load_scenario_file (text, -1, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (sc);
+  if (sc == NULL)
+    return;
+  g_assert_cmpint (sc->strategy->schedule, ==, PLX_SCHEDULE_FILE);
+  g_assert_true (g_str_has_suffix (sc->strategy->schedule_path, big));
+
+  g_assert_false (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &report, NULL, NULL, NULL, &error));
+  g_assert_nonnull (error);
+  if (error == NULL)
+    return;
+  g_test_message ("message: %.300s... (%zu bytes)", error->message, strlen (error->message));
+  g_assert_true (g_error_matches (error, PLX_ERROR, PLX_ERROR_NOT_FOUND) ||
+                 g_error_matches (error, PLX_ERROR, PLX_ERROR_IO));
+  g_assert_null (strchr (error->message, '\n'));
+  g_assert_cmpuint (strlen (error->message), <, 400);
+  /* It names the path, cut short. */
+  g_assert_nonnull (strstr (error->message, "/dir/aaaa"));
 }
 
 /* ---- hostile: deep nesting -------------------------------------------------------- */
@@ -1322,6 +1356,7 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/loaders/hostile/long-string/%s", long_string_names[i]);
       g_test_add_data_func (path, &long_string_cases[i], test_hostile_long_string);
     }
+  g_test_add_func ("/loaders/hostile/long-string/schedule-path", test_hostile_long_schedule_path);
   g_test_add_func ("/loaders/hostile/deep-unclosed", test_hostile_deep_unclosed);
   g_test_add_func ("/loaders/hostile/deep-closed", test_hostile_deep_closed);
   g_test_add_func ("/loaders/hostile/deep-in-model", test_hostile_deep_in_model);

@@ -1,0 +1,36 @@
+/* plx-axis.h: round tick values and their labels with units. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  double value;     /* in the axis's base unit (seconds, bytes) */
+  double position;  /* 0..1 along the axis */
+  char   label[32];
+} PlxAxisTick;
+
+/* Ticks at multiples of 1, 2 or 5 x 10^k covering [lo, hi], about `target` of them,
+ * labelled in s/ms/us for times. Returns the step. */
+double plx_axis_time_ticks (double  lo,
+                            double  hi,
+                            guint   target,
+                            GArray *ticks);
+/* The same for byte counts, labelled in GiB (binary multiples of 1, 2, 5 x 2^k GiB
+ * would look odd; round decimal GiB values are used). */
+double plx_axis_bytes_ticks (double  lo,
+                             double  hi,
+                             guint   target,
+                             GArray *ticks);
+/* 1, 2 or 5 x 10^k just above span / target. */
+double plx_axis_nice_step (double span,
+                           guint  target);
+/* "12.5 ms", "3 s", "250 us" with a precision suiting `step`. */
+void   plx_axis_format_time (double seconds,
+                             double step,
+                             char  *buf,
+                             gsize  len);
+
+G_END_DECLS

@@ -1,0 +1,435 @@
+/* Timeline layout and rendering. Rows are a stage's streams (compute, TP, pipeline,
+ * DP); when they would be thinner than a line of text, a stage's communication
+ * streams share one row, then only compute rows remain, then only every n-th stage:
+ * all stages of a representative-rank simulation look alike, so the sample shows the
+ * pipeline's shape. Bars closer than a pixel merge with their neighbours of the same
+ * kind, so a timeline of hundreds of thousands of events draws as fast as a small one. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plx-render-text.h"
+#include "plx-timeline-chart.h"
+
+#define MARGIN_LEFT_PX 118.0
+#define MARGIN_RIGHT_PX 16.0
+#define TITLE_PX 34.0
+#define AXIS_PX 26.0
+#define LEGEND_PX 26.0
+
+void
+plx_timeline_options_init (PlxTimelineOptions *o,
+                           double              width_px,
+                           double              height_px)
+{
+  memset (o, 0, sizeof *o);
+  o->width_px = width_px;
+  o->height_px = height_px;
+  o->region_y0 = 0.0;
+  o->region_y1 = 1.0;
+  o->legend = TRUE;
+}
+
+void
+plx_timeline_layout_free (PlxTimelineLayout *layout)
+{
+  if (layout == NULL)
+    return;
+  g_array_unref (layout->rows);
+  g_array_unref (layout->bars);
+  g_array_unref (layout->ticks);
+  g_array_unref (layout->legend);
+  g_free (layout);
+}
+
+/* Which streams a stage shows as rows: all four, compute plus one for communication,
+ * or compute only. */
+typedef enum
+{
+  ROWS_ALL_STREAMS,
+  ROWS_COMPUTE_AND_COMM,
+  ROWS_COMPUTE_ONLY,
+} RowMode;
+
+typedef struct
+{
+  double x0, x1;          /* pixels */
+  guint8 kind;
+  guint32 mb;
+  guint event, n;
+  gboolean open;
+} OpenBar;
+
+static void
+emit (PlxTimelineLayout *l, const PlxChartRow *row, OpenBar *ob)
+{
+  PlxChartBar bar;
+  double w = l->width_px;
+  char text[16];
+
+  if (!ob->open)
+    return;
+  bar.x0 = ob->x0 / w;
+  bar.x1 = ob->x1 / w;
+  bar.y0 = row->y0;
+  bar.y1 = row->y1;
+  bar.kind = ob->kind;
+  bar.micro_batch = ob->mb;
+  bar.event = ob->event;
+  bar.n_events = ob->n;
+  snprintf (text, sizeof text, "%u", ob->mb);
+  bar.show_label = ob->mb != PLX_NO_MICRO_BATCH &&
+                   (ob->x1 - ob->x0) >= plx_render_text_estimate (text, l->font_size * 0.85) + 4.0 &&
+                   (row->y1 - row->y0) * l->height_px >= l->font_size * 0.85 + 2.0;
+  g_array_append_val (l->bars, bar);
+  ob->open = FALSE;
+}
+
+PlxTimelineLayout *
+plx_timeline_layout_new (const PlxTimeline        *tl,
+                         const PlxTimelineOptions *o)
+{
+  PlxTimelineLayout *l = g_new0 (PlxTimelineLayout, 1);
+  double w = MAX (o->width_px, 50.0), h = MAX (o->height_px, 50.0);
+  double ry0 = o->region_y0, ry1 = o->region_y1 > o->region_y0 ? o->region_y1 : 1.0;
+  double region_px = (ry1 - ry0) * h;
+  double top_px, bottom_px, plot_px, row_px;
+  guint n_ranks = MAX (tl->n_ranks, 1), shown, rows_per_rank = 4;
+  RowMode mode = ROWS_ALL_STREAMS;
+  g_autofree gint *row_of = NULL;     /* [rank * PLX_N_STREAMS + stream] -> row, or -1 */
+  g_autofree OpenBar *open = NULL;
+  g_autofree gboolean *stream_used = g_new0 (gboolean, (gsize) n_ranks * PLX_N_STREAMS);
+  g_autofree double *rank_end = g_new0 (double, n_ranks);
+  guint kinds_present = 0;
+  double t0, t1, plot_w_px;
+
+  l->rows = g_array_new (FALSE, FALSE, sizeof (PlxChartRow));
+  l->bars = g_array_new (FALSE, FALSE, sizeof (PlxChartBar));
+  l->ticks = g_array_new (FALSE, FALSE, sizeof (PlxAxisTick));
+  l->legend = g_array_new (FALSE, FALSE, sizeof (PlxLegendItem));
+  l->width_px = w;
+  l->height_px = h;
+  l->font_size = 12.0;
+  g_strlcpy (l->title, o->title ? o->title : "", sizeof l->title);
+
+  t0 = o->t1_s > o->t0_s ? o->t0_s : 0.0;
+  t1 = o->t1_s > o->t0_s ? o->t1_s : MAX (tl->step_time_s, 1e-12);
+  l->t0_s = t0;
+  l->t1_s = t1;
+
+  for (guint i = 0; i < tl->events->len; i++)
+    {
+      const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, i);
+      if (ev->rank >= n_ranks)
+        continue;
+      stream_used[(gsize) ev->rank * PLX_N_STREAMS + ev->stream] = TRUE;
+      rank_end[ev->rank] = MAX (rank_end[ev->rank], ev->end_s);
+    }
+
+  /* Vertical space: title, rows, axis, legend. */
+  top_px = (l->title[0] ? TITLE_PX : 8.0);
+  bottom_px = AXIS_PX + (o->legend ? LEGEND_PX : 0.0);
+  plot_px = MAX (region_px - top_px - bottom_px, 10.0);
+  l->plot_x0 = MARGIN_LEFT_PX / w;
+  l->plot_x1 = 1.0 - MARGIN_RIGHT_PX / w;
+  l->plot_y0 = ry0 + top_px / h;
+  l->plot_y1 = ry0 + (top_px + plot_px) / h;
+  plot_w_px = (l->plot_x1 - l->plot_x0) * w;
+
+  /* Fewer, taller rows until each is at least this high. */
+  l->rank_stride = 1;
+  {
+    guint used_streams = 0;
+    for (guint st = 0; st < PLX_N_STREAMS; st++)
+      for (guint r = 0; r < n_ranks; r++)
+        if (stream_used[(gsize) r * PLX_N_STREAMS + st])
+          {
+            used_streams++;
+            break;
+          }
+    rows_per_rank = MAX (used_streams, 1);
+  }
+  if (plot_px / (n_ranks * rows_per_rank) < 14.0)
+    {
+      mode = ROWS_COMPUTE_AND_COMM;
+      rows_per_rank = 2;
+    }
+  if (plot_px / (n_ranks * rows_per_rank) < 10.0)
+    {
+      mode = ROWS_COMPUTE_ONLY;
+      rows_per_rank = 1;
+    }
+  while (plot_px / ((n_ranks + l->rank_stride - 1) / l->rank_stride) < 4.0)
+    l->rank_stride++;
+  shown = (n_ranks + l->rank_stride - 1) / l->rank_stride;
+  if (l->rank_stride > 1)
+    snprintf (l->note, sizeof l->note, "every %u%s stage shown (%u of %u)", l->rank_stride,
+              l->rank_stride == 2 ? "nd" : l->rank_stride == 3 ? "rd" : "th", shown, n_ranks);
+
+  /* Rows, top to bottom: stage 0 first. */
+  row_of = g_new (gint, (gsize) n_ranks * PLX_N_STREAMS);
+  for (gsize i = 0; i < (gsize) n_ranks * PLX_N_STREAMS; i++)
+    row_of[i] = -1;
+  {
+    guint total_rows = 0;
+    for (guint r = 0; r < n_ranks; r += l->rank_stride)
+      for (guint st = 0; st < PLX_N_STREAMS; st++)
+        {
+          gboolean any_comm = FALSE;
+          if (mode == ROWS_ALL_STREAMS && st != PLX_STREAM_COMPUTE && !stream_used[(gsize) r * PLX_N_STREAMS + st])
+            continue;
+          if (mode == ROWS_COMPUTE_ONLY && st != PLX_STREAM_COMPUTE)
+            continue;
+          if (mode == ROWS_COMPUTE_AND_COMM && st != PLX_STREAM_COMPUTE)
+            {
+              if (st != PLX_STREAM_TP)
+                continue;
+              for (guint c = PLX_STREAM_TP; c < PLX_N_STREAMS; c++)
+                any_comm |= stream_used[(gsize) r * PLX_N_STREAMS + c];
+              if (!any_comm)
+                continue;
+            }
+          total_rows++;
+        }
+    row_px = plot_px / MAX (total_rows, 1);
+  }
+  for (guint r = 0; r < n_ranks; r += l->rank_stride)
+    for (guint st = 0; st < PLX_N_STREAMS; st++)
+      {
+        PlxChartRow row;
+        gboolean merged_comm = mode == ROWS_COMPUTE_AND_COMM && st != PLX_STREAM_COMPUTE;
+        gboolean any_comm = FALSE;
+
+        if (mode == ROWS_ALL_STREAMS && st != PLX_STREAM_COMPUTE && !stream_used[(gsize) r * PLX_N_STREAMS + st])
+          continue;
+        if (mode == ROWS_COMPUTE_ONLY && st != PLX_STREAM_COMPUTE)
+          continue;
+        if (merged_comm)
+          {
+            if (st != PLX_STREAM_TP)
+              continue;
+            for (guint c = PLX_STREAM_TP; c < PLX_N_STREAMS; c++)
+              any_comm |= stream_used[(gsize) r * PLX_N_STREAMS + c];
+            if (!any_comm)
+              continue;
+          }
+        row.rank = r;
+        row.stream = merged_comm ? -1 : (gint) st;
+        row.y0 = l->plot_y0 + l->rows->len * row_px / h;
+        row.y1 = row.y0 + row_px / h * (row_px >= 6.0 ? 0.86 : 1.0);
+        row.busy_x1 = l->plot_x0 + CLAMP ((rank_end[r] - t0) / (t1 - t0), 0.0, 1.0) * (l->plot_x1 - l->plot_x0);
+        if (st == PLX_STREAM_COMPUTE)
+          snprintf (row.label, sizeof row.label, "stage %u", r);
+        else
+          snprintf (row.label, sizeof row.label, "%s", merged_comm ? "comm" : plx_stream_to_string (st));
+        if (merged_comm)
+          for (guint c = PLX_STREAM_TP; c < PLX_N_STREAMS; c++)
+            row_of[(gsize) r * PLX_N_STREAMS + c] = (gint) l->rows->len;
+        else
+          row_of[(gsize) r * PLX_N_STREAMS + st] = (gint) l->rows->len;
+        g_array_append_val (l->rows, row);
+      }
+
+  /* Bars, merging what is closer than a pixel. */
+  open = g_new0 (OpenBar, MAX (l->rows->len, 1));
+  for (guint i = 0; i < tl->events->len; i++)
+    {
+      const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, i);
+      gint ri;
+      double x0, x1;
+      OpenBar *ob;
+
+      if (ev->rank >= n_ranks || ev->end_s < t0 || ev->start_s > t1)
+        continue;
+      ri = row_of[(gsize) ev->rank * PLX_N_STREAMS + ev->stream];
+      if (ri < 0)
+        continue;
+      kinds_present |= 1u << ev->kind;
+      x0 = (l->plot_x0 + (MAX (ev->start_s, t0) - t0) / (t1 - t0) * (l->plot_x1 - l->plot_x0)) * w;
+      x1 = (l->plot_x0 + (MIN (ev->end_s, t1) - t0) / (t1 - t0) * (l->plot_x1 - l->plot_x0)) * w;
+      ob = &open[ri];
+      if (ob->open && ob->kind == ev->kind && x0 - ob->x1 < 1.0 && x0 >= ob->x0 - 1e-9 &&
+          (x1 - x0 < 1.0 || ob->x1 - ob->x0 < 1.0 || x0 - ob->x1 < 1e-9 * plot_w_px))
+        {
+          ob->x1 = MAX (ob->x1, x1);
+          if (ob->mb != ev->micro_batch)
+            ob->mb = PLX_NO_MICRO_BATCH;
+          ob->n++;
+          continue;
+        }
+      emit (l, &g_array_index (l->rows, PlxChartRow, ri), ob);
+      ob->open = TRUE;
+      ob->x0 = x0;
+      ob->x1 = x1;
+      ob->kind = ev->kind;
+      ob->mb = ev->micro_batch;
+      ob->event = i;
+      ob->n = 1;
+    }
+  for (guint ri = 0; ri < l->rows->len; ri++)
+    emit (l, &g_array_index (l->rows, PlxChartRow, ri), &open[ri]);
+
+  /* Time axis: round ticks across the window, about one per 110 px. */
+  plx_axis_time_ticks (t0, t1, MAX ((guint) (plot_w_px / 110.0), 2), l->ticks);
+  for (guint i = 0; i < l->ticks->len; i++)
+    {
+      PlxAxisTick *t = &g_array_index (l->ticks, PlxAxisTick, i);
+      t->position = l->plot_x0 + t->position * (l->plot_x1 - l->plot_x0);
+    }
+
+  /* Legend: the kinds that appear, left to right, wrapping. */
+  if (o->legend)
+    {
+      double x = l->plot_x0 * w, y = (l->plot_y1 * h) + AXIS_PX + 4.0;
+      for (guint k = 0; k < PLX_N_KINDS; k++)
+        {
+          PlxLegendItem item;
+          double item_w;
+          if (!(kinds_present & (1u << k)))
+            continue;
+          g_strlcpy (item.label, plx_task_kind_display_name (k), sizeof item.label);
+          item_w = 14.0 + 6.0 + plx_render_text_estimate (item.label, l->font_size) + 18.0;
+          if (x + item_w > w - MARGIN_RIGHT_PX && x > l->plot_x0 * w)
+            {
+              x = l->plot_x0 * w;
+              y += 18.0;
+            }
+          item.x = x / w;
+          item.y = y / h;
+          item.kind = (guint8) k;
+          g_array_append_val (l->legend, item);
+          x += item_w;
+        }
+    }
+  return l;
+}
+
+gint
+plx_timeline_layout_hit (const PlxTimelineLayout *l,
+                         double                   x,
+                         double                   y)
+{
+  double slop = 1.5 / l->width_px;
+
+  for (guint i = l->bars->len; i-- > 0;)
+    {
+      const PlxChartBar *b = &g_array_index (l->bars, PlxChartBar, i);
+      if (y >= b->y0 && y <= b->y1 && x >= b->x0 - slop && x <= b->x1 + slop)
+        return (gint) b->event;
+    }
+  return -1;
+}
+
+void
+plx_timeline_chart_render (const PlxTimelineLayout *l,
+                           const PlxRenderStyle    *style,
+                           cairo_t                 *cr,
+                           double                   width,
+                           double                   height)
+{
+  double px = l->plot_x0 * width, px1 = l->plot_x1 * width;
+  double py0 = l->plot_y0 * height, py1 = l->plot_y1 * height;
+  double fs = l->font_size;
+
+  cairo_save (cr);
+
+  if (l->title[0])
+    plx_render_text (cr, style, l->title, 12.0, py0 - TITLE_PX + 8.0, style->title_size, style->foreground,
+                     0.0, 0.0, PLX_TEXT_BOLD);
+  if (l->note[0])
+    plx_render_text (cr, style, l->note, width - MARGIN_RIGHT_PX, py0 - 6.0, fs * 0.9, style->muted, 1.0, 1.0,
+                     PLX_TEXT_NORMAL);
+
+  /* Each row's idle time (the bubble) as its background, up to the rank's end. */
+  for (guint i = 0; i < l->rows->len; i++)
+    {
+      const PlxChartRow *row = &g_array_index (l->rows, PlxChartRow, i);
+      double y0 = row->y0 * height, y1 = row->y1 * height;
+
+      plx_render_set_color (cr, style->idle);
+      cairo_rectangle (cr, px, y0, MAX (row->busy_x1 * width - px, 0.0), y1 - y0);
+      cairo_fill (cr);
+      if (y1 - y0 >= fs * 0.7)
+        plx_render_text (cr, style, row->label, px - 8.0, (y0 + y1) / 2.0, MIN (fs, (y1 - y0) * 1.1),
+                         row->stream == PLX_STREAM_COMPUTE ? style->foreground : style->muted, 1.0, 0.5,
+                         PLX_TEXT_NORMAL);
+    }
+  if (l->rows->len > 0 && (g_array_index (l->rows, PlxChartRow, 0).y1 - g_array_index (l->rows, PlxChartRow, 0).y0) * height < fs * 0.7)
+    {
+      /* Rows too thin to label: name the first and the last. */
+      const PlxChartRow *first = &g_array_index (l->rows, PlxChartRow, 0);
+      const PlxChartRow *last = &g_array_index (l->rows, PlxChartRow, l->rows->len - 1);
+      plx_render_text (cr, style, first->label, px - 8.0, first->y0 * height, fs, style->foreground, 1.0, 0.0, PLX_TEXT_NORMAL);
+      plx_render_text (cr, style, last->label, px - 8.0, last->y1 * height, fs, style->foreground, 1.0, 1.0, PLX_TEXT_NORMAL);
+    }
+
+  /* Grid at the ticks, under the bars. */
+  cairo_set_line_width (cr, 1.0);
+  plx_render_set_color (cr, style->grid);
+  for (guint i = 0; i < l->ticks->len; i++)
+    {
+      double x = round (g_array_index (l->ticks, PlxAxisTick, i).position * width) + 0.5;
+      cairo_move_to (cr, x, py0);
+      cairo_line_to (cr, x, py1);
+    }
+  cairo_stroke (cr);
+
+  /* Bars, one fill per kind. */
+  for (guint k = 0; k < PLX_N_KINDS; k++)
+    {
+      gboolean any = FALSE;
+      for (guint i = 0; i < l->bars->len; i++)
+        {
+          const PlxChartBar *b = &g_array_index (l->bars, PlxChartBar, i);
+          double x0, x1;
+          if (b->kind != k)
+            continue;
+          x0 = b->x0 * width;
+          x1 = MAX (b->x1 * width, x0 + 0.6);
+          cairo_rectangle (cr, x0, b->y0 * height, x1 - x0, (b->y1 - b->y0) * height);
+          any = TRUE;
+        }
+      if (any)
+        {
+          plx_render_set_color (cr, style->kind[k]);
+          cairo_fill (cr);
+        }
+    }
+  for (guint i = 0; i < l->bars->len; i++)
+    {
+      const PlxChartBar *b = &g_array_index (l->bars, PlxChartBar, i);
+      char text[16];
+      if (!b->show_label)
+        continue;
+      snprintf (text, sizeof text, "%u", b->micro_batch);
+      plx_render_text (cr, style, text, (b->x0 + b->x1) / 2.0 * width, (b->y0 + b->y1) / 2.0 * height,
+                       fs * 0.85, plx_render_style_text_on (style, style->kind[b->kind]), 0.5, 0.5, PLX_TEXT_NORMAL);
+    }
+
+  /* Axis. */
+  plx_render_set_color (cr, style->muted);
+  cairo_move_to (cr, px, round (py1) + 0.5);
+  cairo_line_to (cr, px1, round (py1) + 0.5);
+  cairo_stroke (cr);
+  for (guint i = 0; i < l->ticks->len; i++)
+    {
+      const PlxAxisTick *t = &g_array_index (l->ticks, PlxAxisTick, i);
+      double x = t->position * width;
+      double align = i == 0 && t->position <= l->plot_x0 + 1e-9 ? 0.0 : 0.5;
+      if (i == l->ticks->len - 1 && x + 30.0 > width)
+        align = 1.0;
+      plx_render_text (cr, style, t->label, x, py1 + 5.0, fs * 0.95, style->muted, align, 0.0, PLX_TEXT_NORMAL);
+    }
+
+  /* Legend. */
+  for (guint i = 0; i < l->legend->len; i++)
+    {
+      const PlxLegendItem *item = &g_array_index (l->legend, PlxLegendItem, i);
+      double x = item->x * width, y = item->y * height;
+      plx_render_set_color (cr, style->kind[item->kind]);
+      cairo_rectangle (cr, x, y + 2.0, 14.0, 12.0);
+      cairo_fill (cr);
+      plx_render_text (cr, style, item->label, x + 20.0, y + 8.0, fs, style->foreground, 0.0, 0.5, PLX_TEXT_NORMAL);
+    }
+  cairo_restore (cr);
+}

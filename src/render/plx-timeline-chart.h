@@ -1,0 +1,89 @@
+/* plx-timeline-chart.h: the Gantt chart of a simulated step. A pure layout step
+ * (rectangles and labels in 0..1 coordinates of the chart) and a renderer on any
+ * cairo_t, as sysprof's charts are built. */
+#pragma once
+
+#include <cairo.h>
+
+#include "parallax/plx-sim.h"
+
+#include "plx-axis.h"
+#include "plx-render-style.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  double      t0_s;        /* visible window; t1_s <= t0_s shows the whole step */
+  double      t1_s;
+  double      width_px;    /* the size it will be drawn at: bars narrower than a pixel */
+  double      height_px;   /* are merged, rows grouped when they would be too thin */
+  const char *title;
+  /* The part of the chart to use, 0..1 (a comparison stacks two timelines). */
+  double      region_y0;
+  double      region_y1;
+  gboolean    legend;
+} PlxTimelineOptions;
+
+typedef struct
+{
+  double  x0, x1, y0, y1;  /* 0..1 of the chart */
+  guint8  kind;            /* PlxTaskKind */
+  guint8  show_label;      /* the micro-batch number fits inside */
+  guint32 micro_batch;     /* PLX_NO_MICRO_BATCH if merged from several */
+  guint   event;           /* the first timeline event in it */
+  guint   n_events;        /* events merged into this bar */
+} PlxChartBar;
+
+typedef struct
+{
+  double  y0, y1;
+  guint   rank;
+  gint    stream;          /* PlxStream, or -1 for all communication streams together */
+  double  busy_x1;         /* where the rank's step ends (idle background up to here) */
+  char    label[48];
+} PlxChartRow;
+
+typedef struct
+{
+  double  x;               /* 0..1 of the chart */
+  double  y;
+  guint8  kind;
+  char    label[40];
+} PlxLegendItem;
+
+typedef struct
+{
+  double  plot_x0, plot_x1, plot_y0, plot_y1; /* 0..1 of the chart */
+  double  t0_s, t1_s;
+  double  width_px, height_px;
+  double  font_size;
+  GArray *rows;            /* PlxChartRow */
+  GArray *bars;            /* PlxChartBar */
+  GArray *ticks;           /* PlxAxisTick, position 0..1 along the plot */
+  GArray *legend;          /* PlxLegendItem */
+  guint   rank_stride;     /* 1, or n when only every n-th stage is shown */
+  char    title[200];
+  char    note[120];       /* e.g. "every 4th stage shown" */
+} PlxTimelineLayout;
+
+PlxTimelineLayout *plx_timeline_layout_new (const PlxTimeline        *timeline,
+                                            const PlxTimelineOptions *options);
+void               plx_timeline_layout_free (PlxTimelineLayout *layout);
+void               plx_timeline_options_init (PlxTimelineOptions *options,
+                                              double              width_px,
+                                              double              height_px);
+/* The event under (x, y) in 0..1 chart coordinates, or -1. */
+gint               plx_timeline_layout_hit (const PlxTimelineLayout *layout,
+                                            double                   x,
+                                            double                   y);
+
+void plx_timeline_chart_render (const PlxTimelineLayout *layout,
+                                const PlxRenderStyle    *style,
+                                cairo_t                 *cr,
+                                double                   width,
+                                double                   height);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxTimelineLayout, plx_timeline_layout_free)
+
+G_END_DECLS
