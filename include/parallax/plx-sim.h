@@ -13,6 +13,8 @@
 G_BEGIN_DECLS
 
 #define PLX_NO_MICRO_BATCH G_MAXUINT32
+/* The most (micro-batch, stage, chunk) passes the event engine will simulate. */
+#define PLX_SIM_MAX_PASSES 4000000
 
 typedef struct
 {

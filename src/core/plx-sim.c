@@ -537,6 +537,16 @@ plx_sim_run_scenario (const PlxModel    *model,
                    "strategy: not resolved against the model and cluster (no micro-batches per step)");
       return FALSE;
     }
+  /* Memory grows with the passes simulated; a million micro-batches is no schedule
+   * anyone runs, and the closed form answers it in a microsecond. */
+  if ((double) m * s->pp * s->virtual_stages > PLX_SIM_MAX_PASSES)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
+                   "strategy: %" G_GUINT64_FORMAT " micro-batches x %u stages x %u chunks is more than the event engine's %d "
+                   "million passes; use the analytical engine",
+                   m, s->pp, s->virtual_stages, PLX_SIM_MAX_PASSES / 1000000);
+      return FALSE;
+    }
   if (s->schedule == PLX_SCHEDULE_FILE)
     order = plx_schedule_order_load (s->schedule_path, s->pp, s->virtual_stages, m, error);
   else

@@ -314,6 +314,24 @@ test_validation_event (void)
   g_assert_cmpfloat (v->summary[PLX_METRIC_ACTIVATION_BYTES].max_abs_error_pct, <=, 10.0);
 }
 
+static void
+test_too_many_passes (void)
+{
+  /* 2^21 micro-batches on 4 stages: a clear error, not an allocation failure. */
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (
+    "{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 },"
+    "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 4194304, \"pp\": 4, \"dp\": 2 } }");
+  g_autoptr (GError) error = NULL;
+  PlxReport r;
+
+  g_assert_false (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &r, NULL, NULL, NULL, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "2097152 micro-batches"));
+  g_assert_nonnull (strstr (error->message, "analytical"));
+  /* The closed form still answers. */
+  g_assert_true (plx_analytic_run (sc->model, sc->cluster, sc->strategy, &r, NULL));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -326,5 +344,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/breakdown-sums", test_breakdown_sums);
   g_test_add_func ("/sim/chrome-trace", test_chrome_trace);
   g_test_add_func ("/sim/validation-event", test_validation_event);
+  g_test_add_func ("/sim/too-many-passes", test_too_many_passes);
   return g_test_run ();
 }
