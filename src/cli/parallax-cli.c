@@ -9,6 +9,10 @@
 #include "parallax/parallax.h"
 
 #include "plx-cli-overrides.h"
+#include "plx-compare-chart.h"
+#include "plx-memory-chart.h"
+#include "plx-render-export.h"
+#include "plx-timeline-chart.h"
 
 #define EXIT_USER 1
 #define EXIT_USAGE 2
@@ -61,6 +65,7 @@ static const char *const main_help =
   "  presets                     list the built-in models and clusters\n"
   "  simulate [SCENARIO] [...]   predict one scenario (default: the built-in GPT-3 175B scenario)\n"
   "  plan [SCENARIO] [...]       print the distributed program the simulator runs\n"
+  "  compare A B --out CHART     simulate two scenarios and draw them side by side\n"
   "  validate TABLE [--json]     hold predictions against published measurements\n"
   "\n"
   "Run parallax-cli COMMAND --help for a command's options.\n";
@@ -167,8 +172,101 @@ typedef struct
   const char *path;
   const char *engine;
   const char *trace;
+  const char *timeline;
+  const char *memory;
   gboolean    json;
+  double      width;    /* 0: the chart's default */
+  double      height;
+  double      scale;
+  gboolean    dark;
 } SimulateOptions;
+
+/* --width/--height/--scale/--dark; returns TRUE if argv[*i] was one. */
+static gboolean
+parse_chart_option (int argc, char **argv, int *i, SimulateOptions *opts, int *status)
+{
+  const char *arg = argv[*i];
+  double *target = NULL;
+  char *end = NULL;
+  double v;
+
+  *status = -1;
+  if (g_str_equal (arg, "--dark"))
+    {
+      opts->dark = TRUE;
+      return TRUE;
+    }
+  if (g_str_equal (arg, "--width"))
+    target = &opts->width;
+  else if (g_str_equal (arg, "--height"))
+    target = &opts->height;
+  else if (g_str_equal (arg, "--scale"))
+    target = &opts->scale;
+  else
+    return FALSE;
+  if (*i + 1 >= argc)
+    {
+      *status = usage_error ("%s needs a value", arg);
+      return TRUE;
+    }
+  v = g_ascii_strtod (argv[++*i], &end);
+  if (end == argv[*i] || *end != '\0' || !(v > 0.0) || (target == &opts->scale ? v > 4.0 : (v < 16.0 || v > 16384.0)))
+    {
+      *status = usage_error ("%s: \"%s\" is not %s", arg, argv[*i],
+                             target == &opts->scale ? "a scale from 1 to 4" : "a size from 16 to 16384 pixels");
+      return TRUE;
+    }
+  *target = v;
+  return TRUE;
+}
+
+typedef struct
+{
+  const PlxTimeline    *timeline;
+  const PlxMemoryTrace *trace;
+  const PlxReport      *report;
+  const PlxRenderStyle *style;
+  const char           *title;
+  const PlxCompareSide *sides;
+} ChartData;
+
+static void
+draw_timeline (cairo_t *cr, double width, double height, gpointer data)
+{
+  ChartData *d = data;
+  PlxTimelineOptions o;
+  g_autoptr (PlxTimelineLayout) layout = NULL;
+
+  plx_timeline_options_init (&o, width, height);
+  o.title = d->title;
+  layout = plx_timeline_layout_new (d->timeline, &o);
+  plx_timeline_chart_render (layout, d->style, cr, width, height);
+}
+
+static void
+draw_memory (cairo_t *cr, double width, double height, gpointer data)
+{
+  ChartData *d = data;
+  PlxMemoryOptions o;
+  g_autoptr (PlxMemoryLayout) layout = NULL;
+
+  plx_memory_options_init (&o, width, height);
+  o.capacity_bytes = (double) d->report->hbm_bytes;
+  o.usable_bytes = (double) d->report->hbm_usable_bytes;
+  o.step_time_s = d->report->step_time_s;
+  o.title = d->title;
+  layout = plx_memory_layout_new (d->trace, &o);
+  plx_memory_chart_render (layout, d->style, cr, width, height);
+}
+
+static void
+draw_compare (cairo_t *cr, double width, double height, gpointer data)
+{
+  ChartData *d = data;
+  g_autoptr (PlxCompareLayout) layout = plx_compare_layout_new (&d->sides[0], &d->sides[1], width, height);
+
+  plx_compare_chart_render (layout, d->style, cr, width, height);
+}
 
 static const char *const simulate_help =
   "Usage: parallax-cli simulate [SCENARIO.json] [OPTIONS]\n\n"
@@ -178,6 +276,9 @@ static const char *const simulate_help =
   "  --engine event|analytical  the event simulator (default) or the closed form\n"
   "  --json                   print the report as JSON\n"
   "  --trace OUT.json         write the timeline as a Chrome trace (event engine)\n"
+  "  --timeline CHART         draw the timeline (.png, .svg or .pdf)\n"
+  "  --memory CHART           draw memory per stage and over the step\n"
+  "  --width N --height N     chart size in pixels; --scale 2 for HiDPI PNG; --dark\n"
   "Strategy, model and cluster overrides:\n";
 
 static const char *const plan_help =
@@ -202,6 +303,7 @@ load_scenario (int              argc,
   g_autoptr (JsonNode) applied = NULL;
   g_autofree char *dir = NULL;
   const char *source;
+  int status;
 
   for (int i = 2; i < argc; i++)
     {
@@ -219,26 +321,37 @@ load_scenario (int              argc,
         return usage_error ("%s", error->message);
       if (consumed)
         continue;
+      if (!is_plan && parse_chart_option (argc, argv, &i, opts, &status))
+        {
+          if (status >= 0)
+            return status;
+          continue;
+        }
       if (!is_plan && g_str_equal (arg, "--json"))
         opts->json = TRUE;
-      else if (!is_plan && (g_str_equal (arg, "--engine") || g_str_equal (arg, "--trace")))
+      else if (!is_plan && (g_str_equal (arg, "--engine") || g_str_equal (arg, "--trace") ||
+                            g_str_equal (arg, "--timeline") || g_str_equal (arg, "--memory")))
         {
+          const char **slot = g_str_equal (arg, "--engine") ? &opts->engine
+                              : g_str_equal (arg, "--trace") ? &opts->trace
+                              : g_str_equal (arg, "--timeline") ? &opts->timeline : &opts->memory;
           if (i + 1 >= argc)
             return usage_error ("%s needs a value", arg);
-          if (g_str_equal (arg, "--engine"))
-            opts->engine = argv[++i];
-          else
-            opts->trace = argv[++i];
+          *slot = argv[++i];
         }
-      else if (!is_plan && (g_str_has_prefix (arg, "--engine=") || g_str_has_prefix (arg, "--trace=")))
+      else if (!is_plan && (g_str_has_prefix (arg, "--engine=") || g_str_has_prefix (arg, "--trace=") ||
+                            g_str_has_prefix (arg, "--timeline=") || g_str_has_prefix (arg, "--memory=")))
         {
+          const char *eq = strchr (arg, '=');
           if (g_str_has_prefix (arg, "--engine="))
-            opts->engine = arg + strlen ("--engine=");
+            opts->engine = eq + 1;
+          else if (g_str_has_prefix (arg, "--trace="))
+            opts->trace = eq + 1;
+          else if (g_str_has_prefix (arg, "--timeline="))
+            opts->timeline = eq + 1;
           else
-            opts->trace = arg + strlen ("--trace=");
+            opts->memory = eq + 1;
         }
-      else if (!is_plan && (g_str_equal (arg, "--timeline") || g_str_equal (arg, "--memory")))
-        return usage_error ("%s: chart export is not built yet", arg);
       else if (arg[0] == '-' && arg[1] != '\0')
         return usage_error ("%s: unknown option \"%s\"", argv[1], arg);
       else if (opts->path == NULL)
@@ -248,8 +361,16 @@ load_scenario (int              argc,
     }
   if (!g_str_equal (opts->engine, "analytical") && !g_str_equal (opts->engine, "event"))
     return usage_error ("--engine: \"%s\" is not analytical or event", opts->engine);
-  if (opts->trace != NULL && !g_str_equal (opts->engine, "event"))
-    return usage_error ("--trace needs the event engine, not --engine %s", opts->engine);
+  if ((opts->trace != NULL || opts->timeline != NULL || opts->memory != NULL) && !g_str_equal (opts->engine, "event"))
+    return usage_error ("%s needs the event engine, not --engine %s",
+                        opts->trace ? "--trace" : opts->timeline ? "--timeline" : "--memory", opts->engine);
+  {
+    PlxExportFormat format;
+    const char *const charts[] = { opts->timeline, opts->memory };
+    for (guint c = 0; c < G_N_ELEMENTS (charts); c++)
+      if (charts[c] != NULL && !plx_export_format_for_path (charts[c], &format, &error))
+        return usage_error ("%s: %s", c == 0 ? "--timeline" : "--memory", error->message);
+  }
 
   if (opts->path != NULL)
     {
@@ -278,7 +399,7 @@ load_scenario (int              argc,
 static int
 cmd_simulate (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, FALSE };
+  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE };
   g_autoptr (PlxScenario) sc = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxTimeline) timeline = NULL;
@@ -286,6 +407,7 @@ cmd_simulate (int argc, char **argv)
   PlxReport report = { 0 };
   guint64 max_mb = 0;
   int status = load_scenario (argc, argv, FALSE, &opts, &sc);
+  gboolean record = opts.trace != NULL || opts.timeline != NULL || opts.memory != NULL;
 
   if (status >= 0)
     return status;
@@ -293,7 +415,7 @@ cmd_simulate (int argc, char **argv)
   if (g_str_equal (opts.engine, "event"))
     {
       if (!plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &report, NULL,
-                                 opts.trace ? &timeline : NULL, opts.trace ? &trace : NULL, &error))
+                                 record ? &timeline : NULL, record ? &trace : NULL, &error))
         return user_error (error);
     }
   else if (!plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, &error))
@@ -301,6 +423,21 @@ cmd_simulate (int argc, char **argv)
 
   if (opts.trace != NULL && !plx_timeline_write_chrome_trace (timeline, trace, opts.trace, &error))
     return user_error (error);
+  if (opts.timeline != NULL || opts.memory != NULL)
+    {
+      PlxRenderStyle style;
+      ChartData data = { timeline, trace, &report, &style, sc->name, NULL };
+
+      plx_render_style_init (&style, opts.dark, opts.scale);
+      if (opts.timeline != NULL &&
+          !plx_render_export (opts.timeline, opts.width ? opts.width : 1600, opts.height ? opts.height : 900,
+                              opts.scale, &style, draw_timeline, &data, &error))
+        return user_error (error);
+      if (opts.memory != NULL &&
+          !plx_render_export (opts.memory, opts.width ? opts.width : 1200, opts.height ? opts.height : 800,
+                              opts.scale, &style, draw_memory, &data, &error))
+        return user_error (error);
+    }
 
   /* The largest micro-batch that fits comes from the closed form, which has none
    * for a schedule file. */
@@ -329,14 +466,136 @@ cmd_simulate (int argc, char **argv)
                 max_mb, sc->strategy->micro_batch_size);
       if (opts.trace != NULL)
         printf ("Trace             %s (open in Perfetto or chrome://tracing)\n", opts.trace);
+      if (opts.timeline != NULL)
+        printf ("Timeline chart    %s\n", opts.timeline);
+      if (opts.memory != NULL)
+        printf ("Memory chart      %s\n", opts.memory);
     }
   return 0;
 }
 
 static int
+cmd_compare (int argc, char **argv)
+{
+  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE };
+  const char *paths[2] = { NULL, NULL }, *out = NULL;
+  g_autoptr (GError) error = NULL;
+  PlxScenario *sc[2] = { NULL, NULL };
+  PlxTimeline *tl[2] = { NULL, NULL };
+  PlxReport report[2];
+  PlxCompareSide sides[2];
+  PlxRenderStyle style;
+  ChartData data;
+  int status = -1;
+
+  for (int i = 2; i < argc; i++)
+    {
+      const char *arg = argv[i];
+      if (g_str_equal (arg, "--help") || g_str_equal (arg, "-h"))
+        {
+          printf ("Usage: parallax-cli compare A.json B.json --out CHART.png|.svg|.pdf\n"
+                  "         [--width N] [--height N] [--scale 2] [--dark] [--json]\n\n"
+                  "Simulate two scenarios and draw them side by side: both timelines on one\n"
+                  "time scale, the step-time breakdown with differences, memory against capacity.\n");
+          return 0;
+        }
+      if (parse_chart_option (argc, argv, &i, &opts, &status))
+        {
+          if (status >= 0)
+            return status;
+          continue;
+        }
+      if (g_str_equal (arg, "--out"))
+        {
+          if (i + 1 >= argc)
+            return usage_error ("--out needs a value");
+          out = argv[++i];
+        }
+      else if (g_str_has_prefix (arg, "--out="))
+        out = arg + strlen ("--out=");
+      else if (g_str_equal (arg, "--json"))
+        opts.json = TRUE;
+      else if (arg[0] == '-' && arg[1] != '\0')
+        return usage_error ("compare: unknown option \"%s\"", arg);
+      else if (paths[0] == NULL)
+        paths[0] = arg;
+      else if (paths[1] == NULL)
+        paths[1] = arg;
+      else
+        return usage_error ("compare: more than two scenarios given");
+    }
+  if (paths[1] == NULL)
+    return usage_error ("compare: needs two scenario files");
+  if (out == NULL && !opts.json)
+    return usage_error ("compare: --out CHART.png|.svg|.pdf (or --json) is needed");
+  if (out != NULL)
+    {
+      PlxExportFormat format;
+      if (!plx_export_format_for_path (out, &format, &error))
+        return usage_error ("--out: %s", error->message);
+    }
+
+  for (guint k = 0; k < 2 && status < 0; k++)
+    {
+      sc[k] = plx_scenario_new_from_file (paths[k], &error);
+      if (sc[k] == NULL || !plx_sim_run_scenario (sc[k]->model, sc[k]->cluster, sc[k]->strategy, &report[k], NULL,
+                                                  &tl[k], NULL, &error))
+        status = user_error (error);
+    }
+  if (status < 0)
+    {
+      for (guint k = 0; k < 2; k++)
+        {
+          sides[k].name = sc[k]->name;
+          sides[k].report = &report[k];
+          sides[k].timeline = tl[k];
+        }
+      plx_render_style_init (&style, opts.dark, opts.scale);
+      data = (ChartData) { NULL, NULL, NULL, &style, NULL, sides };
+      if (out != NULL &&
+          !plx_render_export (out, opts.width ? opts.width : 1600, opts.height ? opts.height : 1100, opts.scale,
+                              &style, draw_compare, &data, &error))
+        status = user_error (error);
+    }
+  if (status < 0)
+    {
+      if (opts.json)
+        {
+          g_autoptr (JsonBuilder) b = json_builder_new ();
+          g_autoptr (JsonNode) root = NULL;
+          json_builder_begin_object (b);
+          for (guint k = 0; k < 2; k++)
+            {
+              json_builder_set_member_name (b, k == 0 ? "a" : "b");
+              json_builder_add_value (b, plx_report_to_json (&report[k]));
+            }
+          json_builder_set_member_name (b, "step_time_ratio");
+          json_builder_add_double_value (b, report[1].step_time_s / report[0].step_time_s);
+          json_builder_end_object (b);
+          root = json_builder_get_root (b);
+          print_json (root);
+        }
+      else
+        printf ("A  %-40.40s step %.3f s, MFU %.1f %%, peak %.2f GiB\n"
+                "B  %-40.40s step %.3f s, MFU %.1f %%, peak %.2f GiB\n"
+                "Chart %s\n",
+                sc[0]->name, report[0].step_time_s, report[0].mfu * 100.0, report[0].peak_memory_bytes / 1073741824.0,
+                sc[1]->name, report[1].step_time_s, report[1].mfu * 100.0, report[1].peak_memory_bytes / 1073741824.0,
+                out);
+      status = 0;
+    }
+  for (guint k = 0; k < 2; k++)
+    {
+      g_clear_pointer (&sc[k], plx_scenario_free);
+      g_clear_pointer (&tl[k], plx_timeline_free);
+    }
+  return status;
+}
+
+static int
 cmd_plan (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, FALSE };
+  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE };
   g_autoptr (PlxScenario) sc = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxPlan) plan = NULL;
@@ -433,6 +692,8 @@ main (int argc, char **argv)
     return cmd_simulate (argc, argv);
   if (g_str_equal (argv[1], "plan"))
     return cmd_plan (argc, argv);
+  if (g_str_equal (argv[1], "compare"))
+    return cmd_compare (argc, argv);
   if (g_str_equal (argv[1], "validate"))
     return cmd_validate (argc, argv);
   return usage_error ("unknown command \"%s\"", argv[1]);

@@ -65,8 +65,9 @@ plx_axis_time_ticks (double  lo,
   for (double v = first; v <= hi + step * 1e-9; v += step)
     {
       PlxAxisTick t;
-      /* Multiples of the step, not sums of it, so values stay round. */
-      double value = round (v / step) * step;
+      /* Multiples of the step, not sums of it, so values stay round; + 0.0 turns a
+       * negative zero into zero. */
+      double value = round (v / step) * step + 0.0;
 
       t.value = value;
       t.position = (value - lo) / (hi - lo);
@@ -94,7 +95,7 @@ plx_axis_bytes_ticks (double  lo,
   for (double v = first; v <= hi + step * 1e-9; v += step)
     {
       PlxAxisTick t;
-      double value = round (v / step) * step;
+      double value = round (v / step) * step + 0.0; /* + 0.0: no "-0" */
       t.value = value;
       t.position = (value - lo) / (hi - lo);
       snprintf (t.label, sizeof t.label, "%g GiB", value / 1073741824.0);

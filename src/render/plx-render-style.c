@@ -23,12 +23,14 @@ plx_render_style_init (PlxRenderStyle *s,
   s->grid = dark ? hex (0x3a3a3a) : hex (0xdeddda);
   s->idle = dark ? hex (0x2c2c2c) : hex (0xf2f2f2);
 
+  /* Forward and backward, the bulk of any timeline, get the two most distinct hues;
+   * TP collectives, interleaved with both, a third that differs from each. */
   s->kind[PLX_KIND_FORWARD] = hex (0x0072b2);     /* blue */
   s->kind[PLX_KIND_BACKWARD] = hex (0xe69f00);    /* orange */
-  s->kind[PLX_KIND_WEIGHT_GRAD] = hex (0xf0e442); /* yellow */
-  s->kind[PLX_KIND_RECOMPUTE] = hex (0xcc79a7);   /* reddish purple */
-  s->kind[PLX_KIND_TP_COMM] = hex (0xd55e00);     /* vermillion */
-  s->kind[PLX_KIND_PP_SEND] = hex (0x009e73);     /* bluish green */
+  s->kind[PLX_KIND_WEIGHT_GRAD] = hex (0x009e73); /* bluish green */
+  s->kind[PLX_KIND_RECOMPUTE] = hex (0xf0e442);   /* yellow */
+  s->kind[PLX_KIND_TP_COMM] = hex (0xcc79a7);     /* reddish purple */
+  s->kind[PLX_KIND_PP_SEND] = hex (0xd55e00);     /* vermillion */
   s->kind[PLX_KIND_DP_COMM] = hex (0x56b4e9);     /* sky blue */
   s->kind[PLX_KIND_OPTIMIZER] = dark ? hex (0xbbbbbb) : hex (0x555555);
 

@@ -2,8 +2,9 @@
  * DP); when they would be thinner than a line of text, a stage's communication
  * streams share one row, then only compute rows remain, then only every n-th stage:
  * all stages of a representative-rank simulation look alike, so the sample shows the
- * pipeline's shape. Bars closer than a pixel merge with their neighbours of the same
- * kind, so a timeline of hundreds of thousands of events draws as fast as a small one. */
+ * pipeline's shape. Events narrower than two pixels are not drawn one by one: each
+ * pixel column shows how much of its time each kind took, so a timeline of hundreds
+ * of thousands of events draws as fast as a small one and still reads truthfully. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -51,38 +52,74 @@ typedef enum
   ROWS_COMPUTE_ONLY,
 } RowMode;
 
+/* Busy time per pixel column and kind, for one row. */
 typedef struct
 {
-  double x0, x1;          /* pixels */
-  guint8 kind;
-  guint32 mb;
-  guint event, n;
-  gboolean open;
-} OpenBar;
+  double *busy;            /* columns x PLX_N_KINDS, seconds */
+  guint  *first_event;     /* columns: an event in the column, for hover */
+  guint  *n;               /* columns: events in the column */
+} Columns;
 
 static void
-emit (PlxTimelineLayout *l, const PlxChartRow *row, OpenBar *ob)
+emit_event (PlxTimelineLayout *l, const PlxChartRow *row, const PlxTimelineEvent *ev, guint index,
+            double x0, double x1)
 {
   PlxChartBar bar;
-  double w = l->width_px;
   char text[16];
 
-  if (!ob->open)
-    return;
-  bar.x0 = ob->x0 / w;
-  bar.x1 = ob->x1 / w;
+  bar.x0 = x0 / l->width_px;
+  bar.x1 = x1 / l->width_px;
   bar.y0 = row->y0;
   bar.y1 = row->y1;
-  bar.kind = ob->kind;
-  bar.micro_batch = ob->mb;
-  bar.event = ob->event;
-  bar.n_events = ob->n;
-  snprintf (text, sizeof text, "%u", ob->mb);
-  bar.show_label = ob->mb != PLX_NO_MICRO_BATCH &&
-                   (ob->x1 - ob->x0) >= plx_render_text_estimate (text, l->font_size * 0.85) + 4.0 &&
+  bar.kind = ev->kind;
+  bar.aggregate = FALSE;
+  bar.micro_batch = ev->micro_batch;
+  bar.event = index;
+  bar.n_events = 1;
+  snprintf (text, sizeof text, "%u", ev->micro_batch);
+  bar.show_label = ev->micro_batch != PLX_NO_MICRO_BATCH &&
+                   (x1 - x0) >= plx_render_text_estimate (text, l->font_size * 0.85) + 4.0 &&
                    (row->y1 - row->y0) * l->height_px >= l->font_size * 0.85 + 2.0;
   g_array_append_val (l->bars, bar);
-  ob->open = FALSE;
+}
+
+/* Stacks each kind's share of the column from the row's bottom. */
+static void
+emit_columns (PlxTimelineLayout *l, const PlxChartRow *row, const Columns *cols, guint n_cols,
+              double col0_px, double col_s)
+{
+  for (guint c = 0; c < n_cols; c++)
+    {
+      double y = row->y1, hgt = row->y1 - row->y0, total = 0.0;
+
+      if (cols->n[c] == 0)
+        continue;
+      for (guint k = 0; k < PLX_N_KINDS; k++)
+        total += cols->busy[(gsize) c * PLX_N_KINDS + k];
+      for (guint k = 0; k < PLX_N_KINDS; k++)
+        {
+          double share = cols->busy[(gsize) c * PLX_N_KINDS + k] / col_s;
+          PlxChartBar bar;
+
+          if (share <= 0.0)
+            continue;
+          /* Overlapping streams merged into one row can exceed the column. */
+          if (total > col_s)
+            share *= col_s / total;
+          bar.x0 = (col0_px + c) / l->width_px;
+          bar.x1 = (col0_px + c + 1.0) / l->width_px;
+          bar.y1 = y;
+          bar.y0 = y - share * hgt;
+          y = bar.y0;
+          bar.kind = (guint8) k;
+          bar.aggregate = TRUE;
+          bar.show_label = FALSE;
+          bar.micro_batch = PLX_NO_MICRO_BATCH;
+          bar.event = cols->first_event[c];
+          bar.n_events = cols->n[c];
+          g_array_append_val (l->bars, bar);
+        }
+    }
 }
 
 PlxTimelineLayout *
@@ -97,7 +134,6 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
   guint n_ranks = MAX (tl->n_ranks, 1), shown, rows_per_rank = 4;
   RowMode mode = ROWS_ALL_STREAMS;
   g_autofree gint *row_of = NULL;     /* [rank * PLX_N_STREAMS + stream] -> row, or -1 */
-  g_autofree OpenBar *open = NULL;
   g_autofree gboolean *stream_used = g_new0 (gboolean, (gsize) n_ranks * PLX_N_STREAMS);
   g_autofree double *rank_end = g_new0 (double, n_ranks);
   guint kinds_present = 0;
@@ -230,44 +266,63 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
         g_array_append_val (l->rows, row);
       }
 
-  /* Bars, merging what is closer than a pixel. */
-  open = g_new0 (OpenBar, MAX (l->rows->len, 1));
-  for (guint i = 0; i < tl->events->len; i++)
-    {
-      const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, i);
-      gint ri;
-      double x0, x1;
-      OpenBar *ob;
+  /* Bars: events at least MIN_BAR_PX wide as they are; narrower ones as each pixel
+   * column's busy share per kind. */
+  {
+    guint n_cols = (guint) ceil (plot_w_px) + 1;
+    double col0_px = l->plot_x0 * w, col_s = (t1 - t0) / plot_w_px;
+    Columns *cols = g_new0 (Columns, MAX (l->rows->len, 1));
 
-      if (ev->rank >= n_ranks || ev->end_s < t0 || ev->start_s > t1)
-        continue;
-      ri = row_of[(gsize) ev->rank * PLX_N_STREAMS + ev->stream];
-      if (ri < 0)
-        continue;
-      kinds_present |= 1u << ev->kind;
-      x0 = (l->plot_x0 + (MAX (ev->start_s, t0) - t0) / (t1 - t0) * (l->plot_x1 - l->plot_x0)) * w;
-      x1 = (l->plot_x0 + (MIN (ev->end_s, t1) - t0) / (t1 - t0) * (l->plot_x1 - l->plot_x0)) * w;
-      ob = &open[ri];
-      if (ob->open && ob->kind == ev->kind && x0 - ob->x1 < 1.0 && x0 >= ob->x0 - 1e-9 &&
-          (x1 - x0 < 1.0 || ob->x1 - ob->x0 < 1.0 || x0 - ob->x1 < 1e-9 * plot_w_px))
-        {
-          ob->x1 = MAX (ob->x1, x1);
-          if (ob->mb != ev->micro_batch)
-            ob->mb = PLX_NO_MICRO_BATCH;
-          ob->n++;
+    for (guint ri = 0; ri < l->rows->len; ri++)
+      {
+        cols[ri].busy = g_new0 (double, (gsize) n_cols * PLX_N_KINDS);
+        cols[ri].first_event = g_new0 (guint, n_cols);
+        cols[ri].n = g_new0 (guint, n_cols);
+      }
+    for (guint i = 0; i < tl->events->len; i++)
+      {
+        const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, i);
+        gint ri;
+        double s0, s1, x0, x1;
+
+        if (ev->rank >= n_ranks || ev->end_s < t0 || ev->start_s > t1)
           continue;
-        }
-      emit (l, &g_array_index (l->rows, PlxChartRow, ri), ob);
-      ob->open = TRUE;
-      ob->x0 = x0;
-      ob->x1 = x1;
-      ob->kind = ev->kind;
-      ob->mb = ev->micro_batch;
-      ob->event = i;
-      ob->n = 1;
-    }
-  for (guint ri = 0; ri < l->rows->len; ri++)
-    emit (l, &g_array_index (l->rows, PlxChartRow, ri), &open[ri]);
+        ri = row_of[(gsize) ev->rank * PLX_N_STREAMS + ev->stream];
+        if (ri < 0)
+          continue;
+        kinds_present |= 1u << ev->kind;
+        s0 = MAX (ev->start_s, t0);
+        s1 = MIN (ev->end_s, t1);
+        x0 = col0_px + (s0 - t0) / col_s;
+        x1 = col0_px + (s1 - t0) / col_s;
+        if (x1 - x0 >= PLX_TIMELINE_MIN_BAR_PX)
+          {
+            emit_event (l, &g_array_index (l->rows, PlxChartRow, ri), ev, i, x0, x1);
+            continue;
+          }
+        /* Spread the event's time over the columns it touches. */
+        for (guint c = (guint) MAX (floor ((s0 - t0) / col_s), 0.0); c < n_cols; c++)
+          {
+            double c0 = t0 + c * col_s, c1 = c0 + col_s;
+            double overlap = MIN (s1, c1) - MAX (s0, c0);
+            if (c0 >= s1 && c > (guint) floor ((s0 - t0) / col_s))
+              break;
+            if (cols[ri].n[c] == 0)
+              cols[ri].first_event[c] = i;
+            cols[ri].n[c]++;
+            if (overlap > 0.0)
+              cols[ri].busy[(gsize) c * PLX_N_KINDS + ev->kind] += overlap;
+          }
+      }
+    for (guint ri = 0; ri < l->rows->len; ri++)
+      {
+        emit_columns (l, &g_array_index (l->rows, PlxChartRow, ri), &cols[ri], n_cols, col0_px, col_s);
+        g_free (cols[ri].busy);
+        g_free (cols[ri].first_event);
+        g_free (cols[ri].n);
+      }
+    g_free (cols);
+  }
 
   /* Time axis: round ticks across the window, about one per 110 px. */
   plx_axis_time_ticks (t0, t1, MAX ((guint) (plot_w_px / 110.0), 2), l->ticks);
@@ -385,7 +440,7 @@ plx_timeline_chart_render (const PlxTimelineLayout *l,
           if (b->kind != k)
             continue;
           x0 = b->x0 * width;
-          x1 = MAX (b->x1 * width, x0 + 0.6);
+          x1 = b->aggregate ? b->x1 * width : MAX (b->x1 * width, x0 + 0.6);
           cairo_rectangle (cr, x0, b->y0 * height, x1 - x0, (b->y1 - b->y0) * height);
           any = TRUE;
         }

@@ -25,15 +25,21 @@ typedef struct
   gboolean    legend;
 } PlxTimelineOptions;
 
+/* A bar is one event at least MIN_BAR_PX wide, or, for events narrower than that, one
+ * pixel column of a row: each kind's share of the column's time as a stacked
+ * segment of the row's height, so dense stretches read as how busy they are. */
 typedef struct
 {
   double  x0, x1, y0, y1;  /* 0..1 of the chart */
   guint8  kind;            /* PlxTaskKind */
   guint8  show_label;      /* the micro-batch number fits inside */
-  guint32 micro_batch;     /* PLX_NO_MICRO_BATCH if merged from several */
-  guint   event;           /* the first timeline event in it */
-  guint   n_events;        /* events merged into this bar */
+  guint8  aggregate;       /* a column share, not a single event */
+  guint32 micro_batch;     /* PLX_NO_MICRO_BATCH for aggregates */
+  guint   event;           /* the (first) timeline event in it */
+  guint   n_events;        /* events it stands for */
 } PlxChartBar;
+
+#define PLX_TIMELINE_MIN_BAR_PX 2.0
 
 typedef struct
 {

@@ -1,0 +1,68 @@
+/* plx-compare-chart.h: two scenarios side by side: their timelines on one time scale,
+ * one above the other; the step-time breakdown of each with the differences labelled;
+ * memory of each one's fullest GPU against capacity. */
+#pragma once
+
+#include <cairo.h>
+
+#include "parallax/plx-report.h"
+#include "parallax/plx-sim.h"
+
+#include "plx-render-style.h"
+#include "plx-timeline-chart.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  const char        *name;
+  const PlxReport   *report;
+  const PlxTimeline *timeline;
+} PlxCompareSide;
+
+typedef struct
+{
+  double y0, y1;                     /* 0..1 */
+  double x0[PLX_N_TIME], x1[PLX_N_TIME];
+} PlxBreakdownBar;
+
+typedef struct
+{
+  double x0, x1;
+  double seg_y0[PLX_N_MEM], seg_y1[PLX_N_MEM];
+  double over_y0, over_y1;
+} PlxCompareMemoryBar;
+
+typedef struct
+{
+  double             width_px, height_px, font_size;
+  PlxTimelineLayout *timeline[2];
+  double             bd_x0, bd_x1, bd_y0, bd_y1;
+  PlxBreakdownBar    breakdown[2];
+  char               diff[PLX_N_TIME][160];    /* "" where both are zero */
+  double             mem_x0, mem_x1, mem_y0, mem_y1;
+  PlxCompareMemoryBar memory[2];
+  double             capacity_y;
+  double             max_bytes;
+  char               name[2][64];
+  char               title[200];
+  char               verdict[160];             /* "B is 4.1 % faster than A" */
+} PlxCompareLayout;
+
+PlxCompareLayout *plx_compare_layout_new (const PlxCompareSide *a,
+                                          const PlxCompareSide *b,
+                                          double                width_px,
+                                          double                height_px);
+void              plx_compare_layout_free (PlxCompareLayout *layout);
+void              plx_compare_chart_render (const PlxCompareLayout *layout,
+                                            const PlxRenderStyle   *style,
+                                            cairo_t                *cr,
+                                            double                  width,
+                                            double                  height);
+/* The colour of a step-time category, matching the timeline's kinds. */
+PlxColor          plx_render_style_time_color (const PlxRenderStyle *style,
+                                               PlxTimeCategory       category);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxCompareLayout, plx_compare_layout_free)
+
+G_END_DECLS

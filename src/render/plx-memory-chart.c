@@ -1,0 +1,355 @@
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plx-memory-chart.h"
+#include "plx-render-text.h"
+
+#define LEFT_PX 72.0
+#define RIGHT_PX 16.0
+#define TITLE_PX 34.0
+#define AXIS_PX 24.0
+#define LEGEND_PX 26.0
+#define GAP_PX 40.0
+
+void
+plx_memory_options_init (PlxMemoryOptions *o,
+                         double            width_px,
+                         double            height_px)
+{
+  memset (o, 0, sizeof *o);
+  o->width_px = width_px;
+  o->height_px = height_px;
+  o->rank = -1;
+  o->over_time = TRUE;
+}
+
+void
+plx_memory_layout_free (PlxMemoryLayout *l)
+{
+  if (l == NULL)
+    return;
+  g_array_unref (l->bars);
+  g_array_unref (l->bar_ticks);
+  g_array_unref (l->points);
+  g_array_unref (l->time_ticks);
+  g_array_unref (l->time_byte_ticks);
+  g_free (l);
+}
+
+static double
+static_total (const PlxMemoryTrace *t, guint r)
+{
+  double sum = 0.0;
+  for (guint c = 0; c < PLX_N_MEM; c++)
+    sum += t->static_bytes[(gsize) r * PLX_N_MEM + c];
+  return sum;
+}
+
+guint
+plx_memory_trace_peak_rank (const PlxMemoryTrace *t)
+{
+  guint best = 0;
+  double best_total = -1.0;
+
+  for (guint r = 0; r < t->n_ranks; r++)
+    {
+      double total = static_total (t, r) + t->peak_activation_bytes[r];
+      if (total > best_total * (1.0 + 1e-12))
+        {
+          best = r;
+          best_total = total;
+        }
+    }
+  return best;
+}
+
+PlxMemoryLayout *
+plx_memory_layout_new (const PlxMemoryTrace   *t,
+                       const PlxMemoryOptions *o)
+{
+  PlxMemoryLayout *l = g_new0 (PlxMemoryLayout, 1);
+  double w = MAX (o->width_px, 50.0), h = MAX (o->height_px, 50.0);
+  double usable = o->usable_bytes > 0.0 ? o->usable_bytes : o->capacity_bytes;
+  double max_total = 0.0, top_px, bars_h_px, slot_px, bar_px;
+  guint n = MAX (t->n_ranks, 1);
+
+  l->bars = g_array_new (FALSE, FALSE, sizeof (PlxMemoryBar));
+  l->bar_ticks = g_array_new (FALSE, FALSE, sizeof (PlxAxisTick));
+  l->points = g_array_new (FALSE, FALSE, sizeof (PlxChartPoint));
+  l->time_ticks = g_array_new (FALSE, FALSE, sizeof (PlxAxisTick));
+  l->time_byte_ticks = g_array_new (FALSE, FALSE, sizeof (PlxAxisTick));
+  l->width_px = w;
+  l->height_px = h;
+  l->font_size = 12.0;
+  l->over_time = o->over_time;
+  g_strlcpy (l->title, o->title ? o->title : "Memory per GPU", sizeof l->title);
+
+  for (guint r = 0; r < t->n_ranks; r++)
+    max_total = MAX (max_total, static_total (t, r) + t->peak_activation_bytes[r]);
+  /* Room above the larger of the tallest bar and the capacity line. */
+  l->max_bytes = MAX (max_total, o->capacity_bytes) * 1.08;
+  if (!(l->max_bytes > 0.0))
+    l->max_bytes = 1.0;
+
+  top_px = TITLE_PX;
+  bars_h_px = (h - top_px - LEGEND_PX - AXIS_PX - (o->over_time ? GAP_PX : 0.0)) * (o->over_time ? 0.55 : 1.0);
+  l->bars_x0 = LEFT_PX / w;
+  l->bars_x1 = 1.0 - RIGHT_PX / w;
+  l->bars_y0 = top_px / h;
+  l->bars_y1 = (top_px + bars_h_px) / h;
+  l->capacity_y = l->bars_y1 - o->capacity_bytes / l->max_bytes * (l->bars_y1 - l->bars_y0);
+  l->usable_y = l->bars_y1 - usable / l->max_bytes * (l->bars_y1 - l->bars_y0);
+
+  /* One slot a stage; the bar fills most of it. */
+  slot_px = (l->bars_x1 - l->bars_x0) * w / n;
+  bar_px = slot_px >= 6.0 ? slot_px * 0.72 : slot_px;
+  l->label_every = 1;
+  while (slot_px * l->label_every < 34.0)
+    l->label_every = l->label_every < 5 ? l->label_every + 1 : l->label_every * 2;
+  for (guint r = 0; r < t->n_ranks; r++)
+    {
+      PlxMemoryBar bar;
+      double y = l->bars_y1, total = 0.0;
+
+      bar.stage = r;
+      bar.x0 = l->bars_x0 + (r * slot_px + (slot_px - bar_px) / 2.0) / w;
+      bar.x1 = bar.x0 + bar_px / w;
+      for (guint c = 0; c < PLX_N_MEM; c++)
+        {
+          double bytes = c == PLX_MEM_ACTIVATIONS ? t->peak_activation_bytes[r] : t->static_bytes[(gsize) r * PLX_N_MEM + c];
+          double hgt = MAX (bytes, 0.0) / l->max_bytes * (l->bars_y1 - l->bars_y0);
+          bar.seg_y1[c] = y;
+          bar.seg_y0[c] = y - hgt;
+          y -= hgt;
+          total += MAX (bytes, 0.0);
+        }
+      bar.total_bytes = total;
+      if (total > usable)
+        {
+          bar.over_y0 = y;
+          bar.over_y1 = l->usable_y;
+          l->any_over = TRUE;
+        }
+      else
+        bar.over_y0 = bar.over_y1 = 0.0;
+      g_array_append_val (l->bars, bar);
+    }
+  plx_axis_bytes_ticks (0.0, l->max_bytes, 5, l->bar_ticks);
+  for (guint i = 0; i < l->bar_ticks->len; i++)
+    {
+      PlxAxisTick *tk = &g_array_index (l->bar_ticks, PlxAxisTick, i);
+      tk->position = l->bars_y1 - tk->position * (l->bars_y1 - l->bars_y0);
+    }
+
+  if (o->over_time && t->n_ranks > 0)
+    {
+      guint r = o->rank >= 0 && (guint) o->rank < t->n_ranks ? (guint) o->rank : plx_memory_trace_peak_rank (t);
+      GArray *samples = t->samples[r];
+      double base = static_total (t, r), t_end = o->step_time_s, prev_y;
+      double top2 = l->bars_y1 * h + AXIS_PX + GAP_PX;
+
+      l->rank = r;
+      for (guint i = 0; i < samples->len; i++)
+        t_end = MAX (t_end, g_array_index (samples, PlxMemorySample, i).time_s);
+      if (!(t_end > 0.0))
+        t_end = 1.0;
+      l->time_x0 = l->bars_x0;
+      l->time_x1 = l->bars_x1;
+      l->time_y0 = top2 / h;
+      l->time_y1 = (h - LEGEND_PX - AXIS_PX) / h;
+      l->time_max_bytes = MAX (base + t->peak_activation_bytes[r], o->capacity_bytes) * 1.08;
+      l->time_capacity_y = l->time_y1 - o->capacity_bytes / l->time_max_bytes * (l->time_y1 - l->time_y0);
+      l->time_static_y = l->time_y1 - base / l->time_max_bytes * (l->time_y1 - l->time_y0);
+      snprintf (l->time_title, sizeof l->time_title, "Stage %u over the step", r);
+
+#define Y_OF(bytes) (l->time_y1 - (bytes) / l->time_max_bytes * (l->time_y1 - l->time_y0))
+#define X_OF(secs) (l->time_x0 + (secs) / t_end * (l->time_x1 - l->time_x0))
+      /* A step line: memory holds its value until the next change. */
+      prev_y = Y_OF (base);
+      {
+        PlxChartPoint p = { X_OF (0.0), prev_y };
+        g_array_append_val (l->points, p);
+      }
+      for (guint i = 0; i < samples->len; i++)
+        {
+          const PlxMemorySample *sm = &g_array_index (samples, PlxMemorySample, i);
+          PlxChartPoint a = { X_OF (sm->time_s), prev_y };
+          PlxChartPoint b = { X_OF (sm->time_s), Y_OF (base + MAX (sm->activation_bytes, 0.0)) };
+          g_array_append_val (l->points, a);
+          g_array_append_val (l->points, b);
+          prev_y = b.y;
+        }
+      {
+        PlxChartPoint p = { X_OF (t_end), prev_y };
+        g_array_append_val (l->points, p);
+      }
+#undef Y_OF
+#undef X_OF
+      plx_axis_time_ticks (0.0, t_end, MAX ((guint) ((l->time_x1 - l->time_x0) * w / 110.0), 2), l->time_ticks);
+      for (guint i = 0; i < l->time_ticks->len; i++)
+        {
+          PlxAxisTick *tk = &g_array_index (l->time_ticks, PlxAxisTick, i);
+          tk->position = l->time_x0 + tk->position * (l->time_x1 - l->time_x0);
+        }
+      plx_axis_bytes_ticks (0.0, l->time_max_bytes, 5, l->time_byte_ticks);
+      for (guint i = 0; i < l->time_byte_ticks->len; i++)
+        {
+          PlxAxisTick *tk = &g_array_index (l->time_byte_ticks, PlxAxisTick, i);
+          tk->position = l->time_y1 - tk->position * (l->time_y1 - l->time_y0);
+        }
+    }
+  return l;
+}
+
+static void
+y_axis (cairo_t *cr, const PlxRenderStyle *style, GArray *ticks, double x0, double x1, double width,
+        double height, double fs)
+{
+  cairo_set_line_width (cr, 1.0);
+  for (guint i = 0; i < ticks->len; i++)
+    {
+      const PlxAxisTick *tk = &g_array_index (ticks, PlxAxisTick, i);
+      double y = round (tk->position * height) + 0.5;
+      plx_render_set_color (cr, style->grid);
+      cairo_move_to (cr, x0 * width, y);
+      cairo_line_to (cr, x1 * width, y);
+      cairo_stroke (cr);
+      plx_render_text (cr, style, tk->label, x0 * width - 6.0, y, fs * 0.95, style->muted, 1.0, 0.5, PLX_TEXT_NORMAL);
+    }
+}
+
+void
+plx_memory_chart_render (const PlxMemoryLayout *l,
+                         const PlxRenderStyle  *style,
+                         cairo_t               *cr,
+                         double                 width,
+                         double                 height)
+{
+  double fs = l->font_size;
+  double cap_y = round (l->capacity_y * height) + 0.5;
+
+  cairo_save (cr);
+  plx_render_text (cr, style, l->title, 12.0, 8.0, style->title_size, style->foreground, 0.0, 0.0, PLX_TEXT_BOLD);
+  y_axis (cr, style, l->bar_ticks, l->bars_x0, l->bars_x1, width, height, fs);
+
+  for (guint i = 0; i < l->bars->len; i++)
+    {
+      const PlxMemoryBar *b = &g_array_index (l->bars, PlxMemoryBar, i);
+      for (guint c = 0; c < PLX_N_MEM; c++)
+        {
+          if (b->seg_y1[c] - b->seg_y0[c] <= 0.0)
+            continue;
+          plx_render_set_color (cr, style->memory[c]);
+          cairo_rectangle (cr, b->x0 * width, b->seg_y0[c] * height, (b->x1 - b->x0) * width,
+                           (b->seg_y1[c] - b->seg_y0[c]) * height);
+          cairo_fill (cr);
+        }
+      if (b->over_y1 > b->over_y0)
+        {
+          /* Above capacity: hatched in the warning colour. */
+          double x0 = b->x0 * width, x1 = b->x1 * width, y0 = b->over_y0 * height, y1 = b->over_y1 * height;
+          cairo_save (cr);
+          cairo_rectangle (cr, x0, y0, x1 - x0, y1 - y0);
+          cairo_clip (cr);
+          plx_render_set_color (cr, style->over);
+          cairo_set_line_width (cr, 2.0);
+          for (double d = -(y1 - y0); d < x1 - x0; d += 6.0)
+            {
+              cairo_move_to (cr, x0 + d, y1);
+              cairo_line_to (cr, x0 + d + (y1 - y0), y0);
+            }
+          cairo_stroke (cr);
+          cairo_restore (cr);
+          plx_render_set_color (cr, style->over);
+          cairo_set_line_width (cr, 2.0);
+          cairo_rectangle (cr, x0 + 1.0, y0 + 1.0, x1 - x0 - 2.0, y1 - y0 - 2.0);
+          cairo_stroke (cr);
+        }
+      if (i % l->label_every == 0)
+        {
+          char text[16];
+          snprintf (text, sizeof text, "%u", b->stage);
+          plx_render_text (cr, style, text, (b->x0 + b->x1) / 2.0 * width, l->bars_y1 * height + 4.0, fs * 0.9,
+                           style->muted, 0.5, 0.0, PLX_TEXT_NORMAL);
+        }
+    }
+  plx_render_text (cr, style, "pipeline stage", (l->bars_x0 + l->bars_x1) / 2.0 * width, l->bars_y1 * height + 6.0 + fs,
+                   fs * 0.9, style->muted, 0.5, 0.0, PLX_TEXT_NORMAL);
+
+  /* Capacity. */
+  cairo_set_line_width (cr, 2.0);
+  plx_render_set_color (cr, style->capacity);
+  cairo_move_to (cr, l->bars_x0 * width, cap_y);
+  cairo_line_to (cr, l->bars_x1 * width, cap_y);
+  cairo_stroke (cr);
+  plx_render_text (cr, style, l->any_over ? "HBM capacity - exceeded" : "HBM capacity", l->bars_x1 * width - 4.0,
+                   cap_y - 3.0, fs * 0.9, l->any_over ? style->over : style->foreground, 1.0, 1.0, PLX_TEXT_BOLD);
+
+  if (l->over_time && l->points->len > 1)
+    {
+      double cy = round (l->time_capacity_y * height) + 0.5;
+      plx_render_text (cr, style, l->time_title, 12.0, l->time_y0 * height - 30.0, style->title_size * 0.9,
+                       style->foreground, 0.0, 0.0, PLX_TEXT_BOLD);
+      y_axis (cr, style, l->time_byte_ticks, l->time_x0, l->time_x1, width, height, fs);
+      /* Model states and buffers: a band that does not change over the step. */
+      cairo_set_source_rgba (cr, style->memory[PLX_MEM_OPTIMIZER].r, style->memory[PLX_MEM_OPTIMIZER].g,
+                             style->memory[PLX_MEM_OPTIMIZER].b, 0.30);
+      cairo_rectangle (cr, l->time_x0 * width, l->time_static_y * height, (l->time_x1 - l->time_x0) * width,
+                       (l->time_y1 - l->time_static_y) * height);
+      cairo_fill (cr);
+      plx_render_text (cr, style, "weights, gradients, optimizer, buffers", l->time_x0 * width + 8.0,
+                       (l->time_static_y + l->time_y1) / 2.0 * height, fs, style->foreground, 0.0, 0.5, PLX_TEXT_NORMAL);
+      /* Activations above it, as the line moves. */
+      cairo_move_to (cr, g_array_index (l->points, PlxChartPoint, 0).x * width, l->time_static_y * height);
+      for (guint i = 0; i < l->points->len; i++)
+        {
+          const PlxChartPoint *p = &g_array_index (l->points, PlxChartPoint, i);
+          cairo_line_to (cr, p->x * width, p->y * height);
+        }
+      cairo_line_to (cr, g_array_index (l->points, PlxChartPoint, l->points->len - 1).x * width, l->time_static_y * height);
+      cairo_close_path (cr);
+      cairo_set_source_rgba (cr, style->memory[PLX_MEM_ACTIVATIONS].r, style->memory[PLX_MEM_ACTIVATIONS].g,
+                             style->memory[PLX_MEM_ACTIVATIONS].b, 0.35);
+      cairo_fill (cr);
+      cairo_set_line_width (cr, 1.5);
+      plx_render_set_color (cr, style->memory[PLX_MEM_ACTIVATIONS]);
+      for (guint i = 0; i < l->points->len; i++)
+        {
+          const PlxChartPoint *p = &g_array_index (l->points, PlxChartPoint, i);
+          if (i == 0)
+            cairo_move_to (cr, p->x * width, p->y * height);
+          else
+            cairo_line_to (cr, p->x * width, p->y * height);
+        }
+      cairo_stroke (cr);
+      cairo_set_line_width (cr, 2.0);
+      plx_render_set_color (cr, style->capacity);
+      cairo_move_to (cr, l->time_x0 * width, cy);
+      cairo_line_to (cr, l->time_x1 * width, cy);
+      cairo_stroke (cr);
+      plx_render_text (cr, style, "HBM capacity", l->time_x1 * width - 4.0, cy - 3.0, fs * 0.9, style->foreground,
+                       1.0, 1.0, PLX_TEXT_BOLD);
+      for (guint i = 0; i < l->time_ticks->len; i++)
+        {
+          const PlxAxisTick *tk = &g_array_index (l->time_ticks, PlxAxisTick, i);
+          plx_render_text (cr, style, tk->label, tk->position * width, l->time_y1 * height + 4.0, fs * 0.95,
+                           style->muted, i == 0 ? 0.0 : 0.5, 0.0, PLX_TEXT_NORMAL);
+        }
+    }
+
+  /* Legend along the bottom. */
+  {
+    double x = l->bars_x0 * width, y = height - LEGEND_PX + 6.0;
+    for (guint c = 0; c < PLX_N_MEM; c++)
+      {
+        const char *name = plx_mem_category_display_name (c);
+        plx_render_set_color (cr, style->memory[c]);
+        cairo_rectangle (cr, x, y, 14.0, 12.0);
+        cairo_fill (cr);
+        x += 20.0 + plx_render_text (cr, style, name, x + 20.0, y + 6.0, fs, style->foreground, 0.0, 0.5,
+                                     PLX_TEXT_NORMAL) + 18.0;
+      }
+  }
+  cairo_restore (cr);
+}
