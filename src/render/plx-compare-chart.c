@@ -115,6 +115,7 @@ plx_compare_layout_new (const PlxCompareSide *a,
       PlxBreakdownBar *bar = &l->breakdown[i];
       bar->y0 = l->bd_y0 + i * (l->bd_y1 - l->bd_y0) / 2.0;
       bar->y1 = bar->y0 + (l->bd_y1 - l->bd_y0) / 2.0 * 0.8;
+      format_seconds (side[i]->report->step_time_s, l->step_label[i], sizeof l->step_label[i]);
       for (guint c = 0; c < PLX_N_TIME; c++)
         {
           double len = side[i]->report->time_s[c] / step_max * (l->bd_x1 - l->bd_x0);
@@ -135,7 +136,10 @@ plx_compare_layout_new (const PlxCompareSide *a,
       format_seconds (ta, sa, sizeof sa);
       format_seconds (tb, sb, sizeof sb);
       format_seconds (tb - ta, sd, sizeof sd);
-      snprintf (l->diff[c], sizeof l->diff[c], "%s: %s → %s (%s%s)", time_names[c], sa, sb, tb - ta >= 0 ? "+" : "", sd);
+      if (fabs (tb - ta) <= 1e-6 * MAX (ta, tb))
+        snprintf (l->diff[c], sizeof l->diff[c], "%s: %s in both", time_names[c], sa);
+      else
+        snprintf (l->diff[c], sizeof l->diff[c], "%s: %s → %s (%s%s)", time_names[c], sa, sb, tb - ta >= 0 ? "+" : "", sd);
     }
 
   /* Memory of each side's fullest GPU against its usable capacity. */
@@ -161,6 +165,7 @@ plx_compare_layout_new (const PlxCompareSide *a,
           bar->seg_y0[c] = y - hgt;
           y -= hgt;
         }
+      snprintf (l->memory_label[i], sizeof l->memory_label[i], "%.1f GiB", side[i]->report->peak_memory_bytes / 1073741824.0);
       if (side[i]->report->peak_memory_bytes > side[i]->report->hbm_usable_bytes)
         {
           bar->over_y0 = y;
@@ -202,6 +207,8 @@ plx_compare_chart_render (const PlxCompareLayout *l,
                            (bar->y1 - bar->y0) * height);
           cairo_fill (cr);
         }
+      plx_render_text (cr, style, l->step_label[i], bar->x1[PLX_N_TIME - 1] * width + 8.0,
+                       (bar->y0 + bar->y1) / 2.0 * height, fs, style->foreground, 0.0, 0.5, PLX_TEXT_BOLD);
     }
   {
     /* The differences, one line each, in two columns, with the category's colour. */
@@ -250,13 +257,15 @@ plx_compare_chart_render (const PlxCompareLayout *l,
         }
       plx_render_text (cr, style, ab[i], (bar->x0 + bar->x1) / 2.0 * width, l->mem_y1 * height + 4.0, fs,
                        style->foreground, 0.5, 0.0, PLX_TEXT_BOLD);
+      plx_render_text (cr, style, l->memory_label[i], (bar->x0 + bar->x1) / 2.0 * width,
+                       bar->seg_y0[PLX_N_MEM - 1] * height - 4.0, fs, style->foreground, 0.5, 1.0, PLX_TEXT_NORMAL);
     }
   cairo_set_line_width (cr, 2.0);
   plx_render_set_color (cr, style->capacity);
   cairo_move_to (cr, l->mem_x0 * width, round (l->capacity_y * height) + 0.5);
   cairo_line_to (cr, l->mem_x1 * width, round (l->capacity_y * height) + 0.5);
   cairo_stroke (cr);
-  plx_render_text (cr, style, "usable HBM", l->mem_x1 * width, l->capacity_y * height - 3.0, fs * 0.9,
+  plx_render_text (cr, style, "usable HBM per GPU", l->mem_x1 * width, l->capacity_y * height - 3.0, fs * 0.9,
                    style->foreground, 1.0, 1.0, PLX_TEXT_NORMAL);
   cairo_restore (cr);
 }

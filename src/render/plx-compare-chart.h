@@ -47,6 +47,8 @@ typedef struct
   char               name[2][64];
   char               title[200];
   char               verdict[160];             /* "B is 4.1 % faster than A" */
+  char               step_label[2][32];
+  char               memory_label[2][32];
 } PlxCompareLayout;
 
 PlxCompareLayout *plx_compare_layout_new (const PlxCompareSide *a,
