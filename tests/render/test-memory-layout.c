@@ -1,8 +1,98 @@
-#include "parallax/parallax.h"
+/* Memory chart layout: stacked segments add up to each stage's total, the capacity
+ * line sits at the capacity, over-capacity is marked, the over-time line follows the
+ * trace. */
+#include <math.h>
+
+#include "plx-memory-chart.h"
+
+#include "render-util.h"
+
+static const double gib = 1073741824.0;
+
+static PlxMemoryLayout *
+layout_for (PlxMemoryTrace *t, double capacity_gib, double usable_gib)
+{
+  PlxMemoryOptions o;
+
+  plx_memory_options_init (&o, 1000, 700);
+  o.capacity_bytes = capacity_gib * gib;
+  o.usable_bytes = usable_gib * gib;
+  o.step_time_s = 10.0;
+  return plx_memory_layout_new (t, &o);
+}
+
+static void
+test_stacks_sum (void)
+{
+  g_autoptr (PlxMemoryTrace) t = memory_trace_new (4, 5.0);
+  g_autoptr (PlxMemoryLayout) l = layout_for (t, 80.0, 77.0);
+  double scale = (l->bars_y1 - l->bars_y0) / l->max_bytes;
+
+  g_assert_cmpuint (l->bars->len, ==, 4);
+  for (guint i = 0; i < 4; i++)
+    {
+      const PlxMemoryBar *b = &g_array_index (l->bars, PlxMemoryBar, i);
+      double total = 10.0 * gib + (4 - i) * 5.0 * gib;
+      /* Segments touch, start at the axis, and reach the stage's total. */
+      g_assert_cmpfloat (b->seg_y1[0], ==, l->bars_y1);
+      for (guint c = 1; c < PLX_N_MEM; c++)
+        g_assert_cmpfloat (b->seg_y1[c], ==, b->seg_y0[c - 1]);
+      g_assert_cmpfloat (fabs ((l->bars_y1 - b->seg_y0[PLX_N_MEM - 1]) - total * scale), <, 1e-12);
+      g_assert_cmpfloat (b->total_bytes, ==, total);
+      /* Activations, the fourth segment: (4 - i) x 5 GiB. */
+      g_assert_cmpfloat (fabs ((b->seg_y1[PLX_MEM_ACTIVATIONS] - b->seg_y0[PLX_MEM_ACTIVATIONS]) - (4 - i) * 5.0 * gib * scale), <, 1e-12);
+      g_assert_cmpfloat (b->over_y1, ==, b->over_y0);
+    }
+  /* The axis tops out above the larger of capacity (80 GiB) and the tallest bar. */
+  g_assert_cmpfloat (l->max_bytes, ==, 80.0 * gib * 1.08);
+  g_assert_cmpfloat (fabs (l->capacity_y - (l->bars_y1 - 80.0 * gib * scale)), <, 1e-12);
+  g_assert_false (l->any_over);
+}
+
+static void
+test_over_capacity (void)
+{
+  /* Stage 0 needs 10 + 4 x 20 = 90 GiB of 80: its part above the usable 77 GiB is
+   * marked; stage 3 (30 GiB) is not. */
+  g_autoptr (PlxMemoryTrace) t = memory_trace_new (4, 20.0);
+  g_autoptr (PlxMemoryLayout) l = layout_for (t, 80.0, 77.0);
+  const PlxMemoryBar *b0 = &g_array_index (l->bars, PlxMemoryBar, 0);
+  const PlxMemoryBar *b3 = &g_array_index (l->bars, PlxMemoryBar, 3);
+  double scale = (l->bars_y1 - l->bars_y0) / l->max_bytes;
+
+  g_assert_true (l->any_over);
+  g_assert_cmpfloat (fabs (b0->over_y1 - (l->bars_y1 - 77.0 * gib * scale)), <, 1e-12);
+  g_assert_cmpfloat (fabs (b0->over_y0 - (l->bars_y1 - 90.0 * gib * scale)), <, 1e-12);
+  g_assert_cmpfloat (b3->over_y1, ==, b3->over_y0);
+  g_assert_cmpfloat (l->max_bytes, ==, 90.0 * gib * 1.08);
+}
+
+static void
+test_over_time (void)
+{
+  /* Stage 0 by default (the highest peak): 10 GiB, then 30 GiB from 1 s to 9 s. */
+  g_autoptr (PlxMemoryTrace) t = memory_trace_new (4, 5.0);
+  g_autoptr (PlxMemoryLayout) l = layout_for (t, 80.0, 77.0);
+  double yscale = (l->time_y1 - l->time_y0) / l->time_max_bytes;
+  const PlxChartPoint *p;
+
+  g_assert_cmpuint (l->rank, ==, 0);
+  /* Start, step up at 1 s (two points), step down at 9 s (two points), end. */
+  g_assert_cmpuint (l->points->len, ==, 6);
+  p = &g_array_index (l->points, PlxChartPoint, 2);
+  g_assert_cmpfloat (fabs (p->x - (l->time_x0 + 0.1 * (l->time_x1 - l->time_x0))), <, 1e-12);
+  g_assert_cmpfloat (fabs (p->y - (l->time_y1 - 30.0 * gib * yscale)), <, 1e-12);
+  p = &g_array_index (l->points, PlxChartPoint, 5);
+  g_assert_cmpfloat (fabs (p->y - (l->time_y1 - 10.0 * gib * yscale)), <, 1e-12);
+  g_assert_cmpfloat (fabs (l->time_static_y - (l->time_y1 - 10.0 * gib * yscale)), <, 1e-12);
+}
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/render/memory/stacks-sum", test_stacks_sum);
+  g_test_add_func ("/render/memory/over-capacity", test_over_capacity);
+  g_test_add_func ("/render/memory/over-time", test_over_time);
   return g_test_run ();
 }

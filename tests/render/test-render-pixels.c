@@ -1,8 +1,156 @@
-#include "parallax/parallax.h"
+/* Rendering on image surfaces: the right colour in the right place. */
+#include <math.h>
+
+#include "plx-memory-chart.h"
+#include "plx-render-style.h"
+#include "plx-timeline-chart.h"
+
+#include "render-util.h"
+
+static void
+pixel (cairo_surface_t *s, double x, double y, PlxColor *out)
+{
+  guint32 *data;
+  int stride;
+  guint32 v;
+
+  cairo_surface_flush (s);
+  data = (guint32 *) cairo_image_surface_get_data (s);
+  stride = cairo_image_surface_get_stride (s) / 4;
+  v = data[(int) y * stride + (int) x];
+  out->r = ((v >> 16) & 0xff) / 255.0;
+  out->g = ((v >> 8) & 0xff) / 255.0;
+  out->b = (v & 0xff) / 255.0;
+}
+
+static gboolean
+same_color (PlxColor a, PlxColor b)
+{
+  return fabs (a.r - b.r) < 1.5 / 255 && fabs (a.g - b.g) < 1.5 / 255 && fabs (a.b - b.b) < 1.5 / 255;
+}
+
+static cairo_surface_t *
+render_timeline (PlxTimeline *tl, const PlxRenderStyle *style, PlxTimelineLayout **layout_out)
+{
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1000, 400);
+  cairo_t *cr = cairo_create (s);
+  PlxTimelineOptions o;
+
+  plx_timeline_options_init (&o, 1000, 400);
+  o.title = "test";
+  *layout_out = plx_timeline_layout_new (tl, &o);
+  cairo_set_source_rgb (cr, style->background.r, style->background.g, style->background.b);
+  cairo_paint (cr);
+  plx_timeline_chart_render (*layout_out, style, cr, 1000, 400);
+  cairo_destroy (cr);
+  return s;
+}
+
+static void
+test_timeline_colours (void)
+{
+  g_autoptr (PlxTimeline) tl = small_timeline ();
+  PlxTimelineLayout *l = NULL;
+  PlxRenderStyle style;
+  cairo_surface_t *s;
+  PlxColor c;
+  const PlxChartRow *row0;
+  double y;
+
+  plx_render_style_init (&style, FALSE, 1.0);
+  s = render_timeline (tl, &style, &l);
+  row0 = &g_array_index (l->rows, PlxChartRow, 0);
+  y = (row0->y0 + row0->y1) / 2.0 * 400 + 3.0; /* below the micro-batch label */
+  /* Stage 0 at 1 s: forward. At 5 s: backward. At 2.7 s: idle (the bubble). */
+  pixel (s, (l->plot_x0 + 0.1 * (l->plot_x1 - l->plot_x0)) * 1000 + 8.0, y, &c);
+  g_assert_true (same_color (c, style.kind[PLX_KIND_FORWARD]));
+  pixel (s, (l->plot_x0 + 0.55 * (l->plot_x1 - l->plot_x0)) * 1000 + 8.0, y, &c);
+  g_assert_true (same_color (c, style.kind[PLX_KIND_BACKWARD]));
+  pixel (s, (l->plot_x0 + 0.27 * (l->plot_x1 - l->plot_x0)) * 1000, y, &c);
+  g_assert_true (same_color (c, style.idle));
+  /* Background outside the plot. */
+  pixel (s, 999, 399, &c);
+  g_assert_true (same_color (c, style.background));
+  cairo_surface_destroy (s);
+  plx_timeline_layout_free (l);
+}
+
+static void
+test_dark_style (void)
+{
+  g_autoptr (PlxTimeline) tl = small_timeline ();
+  PlxTimelineLayout *l = NULL;
+  PlxRenderStyle style;
+  cairo_surface_t *s;
+  PlxColor c;
+
+  plx_render_style_init (&style, TRUE, 1.0);
+  s = render_timeline (tl, &style, &l);
+  pixel (s, 999, 399, &c);
+  g_assert_true (same_color (c, style.background));
+  g_assert_cmpfloat (c.r + c.g + c.b, <, 0.5);
+  cairo_surface_destroy (s);
+  plx_timeline_layout_free (l);
+}
+
+static cairo_surface_t *
+render_memory (PlxMemoryTrace *t, const PlxRenderStyle *style, PlxMemoryLayout **layout_out)
+{
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1000, 700);
+  cairo_t *cr = cairo_create (s);
+  PlxMemoryOptions o;
+
+  plx_memory_options_init (&o, 1000, 700);
+  o.capacity_bytes = 80.0 * 1073741824.0;
+  o.usable_bytes = 77.0 * 1073741824.0;
+  o.step_time_s = 10.0;
+  *layout_out = plx_memory_layout_new (t, &o);
+  cairo_set_source_rgb (cr, style->background.r, style->background.g, style->background.b);
+  cairo_paint (cr);
+  plx_memory_chart_render (*layout_out, style, cr, 1000, 700);
+  cairo_destroy (cr);
+  return s;
+}
+
+static void
+test_memory_capacity_and_over (void)
+{
+  g_autoptr (PlxMemoryTrace) t = memory_trace_new (4, 20.0);
+  PlxMemoryLayout *l = NULL;
+  PlxRenderStyle style;
+  cairo_surface_t *s;
+  PlxColor c;
+  const PlxMemoryBar *b0, *b3;
+  guint over_pixels = 0;
+
+  plx_render_style_init (&style, FALSE, 1.0);
+  s = render_memory (t, &style, &l);
+  b0 = &g_array_index (l->bars, PlxMemoryBar, 0);
+  b3 = &g_array_index (l->bars, PlxMemoryBar, 3);
+  /* The capacity line crosses the gap between bars 2 and 3. */
+  pixel (s, (g_array_index (l->bars, PlxMemoryBar, 2).x1 + b3->x0) / 2.0 * 1000, round (l->capacity_y * 700), &c);
+  g_assert_true (same_color (c, style.capacity));
+  /* The weights segment of stage 3 is drawn in the weights colour. */
+  pixel (s, (b3->x0 + b3->x1) / 2.0 * 1000, (b3->seg_y0[PLX_MEM_WEIGHTS] + b3->seg_y1[PLX_MEM_WEIGHTS]) / 2.0 * 700, &c);
+  g_assert_true (same_color (c, style.memory[PLX_MEM_WEIGHTS]));
+  /* Stage 0's part above usable memory is hatched in the warning colour. */
+  for (double y = b0->over_y0 * 700 + 2; y < b0->over_y1 * 700 - 2; y += 1.0)
+    for (double x = b0->x0 * 1000 + 2; x < b0->x1 * 1000 - 2; x += 1.0)
+      {
+        pixel (s, x, y, &c);
+        over_pixels += same_color (c, style.over);
+      }
+  g_assert_cmpuint (over_pixels, >, 50);
+  cairo_surface_destroy (s);
+  plx_memory_layout_free (l);
+}
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/render/pixels/timeline-colours", test_timeline_colours);
+  g_test_add_func ("/render/pixels/dark-style", test_dark_style);
+  g_test_add_func ("/render/pixels/memory-capacity-and-over", test_memory_capacity_and_over);
   return g_test_run ();
 }

@@ -1,8 +1,213 @@
-#include "parallax/parallax.h"
+/* Timeline layout without a display: bars where the events are, round ticks, dense
+ * stretches drawn as busy shares that add up to the busy time, rows grouped. */
+#include <math.h>
+#include <string.h>
+
+#include "plx-timeline-chart.h"
+
+#include "render-util.h"
+
+static double
+x_of (const PlxTimelineLayout *l, double t)
+{
+  return l->plot_x0 + (t - l->t0_s) / (l->t1_s - l->t0_s) * (l->plot_x1 - l->plot_x0);
+}
+
+static const PlxChartBar *
+bar_for_event (const PlxTimelineLayout *l, guint event)
+{
+  for (guint i = 0; i < l->bars->len; i++)
+    {
+      const PlxChartBar *b = &g_array_index (l->bars, PlxChartBar, i);
+      if (b->event == event && !b->aggregate)
+        return b;
+    }
+  g_assert_not_reached ();
+  return NULL;
+}
+
+static void
+test_bars_match_events (void)
+{
+  g_autoptr (PlxTimeline) tl = small_timeline ();
+  PlxTimelineOptions o;
+  g_autoptr (PlxTimelineLayout) l = NULL;
+  const PlxChartBar *b;
+
+  plx_timeline_options_init (&o, 1000, 400);
+  l = plx_timeline_layout_new (tl, &o);
+  /* Rows: stage 0 compute, stage 0 TP, stage 1 compute (stage 1 has no TP work). */
+  g_assert_cmpuint (l->rows->len, ==, 3);
+  g_assert_cmpstr (g_array_index (l->rows, PlxChartRow, 0).label, ==, "stage 0");
+  g_assert_cmpstr (g_array_index (l->rows, PlxChartRow, 1).label, ==, "tp");
+  g_assert_cmpstr (g_array_index (l->rows, PlxChartRow, 2).label, ==, "stage 1");
+  g_assert_cmpuint (l->bars->len, ==, 4);
+  /* The whole step by default: 0..10 s. Each bar spans its event's times. */
+  g_assert_cmpfloat (l->t0_s, ==, 0.0);
+  g_assert_cmpfloat (l->t1_s, ==, 10.0);
+  b = bar_for_event (l, 2);
+  g_assert_cmpfloat_with_epsilon (b->x0, x_of (l, 3.0), 1e-12);
+  g_assert_cmpfloat_with_epsilon (b->x1, x_of (l, 7.0), 1e-12);
+  g_assert_cmpint (b->kind, ==, PLX_KIND_BACKWARD);
+  g_assert_cmpfloat (b->y0, ==, g_array_index (l->rows, PlxChartRow, 0).y0);
+  b = bar_for_event (l, 3);
+  g_assert_cmpfloat_with_epsilon (b->x0, x_of (l, 2.0), 1e-12);
+  g_assert_cmpfloat_with_epsilon (b->x1, x_of (l, 4.0), 1e-12);
+  g_assert_cmpfloat (b->y0, ==, g_array_index (l->rows, PlxChartRow, 2).y0);
+  /* A 400 px bar has room for its micro-batch number. */
+  g_assert_true (bar_for_event (l, 2)->show_label);
+  /* Hover: the middle of stage 1's forward bar is event 3. */
+  g_assert_cmpint (plx_timeline_layout_hit (l, (b->x0 + b->x1) / 2.0, (b->y0 + b->y1) / 2.0), ==, 3);
+  g_assert_cmpint (plx_timeline_layout_hit (l, 0.001, 0.001), ==, -1);
+}
+
+static void
+test_window (void)
+{
+  /* Zoomed to 2..4 s: the backward (3..7 s) is cut at the window's right edge. */
+  g_autoptr (PlxTimeline) tl = small_timeline ();
+  PlxTimelineOptions o;
+  g_autoptr (PlxTimelineLayout) l = NULL;
+  const PlxChartBar *b;
+
+  plx_timeline_options_init (&o, 1000, 400);
+  o.t0_s = 2.0;
+  o.t1_s = 4.0;
+  l = plx_timeline_layout_new (tl, &o);
+  b = bar_for_event (l, 2);
+  g_assert_cmpfloat_with_epsilon (b->x0, l->plot_x0 + 0.5 * (l->plot_x1 - l->plot_x0), 1e-12);
+  g_assert_cmpfloat_with_epsilon (b->x1, l->plot_x1, 1e-12);
+  /* The forward at 0..2 s ends at the window's left edge: zero wide, kept as a column. */
+  for (guint i = 0; i < l->bars->len; i++)
+    g_assert_cmpfloat (g_array_index (l->bars, PlxChartBar, i).x0, >=, l->plot_x0 - 1e-12);
+}
+
+static void
+test_round_ticks (void)
+{
+  const double windows[][2] = { { 0, 12.93 }, { 0, 69.71 }, { 0.00123, 0.0456 }, { 2.0, 4.0 }, { 0, 1.7e-4 } };
+
+  for (guint w = 0; w < G_N_ELEMENTS (windows); w++)
+    {
+      g_autoptr (GArray) ticks = g_array_new (FALSE, FALSE, sizeof (PlxAxisTick));
+      double step = plx_axis_time_ticks (windows[w][0], windows[w][1], 8, ticks);
+      double mant = step / pow (10.0, floor (log10 (step)));
+
+      /* 1, 2 or 5 times a power of ten. */
+      g_assert_true (fabs (mant - 1.0) < 1e-9 || fabs (mant - 2.0) < 1e-9 || fabs (mant - 5.0) < 1e-9);
+      g_assert_cmpuint (ticks->len, >=, 3);
+      g_assert_cmpuint (ticks->len, <=, 17);
+      for (guint i = 0; i < ticks->len; i++)
+        {
+          const PlxAxisTick *t = &g_array_index (ticks, PlxAxisTick, i);
+          g_assert_cmpfloat (fabs (t->value / step - round (t->value / step)), <, 1e-9);
+          g_assert_cmpfloat (t->value, >=, windows[w][0] - 1e-12);
+          g_assert_cmpfloat (t->value, <=, windows[w][1] + 1e-12);
+          g_assert_true (g_str_has_suffix (t->label, " s") || g_str_has_suffix (t->label, " ms") ||
+                         g_str_has_suffix (t->label, " µs"));
+        }
+    }
+  {
+    /* 0 to 12.93 s at about 8 ticks: every 2 s, labelled "0 s" .. "12 s". */
+    g_autoptr (GArray) ticks = g_array_new (FALSE, FALSE, sizeof (PlxAxisTick));
+    g_assert_cmpfloat (plx_axis_time_ticks (0, 12.93, 8, ticks), ==, 2.0);
+    g_assert_cmpstr (g_array_index (ticks, PlxAxisTick, 0).label, ==, "0 s");
+    g_assert_cmpstr (g_array_index (ticks, PlxAxisTick, ticks->len - 1).label, ==, "12 s");
+  }
+}
+
+static void
+test_dense_busy_share (void)
+{
+  /* 2000 forwards of 0.5 ms every 1 ms on one stage over 2 s, drawn 300 px wide:
+   * far below a pixel each. The column shares must add up to the busy time, 1 s. */
+  g_autoptr (PlxTimeline) tl = timeline_new (1, 2.0);
+  PlxTimelineOptions o;
+  g_autoptr (PlxTimelineLayout) l = NULL;
+  double busy = 0.0, col_s, row_h;
+
+  for (guint i = 0; i < 2000; i++)
+    add_event (tl, 0, PLX_STREAM_COMPUTE, PLX_KIND_FORWARD, i, i * 1e-3, i * 1e-3 + 0.5e-3);
+  plx_timeline_options_init (&o, 300, 200);
+  l = plx_timeline_layout_new (tl, &o);
+  col_s = (l->t1_s - l->t0_s) / ((l->plot_x1 - l->plot_x0) * l->width_px);
+  row_h = g_array_index (l->rows, PlxChartRow, 0).y1 - g_array_index (l->rows, PlxChartRow, 0).y0;
+  g_assert_cmpuint (l->bars->len, <, 300);
+  for (guint i = 0; i < l->bars->len; i++)
+    {
+      const PlxChartBar *b = &g_array_index (l->bars, PlxChartBar, i);
+      g_assert_true (b->aggregate);
+      busy += (b->y1 - b->y0) / row_h * col_s;
+    }
+  g_assert_cmpfloat (fabs (busy - 1.0), <, 1e-9);
+}
+
+static void
+test_row_grouping (void)
+{
+  /* 64 stages in 300 px: one compute row per shown stage, every n-th stage. */
+  g_autoptr (PlxTimeline) tl = timeline_new (64, 1.0);
+  PlxTimelineOptions o;
+  g_autoptr (PlxTimelineLayout) l = NULL;
+
+  for (guint r = 0; r < 64; r++)
+    {
+      add_event (tl, r, PLX_STREAM_COMPUTE, PLX_KIND_FORWARD, 0, r * 0.01, r * 0.01 + 0.1);
+      add_event (tl, r, PLX_STREAM_TP, PLX_KIND_TP_COMM, 0, r * 0.01 + 0.1, r * 0.01 + 0.12);
+    }
+  plx_timeline_options_init (&o, 800, 300);
+  l = plx_timeline_layout_new (tl, &o);
+  g_assert_cmpuint (l->rank_stride, >, 1);
+  g_assert_cmpuint (l->rows->len, ==, (64 + l->rank_stride - 1) / l->rank_stride);
+  for (guint i = 0; i < l->rows->len; i++)
+    {
+      const PlxChartRow *row = &g_array_index (l->rows, PlxChartRow, i);
+      g_assert_cmpint (row->stream, ==, PLX_STREAM_COMPUTE);
+      g_assert_cmpuint (row->rank, ==, i * l->rank_stride);
+      g_assert_cmpfloat ((row->y1 - row->y0) * l->height_px, >=, 3.0);
+    }
+  g_assert_nonnull (strstr (l->note, "stage shown"));
+  /* Taller: 16 stages in 900 px keep a row per stream. */
+  {
+    g_autoptr (PlxTimeline) small = timeline_new (16, 1.0);
+    g_autoptr (PlxTimelineLayout) l2 = NULL;
+    for (guint r = 0; r < 16; r++)
+      {
+        add_event (small, r, PLX_STREAM_COMPUTE, PLX_KIND_FORWARD, 0, 0.0, 0.5);
+        add_event (small, r, PLX_STREAM_TP, PLX_KIND_TP_COMM, 0, 0.5, 0.6);
+      }
+    plx_timeline_options_init (&o, 800, 900);
+    l2 = plx_timeline_layout_new (small, &o);
+    g_assert_cmpuint (l2->rank_stride, ==, 1);
+    g_assert_cmpuint (l2->rows->len, ==, 32);
+  }
+}
+
+static void
+test_legend_kinds (void)
+{
+  /* The legend lists the kinds present, in kind order. */
+  g_autoptr (PlxTimeline) tl = small_timeline ();
+  PlxTimelineOptions o;
+  g_autoptr (PlxTimelineLayout) l = NULL;
+
+  plx_timeline_options_init (&o, 1000, 400);
+  l = plx_timeline_layout_new (tl, &o);
+  g_assert_cmpuint (l->legend->len, ==, 3);
+  g_assert_cmpint (g_array_index (l->legend, PlxLegendItem, 0).kind, ==, PLX_KIND_FORWARD);
+  g_assert_cmpint (g_array_index (l->legend, PlxLegendItem, 1).kind, ==, PLX_KIND_BACKWARD);
+  g_assert_cmpint (g_array_index (l->legend, PlxLegendItem, 2).kind, ==, PLX_KIND_TP_COMM);
+}
 
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/render/timeline/bars-match-events", test_bars_match_events);
+  g_test_add_func ("/render/timeline/window", test_window);
+  g_test_add_func ("/render/timeline/round-ticks", test_round_ticks);
+  g_test_add_func ("/render/timeline/dense-busy-share", test_dense_busy_share);
+  g_test_add_func ("/render/timeline/row-grouping", test_row_grouping);
+  g_test_add_func ("/render/timeline/legend-kinds", test_legend_kinds);
   return g_test_run ();
 }
