@@ -179,6 +179,8 @@ typedef struct
   double      height;
   double      scale;
   gboolean    dark;
+  double      window_t0;  /* --window START:END in seconds; END <= START: the whole step */
+  double      window_t1;
 } SimulateOptions;
 
 /* --width/--height/--scale/--dark; returns TRUE if argv[*i] was one. */
@@ -194,6 +196,27 @@ parse_chart_option (int argc, char **argv, int *i, SimulateOptions *opts, int *s
   if (g_str_equal (arg, "--dark"))
     {
       opts->dark = TRUE;
+      return TRUE;
+    }
+  if (g_str_equal (arg, "--window"))
+    {
+      char *mid = NULL, *rest = NULL;
+      double a, b;
+
+      if (*i + 1 >= argc)
+        {
+          *status = usage_error ("--window needs START:END in seconds");
+          return TRUE;
+        }
+      a = g_ascii_strtod (argv[++*i], &mid);
+      b = (mid && *mid == ':') ? g_ascii_strtod (mid + 1, &rest) : 0.0;
+      if (mid == argv[*i] || !mid || *mid != ':' || rest == mid + 1 || *rest != '\0' || !(a >= 0.0) || !(b > a))
+        {
+          *status = usage_error ("--window: \"%s\" is not START:END with 0 <= START < END seconds", argv[*i]);
+          return TRUE;
+        }
+      opts->window_t0 = a;
+      opts->window_t1 = b;
       return TRUE;
     }
   if (g_str_equal (arg, "--width"))
@@ -228,6 +251,7 @@ typedef struct
   const PlxRenderStyle *style;
   const char           *title;
   const PlxCompareSide *sides;
+  double                t0, t1;
 } ChartData;
 
 static void
@@ -239,6 +263,8 @@ draw_timeline (cairo_t *cr, double width, double height, gpointer data)
 
   plx_timeline_options_init (&o, width, height);
   o.title = d->title;
+  o.t0_s = d->t0;
+  o.t1_s = d->t1;
   layout = plx_timeline_layout_new (d->timeline, &o);
   plx_timeline_chart_render (layout, d->style, cr, width, height);
 }
@@ -279,6 +305,7 @@ static const char *const simulate_help =
   "  --timeline CHART         draw the timeline (.png, .svg or .pdf)\n"
   "  --memory CHART           draw memory per stage and over the step\n"
   "  --width N --height N     chart size in pixels; --scale 2 for HiDPI PNG; --dark\n"
+  "  --window START:END       the timeline's time window in seconds (zoom)\n"
   "Strategy, model and cluster overrides:\n";
 
 static const char *const plan_help =
@@ -399,7 +426,7 @@ load_scenario (int              argc,
 static int
 cmd_simulate (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE };
+  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0 };
   g_autoptr (PlxScenario) sc = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxTimeline) timeline = NULL;
@@ -426,7 +453,7 @@ cmd_simulate (int argc, char **argv)
   if (opts.timeline != NULL || opts.memory != NULL)
     {
       PlxRenderStyle style;
-      ChartData data = { timeline, trace, &report, &style, sc->name, NULL };
+      ChartData data = { timeline, trace, &report, &style, sc->name, NULL, opts.window_t0, opts.window_t1 };
 
       plx_render_style_init (&style, opts.dark, opts.scale);
       if (opts.timeline != NULL &&
@@ -477,7 +504,7 @@ cmd_simulate (int argc, char **argv)
 static int
 cmd_compare (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE };
+  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0 };
   const char *paths[2] = { NULL, NULL }, *out = NULL;
   g_autoptr (GError) error = NULL;
   PlxScenario *sc[2] = { NULL, NULL };
@@ -551,7 +578,7 @@ cmd_compare (int argc, char **argv)
           sides[k].timeline = tl[k];
         }
       plx_render_style_init (&style, opts.dark, opts.scale);
-      data = (ChartData) { NULL, NULL, NULL, &style, NULL, sides };
+      data = (ChartData) { NULL, NULL, NULL, &style, NULL, sides, 0.0, 0.0 };
       if (out != NULL &&
           !plx_render_export (out, opts.width ? opts.width : 1600, opts.height ? opts.height : 1100, opts.scale,
                               &style, draw_compare, &data, &error))
@@ -595,7 +622,7 @@ cmd_compare (int argc, char **argv)
 static int
 cmd_plan (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE };
+  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0 };
   g_autoptr (PlxScenario) sc = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxPlan) plan = NULL;
