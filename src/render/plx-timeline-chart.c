@@ -16,7 +16,6 @@
 #define MARGIN_RIGHT_PX 16.0
 #define TITLE_PX 34.0
 #define AXIS_PX 26.0
-#define LEGEND_PX 26.0
 
 void
 plx_timeline_options_init (PlxTimelineOptions *o,
@@ -122,6 +121,35 @@ emit_columns (PlxTimelineLayout *l, const PlxChartRow *row, const Columns *cols,
     }
 }
 
+static double
+legend_item_width (PlxTaskKind kind, double font_size)
+{
+  return 14.0 + 6.0 + plx_render_text_estimate (plx_task_kind_display_name (kind), font_size) + 18.0;
+}
+
+/* Lines the legend wraps to in `w` pixels. */
+static guint
+legend_lines (guint kinds, double w, double font_size)
+{
+  double x = MARGIN_LEFT_PX;
+  guint lines = 1;
+
+  for (guint k = 0; k < PLX_N_KINDS; k++)
+    {
+      double item_w;
+      if (!(kinds & (1u << k)))
+        continue;
+      item_w = legend_item_width (k, font_size);
+      if (x + item_w > w - MARGIN_RIGHT_PX && x > MARGIN_LEFT_PX)
+        {
+          x = MARGIN_LEFT_PX;
+          lines++;
+        }
+      x += item_w;
+    }
+  return lines;
+}
+
 PlxTimelineLayout *
 plx_timeline_layout_new (const PlxTimeline        *tl,
                          const PlxTimelineOptions *o)
@@ -162,9 +190,11 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
       rank_end[ev->rank] = MAX (rank_end[ev->rank], ev->end_s);
     }
 
-  /* Vertical space: title, rows, axis, legend. */
+  /* Vertical space: title, rows, axis, and the legend's lines. */
+  for (guint i = 0; i < tl->events->len; i++)
+    kinds_present |= 1u << g_array_index (tl->events, PlxTimelineEvent, i).kind;
   top_px = (l->title[0] ? TITLE_PX : 8.0);
-  bottom_px = AXIS_PX + (o->legend ? LEGEND_PX : 0.0);
+  bottom_px = AXIS_PX + (o->legend ? 8.0 + 18.0 * legend_lines (kinds_present, w, l->font_size) : 0.0);
   plot_px = MAX (region_px - top_px - bottom_px, 10.0);
   l->plot_x0 = MARGIN_LEFT_PX / w;
   l->plot_x1 = 1.0 - MARGIN_RIGHT_PX / w;
@@ -343,7 +373,7 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
           if (!(kinds_present & (1u << k)))
             continue;
           g_strlcpy (item.label, plx_task_kind_display_name (k), sizeof item.label);
-          item_w = 14.0 + 6.0 + plx_render_text_estimate (item.label, l->font_size) + 18.0;
+          item_w = legend_item_width (k, l->font_size);
           if (x + item_w > w - MARGIN_RIGHT_PX && x > l->plot_x0 * w)
             {
               x = l->plot_x0 * w;
