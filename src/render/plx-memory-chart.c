@@ -94,8 +94,10 @@ plx_memory_layout_new (const PlxMemoryTrace   *t,
 
   top_px = TITLE_PX;
   bars_h_px = (h - top_px - LEGEND_PX - AXIS_PX - (o->over_time ? GAP_PX : 0.0)) * (o->over_time ? 0.55 : 1.0);
-  l->bars_x0 = LEFT_PX / w;
-  l->bars_x1 = 1.0 - RIGHT_PX / w;
+  /* Tiny charts still get a positive plot area (and never an endless loop below). */
+  l->bars_x0 = MIN (LEFT_PX / w, 0.45);
+  l->bars_x1 = MAX (1.0 - RIGHT_PX / w, l->bars_x0 + 0.1);
+  bars_h_px = MAX (bars_h_px, 4.0);
   l->bars_y0 = top_px / h;
   l->bars_y1 = (top_px + bars_h_px) / h;
   l->capacity_y = l->bars_y1 - o->capacity_bytes / l->max_bytes * (l->bars_y1 - l->bars_y0);
@@ -105,7 +107,7 @@ plx_memory_layout_new (const PlxMemoryTrace   *t,
   slot_px = (l->bars_x1 - l->bars_x0) * w / n;
   bar_px = slot_px >= 6.0 ? slot_px * 0.72 : slot_px;
   l->label_every = 1;
-  while (slot_px * l->label_every < 34.0)
+  while (slot_px * l->label_every < 34.0 && l->label_every < n)
     l->label_every = l->label_every < 5 ? l->label_every + 1 : l->label_every * 2;
   for (guint r = 0; r < t->n_ranks; r++)
     {

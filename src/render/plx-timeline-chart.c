@@ -188,16 +188,16 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
         continue;
       stream_used[(gsize) ev->rank * PLX_N_STREAMS + ev->stream] = TRUE;
       rank_end[ev->rank] = MAX (rank_end[ev->rank], ev->end_s);
+      /* The legend lists every kind of the step, so it stays put while zooming. */
+      kinds_present |= 1u << ev->kind;
     }
 
   /* Vertical space: title, rows, axis, and the legend's lines. */
-  for (guint i = 0; i < tl->events->len; i++)
-    kinds_present |= 1u << g_array_index (tl->events, PlxTimelineEvent, i).kind;
   top_px = (l->title[0] ? TITLE_PX : 8.0);
   bottom_px = AXIS_PX + (o->legend ? 8.0 + 18.0 * legend_lines (kinds_present, w, l->font_size) : 0.0);
   plot_px = MAX (region_px - top_px - bottom_px, 10.0);
-  l->plot_x0 = MARGIN_LEFT_PX / w;
-  l->plot_x1 = 1.0 - MARGIN_RIGHT_PX / w;
+  l->plot_x0 = MIN (MARGIN_LEFT_PX / w, 0.45);
+  l->plot_x1 = MAX (1.0 - MARGIN_RIGHT_PX / w, l->plot_x0 + 0.1);
   l->plot_y0 = ry0 + top_px / h;
   l->plot_y1 = ry0 + (top_px + plot_px) / h;
   plot_w_px = (l->plot_x1 - l->plot_x0) * w;
@@ -320,7 +320,6 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
         ri = row_of[(gsize) ev->rank * PLX_N_STREAMS + ev->stream];
         if (ri < 0)
           continue;
-        kinds_present |= 1u << ev->kind;
         s0 = MAX (ev->start_s, t0);
         s1 = MIN (ev->end_s, t1);
         x0 = col0_px + (s0 - t0) / col_s;

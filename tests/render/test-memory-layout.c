@@ -87,6 +87,24 @@ test_over_time (void)
   g_assert_cmpfloat (fabs (l->time_static_y - (l->time_y1 - 10.0 * gib * yscale)), <, 1e-12);
 }
 
+static void
+test_tiny (void)
+{
+  /* A 16 x 16 chart (the smallest export) lays out with a positive plot area: it
+   * once looped for ever finding room for stage labels. */
+  g_autoptr (PlxMemoryTrace) t = memory_trace_new (64, 1.0);
+  PlxMemoryOptions o;
+  g_autoptr (PlxMemoryLayout) l = NULL;
+
+  plx_memory_options_init (&o, 16, 16);
+  o.capacity_bytes = 80.0 * gib;
+  l = plx_memory_layout_new (t, &o);
+  g_assert_cmpfloat (l->bars_x1, >, l->bars_x0);
+  g_assert_cmpfloat (l->bars_y1, >, l->bars_y0);
+  g_assert_cmpuint (l->label_every, <=, 64);
+  g_assert_cmpuint (l->bars->len, ==, 64);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -94,5 +112,6 @@ main (int argc, char **argv)
   g_test_add_func ("/render/memory/stacks-sum", test_stacks_sum);
   g_test_add_func ("/render/memory/over-capacity", test_over_capacity);
   g_test_add_func ("/render/memory/over-time", test_over_time);
+  g_test_add_func ("/render/memory/tiny", test_tiny);
   return g_test_run ();
 }
