@@ -109,6 +109,7 @@ plx_memory_layout_new (const PlxMemoryTrace   *t,
   l->label_every = 1;
   while (slot_px * l->label_every < 34.0 && l->label_every < n)
     l->label_every = l->label_every < 5 ? l->label_every + 1 : l->label_every * 2;
+  l->label_every = MIN (l->label_every, n);
   for (guint r = 0; r < t->n_ranks; r++)
     {
       PlxMemoryBar bar;
