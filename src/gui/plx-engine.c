@@ -1,0 +1,180 @@
+#include "plx-engine.h"
+
+struct _PlxEngine
+{
+  GObject       parent_instance;
+  GCancellable *cancellable;   /* of the newest computation */
+  guint         pending;
+};
+
+G_DEFINE_FINAL_TYPE (PlxEngine, plx_engine, G_TYPE_OBJECT)
+
+enum { COMPUTED, FAILED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+typedef struct
+{
+  JsonNode *json;
+  char     *base_dir;
+  char     *source;
+} Job;
+
+static void
+job_free (Job *job)
+{
+  json_node_unref (job->json);
+  g_free (job->base_dir);
+  g_free (job->source);
+  g_free (job);
+}
+
+static void
+result_clear (PlxResult *r)
+{
+  plx_scenario_free (r->scenario);
+  if (r->json != NULL)
+    json_node_unref (r->json);
+  plx_timeline_free (r->timeline);
+  plx_memory_trace_free (r->trace);
+}
+
+PlxResult *
+plx_result_ref (PlxResult *result)
+{
+  return g_atomic_rc_box_acquire (result);
+}
+
+void
+plx_result_unref (PlxResult *result)
+{
+  g_atomic_rc_box_release_full (result, (GDestroyNotify) result_clear);
+}
+
+PlxResult *
+plx_engine_compute_sync (JsonNode   *scenario,
+                         const char *base_dir,
+                         const char *source,
+                         GError    **error)
+{
+  g_autoptr (PlxResult) r = g_atomic_rc_box_new0 (PlxResult);
+  gint64 t0 = g_get_monotonic_time ();
+
+  r->json = plx_json_deep_copy (scenario);
+  r->scenario = plx_scenario_new_from_json (r->json, base_dir, source, error);
+  if (r->scenario == NULL)
+    return NULL;
+  if (!plx_sim_run_scenario (r->scenario->model, r->scenario->cluster, r->scenario->strategy, &r->report, NULL,
+                             &r->timeline, &r->trace, error))
+    return NULL;
+  if (r->scenario->strategy->schedule != PLX_SCHEDULE_FILE &&
+      !plx_analytic_max_micro_batch_size (r->scenario->model, r->scenario->cluster, r->scenario->strategy,
+                                          &r->max_micro_batch, error))
+    return NULL;
+  r->compute_s = (g_get_monotonic_time () - t0) / 1e6;
+  return g_steal_pointer (&r);
+}
+
+static void
+compute_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  Job *job = task_data;
+  GError *error = NULL;
+  PlxResult *r;
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  r = plx_engine_compute_sync (job->json, job->base_dir, job->source, &error);
+  if (r == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, r, (GDestroyNotify) plx_result_unref);
+}
+
+static void
+compute_done (GObject      *object,
+              GAsyncResult *res,
+              gpointer      user_data)
+{
+  PlxEngine *self = PLX_ENGINE (object);
+  GTask *task = G_TASK (res);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxResult) r = NULL;
+
+  self->pending--;
+  r = g_task_propagate_pointer (task, &error);
+  /* A newer computation replaced this one: its result is stale, drop it. */
+  if (g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+    return;
+  if (r != NULL)
+    g_signal_emit (self, signals[COMPUTED], 0, r);
+  else
+    g_signal_emit (self, signals[FAILED], 0, error->message);
+}
+
+void
+plx_engine_compute (PlxEngine  *self,
+                    JsonNode   *scenario,
+                    const char *base_dir,
+                    const char *source)
+{
+  g_autoptr (GTask) task = NULL;
+  Job *job = g_new0 (Job, 1);
+
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+
+  job->json = plx_json_deep_copy (scenario);
+  job->base_dir = g_strdup (base_dir ? base_dir : ".");
+  job->source = g_strdup (source ? source : "scenario");
+  task = g_task_new (self, self->cancellable, compute_done, NULL);
+  g_task_set_source_tag (task, plx_engine_compute);
+  g_task_set_task_data (task, job, (GDestroyNotify) job_free);
+  g_task_set_return_on_cancel (task, TRUE);
+  self->pending++;
+  g_task_run_in_thread (task, compute_thread);
+}
+
+gboolean
+plx_engine_is_busy (PlxEngine *self)
+{
+  return self->pending > 0;
+}
+
+static void
+plx_engine_dispose (GObject *object)
+{
+  PlxEngine *self = PLX_ENGINE (object);
+
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  G_OBJECT_CLASS (plx_engine_parent_class)->dispose (object);
+}
+
+static void
+plx_engine_class_init (PlxEngineClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = plx_engine_dispose;
+  signals[COMPUTED] = g_signal_new ("computed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                    G_TYPE_NONE, 1, G_TYPE_POINTER);
+  signals[FAILED] = g_signal_new ("failed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                  G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static void
+plx_engine_init (PlxEngine *self)
+{
+}
+
+PlxEngine *
+plx_engine_new (void)
+{
+  return g_object_new (PLX_TYPE_ENGINE, NULL);
+}

@@ -1,0 +1,29 @@
+/* plx-engine.h: computes scenarios off the UI thread. Each compute() cancels the one
+ * before it (GTask + GCancellable), so dragging a slider never queues up work and the
+ * UI thread only draws. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "plx-result.h"
+
+G_BEGIN_DECLS
+
+#define PLX_TYPE_ENGINE (plx_engine_get_type ())
+G_DECLARE_FINAL_TYPE (PlxEngine, plx_engine, PLX, ENGINE, GObject)
+
+PlxEngine *plx_engine_new (void);
+/* Computes a copy of `scenario`; "computed" (PlxResult *) or "failed" (message)
+ * follows on the main context, unless a newer compute() came first. */
+void       plx_engine_compute (PlxEngine  *self,
+                               JsonNode   *scenario,
+                               const char *base_dir,
+                               const char *source);
+gboolean   plx_engine_is_busy (PlxEngine *self);
+/* Computes synchronously in the calling thread (for tests and the CLI-equal check). */
+PlxResult *plx_engine_compute_sync (JsonNode   *scenario,
+                                    const char *base_dir,
+                                    const char *source,
+                                    GError    **error);
+
+G_END_DECLS

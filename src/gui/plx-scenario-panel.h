@@ -1,0 +1,35 @@
+/* plx-scenario-panel.h: the side panel: model, cluster and strategy, edited as the
+ * scenario's JSON (FORMATS.md §1), so what the panel shows is what Save writes. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "parallax/parallax.h"
+
+G_BEGIN_DECLS
+
+#define PLX_TYPE_SCENARIO_PANEL (plx_scenario_panel_get_type ())
+G_DECLARE_FINAL_TYPE (PlxScenarioPanel, plx_scenario_panel, PLX, SCENARIO_PANEL, GtkBox)
+
+GtkWidget *plx_scenario_panel_new (void);
+/* Loads a scenario into the controls (emits "changed" once). */
+gboolean   plx_scenario_panel_load (PlxScenarioPanel *self,
+                                    JsonNode         *scenario,
+                                    const char       *base_dir,
+                                    const char       *source,
+                                    GError          **error);
+/* The scenario as the controls describe it now. */
+JsonNode  *plx_scenario_panel_get_json (PlxScenarioPanel *self);
+const char *plx_scenario_panel_get_base_dir (PlxScenarioPanel *self);
+/* Sets one strategy key to an integer, as a slider would ("tp", "pp", ...). */
+void       plx_scenario_panel_set_strategy_int (PlxScenarioPanel *self,
+                                                const char       *key,
+                                                gint64            value);
+/* Shows the derived data-parallel degree and the model's facts. */
+void       plx_scenario_panel_show_resolved (PlxScenarioPanel  *self,
+                                             const PlxScenario *scenario);
+/* The values a degree slider offers ("tp", "pp", "cp", "ep"). */
+GArray    *plx_scenario_panel_get_choices (PlxScenarioPanel *self,
+                                           const char       *key);
+
+G_END_DECLS

@@ -1,0 +1,797 @@
+#include <glib/gi18n.h>
+
+#include "plx-chart-view.h"
+#include "plx-engine.h"
+#include "plx-scenario-panel.h"
+#include "plx-window.h"
+
+enum { CARD_STEP, CARD_THROUGHPUT, CARD_MFU, CARD_MEMORY, CARD_BUBBLE, N_CARDS };
+
+struct _PlxWindow
+{
+  AdwApplicationWindow parent_instance;
+
+  /* Template children. */
+  AdwToastOverlay *toasts;
+  AdwWindowTitle  *window_title;
+  GtkToggleButton *compare_button;
+  GtkScrolledWindow *panel_scroller;
+  GtkRevealer     *error_revealer;
+  GtkLabel        *error_label;
+  GtkBox          *cards;
+  AdwViewStack    *stack;
+
+  PlxScenarioPanel *panel;
+  GtkWidget       *charts[3];      /* timeline, memory, compare */
+  GtkWidget       *breakdown;      /* GtkGrid */
+  AdwViewStackPage *compare_page;
+  GtkLabel        *card_value[N_CARDS];
+  GtkLabel        *card_detail[N_CARDS];
+  char            *card_text[N_CARDS];
+  PlxEngine       *engine;
+  PlxResult       *result;
+  PlxResult       *pinned;
+  char            *error;
+  GFile           *file;           /* where the scenario was opened from or saved to */
+  gboolean         dirty;
+  gboolean         loading;
+  gboolean         dark_charts;
+  GSettings       *settings;
+};
+
+G_DEFINE_FINAL_TYPE (PlxWindow, plx_window, ADW_TYPE_APPLICATION_WINDOW)
+
+static const char *const chart_names[] = { "timeline", "memory", "compare" };
+
+/* ---- numbers ------------------------------------------------------------------- */
+
+static char *
+format_time (double s)
+{
+  if (s >= 1.0)
+    return g_strdup_printf ("%.3f s", s);
+  if (s >= 1e-3)
+    return g_strdup_printf ("%.2f ms", s * 1e3);
+  return g_strdup_printf ("%.0f µs", s * 1e6);
+}
+
+static void
+set_card (PlxWindow *self, guint card, const char *value, const char *detail)
+{
+  gtk_label_set_text (self->card_value[card], value);
+  gtk_label_set_text (self->card_detail[card], detail);
+  g_free (self->card_text[card]);
+  self->card_text[card] = g_strdup_printf ("%s %s", value, detail);
+}
+
+static void
+update_breakdown (PlxWindow *self)
+{
+  static const char *const names[PLX_N_TIME] = {
+    N_("Compute"), N_("Recompute"), N_("TP / CP / EP communication"), N_("Pipeline communication"),
+    N_("Data-parallel communication"), N_("Bubble (idle)"), N_("Optimizer"),
+  };
+  GtkGrid *grid = GTK_GRID (self->breakdown);
+  GtkWidget *child;
+  const PlxReport *r = &self->result->report;
+
+  while ((child = gtk_widget_get_first_child (self->breakdown)) != NULL)
+    gtk_grid_remove (grid, child);
+  for (guint i = 0; i < PLX_N_TIME; i++)
+    {
+      g_autofree char *t = format_time (r->time_s[i]);
+      g_autofree char *pct = g_strdup_printf ("%.1f %%", 100.0 * r->time_s[i] / r->step_time_s);
+      GtkWidget *name = gtk_label_new (_(names[i]));
+      GtkWidget *value = gtk_label_new (t);
+      GtkWidget *share = gtk_label_new (pct);
+      GtkWidget *bar = gtk_level_bar_new_for_interval (0, 1);
+
+      gtk_label_set_xalign (GTK_LABEL (name), 0);
+      gtk_label_set_xalign (GTK_LABEL (value), 1);
+      gtk_label_set_xalign (GTK_LABEL (share), 1);
+      gtk_widget_add_css_class (value, "numeric");
+      gtk_level_bar_set_value (GTK_LEVEL_BAR (bar), r->time_s[i] / r->step_time_s);
+      gtk_widget_set_hexpand (bar, TRUE);
+      gtk_widget_set_valign (bar, GTK_ALIGN_CENTER);
+      gtk_grid_attach (grid, name, 0, i, 1, 1);
+      gtk_grid_attach (grid, value, 1, i, 1, 1);
+      gtk_grid_attach (grid, share, 2, i, 1, 1);
+      gtk_grid_attach (grid, bar, 3, i, 1, 1);
+    }
+  {
+    g_autofree char *t = format_time (r->step_time_s);
+    g_autofree char *text = g_strdup_printf (_("Step time on stage %u, the GPU with the highest memory peak: %s"),
+                                             r->reported_stage, t);
+    GtkWidget *total = gtk_label_new (text);
+    gtk_label_set_xalign (GTK_LABEL (total), 0);
+    gtk_widget_add_css_class (total, "dim-label");
+    gtk_grid_attach (grid, total, 0, PLX_N_TIME, 4, 1);
+  }
+}
+
+static void
+show_result (PlxWindow *self, PlxResult *r)
+{
+  const PlxReport *rep = &r->report;
+  g_autofree char *step = format_time (rep->step_time_s);
+  g_autofree char *tps = g_strdup_printf ("%.0f", rep->tokens_per_s);
+  g_autofree char *tps_d = g_strdup_printf (_("tokens/s (%.0f per GPU)"), rep->tokens_per_s / rep->n_gpus);
+  g_autofree char *mfu = g_strdup_printf ("%.1f %%", rep->mfu * 100.0);
+  g_autofree char *mfu_d = g_strdup_printf (_("MFU (HFU %.1f %%)"), rep->hfu * 100.0);
+  g_autofree char *mem = g_strdup_printf ("%.1f GiB", rep->peak_memory_bytes / 1073741824.0);
+  g_autofree char *mem_d = rep->fits_in_memory
+                             ? g_strdup_printf (_("peak of %.0f GiB usable: fits"), rep->hbm_usable_bytes / 1073741824.0)
+                             : g_strdup_printf (_("OUT OF MEMORY: %.0f GiB usable"), rep->hbm_usable_bytes / 1073741824.0);
+  g_autofree char *bubble = g_strdup_printf ("%.1f %%", rep->bubble_fraction * 100.0);
+  g_autofree char *step_d = g_strdup_printf (_("per step on %u GPUs"), rep->n_gpus);
+
+  g_clear_pointer (&self->result, plx_result_unref);
+  self->result = plx_result_ref (r);
+  g_clear_pointer (&self->error, g_free);
+  gtk_revealer_set_reveal_child (self->error_revealer, FALSE);
+
+  set_card (self, CARD_STEP, step, step_d);
+  set_card (self, CARD_THROUGHPUT, tps, tps_d);
+  set_card (self, CARD_MFU, mfu, mfu_d);
+  set_card (self, CARD_MEMORY, mem, mem_d);
+  set_card (self, CARD_BUBBLE, bubble, _("pipeline bubble"));
+  if (rep->fits_in_memory)
+    gtk_widget_remove_css_class (GTK_WIDGET (self->card_detail[CARD_MEMORY]), "error");
+  else
+    gtk_widget_add_css_class (GTK_WIDGET (self->card_detail[CARD_MEMORY]), "error");
+
+  for (guint i = 0; i < 3; i++)
+    {
+      gtk_widget_set_visible (self->charts[i], TRUE);
+      plx_chart_view_set_result (PLX_CHART_VIEW (self->charts[i]), r);
+    }
+  update_breakdown (self);
+  plx_scenario_panel_show_resolved (self->panel, r->scenario);
+  adw_window_title_set_subtitle (self->window_title, r->scenario->name);
+}
+
+static void
+on_computed (PlxEngine *engine, PlxResult *r, PlxWindow *self)
+{
+  show_result (self, r);
+}
+
+/* An inconsistent strategy: its error instead of the charts, which would be stale. */
+static void
+on_failed (PlxEngine *engine, const char *message, PlxWindow *self)
+{
+  g_free (self->error);
+  self->error = g_strdup (message);
+  gtk_label_set_text (self->error_label, message);
+  gtk_revealer_set_reveal_child (self->error_revealer, TRUE);
+  g_clear_pointer (&self->result, plx_result_unref);
+  for (guint i = 0; i < 3; i++)
+    {
+      plx_chart_view_set_result (PLX_CHART_VIEW (self->charts[i]), NULL);
+      gtk_widget_set_visible (self->charts[i], FALSE);
+    }
+  for (guint c = 0; c < N_CARDS; c++)
+    set_card (self, c, "–", "");
+  plx_scenario_panel_show_resolved (self->panel, NULL);
+}
+
+static void
+recompute (PlxWindow *self)
+{
+  g_autoptr (JsonNode) json = plx_scenario_panel_get_json (self->panel);
+  g_autofree char *source = self->file ? g_file_get_basename (self->file) : g_strdup (_("scenario"));
+
+  plx_engine_compute (self->engine, json, plx_scenario_panel_get_base_dir (self->panel), source);
+}
+
+static void
+on_panel_changed (PlxScenarioPanel *panel, PlxWindow *self)
+{
+  if (!self->loading)
+    self->dirty = TRUE;
+  recompute (self);
+}
+
+/* ---- files --------------------------------------------------------------------- */
+
+static void
+toast (PlxWindow *self, const char *message)
+{
+  AdwToast *t = adw_toast_new (message);
+  adw_toast_set_timeout (t, 8);
+  adw_toast_overlay_add_toast (self->toasts, t);
+}
+
+gboolean
+plx_window_open_file (PlxWindow  *self,
+                      GFile      *file,
+                      GError    **error)
+{
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree char *dir = NULL;
+  g_autoptr (JsonNode) node = NULL;
+  g_autoptr (JsonNode) scenario = NULL;
+  JsonObject *root;
+  gboolean ok;
+
+  if (path == NULL)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, _("%s: only local files can be opened"), g_file_peek_path (file));
+      return FALSE;
+    }
+  node = plx_json_parse_file (path, error);
+  if (node == NULL)
+    return FALSE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, _("%s: not a scenario, model or config (not a JSON object)"), path);
+      return FALSE;
+    }
+  dir = g_path_get_dirname (path);
+  root = json_node_get_object (node);
+  if (json_object_has_member (root, "model") && json_object_has_member (root, "cluster"))
+    scenario = json_node_ref (node);
+  else
+    {
+      /* A Hugging Face config.json (or a model file): keep the cluster and strategy,
+       * take the model from the file. */
+      g_autoptr (JsonNode) current = plx_scenario_panel_get_json (self->panel);
+      JsonObject *m = json_object_new ();
+      g_autoptr (PlxModel) check = plx_model_new_from_json (node, path, error);
+
+      if (check == NULL)
+        return FALSE;
+      json_object_set_string_member (m, "hf_config", path);
+      json_object_set_object_member (json_node_get_object (current), "model", m);
+      json_object_remove_member (json_object_get_object_member (json_node_get_object (current), "strategy"), "seq_length");
+      json_object_remove_member (json_object_get_object_member (json_node_get_object (current), "strategy"), "dp");
+      scenario = g_steal_pointer (&current);
+    }
+
+  self->loading = TRUE;
+  ok = plx_scenario_panel_load (self->panel, scenario, dir, path, error);
+  self->loading = FALSE;
+  if (!ok)
+    return FALSE;
+  if (scenario == node)
+    {
+      g_set_object (&self->file, file);
+      self->dirty = FALSE;
+    }
+  else
+    self->dirty = TRUE;
+  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), g_file_get_uri (file));
+  if (self->settings != NULL && scenario == node)
+    g_settings_set_string (self->settings, "last-scenario", path);
+  return TRUE;
+}
+
+gboolean
+plx_window_save_to (PlxWindow  *self,
+                    GFile      *file,
+                    GError    **error)
+{
+  g_autoptr (JsonNode) json = plx_scenario_panel_get_json (self->panel);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autofree char *text = NULL;
+  g_autofree char *path = g_file_get_path (file);
+  g_autoptr (GError) local = NULL;
+
+  json_generator_set_pretty (gen, TRUE);
+  json_generator_set_root (gen, json);
+  text = json_generator_to_data (gen, NULL);
+  /* Atomic: GLib writes a temporary file and renames it over the target. */
+  if (path == NULL || !g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, _("%s: cannot save: %s"), path ? path : "?",
+                   local ? local->message : _("not a local file"));
+      return FALSE;
+    }
+  g_set_object (&self->file, file);
+  self->dirty = FALSE;
+  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), g_file_get_uri (file));
+  if (self->settings != NULL)
+    g_settings_set_string (self->settings, "last-scenario", path);
+  return TRUE;
+}
+
+gboolean
+plx_window_export_chart (PlxWindow  *self,
+                         const char *which,
+                         const char *path,
+                         GError    **error)
+{
+  if (self->result == NULL)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, _("%s: nothing to export until the scenario is valid"), path);
+      return FALSE;
+    }
+  if (g_str_equal (which, "trace"))
+    return plx_timeline_write_chrome_trace (self->result->timeline, self->result->trace, path, error);
+  for (guint i = 0; i < 3; i++)
+    if (g_str_equal (which, chart_names[i]))
+      {
+        if (i == 2 && self->pinned == NULL)
+          {
+            g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, _("%s: pin a scenario as A first (Ctrl+P)"), path);
+            return FALSE;
+          }
+        return plx_chart_view_export (PLX_CHART_VIEW (self->charts[i]), path, error);
+      }
+  g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "unknown chart \"%s\"", which);
+  return FALSE;
+}
+
+static void
+on_open_response (GtkNativeDialog *dialog, int response, PlxWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autoptr (GError) error = NULL;
+      if (!plx_window_open_file (self, file, &error))
+        toast (self, error->message);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+add_filters (GtkFileChooser *chooser, gboolean images)
+{
+  g_autoptr (GtkFileFilter) f = gtk_file_filter_new ();
+
+  if (images)
+    {
+      gtk_file_filter_set_name (f, _("PNG, SVG or PDF"));
+      gtk_file_filter_add_suffix (f, "png");
+      gtk_file_filter_add_suffix (f, "svg");
+      gtk_file_filter_add_suffix (f, "pdf");
+    }
+  else
+    {
+      gtk_file_filter_set_name (f, _("JSON files"));
+      gtk_file_filter_add_suffix (f, "json");
+    }
+  gtk_file_chooser_add_filter (chooser, f);
+}
+
+static void
+open_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  PlxWindow *self = PLX_WINDOW (widget);
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Open a Scenario, Model or Config"), GTK_WINDOW (self),
+                                                              GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+
+  add_filters (GTK_FILE_CHOOSER (dialog), FALSE);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_open_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+on_save_response (GtkNativeDialog *dialog, int response, PlxWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autoptr (GError) error = NULL;
+      if (!plx_window_save_to (self, file, &error))
+        toast (self, error->message);
+      else if (g_object_get_data (G_OBJECT (dialog), "then-close"))
+        gtk_window_destroy (GTK_WINDOW (self));
+    }
+  g_object_unref (dialog);
+}
+
+static void
+save_as (PlxWindow *self, gboolean then_close)
+{
+  GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Save Scenario"), GTK_WINDOW (self),
+                                                              GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
+
+  add_filters (GTK_FILE_CHOOSER (dialog), FALSE);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), "scenario.json");
+  g_object_set_data (G_OBJECT (dialog), "then-close", GINT_TO_POINTER (then_close));
+  g_signal_connect (dialog, "response", G_CALLBACK (on_save_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+save_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  PlxWindow *self = PLX_WINDOW (widget);
+  g_autoptr (GError) error = NULL;
+
+  if (self->file == NULL)
+    save_as (self, FALSE);
+  else if (!plx_window_save_to (self, self->file, &error))
+    toast (self, error->message);
+}
+
+static void
+save_as_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  save_as (PLX_WINDOW (widget), FALSE);
+}
+
+static void
+on_export_response (GtkNativeDialog *dialog, int response, PlxWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = g_file_get_path (file);
+      g_autoptr (GError) error = NULL;
+      const char *which = g_object_get_data (G_OBJECT (dialog), "which");
+      if (path == NULL || !plx_window_export_chart (self, which, path, &error))
+        toast (self, error ? error->message : _("Only local files can be written"));
+      else
+        {
+          g_autofree char *msg = g_strdup_printf (_("Exported %s"), path);
+          toast (self, msg);
+        }
+    }
+  g_object_unref (dialog);
+}
+
+static void
+export_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  PlxWindow *self = PLX_WINDOW (widget);
+  const char *which = param ? g_variant_get_string (param, NULL) : NULL;
+  GtkFileChooserNative *dialog;
+  gboolean trace;
+
+  /* Ctrl+E exports what is on screen. */
+  if (which == NULL || *which == '\0')
+    {
+      const char *page = adw_view_stack_get_visible_child_name (self->stack);
+      which = g_strcmp0 (page, "memory") == 0 ? "memory" : g_strcmp0 (page, "compare") == 0 ? "compare" : "timeline";
+    }
+  trace = g_str_equal (which, "trace");
+  dialog = gtk_file_chooser_native_new (trace ? _("Export Chrome Trace") : _("Export Chart"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+  add_filters (GTK_FILE_CHOOSER (dialog), !trace);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), trace ? "trace.json" : g_str_equal (which, "memory") ? "memory.png"
+                                                                       : g_str_equal (which, "compare") ? "compare.png" : "timeline.png");
+  g_object_set_data_full (G_OBJECT (dialog), "which", g_strdup (which), g_free);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_export_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+void
+plx_window_pin (PlxWindow *self)
+{
+  if (self->result == NULL)
+    {
+      toast (self, _("Nothing to pin: the scenario is not valid"));
+      return;
+    }
+  g_clear_pointer (&self->pinned, plx_result_unref);
+  self->pinned = plx_result_ref (self->result);
+  plx_chart_view_set_pinned (PLX_CHART_VIEW (self->charts[2]), self->pinned);
+  adw_view_stack_page_set_visible (self->compare_page, TRUE);
+  {
+    g_autofree char *msg = g_strdup_printf (_("Pinned as A: %s. Changes from now on are B."), self->result->scenario->name);
+    toast (self, msg);
+  }
+}
+
+static void
+pin_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  plx_window_pin (PLX_WINDOW (widget));
+}
+
+static void
+compare_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  PlxWindow *self = PLX_WINDOW (widget);
+
+  if (self->pinned == NULL)
+    plx_window_pin (self);
+  adw_view_stack_set_visible_child_name (self->stack, "compare");
+}
+
+static void
+dark_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  PlxWindow *self = PLX_WINDOW (widget);
+
+  self->dark_charts = !self->dark_charts;
+  for (guint i = 0; i < 3; i++)
+    plx_chart_view_set_dark (PLX_CHART_VIEW (self->charts[i]), self->dark_charts);
+  if (self->settings != NULL)
+    g_settings_set_boolean (self->settings, "dark-charts", self->dark_charts);
+}
+
+/* ---- closing with unsaved changes --------------------------------------------- */
+
+static void
+on_close_response (AdwMessageDialog *dialog, const char *response, PlxWindow *self)
+{
+  if (g_str_equal (response, "discard"))
+    {
+      self->dirty = FALSE;
+      gtk_window_destroy (GTK_WINDOW (self));
+    }
+  else if (g_str_equal (response, "save"))
+    {
+      g_autoptr (GError) error = NULL;
+      if (self->file == NULL)
+        save_as (self, TRUE);
+      else if (plx_window_save_to (self, self->file, &error))
+        gtk_window_destroy (GTK_WINDOW (self));
+      else
+        toast (self, error->message);
+    }
+}
+
+static gboolean
+plx_window_close_request (GtkWindow *window)
+{
+  PlxWindow *self = PLX_WINDOW (window);
+  GtkWidget *dialog;
+
+  if (self->settings != NULL)
+    {
+      int w, h;
+      gtk_window_get_default_size (window, &w, &h);
+      g_settings_set_int (self->settings, "window-width", w);
+      g_settings_set_int (self->settings, "window-height", h);
+      g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
+    }
+  if (!self->dirty)
+    return GTK_WINDOW_CLASS (plx_window_parent_class)->close_request (window);
+
+  dialog = adw_message_dialog_new (window, _("Save Changes?"),
+                                   _("The scenario has changes that are not saved. Unsaved changes are lost."));
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", _("_Cancel"), "discard", _("_Discard"),
+                                    "save", _("_Save"), NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "discard", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "save", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "save");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  g_signal_connect (dialog, "response", G_CALLBACK (on_close_response), self);
+  gtk_window_present (GTK_WINDOW (dialog));
+  return TRUE;
+}
+
+/* ---- drag and drop -------------------------------------------------------------- */
+
+static gboolean
+on_drop (GtkDropTarget *target, const GValue *value, double x, double y, PlxWindow *self)
+{
+  GSList *files;
+  g_autoptr (GError) error = NULL;
+
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+  files = g_value_get_boxed (value);
+  if (files == NULL)
+    return FALSE;
+  if (!plx_window_open_file (self, G_FILE (files->data), &error))
+    {
+      toast (self, error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- construction --------------------------------------------------------------- */
+
+static void
+plx_window_dispose (GObject *object)
+{
+  PlxWindow *self = PLX_WINDOW (object);
+
+  if (self->engine != NULL)
+    g_signal_handlers_disconnect_by_data (self->engine, self);
+  g_clear_object (&self->engine);
+  g_clear_pointer (&self->result, plx_result_unref);
+  g_clear_pointer (&self->pinned, plx_result_unref);
+  g_clear_pointer (&self->error, g_free);
+  g_clear_object (&self->file);
+  g_clear_object (&self->settings);
+  for (guint i = 0; i < N_CARDS; i++)
+    g_clear_pointer (&self->card_text[i], g_free);
+  gtk_widget_dispose_template (GTK_WIDGET (self), PLX_TYPE_WINDOW);
+  G_OBJECT_CLASS (plx_window_parent_class)->dispose (object);
+}
+
+static void
+plx_window_class_init (PlxWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = plx_window_dispose;
+  GTK_WINDOW_CLASS (klass)->close_request = plx_window_close_request;
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/org/parallax/Parallax/ui/plx-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, toasts);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, compare_button);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, panel_scroller);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, error_revealer);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, error_label);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, cards);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, stack);
+
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
+  gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
+  gtk_widget_class_install_action (widget_class, "win.export", "s", export_action);
+  gtk_widget_class_install_action (widget_class, "win.pin", NULL, pin_action);
+  gtk_widget_class_install_action (widget_class, "win.compare", NULL, compare_action);
+  gtk_widget_class_install_action (widget_class, "win.dark-charts", NULL, dark_action);
+}
+
+static GtkWidget *
+make_card (PlxWindow *self, guint i, const char *title)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  GtkWidget *t = gtk_label_new (title);
+  GtkWidget *v = gtk_label_new ("…");
+  GtkWidget *d = gtk_label_new ("");
+
+  gtk_widget_add_css_class (box, "card");
+  gtk_widget_add_css_class (t, "caption-heading");
+  gtk_widget_add_css_class (t, "dim-label");
+  gtk_widget_add_css_class (v, "title-2");
+  gtk_widget_add_css_class (v, "numeric");
+  gtk_widget_add_css_class (d, "caption");
+  gtk_label_set_xalign (GTK_LABEL (t), 0);
+  gtk_label_set_xalign (GTK_LABEL (v), 0);
+  gtk_label_set_xalign (GTK_LABEL (d), 0);
+  gtk_label_set_wrap (GTK_LABEL (d), TRUE);
+  for (GtkWidget *w = t; w != NULL; w = w == t ? v : w == v ? d : NULL)
+    {
+      gtk_widget_set_margin_start (w, 12);
+      gtk_widget_set_margin_end (w, 12);
+    }
+  gtk_widget_set_margin_top (t, 8);
+  gtk_widget_set_margin_bottom (d, 8);
+  gtk_box_append (GTK_BOX (box), t);
+  gtk_box_append (GTK_BOX (box), v);
+  gtk_box_append (GTK_BOX (box), d);
+  self->card_value[i] = GTK_LABEL (v);
+  self->card_detail[i] = GTK_LABEL (d);
+  return box;
+}
+
+static void
+plx_window_init (PlxWindow *self)
+{
+  static const char *const card_titles[N_CARDS] = { N_("Step time"), N_("Throughput"), N_("MFU"), N_("Peak memory"), N_("Bubble") };
+  GtkDropTarget *drop;
+  GtkWidget *page_box, *scroller;
+  GSettingsSchema *schema;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  for (guint i = 0; i < N_CARDS; i++)
+    gtk_box_append (self->cards, make_card (self, i, _(card_titles[i])));
+
+  self->panel = PLX_SCENARIO_PANEL (plx_scenario_panel_new ());
+  gtk_scrolled_window_set_child (self->panel_scroller, GTK_WIDGET (self->panel));
+  g_signal_connect (self->panel, "changed", G_CALLBACK (on_panel_changed), self);
+
+  self->charts[0] = plx_chart_view_new (PLX_CHART_TIMELINE);
+  self->charts[1] = plx_chart_view_new (PLX_CHART_MEMORY);
+  self->charts[2] = plx_chart_view_new (PLX_CHART_COMPARE);
+  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, self->charts[0], "timeline", _("Timeline")),
+                                     "view-continuous-symbolic");
+  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, self->charts[1], "memory", _("Memory")),
+                                     "drive-harddisk-symbolic");
+  self->breakdown = gtk_grid_new ();
+  gtk_grid_set_row_spacing (GTK_GRID (self->breakdown), 10);
+  gtk_grid_set_column_spacing (GTK_GRID (self->breakdown), 18);
+  gtk_widget_set_margin_start (self->breakdown, 24);
+  gtk_widget_set_margin_end (self->breakdown, 24);
+  gtk_widget_set_margin_top (self->breakdown, 24);
+  page_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_box_append (GTK_BOX (page_box), self->breakdown);
+  scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), page_box);
+  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, scroller, "breakdown", _("Time breakdown")),
+                                     "preferences-system-time-symbolic");
+  self->compare_page = adw_view_stack_add_titled (self->stack, self->charts[2], "compare", _("Compare"));
+  adw_view_stack_page_set_icon_name (self->compare_page, "view-dual-symbolic");
+  adw_view_stack_page_set_visible (self->compare_page, FALSE);
+
+  self->engine = plx_engine_new ();
+  g_signal_connect (self->engine, "computed", G_CALLBACK (on_computed), self);
+  g_signal_connect (self->engine, "failed", G_CALLBACK (on_failed), self);
+
+  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+
+  /* GSettings only when the schema is installed (or GSETTINGS_SCHEMA_DIR names it). */
+  schema = g_settings_schema_source_lookup (g_settings_schema_source_get_default (), "org.parallax.Parallax", TRUE);
+  if (schema != NULL)
+    {
+      self->settings = g_settings_new ("org.parallax.Parallax");
+      gtk_window_set_default_size (GTK_WINDOW (self), g_settings_get_int (self->settings, "window-width"),
+                                   g_settings_get_int (self->settings, "window-height"));
+      if (g_settings_get_boolean (self->settings, "window-maximized"))
+        gtk_window_maximize (GTK_WINDOW (self));
+      g_settings_schema_unref (schema);
+    }
+
+  /* The built-in default scenario. */
+  {
+    g_autoptr (JsonNode) def = plx_scenario_default_json ();
+    g_autofree char *cwd = g_get_current_dir ();
+    self->loading = TRUE;
+    plx_scenario_panel_load (self->panel, def, cwd, _("built-in default scenario"), NULL);
+    self->loading = FALSE;
+    self->dirty = FALSE;
+  }
+}
+
+PlxWindow *
+plx_window_new (AdwApplication *app)
+{
+  return g_object_new (PLX_TYPE_WINDOW, "application", app, NULL);
+}
+
+PlxResult *
+plx_window_get_result (PlxWindow *self)
+{
+  return self->result;
+}
+
+PlxResult *
+plx_window_get_pinned (PlxWindow *self)
+{
+  return self->pinned;
+}
+
+const char *
+plx_window_get_error (PlxWindow *self)
+{
+  return self->error;
+}
+
+gboolean
+plx_window_is_busy (PlxWindow *self)
+{
+  return plx_engine_is_busy (self->engine);
+}
+
+gboolean
+plx_window_is_dirty (PlxWindow *self)
+{
+  return self->dirty;
+}
+
+GtkWidget *
+plx_window_get_panel (PlxWindow *self)
+{
+  return GTK_WIDGET (self->panel);
+}
+
+GtkWidget *
+plx_window_get_chart (PlxWindow  *self,
+                      const char *which)
+{
+  for (guint i = 0; i < 3; i++)
+    if (g_str_equal (which, chart_names[i]))
+      return self->charts[i];
+  return NULL;
+}
+
+const char *
+plx_window_get_card_text (PlxWindow *self,
+                          guint      card)
+{
+  return card < N_CARDS ? self->card_text[card] : NULL;
+}
+
+void
+plx_window_show_page (PlxWindow  *self,
+                      const char *page)
+{
+  adw_view_stack_set_visible_child_name (self->stack, page);
+}

@@ -1,0 +1,43 @@
+/* plx-window.h: the main window: the scenario panel, the numbers, the charts. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "plx-result.h"
+
+G_BEGIN_DECLS
+
+#define PLX_TYPE_WINDOW (plx_window_get_type ())
+G_DECLARE_FINAL_TYPE (PlxWindow, plx_window, PLX, WINDOW, AdwApplicationWindow)
+
+PlxWindow *plx_window_new (AdwApplication *app);
+/* Opens a scenario file, a model file or a Hugging Face config.json; on failure
+ * shows the reason and keeps the current scenario. */
+gboolean   plx_window_open_file (PlxWindow  *self,
+                                 GFile      *file,
+                                 GError    **error);
+/* Writes the scenario atomically; clears the unsaved flag. */
+gboolean   plx_window_save_to (PlxWindow  *self,
+                               GFile      *file,
+                               GError    **error);
+gboolean   plx_window_export_chart (PlxWindow  *self,
+                                    const char *which,
+                                    const char *path,
+                                    GError    **error);
+void       plx_window_pin (PlxWindow *self);
+
+/* For tests and the benchmark. */
+PlxResult *plx_window_get_result (PlxWindow *self);
+PlxResult *plx_window_get_pinned (PlxWindow *self);
+const char *plx_window_get_error (PlxWindow *self);
+gboolean   plx_window_is_busy (PlxWindow *self);
+gboolean   plx_window_is_dirty (PlxWindow *self);
+GtkWidget *plx_window_get_panel (PlxWindow *self);
+GtkWidget *plx_window_get_chart (PlxWindow *self,
+                                 const char *which);
+const char *plx_window_get_card_text (PlxWindow *self,
+                                      guint      card);
+void       plx_window_show_page (PlxWindow  *self,
+                                 const char *page);
+
+G_END_DECLS
