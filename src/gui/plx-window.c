@@ -708,7 +708,9 @@ plx_window_init (PlxWindow *self)
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 
   /* GSettings only when the schema is installed (or GSETTINGS_SCHEMA_DIR names it). */
-  schema = g_settings_schema_source_lookup (g_settings_schema_source_get_default (), "org.parallax.Parallax", TRUE);
+  schema = g_settings_schema_source_get_default () != NULL
+             ? g_settings_schema_source_lookup (g_settings_schema_source_get_default (), "org.parallax.Parallax", TRUE)
+             : NULL;
   if (schema != NULL)
     {
       self->settings = g_settings_new ("org.parallax.Parallax");

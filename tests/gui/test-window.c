@@ -1,0 +1,319 @@
+/* The desktop window under Xvfb: it opens on the default scenario with the numbers
+ * parallax-cli prints; a slider change recomputes and redraws; an invalid strategy
+ * shows its error and no stale chart; a broken file keeps the previous scenario;
+ * exports write valid files; pin and compare show both scenarios. */
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plx-chart-view.h"
+#include "plx-scenario-panel.h"
+#include "plx-window.h"
+
+/* Spins the main loop until `done` or ten seconds. */
+static gboolean
+wait_for (gboolean (*done) (PlxWindow *w), PlxWindow *w)
+{
+  gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (!done (w) && g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, FALSE);
+  return done (w);
+}
+
+static gboolean
+idle (PlxWindow *w)
+{
+  return !plx_window_is_busy (w) && (plx_window_get_result (w) != NULL || plx_window_get_error (w) != NULL);
+}
+
+static gboolean
+quit_loop (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs the main loop for `ms` milliseconds, blocking between events. */
+static void
+pump (guint ms)
+{
+  gboolean done = FALSE;
+
+  g_timeout_add (ms, quit_loop, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+static void
+settle (PlxWindow *w)
+{
+  g_assert_true (wait_for (idle, w));
+  /* Let the frame clock draw the new charts. */
+  pump (250);
+}
+
+static PlxWindow *
+new_window (void)
+{
+  PlxWindow *w = plx_window_new (NULL);
+
+  gtk_window_present (GTK_WINDOW (w));
+  settle (w);
+  return w;
+}
+
+static void
+destroy (PlxWindow *w)
+{
+  gtk_window_destroy (GTK_WINDOW (w));
+  pump (50);
+}
+
+static double
+cli_step_time (const char *extra_json_path)
+{
+  const char *cli = g_getenv ("PLX_CLI");
+  g_autofree char *out = NULL;
+  int status = 0;
+  g_autoptr (JsonNode) root = NULL;
+  const char *argv[] = { cli, "simulate", "--json", extra_json_path, NULL };
+
+  if (extra_json_path == NULL)
+    argv[3] = NULL;
+  g_assert_nonnull (cli);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  root = plx_json_parse_data (out, -1, "cli", NULL);
+  return json_object_get_double_member (json_node_get_object (root), "step_time_s");
+}
+
+static void
+test_opens_on_default (void)
+{
+  PlxWindow *w = new_window ();
+  PlxResult *r = plx_window_get_result (w);
+
+  g_assert_nonnull (r);
+  /* The same scenario and engine as `parallax-cli simulate`: the same number. */
+  g_assert_cmpfloat (r->report.step_time_s, ==, cli_step_time (NULL));
+  g_assert_cmpuint (r->scenario->strategy->tp, ==, 8);
+  g_assert_cmpuint (r->scenario->strategy->pp, ==, 8);
+  g_assert_nonnull (strstr (plx_window_get_card_text (w, 0), " s "));
+  g_assert_nonnull (strstr (plx_window_get_card_text (w, 3), "GiB"));
+  g_assert_false (plx_window_is_dirty (w));
+  g_assert_cmpuint (plx_chart_view_get_n_draws (PLX_CHART_VIEW (plx_window_get_chart (w, "timeline"))), >, 0);
+  destroy (w);
+}
+
+static void
+test_slider_updates (void)
+{
+  PlxWindow *w = new_window ();
+  PlxChartView *tl = PLX_CHART_VIEW (plx_window_get_chart (w, "timeline"));
+  double before = plx_window_get_result (w)->report.step_time_s;
+  guint draws = plx_chart_view_get_n_draws (tl);
+  GArray *tp_values = plx_scenario_panel_get_choices (PLX_SCENARIO_PANEL (plx_window_get_panel (w)), "tp");
+
+  /* GPT-3's 96 heads on 8-GPU nodes: TP over 1, 2, 3, 4, 6, 8 only. */
+  g_assert_cmpuint (tp_values->len, ==, 6);
+  g_assert_cmpuint (g_array_index (tp_values, guint64, 2), ==, 3);
+  g_assert_cmpuint (g_array_index (tp_values, guint64, 5), ==, 8);
+
+  plx_scenario_panel_set_strategy_int (PLX_SCENARIO_PANEL (plx_window_get_panel (w)), "tp", 4);
+  settle (w);
+  g_assert_null (plx_window_get_error (w));
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->tp, ==, 4);
+  /* dp re-derived: 64 / (4 x 8). */
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->dp, ==, 2);
+  g_assert_cmpfloat (plx_window_get_result (w)->report.step_time_s, !=, before);
+  g_assert_cmpuint (plx_chart_view_get_n_draws (tl), >, draws);
+  g_assert_true (plx_window_is_dirty (w));
+  destroy (w);
+}
+
+static void
+test_invalid_shows_error (void)
+{
+  PlxWindow *w = new_window ();
+  GtkWidget *chart = plx_window_get_chart (w, "timeline");
+
+  /* 96 layers do not split into 8 stages of 5 chunks. */
+  plx_scenario_panel_set_strategy_int (PLX_SCENARIO_PANEL (plx_window_get_panel (w)), "virtual_stages", 5);
+  settle (w);
+  g_assert_nonnull (plx_window_get_error (w));
+  g_assert_nonnull (strstr (plx_window_get_error (w), "96 layers"));
+  g_assert_null (plx_window_get_result (w));
+  g_assert_false (gtk_widget_get_visible (chart));
+  /* Back to a valid value: the charts return. */
+  plx_scenario_panel_set_strategy_int (PLX_SCENARIO_PANEL (plx_window_get_panel (w)), "virtual_stages", 3);
+  settle (w);
+  g_assert_null (plx_window_get_error (w));
+  g_assert_true (gtk_widget_get_visible (chart));
+  destroy (w);
+}
+
+static void
+test_broken_file_keeps_scenario (void)
+{
+  PlxWindow *w = new_window ();
+  g_autofree char *dir = g_dir_make_tmp ("plx-gui-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "broken.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (GError) error = NULL;
+  double before = plx_window_get_result (w)->report.step_time_s;
+
+  g_assert_true (g_file_set_contents (path, "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": ", -1, NULL));
+  g_assert_false (plx_window_open_file (w, file, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_PARSE);
+  g_assert_nonnull (strstr (error->message, "broken.json"));
+  settle (w);
+  g_assert_nonnull (plx_window_get_result (w));
+  g_assert_cmpfloat (plx_window_get_result (w)->report.step_time_s, ==, before);
+  g_clear_error (&error);
+  /* An unsupported model type: the same. */
+  g_assert_true (g_file_set_contents (path, "{ \"model_type\": \"bert\", \"num_hidden_layers\": 12 }", -1, NULL));
+  g_assert_false (plx_window_open_file (w, file, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED);
+  settle (w);
+  g_assert_cmpfloat (plx_window_get_result (w)->report.step_time_s, ==, before);
+  g_remove (path);
+  g_rmdir (dir);
+  destroy (w);
+}
+
+static void
+test_open_hf_config (void)
+{
+  /* A Llama config.json replaces the model, keeping cluster and strategy. */
+  PlxWindow *w = new_window ();
+  g_autofree char *dir = g_dir_make_tmp ("plx-gui-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "config.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (GError) error = NULL;
+  PlxResult *r;
+
+  g_assert_true (g_file_set_contents (path,
+    "{ \"model_type\": \"llama\", \"num_hidden_layers\": 48, \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+    "  \"num_key_value_heads\": 8, \"intermediate_size\": 14336, \"vocab_size\": 128256,"
+    "  \"max_position_embeddings\": 4096, \"torch_dtype\": \"bfloat16\" }", -1, NULL));
+  g_assert_true (plx_window_open_file (w, file, &error));
+  g_assert_no_error (error);
+  settle (w);
+  r = plx_window_get_result (w);
+  g_assert_null (plx_window_get_error (w));
+  g_assert_nonnull (r);
+  g_assert_cmpuint (r->scenario->model->n_layers, ==, 48);
+  g_assert_cmpuint (r->scenario->model->kv_heads, ==, 8);
+  g_assert_cmpuint (r->scenario->strategy->seq_length, ==, 4096);
+  g_remove (path);
+  g_rmdir (dir);
+  destroy (w);
+}
+
+static void
+test_export_and_save (void)
+{
+  PlxWindow *w = new_window ();
+  g_autofree char *dir = g_dir_make_tmp ("plx-gui-XXXXXX", NULL);
+  g_autofree char *png = g_build_filename (dir, "timeline.png", NULL);
+  g_autofree char *svg = g_build_filename (dir, "memory.svg", NULL);
+  g_autofree char *trace = g_build_filename (dir, "trace.json", NULL);
+  g_autofree char *saved = g_build_filename (dir, "scenario.json", NULL);
+  g_autoptr (GFile) saved_file = g_file_new_for_path (saved);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) trace_json = NULL;
+  cairo_surface_t *img;
+
+  g_assert_true (plx_window_export_chart (w, "timeline", png, &error));
+  img = cairo_image_surface_create_from_png (png);
+  g_assert_cmpint (cairo_surface_status (img), ==, CAIRO_STATUS_SUCCESS);
+  g_assert_cmpint (cairo_image_surface_get_width (img), >=, 800);
+  cairo_surface_destroy (img);
+  g_assert_true (plx_window_export_chart (w, "memory", svg, &error));
+  g_assert_true (g_file_test (svg, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (plx_window_export_chart (w, "trace", trace, &error));
+  trace_json = plx_json_parse_file (trace, &error);
+  g_assert_no_error (error);
+  g_assert_true (json_object_has_member (json_node_get_object (trace_json), "traceEvents"));
+  /* Compare needs a pinned scenario first. */
+  g_assert_false (plx_window_export_chart (w, "compare", png, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
+  g_clear_error (&error);
+  /* An unwritable path: an error naming it, the window keeps its work. */
+  g_assert_false (plx_window_export_chart (w, "timeline", "/nonexistent-dir/t.png", &error));
+  g_assert_nonnull (strstr (error->message, "/nonexistent-dir/t.png"));
+  g_clear_error (&error);
+  g_assert_nonnull (plx_window_get_result (w));
+
+  /* Save and read back: the scenario, loadable by the CLI with the same result. */
+  plx_scenario_panel_set_strategy_int (PLX_SCENARIO_PANEL (plx_window_get_panel (w)), "micro_batch_size", 2);
+  settle (w);
+  g_assert_true (plx_window_is_dirty (w));
+  g_assert_true (plx_window_save_to (w, saved_file, &error));
+  g_assert_no_error (error);
+  g_assert_false (plx_window_is_dirty (w));
+  g_assert_cmpfloat (cli_step_time (saved), ==, plx_window_get_result (w)->report.step_time_s);
+  destroy (w);
+}
+
+static void
+test_pin_and_compare (void)
+{
+  PlxWindow *w = new_window ();
+  double a;
+
+  plx_window_pin (w);
+  g_assert_nonnull (plx_window_get_pinned (w));
+  a = plx_window_get_pinned (w)->report.step_time_s;
+  plx_scenario_panel_set_strategy_int (PLX_SCENARIO_PANEL (plx_window_get_panel (w)), "tp", 4);
+  settle (w);
+  /* A stays, B is the edited scenario. */
+  g_assert_cmpfloat (plx_window_get_pinned (w)->report.step_time_s, ==, a);
+  g_assert_cmpfloat (plx_window_get_result (w)->report.step_time_s, !=, a);
+  plx_window_show_page (w, "compare");
+  settle (w);
+  g_assert_cmpuint (plx_chart_view_get_n_draws (PLX_CHART_VIEW (plx_window_get_chart (w, "compare"))), >, 0);
+  destroy (w);
+}
+
+int
+main (int argc, char **argv)
+{
+  /* One private home for the whole run rather than G_TEST_OPTION_ISOLATE_DIRS: GTK's
+   * recent-files store writes after a test ends, into a folder isolation would
+   * already have removed. */
+  g_autofree char *home = g_dir_make_tmp ("plx-gui-home-XXXXXX", NULL);
+  g_autofree char *data = g_build_filename (home, "data", NULL);
+  g_autofree char *config = g_build_filename (home, "config", NULL);
+  g_autofree char *cache = g_build_filename (home, "cache", NULL);
+  int status;
+
+  g_mkdir_with_parents (data, 0700);
+  g_mkdir_with_parents (config, 0700);
+  g_mkdir_with_parents (cache, 0700);
+  g_setenv ("HOME", home, TRUE);
+  g_setenv ("XDG_DATA_HOME", data, TRUE);
+  g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  g_test_init (&argc, &argv, NULL);
+  gtk_init ();
+  adw_init ();
+  g_test_add_func ("/gui/window/opens-on-default", test_opens_on_default);
+  g_test_add_func ("/gui/window/slider-updates", test_slider_updates);
+  g_test_add_func ("/gui/window/invalid-shows-error", test_invalid_shows_error);
+  g_test_add_func ("/gui/window/broken-file-keeps-scenario", test_broken_file_keeps_scenario);
+  g_test_add_func ("/gui/window/open-hf-config", test_open_hf_config);
+  g_test_add_func ("/gui/window/export-and-save", test_export_and_save);
+  g_test_add_func ("/gui/window/pin-and-compare", test_pin_and_compare);
+  status = g_test_run ();
+  {
+    /* Leave nothing behind. */
+    g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", home);
+    if (system (cmd) != 0)
+      g_printerr ("could not remove %s\n", home);
+  }
+  return status;
+}
