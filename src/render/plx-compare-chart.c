@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "plx-compare-chart.h"
 #include "plx-render-text.h"
 
@@ -34,7 +36,8 @@ plx_render_style_time_color (const PlxRenderStyle *style,
 }
 
 static const char *const time_names[PLX_N_TIME] = {
-  "compute", "recompute", "TP/CP/EP comm", "pipeline comm", "DP comm", "bubble", "optimizer",
+  N_("compute"), N_("recompute"), N_("TP/CP/EP comm"), N_("pipeline comm"), N_("DP comm"), N_("bubble"),
+  N_("optimizer"),
 };
 
 static void
@@ -81,10 +84,11 @@ plx_compare_layout_new (const PlxCompareSide *a,
   {
     double ta = a->report->step_time_s, tb = b->report->step_time_s;
     if (fabs (tb - ta) < 1e-4 * ta)
-      snprintf (l->verdict, sizeof l->verdict, "A and B take the same time per step");
+      snprintf (l->verdict, sizeof l->verdict, "%s", _("A and B take the same time per step"));
+    else if (tb < ta)
+      snprintf (l->verdict, sizeof l->verdict, _("B is %.1f %% faster than A per step"), (ta - tb) / ta * 100.0);
     else
-      snprintf (l->verdict, sizeof l->verdict, "B is %.1f %% %s than A per step", fabs (tb - ta) / ta * 100.0,
-                tb < ta ? "faster" : "slower");
+      snprintf (l->verdict, sizeof l->verdict, _("B is %.1f %% slower than A per step"), (tb - ta) / ta * 100.0);
   }
 
   /* Both timelines on one time scale, A above B. */
@@ -137,9 +141,9 @@ plx_compare_layout_new (const PlxCompareSide *a,
       format_seconds (tb, sb, sizeof sb);
       format_seconds (tb - ta, sd, sizeof sd);
       if (fabs (tb - ta) <= 1e-6 * MAX (ta, tb))
-        snprintf (l->diff[c], sizeof l->diff[c], "%s: %s in both", time_names[c], sa);
+        snprintf (l->diff[c], sizeof l->diff[c], _("%s: %s in both"), _(time_names[c]), sa);
       else
-        snprintf (l->diff[c], sizeof l->diff[c], "%s: %s → %s (%s%s)", time_names[c], sa, sb, tb - ta >= 0 ? "+" : "", sd);
+        snprintf (l->diff[c], sizeof l->diff[c], "%s: %s → %s (%s%s)", _(time_names[c]), sa, sb, tb - ta >= 0 ? "+" : "", sd);
     }
 
   /* Memory of each side's fullest GPU against its usable capacity. */
@@ -191,7 +195,7 @@ plx_compare_chart_render (const PlxCompareLayout *l,
   plx_timeline_chart_render (l->timeline[0], style, cr, width, height);
   plx_timeline_chart_render (l->timeline[1], style, cr, width, height);
 
-  plx_render_text (cr, style, "Step time on the fullest GPU", 12.0, l->bd_y0 * height - 24.0, style->title_size * 0.9,
+  plx_render_text (cr, style, _("Step time on the fullest GPU"), 12.0, l->bd_y0 * height - 24.0, style->title_size * 0.9,
                    style->foreground, 0.0, 0.0, PLX_TEXT_BOLD);
   for (guint i = 0; i < 2; i++)
     {
@@ -233,7 +237,7 @@ plx_compare_chart_render (const PlxCompareLayout *l,
       }
   }
 
-  plx_render_text (cr, style, "Memory, fullest GPU", l->mem_x0 * width, l->mem_y0 * height - 24.0,
+  plx_render_text (cr, style, _("Memory, fullest GPU"), l->mem_x0 * width, l->mem_y0 * height - 24.0,
                    style->title_size * 0.9, style->foreground, 0.0, 0.0, PLX_TEXT_BOLD);
   for (guint i = 0; i < 2; i++)
     {
@@ -265,7 +269,7 @@ plx_compare_chart_render (const PlxCompareLayout *l,
   cairo_move_to (cr, l->mem_x0 * width, round (l->capacity_y * height) + 0.5);
   cairo_line_to (cr, l->mem_x1 * width, round (l->capacity_y * height) + 0.5);
   cairo_stroke (cr);
-  plx_render_text (cr, style, "usable HBM per GPU", l->mem_x1 * width, l->capacity_y * height - 3.0, fs * 0.9,
+  plx_render_text (cr, style, _("usable HBM per GPU"), l->mem_x1 * width, l->capacity_y * height - 3.0, fs * 0.9,
                    style->foreground, 1.0, 1.0, PLX_TEXT_NORMAL);
   cairo_restore (cr);
 }

@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
+
 #include "plx-memory-chart.h"
 #include "plx-render-text.h"
 
@@ -83,7 +85,7 @@ plx_memory_layout_new (const PlxMemoryTrace   *t,
   l->height_px = h;
   l->font_size = 12.0;
   l->over_time = o->over_time;
-  g_strlcpy (l->title, o->title ? o->title : "Memory per GPU", sizeof l->title);
+  g_strlcpy (l->title, o->title ? o->title : _("Memory per GPU"), sizeof l->title);
 
   for (guint r = 0; r < t->n_ranks; r++)
     max_total = MAX (max_total, static_total (t, r) + t->peak_activation_bytes[r]);
@@ -164,7 +166,7 @@ plx_memory_layout_new (const PlxMemoryTrace   *t,
       l->time_max_bytes = MAX (base + t->peak_activation_bytes[r], o->capacity_bytes) * 1.08;
       l->time_capacity_y = l->time_y1 - o->capacity_bytes / l->time_max_bytes * (l->time_y1 - l->time_y0);
       l->time_static_y = l->time_y1 - base / l->time_max_bytes * (l->time_y1 - l->time_y0);
-      snprintf (l->time_title, sizeof l->time_title, "Stage %u over the step", r);
+      snprintf (l->time_title, sizeof l->time_title, _("Stage %u over the step"), r);
 
 #define Y_OF(bytes) (l->time_y1 - (bytes) / l->time_max_bytes * (l->time_y1 - l->time_y0))
 #define X_OF(secs) (l->time_x0 + (secs) / t_end * (l->time_x1 - l->time_x0))
@@ -277,7 +279,7 @@ plx_memory_chart_render (const PlxMemoryLayout *l,
                            style->muted, 0.5, 0.0, PLX_TEXT_NORMAL);
         }
     }
-  plx_render_text (cr, style, "pipeline stage", (l->bars_x0 + l->bars_x1) / 2.0 * width, l->bars_y1 * height + 6.0 + fs,
+  plx_render_text (cr, style, _("pipeline stage"), (l->bars_x0 + l->bars_x1) / 2.0 * width, l->bars_y1 * height + 6.0 + fs,
                    fs * 0.9, style->muted, 0.5, 0.0, PLX_TEXT_NORMAL);
 
   /* Capacity. */
@@ -286,7 +288,7 @@ plx_memory_chart_render (const PlxMemoryLayout *l,
   cairo_move_to (cr, l->bars_x0 * width, cap_y);
   cairo_line_to (cr, l->bars_x1 * width, cap_y);
   cairo_stroke (cr);
-  plx_render_text (cr, style, l->any_over ? "HBM capacity - exceeded" : "HBM capacity", l->bars_x1 * width - 4.0,
+  plx_render_text (cr, style, l->any_over ? _("HBM capacity - exceeded") : _("HBM capacity"), l->bars_x1 * width - 4.0,
                    cap_y - 3.0, fs * 0.9, l->any_over ? style->over : style->foreground, 1.0, 1.0, PLX_TEXT_BOLD);
 
   if (l->over_time && l->points->len > 1)
@@ -301,7 +303,7 @@ plx_memory_chart_render (const PlxMemoryLayout *l,
       cairo_rectangle (cr, l->time_x0 * width, l->time_static_y * height, (l->time_x1 - l->time_x0) * width,
                        (l->time_y1 - l->time_static_y) * height);
       cairo_fill (cr);
-      plx_render_text (cr, style, "weights, gradients, optimizer, buffers", l->time_x0 * width + 8.0,
+      plx_render_text (cr, style, _("weights, gradients, optimizer, buffers"), l->time_x0 * width + 8.0,
                        (l->time_static_y + l->time_y1) / 2.0 * height, fs, style->foreground, 0.0, 0.5, PLX_TEXT_NORMAL);
       /* Activations above it, as the line moves. */
       cairo_move_to (cr, g_array_index (l->points, PlxChartPoint, 0).x * width, l->time_static_y * height);
@@ -331,7 +333,7 @@ plx_memory_chart_render (const PlxMemoryLayout *l,
       cairo_move_to (cr, l->time_x0 * width, cy);
       cairo_line_to (cr, l->time_x1 * width, cy);
       cairo_stroke (cr);
-      plx_render_text (cr, style, "HBM capacity", l->time_x1 * width - 4.0, cy - 3.0, fs * 0.9, style->foreground,
+      plx_render_text (cr, style, _("HBM capacity"), l->time_x1 * width - 4.0, cy - 3.0, fs * 0.9, style->foreground,
                        1.0, 1.0, PLX_TEXT_BOLD);
       for (guint i = 0; i < l->time_ticks->len; i++)
         {

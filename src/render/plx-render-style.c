@@ -1,6 +1,8 @@
 /* The palette is Okabe and Ito's colour-blind-safe set ("Color Universal Design",
  * 2008): eight colours distinguishable under protanopia, deuteranopia and tritanopia.
  * Each kind of work gets its own; the bubble is the row's background. */
+#include <glib/gi18n-lib.h>
+
 #include "plx-render-style.h"
 
 static PlxColor
@@ -62,15 +64,17 @@ const char *
 plx_task_kind_display_name (PlxTaskKind kind)
 {
   static const char *const names[PLX_N_KINDS] = {
-    "Forward", "Backward", "Weight gradients", "Recompute", "TP / CP / EP comm", "Pipeline send", "DP comm",
-    "Optimizer",
+    N_("Forward"), N_("Backward"), N_("Weight gradients"), N_("Recompute"), N_("TP / CP / EP comm"),
+    N_("Pipeline send"), N_("DP comm"), N_("Optimizer"),
   };
-  return names[kind];
+  return _(names[kind]);
 }
 
 const char *
 plx_mem_category_display_name (PlxMemCategory category)
 {
-  static const char *const names[PLX_N_MEM] = { "Weights", "Gradients", "Optimizer", "Activations", "Other" };
-  return names[category];
+  static const char *const names[PLX_N_MEM] = {
+    N_("Weights"), N_("Gradients"), N_("Optimizer state"), N_("Activations"), N_("Other"),
+  };
+  return _(names[category]);
 }
