@@ -10,7 +10,8 @@ main (int argc, char **argv)
   g_autoptr (PlxApplication) app = NULL;
 
   setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  /* PARALLAX_LOCALEDIR: the catalogues of an uninstalled build (tools/launch). */
+  bindtextdomain (GETTEXT_PACKAGE, g_getenv ("PARALLAX_LOCALEDIR") ? g_getenv ("PARALLAX_LOCALEDIR") : LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
