@@ -18,6 +18,7 @@ struct _PlxChartView
   double             drag_t0, drag_t1, zoom_t0, zoom_t1;
   PlxTimelineLayout *layout;         /* the last drawn, for hit tests */
   guint              n_draws;
+  double             last_draw_ms;
 };
 
 G_DEFINE_FINAL_TYPE (PlxChartView, plx_chart_view, GTK_TYPE_DRAWING_AREA)
@@ -110,9 +111,11 @@ static void
 draw_func (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
 {
   PlxChartView *self = PLX_CHART_VIEW (area);
+  gint64 t0 = g_get_monotonic_time ();
 
   draw_chart (self, cr, width, height, TRUE);
   self->n_draws++;
+  self->last_draw_ms = (g_get_monotonic_time () - t0) / 1000.0;
 }
 
 /* Zoom around `anchor` (0..1 of the plot) by `factor` (< 1 zooms in). */
@@ -354,6 +357,12 @@ guint
 plx_chart_view_get_n_draws (PlxChartView *self)
 {
   return self->n_draws;
+}
+
+double
+plx_chart_view_get_last_draw_ms (PlxChartView *self)
+{
+  return self->last_draw_ms;
 }
 
 static void

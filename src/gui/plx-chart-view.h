@@ -40,6 +40,7 @@ gboolean   plx_chart_view_export (PlxChartView *self,
                                   GError      **error);
 /* Frames drawn, for tests and the benchmark. */
 guint      plx_chart_view_get_n_draws (PlxChartView *self);
+double     plx_chart_view_get_last_draw_ms (PlxChartView *self);
 /* The tooltip text for the point (x, y) in widget pixels, or NULL. */
 char      *plx_chart_view_describe_at (PlxChartView *self,
                                        double        x,

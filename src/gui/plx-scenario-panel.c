@@ -454,6 +454,26 @@ on_cluster_spin_changed (GtkSpinButton *spin, PlxScenarioPanel *self)
   emit_changed (self);
 }
 
+/* Shows a strategy key's new value in its control without touching the others. */
+static void
+sync_strategy_value (PlxScenarioPanel *self,
+                     const char       *key)
+{
+  self->updating = TRUE;
+  for (guint i = 0; i < N_CHOICES; i++)
+    if (g_str_equal (self->choices[i].key, key))
+      {
+        guint64 v = (guint64) strategy_int (self, key, 1);
+        for (guint j = 0; j < self->choices[i].values->len; j++)
+          if (g_array_index (self->choices[i].values, guint64, j) == v)
+            gtk_range_set_value (GTK_RANGE (self->choices[i].scale), j);
+      }
+  for (guint i = 0; i < N_INT_SPINS; i++)
+    if (g_str_equal (int_keys[i], key))
+      gtk_spin_button_set_value (self->int_spins[i], (double) strategy_int (self, key, 1));
+  self->updating = FALSE;
+}
+
 void
 plx_scenario_panel_set_strategy_int (PlxScenarioPanel *self,
                                      const char       *key,
@@ -465,7 +485,12 @@ plx_scenario_panel_set_strategy_int (PlxScenarioPanel *self,
     json_object_remove_member (obj (self->strategy), "dp");
   if (!self->updating)
     {
-      sync_controls (self);
+      /* Only the sequence length changes what other controls offer (CP); the rest
+       * needs no resync, which keeps a slider drag cheap. */
+      if (g_str_equal (key, "seq_length"))
+        sync_controls (self);
+      else
+        sync_strategy_value (self, key);
       emit_changed (self);
     }
 }
@@ -776,7 +801,8 @@ plx_scenario_panel_show_resolved (PlxScenarioPanel  *self,
 {
   g_autofree char *dp = scenario ? g_strdup_printf ("%u", scenario->strategy->dp) : g_strdup ("-");
 
-  adw_action_row_set_subtitle (self->dp_row, dp);
+  if (g_strcmp0 (adw_action_row_get_subtitle (self->dp_row), dp) != 0)
+    adw_action_row_set_subtitle (self->dp_row, dp);
 }
 
 GArray *

@@ -24,6 +24,10 @@ struct _PlxWindow
   PlxScenarioPanel *panel;
   GtkWidget       *charts[3];      /* timeline, memory, compare */
   GtkWidget       *breakdown;      /* GtkGrid */
+  GtkLabel        *bd_value[PLX_N_TIME];
+  GtkLabel        *bd_share[PLX_N_TIME];
+  GtkLevelBar     *bd_bar[PLX_N_TIME];
+  GtkLabel        *bd_total;
   AdwViewStackPage *compare_page;
   GtkLabel        *card_value[N_CARDS];
   GtkLabel        *card_detail[N_CARDS];
@@ -58,54 +62,73 @@ format_time (double s)
 static void
 set_card (PlxWindow *self, guint card, const char *value, const char *detail)
 {
-  gtk_label_set_text (self->card_value[card], value);
-  gtk_label_set_text (self->card_detail[card], detail);
+  /* Unchanged text: no relayout of the window. */
+  if (g_strcmp0 (gtk_label_get_text (self->card_value[card]), value) != 0)
+    gtk_label_set_text (self->card_value[card], value);
+  if (g_strcmp0 (gtk_label_get_text (self->card_detail[card]), detail) != 0)
+    gtk_label_set_text (self->card_detail[card], detail);
   g_free (self->card_text[card]);
   self->card_text[card] = g_strdup_printf ("%s %s", value, detail);
 }
 
+/* The breakdown's widgets are made once and only relabelled, so a new result does
+ * not rebuild (and re-measure) them. */
 static void
-update_breakdown (PlxWindow *self)
+build_breakdown (PlxWindow *self)
 {
   static const char *const names[PLX_N_TIME] = {
     N_("Compute"), N_("Recompute"), N_("TP / CP / EP communication"), N_("Pipeline communication"),
     N_("Data-parallel communication"), N_("Bubble (idle)"), N_("Optimizer"),
   };
   GtkGrid *grid = GTK_GRID (self->breakdown);
-  GtkWidget *child;
-  const PlxReport *r = &self->result->report;
 
-  while ((child = gtk_widget_get_first_child (self->breakdown)) != NULL)
-    gtk_grid_remove (grid, child);
   for (guint i = 0; i < PLX_N_TIME; i++)
     {
-      g_autofree char *t = format_time (r->time_s[i]);
-      g_autofree char *pct = g_strdup_printf ("%.1f %%", 100.0 * r->time_s[i] / r->step_time_s);
       GtkWidget *name = gtk_label_new (_(names[i]));
-      GtkWidget *value = gtk_label_new (t);
-      GtkWidget *share = gtk_label_new (pct);
+      GtkWidget *value = gtk_label_new ("");
+      GtkWidget *share = gtk_label_new ("");
       GtkWidget *bar = gtk_level_bar_new_for_interval (0, 1);
 
       gtk_label_set_xalign (GTK_LABEL (name), 0);
       gtk_label_set_xalign (GTK_LABEL (value), 1);
       gtk_label_set_xalign (GTK_LABEL (share), 1);
+      gtk_label_set_width_chars (GTK_LABEL (value), 11);
+      gtk_label_set_width_chars (GTK_LABEL (share), 7);
       gtk_widget_add_css_class (value, "numeric");
-      gtk_level_bar_set_value (GTK_LEVEL_BAR (bar), r->time_s[i] / r->step_time_s);
       gtk_widget_set_hexpand (bar, TRUE);
       gtk_widget_set_valign (bar, GTK_ALIGN_CENTER);
       gtk_grid_attach (grid, name, 0, i, 1, 1);
       gtk_grid_attach (grid, value, 1, i, 1, 1);
       gtk_grid_attach (grid, share, 2, i, 1, 1);
       gtk_grid_attach (grid, bar, 3, i, 1, 1);
+      self->bd_value[i] = GTK_LABEL (value);
+      self->bd_share[i] = GTK_LABEL (share);
+      self->bd_bar[i] = GTK_LEVEL_BAR (bar);
+    }
+  self->bd_total = GTK_LABEL (gtk_label_new (""));
+  gtk_label_set_xalign (self->bd_total, 0);
+  gtk_widget_add_css_class (GTK_WIDGET (self->bd_total), "dim-label");
+  gtk_grid_attach (grid, GTK_WIDGET (self->bd_total), 0, PLX_N_TIME, 4, 1);
+}
+
+static void
+update_breakdown (PlxWindow *self)
+{
+  const PlxReport *r = &self->result->report;
+
+  for (guint i = 0; i < PLX_N_TIME; i++)
+    {
+      g_autofree char *t = format_time (r->time_s[i]);
+      g_autofree char *pct = g_strdup_printf ("%.1f %%", 100.0 * r->time_s[i] / r->step_time_s);
+      gtk_label_set_text (self->bd_value[i], t);
+      gtk_label_set_text (self->bd_share[i], pct);
+      gtk_level_bar_set_value (self->bd_bar[i], r->time_s[i] / r->step_time_s);
     }
   {
     g_autofree char *t = format_time (r->step_time_s);
     g_autofree char *text = g_strdup_printf (_("Step time on stage %u, the GPU with the highest memory peak: %s"),
                                              r->reported_stage, t);
-    GtkWidget *total = gtk_label_new (text);
-    gtk_label_set_xalign (GTK_LABEL (total), 0);
-    gtk_widget_add_css_class (total, "dim-label");
-    gtk_grid_attach (grid, total, 0, PLX_N_TIME, 4, 1);
+    gtk_label_set_text (self->bd_total, text);
   }
 }
 
@@ -142,12 +165,14 @@ show_result (PlxWindow *self, PlxResult *r)
 
   for (guint i = 0; i < 3; i++)
     {
-      gtk_widget_set_visible (self->charts[i], TRUE);
+      if (!gtk_widget_get_visible (self->charts[i]))
+        gtk_widget_set_visible (self->charts[i], TRUE);
       plx_chart_view_set_result (PLX_CHART_VIEW (self->charts[i]), r);
     }
   update_breakdown (self);
   plx_scenario_panel_show_resolved (self->panel, r->scenario);
-  adw_window_title_set_subtitle (self->window_title, r->scenario->name);
+  if (g_strcmp0 (adw_window_title_get_subtitle (self->window_title), r->scenario->name) != 0)
+    adw_window_title_set_subtitle (self->window_title, r->scenario->name);
 }
 
 static void
@@ -643,7 +668,10 @@ make_card (PlxWindow *self, guint i, const char *title)
   gtk_label_set_xalign (GTK_LABEL (t), 0);
   gtk_label_set_xalign (GTK_LABEL (v), 0);
   gtk_label_set_xalign (GTK_LABEL (d), 0);
-  gtk_label_set_wrap (GTK_LABEL (d), TRUE);
+  /* Fixed widths: new numbers do not make the window re-measure itself. */
+  gtk_label_set_width_chars (GTK_LABEL (v), 9);
+  gtk_label_set_ellipsize (GTK_LABEL (d), PANGO_ELLIPSIZE_END);
+  gtk_label_set_width_chars (GTK_LABEL (d), 18);
   for (GtkWidget *w = t; w != NULL; w = w == t ? v : w == v ? d : NULL)
     {
       gtk_widget_set_margin_start (w, 12);
@@ -689,6 +717,7 @@ plx_window_init (PlxWindow *self)
   gtk_widget_set_margin_start (self->breakdown, 24);
   gtk_widget_set_margin_end (self->breakdown, 24);
   gtk_widget_set_margin_top (self->breakdown, 24);
+  build_breakdown (self);
   page_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   gtk_box_append (GTK_BOX (page_box), self->breakdown);
   scroller = gtk_scrolled_window_new ();
