@@ -76,6 +76,8 @@ gboolean     plx_strategy_resolve (PlxStrategy      *strategy,
 
 guint64      plx_strategy_get_n_micro_batches (const PlxStrategy *strategy);
 
+/* A short description for labels: "TP 8 · PP 8 · DP 1 · interleaved-1f1b x3 · selective". */
+char        *plx_strategy_describe (const PlxStrategy *strategy);
 const char  *plx_schedule_to_string (PlxSchedule schedule);
 const char  *plx_recompute_to_string (PlxRecompute recompute);
 const char  *plx_workload_to_string (PlxWorkload workload);

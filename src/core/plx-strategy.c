@@ -303,3 +303,26 @@ plx_strategy_resolve (PlxStrategy      *s,
 
   return TRUE;
 }
+
+char *
+plx_strategy_describe (const PlxStrategy *s)
+{
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, "TP %u · PP %u · DP %u", s->tp, s->pp, s->dp);
+  if (s->cp > 1)
+    g_string_append_printf (out, " · CP %u", s->cp);
+  if (s->ep > 1)
+    g_string_append_printf (out, " · EP %u", s->ep);
+  g_string_append_printf (out, " · micro-batch %" G_GUINT64_FORMAT " · %s", s->micro_batch_size,
+                          plx_schedule_to_string (s->schedule));
+  if (s->virtual_stages > 1)
+    g_string_append_printf (out, " x%u", s->virtual_stages);
+  if (s->recompute != PLX_RECOMPUTE_NONE)
+    g_string_append_printf (out, " · %s recompute", plx_recompute_to_string (s->recompute));
+  if (s->zero_stage > 0)
+    g_string_append_printf (out, " · ZeRO %u", s->zero_stage);
+  if (s->sequence_parallel && s->tp > 1)
+    g_string_append (out, " · SP");
+  return g_string_free (out, FALSE);
+}

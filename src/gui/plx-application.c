@@ -1,4 +1,4 @@
-#include <glib/gi18n.h>
+#include <glib/gi18n-lib.h>
 
 #include "plx-application.h"
 #include "plx-window.h"

@@ -1,4 +1,4 @@
-#include <glib/gi18n.h>
+#include <glib/gi18n-lib.h>
 #include <math.h>
 
 #include "plx-chart-view.h"
@@ -80,8 +80,11 @@ draw_chart (PlxChartView *self, cairo_t *cr, double width, double height, gboole
     case PLX_CHART_COMPARE:
       if (self->pinned != NULL)
         {
-          PlxCompareSide a = { self->pinned->scenario->name, &self->pinned->report, self->pinned->timeline };
-          PlxCompareSide b = { self->result->scenario->name, &self->result->report, self->result->timeline };
+          /* Named by their strategies: an edited scenario keeps its file's name. */
+          g_autofree char *name_a = plx_strategy_describe (self->pinned->scenario->strategy);
+          g_autofree char *name_b = plx_strategy_describe (self->result->scenario->strategy);
+          PlxCompareSide a = { name_a, &self->pinned->report, self->pinned->timeline };
+          PlxCompareSide b = { name_b, &self->result->report, self->result->timeline };
           g_autoptr (PlxCompareLayout) l = plx_compare_layout_new (&a, &b, width, height);
           plx_compare_chart_render (l, &style, cr, width, height);
         }

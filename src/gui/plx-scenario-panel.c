@@ -2,7 +2,7 @@
  * count that fit a node for TP, of the layer count for PP, ...), the data-parallel
  * degree is derived and shown, and changing any cluster value marks the cluster as
  * custom (its preset plus overrides, as FORMATS.md writes it). */
-#include <glib/gi18n.h>
+#include <glib/gi18n-lib.h>
 #include <math.h>
 
 #include "plx-scenario-panel.h"

@@ -1,4 +1,4 @@
-#include <glib/gi18n.h>
+#include <glib/gi18n-lib.h>
 
 #include "plx-chart-view.h"
 #include "plx-engine.h"
@@ -171,8 +171,13 @@ show_result (PlxWindow *self, PlxResult *r)
     }
   update_breakdown (self);
   plx_scenario_panel_show_resolved (self->panel, r->scenario);
-  if (g_strcmp0 (adw_window_title_get_subtitle (self->window_title), r->scenario->name) != 0)
-    adw_window_title_set_subtitle (self->window_title, r->scenario->name);
+  {
+    /* The file's name, and that it has been changed since. */
+    g_autofree char *subtitle = self->dirty ? g_strdup_printf (_("%s (edited)"), r->scenario->name)
+                                            : g_strdup (r->scenario->name);
+    if (g_strcmp0 (adw_window_title_get_subtitle (self->window_title), subtitle) != 0)
+      adw_window_title_set_subtitle (self->window_title, subtitle);
+  }
 }
 
 static void

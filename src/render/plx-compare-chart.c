@@ -80,15 +80,15 @@ plx_compare_layout_new (const PlxCompareSide *a,
   l->font_size = 12.0;
   g_strlcpy (l->name[0], a->name ? a->name : "A", sizeof l->name[0]);
   g_strlcpy (l->name[1], b->name ? b->name : "B", sizeof l->name[1]);
-  snprintf (l->title, sizeof l->title, "A: %s   vs   B: %s", l->name[0], l->name[1]);
   {
+    /* The title is the verdict; each timeline's own title names its side. */
     double ta = a->report->step_time_s, tb = b->report->step_time_s;
     if (fabs (tb - ta) < 1e-4 * ta)
-      snprintf (l->verdict, sizeof l->verdict, "%s", _("A and B take the same time per step"));
+      snprintf (l->title, sizeof l->title, "%s", _("A and B take the same time per step"));
     else if (tb < ta)
-      snprintf (l->verdict, sizeof l->verdict, _("B is %.1f %% faster than A per step"), (ta - tb) / ta * 100.0);
+      snprintf (l->title, sizeof l->title, _("B is %.1f %% faster than A per step"), (ta - tb) / ta * 100.0);
     else
-      snprintf (l->verdict, sizeof l->verdict, _("B is %.1f %% slower than A per step"), (tb - ta) / ta * 100.0);
+      snprintf (l->title, sizeof l->title, _("B is %.1f %% slower than A per step"), (tb - ta) / ta * 100.0);
   }
 
   /* Both timelines on one time scale, A above B. */
@@ -191,7 +191,6 @@ plx_compare_chart_render (const PlxCompareLayout *l,
 
   cairo_save (cr);
   plx_render_text (cr, style, l->title, 12.0, 8.0, style->title_size, style->foreground, 0.0, 0.0, PLX_TEXT_BOLD);
-  plx_render_text (cr, style, l->verdict, width - RIGHT_PX, 10.0, fs, style->foreground, 1.0, 0.0, PLX_TEXT_NORMAL);
   plx_timeline_chart_render (l->timeline[0], style, cr, width, height);
   plx_timeline_chart_render (l->timeline[1], style, cr, width, height);
 
@@ -269,7 +268,7 @@ plx_compare_chart_render (const PlxCompareLayout *l,
   cairo_move_to (cr, l->mem_x0 * width, round (l->capacity_y * height) + 0.5);
   cairo_line_to (cr, l->mem_x1 * width, round (l->capacity_y * height) + 0.5);
   cairo_stroke (cr);
-  plx_render_text (cr, style, _("usable HBM per GPU"), l->mem_x1 * width, l->capacity_y * height - 3.0, fs * 0.9,
-                   style->foreground, 1.0, 1.0, PLX_TEXT_NORMAL);
+  plx_render_text (cr, style, _("usable HBM per GPU"), l->mem_x0 * width, l->capacity_y * height - 3.0, fs * 0.9,
+                   style->foreground, 0.0, 1.0, PLX_TEXT_NORMAL);
   cairo_restore (cr);
 }

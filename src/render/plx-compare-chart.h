@@ -44,9 +44,8 @@ typedef struct
   PlxCompareMemoryBar memory[2];
   double             capacity_y;
   double             max_bytes;
-  char               name[2][64];
-  char               title[200];
-  char               verdict[160];             /* "B is 4.1 % faster than A" */
+  char               name[2][160];
+  char               title[200];               /* the verdict: "B is 4.1 % faster than A per step" */
   char               step_label[2][32];
   char               memory_label[2][32];
 } PlxCompareLayout;

@@ -3,6 +3,8 @@
  * shows its error and no stale chart; a broken file keeps the previous scenario;
  * exports write valid files; pin and compare show both scenarios. */
 #include <adwaita.h>
+#include <glib/gi18n.h>
+#include <locale.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdlib.h>
@@ -279,6 +281,25 @@ test_pin_and_compare (void)
   destroy (w);
 }
 
+static void
+test_german (void)
+{
+  /* LANGUAGE=de with the build's catalogues (set by meson for this run). */
+  PlxWindow *w;
+
+  if (!g_str_has_prefix (g_getenv ("LANGUAGE") ? g_getenv ("LANGUAGE") : "", "de"))
+    {
+      g_test_skip ("runs with LANGUAGE=de only");
+      return;
+    }
+  g_assert_cmpstr (g_dgettext (GETTEXT_PACKAGE, "Step time"), ==, "Schrittzeit");
+  g_assert_cmpstr (g_dgettext (GETTEXT_PACKAGE, "Pin as A (Ctrl+P)"), !=, "Pin as A (Ctrl+P)");
+  w = new_window ();
+  /* The card's detail line comes from a translated format string. */
+  g_assert_nonnull (strstr (plx_window_get_card_text (w, 0), "pro Schritt auf 64 GPUs"));
+  destroy (w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -299,6 +320,10 @@ main (int argc, char **argv)
   g_setenv ("XDG_CONFIG_HOME", config, TRUE);
   g_setenv ("XDG_CACHE_HOME", cache, TRUE);
   g_test_init (&argc, &argv, NULL);
+  setlocale (LC_ALL, "");
+  if (g_getenv ("PARALLAX_LOCALEDIR") != NULL)
+    bindtextdomain (GETTEXT_PACKAGE, g_getenv ("PARALLAX_LOCALEDIR"));
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   gtk_init ();
   adw_init ();
   g_test_add_func ("/gui/window/opens-on-default", test_opens_on_default);
@@ -308,6 +333,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/window/open-hf-config", test_open_hf_config);
   g_test_add_func ("/gui/window/export-and-save", test_export_and_save);
   g_test_add_func ("/gui/window/pin-and-compare", test_pin_and_compare);
+  g_test_add_func ("/gui/window/german", test_german);
   status = g_test_run ();
   {
     /* Leave nothing behind. */

@@ -1,0 +1,53 @@
+/* Not a test: puts the window into a state worth a screenshot, for the README and
+ * the AppStream metainfo. `shoot-window main` shows the default scenario;
+ * `shoot-window compare` pins it as A, moves to TP 4 x PP 16 with 1F1B as B and
+ * shows the comparison. It then waits to be killed (after `import -window root`). */
+#include <adwaita.h>
+#include <glib/gi18n.h>
+#include <locale.h>
+
+#include "plx-scenario-panel.h"
+#include "plx-window.h"
+
+static void
+pump (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+  while (g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+int
+main (int argc, char **argv)
+{
+  PlxWindow *w;
+  const char *mode = argc > 1 ? argv[1] : "main";
+
+  /* As the application does (src/gui/main.c). */
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, g_getenv ("PARALLAX_LOCALEDIR") ? g_getenv ("PARALLAX_LOCALEDIR") : LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+  gtk_init ();
+  adw_init ();
+  w = plx_window_new (NULL);
+  gtk_window_set_default_size (GTK_WINDOW (w), 1600, 1000);
+  gtk_window_maximize (GTK_WINDOW (w));
+  gtk_window_present (GTK_WINDOW (w));
+  pump (1500);
+  if (g_str_equal (mode, "compare"))
+    {
+      PlxScenarioPanel *panel = PLX_SCENARIO_PANEL (plx_window_get_panel (w));
+      plx_window_pin (w);
+      plx_scenario_panel_set_strategy_int (panel, "tp", 4);
+      pump (500);
+      plx_window_show_page (w, "compare");
+    }
+  else if (g_str_equal (mode, "memory"))
+    plx_window_show_page (w, "memory");
+  pump (1500);
+  g_print ("ready\n");
+  while (TRUE)
+    g_main_context_iteration (NULL, TRUE);
+  return 0;
+}
