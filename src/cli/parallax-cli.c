@@ -233,7 +233,7 @@ parse_chart_option (int argc, char **argv, int *i, SimulateOptions *opts, int *s
       return TRUE;
     }
   v = g_ascii_strtod (argv[++*i], &end);
-  if (end == argv[*i] || *end != '\0' || !(v > 0.0) || (target == &opts->scale ? v > 4.0 : (v < 16.0 || v > 16384.0)))
+  if (end == argv[*i] || *end != '\0' || !(v > 0.0) || (target == &opts->scale ? (v < 1.0 || v > 4.0) : (v < 16.0 || v > 16384.0)))
     {
       *status = usage_error ("%s: \"%s\" is not %s", arg, argv[*i],
                              target == &opts->scale ? "a scale from 1 to 4" : "a size from 16 to 16384 pixels");

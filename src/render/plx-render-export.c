@@ -75,6 +75,13 @@ plx_render_export (const char           *path,
       g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%.200s: scale %g is not between 1 and 4", path, scale);
       return FALSE;
     }
+  /* cairo's image surfaces stop at 32767 pixels a side. */
+  if (format == PLX_EXPORT_PNG && (ceil (width * scale) > 32767.0 || ceil (height * scale) > 32767.0))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                   "%.200s: %g x %g at scale %g is more than 32767 pixels a side", path, width, height, scale);
+      return FALSE;
+    }
 
   /* The temporary file sits beside the target, so the rename cannot cross devices. */
   tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
@@ -85,7 +92,21 @@ plx_render_export (const char           *path,
       g_clear_pointer (&tmp, g_free);
       return fail (error, path, NULL, g_strerror (saved));
     }
-  fchmod (fd, 0644);
+  /* mkstemp makes the file private; give it the mode a new file would have, or the
+   * one of the file it replaces. */
+  {
+    GStatBuf st;
+    mode_t mode;
+    if (g_stat (path, &st) == 0 && S_ISREG (st.st_mode))
+      mode = st.st_mode & 0777;
+    else
+      {
+        mode_t mask = umask (0);
+        umask (mask);
+        mode = 0666 & ~mask;
+      }
+    fchmod (fd, mode);
+  }
   close (fd);
 
   switch (format)

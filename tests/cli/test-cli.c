@@ -1675,6 +1675,556 @@ test_validate_no_table (void)
   ASSERT_FAILURE (&r, 2, "validate");
 }
 
+/* ---- charts: simulate --timeline/--memory, compare ---------------------------------- */
+
+/* parse_stdout for a run that should have succeeded: NULL (the failure already
+ * recorded) if it did not, so a failed run does not end the whole test program. */
+static JsonNode *
+parse_stdout_of_success (const CliRun *r)
+{
+  assert_success (r);
+  if (r->status != 0 || r->out[0] == '\0')
+    return NULL;
+  return parse_stdout (r);
+}
+
+/* Reads the width and height from a PNG file's IHDR chunk (this test does not link
+ * cairo). Returns FALSE if `path` is not a PNG. */
+static gboolean
+png_size (const char *path,
+          guint32    *width,
+          guint32    *height)
+{
+  static const unsigned char signature[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+  g_autofree char *contents = NULL;
+  const unsigned char *p;
+  gsize len = 0;
+
+  *width = *height = 0;
+  if (!g_file_get_contents (path, &contents, &len, NULL) || len < 24)
+    return FALSE;
+  p = (const unsigned char *) contents;
+  if (memcmp (p, signature, sizeof signature) != 0 || memcmp (p + 12, "IHDR", 4) != 0)
+    return FALSE;
+  *width = ((guint32) p[16] << 24) | ((guint32) p[17] << 16) | ((guint32) p[18] << 8) | p[19];
+  *height = ((guint32) p[20] << 24) | ((guint32) p[21] << 16) | ((guint32) p[22] << 8) | p[23];
+  return TRUE;
+}
+
+static void
+assert_png_size (const char *path,
+                 guint32     width,
+                 guint32     height)
+{
+  guint32 w = 0, h = 0;
+
+  if (!png_size (path, &w, &h))
+    g_test_message ("%s is not a PNG file", path);
+  g_assert_true (png_size (path, &w, &h));
+  g_assert_cmpuint (w, ==, width);
+  g_assert_cmpuint (h, ==, height);
+}
+
+/* Skips the test, returning FALSE, if `tool` is not installed. */
+static gboolean
+have_tool (const char *tool)
+{
+  g_autofree char *path = g_find_program_in_path (tool);
+
+  if (path == NULL)
+    {
+      g_autofree char *msg = g_strdup_printf ("%s is not installed", tool);
+      g_test_skip (msg);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Runs a tool found in PATH (no shell); returns its exit status, -1 if it did not
+ * exit normally, and its standard output in *out if `out` is not NULL. */
+static int
+run_tool (const char *const *argv,
+          char             **out)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *cmdline = g_strjoinv (" ", (char **) argv);
+  g_autofree char *err = NULL;
+  int wait_status = 0;
+
+  g_test_message ("running: %s", cmdline);
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, out, &err, &wait_status, &error);
+  g_assert_no_error (error);
+  if (err != NULL && err[0] != '\0')
+    g_test_message ("stderr: %.500s", err);
+  if (error != NULL || !WIFEXITED (wait_status))
+    return -1;
+  return WEXITSTATUS (wait_status);
+}
+
+/* Renders an SVG file with rsvg-convert and checks the size of the PNG it makes
+ * (SVG in px units: one pixel per unit). */
+static void
+assert_svg_renders_at (const char *svg,
+                       const char *dir,
+                       guint32     width,
+                       guint32     height)
+{
+  g_autofree char *png = g_build_filename (dir, "svg-rendered.png", NULL);
+  const char *argv[] = { "rsvg-convert", "-o", png, svg, NULL };
+
+  g_assert_cmpint (run_tool (argv, NULL), ==, 0);
+  assert_png_size (png, width, height);
+  g_unlink (png);
+}
+
+/* The names in `dir`, sorted and joined with spaces ("" when empty). */
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
+}
+
+static char *
+dir_listing (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  g_assert_nonnull (d);
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, compare_names);
+  g_ptr_array_add (names, NULL);
+  return g_strjoinv (" ", (char **) names->pdata);
+}
+
+#define ASSERT_DIR_LISTING(dir, expected) \
+  G_STMT_START { \
+    g_autofree char *listing_ = dir_listing (dir); \
+    g_assert_cmpstr (listing_, ==, expected); \
+  } G_STMT_END
+
+/* The default scenario (GPT-3 175B, 64 GPUs) with both charts at their default
+ * sizes: timeline 1600 x 900, memory 1200 x 800. */
+static void
+test_charts_timeline_png (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *timeline = g_build_filename (dir, "t.png", NULL);
+  g_autofree char *memory = g_build_filename (dir, "m.svg", NULL);
+  g_autofree char *svg = NULL;
+  g_auto (CliRun) r = { 0 };
+
+  RUN_CLI_IN (&r, dir, "simulate", "--timeline", "t.png", "--memory", "m.svg");
+  assert_success (&r);
+  g_assert_nonnull (strstr (r.out, "Timeline chart    t.png\n"));
+  g_assert_nonnull (strstr (r.out, "Memory chart      m.svg\n"));
+  /* The report is printed as without charts. */
+  g_assert_nonnull (strstr (r.out, "Step time"));
+  ASSERT_DIR_LISTING (dir, "m.svg t.png");
+  assert_png_size (timeline, 1600, 900);
+
+  g_assert_true (g_file_get_contents (memory, &svg, NULL, NULL));
+  g_assert_true (svg != NULL && g_str_has_prefix (svg, "<?xml"));
+  g_assert_true (svg != NULL && strstr (svg, "width=\"1200px\"") != NULL);
+  g_assert_true (svg != NULL && strstr (svg, "height=\"800px\"") != NULL);
+  if (have_tool ("rsvg-convert"))
+    assert_svg_renders_at (memory, dir, 1200, 800);
+  rm_rf (dir);
+}
+
+/* --width/--height set the chart's size in logical pixels; --scale multiplies the
+ * PNG's. With --json, stdout stays pure JSON. */
+static void
+test_charts_size_scale (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "t.png", NULL);
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) j = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+
+  RUN_CLI_IN (&r, dir, "simulate", "--width", "640", "--height", "360", "--scale", "2", "--timeline", "t.png");
+  assert_success (&r);
+  assert_png_size (path, 1280, 720);
+
+  /* --timeline=PATH, --dark and --json together; the existing file is replaced. */
+  RUN_CLI_IN (&j, dir, "simulate", "--json", "--dark", "--width", "300", "--height", "200", "--timeline=t.png");
+  root = parse_stdout_of_success (&j);
+  g_assert_nonnull (root);
+  g_assert_null (strstr (j.out, "Timeline chart"));
+  assert_png_size (path, 300, 200);
+  ASSERT_DIR_LISTING (dir, "t.png");
+  rm_rf (dir);
+}
+
+static void
+test_charts_timeline_pdf (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "t.pdf", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *info = NULL;
+  g_auto (CliRun) r = { 0 };
+
+  RUN_CLI_IN (&r, dir, "simulate", "--timeline", "t.pdf");
+  assert_success (&r);
+  g_assert_nonnull (strstr (r.out, "Timeline chart    t.pdf\n"));
+  ASSERT_DIR_LISTING (dir, "t.pdf");
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_true (contents != NULL && g_str_has_prefix (contents, "%PDF-"));
+  if (!have_tool ("pdfinfo"))
+    {
+      rm_rf (dir);
+      return;
+    }
+  {
+    const char *argv[] = { "pdfinfo", path, NULL };
+    g_assert_cmpint (run_tool (argv, &info), ==, 0);
+  }
+  g_assert_nonnull (info);
+  g_assert_true (g_regex_match_simple ("^Pages: +1$", info, G_REGEX_MULTILINE, 0));
+  /* One point per logical pixel. */
+  g_assert_true (g_regex_match_simple ("^Page size: +1600 x 900 pts", info, G_REGEX_MULTILINE, 0));
+  rm_rf (dir);
+}
+
+/* The image type is checked before simulating: a usage error, no file. */
+static void
+test_charts_unknown_extension (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) m = { 0 };
+
+  RUN_CLI_IN (&r, dir, "simulate", "--timeline", "t.bmp");
+  ASSERT_FAILURE (&r, 2, "--timeline", "t.bmp");
+  g_assert_cmpstr (r.out, ==, "");
+  RUN_CLI_IN (&m, dir, "simulate", "--timeline", "t.png", "--memory", "m.jpeg");
+  ASSERT_FAILURE (&m, 2, "--memory", "m.jpeg");
+  ASSERT_DIR_LISTING (dir, "");
+  rm_rf (dir);
+}
+
+/* Charts come from the event engine's timeline. */
+static void
+test_charts_analytical (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) m = { 0 };
+
+  RUN_CLI_IN (&r, dir, "simulate", "--engine", "analytical", "--timeline", "t.png");
+  ASSERT_FAILURE (&r, 2, "--timeline", "analytical");
+  RUN_CLI_IN (&m, dir, "simulate", "--memory", "m.png", "--engine=analytical");
+  ASSERT_FAILURE (&m, 2, "--memory", "analytical");
+  ASSERT_DIR_LISTING (dir, "");
+  rm_rf (dir);
+}
+
+static void
+test_charts_unwritable (void)
+{
+  g_auto (CliRun) r = { 0 };
+
+  g_assert_false (g_file_test ("/nonexistent-dir", G_FILE_TEST_EXISTS));
+  RUN_CLI (&r, "simulate", "--timeline", "/nonexistent-dir/t.png");
+  ASSERT_FAILURE (&r, 1, "/nonexistent-dir/t.png");
+  g_assert_false (g_file_test ("/nonexistent-dir/t.png", G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test ("/nonexistent-dir", G_FILE_TEST_EXISTS));
+}
+
+/* The target is a directory: exit 1, the directory stays, no temporary file. */
+static void
+test_charts_onto_directory (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *target = g_build_filename (dir, "t.png", NULL);
+  g_autofree char *inside = write_file (dir, "t.png/keep", "x");
+  g_auto (CliRun) r = { 0 };
+
+  RUN_CLI (&r, "simulate", "--timeline", target);
+  ASSERT_FAILURE (&r, 1, target);
+  g_assert_true (g_file_test (target, G_FILE_TEST_IS_DIR));
+  g_assert_true (g_file_test (inside, G_FILE_TEST_IS_REGULAR));
+  ASSERT_DIR_LISTING (dir, "t.png");
+  rm_rf (dir);
+}
+
+static void
+test_charts_bad_sizes (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_auto (CliRun) w = { 0 };
+  g_auto (CliRun) s = { 0 };
+  g_auto (CliRun) h = { 0 };
+  g_auto (CliRun) big = { 0 };
+  g_auto (CliRun) trailing = { 0 };
+  g_auto (CliRun) missing = { 0 };
+
+  RUN_CLI_IN (&w, dir, "simulate", "--width", "abc", "--timeline", "t.png");
+  ASSERT_FAILURE (&w, 2, "--width", "abc");
+  RUN_CLI_IN (&s, dir, "simulate", "--scale", "9", "--timeline", "t.png");
+  ASSERT_FAILURE (&s, 2, "--scale", "9");
+  {
+    /* Below 1 is bad usage too, not a failed export. */
+    g_auto (CliRun) half = { 0 };
+    RUN_CLI_IN (&half, dir, "simulate", "--scale", "0.5", "--timeline", "t.png");
+    ASSERT_FAILURE (&half, 2, "--scale", "0.5");
+  }
+  RUN_CLI_IN (&h, dir, "simulate", "--height", "10", "--timeline", "t.png");
+  ASSERT_FAILURE (&h, 2, "--height", "10");
+  RUN_CLI_IN (&big, dir, "simulate", "--width", "16385", "--timeline", "t.png");
+  ASSERT_FAILURE (&big, 2, "--width", "16385");
+  RUN_CLI_IN (&trailing, dir, "simulate", "--width", "640px", "--timeline", "t.png");
+  ASSERT_FAILURE (&trailing, 2, "--width", "640px");
+  RUN_CLI_IN (&missing, dir, "simulate", "--timeline", "t.png", "--width");
+  ASSERT_FAILURE (&missing, 2, "--width");
+  ASSERT_DIR_LISTING (dir, "");
+  rm_rf (dir);
+}
+
+/* Two small scenarios that differ only in the pipeline: gpt2 on one DGX A100 node,
+ * global batch 16 of 1024 tokens. */
+#define COMPARE_SCENARIO_FMT \
+  "{\"name\": \"%s\", \"model\": {\"preset\": \"gpt2\"}," \
+  " \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1}," \
+  " \"strategy\": {\"seq_length\": 1024, \"global_batch_size\": 16, \"pp\": %u, \"dp\": %u}}"
+#define COMPARE_TOKENS (16.0 * 1024.0)
+
+static void
+write_compare_scenarios (const char *dir,
+                         char      **a,
+                         char      **b)
+{
+  g_autofree char *ja = g_strdup_printf (COMPARE_SCENARIO_FMT, "gpt2 pp2", 2u, 4u);
+  g_autofree char *jb = g_strdup_printf (COMPARE_SCENARIO_FMT, "gpt2 pp4", 4u, 2u);
+
+  *a = write_file (dir, "A.json", ja);
+  *b = write_file (dir, "B.json", jb);
+}
+
+/* The number of lines of `text` that start with `prefix`; *first is the index of the
+ * first of them, or -1. */
+static guint
+count_lines_with_prefix (const char *text,
+                         const char *prefix,
+                         gint       *first)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  guint n = 0;
+
+  *first = -1;
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], prefix))
+      {
+        if (n++ == 0)
+          *first = (gint) i;
+      }
+  return n;
+}
+
+static void
+test_compare_png (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_autofree char *chart = g_build_filename (dir, "c.png", NULL);
+  g_auto (CliRun) r = { 0 };
+  gint first_a, first_b;
+
+  write_compare_scenarios (dir, &a, &b);
+  RUN_CLI_IN (&r, dir, "compare", "A.json", "B.json", "--out", "c.png");
+  assert_success (&r);
+  g_assert_cmpuint (count_lines_with_prefix (r.out, "A ", &first_a), ==, 1);
+  g_assert_cmpuint (count_lines_with_prefix (r.out, "B ", &first_b), ==, 1);
+  g_assert_cmpint (first_a, ==, 0);
+  g_assert_cmpint (first_b, ==, 1);
+  /* Each line names its scenario. */
+  g_assert_true (g_str_has_prefix (r.out, "A  gpt2 pp2"));
+  g_assert_nonnull (strstr (r.out, "\nB  gpt2 pp4"));
+  g_assert_nonnull (strstr (r.out, "\nChart c.png\n"));
+  assert_png_size (chart, 1600, 1100);
+  ASSERT_DIR_LISTING (dir, "A.json B.json c.png");
+  rm_rf (dir);
+}
+
+/* Other image types and sizes, as for simulate. */
+static void
+test_compare_svg_size (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_autofree char *svg = g_build_filename (dir, "c.svg", NULL);
+  g_autofree char *png = g_build_filename (dir, "c.png", NULL);
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) p = { 0 };
+
+  write_compare_scenarios (dir, &a, &b);
+  RUN_CLI_IN (&r, dir, "compare", "--width", "800", "--height", "600", "A.json", "B.json", "--out=c.svg");
+  assert_success (&r);
+  RUN_CLI_IN (&p, dir, "compare", "A.json", "B.json", "--out", "c.png", "--scale", "2", "--width", "500",
+              "--height", "400", "--dark");
+  assert_success (&p);
+  assert_png_size (png, 1000, 800);
+  ASSERT_DIR_LISTING (dir, "A.json B.json c.png c.svg");
+  if (have_tool ("rsvg-convert"))
+    assert_svg_renders_at (svg, dir, 800, 600);
+  rm_rf (dir);
+}
+
+static void
+test_compare_json (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) sa = { 0 };
+  g_auto (CliRun) sb = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (JsonNode) root_a = NULL;
+  g_autoptr (JsonNode) root_b = NULL;
+  JsonObject *o, *oa, *ob;
+  double step_a, step_b, ratio;
+
+  write_compare_scenarios (dir, &a, &b);
+  RUN_CLI_IN (&r, dir, "compare", "A.json", "B.json", "--json");
+  root = parse_stdout_of_success (&r);
+  if (root == NULL)
+    {
+      rm_rf (dir);
+      return;
+    }
+  o = json_node_get_object (root);
+  g_assert_true (json_object_has_member (o, "a"));
+  g_assert_true (json_object_has_member (o, "b"));
+  g_assert_true (json_object_has_member (o, "step_time_ratio"));
+  g_assert_cmpuint (json_object_get_size (o), ==, 3);
+  oa = json_object_get_object_member (o, "a");
+  ob = json_object_get_object_member (o, "b");
+  g_assert_nonnull (oa);
+  g_assert_nonnull (ob);
+  if (oa == NULL || ob == NULL)
+    {
+      rm_rf (dir);
+      return;
+    }
+  /* Each side is a full report of its 8 GPUs. */
+  step_a = check_report (oa, COMPARE_TOKENS, 8, A100_PEAK);
+  step_b = check_report (ob, COMPARE_TOKENS, 8, A100_PEAK);
+  g_assert_cmpfloat (get_number (oa, "step_time_s"), ==, step_a);
+  g_assert_cmpfloat (get_number (ob, "step_time_s"), ==, step_b);
+  g_assert_cmpstr (json_object_get_string_member_with_default (oa, "engine", ""), ==, "event");
+  g_assert_cmpstr (json_object_get_string_member_with_default (ob, "engine", ""), ==, "event");
+  /* Different pipelines, different step times. */
+  g_assert_cmpfloat (step_a, !=, step_b);
+  ratio = get_number (o, "step_time_ratio");
+  if (!(fabs (ratio - step_b / step_a) <= 1e-9))
+    g_test_message ("step_time_ratio %.17g, b / a %.17g", ratio, step_b / step_a);
+  g_assert_cmpfloat_with_epsilon (ratio, step_b / step_a, 1e-9);
+
+  /* The same step times as simulating each file on its own. */
+  RUN_CLI (&sa, "simulate", a, "--json");
+  RUN_CLI (&sb, "simulate", b, "--json");
+  root_a = parse_stdout_of_success (&sa);
+  root_b = parse_stdout_of_success (&sb);
+  if (root_a != NULL)
+    g_assert_true (close_rel (get_number (json_node_get_object (root_a), "step_time_s"), step_a, 1e-12));
+  if (root_b != NULL)
+    g_assert_true (close_rel (get_number (json_node_get_object (root_b), "step_time_s"), step_b, 1e-12));
+
+  /* --json draws nothing. */
+  ASSERT_DIR_LISTING (dir, "A.json B.json");
+  rm_rf (dir);
+}
+
+static void
+test_compare_one_file (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) none = { 0 };
+  g_auto (CliRun) three = { 0 };
+
+  write_compare_scenarios (dir, &a, &b);
+  RUN_CLI_IN (&r, dir, "compare", "A.json", "--out", "c.png");
+  ASSERT_FAILURE (&r, 2, "compare");
+  RUN_CLI_IN (&none, dir, "compare");
+  ASSERT_FAILURE (&none, 2, "compare");
+  RUN_CLI_IN (&three, dir, "compare", "A.json", "B.json", "A.json", "--out", "c.png");
+  ASSERT_FAILURE (&three, 2, "compare");
+  ASSERT_DIR_LISTING (dir, "A.json B.json");
+  rm_rf (dir);
+}
+
+static void
+test_compare_missing_file (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) first = { 0 };
+
+  write_compare_scenarios (dir, &a, &b);
+  RUN_CLI_IN (&r, dir, "compare", "A.json", "missing.json", "--out", "c.png");
+  ASSERT_FAILURE (&r, 1, "missing.json");
+  g_assert_cmpstr (r.out, ==, "");
+  /* The missing one first. */
+  RUN_CLI_IN (&first, dir, "compare", "missing.json", "B.json", "--json");
+  ASSERT_FAILURE (&first, 1, "missing.json");
+  g_assert_cmpstr (first.out, ==, "");
+  ASSERT_DIR_LISTING (dir, "A.json B.json");
+  rm_rf (dir);
+}
+
+static void
+test_compare_no_output (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_auto (CliRun) r = { 0 };
+
+  write_compare_scenarios (dir, &a, &b);
+  RUN_CLI_IN (&r, dir, "compare", "A.json", "B.json");
+  ASSERT_FAILURE (&r, 2, "--out");
+  g_assert_cmpstr (r.out, ==, "");
+  ASSERT_DIR_LISTING (dir, "A.json B.json");
+  rm_rf (dir);
+}
+
+static void
+test_compare_bad_options (void)
+{
+  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_auto (CliRun) ext = { 0 };
+  g_auto (CliRun) scale = { 0 };
+  g_auto (CliRun) unknown = { 0 };
+  g_auto (CliRun) out_missing = { 0 };
+
+  write_compare_scenarios (dir, &a, &b);
+  RUN_CLI_IN (&ext, dir, "compare", "A.json", "B.json", "--out", "c.bmp");
+  ASSERT_FAILURE (&ext, 2, "c.bmp");
+  RUN_CLI_IN (&scale, dir, "compare", "A.json", "B.json", "--out", "c.png", "--scale", "9");
+  ASSERT_FAILURE (&scale, 2, "--scale", "9");
+  RUN_CLI_IN (&unknown, dir, "compare", "A.json", "B.json", "--out", "c.png", "--tp", "2");
+  ASSERT_FAILURE (&unknown, 2, "--tp");
+  RUN_CLI_IN (&out_missing, dir, "compare", "A.json", "B.json", "--out");
+  ASSERT_FAILURE (&out_missing, 2, "--out");
+  ASSERT_DIR_LISTING (dir, "A.json B.json");
+  rm_rf (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1750,6 +2300,23 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/validate/missing-file", test_validate_missing_file);
   g_test_add_func ("/cli/validate/malformed-file", test_validate_malformed_file);
   g_test_add_func ("/cli/validate/no-table", test_validate_no_table);
+
+  g_test_add_func ("/cli/charts/timeline-png", test_charts_timeline_png);
+  g_test_add_func ("/cli/charts/size-scale", test_charts_size_scale);
+  g_test_add_func ("/cli/charts/timeline-pdf", test_charts_timeline_pdf);
+  g_test_add_func ("/cli/charts/unknown-extension", test_charts_unknown_extension);
+  g_test_add_func ("/cli/charts/analytical", test_charts_analytical);
+  g_test_add_func ("/cli/charts/unwritable", test_charts_unwritable);
+  g_test_add_func ("/cli/charts/onto-directory", test_charts_onto_directory);
+  g_test_add_func ("/cli/charts/bad-sizes", test_charts_bad_sizes);
+
+  g_test_add_func ("/cli/compare/png", test_compare_png);
+  g_test_add_func ("/cli/compare/svg-size", test_compare_svg_size);
+  g_test_add_func ("/cli/compare/json", test_compare_json);
+  g_test_add_func ("/cli/compare/one-file", test_compare_one_file);
+  g_test_add_func ("/cli/compare/missing-file", test_compare_missing_file);
+  g_test_add_func ("/cli/compare/no-output", test_compare_no_output);
+  g_test_add_func ("/cli/compare/bad-options", test_compare_bad_options);
 
   return g_test_run ();
 }
