@@ -6,6 +6,7 @@
 struct _PlxApplication
 {
   AdwApplication parent_instance;
+  GSettings     *settings;   /* NULL when the schema is not installed */
 };
 
 G_DEFINE_FINAL_TYPE (PlxApplication, plx_application, ADW_TYPE_APPLICATION)
@@ -62,6 +63,68 @@ about_action (GSimpleAction *action, GVariant *param, gpointer user_data)
   gtk_window_present (GTK_WINDOW (about));
 }
 
+static const char *const schemes[] = { "default", "light", "dark" };
+
+static void
+apply_color_scheme (PlxApplication *self)
+{
+  g_autofree char *scheme = g_settings_get_string (self->settings, "color-scheme");
+  AdwColorScheme value = g_str_equal (scheme, "light") ? ADW_COLOR_SCHEME_FORCE_LIGHT
+                         : g_str_equal (scheme, "dark") ? ADW_COLOR_SCHEME_FORCE_DARK : ADW_COLOR_SCHEME_DEFAULT;
+
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), value);
+}
+
+static void
+on_scheme_selected (AdwComboRow *row, GParamSpec *pspec, PlxApplication *self)
+{
+  guint sel = adw_combo_row_get_selected (row);
+
+  if (sel < G_N_ELEMENTS (schemes))
+    g_settings_set_string (self->settings, "color-scheme", schemes[sel]);
+}
+
+static void
+preferences_action (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  PlxApplication *self = PLX_APPLICATION (user_data);
+  const char *labels[] = { _("Follow the system"), _("Light"), _("Dark"), NULL };
+  g_autoptr (GtkStringList) list = gtk_string_list_new (labels);
+  GtkWidget *window = adw_preferences_window_new ();
+  GtkWidget *page = adw_preferences_page_new ();
+  GtkWidget *group = adw_preferences_group_new ();
+  GtkWidget *style = adw_combo_row_new ();
+  GtkWidget *charts = adw_action_row_new ();
+  GtkWidget *sw = gtk_switch_new ();
+  g_autofree char *scheme = NULL;
+
+  gtk_window_set_transient_for (GTK_WINDOW (window), gtk_application_get_active_window (GTK_APPLICATION (self)));
+  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Appearance"));
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (style), _("Style"));
+  adw_combo_row_set_model (ADW_COMBO_ROW (style), G_LIST_MODEL (list));
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (charts), _("Dark charts"));
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (charts), _("Draw and export charts on a dark background"));
+  gtk_widget_set_valign (sw, GTK_ALIGN_CENTER);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (charts), sw);
+  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (charts), sw);
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), style);
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), charts);
+  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (group));
+  adw_preferences_window_add (ADW_PREFERENCES_WINDOW (window), ADW_PREFERENCES_PAGE (page));
+
+  if (self->settings != NULL)
+    {
+      scheme = g_settings_get_string (self->settings, "color-scheme");
+      adw_combo_row_set_selected (ADW_COMBO_ROW (style),
+                                  g_str_equal (scheme, "light") ? 1 : g_str_equal (scheme, "dark") ? 2 : 0);
+      g_signal_connect (style, "notify::selected", G_CALLBACK (on_scheme_selected), self);
+      g_settings_bind (self->settings, "dark-charts", sw, "active", G_SETTINGS_BIND_DEFAULT);
+    }
+  else
+    gtk_widget_set_sensitive (page, FALSE);
+  gtk_window_present (GTK_WINDOW (window));
+}
+
 static void
 quit_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
@@ -78,6 +141,7 @@ plx_application_startup (GApplication *app)
 {
   static const GActionEntry entries[] = {
     { "about", about_action, NULL, NULL, NULL, { 0 } },
+    { "preferences", preferences_action, NULL, NULL, NULL, { 0 } },
     { "quit", quit_action, NULL, NULL, NULL, { 0 } },
   };
   const char *quit[] = { "<Control>q", NULL };
@@ -86,8 +150,20 @@ plx_application_startup (GApplication *app)
   const char *export[] = { "<Control>e", NULL };
   const char *pin[] = { "<Control>p", NULL };
   const char *help[] = { "<Control>question", NULL };
+  const char *prefs[] = { "<Control>comma", NULL };
+  PlxApplication *self = PLX_APPLICATION (app);
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  GSettingsSchema *schema = source ? g_settings_schema_source_lookup (source, "org.parallax.Parallax", TRUE) : NULL;
 
   G_APPLICATION_CLASS (plx_application_parent_class)->startup (app);
+  if (schema != NULL)
+    {
+      self->settings = g_settings_new ("org.parallax.Parallax");
+      g_signal_connect_swapped (self->settings, "changed::color-scheme", G_CALLBACK (apply_color_scheme), self);
+      apply_color_scheme (self);
+      g_settings_schema_unref (schema);
+    }
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", prefs);
   g_action_map_add_action_entries (G_ACTION_MAP (app), entries, G_N_ELEMENTS (entries), app);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open", open);
@@ -98,10 +174,18 @@ plx_application_startup (GApplication *app)
 }
 
 static void
+plx_application_dispose (GObject *object)
+{
+  g_clear_object (&PLX_APPLICATION (object)->settings);
+  G_OBJECT_CLASS (plx_application_parent_class)->dispose (object);
+}
+
+static void
 plx_application_class_init (PlxApplicationClass *klass)
 {
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
 
+  G_OBJECT_CLASS (klass)->dispose = plx_application_dispose;
   app_class->activate = plx_application_activate;
   app_class->open = plx_application_open;
   app_class->startup = plx_application_startup;

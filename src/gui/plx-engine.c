@@ -36,6 +36,7 @@ result_clear (PlxResult *r)
     json_node_unref (r->json);
   plx_timeline_free (r->timeline);
   plx_memory_trace_free (r->trace);
+  g_free (r->scenario_dir);
 }
 
 PlxResult *
@@ -60,6 +61,7 @@ plx_engine_compute_sync (JsonNode   *scenario,
   gint64 t0 = g_get_monotonic_time ();
 
   r->json = plx_json_deep_copy (scenario);
+  r->scenario_dir = g_strdup (base_dir ? base_dir : ".");
   r->scenario = plx_scenario_new_from_json (r->json, base_dir, source, error);
   if (r->scenario == NULL)
     return NULL;

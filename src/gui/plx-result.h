@@ -10,6 +10,7 @@ typedef struct
 {
   PlxScenario    *scenario;
   JsonNode       *json;          /* the scenario as edited (what Save writes) */
+  char           *scenario_dir;  /* where relative paths in it resolve */
   PlxReport       report;
   PlxTimeline    *timeline;
   PlxMemoryTrace *trace;

@@ -41,6 +41,7 @@ struct _PlxWindow
   gboolean         loading;
   gboolean         dark_charts;
   GSettings       *settings;
+  GMenu           *recent_section;
 };
 
 G_DEFINE_FINAL_TYPE (PlxWindow, plx_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -224,6 +225,52 @@ on_panel_changed (PlxScenarioPanel *panel, PlxWindow *self)
 
 /* ---- files --------------------------------------------------------------------- */
 
+/* The "Open Recent" menu, from GSettings (newest first, at most eight). */
+static void
+rebuild_recent_menu (PlxWindow *self)
+{
+  g_auto (GStrv) files = NULL;
+
+  if (self->recent_section == NULL)
+    return;
+  g_menu_remove_all (self->recent_section);
+  if (self->settings == NULL)
+    return;
+  files = g_settings_get_strv (self->settings, "recent-files");
+  for (guint i = 0; files[i] != NULL; i++)
+    {
+      g_autofree char *base = g_path_get_basename (files[i]);
+      g_autoptr (GMenuItem) item = g_menu_item_new (base, NULL);
+      g_menu_item_set_action_and_target_value (item, "win.open-recent", g_variant_new_string (files[i]));
+      g_menu_append_item (self->recent_section, item);
+    }
+}
+
+static void
+remember_file (PlxWindow *self, const char *path)
+{
+  g_auto (GStrv) old = NULL;
+  g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
+  g_auto (GStrv) files = NULL;
+  guint n = 1;
+
+  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), g_filename_to_uri (path, NULL, NULL));
+  if (self->settings == NULL)
+    return;
+  old = g_settings_get_strv (self->settings, "recent-files");
+  g_strv_builder_add (b, path);
+  for (guint i = 0; old[i] != NULL && n < 8; i++)
+    if (g_strcmp0 (old[i], path) != 0)
+      {
+        g_strv_builder_add (b, old[i]);
+        n++;
+      }
+  files = g_strv_builder_end (b);
+  g_settings_set_strv (self->settings, "recent-files", (const char *const *) files);
+  g_settings_set_string (self->settings, "last-scenario", path);
+  rebuild_recent_menu (self);
+}
+
 static void
 toast (PlxWindow *self, const char *message)
 {
@@ -290,9 +337,8 @@ plx_window_open_file (PlxWindow  *self,
     }
   else
     self->dirty = TRUE;
-  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), g_file_get_uri (file));
-  if (self->settings != NULL && scenario == node)
-    g_settings_set_string (self->settings, "last-scenario", path);
+  if (scenario == node)
+    remember_file (self, path);
   return TRUE;
 }
 
@@ -319,9 +365,7 @@ plx_window_save_to (PlxWindow  *self,
     }
   g_set_object (&self->file, file);
   self->dirty = FALSE;
-  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), g_file_get_uri (file));
-  if (self->settings != NULL)
-    g_settings_set_string (self->settings, "last-scenario", path);
+  remember_file (self, path);
   return TRUE;
 }
 
@@ -523,6 +567,52 @@ compare_action (GtkWidget *widget, const char *action, GVariant *param)
 }
 
 static void
+open_recent_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  PlxWindow *self = PLX_WINDOW (widget);
+  g_autoptr (GFile) file = g_file_new_for_path (g_variant_get_string (param, NULL));
+  g_autoptr (GError) error = NULL;
+
+  if (!plx_window_open_file (self, file, &error))
+    toast (self, error->message);
+}
+
+void
+plx_window_swap (PlxWindow *self)
+{
+  g_autoptr (PlxResult) a = NULL;
+
+  if (self->pinned == NULL || self->result == NULL)
+    {
+      toast (self, _("Pin a scenario as A first (Ctrl+P)"));
+      return;
+    }
+  /* A becomes current, the current one becomes A. */
+  a = plx_result_ref (self->pinned);
+  g_clear_pointer (&self->pinned, plx_result_unref);
+  self->pinned = plx_result_ref (self->result);
+  plx_chart_view_set_pinned (PLX_CHART_VIEW (self->charts[2]), self->pinned);
+  self->loading = TRUE;
+  plx_scenario_panel_load (self->panel, a->json, a->scenario_dir, a->scenario->source, NULL);
+  self->loading = FALSE;
+  self->dirty = TRUE;
+}
+
+static void
+swap_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  plx_window_swap (PLX_WINDOW (widget));
+}
+
+static void
+on_dark_setting (PlxWindow *self)
+{
+  self->dark_charts = g_settings_get_boolean (self->settings, "dark-charts");
+  for (guint i = 0; i < 3; i++)
+    plx_chart_view_set_dark (PLX_CHART_VIEW (self->charts[i]), self->dark_charts);
+}
+
+static void
 dark_action (GtkWidget *widget, const char *action, GVariant *param)
 {
   PlxWindow *self = PLX_WINDOW (widget);
@@ -646,6 +736,7 @@ plx_window_class_init (PlxWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, error_label);
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, cards);
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, recent_section);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
@@ -654,6 +745,8 @@ plx_window_class_init (PlxWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.pin", NULL, pin_action);
   gtk_widget_class_install_action (widget_class, "win.compare", NULL, compare_action);
   gtk_widget_class_install_action (widget_class, "win.dark-charts", NULL, dark_action);
+  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
+  gtk_widget_class_install_action (widget_class, "win.swap", NULL, swap_action);
 }
 
 static GtkWidget *
@@ -755,7 +848,7 @@ plx_window_init (PlxWindow *self)
       g_settings_schema_unref (schema);
     }
 
-  /* The built-in default scenario. */
+  /* The built-in default scenario, then the last one if it still opens. */
   {
     g_autoptr (JsonNode) def = plx_scenario_default_json ();
     g_autofree char *cwd = g_get_current_dir ();
@@ -764,6 +857,23 @@ plx_window_init (PlxWindow *self)
     self->loading = FALSE;
     self->dirty = FALSE;
   }
+  if (self->settings != NULL)
+    {
+      g_autofree char *last = g_settings_get_string (self->settings, "last-scenario");
+      if (g_settings_get_boolean (self->settings, "dark-charts"))
+        {
+          self->dark_charts = TRUE;
+          for (guint i = 0; i < 3; i++)
+            plx_chart_view_set_dark (PLX_CHART_VIEW (self->charts[i]), TRUE);
+        }
+      if (last[0] != '\0' && g_file_test (last, G_FILE_TEST_IS_REGULAR))
+        {
+          g_autoptr (GFile) file = g_file_new_for_path (last);
+          plx_window_open_file (self, file, NULL);
+        }
+      rebuild_recent_menu (self);
+      g_signal_connect_swapped (self->settings, "changed::dark-charts", G_CALLBACK (on_dark_setting), self);
+    }
 }
 
 PlxWindow *

@@ -25,6 +25,8 @@ gboolean   plx_window_export_chart (PlxWindow  *self,
                                     const char *path,
                                     GError    **error);
 void       plx_window_pin (PlxWindow *self);
+/* The pinned scenario A becomes current; the current one becomes A. */
+void       plx_window_swap (PlxWindow *self);
 
 /* For tests and the benchmark. */
 PlxResult *plx_window_get_result (PlxWindow *self);

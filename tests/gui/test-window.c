@@ -259,6 +259,11 @@ test_export_and_save (void)
   g_assert_false (plx_window_is_dirty (w));
   g_assert_cmpfloat (cli_step_time (saved), ==, plx_window_get_result (w)->report.step_time_s);
   destroy (w);
+  {
+    /* The next tests start from the built-in default again. */
+    g_autoptr (GSettings) settings = g_settings_new ("org.parallax.Parallax");
+    g_settings_reset (settings, "last-scenario");
+  }
 }
 
 static void
@@ -279,6 +284,53 @@ test_pin_and_compare (void)
   settle (w);
   g_assert_cmpuint (plx_chart_view_get_n_draws (PLX_CHART_VIEW (plx_window_get_chart (w, "compare"))), >, 0);
   destroy (w);
+}
+
+static void
+test_swap (void)
+{
+  /* Either side can be made current again: swapping makes A current and the edited
+   * scenario A. */
+  PlxWindow *w = new_window ();
+
+  plx_window_pin (w);
+  plx_scenario_panel_set_strategy_int (PLX_SCENARIO_PANEL (plx_window_get_panel (w)), "tp", 4);
+  settle (w);
+  plx_window_swap (w);
+  settle (w);
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->tp, ==, 8);
+  g_assert_cmpuint (plx_window_get_pinned (w)->scenario->strategy->tp, ==, 4);
+  destroy (w);
+}
+
+static void
+test_reopens_last_scenario (void)
+{
+  /* A saved scenario is remembered (GSettings) and a new window opens it. */
+  g_autofree char *dir = g_dir_make_tmp ("plx-gui-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "mine.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (GSettings) settings = g_settings_new ("org.parallax.Parallax");
+  g_auto (GStrv) recent = NULL;
+  PlxWindow *w = new_window ();
+
+  plx_scenario_panel_set_strategy_int (PLX_SCENARIO_PANEL (plx_window_get_panel (w)), "micro_batch_size", 2);
+  settle (w);
+  g_assert_true (plx_window_save_to (w, file, NULL));
+  destroy (w);
+  recent = g_settings_get_strv (settings, "recent-files");
+  g_assert_cmpstr (recent[0], ==, path);
+  w = new_window ();
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->micro_batch_size, ==, 2);
+  g_assert_false (plx_window_is_dirty (w));
+  destroy (w);
+  /* Gone: the next window falls back to the built-in default. */
+  g_remove (path);
+  g_rmdir (dir);
+  w = new_window ();
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->micro_batch_size, ==, 1);
+  destroy (w);
+  g_settings_reset (settings, "last-scenario");
 }
 
 static void
@@ -333,6 +385,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/window/open-hf-config", test_open_hf_config);
   g_test_add_func ("/gui/window/export-and-save", test_export_and_save);
   g_test_add_func ("/gui/window/pin-and-compare", test_pin_and_compare);
+  g_test_add_func ("/gui/window/swap", test_swap);
+  g_test_add_func ("/gui/window/reopens-last-scenario", test_reopens_last_scenario);
   g_test_add_func ("/gui/window/german", test_german);
   status = g_test_run ();
   {
