@@ -14,6 +14,7 @@
 #include "plx-presets.h"
 #include "plx-report.h"
 #include "plx-schedule.h"
+#include "plx-search.h"
 #include "plx-sim.h"
 #include "plx-scenario.h"
 #include "plx-strategy.h"

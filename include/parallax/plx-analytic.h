@@ -31,6 +31,20 @@ gboolean plx_analytic_run (const PlxModel    *model,
                            PlxReport         *report,
                            GError           **error);
 
+/* Costs of the blocks, embedding and head depend on fewer keys than a step does (not
+ * on pp, dp, the schedule or ZeRO); a search that varies those in its inner loops
+ * reuses them through this cache. Zero-initialise it; one per thread. */
+typedef struct _PlxAnalyticCache PlxAnalyticCache;
+PlxAnalyticCache *plx_analytic_cache_new (void);
+void              plx_analytic_cache_free (PlxAnalyticCache *cache);
+gboolean plx_analytic_run_cached (const PlxModel    *model,
+                                  const PlxCluster  *cluster,
+                                  const PlxStrategy *strategy,
+                                  PlxAnalyticCache  *cache,
+                                  PlxReport         *report,
+                                  GError           **error);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxAnalyticCache, plx_analytic_cache_free)
+
 gboolean plx_analytic_layer_cost (const PlxModel    *model,
                                   const PlxCluster  *cluster,
                                   const PlxStrategy *strategy,

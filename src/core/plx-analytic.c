@@ -33,6 +33,42 @@ to_bytes (double x)
   return (guint64) ceil (x);
 }
 
+struct _PlxAnalyticCache
+{
+  gboolean          valid;
+  const PlxModel   *model;
+  const PlxCluster *cluster;
+  guint             tp, cp, ep;
+  gboolean          sp, flash, overlap_tp;
+  guint64           seq;
+  double            micro_batch;
+  PlxDtype          dtype;
+  PlxRecompute      recompute;
+  PlxStageCosts     costs;
+};
+
+PlxAnalyticCache *
+plx_analytic_cache_new (void)
+{
+  return g_new0 (PlxAnalyticCache, 1);
+}
+
+void
+plx_analytic_cache_free (PlxAnalyticCache *cache)
+{
+  g_free (cache);
+}
+
+static gboolean
+cache_matches (const PlxAnalyticCache *c, const PlxModel *model, const PlxCluster *cluster,
+               const PlxStrategy *s, double micro_batch)
+{
+  return c->valid && c->model == model && c->cluster == cluster && c->tp == s->tp && c->cp == s->cp &&
+         c->ep == s->ep && c->sp == s->sequence_parallel && c->flash == s->flash_attention &&
+         c->overlap_tp == s->overlap_tp_comm && c->seq == s->seq_length && c->micro_batch == micro_batch &&
+         c->dtype == s->dtype && c->recompute == s->recompute;
+}
+
 /* The engine, with the micro-batch size as a real number so that root finding can
  * treat memory as a continuous function of it (plx_analytic_max_micro_batch_size). */
 static void
@@ -40,6 +76,7 @@ analytic_eval (const PlxModel    *model,
                const PlxCluster  *cluster,
                const PlxStrategy *s,
                double             micro_batch,
+               PlxAnalyticCache  *cache,
                PlxReport         *report,
                PlxLayerCost      *layer_out)
 {
@@ -58,7 +95,32 @@ analytic_eval (const PlxModel    *model,
   double stage_params, grad_bytes;
 
   plx_costing_init (&cx, model, cluster, s, micro_batch);
-  plx_costing_compute (&cx, &costs);
+  if (cache != NULL && cache_matches (cache, model, cluster, s, micro_batch))
+    {
+      costs = cache->costs;
+      costs.send_s = plx_costing_send (&cx);  /* depends on where the stages sit */
+    }
+  else
+    {
+      plx_costing_compute (&cx, &costs);
+      if (cache != NULL)
+        {
+          cache->valid = TRUE;
+          cache->model = model;
+          cache->cluster = cluster;
+          cache->tp = s->tp;
+          cache->cp = s->cp;
+          cache->ep = s->ep;
+          cache->sp = s->sequence_parallel;
+          cache->flash = s->flash_attention;
+          cache->overlap_tp = s->overlap_tp_comm;
+          cache->seq = s->seq_length;
+          cache->micro_batch = micro_batch;
+          cache->dtype = s->dtype;
+          cache->recompute = s->recompute;
+          cache->costs = costs;
+        }
+    }
   m = cx.micro_batches;
   c_pp = costs.send_s;
   plx_costing_state_bytes (s->dtype, &wb, &gb_unused, &ob_unused);
@@ -239,9 +301,20 @@ plx_analytic_run (const PlxModel    *model,
                   PlxReport         *report,
                   GError           **error)
 {
+  return plx_analytic_run_cached (model, cluster, s, NULL, report, error);
+}
+
+gboolean
+plx_analytic_run_cached (const PlxModel    *model,
+                         const PlxCluster  *cluster,
+                         const PlxStrategy *s,
+                         PlxAnalyticCache  *cache,
+                         PlxReport         *report,
+                         GError           **error)
+{
   if (!check_resolved (s, error))
     return FALSE;
-  analytic_eval (model, cluster, s, (double) s->micro_batch_size, report, NULL);
+  analytic_eval (model, cluster, s, (double) s->micro_batch_size, cache, report, NULL);
   return TRUE;
 }
 
@@ -256,7 +329,7 @@ plx_analytic_layer_cost (const PlxModel    *model,
 
   if (!check_resolved (s, error))
     return FALSE;
-  analytic_eval (model, cluster, s, (double) s->micro_batch_size, &report, cost);
+  analytic_eval (model, cluster, s, (double) s->micro_batch_size, NULL, &report, cost);
   return TRUE;
 }
 
@@ -275,7 +348,7 @@ memory_excess (double micro_batch,
   const FitProblem *fp = data;
   PlxReport r;
 
-  analytic_eval (fp->model, fp->cluster, fp->strategy, micro_batch, &r, NULL);
+  analytic_eval (fp->model, fp->cluster, fp->strategy, micro_batch, NULL, &r, NULL);
   return ((double) r.peak_memory_bytes - (double) r.hbm_usable_bytes) / 1073741824.0;
 }
 

@@ -2225,6 +2225,82 @@ test_compare_bad_options (void)
   rm_rf (dir);
 }
 
+static void
+test_search_json (void)
+{
+  /* The issue's contract: counts, time, and per result the strategy keys and the
+   * figures. The built-in default scenario: GPT-3 175B on 64 A100. */
+  g_auto (CliRun) r = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+  JsonObject *o;
+  JsonArray *results;
+  static const char *const keys[] = {
+    "dp", "tp", "pp", "cp", "ep", "micro_batch_size", "global_batch_size", "seq_length", "schedule",
+    "virtual_stages", "recompute", "zero_stage", "dtype", "sequence_parallel", "step_time_s", "mfu",
+    "peak_memory_bytes", "fits_in_memory", "pareto", "n_gpus",
+  };
+  double prev = 0.0;
+
+  RUN_CLI (&r, "search", "--json", "--top", "3");
+  g_assert_cmpint (r.status, ==, 0);
+  root = parse_stdout (&r);
+  o = json_node_get_object (root);
+  g_assert_cmpint (json_object_get_int_member (o, "configs_evaluated"), >=, json_object_get_int_member (o, "configs_valid"));
+  g_assert_cmpint (json_object_get_int_member (o, "configs_valid"), >=, json_object_get_int_member (o, "configs_fit"));
+  g_assert_cmpint (json_object_get_int_member (o, "configs_fit"), >, 0);
+  g_assert_cmpfloat (json_object_get_double_member (o, "elapsed_s"), >=, 0.0);
+  results = json_object_get_array_member (o, "results");
+  g_assert_cmpuint (json_array_get_length (results), ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      JsonObject *res = json_array_get_object_element (results, i);
+      for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+        g_assert_true (json_object_has_member (res, keys[k]));
+      g_assert_true (json_object_get_boolean_member (res, "fits_in_memory"));
+      g_assert_cmpint (json_object_get_int_member (res, "n_gpus"), ==, 64);
+      g_assert_cmpint (json_object_get_int_member (res, "dp") * json_object_get_int_member (res, "tp") *
+                       json_object_get_int_member (res, "pp") * json_object_get_int_member (res, "cp"), ==, 64);
+      /* Best first. */
+      g_assert_cmpfloat (json_object_get_double_member (res, "step_time_s"), >=, prev);
+      prev = json_object_get_double_member (res, "step_time_s");
+    }
+}
+
+static void
+test_search_csv_and_errors (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("plx-cli-search-XXXXXX", NULL);
+  g_autofree char *csv = g_build_filename (dir, "all.csv", NULL);
+  g_autofree char *text = NULL;
+  g_auto (CliRun) ok = { 0 };
+  g_auto (CliRun) fix = { 0 };
+  g_auto (CliRun) gpus = { 0 };
+  g_auto (CliRun) bad_csv = { 0 };
+  g_auto (GStrv) lines = NULL;
+
+  RUN_CLI (&ok, "search", "--fix", "tp=8,recompute=selective", "--csv", csv);
+  g_assert_cmpint (ok.status, ==, 0);
+  g_assert_nonnull (strstr (ok.out, "fit in memory"));
+  g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  g_assert_true (g_str_has_prefix (lines[0], "n_gpus,dp,tp,pp,"));
+  /* Every row has tp 8 and selective recompute (columns 3 and 12). */
+  for (guint i = 1; lines[i] != NULL && lines[i][0] != '\0'; i++)
+    {
+      g_auto (GStrv) cols = g_strsplit (lines[i], ",", -1);
+      g_assert_cmpstr (cols[2], ==, "8");
+      g_assert_cmpstr (cols[11], ==, "selective");
+    }
+  RUN_CLI (&fix, "search", "--fix", "tp=abc");
+  assert_failure (&fix, 2, (const char *const[]) { "--fix", "tp=abc", NULL });
+  RUN_CLI (&gpus, "search", "--gpus", "64");
+  assert_failure (&gpus, 2, (const char *const[]) { "--gpus", "64", NULL });
+  RUN_CLI (&bad_csv, "search", "--csv", "/nonexistent-dir/x.csv");
+  assert_failure (&bad_csv, 1, (const char *const[]) { "/nonexistent-dir/x.csv", NULL });
+  g_remove (csv);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2317,6 +2393,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/compare/missing-file", test_compare_missing_file);
   g_test_add_func ("/cli/compare/no-output", test_compare_no_output);
   g_test_add_func ("/cli/compare/bad-options", test_compare_bad_options);
+  g_test_add_func ("/cli/search/json", test_search_json);
+  g_test_add_func ("/cli/search/csv-and-errors", test_search_csv_and_errors);
 
   return g_test_run ();
 }

@@ -1,0 +1,80 @@
+/* plx-search.h: every valid strategy for a model, a cluster (or a range of GPU
+ * counts) and a global batch, predicted and ranked (DistIR's grid search, DistSim's
+ * strategy search). */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "plx-cluster.h"
+#include "plx-model.h"
+#include "plx-strategy.h"
+
+G_BEGIN_DECLS
+
+#define PLX_SEARCH_FREE (-1)
+
+typedef struct
+{
+  guint  gpus_min;          /* 0: the cluster's GPU count */
+  guint  gpus_max;
+  /* A degree or option held fixed, or PLX_SEARCH_FREE. */
+  gint   fix_tp, fix_pp, fix_cp, fix_ep, fix_dp;
+  gint   fix_micro_batch, fix_virtual_stages, fix_zero_stage;
+  gint   fix_recompute;     /* PlxRecompute */
+  gint   fix_schedule;      /* PlxSchedule (not FILE) */
+  gint   fix_sequence_parallel;
+  double memory_headroom;   /* fraction of usable HBM kept free, 0 .. 0.9 */
+  guint  top_k;             /* re-simulated with the event engine */
+  guint  n_threads;         /* 0: one per core */
+  guint  max_micro_batch;
+} PlxSearchOptions;
+
+typedef struct
+{
+  PlxStrategy strategy;     /* schedule_path is NULL */
+  guint       n_gpus;
+  double      step_time_s;  /* from the event engine for the re-simulated, else analytical */
+  double      analytical_step_time_s;
+  double      mfu;
+  double      tokens_per_s;
+  guint64     peak_memory_bytes;
+  gboolean    fits_in_memory;
+  gboolean    event;        /* re-simulated with the event engine */
+  gboolean    pareto;       /* no other is both faster and needs less memory */
+  gboolean    pareto_gpus;  /* no other is both faster and uses fewer GPUs */
+} PlxSearchResult;
+
+typedef struct
+{
+  guint64 configs_evaluated;
+  guint64 configs_valid;
+  guint64 configs_fit;
+  guint64 pruned_model_states;  /* weights, gradients and optimizer alone exceed memory */
+  guint64 pruned_activations;   /* model states fit, activations do not */
+  double  elapsed_s;
+  guint   n_threads;
+  GArray *results;              /* PlxSearchResult that fit, best first */
+} PlxSearch;
+
+typedef void (*PlxSearchProgress) (double fraction, gpointer data);
+
+void       plx_search_options_init (PlxSearchOptions *options);
+/* `base` supplies what is not searched: global batch, sequence length, dtype,
+ * FlashAttention, overlap options. Progress is called from the calling thread. */
+PlxSearch *plx_search_run (const PlxModel          *model,
+                           const PlxCluster        *cluster,
+                           const PlxStrategy       *base,
+                           const PlxSearchOptions  *options,
+                           GCancellable            *cancellable,
+                           PlxSearchProgress        progress,
+                           gpointer                 progress_data,
+                           GError                 **error);
+void       plx_search_free (PlxSearch *search);
+/* Parses "tp=8,pp=4,schedule=1f1b,recompute=selective,zero=1,sp=1,mbs=2,v=3". */
+gboolean   plx_search_options_parse_fix (PlxSearchOptions *options,
+                                         const char       *text,
+                                         GError          **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxSearch, plx_search_free)
+
+G_END_DECLS

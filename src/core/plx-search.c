@@ -1,0 +1,576 @@
+/* Strategy search. The space is enumerated so that only valid strategies are built
+ * (the rules of plx_strategy_resolve, checked cheaply), with the choices that change a
+ * block's cost (tp, cp, ep, sequence parallelism, micro-batch, recompute) in the outer
+ * loops and the ones that only recompose it (pp, dp, schedule, chunks, ZeRO) inside,
+ * so the analytical engine's cache (plx_analytic_run_cached) makes most evaluations a
+ * few hundred nanoseconds. Outer choices are work items for a GThreadPool; each
+ * worker keeps its own results, which are merged and sorted by a total order at the
+ * end, so the outcome does not depend on the number of threads. */
+#include <math.h>
+#include <string.h>
+
+#include "parallax/plx-analytic.h"
+#include "parallax/plx-error.h"
+#include "parallax/plx-search.h"
+#include "parallax/plx-sim.h"
+
+void
+plx_search_options_init (PlxSearchOptions *o)
+{
+  memset (o, 0, sizeof *o);
+  o->fix_tp = o->fix_pp = o->fix_cp = o->fix_ep = o->fix_dp = PLX_SEARCH_FREE;
+  o->fix_micro_batch = o->fix_virtual_stages = o->fix_zero_stage = PLX_SEARCH_FREE;
+  o->fix_recompute = o->fix_schedule = o->fix_sequence_parallel = PLX_SEARCH_FREE;
+  o->top_k = 10;
+  o->max_micro_batch = 64;
+}
+
+typedef struct
+{
+  guint    n_gpus;
+  guint    tp, cp, ep;
+  gboolean sp;
+  guint    recompute;
+  guint64  micro_batch;
+} WorkItem;
+
+typedef struct
+{
+  const PlxModel         *model;
+  const PlxCluster       *cluster;       /* the base cluster */
+  PlxCluster            **clusters;      /* one per GPU count searched */
+  guint                  *gpu_counts;
+  guint                   n_counts;
+  const PlxStrategy      *base;
+  const PlxSearchOptions *options;
+  GCancellable           *cancellable;
+  GArray                 *pp_values;     /* guint */
+  GMutex                  lock;
+  GArray                 *results;       /* merged under lock */
+  guint64                 evaluated, valid, fit, pruned_states, pruned_act;
+  guint                   items_done;
+} Search;
+
+static gboolean
+fixed_ok (gint fix, guint value)
+{
+  return fix == PLX_SEARCH_FREE || (guint) fix == value;
+}
+
+static guint
+cluster_index (const Search *se, guint n_gpus)
+{
+  for (guint i = 0; i < se->n_counts; i++)
+    if (se->gpu_counts[i] == n_gpus)
+      return i;
+  return 0;
+}
+
+/* The schedules to try for a pipeline of pp stages and m micro-batches. */
+static guint
+schedules_for (const Search *se, guint pp, guint64 m, PlxSchedule *sched, guint *vs, guint max)
+{
+  const PlxSearchOptions *o = se->options;
+  guint n = 0;
+  static const guint v_values[] = { 2, 3, 4, 6, 8 };
+
+#define ADD(s_, v_)                                                                          \
+  G_STMT_START {                                                                             \
+    if (n < max && fixed_ok (o->fix_schedule, s_) && fixed_ok (o->fix_virtual_stages, v_)) \
+      {                                                                                      \
+        sched[n] = s_;                                                                       \
+        vs[n] = v_;                                                                          \
+        n++;                                                                                 \
+      }                                                                                      \
+  } G_STMT_END
+
+  ADD (PLX_SCHEDULE_1F1B, 1);
+  if (pp > 1)
+    {
+      ADD (PLX_SCHEDULE_GPIPE, 1);
+      ADD (PLX_SCHEDULE_ZERO_BUBBLE_H1, 1);
+      if (m % pp == 0)
+        for (guint i = 0; i < G_N_ELEMENTS (v_values); i++)
+          if (se->model->n_layers % (pp * v_values[i]) == 0)
+            ADD (PLX_SCHEDULE_INTERLEAVED_1F1B, v_values[i]);
+    }
+#undef ADD
+  return n;
+}
+
+static int
+compare_results (gconstpointer pa, gconstpointer pb)
+{
+  const PlxSearchResult *a = pa, *b = pb;
+  const PlxStrategy *x = &a->strategy, *y = &b->strategy;
+
+  /* Fastest first; ties broken by the strategy itself, a total order. */
+#define CMP(f, g) if ((f) != (g)) return (f) < (g) ? -1 : 1
+  CMP (a->step_time_s, b->step_time_s);
+  CMP (a->peak_memory_bytes, b->peak_memory_bytes);
+  CMP (a->n_gpus, b->n_gpus);
+  CMP (x->tp, y->tp);
+  CMP (x->pp, y->pp);
+  CMP (x->cp, y->cp);
+  CMP (x->ep, y->ep);
+  CMP (x->dp, y->dp);
+  CMP (x->micro_batch_size, y->micro_batch_size);
+  CMP (x->schedule, y->schedule);
+  CMP (x->virtual_stages, y->virtual_stages);
+  CMP (x->recompute, y->recompute);
+  CMP (x->zero_stage, y->zero_stage);
+  CMP (x->sequence_parallel, y->sequence_parallel);
+#undef CMP
+  return 0;
+}
+
+static void
+run_item (gpointer data, gpointer user_data)
+{
+  WorkItem *item = data;
+  Search *se = user_data;
+  const PlxSearchOptions *o = se->options;
+  const PlxCluster *cluster = se->clusters[cluster_index (se, item->n_gpus)];
+  g_autoptr (PlxAnalyticCache) cache = plx_analytic_cache_new ();
+  g_autoptr (GArray) local = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
+  double usable = (double) (cluster->hbm_bytes - cluster->reserved_bytes) * (1.0 - o->memory_headroom);
+  guint64 evaluated = 0, valid = 0, fit = 0, pruned_states = 0, pruned_act = 0;
+  PlxStrategy s = *se->base;
+
+  s.schedule_path = NULL;
+  s.tp = item->tp;
+  s.cp = item->cp;
+  s.ep = item->ep;
+  s.sequence_parallel = item->sp;
+  s.recompute = item->recompute;
+  s.micro_batch_size = item->micro_batch;
+
+  if (g_cancellable_is_cancelled (se->cancellable))
+    goto done;
+
+  for (guint pi = 0; pi < se->pp_values->len; pi++)
+    {
+      guint pp = g_array_index (se->pp_values, guint, pi);
+      guint64 model_par = (guint64) item->tp * item->cp * pp, m;
+      PlxSchedule sched[16];
+      guint vs[16], n_sched;
+
+      /* A candidate that breaks a rule counts once as evaluated, not valid. */
+      if (item->n_gpus % model_par != 0)
+        {
+          evaluated++;
+          continue;
+        }
+      s.pp = pp;
+      s.dp = (guint) (item->n_gpus / model_par);
+      if (!fixed_ok (o->fix_dp, s.dp) || (item->ep > 1 && s.dp % item->ep != 0) ||
+          s.global_batch_size % ((guint64) s.dp * item->micro_batch) != 0)
+        {
+          evaluated++;
+          continue;
+        }
+      m = s.global_batch_size / ((guint64) s.dp * item->micro_batch);
+      n_sched = schedules_for (se, pp, m, sched, vs, G_N_ELEMENTS (sched));
+      for (guint si = 0; si < n_sched; si++)
+        for (guint z = 0; z <= 3; z++)
+          {
+            PlxReport r;
+            double states;
+
+            if (!fixed_ok (o->fix_zero_stage, z) || (z > 0 && s.dp == 1))
+              continue;
+            s.schedule = sched[si];
+            s.virtual_stages = vs[si];
+            s.zero_stage = z;
+            evaluated++;
+            valid++;
+            plx_analytic_run_cached (se->model, cluster, &s, cache, &r, NULL);
+            states = (double) (r.memory_bytes[PLX_MEM_WEIGHTS] + r.memory_bytes[PLX_MEM_GRADIENTS] +
+                               r.memory_bytes[PLX_MEM_OPTIMIZER] + r.memory_bytes[PLX_MEM_OTHER]);
+            if ((double) r.peak_memory_bytes > usable)
+              {
+                if (states > usable)
+                  pruned_states++;
+                else
+                  pruned_act++;
+                continue;
+              }
+            fit++;
+            {
+              PlxSearchResult res = { 0 };
+              res.strategy = s;
+              res.n_gpus = item->n_gpus;
+              res.step_time_s = res.analytical_step_time_s = r.step_time_s;
+              res.mfu = r.mfu;
+              res.tokens_per_s = r.tokens_per_s;
+              res.peak_memory_bytes = r.peak_memory_bytes;
+              res.fits_in_memory = TRUE;
+              g_array_append_val (local, res);
+            }
+          }
+    }
+
+done:
+  g_mutex_lock (&se->lock);
+  g_array_append_vals (se->results, local->data, local->len);
+  se->evaluated += evaluated;
+  se->valid += valid;
+  se->fit += fit;
+  se->pruned_states += pruned_states;
+  se->pruned_act += pruned_act;
+  se->items_done++;
+  g_mutex_unlock (&se->lock);
+}
+
+typedef struct
+{
+  double  step;
+  guint64 key;      /* memory or GPU count */
+  guint   index;
+} FrontEntry;
+
+static int
+compare_front (gconstpointer pa, gconstpointer pb)
+{
+  const FrontEntry *a = pa, *b = pb;
+
+  if (a->step != b->step)
+    return a->step < b->step ? -1 : 1;
+  if (a->key != b->key)
+    return a->key < b->key ? -1 : 1;
+  return (a->index > b->index) - (a->index < b->index);
+}
+
+/* A result is on the front if no other is strictly faster and needs no more (memory,
+ * or GPUs). Sorted by step time, a sweep finds them: the smallest need of everything
+ * strictly faster must be above this one's. */
+static void
+mark_front (GArray *results, gboolean by_gpus)
+{
+  g_autofree FrontEntry *e = g_new (FrontEntry, MAX (results->len, 1));
+  guint64 best = G_MAXUINT64;
+  guint i = 0;
+
+  for (guint k = 0; k < results->len; k++)
+    {
+      const PlxSearchResult *r = &g_array_index (results, PlxSearchResult, k);
+      e[k].step = r->step_time_s;
+      e[k].key = by_gpus ? r->n_gpus : r->peak_memory_bytes;
+      e[k].index = k;
+    }
+  qsort (e, results->len, sizeof (FrontEntry), compare_front);
+  while (i < results->len)
+    {
+      guint j = i;
+      guint64 group_min = G_MAXUINT64;
+      /* Equal step times are not faster than each other. */
+      while (j < results->len && e[j].step == e[i].step)
+        {
+          PlxSearchResult *r = &g_array_index (results, PlxSearchResult, e[j].index);
+          gboolean front = e[j].key < best;
+          if (by_gpus)
+            r->pareto_gpus = front;
+          else
+            r->pareto = front;
+          group_min = MIN (group_min, e[j].key);
+          j++;
+        }
+      best = MIN (best, group_min);
+      i = j;
+    }
+}
+
+static void
+mark_pareto (GArray *results)
+{
+  mark_front (results, FALSE);
+  mark_front (results, TRUE);
+}
+
+PlxSearch *
+plx_search_run (const PlxModel          *model,
+                const PlxCluster        *cluster,
+                const PlxStrategy       *base,
+                const PlxSearchOptions  *options,
+                GCancellable            *cancellable,
+                PlxSearchProgress        progress,
+                gpointer                 progress_data,
+                GError                 **error)
+{
+  Search se = { 0 };
+  g_autoptr (GArray) items = g_array_new (FALSE, FALSE, sizeof (WorkItem));
+  g_autoptr (GArray) tp_values = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) cp_values = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) ep_values = g_array_new (FALSE, FALSE, sizeof (guint));
+  PlxSearch *out;
+  GThreadPool *pool;
+  gint64 t0 = g_get_monotonic_time ();
+  guint per_node = cluster->gpus_per_node, nodes_lo, nodes_hi;
+  guint n_threads;
+
+  if (base->global_batch_size == 0 || base->seq_length == 0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "search: the base strategy needs global_batch_size and seq_length (resolve it first)");
+      return NULL;
+    }
+  if (options->gpus_min > 0 && options->gpus_max < options->gpus_min)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "search: --gpus %u:%u is an empty range",
+                   options->gpus_min, options->gpus_max);
+      return NULL;
+    }
+
+  se.model = model;
+  se.cluster = cluster;
+  se.base = base;
+  se.options = options;
+  se.cancellable = cancellable;
+  g_mutex_init (&se.lock);
+  se.results = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
+  se.pp_values = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  /* GPU counts: whole nodes. */
+  if (options->gpus_min == 0)
+    nodes_lo = nodes_hi = cluster->num_nodes;
+  else
+    {
+      nodes_lo = MAX ((options->gpus_min + per_node - 1) / per_node, 1u);
+      nodes_hi = options->gpus_max / per_node;
+      if (nodes_hi < nodes_lo || nodes_hi - nodes_lo > 4096)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                       "search: --gpus %u:%u holds no whole node of %u GPUs, or more than 4096 node counts",
+                       options->gpus_min, options->gpus_max, per_node);
+          g_array_unref (se.results);
+          g_array_unref (se.pp_values);
+          return NULL;
+        }
+    }
+  se.n_counts = nodes_hi - nodes_lo + 1;
+  se.gpu_counts = g_new (guint, se.n_counts);
+  se.clusters = g_new0 (PlxCluster *, se.n_counts);
+  for (guint i = 0; i < se.n_counts; i++)
+    {
+      se.clusters[i] = plx_cluster_copy (cluster);
+      se.clusters[i]->num_nodes = nodes_lo + i;
+      se.gpu_counts[i] = (nodes_lo + i) * per_node;
+    }
+
+  /* Degrees Megatron accepts: TP divides heads, KV heads and the MLP within a node;
+   * PP divides the layers; CP divides the sequence (powers of two); EP the experts. */
+  for (guint t = 1; t <= MIN (model->heads, per_node); t++)
+    if (model->heads % t == 0 && model->kv_heads % t == 0 && model->ffn % t == 0 && fixed_ok (options->fix_tp, t))
+      g_array_append_val (tp_values, t);
+  for (guint p = 1; p <= model->n_layers; p++)
+    if (model->n_layers % p == 0 && fixed_ok (options->fix_pp, p))
+      g_array_append_val (se.pp_values, p);
+  for (guint c = 1; c <= 64; c *= 2)
+    if (base->seq_length % c == 0 && fixed_ok (options->fix_cp, c))
+      g_array_append_val (cp_values, c);
+  for (guint e = 1; e <= MAX (model->experts, 1); e++)
+    if (MAX (model->experts, 1) % e == 0 && fixed_ok (options->fix_ep, e))
+      g_array_append_val (ep_values, e);
+
+  for (guint gi = 0; gi < se.n_counts; gi++)
+    for (guint ti = 0; ti < tp_values->len; ti++)
+      for (guint ci = 0; ci < cp_values->len; ci++)
+        for (guint ei = 0; ei < ep_values->len; ei++)
+          for (guint sp = 0; sp <= 1; sp++)
+            for (guint rc = 0; rc <= PLX_RECOMPUTE_FULL; rc++)
+              for (guint64 mb = 1; mb <= MAX (options->max_micro_batch, 1u); mb++)
+                {
+                  WorkItem w = { se.gpu_counts[gi], g_array_index (tp_values, guint, ti),
+                                 g_array_index (cp_values, guint, ci), g_array_index (ep_values, guint, ei),
+                                 sp, rc, mb };
+                  guint64 tokens = base->seq_length / w.cp;
+
+                  if ((sp && w.tp == 1) || !fixed_ok (options->fix_sequence_parallel, sp) ||
+                      !fixed_ok (options->fix_recompute, rc) || !fixed_ok (options->fix_micro_batch, (guint) mb) ||
+                      (sp && tokens % w.tp != 0) || base->global_batch_size % mb != 0 ||
+                      se.gpu_counts[gi] % ((guint64) w.tp * w.cp) != 0)
+                    continue;
+                  g_array_append_val (items, w);
+                }
+
+  n_threads = options->n_threads ? options->n_threads : g_get_num_processors ();
+  pool = g_thread_pool_new (run_item, &se, (gint) n_threads, TRUE, NULL);
+  for (guint i = 0; i < items->len; i++)
+    g_thread_pool_push (pool, &g_array_index (items, WorkItem, i), NULL);
+  /* Progress from the calling thread while the pool works. */
+  while (TRUE)
+    {
+      guint done;
+      g_mutex_lock (&se.lock);
+      done = se.items_done;
+      g_mutex_unlock (&se.lock);
+      if (progress != NULL)
+        progress (items->len ? (double) done / items->len : 1.0, progress_data);
+      if (done >= items->len)
+        break;
+      g_usleep (2000);
+    }
+  g_thread_pool_free (pool, FALSE, TRUE);
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    {
+      for (guint i = 0; i < se.n_counts; i++)
+        plx_cluster_free (se.clusters[i]);
+      g_free (se.clusters);
+      g_free (se.gpu_counts);
+      g_array_unref (se.results);
+      g_array_unref (se.pp_values);
+      g_mutex_clear (&se.lock);
+      return NULL;
+    }
+
+  g_array_sort (se.results, compare_results);
+
+  /* The best K again with the event engine, ranked by its figures. Its memory trace
+   * can find more (zero-bubble schedules hold the matmul inputs until W): a strategy
+   * that no longer fits is pruned, and the next one takes its place. */
+  {
+    guint k = MIN (options->top_k, se.results->len);
+    for (guint i = 0; i < k && i < se.results->len;)
+      {
+        PlxSearchResult *res = &g_array_index (se.results, PlxSearchResult, i);
+        const PlxCluster *c = se.clusters[cluster_index (&se, res->n_gpus)];
+        double usable = (double) (c->hbm_bytes - c->reserved_bytes) * (1.0 - options->memory_headroom);
+        PlxReport r;
+        if (plx_sim_run_scenario (model, c, &res->strategy, &r, NULL, NULL, NULL, NULL))
+          {
+            if ((double) r.peak_memory_bytes > usable)
+              {
+                g_array_remove_index (se.results, i);
+                se.fit--;
+                se.pruned_act++;
+                continue;
+              }
+            res->step_time_s = r.step_time_s;
+            res->mfu = r.mfu;
+            res->tokens_per_s = r.tokens_per_s;
+            res->peak_memory_bytes = r.peak_memory_bytes;
+            res->event = TRUE;
+          }
+        i++;
+      }
+    g_array_sort (se.results, compare_results);
+    /* Keep the re-simulated ones first even if the closed form put one of the
+     * others a hair ahead: they are the better-founded figures. */
+    {
+      g_autoptr (GArray) head = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
+      g_autoptr (GArray) tail = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
+      for (guint i = 0; i < se.results->len; i++)
+        {
+          PlxSearchResult *res = &g_array_index (se.results, PlxSearchResult, i);
+          g_array_append_val (res->event ? head : tail, *res);
+        }
+      g_array_set_size (se.results, 0);
+      g_array_append_vals (se.results, head->data, head->len);
+      g_array_append_vals (se.results, tail->data, tail->len);
+    }
+  }
+  mark_pareto (se.results);
+
+  out = g_new0 (PlxSearch, 1);
+  out->configs_evaluated = se.evaluated;
+  out->configs_valid = se.valid;
+  out->configs_fit = se.fit;
+  out->pruned_model_states = se.pruned_states;
+  out->pruned_activations = se.pruned_act;
+  out->results = se.results;
+  out->n_threads = n_threads;
+  out->elapsed_s = (g_get_monotonic_time () - t0) / 1e6;
+
+  for (guint i = 0; i < se.n_counts; i++)
+    plx_cluster_free (se.clusters[i]);
+  g_free (se.clusters);
+  g_free (se.gpu_counts);
+  g_array_unref (se.pp_values);
+  g_mutex_clear (&se.lock);
+  return out;
+}
+
+void
+plx_search_free (PlxSearch *search)
+{
+  if (search == NULL)
+    return;
+  g_array_unref (search->results);
+  g_free (search);
+}
+
+gboolean
+plx_search_options_parse_fix (PlxSearchOptions *o,
+                              const char       *text,
+                              GError          **error)
+{
+  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      g_auto (GStrv) kv = g_strsplit (g_strstrip (parts[i]), "=", 2);
+      const char *key, *value;
+      char *end = NULL;
+      gint64 n;
+
+      if (kv[0] == NULL || kv[1] == NULL || kv[0][0] == '\0' || kv[1][0] == '\0')
+        goto bad;
+      key = kv[0];
+      value = kv[1];
+      if (g_str_equal (key, "schedule"))
+        {
+          static const char *const names[] = { "gpipe", "1f1b", "interleaved-1f1b", "zero-bubble-h1" };
+          o->fix_schedule = PLX_SEARCH_FREE;
+          for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+            if (g_str_equal (value, names[k]))
+              o->fix_schedule = (gint) k;
+          if (o->fix_schedule == PLX_SEARCH_FREE)
+            goto bad;
+          continue;
+        }
+      if (g_str_equal (key, "recompute"))
+        {
+          if (g_str_equal (value, "none"))
+            o->fix_recompute = PLX_RECOMPUTE_NONE;
+          else if (g_str_equal (value, "selective"))
+            o->fix_recompute = PLX_RECOMPUTE_SELECTIVE;
+          else if (g_str_equal (value, "full"))
+            o->fix_recompute = PLX_RECOMPUTE_FULL;
+          else
+            goto bad;
+          continue;
+        }
+      n = g_ascii_strtoll (value, &end, 10);
+      if (*end != '\0' || n < 0 || n > 1048576)
+        goto bad;
+      if (g_str_equal (key, "tp"))
+        o->fix_tp = (gint) n;
+      else if (g_str_equal (key, "pp"))
+        o->fix_pp = (gint) n;
+      else if (g_str_equal (key, "cp"))
+        o->fix_cp = (gint) n;
+      else if (g_str_equal (key, "ep"))
+        o->fix_ep = (gint) n;
+      else if (g_str_equal (key, "dp"))
+        o->fix_dp = (gint) n;
+      else if (g_str_equal (key, "mbs") || g_str_equal (key, "micro_batch_size"))
+        o->fix_micro_batch = (gint) n;
+      else if (g_str_equal (key, "v") || g_str_equal (key, "virtual_stages"))
+        o->fix_virtual_stages = (gint) n;
+      else if (g_str_equal (key, "zero") || g_str_equal (key, "zero_stage"))
+        o->fix_zero_stage = (gint) n;
+      else if (g_str_equal (key, "sp") || g_str_equal (key, "sequence_parallel"))
+        o->fix_sequence_parallel = n ? 1 : 0;
+      else
+        goto bad;
+      continue;
+
+    bad:
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                   "--fix: \"%.60s\" is not key=value with a key of tp, pp, cp, ep, dp, mbs, v, zero, sp, "
+                   "schedule, recompute", parts[i]);
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -1,0 +1,240 @@
+/* Strategy search: the published strategies are in the space and the best found is
+ * at least as fast; what is returned fits; the result does not depend on the number
+ * of threads; the Pareto front is a front; options and errors. */
+#include <math.h>
+#include <string.h>
+
+#include "parallax/parallax.h"
+
+#include "test-util.h"
+
+static PlxScenario *
+case_scenario (guint index)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "korthikanti2022.json", NULL);
+  g_autoptr (JsonNode) table = plx_json_parse_file (path, NULL);
+  JsonArray *cases = json_object_get_array_member (json_node_get_object (table), "cases");
+  JsonNode *sc = json_object_get_member (json_array_get_object_element (cases, index), "scenario");
+
+  return plx_scenario_new_from_json (sc, ".", "case", NULL);
+}
+
+static gboolean
+same_strategy (const PlxStrategy *a, const PlxStrategy *b)
+{
+  return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp && a->ep == b->ep &&
+         a->micro_batch_size == b->micro_batch_size && a->schedule == b->schedule &&
+         a->virtual_stages == b->virtual_stages && a->recompute == b->recompute &&
+         (a->dp == 1 || a->zero_stage == b->zero_stage) && a->sequence_parallel == b->sequence_parallel;
+}
+
+static void
+test_validation_cases (void)
+{
+  /* For each run of Korthikanti Table 5: the published strategy is among the results,
+   * the fastest closed-form prediction is at least as fast as its, and the best
+   * result (re-simulated) at least as fast as its simulation. Every result of the
+   * top 10 fits in memory. */
+  for (guint c = 0; c < 8; c++)
+    {
+      g_autoptr (PlxScenario) sc = case_scenario (c);
+      g_autoptr (PlxSearch) search = NULL;
+      g_autoptr (GError) error = NULL;
+      PlxSearchOptions o;
+      PlxReport published_a, published_e;
+      double best_analytical = G_MAXDOUBLE;
+      gboolean found = FALSE;
+      double usable = (double) (sc->cluster->hbm_bytes - sc->cluster->reserved_bytes);
+
+      plx_search_options_init (&o);
+      search = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (plx_analytic_run (sc->model, sc->cluster, sc->strategy, &published_a, NULL));
+      g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &published_e, NULL, NULL, NULL, NULL));
+      g_assert_true (published_a.fits_in_memory);
+      for (guint i = 0; i < search->results->len; i++)
+        {
+          const PlxSearchResult *r = &g_array_index (search->results, PlxSearchResult, i);
+          best_analytical = MIN (best_analytical, r->analytical_step_time_s);
+          if (same_strategy (&r->strategy, sc->strategy))
+            {
+              found = TRUE;
+              g_assert_cmpfloat (r->analytical_step_time_s, ==, published_a.step_time_s);
+            }
+        }
+      g_test_message ("case %u: %" G_GUINT64_FORMAT " valid, best %.3f s (published %.3f s)", c,
+                      search->configs_valid, g_array_index (search->results, PlxSearchResult, 0).step_time_s,
+                      published_e.step_time_s);
+      g_assert_true (found);
+      g_assert_cmpfloat (best_analytical, <=, published_a.step_time_s);
+      g_assert_cmpfloat (g_array_index (search->results, PlxSearchResult, 0).step_time_s, <=, published_e.step_time_s);
+      for (guint i = 0; i < MIN (10u, search->results->len); i++)
+        {
+          const PlxSearchResult *r = &g_array_index (search->results, PlxSearchResult, i);
+          g_assert_true (r->fits_in_memory);
+          g_assert_true (r->event);
+          g_assert_cmpfloat ((double) r->peak_memory_bytes, <=, usable);
+        }
+      g_assert_cmpuint (search->configs_fit + search->pruned_model_states + search->pruned_activations, ==,
+                        search->configs_valid);
+      g_assert_cmpuint (search->configs_valid, <=, search->configs_evaluated);
+    }
+}
+
+static void
+test_results_are_valid (void)
+{
+  /* The search builds strategies without plx_strategy_resolve, for speed; each must
+   * still pass it. Checked on every result of a wide space (a range of GPU counts). */
+  g_autoptr (PlxScenario) sc = case_scenario (1);
+  PlxSearchOptions o;
+  g_autoptr (PlxSearch) s = NULL;
+
+  plx_search_options_init (&o);
+  o.gpus_min = 8;
+  o.gpus_max = 32;
+  s = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, NULL);
+  g_assert_cmpuint (s->results->len, >, 100);
+  for (guint i = 0; i < s->results->len; i++)
+    {
+      const PlxSearchResult *r = &g_array_index (s->results, PlxSearchResult, i);
+      g_autoptr (PlxCluster) c = plx_cluster_copy (sc->cluster);
+      g_autoptr (PlxStrategy) copy = plx_strategy_copy (&r->strategy);
+      g_autoptr (GError) error = NULL;
+
+      c->num_nodes = r->n_gpus / c->gpus_per_node;
+      if (!plx_strategy_resolve (copy, sc->model, c, "search", &error))
+        g_error ("result %u is not valid: %s", i, error->message);
+    }
+}
+
+static void
+test_threads_do_not_matter (void)
+{
+  g_autoptr (PlxScenario) sc = case_scenario (3);
+  PlxSearchOptions o;
+  g_autoptr (PlxSearch) one = NULL;
+  g_autoptr (PlxSearch) two = NULL;
+
+  plx_search_options_init (&o);
+  o.n_threads = 1;
+  one = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, NULL);
+  o.n_threads = 3;
+  two = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, NULL);
+  g_assert_cmpuint (one->results->len, ==, two->results->len);
+  g_assert_cmpuint (one->configs_evaluated, ==, two->configs_evaluated);
+  for (guint i = 0; i < one->results->len; i++)
+    {
+      const PlxSearchResult *a = &g_array_index (one->results, PlxSearchResult, i);
+      const PlxSearchResult *b = &g_array_index (two->results, PlxSearchResult, i);
+      g_assert_true (same_strategy (&a->strategy, &b->strategy));
+      g_assert_cmpfloat (a->step_time_s, ==, b->step_time_s);
+      g_assert_cmpuint (a->peak_memory_bytes, ==, b->peak_memory_bytes);
+    }
+}
+
+static void
+test_pareto (void)
+{
+  g_autoptr (PlxScenario) sc = case_scenario (3);
+  PlxSearchOptions o;
+  g_autoptr (PlxSearch) s = NULL;
+  guint on_front = 0;
+
+  plx_search_options_init (&o);
+  s = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, NULL);
+  for (guint i = 0; i < s->results->len; i++)
+    {
+      const PlxSearchResult *a = &g_array_index (s->results, PlxSearchResult, i);
+      gboolean dominated = FALSE;
+      for (guint j = 0; j < s->results->len; j++)
+        {
+          const PlxSearchResult *b = &g_array_index (s->results, PlxSearchResult, j);
+          if (j != i && b->step_time_s < a->step_time_s && b->peak_memory_bytes <= a->peak_memory_bytes)
+            dominated = TRUE;
+        }
+      /* On the front exactly when nothing is both faster and no larger. */
+      g_assert_cmpint (a->pareto, ==, !dominated);
+      on_front += a->pareto;
+    }
+  g_assert_cmpuint (on_front, >=, 2);
+}
+
+static void
+test_fix_and_range (void)
+{
+  g_autoptr (PlxScenario) sc = case_scenario (3);
+  g_autoptr (GError) error = NULL;
+  PlxSearchOptions o;
+  g_autoptr (PlxSearch) fixed = NULL;
+  g_autoptr (PlxSearch) range = NULL;
+  gboolean counts[9] = { FALSE };
+
+  plx_search_options_init (&o);
+  g_assert_true (plx_search_options_parse_fix (&o, "tp=8, schedule=1f1b,recompute=full", &error));
+  fixed = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, &error);
+  g_assert_cmpuint (fixed->results->len, >, 0);
+  for (guint i = 0; i < fixed->results->len; i++)
+    {
+      const PlxSearchResult *r = &g_array_index (fixed->results, PlxSearchResult, i);
+      g_assert_cmpuint (r->strategy.tp, ==, 8);
+      g_assert_cmpint (r->strategy.schedule, ==, PLX_SCHEDULE_1F1B);
+      g_assert_cmpint (r->strategy.recompute, ==, PLX_RECOMPUTE_FULL);
+    }
+
+  /* 32 to 64 GPUs: every whole number of 8-GPU nodes in between. */
+  plx_search_options_init (&o);
+  o.gpus_min = 32;
+  o.gpus_max = 64;
+  range = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < range->results->len; i++)
+    {
+      guint n = g_array_index (range->results, PlxSearchResult, i).n_gpus;
+      g_assert_cmpuint (n % 8, ==, 0);
+      g_assert_cmpuint (n, >=, 32);
+      g_assert_cmpuint (n, <=, 64);
+      counts[n / 8] = TRUE;
+    }
+  /* 64 GPUs of 8-way TP x 8 stages (and more) fit; so do some with fewer nodes. */
+  g_assert_true (counts[8]);
+
+  plx_search_options_init (&o);
+  g_assert_false (plx_search_options_parse_fix (&o, "tp", &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+  g_clear_error (&error);
+  g_assert_false (plx_search_options_parse_fix (&o, "warp=9", &error));
+  g_assert_nonnull (strstr (error->message, "warp=9"));
+  g_clear_error (&error);
+  o.gpus_min = 3;
+  o.gpus_max = 5;
+  g_assert_null (plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+}
+
+static void
+test_cancel (void)
+{
+  g_autoptr (PlxScenario) sc = case_scenario (3);
+  g_autoptr (GCancellable) cancel = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  PlxSearchOptions o;
+
+  plx_search_options_init (&o);
+  g_cancellable_cancel (cancel);
+  g_assert_null (plx_search_run (sc->model, sc->cluster, sc->strategy, &o, cancel, NULL, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/search/validation-cases", test_validation_cases);
+  g_test_add_func ("/search/results-are-valid", test_results_are_valid);
+  g_test_add_func ("/search/threads-do-not-matter", test_threads_do_not_matter);
+  g_test_add_func ("/search/pareto", test_pareto);
+  g_test_add_func ("/search/fix-and-range", test_fix_and_range);
+  g_test_add_func ("/search/cancel", test_cancel);
+  return g_test_run ();
+}
