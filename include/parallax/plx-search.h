@@ -75,6 +75,12 @@ gboolean   plx_search_options_parse_fix (PlxSearchOptions *options,
                                          const char       *text,
                                          GError          **error);
 
+/* A copy of `scenario` (FORMATS.md §1) running the result's strategy on its GPU count. */
+JsonNode  *plx_search_result_to_scenario (const PlxSearchResult *result,
+                                          JsonNode              *scenario,
+                                          guint                  gpus_per_node,
+                                          GError               **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxSearch, plx_search_free)
 
 G_END_DECLS

@@ -574,3 +574,62 @@ plx_search_options_parse_fix (PlxSearchOptions *o,
     }
   return TRUE;
 }
+
+/* The scenario with a search result's strategy, ready to load or save: the strategy
+ * keys the search chose are set, the schedule file dropped, the cluster resized
+ * when the result is for another GPU count. What the search did not choose (global
+ * batch, sequence, dtype, overlap) stays as the scenario had it. */
+JsonNode *
+plx_search_result_to_scenario (const PlxSearchResult *r,
+                               JsonNode              *scenario,
+                               guint                  gpus_per_node,
+                               GError               **error)
+{
+  g_autoptr (JsonNode) out = NULL;
+  JsonObject *root, *st, *cl;
+  const PlxStrategy *s = &r->strategy;
+
+  if (scenario == NULL || !JSON_NODE_HOLDS_OBJECT (scenario) || gpus_per_node == 0 || r->n_gpus % gpus_per_node != 0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                   "search result for %u GPUs: not a scenario object, or not a whole number of %u-GPU nodes", r->n_gpus,
+                   gpus_per_node);
+      return NULL;
+    }
+  out = json_node_copy (scenario);
+  root = json_node_get_object (out);
+  if (!json_object_has_member (root, "strategy") || !JSON_NODE_HOLDS_OBJECT (json_object_get_member (root, "strategy")))
+    json_object_set_object_member (root, "strategy", json_object_new ());
+  st = json_object_get_object_member (root, "strategy");
+  json_object_set_int_member (st, "dp", s->dp);
+  json_object_set_int_member (st, "tp", s->tp);
+  json_object_set_int_member (st, "pp", s->pp);
+  json_object_set_int_member (st, "cp", s->cp);
+  json_object_set_int_member (st, "ep", s->ep);
+  json_object_set_int_member (st, "micro_batch_size", (gint64) s->micro_batch_size);
+  json_object_set_string_member (st, "schedule", plx_schedule_to_string (s->schedule));
+  if (s->schedule == PLX_SCHEDULE_INTERLEAVED_1F1B)
+    json_object_set_int_member (st, "virtual_stages", s->virtual_stages);
+  else if (json_object_has_member (st, "virtual_stages"))
+    json_object_remove_member (st, "virtual_stages");
+  json_object_set_string_member (st, "recompute", plx_recompute_to_string (s->recompute));
+  json_object_set_int_member (st, "zero_stage", s->zero_stage);
+  json_object_set_boolean_member (st, "sequence_parallel", s->sequence_parallel);
+
+  /* The cluster as a preset name is an object with that preset. */
+  if (json_object_has_member (root, "cluster") && JSON_NODE_HOLDS_VALUE (json_object_get_member (root, "cluster")) &&
+      json_node_get_value_type (json_object_get_member (root, "cluster")) == G_TYPE_STRING)
+    {
+      JsonObject *o = json_object_new ();
+      json_object_set_string_member (o, "preset", json_object_get_string_member (root, "cluster"));
+      json_object_set_object_member (root, "cluster", o);
+    }
+  if (!json_object_has_member (root, "cluster") || !JSON_NODE_HOLDS_OBJECT (json_object_get_member (root, "cluster")))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "search result: the scenario has no cluster object");
+      return NULL;
+    }
+  cl = json_object_get_object_member (root, "cluster");
+  json_object_set_int_member (cl, "num_nodes", r->n_gpus / gpus_per_node);
+  return g_steal_pointer (&out);
+}

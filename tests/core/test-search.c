@@ -226,6 +226,67 @@ test_cancel (void)
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
 
+static void
+test_result_to_scenario (void)
+{
+  /* A result written back as a scenario simulates to the step time the search gave
+   * it: for the third of the default scenario's results, and for the best re-simulated
+   * one of a 64..128 GPU search that needs another GPU count than the cluster's. */
+  g_autoptr (JsonNode) json = plx_scenario_default_json ();
+  g_autoptr (PlxScenario) sc = plx_scenario_new_from_json (json, ".", "default", NULL);
+  PlxSearchOptions o;
+  g_autoptr (GError) error = NULL;
+
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      g_autoptr (PlxSearch) search = NULL;
+      g_autoptr (JsonNode) out = NULL;
+      g_autoptr (PlxScenario) back = NULL;
+      const PlxSearchResult *r;
+      PlxReport rep;
+
+      plx_search_options_init (&o);
+      if (pass == 1)
+        {
+          o.gpus_min = 64;
+          o.gpus_max = 128;
+        }
+      search = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (search->results->len, >, 2);
+      r = &g_array_index (search->results, PlxSearchResult, 2);
+      for (guint i = 0; pass == 1 && i < search->results->len; i++)
+        {
+          r = &g_array_index (search->results, PlxSearchResult, i);
+          if (r->n_gpus != 64 && r->event)
+            break;
+        }
+      if (pass == 0)
+        g_assert_cmpuint (r->n_gpus, ==, 64);
+      else
+        g_assert_cmpuint (r->n_gpus, !=, 64);
+      g_assert_true (r->event);
+      out = plx_search_result_to_scenario (r, json, sc->cluster->gpus_per_node, &error);
+      g_assert_no_error (error);
+      back = plx_scenario_new_from_json (out, ".", "back", &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (back->cluster->num_nodes * back->cluster->gpus_per_node, ==, r->n_gpus);
+      g_assert_true (same_strategy (back->strategy, &r->strategy));
+      g_assert_true (plx_sim_run_scenario (back->model, back->cluster, back->strategy, &rep, NULL, NULL, NULL, &error));
+      g_assert_cmpfloat (rep.step_time_s, ==, r->step_time_s);
+      g_assert_cmpuint (rep.peak_memory_bytes, ==, r->peak_memory_bytes);
+    }
+  /* 12 GPUs are not whole 8-GPU nodes. */
+  {
+    PlxSearchResult bad = { 0 };
+    bad.n_gpus = 12;
+    bad.strategy = *sc->strategy;
+    g_assert_null (plx_search_result_to_scenario (&bad, json, 8, &error));
+    g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+    g_assert_nonnull (strstr (error->message, "12 GPUs"));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -236,5 +297,6 @@ main (int argc, char **argv)
   g_test_add_func ("/search/pareto", test_pareto);
   g_test_add_func ("/search/fix-and-range", test_fix_and_range);
   g_test_add_func ("/search/cancel", test_cancel);
+  g_test_add_func ("/search/result-to-scenario", test_result_to_scenario);
   return g_test_run ();
 }

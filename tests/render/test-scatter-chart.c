@@ -1,0 +1,187 @@
+/* The search's scatter plot: points where their memory and step time put them, the
+ * Pareto staircase through the front, hit tests, colours on an image surface, and no
+ * NaN for empty or broken input. */
+#include <math.h>
+
+#include "plx-render-style.h"
+#include "plx-render-text.h"
+#include "plx-scatter-chart.h"
+
+static const double gib = 1073741824.0;
+
+/* Two strategies on the front, (10 GiB, 2 s) and (20 GiB, 1 s), and one behind it,
+ * (15 GiB, 3 s); 40 GiB usable per GPU. */
+static const PlxScatterPoint three[3] = {
+  { 10.0 * 1073741824.0, 2.0, TRUE },
+  { 20.0 * 1073741824.0, 1.0, TRUE },
+  { 15.0 * 1073741824.0, 3.0, FALSE },
+};
+
+static PlxScatterLayout *
+layout_three (gint selected)
+{
+  PlxScatterOptions o;
+
+  plx_scatter_options_init (&o, 1000, 600);
+  o.usable_bytes = 40.0 * gib;
+  o.selected = selected;
+  return plx_scatter_layout_new (three, 3, &o);
+}
+
+static void
+test_positions (void)
+{
+  g_autoptr (PlxScatterLayout) l = layout_three (-1);
+  double pw, ph;
+  const PlxChartPoint *p;
+
+  /* Margins of 84 px left, 24 right, 64 top, 58 bottom. */
+  g_assert_cmpfloat_with_epsilon (l->plot_x0, 0.084, 1e-12);
+  g_assert_cmpfloat_with_epsilon (l->plot_x1, 0.976, 1e-12);
+  g_assert_cmpfloat_with_epsilon (l->plot_y0, 64.0 / 600.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (l->plot_y1, 1.0 - 58.0 / 600.0, 1e-12);
+  pw = l->plot_x1 - l->plot_x0;
+  ph = l->plot_y1 - l->plot_y0;
+  /* x from 0 to 1.05 x the usable 40 GiB = 42 GiB. */
+  g_assert_cmpfloat_with_epsilon (l->x_max_bytes, 42.0 * gib, 1.0);
+  /* Step times 1..3 s: the nice step for a span of 2 over 5 ticks is 0.5 s, so the
+   * axis runs from 1 s to 3 s. */
+  g_assert_cmpfloat_with_epsilon (l->y_lo_s, 1.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (l->y_hi_s, 3.0, 1e-12);
+  g_assert_cmpuint (l->positions->len, ==, 3);
+  p = &g_array_index (l->positions, PlxChartPoint, 0);
+  g_assert_cmpfloat_with_epsilon (p->x, l->plot_x0 + 10.0 / 42.0 * pw, 1e-12);
+  g_assert_cmpfloat_with_epsilon (p->y, l->plot_y1 - 0.5 * ph, 1e-12);
+  p = &g_array_index (l->positions, PlxChartPoint, 1);
+  g_assert_cmpfloat_with_epsilon (p->y, l->plot_y1, 1e-12);   /* fastest: at the bottom */
+  p = &g_array_index (l->positions, PlxChartPoint, 2);
+  g_assert_cmpfloat_with_epsilon (p->x, l->plot_x0 + 15.0 / 42.0 * pw, 1e-12);
+  g_assert_cmpfloat_with_epsilon (p->y, l->plot_y0, 1e-12);   /* slowest: at the top */
+  g_assert_cmpfloat_with_epsilon (l->usable_x, l->plot_x0 + 40.0 / 42.0 * pw, 1e-12);
+  g_assert_cmpuint (l->n_points, ==, 3);
+  g_assert_cmpuint (l->n_pareto, ==, 2);
+  g_assert_cmpstr (l->summary, ==, "3 strategies, 2 on the Pareto front");
+  /* Ticks: y at 1, 1.5, 2, 2.5, 3 s from the bottom up. */
+  g_assert_cmpuint (l->y_ticks->len, ==, 5);
+  g_assert_cmpstr (g_array_index (l->y_ticks, PlxAxisTick, 0).label, ==, "1000 ms");
+  g_assert_cmpfloat_with_epsilon (g_array_index (l->y_ticks, PlxAxisTick, 0).position, l->plot_y1, 1e-12);
+  g_assert_cmpstr (g_array_index (l->y_ticks, PlxAxisTick, 4).label, ==, "3000 ms");
+}
+
+static void
+test_staircase (void)
+{
+  g_autoptr (PlxScatterLayout) l = layout_three (-1);
+  const PlxChartPoint *a = &g_array_index (l->positions, PlxChartPoint, 0);
+  const PlxChartPoint *b = &g_array_index (l->positions, PlxChartPoint, 1);
+  const PlxChartPoint *f;
+
+  /* (10 GiB, 2 s) -> right to 20 GiB at 2 s -> down to (20 GiB, 1 s). */
+  g_assert_cmpuint (l->front->len, ==, 3);
+  f = &g_array_index (l->front, PlxChartPoint, 0);
+  g_assert_cmpfloat (f->x, ==, a->x);
+  g_assert_cmpfloat (f->y, ==, a->y);
+  f = &g_array_index (l->front, PlxChartPoint, 1);
+  g_assert_cmpfloat (f->x, ==, b->x);
+  g_assert_cmpfloat (f->y, ==, a->y);
+  f = &g_array_index (l->front, PlxChartPoint, 2);
+  g_assert_cmpfloat (f->x, ==, b->x);
+  g_assert_cmpfloat (f->y, ==, b->y);
+}
+
+static void
+test_hit (void)
+{
+  g_autoptr (PlxScatterLayout) l = layout_three (-1);
+  const PlxChartPoint *c = &g_array_index (l->positions, PlxChartPoint, 2);
+
+  /* 3 px right of the third point: it; 20 px away: nothing within 8 px. */
+  g_assert_cmpint (plx_scatter_layout_hit (l, c->x + 3.0 / 1000.0, c->y, 8.0), ==, 2);
+  g_assert_cmpint (plx_scatter_layout_hit (l, c->x + 20.0 / 1000.0, c->y, 8.0), ==, -1);
+  g_assert_cmpint (plx_scatter_layout_hit (l, 0.0, 0.0, 8.0), ==, -1);
+}
+
+static PlxColor
+pixel (cairo_surface_t *s, double x, double y)
+{
+  guint32 v;
+  int stride = cairo_image_surface_get_stride (s) / 4;
+  PlxColor c;
+
+  cairo_surface_flush (s);
+  v = ((guint32 *) cairo_image_surface_get_data (s))[(int) y * stride + (int) x];
+  c.r = ((v >> 16) & 0xff) / 255.0;
+  c.g = ((v >> 8) & 0xff) / 255.0;
+  c.b = (v & 0xff) / 255.0;
+  return c;
+}
+
+static void
+assert_color (PlxColor a, PlxColor b)
+{
+  g_assert_cmpfloat (fabs (a.r - b.r), <, 1.5 / 255);
+  g_assert_cmpfloat (fabs (a.g - b.g), <, 1.5 / 255);
+  g_assert_cmpfloat (fabs (a.b - b.b), <, 1.5 / 255);
+}
+
+static void
+test_colours (void)
+{
+  g_autoptr (PlxScatterLayout) l = layout_three (2);
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1000, 600);
+  cairo_t *cr = cairo_create (s);
+  PlxRenderStyle style;
+  const PlxChartPoint *front = &g_array_index (l->positions, PlxChartPoint, 0);
+  const PlxChartPoint *sel = &g_array_index (l->positions, PlxChartPoint, 2);
+
+  plx_render_style_init (&style, FALSE, 1.0);
+  plx_render_set_color (cr, style.background);
+  cairo_paint (cr);
+  plx_scatter_chart_render (l, &style, cr, 1000, 600);
+  cairo_destroy (cr);
+  if (g_getenv ("PLX_DUMP")) cairo_surface_write_to_png (s, g_getenv ("PLX_DUMP"));
+  /* A front point is filled in the front's colour (the forward blue). */
+  assert_color (pixel (s, front->x * 1000, front->y * 600), style.kind[PLX_KIND_FORWARD]);
+  /* The selected point is ringed at 9 px in vermillion; the ring crosses (x + 9, y). */
+  assert_color (pixel (s, sel->x * 1000 + 9.0, sel->y * 600), style.kind[PLX_KIND_PP_SEND]);
+  /* Well away from every point, inside the plot but off the grid: background. */
+  assert_color (pixel (s, 0.9 * 1000 - 3, 0.5 * 600 + 20), style.background);
+  cairo_surface_destroy (s);
+}
+
+static void
+test_empty_and_broken (void)
+{
+  PlxScatterOptions o;
+  const PlxScatterPoint broken[2] = { { NAN, INFINITY, TRUE }, { -1.0, 0.0, FALSE } };
+  g_autoptr (PlxScatterLayout) empty = NULL;
+  g_autoptr (PlxScatterLayout) l = NULL;
+
+  plx_scatter_options_init (&o, 10, 10);   /* smaller than the minimum: clamped */
+  empty = plx_scatter_layout_new (NULL, 0, &o);
+  g_assert_cmpuint (empty->positions->len, ==, 0);
+  g_assert_cmpstr (empty->summary, ==, "0 strategies, 0 on the Pareto front");
+  g_assert_true (empty->y_hi_s > empty->y_lo_s);
+  g_assert_true (empty->x_max_bytes > 0.0);
+  o.usable_bytes = NAN;
+  l = plx_scatter_layout_new (broken, 2, &o);
+  for (guint i = 0; i < l->positions->len; i++)
+    {
+      const PlxChartPoint *p = &g_array_index (l->positions, PlxChartPoint, i);
+      g_assert_true (isfinite (p->x) && isfinite (p->y));
+    }
+  g_assert_cmpfloat (l->usable_x, <, 0.0);
+  g_assert_true (isfinite (l->y_lo_s) && isfinite (l->y_hi_s) && l->y_hi_s > l->y_lo_s);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/scatter/positions", test_positions);
+  g_test_add_func ("/scatter/staircase", test_staircase);
+  g_test_add_func ("/scatter/hit", test_hit);
+  g_test_add_func ("/scatter/colours", test_colours);
+  g_test_add_func ("/scatter/empty-and-broken", test_empty_and_broken);
+  return g_test_run ();
+}
