@@ -24,7 +24,7 @@ typedef struct
   gint   fix_schedule;      /* PlxSchedule (not FILE) */
   gint   fix_sequence_parallel;
   double memory_headroom;   /* fraction of usable HBM kept free, 0 .. 0.9 */
-  guint  top_k;             /* re-simulated with the event engine */
+  guint  top_k;             /* the K best by the event engine (more are re-simulated to find them) */
   guint  n_threads;         /* 0: one per core */
   guint  max_micro_batch;
 } PlxSearchOptions;

@@ -428,17 +428,29 @@ plx_search_run (const PlxModel          *model,
 
   /* The best K again with the event engine, ranked by its figures. Its memory trace
    * can find more (zero-bubble schedules hold the matmul inputs until W): a strategy
-   * that no longer fits is pruned, and the next one takes its place. */
+   * that no longer fits is pruned, and the next one takes its place. The closed form
+   * is mostly the optimistic one (it overlaps what the event engine serialises, most
+   * of all ZeRO-3's gathers), so candidates are re-simulated in its order until the
+   * K-th best simulated time is no worse than the next candidate's closed-form time:
+   * then none left is likely to enter the top K. A cap bounds the work when the two
+   * disagree widely. */
   {
-    guint k = MIN (options->top_k, se.results->len);
-    for (guint i = 0; i < k && i < se.results->len;)
+    guint k = options->top_k, n_event = 0, n_sims = 0, cap = options->top_k * 4 + 8;
+    g_autofree double *best = g_new (double, MAX (k, 1));   /* the K best simulated times, ascending */
+
+    for (guint i = 0; k > 0 && i < se.results->len && n_sims < cap;)
       {
         PlxSearchResult *res = &g_array_index (se.results, PlxSearchResult, i);
         const PlxCluster *c = se.clusters[cluster_index (&se, res->n_gpus)];
         double usable = (double) (c->hbm_bytes - c->reserved_bytes) * (1.0 - options->memory_headroom);
         PlxReport r;
+
+        if (n_event >= k && best[k - 1] <= res->analytical_step_time_s)
+          break;
+        n_sims++;
         if (plx_sim_run_scenario (model, c, &res->strategy, &r, NULL, NULL, NULL, NULL))
           {
+            guint j;
             if ((double) r.peak_memory_bytes > usable)
               {
                 g_array_remove_index (se.results, i);
@@ -451,19 +463,33 @@ plx_search_run (const PlxModel          *model,
             res->tokens_per_s = r.tokens_per_s;
             res->peak_memory_bytes = r.peak_memory_bytes;
             res->event = TRUE;
+            /* Insert into the K best. */
+            j = MIN (n_event, k - 1);
+            if (n_event < k || r.step_time_s < best[k - 1])
+              {
+                while (j > 0 && best[j - 1] > r.step_time_s)
+                  {
+                    best[j] = best[j - 1];
+                    j--;
+                  }
+                best[j] = r.step_time_s;
+              }
+            n_event++;
           }
         i++;
       }
     g_array_sort (se.results, compare_results);
-    /* Keep the re-simulated ones first even if the closed form put one of the
-     * others a hair ahead: they are the better-founded figures. */
+    /* The K best re-simulated first, even if the closed form put one of the others
+     * a hair ahead (or the cap stopped early): they are the better-founded figures.
+     * The rest follow by their own best figure, so the ranking reads in order of
+     * step time below the top K too. */
     {
       g_autoptr (GArray) head = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
       g_autoptr (GArray) tail = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
       for (guint i = 0; i < se.results->len; i++)
         {
           PlxSearchResult *res = &g_array_index (se.results, PlxSearchResult, i);
-          g_array_append_val (res->event ? head : tail, *res);
+          g_array_append_val (res->event && head->len < k ? head : tail, *res);
         }
       g_array_set_size (se.results, 0);
       g_array_append_vals (se.results, head->data, head->len);

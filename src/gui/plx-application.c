@@ -149,6 +149,7 @@ plx_application_startup (GApplication *app)
   const char *save[] = { "<Control>s", NULL };
   const char *export[] = { "<Control>e", NULL };
   const char *pin[] = { "<Control>p", NULL };
+  const char *search[] = { "<Control>f", NULL };
   const char *help[] = { "<Control>question", NULL };
   const char *prefs[] = { "<Control>comma", NULL };
   PlxApplication *self = PLX_APPLICATION (app);
@@ -170,6 +171,7 @@ plx_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.save", save);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.export('')", export);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.pin", pin);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.search", search);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.show-help-overlay", help);
 }
 

@@ -3,6 +3,7 @@
 #include "plx-chart-view.h"
 #include "plx-engine.h"
 #include "plx-scenario-panel.h"
+#include "plx-search-page.h"
 #include "plx-window.h"
 
 enum { CARD_STEP, CARD_THROUGHPUT, CARD_MFU, CARD_MEMORY, CARD_BUBBLE, N_CARDS };
@@ -22,6 +23,7 @@ struct _PlxWindow
   AdwViewStack    *stack;
 
   PlxScenarioPanel *panel;
+  PlxSearchPage   *search_page;
   GtkWidget       *charts[3];      /* timeline, memory, compare */
   GtkWidget       *breakdown;      /* GtkGrid */
   GtkLabel        *bd_value[PLX_N_TIME];
@@ -171,6 +173,7 @@ show_result (PlxWindow *self, PlxResult *r)
       plx_chart_view_set_result (PLX_CHART_VIEW (self->charts[i]), r);
     }
   update_breakdown (self);
+  plx_search_page_set_scenario (self->search_page, r);
   plx_scenario_panel_show_resolved (self->panel, r->scenario);
   {
     /* The file's name, and that it has been changed since. */
@@ -203,6 +206,7 @@ on_failed (PlxEngine *engine, const char *message, PlxWindow *self)
     }
   for (guint c = 0; c < N_CARDS; c++)
     set_card (self, c, "–", "");
+  plx_search_page_set_scenario (self->search_page, NULL);
   plx_scenario_panel_show_resolved (self->panel, NULL);
 }
 
@@ -375,11 +379,13 @@ plx_window_export_chart (PlxWindow  *self,
                          const char *path,
                          GError    **error)
 {
-  if (self->result == NULL)
+  if (self->result == NULL && !g_str_equal (which, "scatter"))
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, _("%s: nothing to export until the scenario is valid"), path);
       return FALSE;
     }
+  if (g_str_equal (which, "scatter"))
+    return plx_scatter_view_export (plx_search_page_get_scatter (self->search_page), path, error);
   if (g_str_equal (which, "trace"))
     return plx_timeline_write_chrome_trace (self->result->timeline, self->result->trace, path, error);
   for (guint i = 0; i < 3; i++)
@@ -519,14 +525,20 @@ export_action (GtkWidget *widget, const char *action, GVariant *param)
   if (which == NULL || *which == '\0')
     {
       const char *page = adw_view_stack_get_visible_child_name (self->stack);
-      which = g_strcmp0 (page, "memory") == 0 ? "memory" : g_strcmp0 (page, "compare") == 0 ? "compare" : "timeline";
+      which = g_strcmp0 (page, "memory") == 0    ? "memory"
+              : g_strcmp0 (page, "compare") == 0 ? "compare"
+              : g_strcmp0 (page, "search") == 0  ? "scatter"
+                                                 : "timeline";
     }
   trace = g_str_equal (which, "trace");
   dialog = gtk_file_chooser_native_new (trace ? _("Export Chrome Trace") : _("Export Chart"), GTK_WINDOW (self),
                                         GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
   add_filters (GTK_FILE_CHOOSER (dialog), !trace);
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), trace ? "trace.json" : g_str_equal (which, "memory") ? "memory.png"
-                                                                       : g_str_equal (which, "compare") ? "compare.png" : "timeline.png");
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), trace                             ? "trace.json"
+                                                                 : g_str_equal (which, "memory")  ? "memory.png"
+                                                                 : g_str_equal (which, "compare") ? "compare.png"
+                                                                 : g_str_equal (which, "scatter") ? "search.png"
+                                                                                                  : "timeline.png");
   g_object_set_data_full (G_OBJECT (dialog), "which", g_strdup (which), g_free);
   g_signal_connect (dialog, "response", G_CALLBACK (on_export_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
@@ -610,6 +622,7 @@ on_dark_setting (PlxWindow *self)
   self->dark_charts = g_settings_get_boolean (self->settings, "dark-charts");
   for (guint i = 0; i < 3; i++)
     plx_chart_view_set_dark (PLX_CHART_VIEW (self->charts[i]), self->dark_charts);
+  plx_scatter_view_set_dark (plx_search_page_get_scatter (self->search_page), self->dark_charts);
 }
 
 static void
@@ -620,8 +633,42 @@ dark_action (GtkWidget *widget, const char *action, GVariant *param)
   self->dark_charts = !self->dark_charts;
   for (guint i = 0; i < 3; i++)
     plx_chart_view_set_dark (PLX_CHART_VIEW (self->charts[i]), self->dark_charts);
+  plx_scatter_view_set_dark (plx_search_page_get_scatter (self->search_page), self->dark_charts);
   if (self->settings != NULL)
     g_settings_set_boolean (self->settings, "dark-charts", self->dark_charts);
+}
+
+/* A search result becomes the scenario: its strategy (and GPU count) on the model,
+ * cluster and batch it was searched for; shown on the timeline. */
+static void
+on_strategy_chosen (PlxSearchPage *page, JsonNode *scenario, guint rank, PlxWindow *self)
+{
+  g_autoptr (GError) error = NULL;
+  const char *source = self->result != NULL ? self->result->scenario->source : _("search result");
+  g_autofree char *dir = self->result != NULL ? g_strdup (self->result->scenario_dir) : g_get_current_dir ();
+
+  self->loading = TRUE;
+  if (!plx_scenario_panel_load (self->panel, scenario, dir, source, &error))
+    {
+      self->loading = FALSE;
+      toast (self, error->message);
+      return;
+    }
+  self->loading = FALSE;
+  self->dirty = TRUE;
+  adw_view_stack_set_visible_child_name (self->stack, "timeline");
+  {
+    g_autofree char *msg = g_strdup_printf (_("Loaded rank %u of the search"), rank);
+    toast (self, msg);
+  }
+}
+
+static void
+search_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  PlxWindow *self = PLX_WINDOW (widget);
+
+  adw_view_stack_set_visible_child_name (self->stack, "search");
 }
 
 /* ---- closing with unsaved changes --------------------------------------------- */
@@ -747,6 +794,7 @@ plx_window_class_init (PlxWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.dark-charts", NULL, dark_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.swap", NULL, swap_action);
+  gtk_widget_class_install_action (widget_class, "win.search", NULL, search_action);
 }
 
 static GtkWidget *
@@ -822,6 +870,11 @@ plx_window_init (PlxWindow *self)
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), page_box);
   adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, scroller, "breakdown", _("Time breakdown")),
                                      "preferences-system-time-symbolic");
+  self->search_page = PLX_SEARCH_PAGE (plx_search_page_new ());
+  g_signal_connect (self->search_page, "strategy-chosen", G_CALLBACK (on_strategy_chosen), self);
+  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, GTK_WIDGET (self->search_page), "search",
+                                                                _("Search")),
+                                     "system-search-symbolic");
   self->compare_page = adw_view_stack_add_titled (self->stack, self->charts[2], "compare", _("Compare"));
   adw_view_stack_page_set_icon_name (self->compare_page, "view-dual-symbolic");
   adw_view_stack_page_set_visible (self->compare_page, FALSE);
@@ -865,6 +918,7 @@ plx_window_init (PlxWindow *self)
           self->dark_charts = TRUE;
           for (guint i = 0; i < 3; i++)
             plx_chart_view_set_dark (PLX_CHART_VIEW (self->charts[i]), TRUE);
+          plx_scatter_view_set_dark (plx_search_page_get_scatter (self->search_page), TRUE);
         }
       if (last[0] != '\0' && g_file_test (last, G_FILE_TEST_IS_REGULAR))
         {
@@ -910,6 +964,12 @@ gboolean
 plx_window_is_dirty (PlxWindow *self)
 {
   return self->dirty;
+}
+
+GtkWidget *
+plx_window_get_search_page (PlxWindow *self)
+{
+  return GTK_WIDGET (self->search_page);
 }
 
 GtkWidget *

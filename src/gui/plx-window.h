@@ -35,6 +35,7 @@ const char *plx_window_get_error (PlxWindow *self);
 gboolean   plx_window_is_busy (PlxWindow *self);
 gboolean   plx_window_is_dirty (PlxWindow *self);
 GtkWidget *plx_window_get_panel (PlxWindow *self);
+GtkWidget *plx_window_get_search_page (PlxWindow *self);
 GtkWidget *plx_window_get_chart (PlxWindow *self,
                                  const char *which);
 const char *plx_window_get_card_text (PlxWindow *self,

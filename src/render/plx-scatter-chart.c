@@ -9,7 +9,7 @@
 
 #define LEFT_PX 84.0
 #define RIGHT_PX 24.0
-#define TOP_PX 64.0
+#define TOP_PX 84.0
 #define BOTTOM_PX 58.0
 
 void
@@ -173,7 +173,8 @@ plx_scatter_layout_hit (const PlxScatterLayout *l,
       const PlxChartPoint *p = &g_array_index (l->positions, PlxChartPoint, i);
       double dx = (p->x - x) * l->width_px, dy = (p->y - y) * l->height_px;
       double d2 = dx * dx + dy * dy;
-      if (d2 <= best_d2)
+      /* Ties go to the lower index: the better-ranked strategy. */
+      if (d2 < best_d2 || (d2 == best_d2 && best < 0))
         {
           best_d2 = d2;
           best = (gint) i;
@@ -297,7 +298,7 @@ plx_scatter_chart_render (const PlxScatterLayout *l,
   {
     /* Legend, top right, above the plot. */
     const char *labels[3] = { _("Pareto front"), _("other strategies that fit"), _("selected") };
-    double x = x1, y = y0 - 22.0;
+    double x = x1, y = y0 - 18.0;
     for (gint i = 2; i >= 0; i--)
       {
         double tw;

@@ -55,8 +55,8 @@ void              plx_scatter_chart_render (const PlxScatterLayout *layout,
                                             cairo_t                *cr,
                                             double                  width,
                                             double                  height);
-/* The point nearest to (x, y) (0..1 of the chart) within `radius_px`, or -1. Pareto
- * points win ties, since they are drawn on top. */
+/* The point nearest to (x, y) (0..1 of the chart) within `radius_px`, or -1; of
+ * points at the same distance, the first. */
 gint              plx_scatter_layout_hit (const PlxScatterLayout *layout,
                                           double                  x,
                                           double                  y,

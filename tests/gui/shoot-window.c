@@ -1,12 +1,14 @@
 /* Not a test: puts the window into a state worth a screenshot, for the README and
  * the AppStream metainfo. `shoot-window main` shows the default scenario;
  * `shoot-window compare` pins it as A, moves to TP 4 x PP 16 with 1F1B as B and
- * shows the comparison. It then waits to be killed (after `import -window root`). */
+ * shows the comparison; `shoot-window search` runs
+ * the search and selects its third result. It then waits to be killed (after `import -window root`). */
 #include <adwaita.h>
 #include <glib/gi18n.h>
 #include <locale.h>
 
 #include "plx-scenario-panel.h"
+#include "plx-search-page.h"
 #include "plx-window.h"
 
 static void
@@ -45,6 +47,15 @@ main (int argc, char **argv)
     }
   else if (g_str_equal (mode, "memory"))
     plx_window_show_page (w, "memory");
+  else if (g_str_equal (mode, "search"))
+    {
+      PlxSearchPage *page = PLX_SEARCH_PAGE (plx_window_get_search_page (w));
+      plx_window_show_page (w, "search");
+      plx_search_page_start (page);
+      while (plx_search_page_is_running (page))
+        g_main_context_iteration (NULL, TRUE);
+      plx_search_page_select (page, 2);
+    }
   pump (1500);
   g_print ("ready\n");
   while (TRUE)

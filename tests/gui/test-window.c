@@ -12,6 +12,7 @@
 
 #include "plx-chart-view.h"
 #include "plx-scenario-panel.h"
+#include "plx-search-page.h"
 #include "plx-window.h"
 
 /* Spins the main loop until `done` or ten seconds. */
@@ -352,6 +353,264 @@ test_german (void)
   destroy (w);
 }
 
+/* ---- the search page ---------------------------------------------------------------- */
+
+static PlxSearchPage *
+search_page (PlxWindow *w)
+{
+  return PLX_SEARCH_PAGE (plx_window_get_search_page (w));
+}
+
+static gboolean
+search_idle (PlxWindow *w)
+{
+  return !plx_search_page_is_running (search_page (w));
+}
+
+static PlxSearch *
+direct_search (PlxWindow *w, const PlxSearchOptions *o)
+{
+  PlxScenario *sc = plx_window_get_result (w)->scenario;
+  PlxSearch *s = plx_search_run (sc->model, sc->cluster, sc->strategy, o, NULL, NULL, NULL, NULL);
+
+  g_assert_nonnull (s);
+  return s;
+}
+
+static void
+run_search (PlxWindow *w)
+{
+  plx_search_page_start (search_page (w));
+  g_assert_true (plx_search_page_is_running (search_page (w)));
+  g_assert_true (wait_for (search_idle, w));
+  pump (100);
+}
+
+static void
+test_search_runs_and_sorts (void)
+{
+  /* The page's search is the library's search of the scenario shown: the same counts,
+   * the same rows in the same order; the status reports them; columns sort. */
+  PlxWindow *w = new_window ();
+  PlxSearchPage *page = search_page (w);
+  GListModel *rows = plx_search_page_get_rows (page);
+  PlxSearchOptions o;
+  g_autoptr (PlxSearch) direct = NULL;
+  g_autofree char *evaluated = NULL;
+  guint n, rank;
+  guint64 min_memory = G_MAXUINT64;
+
+  plx_search_options_init (&o);
+  direct = direct_search (w, &o);
+  plx_window_show_page (w, "search");
+  g_assert_null (plx_search_page_get_search (page));
+  run_search (w);
+  g_assert_nonnull (plx_search_page_get_search (page));
+  g_assert_cmpuint (plx_search_page_get_search (page)->configs_evaluated, ==, direct->configs_evaluated);
+  g_assert_cmpuint (plx_search_page_get_search (page)->configs_fit, ==, direct->configs_fit);
+  n = g_list_model_get_n_items (rows);
+  g_assert_cmpuint (n, ==, direct->results->len);
+  g_assert_cmpuint (n, >, 100);
+  for (guint i = 0; i < n; i++)
+    {
+      const PlxSearchResult *r = plx_search_page_get_row (page, i, &rank);
+      const PlxSearchResult *d = &g_array_index (direct->results, PlxSearchResult, i);
+      g_assert_cmpuint (rank, ==, i + 1);
+      g_assert_cmpfloat (r->step_time_s, ==, d->step_time_s);
+      g_assert_cmpuint (r->strategy.tp, ==, d->strategy.tp);
+      g_assert_cmpuint (r->strategy.pp, ==, d->strategy.pp);
+      min_memory = MIN (min_memory, d->peak_memory_bytes);
+    }
+  evaluated = g_strdup_printf ("%" G_GUINT64_FORMAT " strategies evaluated", direct->configs_evaluated);
+  g_assert_nonnull (strstr (plx_search_page_get_status (page), evaluated));
+
+  /* By memory, ascending: the smallest first and never decreasing. */
+  g_assert_true (plx_search_page_sort_by (page, "memory", FALSE));
+  g_assert_cmpuint (plx_search_page_get_row (page, 0, NULL)->peak_memory_bytes, ==, min_memory);
+  for (guint i = 1; i < n; i++)
+    g_assert_cmpuint (plx_search_page_get_row (page, i, NULL)->peak_memory_bytes, >=,
+                      plx_search_page_get_row (page, i - 1, NULL)->peak_memory_bytes);
+  /* By MFU, descending. */
+  g_assert_true (plx_search_page_sort_by (page, "mfu", TRUE));
+  for (guint i = 1; i < n; i++)
+    g_assert_cmpfloat (plx_search_page_get_row (page, i, NULL)->mfu, <=, plx_search_page_get_row (page, i - 1, NULL)->mfu);
+  g_assert_false (plx_search_page_sort_by (page, "no-such-column", FALSE));
+
+  /* The plot has a point per row, and the front it highlights is the search's. */
+  {
+    PlxScatterView *scatter = plx_search_page_get_scatter (page);
+    guint pareto = 0;
+    double x, y;
+    for (guint i = 0; i < direct->results->len; i++)
+      pareto += g_array_index (direct->results, PlxSearchResult, i).pareto;
+    g_assert_cmpuint (pareto, >, 1);
+    g_assert_true (plx_scatter_view_get_point (scatter, n - 1, &x, &y));
+    g_assert_false (plx_scatter_view_get_point (scatter, n, &x, &y));
+    /* Selecting a row rings its point; clicking a point selects its row. */
+    plx_search_page_select (page, 0);
+    plx_search_page_get_row (page, 0, &rank);
+    g_assert_cmpint (plx_scatter_view_get_selected (scatter), ==, (gint) rank - 1);
+    g_signal_emit_by_name (scatter, "point-clicked", 4u);
+    plx_search_page_get_row (page, plx_search_page_get_selected (page), &rank);
+    g_assert_cmpuint (rank, ==, 5);
+  }
+  destroy (w);
+}
+
+static void
+on_chosen (PlxSearchPage *page, JsonNode *scenario, guint rank, guint *out)
+{
+  *out = rank;
+}
+
+static void
+test_search_choose_loads (void)
+{
+  /* Using a row loads its strategy (and GPU count) into the main view, which then
+   * shows the step time the search gave it: the top rows are re-simulated with the
+   * event engine, the window's engine. The scenario is marked edited. */
+  PlxWindow *w = new_window ();
+  PlxSearchPage *page = search_page (w);
+  guint chosen = 0, rank;
+  const PlxSearchResult *r;
+  PlxResult *now;
+
+  g_signal_connect (page, "strategy-chosen", G_CALLBACK (on_chosen), &chosen);
+  plx_window_show_page (w, "search");
+  run_search (w);
+  r = plx_search_page_get_row (page, 2, &rank);
+  g_assert_true (r->event);
+  plx_search_page_choose (page, 2);
+  g_assert_cmpuint (chosen, ==, 3);
+  settle (w);
+  now = plx_window_get_result (w);
+  g_assert_nonnull (now);
+  g_assert_cmpuint (now->scenario->strategy->tp, ==, r->strategy.tp);
+  g_assert_cmpuint (now->scenario->strategy->pp, ==, r->strategy.pp);
+  g_assert_cmpuint (now->scenario->strategy->dp, ==, r->strategy.dp);
+  g_assert_cmpuint (now->scenario->strategy->micro_batch_size, ==, r->strategy.micro_batch_size);
+  g_assert_cmpuint (now->scenario->strategy->virtual_stages, ==, r->strategy.virtual_stages);
+  g_assert_cmpuint (now->scenario->strategy->zero_stage, ==, r->strategy.zero_stage);
+  g_assert_cmpfloat (now->report.step_time_s, ==, r->step_time_s);
+  g_assert_cmpuint (now->report.peak_memory_bytes, ==, r->peak_memory_bytes);
+  g_assert_true (plx_window_is_dirty (w));
+
+  /* A range of GPU counts: a row on another count than the cluster's resizes it. */
+  plx_search_page_set_gpus (page, 64, 128);
+  run_search (w);
+  chosen = 0;
+  for (guint i = 0; i < g_list_model_get_n_items (plx_search_page_get_rows (page)); i++)
+    {
+      r = plx_search_page_get_row (page, i, &rank);
+      if (r->n_gpus != plx_cluster_get_n_gpus (now->scenario->cluster) && r->event)
+        {
+          guint want = r->n_gpus;
+          double step = r->step_time_s;
+          plx_search_page_choose (page, i);
+          settle (w);
+          now = plx_window_get_result (w);
+          g_assert_cmpuint (plx_cluster_get_n_gpus (now->scenario->cluster), ==, want);
+          g_assert_cmpfloat (now->report.step_time_s, ==, step);
+          g_assert_cmpuint (chosen, ==, rank);
+          break;
+        }
+      g_assert_cmpuint (i, <, 40);
+    }
+  g_assert_cmpuint (chosen, >, 0);
+  destroy (w);
+}
+
+static void
+test_search_fixed_cancel_invalid (void)
+{
+  /* Held-fixed degrees restrict every row; a value the controls do not offer is an
+   * error naming it; a cancelled search keeps the results before it; with an
+   * invalid scenario there is nothing to search. */
+  PlxWindow *w = new_window ();
+  PlxSearchPage *page = search_page (w);
+  GListModel *rows = plx_search_page_get_rows (page);
+  g_autoptr (GError) error = NULL;
+  guint n;
+
+  plx_window_show_page (w, "search");
+  g_assert_true (plx_search_page_set_fix (page, "tp=8,schedule=1f1b", &error));
+  g_assert_no_error (error);
+  run_search (w);
+  n = g_list_model_get_n_items (rows);
+  g_assert_cmpuint (n, >, 0);
+  for (guint i = 0; i < n; i++)
+    {
+      const PlxSearchResult *r = plx_search_page_get_row (page, i, NULL);
+      g_assert_cmpuint (r->strategy.tp, ==, 8);
+      g_assert_cmpint (r->strategy.schedule, ==, PLX_SCHEDULE_1F1B);
+    }
+  g_assert_false (plx_search_page_set_fix (page, "tp=3", &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+  g_assert_nonnull (strstr (error->message, "tp=3"));
+  g_clear_error (&error);
+
+  /* 8 to 8192 GPUs: a thousand GPU counts, cancelled at once. */
+  g_assert_true (plx_search_page_set_fix (page, "", NULL));
+  plx_search_page_set_gpus (page, 8, 8192);
+  plx_search_page_start (page);
+  plx_search_page_cancel (page);
+  g_assert_true (wait_for (search_idle, w));
+  g_assert_nonnull (strstr (plx_search_page_get_status (page), "cancelled"));
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, n);
+  g_assert_cmpuint (plx_search_page_get_row (page, 0, NULL)->strategy.tp, ==, 8);
+
+  /* GPUs from more than to: an error, no search. */
+  plx_search_page_set_gpus (page, 128, 64);
+  plx_search_page_start (page);
+  g_assert_false (plx_search_page_is_running (page));
+  g_assert_nonnull (strstr (plx_search_page_get_status (page), "128"));
+
+  /* TP 3 does not divide 96 heads: the scenario is invalid, the search idle. */
+  plx_search_page_set_gpus (page, 64, 64);
+  plx_scenario_panel_set_strategy_int (PLX_SCENARIO_PANEL (plx_window_get_panel (w)), "tp", 3);
+  settle (w);
+  g_assert_nonnull (plx_window_get_error (w));
+  plx_search_page_start (page);
+  g_assert_false (plx_search_page_is_running (page));
+  destroy (w);
+}
+
+static void
+test_search_export (void)
+{
+  /* The scatter plot exports like the other charts, and not before a search. */
+  PlxWindow *w = new_window ();
+  g_autofree char *dir = g_dir_make_tmp ("plx-gui-XXXXXX", NULL);
+  g_autofree char *png = g_build_filename (dir, "search.png", NULL);
+  g_autofree char *svg = g_build_filename (dir, "search.svg", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL;
+  cairo_surface_t *img;
+
+  g_assert_false (plx_window_export_chart (w, "scatter", png, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
+  g_assert_nonnull (strstr (error->message, png));
+  g_clear_error (&error);
+  g_assert_false (g_file_test (png, G_FILE_TEST_EXISTS));
+
+  plx_window_show_page (w, "search");
+  run_search (w);
+  g_assert_true (plx_window_export_chart (w, "scatter", png, &error));
+  g_assert_no_error (error);
+  img = cairo_image_surface_create_from_png (png);
+  g_assert_cmpint (cairo_surface_status (img), ==, CAIRO_STATUS_SUCCESS);
+  g_assert_cmpint (cairo_image_surface_get_width (img), >=, 800);
+  g_assert_cmpint (cairo_image_surface_get_height (img), >=, 500);
+  cairo_surface_destroy (img);
+  g_assert_true (plx_window_export_chart (w, "scatter", svg, &error));
+  g_assert_true (g_file_get_contents (svg, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "<svg"));
+  g_remove (png);
+  g_remove (svg);
+  g_rmdir (dir);
+  destroy (w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -388,6 +647,10 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/window/swap", test_swap);
   g_test_add_func ("/gui/window/reopens-last-scenario", test_reopens_last_scenario);
   g_test_add_func ("/gui/window/german", test_german);
+  g_test_add_func ("/gui/search/runs-and-sorts", test_search_runs_and_sorts);
+  g_test_add_func ("/gui/search/choose-loads", test_search_choose_loads);
+  g_test_add_func ("/gui/search/fixed-cancel-invalid", test_search_fixed_cancel_invalid);
+  g_test_add_func ("/gui/search/export", test_search_export);
   status = g_test_run ();
   {
     /* Leave nothing behind. */

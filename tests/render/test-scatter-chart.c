@@ -35,10 +35,10 @@ test_positions (void)
   double pw, ph;
   const PlxChartPoint *p;
 
-  /* Margins of 84 px left, 24 right, 64 top, 58 bottom. */
+  /* Margins of 84 px left, 24 right, 84 top, 58 bottom. */
   g_assert_cmpfloat_with_epsilon (l->plot_x0, 0.084, 1e-12);
   g_assert_cmpfloat_with_epsilon (l->plot_x1, 0.976, 1e-12);
-  g_assert_cmpfloat_with_epsilon (l->plot_y0, 64.0 / 600.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (l->plot_y0, 84.0 / 600.0, 1e-12);
   g_assert_cmpfloat_with_epsilon (l->plot_y1, 1.0 - 58.0 / 600.0, 1e-12);
   pw = l->plot_x1 - l->plot_x0;
   ph = l->plot_y1 - l->plot_y0;

@@ -1,0 +1,938 @@
+#include <glib/gi18n-lib.h>
+#include <string.h>
+
+#include "plx-search-page.h"
+
+/* ---- one row of the table --------------------------------------------------------- */
+
+#define PLX_TYPE_SEARCH_ROW (plx_search_row_get_type ())
+G_DECLARE_FINAL_TYPE (PlxSearchRow, plx_search_row, PLX, SEARCH_ROW, GObject)
+
+struct _PlxSearchRow
+{
+  GObject         parent_instance;
+  PlxSearchResult r;      /* a copy: rows outlive a new search while the table re-sorts */
+  guint           rank;   /* 1 = fastest */
+  gboolean        range;  /* the search spanned GPU counts */
+};
+
+G_DEFINE_FINAL_TYPE (PlxSearchRow, plx_search_row, G_TYPE_OBJECT)
+
+static void
+plx_search_row_class_init (PlxSearchRowClass *klass)
+{
+}
+
+static void
+plx_search_row_init (PlxSearchRow *self)
+{
+}
+
+/* ---- columns ---------------------------------------------------------------------- */
+
+typedef double (*RowKey) (const PlxSearchRow *row);
+typedef char *(*RowText) (const PlxSearchRow *row);
+
+typedef struct
+{
+  const char *id;
+  const char *title;
+  const char *tooltip;
+  RowKey      key;
+  RowText     text;
+} Column;
+
+static double key_rank (const PlxSearchRow *w) { return w->rank; }
+static double key_gpus (const PlxSearchRow *w) { return w->r.n_gpus; }
+static double key_tp (const PlxSearchRow *w) { return w->r.strategy.tp; }
+static double key_pp (const PlxSearchRow *w) { return w->r.strategy.pp; }
+static double key_cp (const PlxSearchRow *w) { return w->r.strategy.cp; }
+static double key_ep (const PlxSearchRow *w) { return w->r.strategy.ep; }
+static double key_dp (const PlxSearchRow *w) { return w->r.strategy.dp; }
+static double key_mbs (const PlxSearchRow *w) { return (double) w->r.strategy.micro_batch_size; }
+static double key_schedule (const PlxSearchRow *w) { return w->r.strategy.schedule * 1000.0 + w->r.strategy.virtual_stages; }
+static double key_recompute (const PlxSearchRow *w) { return w->r.strategy.recompute; }
+static double key_zero (const PlxSearchRow *w) { return w->r.strategy.zero_stage; }
+static double key_sp (const PlxSearchRow *w) { return w->r.strategy.sequence_parallel; }
+static double key_step (const PlxSearchRow *w) { return w->r.step_time_s; }
+static double key_mfu (const PlxSearchRow *w) { return w->r.mfu; }
+static double key_tokens (const PlxSearchRow *w) { return w->r.tokens_per_s; }
+static double key_memory (const PlxSearchRow *w) { return (double) w->r.peak_memory_bytes; }
+static double key_engine (const PlxSearchRow *w) { return w->r.event; }
+static double key_pareto (const PlxSearchRow *w) { return w->r.pareto * 2 + (w->range && w->r.pareto_gpus); }
+
+static char *text_rank (const PlxSearchRow *w) { return g_strdup_printf ("%u", w->rank); }
+static char *text_gpus (const PlxSearchRow *w) { return g_strdup_printf ("%u", w->r.n_gpus); }
+static char *text_tp (const PlxSearchRow *w) { return g_strdup_printf ("%u", w->r.strategy.tp); }
+static char *text_pp (const PlxSearchRow *w) { return g_strdup_printf ("%u", w->r.strategy.pp); }
+static char *text_cp (const PlxSearchRow *w) { return g_strdup_printf ("%u", w->r.strategy.cp); }
+static char *text_ep (const PlxSearchRow *w) { return g_strdup_printf ("%u", w->r.strategy.ep); }
+static char *text_dp (const PlxSearchRow *w) { return g_strdup_printf ("%u", w->r.strategy.dp); }
+static char *text_mbs (const PlxSearchRow *w) { return g_strdup_printf ("%" G_GUINT64_FORMAT, w->r.strategy.micro_batch_size); }
+static char *text_recompute (const PlxSearchRow *w) { return g_strdup (plx_recompute_to_string (w->r.strategy.recompute)); }
+static char *text_zero (const PlxSearchRow *w) { return g_strdup_printf ("%u", w->r.strategy.zero_stage); }
+static char *text_sp (const PlxSearchRow *w) { return g_strdup (w->r.strategy.sequence_parallel ? _("yes") : _("no")); }
+static char *text_mfu (const PlxSearchRow *w) { return g_strdup_printf ("%.1f %%", w->r.mfu * 100.0); }
+static char *text_tokens (const PlxSearchRow *w) { return g_strdup_printf ("%.0f", w->r.tokens_per_s); }
+static char *text_memory (const PlxSearchRow *w) { return g_strdup_printf ("%.1f GiB", w->r.peak_memory_bytes / 1073741824.0); }
+static char *text_engine (const PlxSearchRow *w) { return g_strdup (w->r.event ? _("event") : _("analytical")); }
+
+static char *
+text_schedule (const PlxSearchRow *w)
+{
+  if (w->r.strategy.schedule == PLX_SCHEDULE_INTERLEAVED_1F1B)
+    return g_strdup_printf ("%s ×%u", plx_schedule_to_string (w->r.strategy.schedule), w->r.strategy.virtual_stages);
+  return g_strdup (plx_schedule_to_string (w->r.strategy.schedule));
+}
+
+static char *
+text_step (const PlxSearchRow *w)
+{
+  double s = w->r.step_time_s;
+  return s >= 1.0 ? g_strdup_printf ("%.3f s", s) : g_strdup_printf ("%.2f ms", s * 1e3);
+}
+
+static char *
+text_pareto (const PlxSearchRow *w)
+{
+  gboolean gpus = w->range && w->r.pareto_gpus;
+  if (w->r.pareto && gpus)
+    return g_strdup (_("memory, GPUs"));
+  if (w->r.pareto)
+    return g_strdup (_("memory"));
+  return g_strdup (gpus ? _("GPUs") : "");
+}
+
+/* What decides a choice first: the step time, MFU and memory; then how. */
+static const Column columns[] = {
+  { "rank", N_("Rank"), N_("Order by predicted step time"), key_rank, text_rank },
+  { "step", N_("Step time"), NULL, key_step, text_step },
+  { "mfu", N_("MFU"), N_("Model FLOPs utilisation"), key_mfu, text_mfu },
+  { "memory", N_("Peak memory"), N_("Peak memory of the fullest GPU"), key_memory, text_memory },
+  { "gpus", N_("GPUs"), NULL, key_gpus, text_gpus },
+  { "tp", "TP", N_("Tensor-parallel degree"), key_tp, text_tp },
+  { "pp", "PP", N_("Pipeline-parallel degree"), key_pp, text_pp },
+  { "dp", "DP", N_("Data-parallel degree"), key_dp, text_dp },
+  { "cp", "CP", N_("Context-parallel degree"), key_cp, text_cp },
+  { "ep", "EP", N_("Expert-parallel degree"), key_ep, text_ep },
+  { "mbs", N_("Micro-batch"), NULL, key_mbs, text_mbs },
+  { "schedule", N_("Schedule"), NULL, key_schedule, text_schedule },
+  { "recompute", N_("Recompute"), NULL, key_recompute, text_recompute },
+  { "zero", N_("ZeRO"), NULL, key_zero, text_zero },
+  { "sp", "SP", N_("Sequence parallelism"), key_sp, text_sp },
+  { "tokens", N_("Tokens/s"), NULL, key_tokens, text_tokens },
+  { "engine", N_("Engine"), N_("The best are re-simulated with the event engine"), key_engine, text_engine },
+  { "pareto", N_("Pareto"), N_("On the Pareto front of step time against memory (and against GPUs in a range)"),
+    key_pareto, text_pareto },
+};
+
+/* ---- fixed degrees and options ---------------------------------------------------- */
+
+typedef struct
+{
+  const char        *key;        /* --fix key */
+  const char        *label;
+  const char *const *shown;      /* NULL-terminated */
+  const char *const *fix;        /* the --fix values, or NULL: as shown */
+} FixControl;
+
+static const char *const degrees[] = { "1", "2", "4", "8", "16", "32", "64", "128", NULL };
+static const char *const micro_batches[] = { "1", "2", "4", "8", "16", NULL };
+static const char *const schedules[] = { "gpipe", "1f1b", "interleaved-1f1b", "zero-bubble-h1", NULL };
+static const char *const recomputes[] = { "none", "selective", "full", NULL };
+static const char *const zeros[] = { "0", "1", "2", "3", NULL };
+static const char *const sp_shown[] = { N_("on"), N_("off"), NULL };
+static const char *const sp_fix[] = { "1", "0", NULL };
+
+static const FixControl fix_controls[] = {
+  { "tp", "TP", degrees, NULL },
+  { "pp", "PP", degrees, NULL },
+  { "cp", "CP", degrees, NULL },
+  { "ep", "EP", degrees, NULL },
+  { "mbs", N_("Micro-batch"), micro_batches, NULL },
+  { "schedule", N_("Schedule"), schedules, NULL },
+  { "recompute", N_("Recompute"), recomputes, NULL },
+  { "zero", N_("ZeRO"), zeros, NULL },
+  { "sp", N_("Seq. parallel"), sp_shown, sp_fix },
+};
+#define N_FIX G_N_ELEMENTS (fix_controls)
+
+/* ---- the page ----------------------------------------------------------------------- */
+
+typedef struct
+{
+  PlxResult       *base;
+  PlxSearchOptions options;
+  GCancellable    *cancellable;
+  gint             progress;   /* per mille, atomic */
+} SearchJob;
+
+struct _PlxSearchPage
+{
+  GtkBox             parent_instance;
+  GtkSpinButton     *gpus_min, *gpus_max, *headroom, *top_k;
+  GtkDropDown       *fix[N_FIX];
+  GtkButton         *search_button, *cancel_button, *use_button;
+  GtkProgressBar    *progress;
+  GtkLabel          *status;
+  GtkLabel          *hint;
+  GtkColumnView     *table;
+  GtkScrolledWindow *table_scroller;
+  GtkColumnViewColumn *column[G_N_ELEMENTS (columns)];
+  GListStore        *rows;
+  GtkSortListModel  *sorted;
+  GtkSingleSelection *selection;
+  PlxScatterView    *scatter;
+
+  PlxResult         *scenario;     /* what the next search starts from */
+  PlxResult         *searched;     /* what the shown results were searched for */
+  PlxSearch         *search;
+  SearchJob         *job;          /* running, or NULL */
+  guint              progress_id;
+  guint              cluster_gpus; /* the GPU count the spin buttons were set for */
+  gboolean           gpus_touched;
+  gboolean           setting;      /* programmatic change of a control */
+  gboolean           syncing;      /* selection being mirrored between table and plot */
+  gboolean           disposed;     /* a search may finish after the window closed */
+  char              *status_text;
+};
+
+G_DEFINE_FINAL_TYPE (PlxSearchPage, plx_search_page, GTK_TYPE_BOX)
+
+enum { STRATEGY_CHOSEN, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static void
+search_job_free (SearchJob *job)
+{
+  plx_result_unref (job->base);
+  g_object_unref (job->cancellable);
+  g_free (job);
+}
+
+static void
+set_status (PlxSearchPage *self, const char *text)
+{
+  g_free (self->status_text);
+  self->status_text = g_strdup (text);
+  gtk_label_set_text (self->status, text);
+}
+
+static void
+update_sensitivity (PlxSearchPage *self)
+{
+  gboolean running = self->job != NULL;
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->search_button), !running && self->scenario != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->cancel_button), running);
+  gtk_widget_set_visible (GTK_WIDGET (self->progress), running);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->use_button),
+                            gtk_single_selection_get_selected_item (self->selection) != NULL);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->search_button),
+                               self->scenario != NULL ? _("Search every strategy for this model, cluster and batch")
+                                                      : _("The scenario has an error: fix it first"));
+}
+
+/* The constraints as --fix text: what the table and the CLI would agree on. */
+static char *
+fix_text (PlxSearchPage *self)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < N_FIX; i++)
+    {
+      guint sel = gtk_drop_down_get_selected (self->fix[i]);
+      const char *const *values = fix_controls[i].fix ? fix_controls[i].fix : fix_controls[i].shown;
+      if (sel == 0 || sel == GTK_INVALID_LIST_POSITION)
+        continue;
+      g_string_append_printf (out, "%s%s=%s", out->len ? "," : "", fix_controls[i].key, values[sel - 1]);
+    }
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+read_options (PlxSearchPage *self, PlxSearchOptions *o, GError **error)
+{
+  guint lo = (guint) gtk_spin_button_get_value (self->gpus_min), hi = (guint) gtk_spin_button_get_value (self->gpus_max);
+  guint per_node = self->scenario->scenario->cluster->gpus_per_node;
+  g_autofree char *fix = fix_text (self);
+
+  plx_search_options_init (o);
+  if (lo > hi)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, _("GPUs: from %u is more than to %u"), lo, hi);
+      return FALSE;
+    }
+  if (hi < per_node)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, _("GPUs: %u to %u holds no whole %u-GPU node"), lo, hi,
+                   per_node);
+      return FALSE;
+    }
+  if (lo != self->cluster_gpus || hi != self->cluster_gpus)
+    {
+      o->gpus_min = lo;
+      o->gpus_max = hi;
+    }
+  o->memory_headroom = gtk_spin_button_get_value (self->headroom) / 100.0;
+  o->top_k = (guint) gtk_spin_button_get_value (self->top_k);
+  return plx_search_options_parse_fix (o, fix, error);
+}
+
+static gboolean
+update_progress (gpointer data)
+{
+  PlxSearchPage *self = data;
+
+  if (self->job != NULL)
+    gtk_progress_bar_set_fraction (self->progress, g_atomic_int_get (&self->job->progress) / 1000.0);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_progress (double fraction, gpointer data)
+{
+  SearchJob *job = data;
+  g_atomic_int_set (&job->progress, (gint) CLAMP (fraction * 1000.0, 0.0, 1000.0));
+}
+
+static void
+search_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  SearchJob *job = data;
+  PlxScenario *sc = job->base->scenario;
+  GError *error = NULL;
+  PlxSearch *search = plx_search_run (sc->model, sc->cluster, sc->strategy, &job->options, cancellable, on_progress, job,
+                                      &error);
+
+  if (search == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, search, (GDestroyNotify) plx_search_free);
+}
+
+static char *
+count (guint64 n)
+{
+  return g_strdup_printf ("%" G_GUINT64_FORMAT, n);
+}
+
+static char *
+describe_search (const PlxSearch *s, const PlxResult *base)
+{
+  g_autofree char *time = s->elapsed_s >= 1.0 ? g_strdup_printf ("%.2f s", s->elapsed_s)
+                                              : g_strdup_printf ("%.0f ms", s->elapsed_s * 1e3);
+  g_autofree char *evaluated = count (s->configs_evaluated), *valid = count (s->configs_valid);
+  g_autofree char *fit = count (s->configs_fit), *states = count (s->pruned_model_states);
+  g_autofree char *acts = count (s->pruned_activations);
+
+  /* Counts as strings: xgettext cannot read G_GUINT64_FORMAT inside a message. */
+  return g_strdup_printf (_("%s: %s strategies evaluated, %s valid, %s fit in memory, in %s on %u threads. "
+                            "Pruned: %s whose weights, gradients and optimizer state alone exceed memory, "
+                            "%s whose activations do."),
+                          base->scenario->model->name, evaluated, valid, fit, time, s->n_threads, states, acts);
+}
+
+static void
+show_search (PlxSearchPage *self, PlxSearch *search, PlxResult *base)
+{
+  const PlxCluster *c = base->scenario->cluster;
+  gboolean range = FALSE;
+  g_autoptr (GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autofree char *status = describe_search (search, base);
+  g_autofree char *title = NULL, *batch = NULL;
+
+  g_clear_pointer (&self->search, plx_search_free);
+  g_clear_pointer (&self->searched, plx_result_unref);
+  self->search = search;
+  self->searched = plx_result_ref (base);
+  for (guint i = 1; i < search->results->len; i++)
+    if (g_array_index (search->results, PlxSearchResult, i).n_gpus != g_array_index (search->results, PlxSearchResult, 0).n_gpus)
+      range = TRUE;
+  for (guint i = 0; i < search->results->len; i++)
+    {
+      PlxSearchRow *row = g_object_new (PLX_TYPE_SEARCH_ROW, NULL);
+      row->r = g_array_index (search->results, PlxSearchResult, i);
+      row->rank = i + 1;
+      row->range = range;
+      g_ptr_array_add (items, row);
+    }
+  g_list_store_splice (self->rows, 0, g_list_model_get_n_items (G_LIST_MODEL (self->rows)), items->pdata, items->len);
+  batch = count (base->scenario->strategy->global_batch_size);
+  title = g_strdup_printf (_("%s, global batch %s: step time against peak memory"), base->scenario->model->name, batch);
+  plx_scatter_view_set_results (self->scatter, search->results, (double) (c->hbm_bytes - c->reserved_bytes), title);
+  set_status (self, status);
+  gtk_label_set_text (self->hint, search->results->len > 0
+                                    ? _("Double-click a row or a point, or select one and press Use Strategy, to load it.")
+                                    : _("Nothing fits: try more GPUs, fewer fixed degrees or less headroom."));
+}
+
+static void
+on_search_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  PlxSearchPage *self = PLX_SEARCH_PAGE (source);
+  SearchJob *job = g_task_get_task_data (G_TASK (res));
+  g_autoptr (GError) error = NULL;
+  PlxSearch *search = g_task_propagate_pointer (G_TASK (res), &error);
+
+  if (self->disposed)
+    {
+      g_clear_pointer (&search, plx_search_free);
+      return;
+    }
+  if (self->job == job)
+    {
+      self->job = NULL;
+      g_clear_handle_id (&self->progress_id, g_source_remove);
+    }
+  if (search != NULL)
+    show_search (self, search, job->base);
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    set_status (self, self->search != NULL ? _("Search cancelled: the results shown are from the search before.")
+                                           : _("Search cancelled."));
+  else
+    set_status (self, error->message);
+  update_sensitivity (self);
+}
+
+void
+plx_search_page_start (PlxSearchPage *self)
+{
+  g_autoptr (GTask) task = NULL;
+  g_autoptr (GError) error = NULL;
+  SearchJob *job;
+
+  if (self->job != NULL || self->scenario == NULL)
+    return;
+  job = g_new0 (SearchJob, 1);
+  if (!read_options (self, &job->options, &error))
+    {
+      g_free (job);
+      set_status (self, error->message);
+      return;
+    }
+  job->base = plx_result_ref (self->scenario);
+  job->cancellable = g_cancellable_new ();
+  self->job = job;
+  task = g_task_new (self, job->cancellable, on_search_done, NULL);
+  g_task_set_task_data (task, job, (GDestroyNotify) search_job_free);
+  g_task_run_in_thread (task, search_thread);
+  gtk_progress_bar_set_fraction (self->progress, 0.0);
+  self->progress_id = g_timeout_add (50, update_progress, self);
+  set_status (self, _("Searching…"));
+  update_sensitivity (self);
+}
+
+void
+plx_search_page_cancel (PlxSearchPage *self)
+{
+  if (self->job != NULL)
+    g_cancellable_cancel (self->job->cancellable);
+}
+
+gboolean
+plx_search_page_is_running (PlxSearchPage *self)
+{
+  return self->job != NULL;
+}
+
+/* ---- table and plot ----------------------------------------------------------------- */
+
+static void
+setup_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+  const Column *col = data;
+
+  gtk_label_set_xalign (GTK_LABEL (label), g_str_equal (col->id, "schedule") || g_str_equal (col->id, "recompute") ||
+                                               g_str_equal (col->id, "engine") || g_str_equal (col->id, "pareto")
+                                             ? 0.0 : 1.0);
+  gtk_widget_add_css_class (label, "numeric");
+  gtk_list_item_set_child (item, label);
+}
+
+static void
+bind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+{
+  const Column *col = data;
+  PlxSearchRow *row = gtk_list_item_get_item (item);
+  g_autofree char *text = col->text (row);
+
+  gtk_label_set_text (GTK_LABEL (gtk_list_item_get_child (item)), text);
+}
+
+static int
+compare_rows (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const Column *col = data;
+  const PlxSearchRow *ra = a, *rb = b;
+  double ka = col->key (ra), kb = col->key (rb);
+
+  if (ka != kb)
+    return ka < kb ? GTK_ORDERING_SMALLER : GTK_ORDERING_LARGER;
+  /* Ties in rank order, so a sort is stable and the same on every run. */
+  return ra->rank < rb->rank ? GTK_ORDERING_SMALLER : ra->rank > rb->rank ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
+}
+
+static void
+build_table (PlxSearchPage *self)
+{
+  GtkSorter *sorter;
+
+  self->rows = g_list_store_new (PLX_TYPE_SEARCH_ROW);
+  self->table = GTK_COLUMN_VIEW (gtk_column_view_new (NULL));
+  gtk_column_view_set_show_column_separators (self->table, TRUE);
+  gtk_column_view_set_reorderable (self->table, FALSE);
+  for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
+    {
+      GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+      GtkColumnViewColumn *column;
+      GtkSorter *col_sorter = GTK_SORTER (gtk_custom_sorter_new (compare_rows, (gpointer) &columns[i], NULL));
+
+      g_signal_connect (factory, "setup", G_CALLBACK (setup_cell), (gpointer) &columns[i]);
+      g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), (gpointer) &columns[i]);
+      column = gtk_column_view_column_new (_(columns[i].title), factory);
+      gtk_column_view_column_set_sorter (column, col_sorter);
+      gtk_column_view_column_set_resizable (column, TRUE);
+      gtk_column_view_append_column (self->table, column);
+      self->column[i] = column;
+      g_object_unref (col_sorter);
+      g_object_unref (column);
+    }
+  sorter = gtk_column_view_get_sorter (self->table);
+  self->sorted = gtk_sort_list_model_new (G_LIST_MODEL (g_object_ref (self->rows)), g_object_ref (sorter));
+  self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->sorted)));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  gtk_column_view_set_model (self->table, GTK_SELECTION_MODEL (self->selection));
+  /* Ranked by step time to begin with. */
+  gtk_column_view_sort_by_column (self->table, self->column[0], GTK_SORT_ASCENDING);
+}
+
+static void
+on_selection_changed (GtkSingleSelection *selection, GParamSpec *pspec, PlxSearchPage *self)
+{
+  PlxSearchRow *row = gtk_single_selection_get_selected_item (selection);
+
+  update_sensitivity (self);
+  if (self->syncing)
+    return;
+  self->syncing = TRUE;
+  plx_scatter_view_set_selected (self->scatter, row != NULL ? (gint) row->rank - 1 : -1);
+  self->syncing = FALSE;
+}
+
+static guint
+position_of_rank (PlxSearchPage *self, guint rank)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sorted));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (PlxSearchRow) row = g_list_model_get_item (G_LIST_MODEL (self->sorted), i);
+      if (row->rank == rank)
+        return i;
+    }
+  return GTK_INVALID_LIST_POSITION;
+}
+
+void
+plx_search_page_select (PlxSearchPage *self,
+                        guint          position)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sorted));
+  GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (self->table_scroller);
+
+  if (position >= n)
+    return;
+  gtk_single_selection_set_selected (self->selection, position);
+  /* GTK 4.8 has no gtk_column_view_scroll_to (4.12): rows are of one height, so the
+   * row's offset is its share of the scrolled height. */
+  {
+    double upper = gtk_adjustment_get_upper (adj), page = gtk_adjustment_get_page_size (adj);
+    double y = (position + 0.5) / n * upper - page / 2.0;
+    gtk_adjustment_set_value (adj, CLAMP (y, 0.0, MAX (upper - page, 0.0)));
+  }
+}
+
+guint
+plx_search_page_get_selected (PlxSearchPage *self)
+{
+  return gtk_single_selection_get_selected (self->selection);
+}
+
+static void
+on_point_clicked (PlxScatterView *view, guint index, PlxSearchPage *self)
+{
+  guint pos;
+
+  if (self->syncing)
+    return;
+  pos = position_of_rank (self, index + 1);
+  if (pos != GTK_INVALID_LIST_POSITION)
+    {
+      self->syncing = TRUE;
+      plx_search_page_select (self, pos);
+      self->syncing = FALSE;
+    }
+}
+
+void
+plx_search_page_choose (PlxSearchPage *self,
+                        guint          position)
+{
+  g_autoptr (PlxSearchRow) row = g_list_model_get_item (G_LIST_MODEL (self->sorted), position);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) json = NULL;
+
+  if (row == NULL || self->searched == NULL)
+    return;
+  json = plx_search_result_to_scenario (&row->r, self->searched->json, self->searched->scenario->cluster->gpus_per_node,
+                                        &error);
+  if (json == NULL)
+    {
+      set_status (self, error->message);
+      return;
+    }
+  g_signal_emit (self, signals[STRATEGY_CHOSEN], 0, json, row->rank);
+}
+
+static void
+on_row_activated (GtkColumnView *view, guint position, PlxSearchPage *self)
+{
+  plx_search_page_choose (self, position);
+}
+
+static void
+on_point_activated (PlxScatterView *view, guint index, PlxSearchPage *self)
+{
+  guint pos = position_of_rank (self, index + 1);
+
+  if (pos != GTK_INVALID_LIST_POSITION)
+    plx_search_page_choose (self, pos);
+}
+
+static void
+on_use_clicked (GtkButton *button, PlxSearchPage *self)
+{
+  guint pos = gtk_single_selection_get_selected (self->selection);
+
+  if (pos != GTK_INVALID_LIST_POSITION)
+    plx_search_page_choose (self, pos);
+}
+
+/* ---- constraints -------------------------------------------------------------------- */
+
+static void
+on_gpus_changed (GtkSpinButton *spin, PlxSearchPage *self)
+{
+  if (!self->setting)
+    self->gpus_touched = TRUE;
+}
+
+static GtkWidget *
+labelled (const char *label, GtkWidget *control, const char *tooltip)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  GtkWidget *l = gtk_label_new (label);
+
+  gtk_label_set_xalign (GTK_LABEL (l), 0.0);
+  gtk_widget_add_css_class (l, "caption");
+  gtk_widget_add_css_class (l, "dim-label");
+  gtk_box_append (GTK_BOX (box), l);
+  gtk_box_append (GTK_BOX (box), control);
+  if (tooltip != NULL)
+    gtk_widget_set_tooltip_text (box, tooltip);
+  return box;
+}
+
+static GtkSpinButton *
+spin (double lo, double hi, double step, double value)
+{
+  GtkWidget *s = gtk_spin_button_new_with_range (lo, hi, step);
+
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (s), value);
+  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (s), TRUE);
+  return GTK_SPIN_BUTTON (s);
+}
+
+/* Two rows: the search's extent, then what is held fixed. The second scrolls
+ * sideways rather than making the window wider. */
+static GtkWidget *
+build_constraints (PlxSearchPage *self)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  GtkWidget *extent = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *fixed = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  GtkWidget *fixed_scroller = gtk_scrolled_window_new ();
+  GtkWidget *range = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
+  GtkWidget *fixed_label = gtk_label_new (_("Held fixed"));
+
+  self->gpus_min = spin (1, 10000000, 8, 64);
+  self->gpus_max = spin (1, 10000000, 8, 64);
+  g_signal_connect (self->gpus_min, "value-changed", G_CALLBACK (on_gpus_changed), self);
+  g_signal_connect (self->gpus_max, "value-changed", G_CALLBACK (on_gpus_changed), self);
+  gtk_box_append (GTK_BOX (range), GTK_WIDGET (self->gpus_min));
+  gtk_box_append (GTK_BOX (range), gtk_label_new ("–"));
+  gtk_box_append (GTK_BOX (range), GTK_WIDGET (self->gpus_max));
+  gtk_box_append (GTK_BOX (extent),
+                  labelled (_("GPUs"), range, _("The cluster's GPU count, or a range: every whole number of nodes in it")));
+  self->headroom = spin (0, 90, 1, 0);
+  gtk_box_append (GTK_BOX (extent), labelled (_("Memory headroom (%)"), GTK_WIDGET (self->headroom),
+                                              _("Share of usable GPU memory to keep free")));
+  self->top_k = spin (0, 1000, 1, 10);
+  gtk_box_append (GTK_BOX (extent), labelled (_("Re-simulate best"), GTK_WIDGET (self->top_k),
+                                              _("How many of the fastest to re-simulate with the event engine")));
+
+  gtk_widget_add_css_class (fixed_label, "heading");
+  gtk_widget_set_valign (fixed_label, GTK_ALIGN_END);
+  gtk_widget_set_margin_bottom (fixed_label, 8);
+  gtk_box_append (GTK_BOX (fixed), fixed_label);
+  for (guint i = 0; i < N_FIX; i++)
+    {
+      g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
+      g_auto (GStrv) items = NULL;
+
+      g_strv_builder_add (b, _("Any"));
+      for (guint v = 0; fix_controls[i].shown[v] != NULL; v++)
+        g_strv_builder_add (b, fix_controls[i].fix ? _(fix_controls[i].shown[v]) : fix_controls[i].shown[v]);
+      items = g_strv_builder_end (b);
+      self->fix[i] = GTK_DROP_DOWN (gtk_drop_down_new_from_strings ((const char *const *) items));
+      gtk_box_append (GTK_BOX (fixed), labelled (_(fix_controls[i].label), GTK_WIDGET (self->fix[i]), NULL));
+    }
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (fixed_scroller), GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (fixed_scroller), fixed);
+  gtk_box_append (GTK_BOX (box), extent);
+  gtk_box_append (GTK_BOX (box), fixed_scroller);
+  return box;
+}
+
+gboolean
+plx_search_page_set_fix (PlxSearchPage *self,
+                         const char    *fix,
+                         GError       **error)
+{
+  g_auto (GStrv) parts = g_strsplit (fix, ",", -1);
+  guint chosen[N_FIX] = { 0 };
+  PlxSearchOptions check;
+
+  plx_search_options_init (&check);
+  if (!plx_search_options_parse_fix (&check, fix, error))
+    return FALSE;
+  for (guint p = 0; parts[p] != NULL; p++)
+    {
+      g_auto (GStrv) kv = g_strsplit (g_strstrip (parts[p]), "=", 2);
+      gboolean found = FALSE;
+      if (kv[0] == NULL || kv[0][0] == '\0')
+        continue;
+      for (guint i = 0; i < N_FIX && !found; i++)
+        {
+          const char *const *values = fix_controls[i].fix ? fix_controls[i].fix : fix_controls[i].shown;
+          if (!g_str_equal (kv[0], fix_controls[i].key))
+            continue;
+          for (guint v = 0; values[v] != NULL && !found; v++)
+            if (g_strcmp0 (kv[1], values[v]) == 0)
+              {
+                chosen[i] = v + 1;
+                found = TRUE;
+              }
+        }
+      if (!found)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, _("search page: \"%s\" is not one of the choices offered"),
+                       parts[p]);
+          return FALSE;
+        }
+    }
+  for (guint i = 0; i < N_FIX; i++)
+    gtk_drop_down_set_selected (self->fix[i], chosen[i]);
+  return TRUE;
+}
+
+void
+plx_search_page_set_gpus (PlxSearchPage *self,
+                          guint          gpus_min,
+                          guint          gpus_max)
+{
+  gtk_spin_button_set_value (self->gpus_min, gpus_min);
+  gtk_spin_button_set_value (self->gpus_max, gpus_max);
+}
+
+void
+plx_search_page_set_scenario (PlxSearchPage *self,
+                              PlxResult     *result)
+{
+  if (result != NULL)
+    plx_result_ref (result);
+  g_clear_pointer (&self->scenario, plx_result_unref);
+  self->scenario = result;
+  if (result != NULL)
+    {
+      guint gpus = plx_cluster_get_n_gpus (result->scenario->cluster);
+      guint per_node = result->scenario->cluster->gpus_per_node;
+      /* The range follows the cluster until the user sets one. */
+      if (!self->gpus_touched && gpus != self->cluster_gpus)
+        {
+          self->setting = TRUE;
+          gtk_spin_button_set_increments (self->gpus_min, per_node, per_node * 8);
+          gtk_spin_button_set_increments (self->gpus_max, per_node, per_node * 8);
+          gtk_spin_button_set_value (self->gpus_min, gpus);
+          gtk_spin_button_set_value (self->gpus_max, gpus);
+          self->setting = FALSE;
+        }
+      self->cluster_gpus = gpus;
+    }
+  update_sensitivity (self);
+}
+
+/* ---- construction --------------------------------------------------------------------- */
+
+static void
+plx_search_page_dispose (GObject *object)
+{
+  PlxSearchPage *self = PLX_SEARCH_PAGE (object);
+
+  self->disposed = TRUE;
+  plx_search_page_cancel (self);
+  g_clear_handle_id (&self->progress_id, g_source_remove);
+  g_clear_pointer (&self->scenario, plx_result_unref);
+  g_clear_pointer (&self->searched, plx_result_unref);
+  g_clear_pointer (&self->search, plx_search_free);
+  g_clear_pointer (&self->status_text, g_free);
+  g_clear_object (&self->rows);
+  g_clear_object (&self->sorted);
+  g_clear_object (&self->selection);
+  G_OBJECT_CLASS (plx_search_page_parent_class)->dispose (object);
+}
+
+static void
+plx_search_page_class_init (PlxSearchPageClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = plx_search_page_dispose;
+  /* (JsonNode *scenario, guint rank) */
+  signals[STRATEGY_CHOSEN] = g_signal_new ("strategy-chosen", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                           NULL, NULL, G_TYPE_NONE, 2, JSON_TYPE_NODE, G_TYPE_UINT);
+}
+
+static void
+plx_search_page_init (PlxSearchPage *self)
+{
+  GtkWidget *header = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  GtkWidget *actions = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
+
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
+  gtk_box_set_spacing (GTK_BOX (self), 6);
+  gtk_widget_set_margin_start (header, 12);
+  gtk_widget_set_margin_end (header, 12);
+  gtk_widget_set_margin_top (header, 6);
+  gtk_box_append (GTK_BOX (header), build_constraints (self));
+
+  self->search_button = GTK_BUTTON (gtk_button_new_with_mnemonic (_("_Search")));
+  gtk_widget_add_css_class (GTK_WIDGET (self->search_button), "suggested-action");
+  g_signal_connect_swapped (self->search_button, "clicked", G_CALLBACK (plx_search_page_start), self);
+  self->cancel_button = GTK_BUTTON (gtk_button_new_with_mnemonic (_("_Cancel")));
+  g_signal_connect_swapped (self->cancel_button, "clicked", G_CALLBACK (plx_search_page_cancel), self);
+  self->use_button = GTK_BUTTON (gtk_button_new_with_mnemonic (_("_Use Strategy")));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->use_button), _("Load the selected strategy into the main view"));
+  g_signal_connect (self->use_button, "clicked", G_CALLBACK (on_use_clicked), self);
+  self->progress = GTK_PROGRESS_BAR (gtk_progress_bar_new ());
+  gtk_widget_set_hexpand (GTK_WIDGET (self->progress), TRUE);
+  gtk_widget_set_valign (GTK_WIDGET (self->progress), GTK_ALIGN_CENTER);
+  self->hint = GTK_LABEL (gtk_label_new (_("Search every valid strategy for the scenario's model, cluster and global batch.")));
+  gtk_label_set_xalign (self->hint, 0.0);
+  gtk_label_set_ellipsize (self->hint, PANGO_ELLIPSIZE_END);
+  gtk_widget_set_hexpand (GTK_WIDGET (self->hint), TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->hint), "dim-label");
+  gtk_box_append (GTK_BOX (actions), GTK_WIDGET (self->search_button));
+  gtk_box_append (GTK_BOX (actions), GTK_WIDGET (self->cancel_button));
+  gtk_box_append (GTK_BOX (actions), GTK_WIDGET (self->progress));
+  gtk_box_append (GTK_BOX (actions), GTK_WIDGET (self->hint));
+  gtk_box_append (GTK_BOX (actions), GTK_WIDGET (self->use_button));
+  gtk_box_append (GTK_BOX (header), actions);
+  self->status = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->status, 0.0);
+  gtk_label_set_wrap (self->status, TRUE);
+  gtk_label_set_selectable (self->status, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->status), "caption");
+  gtk_box_append (GTK_BOX (header), GTK_WIDGET (self->status));
+  gtk_box_append (GTK_BOX (self), header);
+
+  build_table (self);
+  g_signal_connect (self->selection, "notify::selected", G_CALLBACK (on_selection_changed), self);
+  g_signal_connect (self->table, "activate", G_CALLBACK (on_row_activated), self);
+  self->table_scroller = GTK_SCROLLED_WINDOW (gtk_scrolled_window_new ());
+  gtk_scrolled_window_set_child (self->table_scroller, GTK_WIDGET (self->table));
+  gtk_widget_set_size_request (GTK_WIDGET (self->table_scroller), 320, 200);
+  self->scatter = PLX_SCATTER_VIEW (plx_scatter_view_new ());
+  g_signal_connect (self->scatter, "point-clicked", G_CALLBACK (on_point_clicked), self);
+  g_signal_connect (self->scatter, "point-activated", G_CALLBACK (on_point_activated), self);
+  gtk_paned_set_start_child (GTK_PANED (paned), GTK_WIDGET (self->table_scroller));
+  gtk_paned_set_end_child (GTK_PANED (paned), GTK_WIDGET (self->scatter));
+  gtk_paned_set_position (GTK_PANED (paned), 560);
+  gtk_paned_set_shrink_start_child (GTK_PANED (paned), FALSE);
+  gtk_paned_set_shrink_end_child (GTK_PANED (paned), FALSE);
+  gtk_widget_set_vexpand (paned, TRUE);
+  gtk_box_append (GTK_BOX (self), paned);
+  update_sensitivity (self);
+}
+
+GtkWidget *
+plx_search_page_new (void)
+{
+  return g_object_new (PLX_TYPE_SEARCH_PAGE, NULL);
+}
+
+const PlxSearch *
+plx_search_page_get_search (PlxSearchPage *self)
+{
+  return self->search;
+}
+
+GListModel *
+plx_search_page_get_rows (PlxSearchPage *self)
+{
+  return G_LIST_MODEL (self->sorted);
+}
+
+const PlxSearchResult *
+plx_search_page_get_row (PlxSearchPage *self,
+                         guint          position,
+                         guint         *rank)
+{
+  g_autoptr (PlxSearchRow) row = g_list_model_get_item (G_LIST_MODEL (self->sorted), position);
+
+  if (row == NULL)
+    return NULL;
+  if (rank != NULL)
+    *rank = row->rank;
+  /* The store keeps the row alive after the reference here is dropped. */
+  return &row->r;
+}
+
+gboolean
+plx_search_page_sort_by (PlxSearchPage *self,
+                         const char    *column,
+                         gboolean       descending)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
+    if (g_str_equal (column, columns[i].id))
+      {
+        gtk_column_view_sort_by_column (self->table, self->column[i], descending ? GTK_SORT_DESCENDING : GTK_SORT_ASCENDING);
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
+plx_search_page_get_status (PlxSearchPage *self)
+{
+  return self->status_text;
+}
+
+PlxScatterView *
+plx_search_page_get_scatter (PlxSearchPage *self)
+{
+  return self->scatter;
+}
