@@ -667,20 +667,22 @@ results_to_csv (const PlxSearch *search)
 {
   GString *out = g_string_new ("n_gpus,dp,tp,pp,cp,ep,micro_batch_size,global_batch_size,seq_length,schedule,"
                                "virtual_stages,recompute,zero_stage,dtype,sequence_parallel,flash_attention,"
-                               "step_time_s,engine,mfu,tokens_per_s,peak_memory_bytes,fits_in_memory,pareto\n");
+                               "step_time_s,engine,mfu,tokens_per_s,peak_memory_bytes,fits_in_memory,pareto,"
+                               "analytical_step_time_s,pareto_gpus\n");
 
   for (guint i = 0; i < search->results->len; i++)
     {
       const PlxSearchResult *r = &g_array_index (search->results, PlxSearchResult, i);
       const PlxStrategy *s = &r->strategy;
       g_string_append_printf (out, "%u,%u,%u,%u,%u,%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-                              ",%s,%u,%s,%u,%s,%s,%s,%.9g,%s,%.6g,%.6g,%" G_GUINT64_FORMAT ",true,%s\n",
+                              ",%s,%u,%s,%u,%s,%s,%s,%.9g,%s,%.6g,%.6g,%" G_GUINT64_FORMAT ",true,%s,%.9g,%s\n",
                               r->n_gpus, s->dp, s->tp, s->pp, s->cp, s->ep, s->micro_batch_size, s->global_batch_size,
                               s->seq_length, plx_schedule_to_string (s->schedule), s->virtual_stages,
                               plx_recompute_to_string (s->recompute), s->zero_stage, plx_dtype_to_string (s->dtype),
                               s->sequence_parallel ? "true" : "false", s->flash_attention ? "true" : "false",
                               r->step_time_s, r->event ? "event" : "analytical", r->mfu, r->tokens_per_s,
-                              r->peak_memory_bytes, r->pareto ? "true" : "false");
+                              r->peak_memory_bytes, r->pareto ? "true" : "false", r->analytical_step_time_s,
+                              r->pareto_gpus ? "true" : "false");
     }
   return g_string_free (out, FALSE);
 }

@@ -241,9 +241,10 @@ compare_front (gconstpointer pa, gconstpointer pb)
   return (a->index > b->index) - (a->index < b->index);
 }
 
-/* A result is on the front if no other is strictly faster and needs no more (memory,
- * or GPUs). Sorted by step time, a sweep finds them: the smallest need of everything
- * strictly faster must be above this one's. */
+/* A result is on the front if no other dominates it: at least as fast and needing no
+ * more (memory, or GPUs), and strictly better in one of the two. Sorted by step time,
+ * a sweep finds them: among equal step times only the smallest need can be on it,
+ * and only if everything strictly faster needs more. */
 static void
 mark_front (GArray *results, gboolean by_gpus)
 {
@@ -263,17 +264,19 @@ mark_front (GArray *results, gboolean by_gpus)
     {
       guint j = i;
       guint64 group_min = G_MAXUINT64;
-      /* Equal step times are not faster than each other. */
       while (j < results->len && e[j].step == e[i].step)
         {
-          PlxSearchResult *r = &g_array_index (results, PlxSearchResult, e[j].index);
-          gboolean front = e[j].key < best;
+          group_min = MIN (group_min, e[j].key);
+          j++;
+        }
+      for (guint k = i; k < j; k++)
+        {
+          PlxSearchResult *r = &g_array_index (results, PlxSearchResult, e[k].index);
+          gboolean front = e[k].key == group_min && e[k].key < best;
           if (by_gpus)
             r->pareto_gpus = front;
           else
             r->pareto = front;
-          group_min = MIN (group_min, e[j].key);
-          j++;
         }
       best = MIN (best, group_min);
       i = j;

@@ -2288,6 +2288,12 @@ test_search_csv_and_errors (void)
   for (guint i = 1; lines[i] != NULL && lines[i][0] != '\0'; i++)
     {
       g_auto (GStrv) cols = g_strsplit (lines[i], ",", -1);
+      g_auto (GStrv) header = g_strsplit (lines[0], ",", -1);
+      /* As many fields as the header names, the closed-form time last but one. */
+      g_assert_cmpuint (g_strv_length (cols), ==, 25);
+      g_assert_cmpuint (g_strv_length (header), ==, 25);
+      g_assert_cmpstr (header[23], ==, "analytical_step_time_s");
+      g_assert_cmpfloat (g_ascii_strtod (cols[23], NULL), >, 0.0);
       g_assert_cmpstr (cols[2], ==, "8");
       g_assert_cmpstr (cols[11], ==, "selective");
     }

@@ -139,25 +139,36 @@ test_pareto (void)
   g_autoptr (PlxScenario) sc = case_scenario (3);
   PlxSearchOptions o;
   g_autoptr (PlxSearch) s = NULL;
-  guint on_front = 0;
+  guint on_front = 0, on_gpu_front = 0;
 
+  /* A GPU range, so both fronts have something to choose between. Brute force:
+   * dominated when another is at least as fast and needs no more, and is strictly
+   * better in one. */
   plx_search_options_init (&o);
+  o.gpus_min = 64;
+  o.gpus_max = 128;
   s = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, NULL);
   for (guint i = 0; i < s->results->len; i++)
     {
       const PlxSearchResult *a = &g_array_index (s->results, PlxSearchResult, i);
-      gboolean dominated = FALSE;
+      gboolean dominated = FALSE, dominated_gpus = FALSE;
       for (guint j = 0; j < s->results->len; j++)
         {
           const PlxSearchResult *b = &g_array_index (s->results, PlxSearchResult, j);
-          if (j != i && b->step_time_s < a->step_time_s && b->peak_memory_bytes <= a->peak_memory_bytes)
+          if (b->step_time_s <= a->step_time_s && b->peak_memory_bytes <= a->peak_memory_bytes &&
+              (b->step_time_s < a->step_time_s || b->peak_memory_bytes < a->peak_memory_bytes))
             dominated = TRUE;
+          if (b->step_time_s <= a->step_time_s && b->n_gpus <= a->n_gpus &&
+              (b->step_time_s < a->step_time_s || b->n_gpus < a->n_gpus))
+            dominated_gpus = TRUE;
         }
-      /* On the front exactly when nothing is both faster and no larger. */
       g_assert_cmpint (a->pareto, ==, !dominated);
+      g_assert_cmpint (a->pareto_gpus, ==, !dominated_gpus);
       on_front += a->pareto;
+      on_gpu_front += a->pareto_gpus;
     }
   g_assert_cmpuint (on_front, >=, 2);
+  g_assert_cmpuint (on_gpu_front, >=, 2);
 }
 
 static void
