@@ -13,8 +13,9 @@ struct _PlxScatterView
   GArray           *results;      /* PlxSearchResult */
   PlxScatterPoint  *points;
   double            usable_bytes;
-  char             *title;
+  char             *subject;
   gint              selected;
+  gboolean          by_gpus;
   gboolean          dark;
   PlxScatterLayout *layout;       /* the last drawn, for hit tests */
 };
@@ -34,11 +35,14 @@ static PlxScatterLayout *
 make_layout (PlxScatterView *self, double width, double height)
 {
   PlxScatterOptions o;
+  g_autofree char *title = self->by_gpus ? g_strdup_printf (_("%s: step time against GPU count"), self->subject)
+                                         : g_strdup_printf (_("%s: step time against peak memory"), self->subject);
 
   plx_scatter_options_init (&o, width, height);
   o.usable_bytes = self->usable_bytes;
   o.selected = self->selected;
-  o.title = self->title;
+  o.by_gpus = self->by_gpus;
+  o.title = self->subject != NULL ? title : NULL;
   return plx_scatter_layout_new (self->points, n_points (self), &o);
 }
 
@@ -138,8 +142,9 @@ plx_scatter_view_describe_at (PlxScatterView *self,
   g_string_append_printf (text, _("\nStep time %s (%s), MFU %.1f %%"), step,
                           r->event ? _("event simulation") : _("analytical"), r->mfu * 100.0);
   g_string_append_printf (text, _("\nPeak memory %.1f GiB per GPU"), r->peak_memory_bytes / 1073741824.0);
-  if (r->pareto)
-    g_string_append_printf (text, "\n%s", _("On the Pareto front: nothing else is both faster and smaller"));
+  if (self->by_gpus ? r->pareto_gpus : r->pareto)
+    g_string_append_printf (text, "\n%s", self->by_gpus ? _("On the Pareto front: nothing else is both faster and on fewer GPUs")
+                                                         : _("On the Pareto front: nothing else is both faster and smaller"));
   g_string_append_printf (text, "\n<i>%s</i>", _("Double-click to use this strategy"));
   return g_string_free (text, FALSE);
 }
@@ -175,7 +180,7 @@ plx_scatter_view_dispose (GObject *object)
 
   g_clear_pointer (&self->results, g_array_unref);
   g_clear_pointer (&self->points, g_free);
-  g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->subject, g_free);
   g_clear_pointer (&self->layout, plx_scatter_layout_free);
   G_OBJECT_CLASS (plx_scatter_view_parent_class)->dispose (object);
 }
@@ -216,12 +221,12 @@ void
 plx_scatter_view_set_results (PlxScatterView *self,
                               GArray         *results,
                               double          usable_bytes,
-                              const char     *title)
+                              const char     *subject)
 {
   g_clear_pointer (&self->results, g_array_unref);
   g_clear_pointer (&self->points, g_free);
-  g_free (self->title);
-  self->title = g_strdup (title);
+  g_free (self->subject);
+  self->subject = g_strdup (subject);
   self->usable_bytes = usable_bytes;
   self->selected = -1;
   if (results != NULL)
@@ -234,6 +239,8 @@ plx_scatter_view_set_results (PlxScatterView *self,
           self->points[i].memory_bytes = (double) r->peak_memory_bytes;
           self->points[i].step_time_s = r->step_time_s;
           self->points[i].pareto = r->pareto;
+          self->points[i].gpus = r->n_gpus;
+          self->points[i].pareto_gpus = r->pareto_gpus;
         }
     }
   invalidate (self);
@@ -255,6 +262,14 @@ gint
 plx_scatter_view_get_selected (PlxScatterView *self)
 {
   return self->selected;
+}
+
+void
+plx_scatter_view_set_by_gpus (PlxScatterView *self,
+                              gboolean        by_gpus)
+{
+  self->by_gpus = by_gpus;
+  invalidate (self);
 }
 
 void

@@ -12,11 +12,15 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PlxScatterView, plx_scatter_view, PLX, SCATTER_VIEW, GtkDrawingArea)
 
 GtkWidget *plx_scatter_view_new (void);
-/* `results`: PlxSearchResult, best first (the view keeps a reference); NULL clears. */
+/* `results`: PlxSearchResult, best first (the view keeps a reference); NULL clears.
+ * `subject` begins the title ("gpt3-175b, global batch 64"). */
 void       plx_scatter_view_set_results (PlxScatterView *self,
                                          GArray         *results,
                                          double          usable_bytes,
-                                         const char     *title);
+                                         const char     *subject);
+/* Step time against GPU count (and that front) rather than against memory. */
+void       plx_scatter_view_set_by_gpus (PlxScatterView *self,
+                                         gboolean        by_gpus);
 /* Rings the result at `index` of the array, or none for -1. */
 void       plx_scatter_view_set_selected (PlxScatterView *self,
                                           gint            index);

@@ -183,6 +183,8 @@ struct _PlxSearchPage
   GtkSortListModel  *sorted;
   GtkSingleSelection *selection;
   PlxScatterView    *scatter;
+  GtkWidget         *plot_axis_box;  /* "Plot against", shown for a GPU range */
+  GtkDropDown       *plot_axis;
 
   PlxResult         *scenario;     /* what the next search starts from */
   PlxResult         *searched;     /* what the shown results were searched for */
@@ -359,7 +361,10 @@ show_search (PlxSearchPage *self, PlxSearch *search, PlxResult *base)
     }
   g_list_store_splice (self->rows, 0, g_list_model_get_n_items (G_LIST_MODEL (self->rows)), items->pdata, items->len);
   batch = count (base->scenario->strategy->global_batch_size);
-  title = g_strdup_printf (_("%s, global batch %s: step time against peak memory"), base->scenario->model->name, batch);
+  title = g_strdup_printf (_("%s, global batch %s"), base->scenario->model->name, batch);
+  gtk_widget_set_visible (self->plot_axis_box, range);
+  if (!range)
+    gtk_drop_down_set_selected (self->plot_axis, 0);
   plx_scatter_view_set_results (self->scatter, search->results, (double) (c->hbm_bytes - c->reserved_bytes), title);
   set_status (self, status);
   gtk_label_set_text (self->hint, search->results->len > 0
@@ -611,6 +616,12 @@ on_point_activated (PlxScatterView *view, guint index, PlxSearchPage *self)
 
   if (pos != GTK_INVALID_LIST_POSITION)
     plx_search_page_choose (self, pos);
+}
+
+static void
+on_plot_axis (GtkDropDown *dropdown, GParamSpec *pspec, PlxSearchPage *self)
+{
+  plx_scatter_view_set_by_gpus (self->scatter, gtk_drop_down_get_selected (dropdown) == 1);
 }
 
 static void
@@ -869,7 +880,23 @@ plx_search_page_init (PlxSearchPage *self)
   g_signal_connect (self->scatter, "point-clicked", G_CALLBACK (on_point_clicked), self);
   g_signal_connect (self->scatter, "point-activated", G_CALLBACK (on_point_activated), self);
   gtk_paned_set_start_child (GTK_PANED (paned), GTK_WIDGET (self->table_scroller));
-  gtk_paned_set_end_child (GTK_PANED (paned), GTK_WIDGET (self->scatter));
+  {
+    /* The plot, with a choice of x axis when the search spanned GPU counts. */
+    GtkWidget *plot = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+    GtkWidget *label = gtk_label_new (_("Plot step time against"));
+    const char *axes[] = { _("Peak memory"), _("GPU count"), NULL };
+    self->plot_axis_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+    self->plot_axis = GTK_DROP_DOWN (gtk_drop_down_new_from_strings (axes));
+    g_signal_connect (self->plot_axis, "notify::selected", G_CALLBACK (on_plot_axis), self);
+    gtk_widget_set_margin_start (self->plot_axis_box, 12);
+    gtk_widget_set_margin_top (self->plot_axis_box, 4);
+    gtk_box_append (GTK_BOX (self->plot_axis_box), label);
+    gtk_box_append (GTK_BOX (self->plot_axis_box), GTK_WIDGET (self->plot_axis));
+    gtk_widget_set_visible (self->plot_axis_box, FALSE);
+    gtk_box_append (GTK_BOX (plot), self->plot_axis_box);
+    gtk_box_append (GTK_BOX (plot), GTK_WIDGET (self->scatter));
+    gtk_paned_set_end_child (GTK_PANED (paned), plot);
+  }
   gtk_paned_set_position (GTK_PANED (paned), 560);
   gtk_paned_set_shrink_start_child (GTK_PANED (paned), FALSE);
   gtk_paned_set_shrink_end_child (GTK_PANED (paned), FALSE);
@@ -929,6 +956,13 @@ const char *
 plx_search_page_get_status (PlxSearchPage *self)
 {
   return self->status_text;
+}
+
+void
+plx_search_page_set_plot_by_gpus (PlxSearchPage *self,
+                                  gboolean       by_gpus)
+{
+  gtk_drop_down_set_selected (self->plot_axis, by_gpus ? 1 : 0);
 }
 
 PlxScatterView *

@@ -49,5 +49,8 @@ void            plx_search_page_choose (PlxSearchPage *self,
                                         guint          position);
 const char     *plx_search_page_get_status (PlxSearchPage *self);
 PlxScatterView *plx_search_page_get_scatter (PlxSearchPage *self);
+/* The plot's x axis: GPU count (offered after a search over a range) or memory. */
+void            plx_search_page_set_plot_by_gpus (PlxSearchPage *self,
+                                                  gboolean       by_gpus);
 
 G_END_DECLS

@@ -105,3 +105,30 @@ plx_axis_bytes_ticks (double  lo,
     }
   return step;
 }
+
+double
+plx_axis_count_ticks (double  lo,
+                      double  hi,
+                      guint   target,
+                      GArray *out)
+{
+  /* Whole numbers only: a step below 1 would label fractions of a GPU. */
+  double step = MAX (plx_axis_nice_step (hi - lo, target), 1.0);
+  double first = ceil (lo / step - 1e-9) * step;
+
+  g_array_set_size (out, 0);
+  if (!(hi > lo))
+    return step;
+  for (double v = first; v <= hi + step * 1e-9; v += step)
+    {
+      PlxAxisTick t;
+      double value = round (v / step) * step + 0.0;
+      t.value = value;
+      t.position = (value - lo) / (hi - lo);
+      snprintf (t.label, sizeof t.label, "%.0f", value);
+      g_array_append_val (out, t);
+      if (out->len > 1000)
+        break;
+    }
+  return step;
+}

@@ -24,6 +24,11 @@ double plx_axis_bytes_ticks (double  lo,
                              double  hi,
                              guint   target,
                              GArray *ticks);
+/* The same for counts (GPUs), labelled as whole numbers. */
+double plx_axis_count_ticks (double  lo,
+                             double  hi,
+                             guint   target,
+                             GArray *ticks);
 /* 1, 2 or 5 x 10^k just above span / target. */
 double plx_axis_nice_step (double span,
                            guint  target);

@@ -1,6 +1,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <glib/gi18n-lib.h>
 
@@ -21,6 +22,7 @@ plx_scatter_options_init (PlxScatterOptions *o,
   o->height_px = height_px;
   o->usable_bytes = 0.0;
   o->selected = -1;
+  o->by_gpus = FALSE;
   o->title = NULL;
 }
 
@@ -33,20 +35,21 @@ plx_scatter_layout_free (PlxScatterLayout *l)
   g_array_unref (l->front);
   g_array_unref (l->x_ticks);
   g_array_unref (l->y_ticks);
+  g_free (l->above);
   g_free (l);
 }
 
 typedef struct
 {
-  double memory, step;
+  double x, step;
 } FrontPoint;
 
 static int
 compare_front (const void *pa, const void *pb)
 {
   const FrontPoint *a = pa, *b = pb;
-  if (a->memory != b->memory)
-    return a->memory < b->memory ? -1 : 1;
+  if (a->x != b->x)
+    return a->x < b->x ? -1 : 1;
   return a->step < b->step ? -1 : a->step > b->step;
 }
 
@@ -63,7 +66,8 @@ plx_scatter_layout_new (const PlxScatterPoint   *points,
 {
   PlxScatterLayout *l = g_new0 (PlxScatterLayout, 1);
   double w = MAX (o->width_px, 200.0), h = MAX (o->height_px, 150.0);
-  double lo = G_MAXDOUBLE, hi = 0.0, mem_max = finite_or (o->usable_bytes, 0.0), step;
+  double lo = G_MAXDOUBLE, hi = 0.0, step;
+  double x_data_max = o->by_gpus ? 0.0 : finite_or (o->usable_bytes, 0.0);
   g_autofree FrontPoint *front = g_new (FrontPoint, MAX (n, 1));
   guint n_front = 0;
 
@@ -79,18 +83,21 @@ plx_scatter_layout_new (const PlxScatterPoint   *points,
   l->x_ticks = g_array_new (FALSE, FALSE, sizeof (PlxAxisTick));
   l->y_ticks = g_array_new (FALSE, FALSE, sizeof (PlxAxisTick));
   l->n_points = n;
+  l->by_gpus = o->by_gpus;
   l->selected = o->selected >= 0 && (guint) o->selected < n ? o->selected : -1;
-  g_strlcpy (l->title, o->title ? o->title : _("Step time against peak memory"), sizeof l->title);
+  g_strlcpy (l->title, o->title ? o->title : o->by_gpus ? _("Step time against GPU count") : _("Step time against peak memory"),
+             sizeof l->title);
 
   for (guint i = 0; i < n; i++)
     {
-      double s = finite_or (points[i].step_time_s, 0.0), m = finite_or (points[i].memory_bytes, 0.0);
+      double s = finite_or (points[i].step_time_s, 0.0);
+      double x = finite_or (o->by_gpus ? points[i].gpus : points[i].memory_bytes, 0.0);
       lo = MIN (lo, s);
       hi = MAX (hi, s);
-      mem_max = MAX (mem_max, m);
-      if (points[i].pareto)
+      x_data_max = MAX (x_data_max, x);
+      if (o->by_gpus ? points[i].pareto_gpus : points[i].pareto)
         {
-          front[n_front].memory = m;
+          front[n_front].x = x;
           front[n_front].step = s;
           n_front++;
         }
@@ -102,11 +109,24 @@ plx_scatter_layout_new (const PlxScatterPoint   *points,
   if (n == 0)
     lo = 0.0, hi = 1.0;
 
-  /* The x axis starts at zero, so distances read as memory; it reaches past the
-   * usable capacity so the line shows how much headroom each strategy leaves. */
-  l->x_max_bytes = mem_max > 0.0 ? mem_max * 1.05 : 1073741824.0;
+  /* The x axis starts at zero, so distances read as memory (or GPUs); it reaches
+   * past the usable capacity so the line shows how much headroom each strategy
+   * leaves. */
+  l->x_max = x_data_max > 0.0 ? x_data_max * 1.05 : o->by_gpus ? 1.0 : 1073741824.0;
   /* The y axis spans the step times on round values (Heckbert's nice numbers): the
    * differences between strategies are what the plot is for. */
+  /* A few very slow strategies would squash the rest (and the front) into the
+   * bottom of the plot: the axis stops at four times the fastest, or a fifth above
+   * the slowest point of the front if that is higher, and slower ones are drawn on
+   * the top edge as triangles and counted. */
+  {
+    double front_max = 0.0, cap;
+    for (guint i = 0; i < n_front; i++)
+      front_max = MAX (front_max, front[i].step);
+    cap = MAX (4.0 * lo, 1.2 * front_max);
+    if (lo > 0.0 && hi > cap)
+      hi = cap;
+  }
   if (!(hi > lo))
     {
       double pad = lo > 0.0 ? lo * 0.1 : 1.0;
@@ -119,7 +139,10 @@ plx_scatter_layout_new (const PlxScatterPoint   *points,
   if (!(l->y_hi_s > l->y_lo_s))
     l->y_hi_s = l->y_lo_s + step;
 
-  plx_axis_bytes_ticks (0.0, l->x_max_bytes, MAX ((guint) ((l->plot_x1 - l->plot_x0) * w / 90.0), 2), l->x_ticks);
+  if (o->by_gpus)
+    plx_axis_count_ticks (0.0, l->x_max, MAX ((guint) ((l->plot_x1 - l->plot_x0) * w / 90.0), 2), l->x_ticks);
+  else
+    plx_axis_bytes_ticks (0.0, l->x_max, MAX ((guint) ((l->plot_x1 - l->plot_x0) * w / 90.0), 2), l->x_ticks);
   for (guint i = 0; i < l->x_ticks->len; i++)
     {
       PlxAxisTick *tk = &g_array_index (l->x_ticks, PlxAxisTick, i);
@@ -132,21 +155,37 @@ plx_scatter_layout_new (const PlxScatterPoint   *points,
       tk->position = l->plot_y1 - tk->position * (l->plot_y1 - l->plot_y0);
     }
 
-#define PX(m) (l->plot_x0 + (m) / l->x_max_bytes * (l->plot_x1 - l->plot_x0))
-#define PY(s) (l->plot_y1 - ((s) - l->y_lo_s) / (l->y_hi_s - l->y_lo_s) * (l->plot_y1 - l->plot_y0))
+#define PX(m) (l->plot_x0 + (m) / l->x_max * (l->plot_x1 - l->plot_x0))
+#define PY(s) (l->plot_y1 - (MIN (s, l->y_hi_s) - l->y_lo_s) / (l->y_hi_s - l->y_lo_s) * (l->plot_y1 - l->plot_y0))
+  l->above = g_new0 (guint8, MAX (n, 1));
   for (guint i = 0; i < n; i++)
     {
-      PlxChartPoint p = { PX (finite_or (points[i].memory_bytes, 0.0)), PY (finite_or (points[i].step_time_s, 0.0)) };
+      double x = finite_or (o->by_gpus ? points[i].gpus : points[i].memory_bytes, 0.0);
+      double st = finite_or (points[i].step_time_s, 0.0);
+      PlxChartPoint p = { PX (x), PY (st) };
       g_array_append_val (l->positions, p);
+      if (st > l->y_hi_s)
+        {
+          l->above[i] = 1;
+          l->n_above++;
+        }
     }
-  l->usable_x = o->usable_bytes > 0.0 && isfinite (o->usable_bytes) ? PX (o->usable_bytes) : -1.0;
+  if (l->n_above > 0)
+    {
+      gsize len = strlen (l->summary);
+      snprintf (l->summary + len, sizeof l->summary - len,
+                g_dngettext (GETTEXT_PACKAGE, "; %u slower than the axis shows, on the top edge",
+                             "; %u slower than the axis shows, on the top edge", l->n_above),
+                l->n_above);
+    }
+  l->usable_x = !o->by_gpus && o->usable_bytes > 0.0 && isfinite (o->usable_bytes) ? PX (o->usable_bytes) : -1.0;
 
   /* The front as a staircase: from each point right at its step time to the next
    * point's memory, then down to that point's (faster) step time. */
   qsort (front, n_front, sizeof (FrontPoint), compare_front);
   for (guint i = 0; i < n_front; i++)
     {
-      PlxChartPoint p = { PX (front[i].memory), PY (front[i].step) };
+      PlxChartPoint p = { PX (front[i].x), PY (front[i].step) };
       if (i > 0)
         {
           PlxChartPoint corner = { p.x, PY (front[i - 1].step) };
@@ -228,8 +267,8 @@ plx_scatter_chart_render (const PlxScatterLayout *l,
       cairo_stroke (cr);
       plx_render_text (cr, style, tk->label, x, y1 + 6.0, fs * 0.95, style->muted, 0.5, 0.0, PLX_TEXT_NORMAL);
     }
-  plx_render_text (cr, style, _("Peak memory per GPU"), (x0 + x1) / 2.0, height - 8.0, fs, style->foreground, 0.5, 1.0,
-                   PLX_TEXT_BOLD);
+  plx_render_text (cr, style, l->by_gpus ? _("GPUs") : _("Peak memory per GPU"), (x0 + x1) / 2.0, height - 8.0, fs,
+                   style->foreground, 0.5, 1.0, PLX_TEXT_BOLD);
   cairo_save (cr);
   cairo_translate (cr, 14.0, (y0 + y1) / 2.0);
   cairo_rotate (cr, -G_PI / 2.0);
@@ -257,7 +296,16 @@ plx_scatter_chart_render (const PlxScatterLayout *l,
   for (guint i = 0; i < l->positions->len; i++)
     {
       const PlxChartPoint *p = &g_array_index (l->positions, PlxChartPoint, i);
-      dot (cr, p->x * width, p->y * height, 2.5);
+      if (l->above[i])
+        {
+          /* Off the top of the axis: a triangle pointing up. */
+          cairo_move_to (cr, p->x * width, p->y * height - 4.0);
+          cairo_line_to (cr, p->x * width + 3.5, p->y * height + 2.0);
+          cairo_line_to (cr, p->x * width - 3.5, p->y * height + 2.0);
+          cairo_close_path (cr);
+        }
+      else
+        dot (cr, p->x * width, p->y * height, 2.5);
     }
   cairo_fill (cr);
 

@@ -1,6 +1,7 @@
 /* plx-scatter-chart.h: a strategy search as a scatter plot: one point per strategy
- * that fits, step time up, peak memory per GPU across, the Pareto front (no other
- * strategy is both faster and smaller) drawn as a staircase and highlighted. */
+ * that fits, step time up, peak memory per GPU (or the GPU count) across, the Pareto
+ * front (no other strategy is both faster and smaller) drawn as a staircase and
+ * highlighted. */
 #pragma once
 
 #include <cairo.h>
@@ -15,7 +16,9 @@ typedef struct
 {
   double   memory_bytes;
   double   step_time_s;
-  gboolean pareto;
+  gboolean pareto;         /* on the front of step time against memory */
+  double   gpus;
+  gboolean pareto_gpus;    /* on the front of step time against GPU count */
 } PlxScatterPoint;
 
 typedef struct
@@ -24,6 +27,7 @@ typedef struct
   double      height_px;
   double      usable_bytes;   /* usable HBM per GPU, drawn as a line; 0: none */
   gint        selected;       /* index of the point to ring, or -1 */
+  gboolean    by_gpus;        /* x is the GPU count, the front is against it */
   const char *title;
 } PlxScatterOptions;
 
@@ -31,16 +35,20 @@ typedef struct
 {
   double   width_px, height_px, font_size;
   double   plot_x0, plot_x1, plot_y0, plot_y1;   /* 0..1 of the chart; y grows downwards */
-  double   x_max_bytes;                          /* the x axis spans 0 .. x_max_bytes */
-  double   y_lo_s, y_hi_s;                       /* the y axis, bottom to top */
+  gboolean by_gpus;
+  double   x_max;                                /* the x axis spans 0 .. x_max (bytes or GPUs) */
+  double   y_lo_s, y_hi_s;                       /* the y axis, bottom to top: up to 4x the
+                                                  * fastest or 1.2x the front's slowest, so
+                                                  * outliers do not squash the rest */
   GArray  *positions;                            /* PlxChartPoint, one per input point */
   GArray  *front;                                /* PlxChartPoint: the staircase, by memory */
   GArray  *x_ticks, *y_ticks;                    /* PlxAxisTick */
   double   usable_x;                             /* < 0: no line */
   gint     selected;
-  guint    n_points, n_pareto;
+  guint8  *above;                                /* per point: slower than the axis's top */
+  guint    n_points, n_pareto, n_above;
   char     title[200];
-  char     summary[120];                         /* "1098 strategies, 9 on the Pareto front" */
+  char     summary[200];                         /* "1098 strategies, 9 on the Pareto front" */
 } PlxScatterLayout;
 
 void              plx_scatter_options_init (PlxScatterOptions *options,

@@ -56,6 +56,16 @@ main (int argc, char **argv)
         g_main_context_iteration (NULL, TRUE);
       plx_search_page_select (page, 2);
     }
+  else if (g_str_equal (mode, "search-range"))
+    {
+      PlxSearchPage *page = PLX_SEARCH_PAGE (plx_window_get_search_page (w));
+      plx_window_show_page (w, "search");
+      plx_search_page_set_gpus (page, 64, 512);
+      plx_search_page_start (page);
+      while (plx_search_page_is_running (page))
+        g_main_context_iteration (NULL, TRUE);
+      plx_search_page_set_plot_by_gpus (page, TRUE);
+    }
   pump (1500);
   g_print ("ready\n");
   while (TRUE)

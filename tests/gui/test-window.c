@@ -386,6 +386,22 @@ run_search (PlxWindow *w)
   pump (100);
 }
 
+/* The table position of the result ranked `rank`. */
+static guint
+position_of_rank (PlxSearchPage *page, guint rank)
+{
+  GListModel *rows = plx_search_page_get_rows (page);
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      guint r;
+      plx_search_page_get_row (page, i, &r);
+      if (r == rank)
+        return i;
+    }
+  g_assert_not_reached ();
+}
+
 static void
 test_search_runs_and_sorts (void)
 {
@@ -498,6 +514,33 @@ test_search_choose_loads (void)
   /* A range of GPU counts: a row on another count than the cluster's resizes it. */
   plx_search_page_set_gpus (page, 64, 128);
   run_search (w);
+  {
+    /* Plotted against GPU count, 64 GPUs sit left of 128 whatever their memory. */
+    PlxScatterView *scatter = plx_search_page_get_scatter (page);
+    gint i64 = -1, i128 = -1;
+    double x64, y64, x128, y128;
+    for (guint i = 0; i < g_list_model_get_n_items (plx_search_page_get_rows (page)); i++)
+      {
+        r = plx_search_page_get_row (page, i, &rank);
+        if (r->n_gpus == 64 && i64 < 0)
+          i64 = (gint) rank - 1;
+        if (r->n_gpus == 128 && i128 < 0)
+          i128 = (gint) rank - 1;
+      }
+    g_assert_cmpint (i64, >=, 0);
+    g_assert_cmpint (i128, >=, 0);
+    {
+      double s64 = plx_search_page_get_row (page, position_of_rank (page, i64 + 1), NULL)->step_time_s;
+      double s128 = plx_search_page_get_row (page, position_of_rank (page, i128 + 1), NULL)->step_time_s;
+      plx_search_page_set_plot_by_gpus (page, TRUE);
+      g_assert_true (plx_scatter_view_get_point (scatter, i64, &x64, &y64));
+      g_assert_true (plx_scatter_view_get_point (scatter, i128, &x128, &y128));
+      g_assert_cmpfloat (x128, >, x64);
+      /* Slower is higher up (a smaller y). */
+      g_assert_cmpint (s64 > s128, ==, y64 < y128);
+    }
+    plx_search_page_set_plot_by_gpus (page, FALSE);
+  }
   chosen = 0;
   for (guint i = 0; i < g_list_model_get_n_items (plx_search_page_get_rows (page)); i++)
     {

@@ -43,7 +43,7 @@ test_positions (void)
   pw = l->plot_x1 - l->plot_x0;
   ph = l->plot_y1 - l->plot_y0;
   /* x from 0 to 1.05 x the usable 40 GiB = 42 GiB. */
-  g_assert_cmpfloat_with_epsilon (l->x_max_bytes, 42.0 * gib, 1.0);
+  g_assert_cmpfloat_with_epsilon (l->x_max, 42.0 * gib, 1.0);
   /* Step times 1..3 s: the nice step for a span of 2 over 5 ticks is 0.5 s, so the
    * axis runs from 1 s to 3 s. */
   g_assert_cmpfloat_with_epsilon (l->y_lo_s, 1.0, 1e-12);
@@ -99,6 +99,74 @@ test_hit (void)
   g_assert_cmpint (plx_scatter_layout_hit (l, c->x + 3.0 / 1000.0, c->y, 8.0), ==, 2);
   g_assert_cmpint (plx_scatter_layout_hit (l, c->x + 20.0 / 1000.0, c->y, 8.0), ==, -1);
   g_assert_cmpint (plx_scatter_layout_hit (l, 0.0, 0.0, 8.0), ==, -1);
+}
+
+static void
+test_by_gpus (void)
+{
+  /* Against GPU count: (64 GPUs, 2 s) and (128, 1 s) on that front, (128, 3 s) not.
+   * x runs to 1.05 x 128 = 134.4 GPUs; about 9 ticks over 892 px asks for a step of
+   * 134.4 / 9 = 14.9, rounded up to 20: 0, 20, ..., 120. No memory line. */
+  const PlxScatterPoint pts[3] = {
+    { 10.0 * 1073741824.0, 2.0, FALSE, 64.0, TRUE },
+    { 20.0 * 1073741824.0, 1.0, FALSE, 128.0, TRUE },
+    { 15.0 * 1073741824.0, 3.0, TRUE, 128.0, FALSE },
+  };
+  PlxScatterOptions o;
+  g_autoptr (PlxScatterLayout) l = NULL;
+  double pw;
+
+  plx_scatter_options_init (&o, 1000, 600);
+  o.usable_bytes = 40.0 * gib;
+  o.by_gpus = TRUE;
+  l = plx_scatter_layout_new (pts, 3, &o);
+  pw = l->plot_x1 - l->plot_x0;
+  g_assert_cmpfloat_with_epsilon (l->x_max, 134.4, 1e-9);
+  g_assert_cmpfloat_with_epsilon (g_array_index (l->positions, PlxChartPoint, 0).x, l->plot_x0 + 64.0 / 134.4 * pw, 1e-12);
+  g_assert_cmpfloat (l->usable_x, <, 0.0);
+  g_assert_cmpuint (l->x_ticks->len, ==, 7);
+  g_assert_cmpstr (g_array_index (l->x_ticks, PlxAxisTick, 6).label, ==, "120");
+  g_assert_cmpuint (l->n_pareto, ==, 2);
+  g_assert_cmpuint (l->front->len, ==, 3);
+  g_assert_cmpfloat (g_array_index (l->front, PlxChartPoint, 1).x, ==, g_array_index (l->positions, PlxChartPoint, 1).x);
+  g_assert_cmpfloat (g_array_index (l->front, PlxChartPoint, 1).y, ==, g_array_index (l->positions, PlxChartPoint, 0).y);
+  g_assert_cmpstr (l->title, ==, "Step time against GPU count");
+}
+
+static void
+test_outliers_on_top_edge (void)
+{
+  /* 1 s, 2 s (the front) and 10 s: the axis stops at the larger of 4 x 1 s and
+   * 1.2 x 2 s. A span of 3 s over 5 ticks asks for 0.6, rounded up to 1 s: 1 to 4 s.
+   * The 10 s point sits on the top edge. */
+  const PlxScatterPoint pts[3] = {
+    { 10.0 * 1073741824.0, 1.0, TRUE }, { 5.0 * 1073741824.0, 2.0, TRUE }, { 5.0 * 1073741824.0, 10.0, FALSE },
+  };
+  PlxScatterOptions o;
+  g_autoptr (PlxScatterLayout) l = NULL;
+
+  plx_scatter_options_init (&o, 1000, 600);
+  l = plx_scatter_layout_new (pts, 3, &o);
+  g_assert_cmpfloat_with_epsilon (l->y_lo_s, 1.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (l->y_hi_s, 4.0, 1e-12);
+  g_assert_cmpuint (l->n_above, ==, 1);
+  g_assert_true (l->above[2] && !l->above[0] && !l->above[1]);
+  g_assert_cmpfloat_with_epsilon (g_array_index (l->positions, PlxChartPoint, 2).y, l->plot_y0, 1e-12);
+  g_assert_cmpstr (l->summary, ==, "3 strategies, 2 on the Pareto front; 1 slower than the axis shows, on the top edge");
+
+  /* A front reaching 6 s keeps its slowest point in view: the top is 1.2 x 6 = 7.2 s
+   * rather than 4 s; a span of 6.2 s over 5 ticks asks for 1.24, rounded up to 2 s:
+   * 0 to 8 s. The 20 s point is on the top edge. */
+  {
+    const PlxScatterPoint wide[3] = {
+      { 10.0 * 1073741824.0, 1.0, TRUE }, { 2.0 * 1073741824.0, 6.0, TRUE }, { 5.0 * 1073741824.0, 20.0, FALSE },
+    };
+    g_autoptr (PlxScatterLayout) w = plx_scatter_layout_new (wide, 3, &o);
+    g_assert_cmpfloat_with_epsilon (w->y_lo_s, 0.0, 1e-12);
+    g_assert_cmpfloat_with_epsilon (w->y_hi_s, 8.0, 1e-12);
+    g_assert_cmpuint (w->n_above, ==, 1);
+    g_assert_false (w->above[1]);
+  }
 }
 
 static PlxColor
@@ -162,7 +230,7 @@ test_empty_and_broken (void)
   g_assert_cmpuint (empty->positions->len, ==, 0);
   g_assert_cmpstr (empty->summary, ==, "0 strategies, 0 on the Pareto front");
   g_assert_true (empty->y_hi_s > empty->y_lo_s);
-  g_assert_true (empty->x_max_bytes > 0.0);
+  g_assert_true (empty->x_max > 0.0);
   o.usable_bytes = NAN;
   l = plx_scatter_layout_new (broken, 2, &o);
   for (guint i = 0; i < l->positions->len; i++)
@@ -181,6 +249,8 @@ main (int argc, char **argv)
   g_test_add_func ("/scatter/positions", test_positions);
   g_test_add_func ("/scatter/staircase", test_staircase);
   g_test_add_func ("/scatter/hit", test_hit);
+  g_test_add_func ("/scatter/by-gpus", test_by_gpus);
+  g_test_add_func ("/scatter/outliers-on-top-edge", test_outliers_on_top_edge);
   g_test_add_func ("/scatter/colours", test_colours);
   g_test_add_func ("/scatter/empty-and-broken", test_empty_and_broken);
   return g_test_run ();
