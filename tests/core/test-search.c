@@ -82,6 +82,82 @@ test_validation_cases (void)
 }
 
 static void
+test_enumeration_counts (void)
+{
+  /* GPT-2 (12 layers, 12 heads, FFN 3072) on one 8-GPU node, global batch 8, CP 1,
+   * no sequence parallelism, no recompute. By hand:
+   * TP divides 12 heads and 3072 within a node and the 8 GPUs: 1, 2, 4. PP divides
+   * 12 layers: 1, 2, 3, 4, 6, 12. Micro-batches dividing 8: 1, 2, 4, 8. Each
+   * (tp, mbs, pp) whose tp x pp does not divide 8, or whose dp x mbs does not divide
+   * the batch, is one evaluated, invalid candidate. Otherwise m = 8 / (dp x mbs)
+   * micro-batches; schedules: 1F1B, and for pp > 1 GPipe and ZB-H1, and interleaved
+   * with v chunks where pp divides m and pp x v divides 12 (v = 2, 3, 6 for pp = 2;
+   * v = 3 for pp = 4); ZeRO 0-3 when dp > 1, else 0 only.
+   *   tp 1: pp 1 (dp 8): mbs 1: 1 x 4 = 4
+   *         pp 2 (dp 4): mbs 1 (m 2): 6 x 4 = 24; mbs 2 (m 1): 3 x 4 = 12
+   *         pp 4 (dp 2): mbs 1 (m 4): 4 x 4 = 16; mbs 2: 3 x 4 = 12; mbs 4: 3 x 4 = 12
+   *         valid 80; invalid 12 (pp 3, 6, 12) + 3 + 2 + 1 = 18
+   *   tp 2: pp 1 (dp 4): mbs 1, 2: 4 + 4 = 8
+   *         pp 2 (dp 2): mbs 1 (m 4): 24; mbs 2 (m 2): 24; mbs 4 (m 1): 12
+   *         pp 4 (dp 1): mbs 1 (m 8): 4; mbs 2 (m 4): 4; mbs 4: 3; mbs 8: 3
+   *         valid 82; invalid 12 + 2 + 1 = 15
+   *   tp 4: pp 1 (dp 2): mbs 1, 2, 4: 12
+   *         pp 2 (dp 1): mbs 1, 2, 4: 6 each; mbs 8: 3
+   *         valid 33; invalid 16 (pp 3, 4, 6, 12) + 1 = 17
+   * 195 valid of 245 evaluated; GPT-2 fits everywhere. Free recompute triples both. */
+  g_autoptr (JsonNode) json = plx_json_parse_data (
+    "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1},"
+    " \"strategy\": {\"global_batch_size\": 8, \"micro_batch_size\": 1, \"seq_length\": 1024}}",
+    -1, "small", NULL);
+  g_autoptr (PlxScenario) sc = plx_scenario_new_from_json (json, ".", "small", NULL);
+  g_autoptr (GError) error = NULL;
+  PlxSearchOptions o;
+
+  g_assert_nonnull (sc);
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      g_autoptr (PlxSearch) s = NULL;
+      guint64 times = pass == 0 ? 1 : 3;
+      plx_search_options_init (&o);
+      g_assert_true (plx_search_options_parse_fix (&o, pass == 0 ? "cp=1,sp=0,recompute=none" : "cp=1,sp=0", &error));
+      s = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (s->configs_evaluated, ==, 245 * times);
+      g_assert_cmpuint (s->configs_valid, ==, 195 * times);
+      g_assert_cmpuint (s->configs_fit, ==, 195 * times);
+      g_assert_cmpuint (s->results->len, ==, 195 * times);
+      g_assert_cmpuint (s->pruned_model_states + s->pruned_activations, ==, 0);
+    }
+}
+
+static void
+test_pruning (void)
+{
+  /* GPT-3 175B on one 8-GPU node: mixed-precision Adam keeps at least 16 bytes per
+   * parameter (2 weights, 2 gradients, 12 optimizer; Rajbhandari et al. 2020, Sec. 3.1)
+   * and however it is split (TP x PP x DP with ZeRO-3 sharding over DP) the 8 GPUs
+   * share them: 174.6e9 x 16 / 8 = 349 GB per GPU against 77 GiB usable. Every valid
+   * strategy is pruned for its model states, none for activations. */
+  g_autoptr (JsonNode) json = plx_json_parse_data (
+    "{\"model\": {\"preset\": \"gpt3-175b\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1},"
+    " \"strategy\": {\"global_batch_size\": 8, \"micro_batch_size\": 1}}",
+    -1, "tiny", NULL);
+  g_autoptr (PlxScenario) sc = plx_scenario_new_from_json (json, ".", "tiny", NULL);
+  g_autoptr (PlxSearch) s = NULL;
+  PlxSearchOptions o;
+
+  g_assert_nonnull (sc);
+  plx_search_options_init (&o);
+  s = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, NULL);
+  g_assert_nonnull (s);
+  g_assert_cmpuint (s->configs_valid, >, 100);
+  g_assert_cmpuint (s->pruned_model_states, ==, s->configs_valid);
+  g_assert_cmpuint (s->pruned_activations, ==, 0);
+  g_assert_cmpuint (s->configs_fit, ==, 0);
+  g_assert_cmpuint (s->results->len, ==, 0);
+}
+
+static void
 test_results_are_valid (void)
 {
   /* The search builds strategies without plx_strategy_resolve, for speed; each must
@@ -342,6 +418,8 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/search/validation-cases", test_validation_cases);
+  g_test_add_func ("/search/enumeration-counts", test_enumeration_counts);
+  g_test_add_func ("/search/pruning", test_pruning);
   g_test_add_func ("/search/results-are-valid", test_results_are_valid);
   g_test_add_func ("/search/threads-do-not-matter", test_threads_do_not_matter);
   g_test_add_func ("/search/pareto", test_pareto);
