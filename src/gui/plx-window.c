@@ -44,6 +44,8 @@ struct _PlxWindow
   gboolean         dark_charts;
   GSettings       *settings;
   GMenu           *recent_section;
+  JsonNode        *before_choice;  /* the scenario a search result replaced, for Undo */
+  gboolean         before_choice_dirty;
 };
 
 G_DEFINE_FINAL_TYPE (PlxWindow, plx_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -644,11 +646,12 @@ static void
 on_strategy_chosen (PlxSearchPage *page, JsonNode *scenario, guint rank, PlxWindow *self)
 {
   g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) before = plx_scenario_panel_get_json (self->panel);
   const char *source = self->result != NULL ? self->result->scenario->source : _("search result");
-  g_autofree char *dir = self->result != NULL ? g_strdup (self->result->scenario_dir) : g_get_current_dir ();
+  gboolean was_dirty = self->dirty;
 
   self->loading = TRUE;
-  if (!plx_scenario_panel_load (self->panel, scenario, dir, source, &error))
+  if (!plx_scenario_panel_load (self->panel, scenario, plx_scenario_panel_get_base_dir (self->panel), source, &error))
     {
       self->loading = FALSE;
       toast (self, error->message);
@@ -656,11 +659,39 @@ on_strategy_chosen (PlxSearchPage *page, JsonNode *scenario, guint rank, PlxWind
     }
   self->loading = FALSE;
   self->dirty = TRUE;
+  g_clear_pointer (&self->before_choice, json_node_unref);
+  self->before_choice = g_steal_pointer (&before);
+  self->before_choice_dirty = was_dirty;
   adw_view_stack_set_visible_child_name (self->stack, "timeline");
   {
+    /* Undo: the scenario as it was, for a choice made by a stray double-click. */
     g_autofree char *msg = g_strdup_printf (_("Loaded rank %u of the search"), rank);
-    toast (self, msg);
+    AdwToast *t = adw_toast_new (msg);
+    adw_toast_set_timeout (t, 8);
+    adw_toast_set_button_label (t, _("_Undo"));
+    adw_toast_set_action_name (t, "win.undo-choice");
+    adw_toast_overlay_add_toast (self->toasts, t);
   }
+}
+
+void
+plx_window_undo_choice (PlxWindow *self)
+{
+  g_autoptr (JsonNode) before = g_steal_pointer (&self->before_choice);
+
+  if (before == NULL)
+    return;
+  self->loading = TRUE;
+  plx_scenario_panel_load (self->panel, before, plx_scenario_panel_get_base_dir (self->panel),
+                           self->result != NULL ? self->result->scenario->source : _("scenario"), NULL);
+  self->loading = FALSE;
+  self->dirty = self->before_choice_dirty;
+}
+
+static void
+undo_choice_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  plx_window_undo_choice (PLX_WINDOW (widget));
 }
 
 static void
@@ -759,6 +790,7 @@ plx_window_dispose (GObject *object)
   g_clear_pointer (&self->error, g_free);
   g_clear_object (&self->file);
   g_clear_object (&self->settings);
+  g_clear_pointer (&self->before_choice, json_node_unref);
   for (guint i = 0; i < N_CARDS; i++)
     g_clear_pointer (&self->card_text[i], g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), PLX_TYPE_WINDOW);
@@ -795,6 +827,7 @@ plx_window_class_init (PlxWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.swap", NULL, swap_action);
   gtk_widget_class_install_action (widget_class, "win.search", NULL, search_action);
+  gtk_widget_class_install_action (widget_class, "win.undo-choice", NULL, undo_choice_action);
 }
 
 static GtkWidget *

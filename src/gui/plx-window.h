@@ -28,6 +28,9 @@ void       plx_window_pin (PlxWindow *self);
 /* The pinned scenario A becomes current; the current one becomes A. */
 void       plx_window_swap (PlxWindow *self);
 
+/* Back to the scenario before a search result was loaded. */
+void       plx_window_undo_choice (PlxWindow *self);
+
 /* For tests and the benchmark. */
 PlxResult *plx_window_get_result (PlxWindow *self);
 PlxResult *plx_window_get_pinned (PlxWindow *self);

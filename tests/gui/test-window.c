@@ -510,6 +510,16 @@ test_search_choose_loads (void)
   g_assert_cmpfloat (now->report.step_time_s, ==, r->step_time_s);
   g_assert_cmpuint (now->report.peak_memory_bytes, ==, r->peak_memory_bytes);
   g_assert_true (plx_window_is_dirty (w));
+  /* Undo brings back the default scenario, unedited. */
+  plx_window_undo_choice (w);
+  settle (w);
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->tp, ==, 8);
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->pp, ==, 8);
+  g_assert_cmpfloat (plx_window_get_result (w)->report.step_time_s, ==, cli_step_time (NULL));
+  g_assert_false (plx_window_is_dirty (w));
+  plx_search_page_choose (page, 2);
+  settle (w);
+  now = plx_window_get_result (w);
 
   /* A range of GPU counts: a row on another count than the cluster's resizes it. */
   plx_search_page_set_gpus (page, 64, 128);
