@@ -762,10 +762,14 @@ plx_scenario_panel_load (PlxScenarioPanel *self,
   self->strategy = s ? plx_json_deep_copy (s) : json_node_new (JSON_NODE_OBJECT);
   if (JSON_NODE_HOLDS_NULL (self->strategy))
     json_node_take_object (self->strategy, json_object_new ());
-  g_free (self->name);
-  self->name = g_strdup (name);
-  g_free (self->base_dir);
-  self->base_dir = g_strdup (base_dir ? base_dir : ".");
+  {
+    /* Copies first: the caller may pass the panel's own name or directory. */
+    char *new_name = g_strdup (name), *new_dir = g_strdup (base_dir ? base_dir : ".");
+    g_free (self->name);
+    self->name = new_name;
+    g_free (self->base_dir);
+    self->base_dir = new_dir;
+  }
   g_clear_pointer (&self->model_file, g_free);
   if (json_object_has_member (obj (self->model), "hf_config"))
     self->model_file = g_path_get_basename (json_object_get_string_member (obj (self->model), "hf_config"));
