@@ -1,10 +1,26 @@
 #include "plx-engine.h"
 
+/* The newest computation's outcome, shared with the worker threads: the main thread
+ * takes it either from the GTask callback or, to get it into the frame being drawn,
+ * by waiting a few milliseconds for it (plx_engine_deliver_within). Whichever comes
+ * first delivers; the other finds it delivered. */
+typedef struct
+{
+  GMutex     lock;
+  GCond      cond;
+  guint64    latest;      /* generation of the newest compute() */
+  guint64    ready;       /* generation whose outcome is below */
+  PlxResult *result;
+  char      *error;
+  gboolean   delivered;
+} Slot;
+
 struct _PlxEngine
 {
   GObject       parent_instance;
   GCancellable *cancellable;   /* of the newest computation */
   guint         pending;
+  Slot         *slot;          /* atomic rc box */
 };
 
 G_DEFINE_FINAL_TYPE (PlxEngine, plx_engine, G_TYPE_OBJECT)
@@ -17,11 +33,23 @@ typedef struct
   JsonNode *json;
   char     *base_dir;
   char     *source;
+  Slot     *slot;
+  guint64   generation;
 } Job;
+
+static void
+slot_clear (Slot *slot)
+{
+  g_clear_pointer (&slot->result, plx_result_unref);
+  g_clear_pointer (&slot->error, g_free);
+  g_mutex_clear (&slot->lock);
+  g_cond_clear (&slot->cond);
+}
 
 static void
 job_free (Job *job)
 {
+  g_atomic_rc_box_release_full (job->slot, (GDestroyNotify) slot_clear);
   json_node_unref (job->json);
   g_free (job->base_dir);
   g_free (job->source);
@@ -89,10 +117,50 @@ compute_thread (GTask        *task,
   if (g_task_return_error_if_cancelled (task))
     return;
   r = plx_engine_compute_sync (job->json, job->base_dir, job->source, &error);
+  g_mutex_lock (&job->slot->lock);
+  if (job->generation == job->slot->latest)
+    {
+      g_clear_pointer (&job->slot->result, plx_result_unref);
+      g_clear_pointer (&job->slot->error, g_free);
+      job->slot->result = r != NULL ? plx_result_ref (r) : NULL;
+      job->slot->error = r == NULL ? g_strdup (error->message) : NULL;
+      job->slot->ready = job->generation;
+      job->slot->delivered = FALSE;
+      g_cond_broadcast (&job->slot->cond);
+    }
+  g_mutex_unlock (&job->slot->lock);
   if (r == NULL)
     g_task_return_error (task, error);
   else
     g_task_return_pointer (task, r, (GDestroyNotify) plx_result_unref);
+}
+
+/* Emits the newest outcome if it is ready and nobody has yet; with `wait_us` > 0,
+ * waits that long for it first. */
+static gboolean
+deliver (PlxEngine *self, gint64 wait_us)
+{
+  Slot *slot = self->slot;
+  g_autoptr (PlxResult) r = NULL;
+  g_autofree char *error = NULL;
+  gint64 end = g_get_monotonic_time () + wait_us;
+
+  g_mutex_lock (&slot->lock);
+  while (wait_us > 0 && slot->ready != slot->latest)
+    if (!g_cond_wait_until (&slot->cond, &slot->lock, end))
+      break;
+  if (slot->ready == slot->latest && !slot->delivered)
+    {
+      r = g_steal_pointer (&slot->result);
+      error = g_steal_pointer (&slot->error);
+      slot->delivered = TRUE;
+    }
+  g_mutex_unlock (&slot->lock);
+  if (r != NULL)
+    g_signal_emit (self, signals[COMPUTED], 0, r);
+  else if (error != NULL)
+    g_signal_emit (self, signals[FAILED], 0, error);
+  return r != NULL || error != NULL;
 }
 
 static void
@@ -108,12 +176,18 @@ compute_done (GObject      *object,
   self->pending--;
   r = g_task_propagate_pointer (task, &error);
   /* A newer computation replaced this one: its result is stale, drop it. */
-  if (g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+  if (g_cancellable_is_cancelled (g_task_get_cancellable (task)) || self->slot == NULL)
     return;
-  if (r != NULL)
-    g_signal_emit (self, signals[COMPUTED], 0, r);
-  else
-    g_signal_emit (self, signals[FAILED], 0, error->message);
+  deliver (self, 0);
+}
+
+gboolean
+plx_engine_deliver_within (PlxEngine *self,
+                           guint      max_us)
+{
+  if (self->pending == 0 || self->slot == NULL)
+    return FALSE;
+  return deliver (self, max_us);
 }
 
 void
@@ -130,6 +204,10 @@ plx_engine_compute (PlxEngine  *self,
   g_clear_object (&self->cancellable);
   self->cancellable = g_cancellable_new ();
 
+  g_mutex_lock (&self->slot->lock);
+  job->generation = ++self->slot->latest;
+  g_mutex_unlock (&self->slot->lock);
+  job->slot = g_atomic_rc_box_acquire (self->slot);
   job->json = plx_json_deep_copy (scenario);
   job->base_dir = g_strdup (base_dir ? base_dir : ".");
   job->source = g_strdup (source ? source : "scenario");
@@ -155,6 +233,11 @@ plx_engine_dispose (GObject *object)
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
+  if (self->slot != NULL)
+    {
+      g_atomic_rc_box_release_full (self->slot, (GDestroyNotify) slot_clear);
+      self->slot = NULL;
+    }
   G_OBJECT_CLASS (plx_engine_parent_class)->dispose (object);
 }
 
@@ -173,6 +256,9 @@ plx_engine_class_init (PlxEngineClass *klass)
 static void
 plx_engine_init (PlxEngine *self)
 {
+  self->slot = g_atomic_rc_box_new0 (Slot);
+  g_mutex_init (&self->slot->lock);
+  g_cond_init (&self->slot->cond);
 }
 
 PlxEngine *

@@ -20,6 +20,10 @@ void       plx_engine_compute (PlxEngine  *self,
                                const char *base_dir,
                                const char *source);
 gboolean   plx_engine_is_busy (PlxEngine *self);
+/* While a computation runs, waits up to `max_us` for it and emits its signal now
+ * rather than from the next main-loop iteration. Returns whether it did. */
+gboolean   plx_engine_deliver_within (PlxEngine *self,
+                                      guint      max_us);
 /* Computes synchronously in the calling thread (for tests and the CLI-equal check). */
 PlxResult *plx_engine_compute_sync (JsonNode   *scenario,
                                     const char *base_dir,

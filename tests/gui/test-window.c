@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "plx-chart-view.h"
+#include "plx-engine.h"
 #include "plx-scenario-panel.h"
 #include "plx-search-page.h"
 #include "plx-window.h"
@@ -664,6 +665,46 @@ test_search_export (void)
   destroy (w);
 }
 
+static void
+count_computed (PlxEngine *engine, PlxResult *r, guint *n)
+{
+  (*n)++;
+  g_object_set_data_full (G_OBJECT (engine), "last", plx_result_ref (r), (GDestroyNotify) plx_result_unref);
+}
+
+static void
+test_engine_delivers_within (void)
+{
+  /* Waiting for a computation in flight delivers it at once, exactly once; of two in
+   * flight only the newer is delivered. */
+  g_autoptr (PlxEngine) engine = plx_engine_new ();
+  g_autoptr (JsonNode) def = plx_scenario_default_json ();
+  g_autoptr (JsonNode) mbs2 = json_node_copy (def);
+  guint n = 0;
+  PlxResult *last;
+
+  g_signal_connect (engine, "computed", G_CALLBACK (count_computed), &n);
+  g_assert_false (plx_engine_deliver_within (engine, 1000));
+  plx_engine_compute (engine, def, ".", "default");
+  g_assert_true (plx_engine_deliver_within (engine, 10 * G_USEC_PER_SEC));
+  g_assert_cmpuint (n, ==, 1);
+  last = g_object_get_data (G_OBJECT (engine), "last");
+  g_assert_cmpfloat (last->report.step_time_s, ==, cli_step_time (NULL));
+  /* The GTask's own callback finds it delivered. */
+  pump (200);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_false (plx_engine_is_busy (engine));
+
+  json_object_set_int_member (json_object_get_object_member (json_node_get_object (mbs2), "strategy"), "micro_batch_size", 2);
+  plx_engine_compute (engine, def, ".", "default");
+  plx_engine_compute (engine, mbs2, ".", "mbs2");
+  g_assert_true (plx_engine_deliver_within (engine, 10 * G_USEC_PER_SEC));
+  pump (300);
+  g_assert_cmpuint (n, ==, 2);
+  last = g_object_get_data (G_OBJECT (engine), "last");
+  g_assert_cmpuint (last->scenario->strategy->micro_batch_size, ==, 2);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -700,6 +741,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/window/swap", test_swap);
   g_test_add_func ("/gui/window/reopens-last-scenario", test_reopens_last_scenario);
   g_test_add_func ("/gui/window/german", test_german);
+  g_test_add_func ("/gui/engine/delivers-within", test_engine_delivers_within);
   g_test_add_func ("/gui/search/runs-and-sorts", test_search_runs_and_sorts);
   g_test_add_func ("/gui/search/choose-loads", test_search_choose_loads);
   g_test_add_func ("/gui/search/fixed-cancel-invalid", test_search_fixed_cancel_invalid);
