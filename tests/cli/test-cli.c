@@ -12,6 +12,7 @@
 #include <json-glib/json-glib.h>
 
 #include "parallax/parallax.h"
+#include "test-files.h"
 
 /* The built-in default scenario: GPT-3 175B on 64 A100 (312 TFLOP/s bf16), global
  * batch 64 of 2048 tokens, tp 8, pp 8. */
@@ -210,50 +211,6 @@ static char *
 data_path (const char *name)
 {
   return g_build_filename (g_test_get_dir (G_TEST_DIST), "data", name, NULL);
-}
-
-static char *
-make_tmp_dir (void)
-{
-  g_autoptr (GError) error = NULL;
-  char *dir = g_dir_make_tmp ("plx-test-cli-XXXXXX", &error);
-
-  g_assert_no_error (error);
-  return dir;
-}
-
-static char *
-write_file (const char *dir,
-            const char *name,
-            const char *contents)
-{
-  g_autoptr (GError) error = NULL;
-  char *path = g_build_filename (dir, name, NULL);
-  g_autofree char *parent = g_path_get_dirname (path);
-
-  g_assert_cmpint (g_mkdir_with_parents (parent, 0700), ==, 0);
-  g_file_set_contents (path, contents, -1, &error);
-  g_assert_no_error (error);
-  return path;
-}
-
-static void
-rm_rf (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          rm_rf (child);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
 }
 
 /* Checks the FORMATS.md §3 report of a run over `gpus` GPUs of `peak` FLOP/s with
@@ -607,12 +564,14 @@ test_simulate_model_interleaved_pp1 (void)
 static void
 test_simulate_model_hf_config (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
-  g_autofree char *config = write_file (dir, "tiny/config.json",
-                                        "{\"model_type\": \"llama\", \"num_hidden_layers\": 8, \"hidden_size\": 1024,"
-                                        " \"num_attention_heads\": 16, \"num_key_value_heads\": 8,"
-                                        " \"intermediate_size\": 2816, \"vocab_size\": 32000,"
-                                        " \"max_position_embeddings\": 2048, \"_name_or_path\": \"tiny/llama\"}");
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *config
+      = test_write_file (dir, "tiny/config.json",
+                         "{\"model_type\": \"llama\", \"num_hidden_layers\": 8, \"hidden_size\": 1024,"
+                         " \"num_attention_heads\": 16, \"num_key_value_heads\": 8,"
+                         " \"intermediate_size\": 2816, \"vocab_size\": 32000,"
+                         " \"max_position_embeddings\": 2048, \"_name_or_path\": \"tiny/llama\"}",
+                         -1);
   g_auto (CliRun) r = { 0 };
 
   RUN_CLI (&r, "simulate", "--model", config, "--tp", "8", "--pp", "1", "--schedule", "1f1b", "--virtual-stages", "1");
@@ -620,7 +579,7 @@ test_simulate_model_hf_config (void)
   g_assert_nonnull (strstr (r.out, "tiny/llama"));
   g_assert_nonnull (strstr (r.out, "8 layers"));
   g_assert_nonnull (strstr (r.out, "dp 8, tp 8, pp 1"));
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
@@ -785,67 +744,74 @@ test_simulate_two_files (void)
 static void
 test_simulate_missing_file (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *path = g_build_filename (dir, "no-such-scenario.json", NULL);
   g_auto (CliRun) r = { 0 };
 
   RUN_CLI (&r, "simulate", path);
   ASSERT_FAILURE (&r, 1, path);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_simulate_malformed_file (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
-  g_autofree char *path = write_file (dir, "broken.json", "{\n  \"model\": {\"preset\": \"gpt2\"},\n  \"cluster\": \n");
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *path = test_write_file (dir, "broken.json",
+                                           "{\n  \"model\": {\"preset\": \"gpt2\"},\n  \"cluster\": \n", -1);
   g_auto (CliRun) r = { 0 };
 
   RUN_CLI (&r, "simulate", path);
   ASSERT_FAILURE (&r, 1, path);
   g_assert_true (g_str_has_prefix (r.err, "parallax-cli: "));
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_simulate_top_level_array (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
-  g_autofree char *path = write_file (dir, "array.json", "[{\"model\": {\"preset\": \"gpt2\"}}]");
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *path = test_write_file (dir, "array.json", "[{\"model\": {\"preset\": \"gpt2\"}}]", -1);
   g_auto (CliRun) r = { 0 };
 
   RUN_CLI (&r, "simulate", path);
   ASSERT_FAILURE (&r, 1, path);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_simulate_inconsistent_file (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
-  g_autofree char *path = write_file (dir, "bad-dp.json",
-                                      "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
-                                      " \"strategy\": {\"dp\": 3, \"global_batch_size\": 12}}");
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *path
+      = test_write_file (dir, "bad-dp.json",
+                         "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+                         " \"strategy\": {\"dp\": 3, \"global_batch_size\": 12}}",
+                         -1);
   g_auto (CliRun) r = { 0 };
 
   RUN_CLI (&r, "simulate", path);
   ASSERT_FAILURE (&r, 1, path, "dp", "3");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_simulate_scenario_file (void)
 {
   /* hf_config is relative to the scenario file, not to the working directory. */
-  g_autofree char *dir = make_tmp_dir ();
-  g_autofree char *config = write_file (dir, "models/config.json",
-                                        "{\"model_type\": \"gpt2\", \"n_layer\": 12, \"n_embd\": 768, \"n_head\": 12,"
-                                        " \"vocab_size\": 50257, \"n_positions\": 1024}");
-  g_autofree char *path = write_file (dir, "runs/small.json",
-                                      "{\"name\": \"small run\", \"model\": {\"hf_config\": \"../models/config.json\"},"
-                                      " \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
-                                      " \"strategy\": {\"tp\": 2, \"pp\": 2, \"global_batch_size\": 32,"
-                                      " \"micro_batch_size\": 4}}");
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *config
+      = test_write_file (dir, "models/config.json",
+                         "{\"model_type\": \"gpt2\", \"n_layer\": 12, \"n_embd\": 768, \"n_head\": 12,"
+                         " \"vocab_size\": 50257, \"n_positions\": 1024}",
+                         -1);
+  g_autofree char *path
+      = test_write_file (dir, "runs/small.json",
+                         "{\"name\": \"small run\", \"model\": {\"hf_config\": \"../models/config.json\"},"
+                         " \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+                         " \"strategy\": {\"tp\": 2, \"pp\": 2, \"global_batch_size\": 32,"
+                         " \"micro_batch_size\": 4}}",
+                         -1);
   g_auto (CliRun) r = { 0 };
   g_auto (CliRun) j = { 0 };
   g_autoptr (JsonNode) root = NULL;
@@ -860,7 +826,7 @@ test_simulate_scenario_file (void)
   root = parse_stdout (&j);
   if (root != NULL)
     check_report (json_node_get_object (root), 32.0 * 1024.0, 8, A100_PEAK);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 
@@ -894,10 +860,10 @@ step_time_of (const CliRun *r,
 static void
 test_simulate_schedule_file (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
-  g_autofree char *sched = write_file (dir, "runs/sched.json", SCHEDULE_1F1B_PP2_M2);
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *sched = test_write_file (dir, "runs/sched.json", SCHEDULE_1F1B_PP2_M2, -1);
   g_autofree char *text = g_strdup_printf (SCHEDULE_SCENARIO_FMT, "sched.json");
-  g_autofree char *path = write_file (dir, "runs/scenario.json", text);
+  g_autofree char *path = test_write_file (dir, "runs/scenario.json", text, -1);
   g_auto (CliRun) file = { 0 };
   g_auto (CliRun) builtin = { 0 };
   double a, b;
@@ -909,50 +875,51 @@ test_simulate_schedule_file (void)
   b = step_time_of (&builtin, "event");
   g_assert_cmpfloat (a, ==, b);
   g_assert_true (g_file_test (sched, G_FILE_TEST_EXISTS));
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_simulate_schedule_file_analytical (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
-  g_autofree char *sched = write_file (dir, "sched.json", SCHEDULE_1F1B_PP2_M2);
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *sched = test_write_file (dir, "sched.json", SCHEDULE_1F1B_PP2_M2, -1);
   g_autofree char *text = g_strdup_printf (SCHEDULE_SCENARIO_FMT, "sched.json");
-  g_autofree char *path = write_file (dir, "scenario.json", text);
+  g_autofree char *path = test_write_file (dir, "scenario.json", text, -1);
   g_auto (CliRun) r = { 0 };
 
   RUN_CLI (&r, "simulate", path, "--engine", "analytical");
   ASSERT_FAILURE (&r, 1, "strategy.schedule", sched);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_simulate_schedule_file_missing (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *text = g_strdup_printf (SCHEDULE_SCENARIO_FMT, "plans/absent.json");
-  g_autofree char *path = write_file (dir, "scenario.json", text);
+  g_autofree char *path = test_write_file (dir, "scenario.json", text, -1);
   g_autofree char *sched = g_build_filename (dir, "plans", "absent.json", NULL);
   g_auto (CliRun) r = { 0 };
 
   RUN_CLI (&r, "simulate", path);
   ASSERT_FAILURE (&r, 1, sched);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_simulate_schedule_file_deadlock (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
-  g_autofree char *sched = write_file (dir, "sched.json",
-                                       "{\"stages\": [[\"F0\", \"B0\", \"F1\", \"B1\"], [\"F1\", \"F0\", \"B0\", \"B1\"]]}");
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *sched = test_write_file (
+      dir, "sched.json", "{\"stages\": [[\"F0\", \"B0\", \"F1\", \"B1\"], [\"F1\", \"F0\", \"B0\", \"B1\"]]}",
+      -1);
   g_autofree char *text = g_strdup_printf (SCHEDULE_SCENARIO_FMT, "sched.json");
-  g_autofree char *path = write_file (dir, "scenario.json", text);
+  g_autofree char *path = test_write_file (dir, "scenario.json", text, -1);
   g_auto (CliRun) r = { 0 };
 
   RUN_CLI (&r, "simulate", path);
   ASSERT_FAILURE (&r, 1, sched, "stage 0", "B0", "deadlocks");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* ---- simulate --trace --------------------------------------------------------------- */
@@ -1095,7 +1062,7 @@ assert_dir_holds_only (const char *dir,
 static void
 test_simulate_trace (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *path = g_build_filename (dir, "T.json", NULL);
   g_auto (CliRun) r = { 0 };
 
@@ -1106,15 +1073,15 @@ test_simulate_trace (void)
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
   check_trace_file (path, 8);
   assert_dir_holds_only (dir, "T.json");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* An existing file is replaced; --trace=PATH works as --trace PATH. */
 static void
 test_simulate_trace_replaces (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
-  g_autofree char *path = write_file (dir, "old.json", "stale, not JSON");
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *path = test_write_file (dir, "old.json", "stale, not JSON", -1);
   g_autofree char *arg = g_strdup_printf ("--trace=%s", path);
   g_auto (CliRun) r = { 0 };
 
@@ -1122,19 +1089,19 @@ test_simulate_trace_replaces (void)
   assert_success (&r);
   check_trace_file (path, 4);
   assert_dir_holds_only (dir, "old.json");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_simulate_trace_analytical (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_auto (CliRun) r = { 0 };
 
   RUN_CLI_IN (&r, dir, "simulate", "--engine", "analytical", "--trace", "T.json");
   ASSERT_FAILURE (&r, 2, "--trace");
   assert_dir_holds_only (dir, NULL);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
@@ -1152,9 +1119,9 @@ test_simulate_trace_unwritable (void)
 static void
 test_simulate_trace_onto_directory (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *target = g_build_filename (dir, "T.json", NULL);
-  g_autofree char *inside = write_file (dir, "T.json/keep", "x");
+  g_autofree char *inside = test_write_file (dir, "T.json/keep", "x", -1);
   g_auto (CliRun) r = { 0 };
 
   RUN_CLI (&r, "simulate", "--trace", target);
@@ -1162,7 +1129,7 @@ test_simulate_trace_onto_directory (void)
   g_assert_true (g_file_test (target, G_FILE_TEST_IS_DIR));
   g_assert_true (g_file_test (inside, G_FILE_TEST_IS_REGULAR));
   assert_dir_holds_only (dir, "T.json");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* ---- plan ------------------------------------------------------------------------ */
@@ -1430,13 +1397,13 @@ test_plan_zero_bubble (void)
 static void
 test_plan_missing_file (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *path = g_build_filename (dir, "absent.json", NULL);
   g_auto (CliRun) r = { 0 };
 
   RUN_CLI (&r, "plan", path);
   ASSERT_FAILURE (&r, 1, path);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
@@ -1645,25 +1612,25 @@ test_validate_engine_unknown (void)
 static void
 test_validate_missing_file (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *path = g_build_filename (dir, "no-table.json", NULL);
   g_auto (CliRun) r = { 0 };
 
   RUN_CLI (&r, "validate", path);
   ASSERT_FAILURE (&r, 1, path);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_validate_malformed_file (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
-  g_autofree char *path = write_file (dir, "table.json", "{\"cases\": [ {\"name\": \"x\", ");
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *path = test_write_file (dir, "table.json", "{\"cases\": [ {\"name\": \"x\", ", -1);
   g_auto (CliRun) r = { 0 };
 
   RUN_CLI (&r, "validate", path);
   ASSERT_FAILURE (&r, 1, path);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
@@ -1811,7 +1778,7 @@ dir_listing (const char *dir)
 static void
 test_charts_timeline_png (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *timeline = g_build_filename (dir, "t.png", NULL);
   g_autofree char *memory = g_build_filename (dir, "m.svg", NULL);
   g_autofree char *svg = NULL;
@@ -1832,7 +1799,7 @@ test_charts_timeline_png (void)
   g_assert_true (svg != NULL && strstr (svg, "height=\"800px\"") != NULL);
   if (have_tool ("rsvg-convert"))
     assert_svg_renders_at (memory, dir, 1200, 800);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* --width/--height set the chart's size in logical pixels; --scale multiplies the
@@ -1840,7 +1807,7 @@ test_charts_timeline_png (void)
 static void
 test_charts_size_scale (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *path = g_build_filename (dir, "t.png", NULL);
   g_auto (CliRun) r = { 0 };
   g_auto (CliRun) j = { 0 };
@@ -1857,13 +1824,13 @@ test_charts_size_scale (void)
   g_assert_null (strstr (j.out, "Timeline chart"));
   assert_png_size (path, 300, 200);
   ASSERT_DIR_LISTING (dir, "t.png");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_charts_timeline_pdf (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *path = g_build_filename (dir, "t.pdf", NULL);
   g_autofree char *contents = NULL;
   g_autofree char *info = NULL;
@@ -1877,7 +1844,7 @@ test_charts_timeline_pdf (void)
   g_assert_true (contents != NULL && g_str_has_prefix (contents, "%PDF-"));
   if (!have_tool ("pdfinfo"))
     {
-      rm_rf (dir);
+      test_rm_rf (dir);
       return;
     }
   {
@@ -1888,14 +1855,14 @@ test_charts_timeline_pdf (void)
   g_assert_true (g_regex_match_simple ("^Pages: +1$", info, G_REGEX_MULTILINE, 0));
   /* One point per logical pixel. */
   g_assert_true (g_regex_match_simple ("^Page size: +1600 x 900 pts", info, G_REGEX_MULTILINE, 0));
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* The image type is checked before simulating: a usage error, no file. */
 static void
 test_charts_unknown_extension (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_auto (CliRun) r = { 0 };
   g_auto (CliRun) m = { 0 };
 
@@ -1905,14 +1872,14 @@ test_charts_unknown_extension (void)
   RUN_CLI_IN (&m, dir, "simulate", "--timeline", "t.png", "--memory", "m.jpeg");
   ASSERT_FAILURE (&m, 2, "--memory", "m.jpeg");
   ASSERT_DIR_LISTING (dir, "");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* Charts come from the event engine's timeline. */
 static void
 test_charts_analytical (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_auto (CliRun) r = { 0 };
   g_auto (CliRun) m = { 0 };
 
@@ -1921,7 +1888,7 @@ test_charts_analytical (void)
   RUN_CLI_IN (&m, dir, "simulate", "--memory", "m.png", "--engine=analytical");
   ASSERT_FAILURE (&m, 2, "--memory", "analytical");
   ASSERT_DIR_LISTING (dir, "");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
@@ -1940,9 +1907,9 @@ test_charts_unwritable (void)
 static void
 test_charts_onto_directory (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *target = g_build_filename (dir, "t.png", NULL);
-  g_autofree char *inside = write_file (dir, "t.png/keep", "x");
+  g_autofree char *inside = test_write_file (dir, "t.png/keep", "x", -1);
   g_auto (CliRun) r = { 0 };
 
   RUN_CLI (&r, "simulate", "--timeline", target);
@@ -1950,13 +1917,13 @@ test_charts_onto_directory (void)
   g_assert_true (g_file_test (target, G_FILE_TEST_IS_DIR));
   g_assert_true (g_file_test (inside, G_FILE_TEST_IS_REGULAR));
   ASSERT_DIR_LISTING (dir, "t.png");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_charts_bad_sizes (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_auto (CliRun) w = { 0 };
   g_auto (CliRun) s = { 0 };
   g_auto (CliRun) h = { 0 };
@@ -1983,7 +1950,7 @@ test_charts_bad_sizes (void)
   RUN_CLI_IN (&missing, dir, "simulate", "--timeline", "t.png", "--width");
   ASSERT_FAILURE (&missing, 2, "--width");
   ASSERT_DIR_LISTING (dir, "");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* Two small scenarios that differ only in the pipeline: gpt2 on one DGX A100 node,
@@ -2002,8 +1969,8 @@ write_compare_scenarios (const char *dir,
   g_autofree char *ja = g_strdup_printf (COMPARE_SCENARIO_FMT, "gpt2 pp2", 2u, 4u);
   g_autofree char *jb = g_strdup_printf (COMPARE_SCENARIO_FMT, "gpt2 pp4", 4u, 2u);
 
-  *a = write_file (dir, "A.json", ja);
-  *b = write_file (dir, "B.json", jb);
+  *a = test_write_file (dir, "A.json", ja, -1);
+  *b = test_write_file (dir, "B.json", jb, -1);
 }
 
 /* The number of lines of `text` that start with `prefix`; *first is the index of the
@@ -2029,7 +1996,7 @@ count_lines_with_prefix (const char *text,
 static void
 test_compare_png (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *a = NULL;
   g_autofree char *b = NULL;
   g_autofree char *chart = g_build_filename (dir, "c.png", NULL);
@@ -2049,14 +2016,14 @@ test_compare_png (void)
   g_assert_nonnull (strstr (r.out, "\nChart c.png\n"));
   assert_png_size (chart, 1600, 1100);
   ASSERT_DIR_LISTING (dir, "A.json B.json c.png");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* Other image types and sizes, as for simulate. */
 static void
 test_compare_svg_size (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *a = NULL;
   g_autofree char *b = NULL;
   g_autofree char *svg = g_build_filename (dir, "c.svg", NULL);
@@ -2074,13 +2041,13 @@ test_compare_svg_size (void)
   ASSERT_DIR_LISTING (dir, "A.json B.json c.png c.svg");
   if (have_tool ("rsvg-convert"))
     assert_svg_renders_at (svg, dir, 800, 600);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_compare_json (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *a = NULL;
   g_autofree char *b = NULL;
   g_auto (CliRun) r = { 0 };
@@ -2097,7 +2064,7 @@ test_compare_json (void)
   root = parse_stdout_of_success (&r);
   if (root == NULL)
     {
-      rm_rf (dir);
+      test_rm_rf (dir);
       return;
     }
   o = json_node_get_object (root);
@@ -2111,7 +2078,7 @@ test_compare_json (void)
   g_assert_nonnull (ob);
   if (oa == NULL || ob == NULL)
     {
-      rm_rf (dir);
+      test_rm_rf (dir);
       return;
     }
   /* Each side is a full report of its 8 GPUs. */
@@ -2140,13 +2107,13 @@ test_compare_json (void)
 
   /* --json draws nothing. */
   ASSERT_DIR_LISTING (dir, "A.json B.json");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_compare_one_file (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *a = NULL;
   g_autofree char *b = NULL;
   g_auto (CliRun) r = { 0 };
@@ -2161,13 +2128,13 @@ test_compare_one_file (void)
   RUN_CLI_IN (&three, dir, "compare", "A.json", "B.json", "A.json", "--out", "c.png");
   ASSERT_FAILURE (&three, 2, "compare");
   ASSERT_DIR_LISTING (dir, "A.json B.json");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_compare_missing_file (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *a = NULL;
   g_autofree char *b = NULL;
   g_auto (CliRun) r = { 0 };
@@ -2182,13 +2149,13 @@ test_compare_missing_file (void)
   ASSERT_FAILURE (&first, 1, "missing.json");
   g_assert_cmpstr (first.out, ==, "");
   ASSERT_DIR_LISTING (dir, "A.json B.json");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_compare_no_output (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *a = NULL;
   g_autofree char *b = NULL;
   g_auto (CliRun) r = { 0 };
@@ -2198,13 +2165,13 @@ test_compare_no_output (void)
   ASSERT_FAILURE (&r, 2, "--out");
   g_assert_cmpstr (r.out, ==, "");
   ASSERT_DIR_LISTING (dir, "A.json B.json");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_compare_bad_options (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *a = NULL;
   g_autofree char *b = NULL;
   g_auto (CliRun) ext = { 0 };
@@ -2222,7 +2189,7 @@ test_compare_bad_options (void)
   RUN_CLI_IN (&out_missing, dir, "compare", "A.json", "B.json", "--out");
   ASSERT_FAILURE (&out_missing, 2, "--out");
   ASSERT_DIR_LISTING (dir, "A.json B.json");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void

@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 
 #include "parallax/parallax.h"
+#include "test-files.h"
 
 #define MIB (1024 * 1024)
 
@@ -98,52 +99,6 @@ check_error (const GError      *error,
     CHECK_ERROR (error_, code, __VA_ARGS__); \
   } G_STMT_END
 
-static char *
-make_tmp_dir (void)
-{
-  g_autoptr (GError) error = NULL;
-  char *dir = g_dir_make_tmp ("plx-test-loaders-XXXXXX", &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (dir);
-  return dir;
-}
-
-static char *
-write_file (const char *dir,
-            const char *name,
-            const char *contents,
-            gssize      length)
-{
-  g_autoptr (GError) error = NULL;
-  char *path = g_build_filename (dir, name, NULL);
-  g_autofree char *parent = g_path_get_dirname (path);
-
-  g_assert_cmpint (g_mkdir_with_parents (parent, 0700), ==, 0);
-  g_file_set_contents (path, contents, length, &error);
-  g_assert_no_error (error);
-  return path;
-}
-
-static void
-rm_rf (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          rm_rf (child);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
-
 /* Writes `contents` as a scenario file in a fresh directory and loads it. */
 static PlxScenario *
 load_scenario_file (const char *contents,
@@ -151,13 +106,13 @@ load_scenario_file (const char *contents,
                     char      **path_out,
                     GError    **error)
 {
-  g_autofree char *dir = make_tmp_dir ();
-  g_autofree char *path = write_file (dir, "scenario.json", contents, length);
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-loaders");
+  g_autofree char *path = test_write_file (dir, "scenario.json", contents, length);
   PlxScenario *sc = plx_scenario_new_from_file (path, error);
 
   if (path_out != NULL)
     *path_out = g_strdup (path);
-  rm_rf (dir);
+  test_rm_rf (dir);
   return sc;
 }
 
@@ -654,12 +609,13 @@ static const char tiny_llama_config[] =
 static void
 test_hf_config_relative (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
-  g_autofree char *config = write_file (dir, "models/tiny/config.json", tiny_llama_config, -1);
-  g_autofree char *path = write_file (dir, "scenarios/run.json",
-                                      "{\"model\": {\"hf_config\": \"../models/tiny/config.json\"},"
-                                      " \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
-                                      " \"strategy\": {\"tp\": 4, \"pp\": 2, \"global_batch_size\": 8}}", -1);
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-loaders");
+  g_autofree char *config = test_write_file (dir, "models/tiny/config.json", tiny_llama_config, -1);
+  g_autofree char *path = test_write_file (dir, "scenarios/run.json",
+                                           "{\"model\": {\"hf_config\": \"../models/tiny/config.json\"},"
+                                           " \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+                                           " \"strategy\": {\"tp\": 4, \"pp\": 2, \"global_batch_size\": 8}}",
+                                           -1);
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxScenario) sc = plx_scenario_new_from_file (path, &error);
 
@@ -678,19 +634,21 @@ test_hf_config_relative (void)
       g_assert_cmpuint (sc->strategy->seq_length, ==, 2048);
       g_assert_cmpuint (sc->strategy->dp, ==, 1);
     }
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_hf_config_override (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
-  g_autofree char *config = write_file (dir, "config.json", tiny_llama_config, -1);
-  g_autofree char *path = write_file (dir, "run.json",
-                                      "{\"model\": {\"hf_config\": \"config.json\", \"num_hidden_layers\": 4,"
-                                      " \"name\": \"shallow\"},"
-                                      " \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
-                                      " \"strategy\": {\"tp\": 4, \"pp\": 2, \"global_batch_size\": 8}}", -1);
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-loaders");
+  g_autofree char *config = test_write_file (dir, "config.json", tiny_llama_config, -1);
+  g_autofree char *path
+      = test_write_file (dir, "run.json",
+                         "{\"model\": {\"hf_config\": \"config.json\", \"num_hidden_layers\": 4,"
+                         " \"name\": \"shallow\"},"
+                         " \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+                         " \"strategy\": {\"tp\": 4, \"pp\": 2, \"global_batch_size\": 8}}",
+                         -1);
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxScenario) sc = plx_scenario_new_from_file (path, &error);
 
@@ -702,14 +660,14 @@ test_hf_config_override (void)
       g_assert_cmpuint (sc->model->hidden, ==, 1024);
       g_assert_cmpstr (sc->model->name, ==, "shallow");
     }
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_hf_config_absolute (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
-  g_autofree char *config = write_file (dir, "abs/config.json", tiny_llama_config, -1);
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-loaders");
+  g_autofree char *config = test_write_file (dir, "abs/config.json", tiny_llama_config, -1);
   g_autofree char *text = g_strdup_printf ("{\"model\": {\"hf_config\": \"%s\"},"
                                            " \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
                                            " \"strategy\": {\"tp\": 4, \"pp\": 2, \"global_batch_size\": 8}}", config);
@@ -722,20 +680,23 @@ test_hf_config_absolute (void)
   g_assert_nonnull (sc);
   if (sc != NULL)
     g_assert_cmpuint (sc->model->kv_heads, ==, 4);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_hf_config_errors (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
-  g_autofree char *array = write_file (dir, "array.json", "[1, 2, 3]", -1);
-  g_autofree char *broken = write_file (dir, "broken.json", "{\"model_type\": ", -1);
-  g_autofree char *s1 = write_file (dir, "missing.json",
-                                    "{\"model\": {\"hf_config\": \"nowhere/config.json\"}" SCENARIO_TAIL, -1);
-  g_autofree char *s2 = write_file (dir, "on-array.json", "{\"model\": {\"hf_config\": \"array.json\"}" SCENARIO_TAIL, -1);
-  g_autofree char *s3 = write_file (dir, "on-broken.json", "{\"model\": {\"hf_config\": \"broken.json\"}" SCENARIO_TAIL, -1);
-  g_autofree char *s4 = write_file (dir, "not-string.json", "{\"model\": {\"hf_config\": 42}" SCENARIO_TAIL, -1);
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-loaders");
+  g_autofree char *array = test_write_file (dir, "array.json", "[1, 2, 3]", -1);
+  g_autofree char *broken = test_write_file (dir, "broken.json", "{\"model_type\": ", -1);
+  g_autofree char *s1 = test_write_file (
+      dir, "missing.json", "{\"model\": {\"hf_config\": \"nowhere/config.json\"}" SCENARIO_TAIL, -1);
+  g_autofree char *s2 = test_write_file (dir, "on-array.json",
+                                         "{\"model\": {\"hf_config\": \"array.json\"}" SCENARIO_TAIL, -1);
+  g_autofree char *s3 = test_write_file (dir, "on-broken.json",
+                                         "{\"model\": {\"hf_config\": \"broken.json\"}" SCENARIO_TAIL, -1);
+  g_autofree char *s4
+      = test_write_file (dir, "not-string.json", "{\"model\": {\"hf_config\": 42}" SCENARIO_TAIL, -1);
   g_autoptr (GError) e1 = NULL;
   g_autoptr (GError) e2 = NULL;
   g_autoptr (GError) e3 = NULL;
@@ -753,7 +714,7 @@ test_hf_config_errors (void)
   CHECK_ERROR (e3, PLX_ERROR_PARSE, s3, "model.hf_config", "broken.json");
   g_assert_null (r4);
   CHECK_ERROR (e4, PLX_ERROR_PARSE, s4, "model.hf_config: 42 is not a string");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* ---- clusters ------------------------------------------------------------------ */
@@ -1069,32 +1030,32 @@ test_hostile_huge_numbers (void)
 static void
 test_hostile_missing_file (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-loaders");
   g_autofree char *path = g_build_filename (dir, "does-not-exist.json", NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxScenario) sc = plx_scenario_new_from_file (path, &error);
 
   g_assert_null (sc);
   CHECK_ERROR (error, PLX_ERROR_NOT_FOUND, path);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_hostile_directory (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-loaders");
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxScenario) sc = plx_scenario_new_from_file (dir, &error);
 
   g_assert_null (sc);
   CHECK_ERROR (error, PLX_ERROR_IO, dir);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_hostile_too_large (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-loaders");
   g_autofree char *path = g_build_filename (dir, "huge.json", NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxScenario) sc = NULL;
@@ -1107,7 +1068,7 @@ test_hostile_too_large (void)
   sc = plx_scenario_new_from_file (path, &error);
   g_assert_null (sc);
   CHECK_ERROR (error, PLX_ERROR_PARSE, path, "too large");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* ---- hostile: a 1 MB string wherever a string is read --------------------------- */

@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "parallax/parallax.h"
+#include "test-files.h"
 
 /* ---- fixture: a fresh directory per test ------------------------------------------ */
 
@@ -19,25 +20,6 @@ typedef struct
 {
   char *dir;
 } Fixture;
-
-static void
-rm_rf (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          rm_rf (child);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
 
 static void
 fixture_setup (Fixture      *fx,
@@ -56,24 +38,11 @@ fixture_teardown (Fixture      *fx,
                   gconstpointer data)
 {
   (void) data;
-  rm_rf (fx->dir);
+  test_rm_rf (fx->dir);
   g_free (fx->dir);
 }
 
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
-
-static char *
-write_file (const Fixture *fx,
-            const char    *name,
-            const char    *contents)
-{
-  g_autoptr (GError) error = NULL;
-  char *path = g_build_filename (fx->dir, name, NULL);
-
-  g_file_set_contents (path, contents, -1, &error);
-  g_assert_no_error (error);
-  return path;
-}
 
 /* Writes `json` as sched.json and loads it; `path_out` gets the file's path. */
 static PlxScheduleOrder *
@@ -85,7 +54,7 @@ load (const Fixture *fx,
       char         **path_out,
       GError       **error)
 {
-  g_autofree char *path = write_file (fx, "sched.json", json);
+  g_autofree char *path = test_write_file (fx->dir, "sched.json", json, -1);
   PlxScheduleOrder *o = plx_schedule_order_load (path, pp, v, m, error);
 
   if (path_out != NULL)
@@ -659,7 +628,7 @@ scenario_with_schedule (const Fixture *fx,
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *text = g_strdup_printf (SCENARIO_FMT, schedule);
-  g_autofree char *path = write_file (fx, "scenario.json", text);
+  g_autofree char *path = test_write_file (fx->dir, "scenario.json", text, -1);
   PlxScenario *sc = plx_scenario_new_from_file (path, &error);
 
   g_assert_no_error (error);
@@ -694,7 +663,7 @@ static void
 test_scenario_1f1b (Fixture      *fx,
                     gconstpointer data)
 {
-  g_autofree char *sched = write_file (fx, "sched.json", HAND_1F1B_PP2_M2);
+  g_autofree char *sched = test_write_file (fx->dir, "sched.json", HAND_1F1B_PP2_M2, -1);
   g_autoptr (PlxScenario) file = scenario_with_schedule (fx, "sched.json");
   g_autoptr (PlxScenario) builtin = scenario_with_schedule (fx, "1f1b");
   PlxReport a, b;
@@ -718,7 +687,7 @@ test_scenario_zero_bubble (Fixture      *fx,
 {
   g_autoptr (PlxScheduleOrder) zb = plx_schedule_order_new (PLX_SCHEDULE_ZERO_BUBBLE_H1, 2, 1, 2);
   g_autofree char *json = order_to_json (zb);
-  g_autofree char *sched = write_file (fx, "zb.json", json);
+  g_autofree char *sched = test_write_file (fx->dir, "zb.json", json, -1);
   g_autoptr (PlxScenario) file = scenario_with_schedule (fx, "zb.json");
   g_autoptr (PlxScenario) builtin = scenario_with_schedule (fx, "zero-bubble-h1");
   g_autoptr (PlxScenario) one_f_one_b = scenario_with_schedule (fx, "1f1b");
@@ -740,7 +709,7 @@ static void
 test_scenario_analytical_refuses (Fixture      *fx,
                                   gconstpointer data)
 {
-  g_autofree char *sched = write_file (fx, "sched.json", HAND_1F1B_PP2_M2);
+  g_autofree char *sched = test_write_file (fx->dir, "sched.json", HAND_1F1B_PP2_M2, -1);
   g_autoptr (PlxScenario) sc = scenario_with_schedule (fx, "sched.json");
   g_autoptr (GError) error = NULL;
   PlxReport r = { 0 };
@@ -773,10 +742,13 @@ static void
 test_scenario_mismatch (Fixture      *fx,
                         gconstpointer data)
 {
-  g_autofree char *three = write_file (fx, "three.json",
-                                       "{\"stages\": [[\"F0\", \"F1\", \"B0\", \"B1\"], [\"F0\", \"B0\", \"F1\", \"B1\"],"
-                                       " [\"F0\", \"B0\", \"F1\", \"B1\"]]}");
-  g_autofree char *short_ = write_file (fx, "short.json", "{\"stages\": [[\"F0\", \"B0\"], [\"F0\", \"B0\"]]}");
+  g_autofree char *three
+      = test_write_file (fx->dir, "three.json",
+                         "{\"stages\": [[\"F0\", \"F1\", \"B0\", \"B1\"], [\"F0\", \"B0\", \"F1\", \"B1\"],"
+                         " [\"F0\", \"B0\", \"F1\", \"B1\"]]}",
+                         -1);
+  g_autofree char *short_
+      = test_write_file (fx->dir, "short.json", "{\"stages\": [[\"F0\", \"B0\"], [\"F0\", \"B0\"]]}", -1);
   g_autoptr (PlxScenario) a = scenario_with_schedule (fx, "three.json");
   g_autoptr (PlxScenario) b = scenario_with_schedule (fx, "short.json");
   g_autoptr (GError) error_a = NULL;

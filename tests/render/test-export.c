@@ -18,6 +18,7 @@
 #include "plx-render-export.h"
 #include "plx-render-style.h"
 #include "plx-timeline-chart.h"
+#include "test-files.h"
 
 #define SCENARIO_JSON \
   "{\"model\": {\"preset\": \"gpt2\"}," \
@@ -94,35 +95,6 @@ export_timeline (const char *path,
   plx_render_style_init (&style, FALSE, scale);
   draw_data_init (d, &style);
   return plx_render_export (path, width, height, scale, &style, draw_timeline, d, error);
-}
-
-static char *
-make_tmp_dir (void)
-{
-  g_autoptr (GError) error = NULL;
-  char *dir = g_dir_make_tmp ("plx-test-export-XXXXXX", &error);
-
-  g_assert_no_error (error);
-  return dir;
-}
-
-static void
-rm_rf (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          rm_rf (child);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
 }
 
 static int
@@ -285,7 +257,7 @@ assert_error_names (const GError *error,
 static void
 test_png_size (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-export");
   g_autofree char *path = g_build_filename (dir, "t.png", NULL);
   g_autoptr (GError) error = NULL;
   PlxRenderStyle style;
@@ -320,13 +292,13 @@ test_png_size (void)
     g_autofree char *listing = sorted_listing (dir);
     g_assert_cmpstr (listing, ==, "t.png");
   }
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_png_scale2 (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-export");
   g_autofree char *path = g_build_filename (dir, "t@2x.png", NULL);
   g_autoptr (GError) error = NULL;
   DrawData d;
@@ -339,14 +311,14 @@ test_png_scale2 (void)
   g_assert_cmpfloat (d.ctm_xx, ==, 2.0);
   g_assert_cmpfloat (d.ctm_yy, ==, 2.0);
   assert_png_size (path, 1600, 900);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* A fractional size rounds up to whole pixels. */
 static void
 test_png_fractional (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-export");
   g_autofree char *path = g_build_filename (dir, "t.png", NULL);
   g_autoptr (GError) error = NULL;
   DrawData d;
@@ -354,7 +326,7 @@ test_png_fractional (void)
   g_assert_true (export_timeline (path, 300.5, 200.25, 1.5, &d, &error));
   g_assert_no_error (error);
   assert_png_size (path, 451, 301);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* Tiny charts still lay out and render: narrower than the timeline's row labels
@@ -366,7 +338,7 @@ test_png_smallest (void)
   {
     double width, height;
   } sizes[] = { { 16, 16 }, { 100, 300 }, { 133, 16 }, { 134, 40 }, { 800, 16 }, { 16, 800 } };
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-export");
   g_autofree char *path = g_build_filename (dir, "tiny.png", NULL);
 
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
@@ -380,14 +352,14 @@ test_png_smallest (void)
       g_assert_cmpuint (d.calls, ==, 1);
       assert_png_size (path, (int) sizes[i].width, (int) sizes[i].height);
     }
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* The dark style paints its own background. */
 static void
 test_png_dark (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-export");
   g_autofree char *path = g_build_filename (dir, "dark.png", NULL);
   g_autoptr (GError) error = NULL;
   PlxRenderStyle style;
@@ -404,7 +376,7 @@ test_png_dark (void)
   g_assert_cmphex (pixel_at (surface, 0, 0), ==, 0x1e1e1e);
   g_assert_cmphex (pixel_at (surface, 0, 0), ==, color_rgb (style.background));
   cairo_surface_destroy (surface);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* ---- SVG and PDF --------------------------------------------------------------------- */
@@ -412,7 +384,7 @@ test_png_dark (void)
 static void
 test_svg_size (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-export");
   g_autofree char *path = g_build_filename (dir, "t.svg", NULL);
   g_autofree char *png = g_build_filename (dir, "out.png", NULL);
   g_autofree char *contents = NULL;
@@ -432,7 +404,7 @@ test_svg_size (void)
 
   if (!have_tool ("rsvg-convert"))
     {
-      rm_rf (dir);
+      test_rm_rf (dir);
       return;
     }
   {
@@ -440,14 +412,14 @@ test_svg_size (void)
     g_assert_cmpint (run_tool (argv, NULL), ==, 0);
   }
   assert_png_size (png, 800, 450);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* `scale` is for PNG only: a vector file keeps the chart's size and draws at scale 1. */
 static void
 test_svg_ignores_scale (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-export");
   g_autofree char *path = g_build_filename (dir, "t.svg", NULL);
   g_autofree char *png = g_build_filename (dir, "out.png", NULL);
   g_autoptr (GError) error = NULL;
@@ -459,7 +431,7 @@ test_svg_ignores_scale (void)
   g_assert_cmpfloat (d.width, ==, 640.0);
   if (!have_tool ("rsvg-convert"))
     {
-      rm_rf (dir);
+      test_rm_rf (dir);
       return;
     }
   {
@@ -467,13 +439,13 @@ test_svg_ignores_scale (void)
     g_assert_cmpint (run_tool (argv, NULL), ==, 0);
   }
   assert_png_size (png, 640, 360);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
 test_pdf_size (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-export");
   g_autofree char *path = g_build_filename (dir, "t.pdf", NULL);
   g_autofree char *prefix = g_build_filename (dir, "out", NULL);
   g_autofree char *png = g_build_filename (dir, "out.png", NULL);
@@ -491,7 +463,7 @@ test_pdf_size (void)
 
   if (!have_tool ("pdfinfo") || !have_tool ("pdftoppm"))
     {
-      rm_rf (dir);
+      test_rm_rf (dir);
       return;
     }
   {
@@ -508,7 +480,7 @@ test_pdf_size (void)
     g_assert_cmpint (run_tool (argv, NULL), ==, 0);
   }
   assert_png_size (png, 800, 450);
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* ---- errors ------------------------------------------------------------------------- */
@@ -536,7 +508,7 @@ test_format_for_path (void)
 static void
 test_unknown_extension (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-export");
   g_autofree char *path = g_build_filename (dir, "t.bmp", NULL);
   g_autofree char *listing = NULL;
   g_autoptr (GError) error = NULL;
@@ -548,7 +520,7 @@ test_unknown_extension (void)
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
   listing = sorted_listing (dir);
   g_assert_cmpstr (listing, ==, "");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 static void
@@ -575,7 +547,7 @@ test_unwritable (void)
 static void
 test_onto_directory (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-export");
   g_autofree char *target = g_build_filename (dir, "t.png", NULL);
   g_autofree char *inside = g_build_filename (target, "keep", NULL);
   g_autofree char *listing = NULL;
@@ -590,7 +562,7 @@ test_onto_directory (void)
   g_assert_true (g_file_test (inside, G_FILE_TEST_IS_REGULAR));
   listing = sorted_listing (dir);
   g_assert_cmpstr (listing, ==, "t.png");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* ---- atomic replacement ---------------------------------------------------------------- */
@@ -598,7 +570,7 @@ test_onto_directory (void)
 static void
 test_overwrite (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-export");
   g_autofree char *path = g_build_filename (dir, "t.png", NULL);
   g_autofree char *before = NULL;
   g_autofree char *after = NULL;
@@ -625,7 +597,7 @@ test_overwrite (void)
   g_assert_cmpmem (before, before_len, after, after_len);
   listing = sorted_listing (dir);
   g_assert_cmpstr (listing, ==, "t.png");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* A failure after the temporary file exists (drawing leaves cairo in an error state)
@@ -637,7 +609,7 @@ test_draw_error_keeps_old (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
-      g_autofree char *dir = make_tmp_dir ();
+      g_autofree char *dir = test_make_tmp_dir ("plx-test-export");
       g_autofree char *path = g_build_filename (dir, names[i], NULL);
       g_autofree char *after = NULL;
       g_autofree char *listing = NULL;
@@ -656,7 +628,7 @@ test_draw_error_keeps_old (void)
       g_assert_cmpstr (after, ==, "the old chart");
       listing = sorted_listing (dir);
       g_assert_cmpstr (listing, ==, names[i]);
-      rm_rf (dir);
+      test_rm_rf (dir);
     }
 }
 
@@ -665,7 +637,7 @@ test_draw_error_keeps_old (void)
 static void
 test_relative_path (void)
 {
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-export");
   g_autofree char *cwd = g_get_current_dir ();
   g_autofree char *listing = NULL;
   g_autofree char *path = g_build_filename (dir, "rel.png", NULL);
@@ -679,7 +651,7 @@ test_relative_path (void)
   assert_png_size (path, 200, 100);
   listing = sorted_listing (dir);
   g_assert_cmpstr (listing, ==, "rel.png");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 /* ---- sizes ------------------------------------------------------------------------- */
@@ -707,7 +679,7 @@ test_size_range (void)
      * (only bad for PNG, which index 12, even, writes). */
     { 8192, 100, 4 },
   };
-  g_autofree char *dir = make_tmp_dir ();
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-export");
   g_autofree char *path = g_build_filename (dir, "t.png", NULL);
   g_autofree char *svg = g_build_filename (dir, "t.svg", NULL);
   g_autofree char *listing = NULL;
@@ -740,7 +712,7 @@ test_size_range (void)
   g_clear_pointer (&listing, g_free);
   listing = sorted_listing (dir);
   g_assert_cmpstr (listing, ==, "t.png t.svg");
-  rm_rf (dir);
+  test_rm_rf (dir);
 }
 
 int
