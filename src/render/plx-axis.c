@@ -49,19 +49,28 @@ plx_axis_format_time (double seconds,
   snprintf (buf, len, "%.*f %s", decimals, seconds * scale, unit);
 }
 
-double
-plx_axis_time_ticks (double  lo,
-                     double  hi,
-                     guint   target,
-                     GArray *out)
+typedef void (*TickLabel) (double value, double step, char *buf, gsize len);
+
+static void
+label_gib (double value, double step, char *buf, gsize len)
 {
-  double step, first;
+  snprintf (buf, len, "%g GiB", value / 1073741824.0);
+}
+
+static void
+label_count (double value, double step, char *buf, gsize len)
+{
+  snprintf (buf, len, "%.0f", value);
+}
+
+/* The multiples of `step` in [lo, hi] (at most about a thousand), positioned 0..1 and
+ * labelled. */
+static void
+fill_ticks (double lo, double hi, double step, TickLabel label, GArray *out)
+{
+  double first = ceil (lo / step - 1e-9) * step;
 
   g_array_set_size (out, 0);
-  if (!(hi > lo))
-    hi = lo + 1.0;
-  step = plx_axis_nice_step (hi - lo, target);
-  first = ceil (lo / step - 1e-9) * step;
   for (double v = first; v <= hi + step * 1e-9; v += step)
     {
       PlxAxisTick t;
@@ -71,11 +80,25 @@ plx_axis_time_ticks (double  lo,
 
       t.value = value;
       t.position = (value - lo) / (hi - lo);
-      plx_axis_format_time (value, step, t.label, sizeof t.label);
+      label (value, step, t.label, sizeof t.label);
       g_array_append_val (out, t);
       if (out->len > 1000)
         break;
     }
+}
+
+double
+plx_axis_time_ticks (double  lo,
+                     double  hi,
+                     guint   target,
+                     GArray *out)
+{
+  double step;
+
+  if (!(hi > lo))
+    hi = lo + 1.0;
+  step = plx_axis_nice_step (hi - lo, target);
+  fill_ticks (lo, hi, step, plx_axis_format_time, out);
   return step;
 }
 
@@ -87,22 +110,10 @@ plx_axis_bytes_ticks (double  lo,
 {
   /* Round in GiB. */
   double step = plx_axis_nice_step ((hi - lo) / 1073741824.0, target) * 1073741824.0;
-  double first = ceil (lo / step - 1e-9) * step;
 
   g_array_set_size (out, 0);
-  if (!(hi > lo))
-    return step;
-  for (double v = first; v <= hi + step * 1e-9; v += step)
-    {
-      PlxAxisTick t;
-      double value = round (v / step) * step + 0.0; /* + 0.0: no "-0" */
-      t.value = value;
-      t.position = (value - lo) / (hi - lo);
-      snprintf (t.label, sizeof t.label, "%g GiB", value / 1073741824.0);
-      g_array_append_val (out, t);
-      if (out->len > 1000)
-        break;
-    }
+  if (hi > lo)
+    fill_ticks (lo, hi, step, label_gib, out);
   return step;
 }
 
@@ -114,21 +125,9 @@ plx_axis_count_ticks (double  lo,
 {
   /* Whole numbers only: a step below 1 would label fractions of a GPU. */
   double step = MAX (plx_axis_nice_step (hi - lo, target), 1.0);
-  double first = ceil (lo / step - 1e-9) * step;
 
   g_array_set_size (out, 0);
-  if (!(hi > lo))
-    return step;
-  for (double v = first; v <= hi + step * 1e-9; v += step)
-    {
-      PlxAxisTick t;
-      double value = round (v / step) * step + 0.0;
-      t.value = value;
-      t.position = (value - lo) / (hi - lo);
-      snprintf (t.label, sizeof t.label, "%.0f", value);
-      g_array_append_val (out, t);
-      if (out->len > 1000)
-        break;
-    }
+  if (hi > lo)
+    fill_ticks (lo, hi, step, label_count, out);
   return step;
 }
