@@ -1,5 +1,6 @@
 #include <glib/gi18n-lib.h>
 
+#include "plx-format.h"
 #include "plx-render-export.h"
 #include "plx-scatter-chart.h"
 #include "plx-scatter-view.h"
@@ -112,14 +113,6 @@ plx_scatter_view_get_point (PlxScatterView *self,
   return TRUE;
 }
 
-static char *
-format_time (double s)
-{
-  if (s >= 1.0)
-    return g_strdup_printf ("%.3f s", s);
-  return g_strdup_printf ("%.2f ms", s * 1e3);
-}
-
 char *
 plx_scatter_view_describe_at (PlxScatterView *self,
                               double          x,
@@ -135,7 +128,7 @@ plx_scatter_view_describe_at (PlxScatterView *self,
   r = &g_array_index (self->results, PlxSearchResult, i);
   strategy = plx_strategy_describe (&r->strategy);
   escaped = g_markup_escape_text (strategy, -1);
-  step = format_time (r->step_time_s);
+  step = plx_format_time (r->step_time_s);
   text = g_string_new (NULL);
   g_string_append_printf (text, _("<b>Rank %d</b> on %u GPUs"), i + 1, r->n_gpus);
   g_string_append_printf (text, "\n%s", escaped);

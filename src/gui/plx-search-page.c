@@ -1,6 +1,7 @@
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
+#include "plx-format.h"
 #include "plx-search-page.h"
 
 /* ---- one row of the table --------------------------------------------------------- */
@@ -88,8 +89,7 @@ text_schedule (const PlxSearchRow *w)
 static char *
 text_step (const PlxSearchRow *w)
 {
-  double s = w->r.step_time_s;
-  return s >= 1.0 ? g_strdup_printf ("%.3f s", s) : g_strdup_printf ("%.2f ms", s * 1e3);
+  return plx_format_time (w->r.step_time_s);
 }
 
 static char *

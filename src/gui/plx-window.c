@@ -2,6 +2,7 @@
 
 #include "plx-chart-view.h"
 #include "plx-engine.h"
+#include "plx-format.h"
 #include "plx-scenario-panel.h"
 #include "plx-search-page.h"
 #include "plx-window.h"
@@ -53,16 +54,6 @@ G_DEFINE_FINAL_TYPE (PlxWindow, plx_window, ADW_TYPE_APPLICATION_WINDOW)
 static const char *const chart_names[] = { "timeline", "memory", "compare" };
 
 /* ---- numbers ------------------------------------------------------------------- */
-
-static char *
-format_time (double s)
-{
-  if (s >= 1.0)
-    return g_strdup_printf ("%.3f s", s);
-  if (s >= 1e-3)
-    return g_strdup_printf ("%.2f ms", s * 1e3);
-  return g_strdup_printf ("%.0f µs", s * 1e6);
-}
 
 static void
 set_card (PlxWindow *self, guint card, const char *value, const char *detail)
@@ -123,14 +114,14 @@ update_breakdown (PlxWindow *self)
 
   for (guint i = 0; i < PLX_N_TIME; i++)
     {
-      g_autofree char *t = format_time (r->time_s[i]);
+      g_autofree char *t = plx_format_time (r->time_s[i]);
       g_autofree char *pct = g_strdup_printf ("%.1f %%", 100.0 * r->time_s[i] / r->step_time_s);
       gtk_label_set_text (self->bd_value[i], t);
       gtk_label_set_text (self->bd_share[i], pct);
       gtk_level_bar_set_value (self->bd_bar[i], r->time_s[i] / r->step_time_s);
     }
   {
-    g_autofree char *t = format_time (r->step_time_s);
+    g_autofree char *t = plx_format_time (r->step_time_s);
     g_autofree char *text = g_strdup_printf (_("Step time on stage %u, the GPU with the highest memory peak: %s"),
                                              r->reported_stage, t);
     gtk_label_set_text (self->bd_total, text);
@@ -141,7 +132,7 @@ static void
 show_result (PlxWindow *self, PlxResult *r)
 {
   const PlxReport *rep = &r->report;
-  g_autofree char *step = format_time (rep->step_time_s);
+  g_autofree char *step = plx_format_time (rep->step_time_s);
   g_autofree char *tps = g_strdup_printf ("%.0f", rep->tokens_per_s);
   g_autofree char *tps_d = g_strdup_printf (_("tokens/s (%.0f per GPU)"), rep->tokens_per_s / rep->n_gpus);
   g_autofree char *mfu = g_strdup_printf ("%.1f %%", rep->mfu * 100.0);
