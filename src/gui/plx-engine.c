@@ -10,9 +10,8 @@ typedef struct
   GCond      cond;
   guint64    latest;      /* generation of the newest compute() */
   guint64    ready;       /* generation whose outcome is below */
-  PlxResult *result;
+  PlxResult *result;      /* one of the two until delivered, then neither */
   char      *error;
-  gboolean   delivered;
 } Slot;
 
 struct _PlxEngine
@@ -125,14 +124,13 @@ compute_thread (GTask        *task,
       job->slot->result = r != NULL ? plx_result_ref (r) : NULL;
       job->slot->error = r == NULL ? g_strdup (error->message) : NULL;
       job->slot->ready = job->generation;
-      job->slot->delivered = FALSE;
       g_cond_broadcast (&job->slot->cond);
     }
   g_mutex_unlock (&job->slot->lock);
-  if (r == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, r, (GDestroyNotify) plx_result_unref);
+  g_clear_pointer (&r, plx_result_unref);
+  g_clear_error (&error);
+  /* The outcome travels in the slot; the task only says the work is over. */
+  g_task_return_boolean (task, TRUE);
 }
 
 /* Emits the newest outcome if it is ready and nobody has yet; with `wait_us` > 0,
@@ -149,11 +147,10 @@ deliver (PlxEngine *self, gint64 wait_us)
   while (wait_us > 0 && slot->ready != slot->latest)
     if (!g_cond_wait_until (&slot->cond, &slot->lock, end))
       break;
-  if (slot->ready == slot->latest && !slot->delivered)
+  if (slot->ready == slot->latest)
     {
       r = g_steal_pointer (&slot->result);
       error = g_steal_pointer (&slot->error);
-      slot->delivered = TRUE;
     }
   g_mutex_unlock (&slot->lock);
   if (r != NULL)
@@ -169,16 +166,13 @@ compute_done (GObject      *object,
               gpointer      user_data)
 {
   PlxEngine *self = PLX_ENGINE (object);
-  GTask *task = G_TASK (res);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (PlxResult) r = NULL;
 
   self->pending--;
-  r = g_task_propagate_pointer (task, &error);
-  /* A newer computation replaced this one: its result is stale, drop it. */
-  if (g_cancellable_is_cancelled (g_task_get_cancellable (task)) || self->slot == NULL)
-    return;
-  deliver (self, 0);
+  /* Cancelled tasks (replaced by a newer computation) end here too: the slot only
+   * ever holds the newest's outcome, so there is nothing stale to deliver. */
+  g_task_propagate_boolean (G_TASK (res), NULL);
+  if (self->slot != NULL)
+    deliver (self, 0);
 }
 
 gboolean
