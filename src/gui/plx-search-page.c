@@ -528,8 +528,9 @@ on_selection_changed (GtkSingleSelection *selection, GParamSpec *pspec, PlxSearc
   self->syncing = FALSE;
 }
 
-static guint
-position_of_rank (PlxSearchPage *self, guint rank)
+guint
+plx_search_page_position_of_rank (PlxSearchPage *self,
+                                  guint          rank)
 {
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sorted));
 
@@ -574,7 +575,7 @@ on_point_clicked (PlxScatterView *view, guint index, PlxSearchPage *self)
 
   if (self->syncing)
     return;
-  pos = position_of_rank (self, index + 1);
+  pos = plx_search_page_position_of_rank (self, index + 1);
   if (pos != GTK_INVALID_LIST_POSITION)
     {
       self->syncing = TRUE;
@@ -612,7 +613,7 @@ on_row_activated (GtkColumnView *view, guint position, PlxSearchPage *self)
 static void
 on_point_activated (PlxScatterView *view, guint index, PlxSearchPage *self)
 {
-  guint pos = position_of_rank (self, index + 1);
+  guint pos = plx_search_page_position_of_rank (self, index + 1);
 
   if (pos != GTK_INVALID_LIST_POSITION)
     plx_search_page_choose (self, pos);

@@ -36,6 +36,10 @@ GListModel     *plx_search_page_get_rows (PlxSearchPage *self);
 const PlxSearchResult *plx_search_page_get_row (PlxSearchPage *self,
                                                 guint          position,
                                                 guint         *rank);
+/* Where the result ranked `rank` (1 = fastest) stands in the table's current order,
+ * or GTK_INVALID_LIST_POSITION. */
+guint           plx_search_page_position_of_rank (PlxSearchPage *self,
+                                                  guint          rank);
 /* Sorts the table by a column ("step", "memory", "mfu", "gpus", ...). */
 gboolean        plx_search_page_sort_by (PlxSearchPage *self,
                                          const char    *column,

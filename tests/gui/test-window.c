@@ -387,22 +387,6 @@ run_search (PlxWindow *w)
   pump (100);
 }
 
-/* The table position of the result ranked `rank`. */
-static guint
-position_of_rank (PlxSearchPage *page, guint rank)
-{
-  GListModel *rows = plx_search_page_get_rows (page);
-
-  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
-    {
-      guint r;
-      plx_search_page_get_row (page, i, &r);
-      if (r == rank)
-        return i;
-    }
-  g_assert_not_reached ();
-}
-
 static void
 test_search_runs_and_sorts (void)
 {
@@ -541,8 +525,8 @@ test_search_choose_loads (void)
     g_assert_cmpint (i64, >=, 0);
     g_assert_cmpint (i128, >=, 0);
     {
-      double s64 = plx_search_page_get_row (page, position_of_rank (page, i64 + 1), NULL)->step_time_s;
-      double s128 = plx_search_page_get_row (page, position_of_rank (page, i128 + 1), NULL)->step_time_s;
+      double s64 = plx_search_page_get_row (page, plx_search_page_position_of_rank (page, i64 + 1), NULL)->step_time_s;
+      double s128 = plx_search_page_get_row (page, plx_search_page_position_of_rank (page, i128 + 1), NULL)->step_time_s;
       plx_search_page_set_plot_by_gpus (page, TRUE);
       g_assert_true (plx_scatter_view_get_point (scatter, i64, &x64, &y64));
       g_assert_true (plx_scatter_view_get_point (scatter, i128, &x128, &y128));
