@@ -645,14 +645,6 @@ plx_search_result_to_scenario (const PlxSearchResult *r,
   json_object_set_int_member (st, "zero_stage", s->zero_stage);
   json_object_set_boolean_member (st, "sequence_parallel", s->sequence_parallel);
 
-  /* The cluster as a preset name is an object with that preset. */
-  if (json_object_has_member (root, "cluster") && JSON_NODE_HOLDS_VALUE (json_object_get_member (root, "cluster")) &&
-      json_node_get_value_type (json_object_get_member (root, "cluster")) == G_TYPE_STRING)
-    {
-      JsonObject *o = json_object_new ();
-      json_object_set_string_member (o, "preset", json_object_get_string_member (root, "cluster"));
-      json_object_set_object_member (root, "cluster", o);
-    }
   if (!json_object_has_member (root, "cluster") || !JSON_NODE_HOLDS_OBJECT (json_object_get_member (root, "cluster")))
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "search result: the scenario has no cluster object");
