@@ -54,3 +54,26 @@ test_rm_rf (const char *path)
   else
     g_unlink (path);
 }
+
+static inline int
+test_compare_names (gconstpointer a,
+                    gconstpointer b)
+{
+  return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* The names in `dir`, sorted and joined with spaces ("" when empty). */
+static inline char *
+test_dir_listing (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  g_assert_nonnull (d);
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, test_compare_names);
+  g_ptr_array_add (names, NULL);
+  return g_strjoinv (" ", (char **) names->pdata);
+}

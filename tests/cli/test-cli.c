@@ -13,6 +13,7 @@
 
 #include "parallax/parallax.h"
 #include "test-files.h"
+#include "test-tools.h"
 
 /* The built-in default scenario: GPT-3 175B on 64 A100 (312 TFLOP/s bf16), global
  * batch 64 of 2048 tokens, tp 8, pp 8. */
@@ -1042,22 +1043,12 @@ check_trace_file (const char *path,
   g_assert_cmpuint (n_memory, >=, 1);
 }
 
-/* Only `keep` is left in `dir`: no temporary file from an atomic write. */
-static void
-assert_dir_holds_only (const char *dir,
-                       const char *keep)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  g_assert_nonnull (d);
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      if (g_strcmp0 (name, keep) != 0)
-        g_test_message ("unexpected file \"%s\" in %s", name, dir);
-      g_assert_cmpstr (name, ==, keep);
-    }
-}
+/* `dir` holds exactly the files named, sorted and space-separated. */
+#define ASSERT_DIR_LISTING(dir, expected) \
+  G_STMT_START { \
+    g_autofree char *listing_ = test_dir_listing (dir); \
+    g_assert_cmpstr (listing_, ==, expected); \
+  } G_STMT_END
 
 static void
 test_simulate_trace (void)
@@ -1072,7 +1063,7 @@ test_simulate_trace (void)
   g_assert_nonnull (strstr (r.out, "T.json"));
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
   check_trace_file (path, 8);
-  assert_dir_holds_only (dir, "T.json");
+  ASSERT_DIR_LISTING (dir, "T.json");
   test_rm_rf (dir);
 }
 
@@ -1088,7 +1079,7 @@ test_simulate_trace_replaces (void)
   RUN_CLI (&r, "simulate", "--pp", "4", "--json", arg);
   assert_success (&r);
   check_trace_file (path, 4);
-  assert_dir_holds_only (dir, "old.json");
+  ASSERT_DIR_LISTING (dir, "old.json");
   test_rm_rf (dir);
 }
 
@@ -1100,7 +1091,7 @@ test_simulate_trace_analytical (void)
 
   RUN_CLI_IN (&r, dir, "simulate", "--engine", "analytical", "--trace", "T.json");
   ASSERT_FAILURE (&r, 2, "--trace");
-  assert_dir_holds_only (dir, NULL);
+  ASSERT_DIR_LISTING (dir, "");
   test_rm_rf (dir);
 }
 
@@ -1128,7 +1119,7 @@ test_simulate_trace_onto_directory (void)
   ASSERT_FAILURE (&r, 1, target);
   g_assert_true (g_file_test (target, G_FILE_TEST_IS_DIR));
   g_assert_true (g_file_test (inside, G_FILE_TEST_IS_REGULAR));
-  assert_dir_holds_only (dir, "T.json");
+  ASSERT_DIR_LISTING (dir, "T.json");
   test_rm_rf (dir);
 }
 
@@ -1692,42 +1683,6 @@ assert_png_size (const char *path,
   g_assert_cmpuint (h, ==, height);
 }
 
-/* Skips the test, returning FALSE, if `tool` is not installed. */
-static gboolean
-have_tool (const char *tool)
-{
-  g_autofree char *path = g_find_program_in_path (tool);
-
-  if (path == NULL)
-    {
-      g_autofree char *msg = g_strdup_printf ("%s is not installed", tool);
-      g_test_skip (msg);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* Runs a tool found in PATH (no shell); returns its exit status, -1 if it did not
- * exit normally, and its standard output in *out if `out` is not NULL. */
-static int
-run_tool (const char *const *argv,
-          char             **out)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *cmdline = g_strjoinv (" ", (char **) argv);
-  g_autofree char *err = NULL;
-  int wait_status = 0;
-
-  g_test_message ("running: %s", cmdline);
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, out, &err, &wait_status, &error);
-  g_assert_no_error (error);
-  if (err != NULL && err[0] != '\0')
-    g_test_message ("stderr: %.500s", err);
-  if (error != NULL || !WIFEXITED (wait_status))
-    return -1;
-  return WEXITSTATUS (wait_status);
-}
-
 /* Renders an SVG file with rsvg-convert and checks the size of the PNG it makes
  * (SVG in px units: one pixel per unit). */
 static void
@@ -1739,39 +1694,10 @@ assert_svg_renders_at (const char *svg,
   g_autofree char *png = g_build_filename (dir, "svg-rendered.png", NULL);
   const char *argv[] = { "rsvg-convert", "-o", png, svg, NULL };
 
-  g_assert_cmpint (run_tool (argv, NULL), ==, 0);
+  g_assert_cmpint (test_run_tool (argv, NULL), ==, 0);
   assert_png_size (png, width, height);
   g_unlink (png);
 }
-
-/* The names in `dir`, sorted and joined with spaces ("" when empty). */
-static int
-compare_names (gconstpointer a,
-               gconstpointer b)
-{
-  return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
-}
-
-static char *
-dir_listing (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-
-  g_assert_nonnull (d);
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, compare_names);
-  g_ptr_array_add (names, NULL);
-  return g_strjoinv (" ", (char **) names->pdata);
-}
-
-#define ASSERT_DIR_LISTING(dir, expected) \
-  G_STMT_START { \
-    g_autofree char *listing_ = dir_listing (dir); \
-    g_assert_cmpstr (listing_, ==, expected); \
-  } G_STMT_END
 
 /* The default scenario (GPT-3 175B, 64 GPUs) with both charts at their default
  * sizes: timeline 1600 x 900, memory 1200 x 800. */
@@ -1797,7 +1723,7 @@ test_charts_timeline_png (void)
   g_assert_true (svg != NULL && g_str_has_prefix (svg, "<?xml"));
   g_assert_true (svg != NULL && strstr (svg, "width=\"1200px\"") != NULL);
   g_assert_true (svg != NULL && strstr (svg, "height=\"800px\"") != NULL);
-  if (have_tool ("rsvg-convert"))
+  if (test_have_tool ("rsvg-convert"))
     assert_svg_renders_at (memory, dir, 1200, 800);
   test_rm_rf (dir);
 }
@@ -1842,14 +1768,14 @@ test_charts_timeline_pdf (void)
   ASSERT_DIR_LISTING (dir, "t.pdf");
   g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
   g_assert_true (contents != NULL && g_str_has_prefix (contents, "%PDF-"));
-  if (!have_tool ("pdfinfo"))
+  if (!test_have_tool ("pdfinfo"))
     {
       test_rm_rf (dir);
       return;
     }
   {
     const char *argv[] = { "pdfinfo", path, NULL };
-    g_assert_cmpint (run_tool (argv, &info), ==, 0);
+    g_assert_cmpint (test_run_tool (argv, &info), ==, 0);
   }
   g_assert_nonnull (info);
   g_assert_true (g_regex_match_simple ("^Pages: +1$", info, G_REGEX_MULTILINE, 0));
@@ -2039,7 +1965,7 @@ test_compare_svg_size (void)
   assert_success (&p);
   assert_png_size (png, 1000, 800);
   ASSERT_DIR_LISTING (dir, "A.json B.json c.png c.svg");
-  if (have_tool ("rsvg-convert"))
+  if (test_have_tool ("rsvg-convert"))
     assert_svg_renders_at (svg, dir, 800, 600);
   test_rm_rf (dir);
 }

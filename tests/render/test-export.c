@@ -19,6 +19,7 @@
 #include "plx-render-style.h"
 #include "plx-timeline-chart.h"
 #include "test-files.h"
+#include "test-tools.h"
 
 #define SCENARIO_JSON \
   "{\"model\": {\"preset\": \"gpt2\"}," \
@@ -95,65 +96,6 @@ export_timeline (const char *path,
   plx_render_style_init (&style, FALSE, scale);
   draw_data_init (d, &style);
   return plx_render_export (path, width, height, scale, &style, draw_timeline, d, error);
-}
-
-static int
-compare_names (gconstpointer a,
-               gconstpointer b)
-{
-  return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
-}
-
-/* The names in `dir`, sorted and joined with spaces ("" when empty). */
-static char *
-sorted_listing (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-
-  g_assert_nonnull (d);
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, compare_names);
-  g_ptr_array_add (names, NULL);
-  return g_strjoinv (" ", (char **) names->pdata);
-}
-
-/* Runs a tool (argv[0] looked up in PATH, no shell); returns its exit status and
- * its standard output in *out (if not NULL). */
-static int
-run_tool (const char *const *argv,
-          char             **out)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *cmdline = g_strjoinv (" ", (char **) argv);
-  g_autofree char *err = NULL;
-  int wait_status = 0;
-
-  g_test_message ("running: %s", cmdline);
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, out, &err, &wait_status, &error);
-  g_assert_no_error (error);
-  if (err != NULL && err[0] != '\0')
-    g_test_message ("stderr: %.500s", err);
-  if (error != NULL || !WIFEXITED (wait_status))
-    return -1;
-  return WEXITSTATUS (wait_status);
-}
-
-/* Skips the test, returning FALSE, if `tool` is not installed. */
-static gboolean
-have_tool (const char *tool)
-{
-  g_autofree char *path = g_find_program_in_path (tool);
-
-  if (path == NULL)
-    {
-      g_autofree char *msg = g_strdup_printf ("%s is not installed", tool);
-      g_test_skip (msg);
-      return FALSE;
-    }
-  return TRUE;
 }
 
 static cairo_surface_t *
@@ -289,7 +231,7 @@ test_png_size (void)
 
   /* Only the chart: the temporary file was renamed onto it. */
   {
-    g_autofree char *listing = sorted_listing (dir);
+    g_autofree char *listing = test_dir_listing (dir);
     g_assert_cmpstr (listing, ==, "t.png");
   }
   test_rm_rf (dir);
@@ -402,14 +344,14 @@ test_svg_size (void)
   g_assert_nonnull (strstr (contents, "width=\"800px\""));
   g_assert_nonnull (strstr (contents, "height=\"450px\""));
 
-  if (!have_tool ("rsvg-convert"))
+  if (!test_have_tool ("rsvg-convert"))
     {
       test_rm_rf (dir);
       return;
     }
   {
     const char *argv[] = { "rsvg-convert", "-o", png, path, NULL };
-    g_assert_cmpint (run_tool (argv, NULL), ==, 0);
+    g_assert_cmpint (test_run_tool (argv, NULL), ==, 0);
   }
   assert_png_size (png, 800, 450);
   test_rm_rf (dir);
@@ -429,14 +371,14 @@ test_svg_ignores_scale (void)
   g_assert_no_error (error);
   g_assert_cmpfloat (d.ctm_xx, ==, 1.0);
   g_assert_cmpfloat (d.width, ==, 640.0);
-  if (!have_tool ("rsvg-convert"))
+  if (!test_have_tool ("rsvg-convert"))
     {
       test_rm_rf (dir);
       return;
     }
   {
     const char *argv[] = { "rsvg-convert", "-o", png, path, NULL };
-    g_assert_cmpint (run_tool (argv, NULL), ==, 0);
+    g_assert_cmpint (test_run_tool (argv, NULL), ==, 0);
   }
   assert_png_size (png, 640, 360);
   test_rm_rf (dir);
@@ -461,14 +403,14 @@ test_pdf_size (void)
   contents = read_file (path, NULL);
   g_assert_true (g_str_has_prefix (contents, "%PDF-"));
 
-  if (!have_tool ("pdfinfo") || !have_tool ("pdftoppm"))
+  if (!test_have_tool ("pdfinfo") || !test_have_tool ("pdftoppm"))
     {
       test_rm_rf (dir);
       return;
     }
   {
     const char *argv[] = { "pdfinfo", path, NULL };
-    g_assert_cmpint (run_tool (argv, &info), ==, 0);
+    g_assert_cmpint (test_run_tool (argv, &info), ==, 0);
     g_assert_nonnull (info);
     g_assert_nonnull (strstr (info, "Pages:"));
     g_assert_true (g_regex_match_simple ("^Pages: +1$", info, G_REGEX_MULTILINE, 0));
@@ -477,7 +419,7 @@ test_pdf_size (void)
   }
   {
     const char *argv[] = { "pdftoppm", "-png", "-r", "72", "-singlefile", path, prefix, NULL };
-    g_assert_cmpint (run_tool (argv, NULL), ==, 0);
+    g_assert_cmpint (test_run_tool (argv, NULL), ==, 0);
   }
   assert_png_size (png, 800, 450);
   test_rm_rf (dir);
@@ -518,7 +460,7 @@ test_unknown_extension (void)
   assert_error_names (error, PLX_ERROR_INVALID_VALUE, path);
   g_assert_cmpuint (d.calls, ==, 0);
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
-  listing = sorted_listing (dir);
+  listing = test_dir_listing (dir);
   g_assert_cmpstr (listing, ==, "");
   test_rm_rf (dir);
 }
@@ -560,7 +502,7 @@ test_onto_directory (void)
   assert_error_names (error, PLX_ERROR_IO, target);
   g_assert_true (g_file_test (target, G_FILE_TEST_IS_DIR));
   g_assert_true (g_file_test (inside, G_FILE_TEST_IS_REGULAR));
-  listing = sorted_listing (dir);
+  listing = test_dir_listing (dir);
   g_assert_cmpstr (listing, ==, "t.png");
   test_rm_rf (dir);
 }
@@ -584,7 +526,7 @@ test_overwrite (void)
   g_assert_true (export_timeline (path, 800, 450, 1, &d, &error));
   g_assert_no_error (error);
   assert_png_size (path, 800, 450);
-  listing = sorted_listing (dir);
+  listing = test_dir_listing (dir);
   g_assert_cmpstr (listing, ==, "t.png");
   g_clear_pointer (&listing, g_free);
 
@@ -595,7 +537,7 @@ test_overwrite (void)
   g_assert_cmpuint (d.calls, ==, 0);
   after = read_file (path, &after_len);
   g_assert_cmpmem (before, before_len, after, after_len);
-  listing = sorted_listing (dir);
+  listing = test_dir_listing (dir);
   g_assert_cmpstr (listing, ==, "t.png");
   test_rm_rf (dir);
 }
@@ -626,7 +568,7 @@ test_draw_error_keeps_old (void)
       g_assert_cmpuint (d.calls, ==, 1);
       after = read_file (path, NULL);
       g_assert_cmpstr (after, ==, "the old chart");
-      listing = sorted_listing (dir);
+      listing = test_dir_listing (dir);
       g_assert_cmpstr (listing, ==, names[i]);
       test_rm_rf (dir);
     }
@@ -649,7 +591,7 @@ test_relative_path (void)
   g_assert_no_error (error);
   g_assert_cmpint (chdir (cwd), ==, 0);
   assert_png_size (path, 200, 100);
-  listing = sorted_listing (dir);
+  listing = test_dir_listing (dir);
   g_assert_cmpstr (listing, ==, "rel.png");
   test_rm_rf (dir);
 }
@@ -695,7 +637,7 @@ test_size_range (void)
       assert_error_names (error, PLX_ERROR_INVALID_VALUE, target);
       g_assert_cmpuint (d.calls, ==, 0);
     }
-  listing = sorted_listing (dir);
+  listing = test_dir_listing (dir);
   g_assert_cmpstr (listing, ==, "");
 
   /* The bounds themselves are allowed. */
@@ -710,7 +652,7 @@ test_size_range (void)
     g_assert_no_error (error);
   }
   g_clear_pointer (&listing, g_free);
-  listing = sorted_listing (dir);
+  listing = test_dir_listing (dir);
   g_assert_cmpstr (listing, ==, "t.png t.svg");
   test_rm_rf (dir);
 }
