@@ -5,26 +5,15 @@
 
 #include "parallax/parallax.h"
 
-static const char *scenario =
-  "{ \"model\": { \"preset\": \"megatron-1t\" },"
-  "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 384 },"
-  "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 3072, \"micro_batch_size\": 1,"
-  "                \"tp\": 8, \"pp\": 64, \"dp\": 6, \"sequence_parallel\": true,"
-  "                \"recompute\": \"selective\", \"schedule\": \"1f1b\" } }";
+#include "bench-util.h"
 
 int
 main (int argc, char **argv)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (JsonNode) node = plx_json_parse_data (scenario, -1, "benchmark", &error);
-  g_autoptr (PlxScenario) sc = NULL;
+  g_autoptr (PlxScenario) sc = bench_scenario (BENCH_MEGATRON_1T_3072);
   PlxReport report;
   const guint iterations = 200000;
   double best = G_MAXDOUBLE, sink = 0.0;
-
-  g_assert_no_error (error);
-  sc = plx_scenario_new_from_json (node, ".", "benchmark", &error);
-  g_assert_no_error (error);
 
   /* Five rounds; the fastest is the machine's undisturbed figure. */
   for (guint round = 0; round < 5; round++)

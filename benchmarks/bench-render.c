@@ -6,26 +6,19 @@
 
 #include "plx-timeline-chart.h"
 
-static const char *scenario =
-  "{ \"model\": { \"preset\": \"megatron-1t\" },"
-  "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 384 },"
-  "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 3072, \"micro_batch_size\": 1,"
-  "                \"tp\": 8, \"pp\": 64, \"dp\": 6, \"sequence_parallel\": true,"
-  "                \"recompute\": \"selective\", \"schedule\": \"1f1b\" } }";
+#include "bench-util.h"
 
 int
 main (int argc, char **argv)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (JsonNode) node = plx_json_parse_data (scenario, -1, "benchmark", &error);
-  g_autoptr (PlxScenario) sc = plx_scenario_new_from_json (node, ".", "benchmark", &error);
+  g_autoptr (PlxScenario) sc = bench_scenario (BENCH_MEGATRON_1T_3072);
   g_autoptr (PlxTimeline) tl = NULL;
   PlxReport report;
   PlxRenderStyle style;
   double best = G_MAXDOUBLE, best_layout = G_MAXDOUBLE;
   guint bars = 0;
 
-  g_assert_no_error (error);
   g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &report, NULL, &tl, NULL, &error));
   plx_render_style_init (&style, FALSE, 1.0);
 

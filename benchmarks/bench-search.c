@@ -6,6 +6,8 @@
 
 #include "parallax/parallax.h"
 
+#include "bench-util.h"
+
 static const char *scenario =
   "{ \"model\": { \"preset\": \"gpt3-175b\" },"
   "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 128 },"
@@ -15,13 +17,11 @@ int
 main (int argc, char **argv)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (JsonNode) node = plx_json_parse_data (scenario, -1, "benchmark", &error);
-  g_autoptr (PlxScenario) sc = plx_scenario_new_from_json (node, ".", "benchmark", &error);
+  g_autoptr (PlxScenario) sc = bench_scenario (scenario);
   PlxSearchOptions o;
   double best_one = G_MAXDOUBLE, best_two = G_MAXDOUBLE;
   guint64 valid = 0, evaluated = 0, fit = 0;
 
-  g_assert_no_error (error);
   for (guint round = 0; round < 3; round++)
     {
       g_autoptr (PlxSearch) one = NULL;

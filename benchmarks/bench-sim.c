@@ -7,12 +7,7 @@
 
 #include "parallax/parallax.h"
 
-static const char *scenario =
-  "{ \"model\": { \"preset\": \"megatron-1t\" },"
-  "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 384 },"
-  "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 3072, \"micro_batch_size\": 1,"
-  "                \"tp\": 8, \"pp\": 64, \"dp\": 6, \"sequence_parallel\": true,"
-  "                \"recompute\": \"selective\", \"schedule\": \"1f1b\" } }";
+#include "bench-util.h"
 
 static double
 max_rss_mb (void)
@@ -27,17 +22,13 @@ int
 main (int argc, char **argv)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (JsonNode) node = plx_json_parse_data (scenario, -1, "benchmark", &error);
-  g_autoptr (PlxScenario) sc = NULL;
+  g_autoptr (PlxScenario) sc = bench_scenario (BENCH_MEGATRON_1T_3072);
   double best = G_MAXDOUBLE, best_sim = G_MAXDOUBLE, best_bare = G_MAXDOUBLE, rss_before;
   PlxSimStats stats_bare = { 0 };
   PlxReport report;
   PlxSimStats stats = { 0 };
   gsize timeline_bytes = 0, trace_bytes = 0;
 
-  g_assert_no_error (error);
-  sc = plx_scenario_new_from_json (node, ".", "benchmark", &error);
-  g_assert_no_error (error);
   rss_before = max_rss_mb ();
 
   for (guint round = 0; round < 5; round++)
