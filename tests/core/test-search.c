@@ -105,15 +105,12 @@ test_enumeration_counts (void)
    *         pp 2 (dp 1): mbs 1, 2, 4: 6 each; mbs 8: 3
    *         valid 33; invalid 16 (pp 3, 4, 6, 12) + 1 = 17
    * 195 valid of 245 evaluated; GPT-2 fits everywhere. Free recompute triples both. */
-  g_autoptr (JsonNode) json = plx_json_parse_data (
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (
     "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1},"
-    " \"strategy\": {\"global_batch_size\": 8, \"micro_batch_size\": 1, \"seq_length\": 1024}}",
-    -1, "small", NULL);
-  g_autoptr (PlxScenario) sc = plx_scenario_new_from_json (json, ".", "small", NULL);
+    " \"strategy\": {\"global_batch_size\": 8, \"micro_batch_size\": 1, \"seq_length\": 1024}}");
   g_autoptr (GError) error = NULL;
   PlxSearchOptions o;
 
-  g_assert_nonnull (sc);
   for (guint pass = 0; pass < 2; pass++)
     {
       g_autoptr (PlxSearch) s = NULL;
@@ -138,15 +135,12 @@ test_pruning (void)
    * and however it is split (TP x PP x DP with ZeRO-3 sharding over DP) the 8 GPUs
    * share them: 174.6e9 x 16 / 8 = 349 GB per GPU against 77 GiB usable. Every valid
    * strategy is pruned for its model states, none for activations. */
-  g_autoptr (JsonNode) json = plx_json_parse_data (
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (
     "{\"model\": {\"preset\": \"gpt3-175b\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1},"
-    " \"strategy\": {\"global_batch_size\": 8, \"micro_batch_size\": 1}}",
-    -1, "tiny", NULL);
-  g_autoptr (PlxScenario) sc = plx_scenario_new_from_json (json, ".", "tiny", NULL);
+    " \"strategy\": {\"global_batch_size\": 8, \"micro_batch_size\": 1}}");
   g_autoptr (PlxSearch) s = NULL;
   PlxSearchOptions o;
 
-  g_assert_nonnull (sc);
   plx_search_options_init (&o);
   s = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, NULL);
   g_assert_nonnull (s);
