@@ -84,6 +84,17 @@ on_scheme_selected (AdwComboRow *row, GParamSpec *pspec, PlxApplication *self)
     g_settings_set_string (self->settings, "color-scheme", schemes[sel]);
 }
 
+static const char *const chart_styles[] = { "follow", "light", "dark" };
+
+static void
+on_chart_style_selected (AdwComboRow *row, GParamSpec *pspec, PlxApplication *self)
+{
+  guint sel = adw_combo_row_get_selected (row);
+
+  if (sel < G_N_ELEMENTS (chart_styles))
+    g_settings_set_string (self->settings, "chart-style", chart_styles[sel]);
+}
+
 static void
 preferences_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
@@ -94,19 +105,18 @@ preferences_action (GSimpleAction *action, GVariant *param, gpointer user_data)
   GtkWidget *page = adw_preferences_page_new ();
   GtkWidget *group = adw_preferences_group_new ();
   GtkWidget *style = adw_combo_row_new ();
-  GtkWidget *charts = adw_action_row_new ();
-  GtkWidget *sw = gtk_switch_new ();
+  const char *chart_labels[] = { _("Follow the window"), _("Light"), _("Dark"), NULL };
+  g_autoptr (GtkStringList) chart_list = gtk_string_list_new (chart_labels);
+  GtkWidget *charts = adw_combo_row_new ();
   g_autofree char *scheme = NULL;
 
   gtk_window_set_transient_for (GTK_WINDOW (window), gtk_application_get_active_window (GTK_APPLICATION (self)));
   adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Appearance"));
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (style), _("Style"));
   adw_combo_row_set_model (ADW_COMBO_ROW (style), G_LIST_MODEL (list));
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (charts), _("Dark charts"));
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (charts), _("Draw and export charts on a dark background"));
-  gtk_widget_set_valign (sw, GTK_ALIGN_CENTER);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (charts), sw);
-  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (charts), sw);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (charts), _("Charts"));
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (charts), _("Background of the charts, on screen and exported"));
+  adw_combo_row_set_model (ADW_COMBO_ROW (charts), G_LIST_MODEL (chart_list));
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), style);
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), charts);
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (group));
@@ -118,7 +128,12 @@ preferences_action (GSimpleAction *action, GVariant *param, gpointer user_data)
       adw_combo_row_set_selected (ADW_COMBO_ROW (style),
                                   g_str_equal (scheme, "light") ? 1 : g_str_equal (scheme, "dark") ? 2 : 0);
       g_signal_connect (style, "notify::selected", G_CALLBACK (on_scheme_selected), self);
-      g_settings_bind (self->settings, "dark-charts", sw, "active", G_SETTINGS_BIND_DEFAULT);
+      {
+        g_autofree char *cs = g_settings_get_string (self->settings, "chart-style");
+        adw_combo_row_set_selected (ADW_COMBO_ROW (charts),
+                                    g_str_equal (cs, "light") ? 1 : g_str_equal (cs, "dark") ? 2 : 0);
+        g_signal_connect (charts, "notify::selected", G_CALLBACK (on_chart_style_selected), self);
+      }
     }
   else
     gtk_widget_set_sensitive (page, FALSE);

@@ -11,6 +11,7 @@ typedef struct
 {
   const char *key;          /* strategy key */
   GtkScale   *scale;
+  GtkWidget  *row;
   GArray     *values;       /* guint64 */
 } Choice;
 
@@ -21,13 +22,13 @@ typedef struct
   GtkSpinButton *spin;
 } ClusterSpin;
 
-enum { CHOICE_TP, CHOICE_PP, CHOICE_CP, CHOICE_EP, N_CHOICES };
+enum { CHOICE_TP, CHOICE_PP, CHOICE_CP, CHOICE_EP, CHOICE_MB, CHOICE_VS, N_CHOICES };
 enum
 {
   SPIN_NODES, SPIN_GPUS_PER_NODE, SPIN_PEAK, SPIN_HBM, SPIN_HBM_BW, SPIN_INTRA_BW, SPIN_INTRA_LAT,
   SPIN_INTER_BW, SPIN_INTER_LAT, N_CLUSTER_SPINS
 };
-enum { INT_MICRO_BATCH, INT_GLOBAL_BATCH, INT_SEQ, INT_VIRTUAL, N_INT_SPINS };
+enum { INT_GLOBAL_BATCH, INT_SEQ, N_INT_SPINS };
 
 struct _PlxScenarioPanel
 {
@@ -44,16 +45,22 @@ struct _PlxScenarioPanel
   gboolean     updating;
 
   AdwComboRow *model_combo;
-  GtkStringList *model_names;
+  GtkStringList *model_names;   /* the presets' labels, then "(file)" while one is loaded */
+  GPtrArray   *model_ids;       /* preset ids, in the list's order */
+  guint        resync_idle;     /* a resync waiting for the dropdown to finish its choice */
   AdwActionRow *fact_rows[4];
   AdwComboRow *cluster_combo;
   GtkStringList *cluster_names;
+  GPtrArray   *cluster_ids;
   ClusterSpin  cluster_spins[N_CLUSTER_SPINS];
   Choice       choices[N_CHOICES];
   GtkSpinButton *int_spins[N_INT_SPINS];
   AdwActionRow *dp_row;
   AdwComboRow *schedule_combo, *recompute_combo, *zero_combo, *dtype_combo;
-  GtkSwitch   *sp_switch, *flash_switch;
+  GtkSwitch   *sp_switch, *flash_switch, *overlap_dp_switch, *overlap_tp_switch;
+  GtkSpinButton *bucket_spin;
+  GHashTable  *rows;         /* strategy key -> its row, to mark the one at fault */
+  char        *last_key;     /* the strategy key of the last edit, for undo's merging */
 };
 
 G_DEFINE_FINAL_TYPE (PlxScenarioPanel, plx_scenario_panel, GTK_TYPE_BOX)
@@ -65,9 +72,10 @@ static const char *const schedules[] = { "1f1b", "interleaved-1f1b", "gpipe", "z
 static const char *const recomputes[] = { "none", "selective", "full", NULL };
 static const char *const zeros[] = { "0", "1", "2", "3", NULL };
 static const char *const dtypes[] = { "bf16", "fp16", "fp8", "fp32", NULL };
-static const char *const int_keys[N_INT_SPINS] = { "micro_batch_size", "global_batch_size", "seq_length", "virtual_stages" };
+static const char *const int_keys[N_INT_SPINS] = { "global_batch_size", "seq_length" };
 
 static void emit_changed (PlxScenarioPanel *self);
+static void queue_resync (PlxScenarioPanel *self);
 
 /* ---- JSON helpers -------------------------------------------------------------- */
 
@@ -133,50 +141,36 @@ resolve (PlxScenarioPanel *self)
   self->resolved_cluster = plx_cluster_new_from_json (self->cluster, "cluster", NULL);
 }
 
+static void
+insert_sorted (GArray *v, guint64 value)
+{
+  guint i = 0;
+
+  while (i < v->len && g_array_index (v, guint64, i) < value)
+    i++;
+  if (i == v->len || g_array_index (v, guint64, i) != value)
+    g_array_insert_val (v, i, value);
+}
+
+/* The values valid together with the rest of the strategy (plx-advice), so a drag
+ * never passes through one that the engine would refuse; plus the current value if
+ * it is not one of them, so the slider shows what the scenario holds (the error
+ * banner says what is wrong with it). */
 static GArray *
 compute_choices (PlxScenarioPanel *self, guint which)
 {
-  GArray *v = g_array_new (FALSE, FALSE, sizeof (guint64));
-  const PlxModel *m = self->resolved_model;
-  const PlxCluster *c = self->resolved_cluster;
-  guint64 seq = (guint64) strategy_int (self, "seq_length", m ? (gint64) m->max_positions : 2048);
+  const char *key = self->choices[which].key;
+  guint64 current = (guint64) MAX (strategy_int (self, key, 1), 1);
+  g_autoptr (PlxStrategy) s = NULL;
+  GArray *v = NULL;
 
-  if (m == NULL || c == NULL)
-    {
-      guint64 one = 1;
-      g_array_append_val (v, one);
-      return v;
-    }
-  switch (which)
-    {
-    case CHOICE_TP:
-      /* Divisors of the heads that also divide KV heads and MLP width, inside a node. */
-      for (guint64 d = 1; d <= m->heads && d <= c->gpus_per_node; d++)
-        if (m->heads % d == 0 && m->kv_heads % d == 0 && m->ffn % d == 0)
-          g_array_append_val (v, d);
-      break;
-    case CHOICE_PP:
-      for (guint64 d = 1; d <= m->n_layers && d <= plx_cluster_get_n_gpus (c); d++)
-        if (m->n_layers % d == 0)
-          g_array_append_val (v, d);
-      break;
-    case CHOICE_CP:
-      for (guint64 d = 1; d <= 64 && d <= plx_cluster_get_n_gpus (c); d *= 2)
-        if (seq % d == 0)
-          g_array_append_val (v, d);
-      break;
-    case CHOICE_EP:
-    default:
-      for (guint64 d = 1; d <= MAX (m->experts, 1); d++)
-        if (MAX (m->experts, 1) % d == 0)
-          g_array_append_val (v, d);
-      break;
-    }
-  if (v->len == 0)
-    {
-      guint64 one = 1;
-      g_array_append_val (v, one);
-    }
+  if (self->resolved_model != NULL && self->resolved_cluster != NULL)
+    s = plx_strategy_new_from_json (self->strategy, "scenario", NULL);
+  if (s != NULL)
+    v = plx_advice_valid_values (self->resolved_model, self->resolved_cluster, s, key);
+  if (v == NULL)
+    v = g_array_new (FALSE, FALSE, sizeof (guint64));
+  insert_sorted (v, current);
   return v;
 }
 
@@ -190,6 +184,22 @@ choice_format (GtkScale *scale, double value, gpointer data)
     return g_strdup ("1");
   i = (guint) CLAMP (round (value), 0, ch->values->len - 1);
   return g_strdup_printf ("%" G_GUINT64_FORMAT, g_array_index (ch->values, guint64, i));
+}
+
+static void refresh_choice (PlxScenarioPanel *self, guint which);
+
+/* After `key` changed, the other sliders offer what is valid with its new value; the
+ * slider being dragged keeps its own list (its values do not depend on itself). */
+static void
+refresh_other_choices (PlxScenarioPanel *self, const char *key)
+{
+  gboolean was = self->updating;
+
+  self->updating = TRUE;
+  for (guint i = 0; i < N_CHOICES; i++)
+    if (key == NULL || !g_str_equal (self->choices[i].key, key))
+      refresh_choice (self, i);
+  self->updating = was;
 }
 
 static void
@@ -208,6 +218,10 @@ refresh_choice (PlxScenarioPanel *self, guint which)
       best = i;
   adj = gtk_range_get_adjustment (GTK_RANGE (ch->scale));
   gtk_adjustment_configure (adj, best, 0, MAX (ch->values->len - 1, 0.0), 1, 1, 0);
+  /* The label follows the value, not the position: the same position may now stand
+   * for another value (TP 4 at position 3 before, TP 8 at position 3 now). Setting
+   * the format function again makes the scale relabel itself. */
+  gtk_scale_set_format_value_func (ch->scale, choice_format, ch, NULL);
   gtk_scale_clear_marks (ch->scale);
   if (ch->values->len <= 12)
     for (guint i = 0; i < ch->values->len; i++)
@@ -236,12 +250,134 @@ cluster_value (PlxScenarioPanel *self, const ClusterSpin *cs)
   return c->inter_node.latency_s / cs->unit;
 }
 
+/* "124 M", "6.7 B", "175 B", "1.0 T": a model's size as people say it. */
+static char *
+format_params (double n)
+{
+  if (n < 1e9)
+    return g_strdup_printf (_("%.0f M"), n / 1e6);
+  if (n < 1e10)
+    return g_strdup_printf (_("%.1f B"), n / 1e9);
+  if (n < 1e12)
+    return g_strdup_printf (_("%.0f B"), n / 1e9);
+  return g_strdup_printf (_("%.1f T"), n / 1e12);
+}
+
+typedef struct
+{
+  char  *id;
+  double params;
+} PresetEntry;
+
+static int
+by_params (gconstpointer a, gconstpointer b)
+{
+  const PresetEntry *x = a, *y = b;
+  return x->params < y->params ? -1 : x->params > y->params ? 1 : g_strcmp0 (x->id, y->id);
+}
+
+/* The model presets, smallest first, each with its size; built once, so choosing from
+ * the dropdown never rebuilds the list it is choosing from. */
+static void
+build_model_list (PlxScenarioPanel *self)
+{
+  g_auto (GStrv) ids = plx_presets_list (PLX_PRESET_MODEL);
+  g_autoptr (GArray) entries = g_array_new (FALSE, FALSE, sizeof (PresetEntry));
+
+  for (guint i = 0; ids[i] != NULL; i++)
+    {
+      g_autoptr (PlxModel) m = plx_model_new_preset (ids[i], NULL);
+      PresetEntry e = { ids[i], m ? plx_model_get_n_params (m) : 0 };
+      g_array_append_val (entries, e);
+    }
+  g_array_sort (entries, by_params);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      PresetEntry *e = &g_array_index (entries, PresetEntry, i);
+      g_autofree char *size = format_params (e->params);
+      g_autofree char *label = g_strdup_printf ("%s · %s", e->id, size);
+      gtk_string_list_append (self->model_names, label);
+      g_ptr_array_add (self->model_ids, g_strdup (e->id));
+    }
+}
+
+static void
+build_cluster_list (PlxScenarioPanel *self)
+{
+  g_auto (GStrv) ids = plx_presets_list (PLX_PRESET_CLUSTER);
+
+  for (guint i = 0; ids[i] != NULL; i++)
+    {
+      g_autoptr (PlxCluster) c = plx_cluster_new_preset (ids[i], NULL);
+      g_autofree char *label = c ? g_strdup_printf (_("%s · %u× %s, %.0f GiB"), ids[i], c->gpus_per_node, c->gpu_name,
+                                                     c->hbm_bytes / 1073741824.0)
+                                 : g_strdup (ids[i]);
+      gtk_string_list_append (self->cluster_names, label);
+      g_ptr_array_add (self->cluster_ids, g_strdup (ids[i]));
+    }
+}
+
+static guint
+index_of_id (GPtrArray *ids, const char *id)
+{
+  for (guint i = 0; id != NULL && i < ids->len; i++)
+    if (g_str_equal (g_ptr_array_index (ids, i), id))
+      return i;
+  return GTK_INVALID_LIST_POSITION;
+}
+
+/* Shows `label` as the last, extra item of a preset list (a model from a file, a
+ * custom cluster), or removes that item when `label` is NULL. Only touches the list
+ * when it changes. */
+static void
+set_extra_item (GtkStringList *list, guint n_presets, const char *label)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (list));
+
+  if (label == NULL)
+    {
+      if (n > n_presets)
+        gtk_string_list_remove (list, n_presets);
+      return;
+    }
+  if (n > n_presets && g_strcmp0 (gtk_string_list_get_string (list, n_presets), label) == 0)
+    return;
+  if (n > n_presets)
+    gtk_string_list_splice (list, n_presets, 1, (const char *const[]) { label, NULL });
+  else
+    gtk_string_list_append (list, label);
+}
+
+static void
+select_row (AdwComboRow *row, guint position)
+{
+  if (adw_combo_row_get_selected (row) != position)
+    adw_combo_row_set_selected (row, position);
+}
+
+/* Sequence parallelism splits over the TP ranks: at TP 1 there is nothing to split,
+ * so the switch shows off and waits (the file's value is kept for a later TP > 1). */
+static void
+sync_sp (PlxScenarioPanel *self)
+{
+  JsonNode *sp = json_object_get_member (obj (self->strategy), "sequence_parallel");
+  guint64 tp = (guint64) strategy_int (self, "tp", 1);
+  gboolean was = self->updating;
+  AdwActionRow *row = ADW_ACTION_ROW (g_hash_table_lookup (self->rows, "sequence_parallel"));
+  const char *hint = tp > 1 ? "" : _("Needs tensor parallelism (TP > 1)");
+
+  self->updating = TRUE;
+  gtk_switch_set_active (self->sp_switch, tp > 1 && sp && JSON_NODE_HOLDS_VALUE (sp) && json_node_get_boolean (sp));
+  gtk_widget_set_sensitive (GTK_WIDGET (self->sp_switch), tp > 1);
+  if (g_strcmp0 (adw_action_row_get_subtitle (row), hint) != 0)
+    adw_action_row_set_subtitle (row, hint);
+  self->updating = was;
+}
+
 static void
 sync_controls (PlxScenarioPanel *self)
 {
   JsonObject *m = obj (self->model), *c = obj (self->cluster);
-  g_auto (GStrv) models = plx_presets_list (PLX_PRESET_MODEL);
-  g_auto (GStrv) clusters = plx_presets_list (PLX_PRESET_CLUSTER);
   const char *preset;
   guint sel = 0;
 
@@ -249,18 +385,17 @@ sync_controls (PlxScenarioPanel *self)
   resolve (self);
 
   /* Model. */
-  gtk_string_list_splice (self->model_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->model_names)),
-                          (const char *const *) models);
   preset = json_object_has_member (m, "preset") ? json_object_get_string_member (m, "preset") : NULL;
-  if (preset != NULL)
-    sel = index_of ((const char *const *) models, preset);
-  else
+  sel = index_of_id (self->model_ids, preset);
+  if (sel == GTK_INVALID_LIST_POSITION)
     {
       g_autofree char *label = g_strdup_printf (_("%s (file)"), self->model_file ? self->model_file : _("inline config"));
-      gtk_string_list_append (self->model_names, label);
-      sel = g_list_model_get_n_items (G_LIST_MODEL (self->model_names)) - 1;
+      set_extra_item (self->model_names, self->model_ids->len, label);
+      sel = self->model_ids->len;
     }
-  adw_combo_row_set_selected (self->model_combo, sel);
+  else
+    set_extra_item (self->model_names, self->model_ids->len, NULL);
+  select_row (self->model_combo, sel);
   if (self->resolved_model != NULL)
     {
       g_autofree char *params = g_strdup_printf ("%.2f B", plx_model_get_n_params (self->resolved_model) / 1e9);
@@ -274,10 +409,17 @@ sync_controls (PlxScenarioPanel *self)
     }
 
   /* Cluster. */
-  gtk_string_list_splice (self->cluster_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->cluster_names)),
-                          (const char *const *) clusters);
   preset = json_object_has_member (c, "preset") ? json_object_get_string_member (c, "preset") : NULL;
-  adw_combo_row_set_selected (self->cluster_combo, preset ? index_of ((const char *const *) clusters, preset) : 0);
+  sel = index_of_id (self->cluster_ids, preset);
+  if (sel == GTK_INVALID_LIST_POSITION)
+    {
+      g_autofree char *label = g_strdup_printf (_("%s (inline)"), self->resolved_cluster ? self->resolved_cluster->name : "?");
+      set_extra_item (self->cluster_names, self->cluster_ids->len, label);
+      sel = self->cluster_ids->len;
+    }
+  else
+    set_extra_item (self->cluster_names, self->cluster_ids->len, NULL);
+  select_row (self->cluster_combo, sel);
   {
     /* Anything beside "preset" (and the node count) makes it custom. */
     gboolean custom = preset == NULL;
@@ -306,10 +448,18 @@ sync_controls (PlxScenarioPanel *self)
   adw_combo_row_set_selected (self->zero_combo, (guint) CLAMP (strategy_int (self, "zero_stage", 0), 0, 3));
   adw_combo_row_set_selected (self->dtype_combo, index_of (dtypes, strategy_string (self, "dtype", "bf16")));
   {
-    JsonNode *sp = json_object_get_member (obj (self->strategy), "sequence_parallel");
     JsonNode *fa = json_object_get_member (obj (self->strategy), "flash_attention");
-    gtk_switch_set_active (self->sp_switch, sp && JSON_NODE_HOLDS_VALUE (sp) && json_node_get_boolean (sp));
+    JsonNode *odp = json_object_get_member (obj (self->strategy), "overlap_dp_comm");
+    JsonNode *otp = json_object_get_member (obj (self->strategy), "overlap_tp_comm");
+    sync_sp (self);
     gtk_switch_set_active (self->flash_switch, fa && JSON_NODE_HOLDS_VALUE (fa) && json_node_get_boolean (fa));
+    /* Overlapping DP communication is on unless the file turns it off (FORMATS.md). */
+    gtk_switch_set_active (self->overlap_dp_switch, !(odp && JSON_NODE_HOLDS_VALUE (odp)) || json_node_get_boolean (odp));
+    gtk_switch_set_active (self->overlap_tp_switch, otp && JSON_NODE_HOLDS_VALUE (otp) && json_node_get_boolean (otp));
+    gtk_spin_button_set_value (self->bucket_spin,
+                               strategy_int (self, "grad_bucket_bytes", (gint64) PLX_DEFAULT_GRAD_BUCKET_BYTES) / 1e6);
+    gtk_widget_set_sensitive (self->choices[CHOICE_VS].row, g_str_equal (strategy_string (self, "schedule", "1f1b"), "interleaved-1f1b"));
+    gtk_widget_set_visible (self->choices[CHOICE_EP].row, self->resolved_model != NULL && self->resolved_model->experts > 0);
   }
   self->updating = FALSE;
 }
@@ -357,8 +507,8 @@ on_combo_changed (AdwComboRow *row, GParamSpec *pspec, PlxScenarioPanel *self)
         json_object_set_int_member (obj (self->strategy), "virtual_stages",
                                     g_str_equal (values[sel], "interleaved-1f1b") ? MAX (strategy_int (self, "virtual_stages", 2), 2) : 1);
     }
-  sync_controls (self);
   emit_changed (self);
+  queue_resync (self);
 }
 
 static void
@@ -370,50 +520,95 @@ on_switch_changed (GtkSwitch *sw, GParamSpec *pspec, PlxScenarioPanel *self)
     return;
   json_object_set_boolean_member (obj (self->strategy), key, gtk_switch_get_active (sw));
   emit_changed (self);
+  queue_resync (self);
+}
+
+static void
+on_bucket_changed (GtkSpinButton *spin, PlxScenarioPanel *self)
+{
+  if (self->updating)
+    return;
+  json_object_set_int_member (obj (self->strategy), "grad_bucket_bytes", (gint64) (gtk_spin_button_get_value (spin) * 1e6));
+  emit_changed (self);
+}
+
+/* A new model or cluster keeps every strategy value still valid with it and moves
+ * the others to the nearest valid value (plx-advice). */
+static void
+adapt_strategy (PlxScenarioPanel *self)
+{
+  JsonNode *adapted = NULL;
+
+  if (self->resolved_model != NULL && self->resolved_cluster != NULL)
+    adapted = plx_advice_adapt_strategy (self->resolved_model, self->resolved_cluster, self->strategy);
+  if (adapted != NULL)
+    {
+      json_node_unref (self->strategy);
+      self->strategy = adapted;
+    }
+  else
+    json_object_remove_member (obj (self->strategy), "dp");
+}
+
+/* The dropdown is still handling its own choice when it notifies: the controls (and
+ * that dropdown's list) are brought in line once it has finished, from an idle. */
+static gboolean
+resync_idle (gpointer data)
+{
+  PlxScenarioPanel *self = data;
+
+  self->resync_idle = 0;
+  sync_controls (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+queue_resync (PlxScenarioPanel *self)
+{
+  if (self->resync_idle == 0)
+    self->resync_idle = g_idle_add_full (G_PRIORITY_HIGH_IDLE, resync_idle, self, NULL);
 }
 
 static void
 on_model_selected (AdwComboRow *row, GParamSpec *pspec, PlxScenarioPanel *self)
 {
   guint sel = adw_combo_row_get_selected (row);
-  g_auto (GStrv) models = plx_presets_list (PLX_PRESET_MODEL);
   JsonObject *m;
 
-  if (self->updating || sel >= g_strv_length (models))
+  if (self->updating || sel >= self->model_ids->len)
     return;
   json_node_unref (self->model);
   self->model = json_node_new (JSON_NODE_OBJECT);
   m = json_object_new ();
-  json_object_set_string_member (m, "preset", models[sel]);
+  json_object_set_string_member (m, "preset", g_ptr_array_index (self->model_ids, sel));
   json_node_take_object (self->model, m);
   g_clear_pointer (&self->model_file, g_free);
-  /* The old sequence length and degrees may not suit the new model: let them follow. */
-  json_object_remove_member (obj (self->strategy), "seq_length");
-  sync_controls (self);
-  for (guint i = 0; i < N_CHOICES; i++)
-    on_choice_changed (GTK_RANGE (self->choices[i].scale), self);
+  resolve (self);
+  adapt_strategy (self);
   emit_changed (self);
+  queue_resync (self);
 }
 
 static void
 on_cluster_selected (AdwComboRow *row, GParamSpec *pspec, PlxScenarioPanel *self)
 {
   guint sel = adw_combo_row_get_selected (row);
-  g_auto (GStrv) clusters = plx_presets_list (PLX_PRESET_CLUSTER);
   JsonObject *c;
   gint64 nodes;
 
-  if (self->updating || sel >= g_strv_length (clusters))
+  if (self->updating || sel >= self->cluster_ids->len)
     return;
   nodes = (gint64) gtk_spin_button_get_value (self->cluster_spins[SPIN_NODES].spin);
   json_node_unref (self->cluster);
   self->cluster = json_node_new (JSON_NODE_OBJECT);
   c = json_object_new ();
-  json_object_set_string_member (c, "preset", clusters[sel]);
+  json_object_set_string_member (c, "preset", g_ptr_array_index (self->cluster_ids, sel));
   json_object_set_int_member (c, "num_nodes", MAX (nodes, 1));
   json_node_take_object (self->cluster, c);
-  sync_controls (self);
+  resolve (self);
+  adapt_strategy (self);
   emit_changed (self);
+  queue_resync (self);
 }
 
 static void
@@ -463,10 +658,19 @@ sync_strategy_value (PlxScenarioPanel *self,
   for (guint i = 0; i < N_CHOICES; i++)
     if (g_str_equal (self->choices[i].key, key))
       {
+        /* A drag's own value is already in the list: only the position moves. A
+         * value set from outside (a fix, a test) may not be: then the list is made
+         * again with it. */
         guint64 v = (guint64) strategy_int (self, key, 1);
+        gboolean found = FALSE;
         for (guint j = 0; j < self->choices[i].values->len; j++)
           if (g_array_index (self->choices[i].values, guint64, j) == v)
-            gtk_range_set_value (GTK_RANGE (self->choices[i].scale), j);
+            {
+              gtk_range_set_value (GTK_RANGE (self->choices[i].scale), j);
+              found = TRUE;
+            }
+        if (!found)
+          refresh_choice (self, i);
       }
   for (guint i = 0; i < N_INT_SPINS; i++)
     if (g_str_equal (int_keys[i], key))
@@ -480,6 +684,11 @@ plx_scenario_panel_set_strategy_int (PlxScenarioPanel *self,
                                      gint64            value)
 {
   json_object_set_int_member (obj (self->strategy), key, value);
+  if (g_strcmp0 (self->last_key, key) != 0)
+    {
+      g_free (self->last_key);
+      self->last_key = g_strdup (key);
+    }
   /* Degrees re-derive dp, as on the command line. */
   if (g_str_equal (key, "tp") || g_str_equal (key, "pp") || g_str_equal (key, "cp"))
     json_object_remove_member (obj (self->strategy), "dp");
@@ -490,7 +699,11 @@ plx_scenario_panel_set_strategy_int (PlxScenarioPanel *self,
       if (g_str_equal (key, "seq_length"))
         sync_controls (self);
       else
-        sync_strategy_value (self, key);
+        {
+          sync_strategy_value (self, key);
+          refresh_other_choices (self, key);
+          sync_sp (self);
+        }
       emit_changed (self);
     }
 }
@@ -499,6 +712,14 @@ static void
 emit_changed (PlxScenarioPanel *self)
 {
   g_signal_emit (self, signals[CHANGED], 0);
+  /* Only a slider's edits merge; anything else is a step of its own. */
+  g_clear_pointer (&self->last_key, g_free);
+}
+
+const char *
+plx_scenario_panel_get_last_key (PlxScenarioPanel *self)
+{
+  return self->last_key;
 }
 
 /* ---- building the panel --------------------------------------------------------- */
@@ -552,8 +773,21 @@ spin_row (AdwPreferencesGroup *g, const char *title, const char *subtitle, doubl
   return GTK_SPIN_BUTTON (spin);
 }
 
+/* The row of a control (the control itself, or its row), by strategy key; carries
+ * the tooltip. */
 static void
-choice_row (PlxScenarioPanel *self, AdwPreferencesGroup *g, guint which, const char *key, const char *title)
+remember_row (PlxScenarioPanel *self, const char *key, GtkWidget *control, const char *tooltip)
+{
+  GtkWidget *row = ADW_IS_PREFERENCES_ROW (control) ? control : gtk_widget_get_ancestor (control, ADW_TYPE_PREFERENCES_ROW);
+
+  g_hash_table_insert (self->rows, (gpointer) key, row);
+  if (tooltip != NULL)
+    gtk_widget_set_tooltip_text (row, tooltip);
+}
+
+static void
+choice_row (PlxScenarioPanel *self, AdwPreferencesGroup *g, guint which, const char *key, const char *title,
+            const char *tooltip)
 {
   GtkWidget *row = adw_action_row_new ();
   GtkWidget *scale = gtk_scale_new_with_range (GTK_ORIENTATION_HORIZONTAL, 0, 1, 1);
@@ -572,6 +806,8 @@ choice_row (PlxScenarioPanel *self, AdwPreferencesGroup *g, guint which, const c
   g_signal_connect (scale, "value-changed", G_CALLBACK (on_choice_changed), self);
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), scale);
   adw_preferences_group_add (g, row);
+  ch->row = row;
+  remember_row (self, key, row, tooltip);
 }
 
 static void
@@ -585,6 +821,13 @@ plx_scenario_panel_dispose (GObject *object)
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->base_dir, g_free);
   g_clear_pointer (&self->model_file, g_free);
+  g_clear_handle_id (&self->resync_idle, g_source_remove);
+  g_clear_pointer (&self->model_ids, g_ptr_array_unref);
+  g_clear_object (&self->model_names);
+  g_clear_pointer (&self->rows, g_hash_table_unref);
+  g_clear_pointer (&self->last_key, g_free);
+  g_clear_object (&self->cluster_names);
+  g_clear_pointer (&self->cluster_ids, g_ptr_array_unref);
   g_clear_pointer (&self->resolved_model, plx_model_free);
   g_clear_pointer (&self->resolved_cluster, plx_cluster_free);
   for (guint i = 0; i < N_CHOICES; i++)
@@ -625,9 +868,12 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
   self->strategy = json_node_new (JSON_NODE_OBJECT);
   json_node_take_object (self->strategy, json_object_new ());
   self->base_dir = g_get_current_dir ();
+  self->rows = g_hash_table_new (g_str_hash, g_str_equal);
 
   g = group (self, _("Model"));
   self->model_names = gtk_string_list_new (NULL);
+  self->model_ids = g_ptr_array_new_with_free_func (g_free);
+  build_model_list (self);
   self->model_combo = combo (g, _("Model"), self->model_names);
   g_signal_connect (self->model_combo, "notify::selected", G_CALLBACK (on_model_selected), self);
   for (guint i = 0; i < 4; i++)
@@ -641,6 +887,8 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
 
   g = group (self, _("Cluster"));
   self->cluster_names = gtk_string_list_new (NULL);
+  self->cluster_ids = g_ptr_array_new_with_free_func (g_free);
+  build_cluster_list (self);
   self->cluster_combo = combo (g, _("Cluster"), self->cluster_names);
   g_signal_connect (self->cluster_combo, "notify::selected", G_CALLBACK (on_cluster_selected), self);
   {
@@ -669,42 +917,76 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
   }
 
   g = group (self, _("Strategy"));
-  choice_row (self, g, CHOICE_TP, "tp", _("Tensor parallel"));
-  choice_row (self, g, CHOICE_PP, "pp", _("Pipeline parallel"));
-  choice_row (self, g, CHOICE_CP, "cp", _("Context parallel"));
-  choice_row (self, g, CHOICE_EP, "ep", _("Expert parallel"));
+  choice_row (self, g, CHOICE_TP, "tp", _("Tensor parallel"),
+              _("Tensor parallelism (Megatron-LM): each layer's matrices split over this many GPUs of a node; "
+                "two all-reduces per layer in forward and two in backward"));
+  choice_row (self, g, CHOICE_PP, "pp", _("Pipeline parallel"),
+              _("Pipeline parallelism: the layers split into this many stages, micro-batches flow through them"));
+  choice_row (self, g, CHOICE_CP, "cp", _("Context parallel"),
+              _("Context parallelism: each sequence split over this many GPUs; attention exchanges keys and values"));
+  choice_row (self, g, CHOICE_EP, "ep", _("Expert parallel"),
+              _("Expert parallelism: a mixture-of-experts model's experts spread over this many data-parallel ranks"));
   {
     GtkWidget *row = adw_action_row_new ();
     adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Data parallel"));
     adw_action_row_set_subtitle (ADW_ACTION_ROW (row), "-");
+    gtk_widget_set_tooltip_text (row, _("Data parallelism: the GPUs left after TP × PP × CP, each with a share of the "
+                                        "global batch; derived, not set"));
     gtk_widget_add_css_class (row, "property");
     adw_preferences_group_add (g, row);
     self->dp_row = ADW_ACTION_ROW (row);
   }
+  choice_row (self, g, CHOICE_MB, "micro_batch_size", _("Micro-batch size"),
+              _("Sequences per micro-batch on one data-parallel rank; the slider offers the divisors of the batch "
+                "per rank"));
   {
-    struct { const char *title; double lo, hi; } spec[N_INT_SPINS] = {
-      { N_("Micro-batch size"), 1, 65536 },
-      { N_("Global batch size"), 1, 1e8 },
-      { N_("Sequence length"), 1, 1 << 24 },
-      { N_("Model chunks per stage"), 1, 128 },
+    struct { const char *title, *tip; double lo, hi; } spec[N_INT_SPINS] = {
+      { N_("Global batch size"), N_("Sequences per optimizer step, over all data-parallel ranks"), 1, 1 << 30 },
+      { N_("Sequence length"), N_("Tokens per sequence"), 1, 1 << 30 },
     };
     for (guint i = 0; i < N_INT_SPINS; i++)
       {
         self->int_spins[i] = spin_row (g, _(spec[i].title), NULL, spec[i].lo, spec[i].hi, 1, 0);
         g_object_set_data (G_OBJECT (self->int_spins[i]), "key", (gpointer) int_keys[i]);
         g_signal_connect (self->int_spins[i], "value-changed", G_CALLBACK (on_int_spin_changed), self);
+        remember_row (self, int_keys[i], GTK_WIDGET (self->int_spins[i]), _(spec[i].tip));
       }
   }
 #define TRANSLATE(labels) (({ guint n_ = 0; for (; labels[n_]; n_++) translated[n_] = _(labels[n_]); translated[n_] = NULL; }), translated)
   self->schedule_combo = enum_combo (self, g, _("Pipeline schedule"), "schedule", schedules, TRANSLATE (schedule_labels));
+  remember_row (self, "schedule", GTK_WIDGET (self->schedule_combo),
+                _("1F1B (Narayanan et al. 2021): one forward, one backward, at most PP micro-batches in flight. "
+                  "Interleaved 1F1B: several model chunks per stage, a smaller bubble for more pipeline traffic. "
+                  "GPipe: all forwards, then all backwards. Zero bubble H1 (Qi et al. 2023): backward split in "
+                  "two to fill the bubble"));
+  choice_row (self, g, CHOICE_VS, "virtual_stages", _("Model chunks per stage"),
+              _("Interleaved 1F1B only: each stage holds this many non-adjacent chunks of layers (Megatron's "
+                "virtual pipeline stages); the bubble shrinks by this factor"));
   self->recompute_combo = enum_combo (self, g, _("Recompute"), "recompute", recomputes, TRANSLATE (recompute_labels));
+  remember_row (self, "recompute", GTK_WIDGET (self->recompute_combo),
+                _("Activation recomputation (Korthikanti et al. 2022): None keeps every activation; Selective "
+                  "recomputes attention's softmax and dropout (little time, much memory); Full keeps only each "
+                  "layer's input and recomputes the layer in backward"));
   self->zero_combo = enum_combo (self, g, _("ZeRO"), "zero_stage", zeros, TRANSLATE (zero_labels));
+  remember_row (self, "zero_stage", GTK_WIDGET (self->zero_combo),
+                _("ZeRO (Rajbhandari et al. 2020) shards over the data-parallel ranks: 1 the optimizer states, "
+                  "2 also the gradients, 3 also the weights (gathered before use)"));
   self->dtype_combo = enum_combo (self, g, _("Precision"), "dtype", dtypes, TRANSLATE (dtype_labels));
+  remember_row (self, "dtype", GTK_WIDGET (self->dtype_combo), _("The number format of the matrix multiplications"));
 #undef TRANSLATE
   {
-    struct { const char *title, *key; GtkSwitch **out; } sw[] = {
-      { N_("Sequence parallelism"), "sequence_parallel", &self->sp_switch },
-      { N_("FlashAttention"), "flash_attention", &self->flash_switch },
+    struct { const char *title, *key, *tip; GtkSwitch **out; } sw[] = {
+      { N_("Sequence parallelism"), "sequence_parallel",
+        N_("Sequence parallelism (Korthikanti et al. 2022): the parts of a layer outside the matrices split over "
+           "the tensor-parallel ranks too; needs TP > 1"), &self->sp_switch },
+      { N_("FlashAttention"), "flash_attention",
+        N_("Fused attention (Dao et al. 2022): no attention matrix kept for backward"), &self->flash_switch },
+      { N_("Overlap data-parallel communication"), "overlap_dp_comm",
+        N_("Gradient reduction runs during the backward pass, bucket by bucket, as PyTorch DDP and Megatron do"),
+        &self->overlap_dp_switch },
+      { N_("Overlap tensor-parallel communication"), "overlap_tp_comm",
+        N_("TP collectives hidden under the next matrix multiplication (Megatron's --tp-comm-overlap)"),
+        &self->overlap_tp_switch },
     };
     for (guint i = 0; i < G_N_ELEMENTS (sw); i++)
       {
@@ -718,8 +1000,14 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
         g_object_set_data (G_OBJECT (s), "key", (gpointer) sw[i].key);
         g_signal_connect (s, "notify::active", G_CALLBACK (on_switch_changed), self);
         *sw[i].out = GTK_SWITCH (s);
+        remember_row (self, sw[i].key, row, _(sw[i].tip));
       }
   }
+  self->bucket_spin = spin_row (g, _("Gradient bucket"), _("MB per data-parallel all-reduce"), 1, 16384, 1, 0);
+  g_signal_connect (self->bucket_spin, "value-changed", G_CALLBACK (on_bucket_changed), self);
+  remember_row (self, "grad_bucket_bytes", GTK_WIDGET (self->bucket_spin),
+                _("Gradients are reduced in buckets of this size (PyTorch DDP, Megatron): larger buckets use the "
+                  "network better, smaller ones start overlapping sooner"));
 }
 
 GtkWidget *
@@ -805,8 +1093,74 @@ plx_scenario_panel_show_resolved (PlxScenarioPanel  *self,
 {
   g_autofree char *dp = scenario ? g_strdup_printf ("%u", scenario->strategy->dp) : g_strdup ("-");
 
+  const char *zero_hint = "";
+
   if (g_strcmp0 (adw_action_row_get_subtitle (self->dp_row), dp) != 0)
     adw_action_row_set_subtitle (self->dp_row, dp);
+  /* ZeRO shards over data-parallel ranks: at DP 1 a stage changes nothing. */
+  if (scenario != NULL && scenario->strategy->zero_stage > 0 && scenario->strategy->dp == 1)
+    zero_hint = _("No effect at DP 1: ZeRO shards over data-parallel ranks");
+  if (g_strcmp0 (adw_action_row_get_subtitle (ADW_ACTION_ROW (self->zero_combo)), zero_hint) != 0)
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (self->zero_combo), zero_hint);
+}
+
+const char *
+plx_scenario_panel_get_name (PlxScenarioPanel *self)
+{
+  return self->name;
+}
+
+void
+plx_scenario_panel_mark_faults (PlxScenarioPanel *self,
+                                const char       *message)
+{
+  GHashTableIter iter;
+  gpointer key, row;
+  /* Past the "file: " prefix, which may itself hold a key-like word. */
+  const char *body = message ? strstr (message, ": strategy") : NULL;
+
+  g_hash_table_iter_init (&iter, self->rows);
+  while (g_hash_table_iter_next (&iter, &key, &row))
+    {
+      gboolean fault = body != NULL && plx_advice_message_names (body, key);
+      if (fault)
+        gtk_widget_add_css_class (row, "fault");
+      else
+        gtk_widget_remove_css_class (row, "fault");
+    }
+}
+
+gboolean
+plx_scenario_panel_is_fault (PlxScenarioPanel *self,
+                             const char       *key)
+{
+  GtkWidget *row = g_hash_table_lookup (self->rows, key);
+  return row != NULL && gtk_widget_has_css_class (row, "fault");
+}
+
+GPtrArray *
+plx_scenario_panel_nearest_fixes (PlxScenarioPanel *self)
+{
+  g_autoptr (PlxStrategy) s = NULL;
+
+  if (self->resolved_model == NULL || self->resolved_cluster == NULL)
+    return NULL;
+  s = plx_strategy_new_from_json (self->strategy, "scenario", NULL);
+  if (s == NULL)
+    return NULL;
+  return plx_advice_nearest_fixes (self->resolved_model, self->resolved_cluster, s, 5);
+}
+
+void
+plx_scenario_panel_set_strategy_value (PlxScenarioPanel *self,
+                                       const char       *key,
+                                       JsonNode         *value)
+{
+  json_object_set_member (obj (self->strategy), key, json_node_copy (value));
+  if (g_str_equal (key, "tp") || g_str_equal (key, "pp") || g_str_equal (key, "cp"))
+    json_object_remove_member (obj (self->strategy), "dp");
+  sync_controls (self);
+  emit_changed (self);
 }
 
 GArray *
@@ -817,4 +1171,17 @@ plx_scenario_panel_get_choices (PlxScenarioPanel *self,
     if (g_str_equal (self->choices[i].key, key))
       return self->choices[i].values;
   return NULL;
+}
+
+void
+plx_scenario_panel_show_max_micro_batch (PlxScenarioPanel *self,
+                                         guint64           max_mb)
+{
+  g_autofree char *text = max_mb == G_MAXUINT64 ? g_strdup ("")
+                          : max_mb == 0         ? g_strdup (_("None fits, not even 1"))
+                                                : g_strdup_printf (_("Largest that fits: %" G_GUINT64_FORMAT), max_mb);
+  AdwActionRow *row = ADW_ACTION_ROW (self->choices[CHOICE_MB].row);
+
+  if (g_strcmp0 (adw_action_row_get_subtitle (row), text) != 0)
+    adw_action_row_set_subtitle (row, text);
 }

@@ -32,4 +32,25 @@ void       plx_scenario_panel_show_resolved (PlxScenarioPanel  *self,
 GArray    *plx_scenario_panel_get_choices (PlxScenarioPanel *self,
                                            const char       *key);
 
+/* During "changed": the strategy key a slider edited, or NULL for other edits. */
+const char *plx_scenario_panel_get_last_key (PlxScenarioPanel *self);
+/* The scenario's name (from its file), or NULL. */
+const char *plx_scenario_panel_get_name (PlxScenarioPanel *self);
+/* Marks the rows of the keys `message` (an engine error) names; NULL clears. */
+void       plx_scenario_panel_mark_faults (PlxScenarioPanel *self,
+                                           const char       *message);
+gboolean   plx_scenario_panel_is_fault (PlxScenarioPanel *self,
+                                        const char       *key);
+/* For an invalid strategy, the nearest one-key changes that make it valid
+ * (PlxAdviceFix), nearest first; NULL if none. */
+GPtrArray *plx_scenario_panel_nearest_fixes (PlxScenarioPanel *self);
+/* Sets one strategy key to a JSON value, as a one-click fix does. */
+void       plx_scenario_panel_set_strategy_value (PlxScenarioPanel *self,
+                                                  const char       *key,
+                                                  JsonNode         *value);
+
+/* The largest micro-batch that fits, under its slider (G_MAXUINT64: unknown). */
+void       plx_scenario_panel_show_max_micro_batch (PlxScenarioPanel *self,
+                                                    guint64           max_mb);
+
 G_END_DECLS

@@ -1,10 +1,13 @@
 #include <glib/gi18n-lib.h>
 
 #include "plx-chart-view.h"
+#include "plx-render-style.h"
 #include "plx-engine.h"
 #include "plx-format.h"
+#include "plx-history.h"
 #include "plx-scenario-panel.h"
 #include "plx-search-page.h"
+#include "plx-timeline-pane.h"
 #include "plx-window.h"
 
 enum { CARD_STEP, CARD_THROUGHPUT, CARD_MFU, CARD_MEMORY, CARD_BUBBLE, N_CARDS };
@@ -20,7 +23,13 @@ struct _PlxWindow
   GtkScrolledWindow *panel_scroller;
   GtkRevealer     *error_revealer;
   GtkLabel        *error_label;
-  GtkBox          *cards;
+  GtkBox          *fix_box;
+  GtkRevealer     *file_revealer;
+  GtkLabel        *file_label;
+  GtkRevealer     *fit_revealer;
+  GtkLabel        *fit_label;
+  GtkFlowBox      *fit_box;
+  GtkFlowBox      *cards;
   AdwViewStack    *stack;
 
   PlxScenarioPanel *panel;
@@ -34,6 +43,7 @@ struct _PlxWindow
   AdwViewStackPage *compare_page;
   GtkLabel        *card_value[N_CARDS];
   GtkLabel        *card_detail[N_CARDS];
+  GtkWidget       *card_box[N_CARDS];
   char            *card_text[N_CARDS];
   PlxEngine       *engine;
   PlxResult       *result;
@@ -45,6 +55,8 @@ struct _PlxWindow
   gboolean         dark_charts;
   GSettings       *settings;
   GMenu           *recent_section;
+  PlxHistory      *history;
+  gboolean         applying_history;
   JsonNode        *before_choice;  /* the scenario a search result replaced, for Undo */
   gboolean         before_choice_dirty;
 };
@@ -65,6 +77,7 @@ set_card (PlxWindow *self, guint card, const char *value, const char *detail)
     gtk_label_set_text (self->card_detail[card], detail);
   g_free (self->card_text[card]);
   self->card_text[card] = g_strdup_printf ("%s %s", value, detail);
+  gtk_widget_set_tooltip_text (self->card_box[card], detail[0] ? self->card_text[card] : NULL);
 }
 
 /* The breakdown's widgets are made once and only relabelled, so a new result does
@@ -128,19 +141,146 @@ update_breakdown (PlxWindow *self)
   }
 }
 
+/* The title names the document (its file, or the scenario's name), with a dot while
+ * it has unsaved changes; the subtitle says what runs now, from the resolved
+ * scenario, so it follows every edit. */
+static void
+update_title (PlxWindow *self)
+{
+  const char *stored = plx_scenario_panel_get_name (self->panel);
+  g_autofree char *name = self->file ? g_file_get_basename (self->file)
+                          : g_strdup (stored != NULL ? stored : _("Untitled scenario"));
+  g_autofree char *title = self->dirty ? g_strdup_printf ("• %s", name) : g_strdup (name);
+  g_autofree char *subtitle = self->result != NULL ? plx_scenario_describe (self->result->scenario)
+                                                   : g_strdup (_("The strategy is not valid"));
+
+  if (g_strcmp0 (adw_window_title_get_title (self->window_title), title) != 0)
+    adw_window_title_set_title (self->window_title, title);
+  if (g_strcmp0 (adw_window_title_get_subtitle (self->window_title), subtitle) != 0)
+    adw_window_title_set_subtitle (self->window_title, subtitle);
+}
+
+static void
+set_dirty (PlxWindow *self, gboolean dirty)
+{
+  self->dirty = dirty;
+  update_title (self);
+}
+
+static void
+on_fix_clicked (GtkButton *button, PlxWindow *self)
+{
+  const char *key = g_object_get_data (G_OBJECT (button), "key");
+  JsonNode *value = g_object_get_data (G_OBJECT (button), "value");
+
+  plx_scenario_panel_set_strategy_value (self->panel, key, value);
+}
+
+static void
+clear_box (GtkWidget *box)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (box)) != NULL)
+    {
+      if (GTK_IS_FLOW_BOX (box))
+        gtk_flow_box_remove (GTK_FLOW_BOX (box), child);
+      else
+        gtk_box_remove (GTK_BOX (box), child);
+    }
+}
+
+static GtkWidget *
+fix_button (PlxWindow *self, const PlxAdviceFix *fix)
+{
+  g_autofree char *t = plx_format_time (fix->step_time_s);
+  g_autofree char *tip = g_strdup_printf (_("Step time with this change: %s"), t);
+  GtkWidget *b = gtk_button_new_with_label (fix->label);
+
+  gtk_widget_set_tooltip_text (b, tip);
+  g_object_set_data_full (G_OBJECT (b), "key", g_strdup (fix->key), g_free);
+  g_object_set_data_full (G_OBJECT (b), "value", json_node_copy (fix->value), (GDestroyNotify) json_node_unref);
+  g_signal_connect (b, "clicked", G_CALLBACK (on_fix_clicked), self);
+  gtk_widget_add_css_class (b, "pill");
+  gtk_widget_add_css_class (b, "small");
+  return b;
+}
+
+/* The nearest valid values, one button each. */
+static void
+offer_fixes (PlxWindow *self)
+{
+  g_autoptr (GPtrArray) fixes = plx_scenario_panel_nearest_fixes (self->panel);
+
+  clear_box (GTK_WIDGET (self->fix_box));
+  if (fixes == NULL || fixes->len == 0)
+    return;
+  gtk_box_append (self->fix_box, gtk_label_new (_("Nearest valid:")));
+  for (guint i = 0; i < fixes->len; i++)
+    gtk_box_append (self->fix_box, fix_button (self, g_ptr_array_index (fixes, i)));
+}
+
+/* Does not fit: why (by how much, and which memory dominates) and the single changes
+ * that would make it fit, fastest first, as buttons. The largest micro-batch that
+ * fits goes beside the micro-batch slider either way. */
+static void
+offer_fit (PlxWindow *self, PlxResult *r)
+{
+  const PlxScenario *sc = r->scenario;
+  guint64 max_mb = 0;
+  g_autoptr (GPtrArray) fixes = NULL;
+
+  if (sc->strategy->schedule != PLX_SCHEDULE_FILE &&
+      plx_analytic_max_micro_batch_size (sc->model, sc->cluster, sc->strategy, &max_mb, NULL))
+    plx_scenario_panel_show_max_micro_batch (self->panel, max_mb);
+  else
+    plx_scenario_panel_show_max_micro_batch (self->panel, G_MAXUINT64);
+  clear_box (GTK_WIDGET (self->fit_box));
+  if (r->report.fits_in_memory)
+    {
+      gtk_revealer_set_reveal_child (self->fit_revealer, FALSE);
+      return;
+    }
+  {
+    const PlxReport *rep = &r->report;
+    guint biggest = 0;
+    g_autofree char *text = NULL;
+    for (guint i = 1; i < PLX_N_MEM; i++)
+      if (rep->memory_bytes[i] > rep->memory_bytes[biggest])
+        biggest = i;
+    text = g_strdup_printf (_("Does not fit: %.1f GiB needed, %.1f GiB usable (%.1f GiB over); most of it is %s. "
+                              "What would fit:"),
+                            rep->peak_memory_bytes / 1073741824.0, rep->hbm_usable_bytes / 1073741824.0,
+                            (rep->peak_memory_bytes - (double) rep->hbm_usable_bytes) / 1073741824.0,
+                            plx_mem_category_display_name ((PlxMemCategory) biggest));
+    gtk_label_set_text (self->fit_label, text);
+  }
+  fixes = plx_advice_fit_fixes (sc->model, sc->cluster, sc->strategy, 6);
+  if (fixes == NULL || fixes->len == 0)
+    {
+      gtk_label_set_text (self->fit_label, _("Does not fit, and no single change of one setting makes it fit: "
+                                             "try a search (Ctrl+F)."));
+    }
+  else
+    for (guint i = 0; i < fixes->len; i++)
+      gtk_flow_box_append (self->fit_box, fix_button (self, g_ptr_array_index (fixes, i)));
+  gtk_revealer_set_reveal_child (self->fit_revealer, TRUE);
+}
+
 static void
 show_result (PlxWindow *self, PlxResult *r)
 {
   const PlxReport *rep = &r->report;
   g_autofree char *step = plx_format_time (rep->step_time_s);
-  g_autofree char *tps = g_strdup_printf ("%.0f", rep->tokens_per_s);
-  g_autofree char *tps_d = g_strdup_printf (_("tokens/s (%.0f per GPU)"), rep->tokens_per_s / rep->n_gpus);
+  g_autofree char *tps = plx_format_count (rep->tokens_per_s);
+  g_autofree char *tps_gpu = plx_format_count (rep->tokens_per_s / rep->n_gpus);
+  g_autofree char *tps_d = g_strdup_printf (_("tokens/s (%s per GPU)"), tps_gpu);
   g_autofree char *mfu = g_strdup_printf ("%.1f %%", rep->mfu * 100.0);
   g_autofree char *mfu_d = g_strdup_printf (_("MFU (HFU %.1f %%)"), rep->hfu * 100.0);
   g_autofree char *mem = g_strdup_printf ("%.1f GiB", rep->peak_memory_bytes / 1073741824.0);
   g_autofree char *mem_d = rep->fits_in_memory
-                             ? g_strdup_printf (_("peak of %.0f GiB usable: fits"), rep->hbm_usable_bytes / 1073741824.0)
-                             : g_strdup_printf (_("OUT OF MEMORY: %.0f GiB usable"), rep->hbm_usable_bytes / 1073741824.0);
+                             ? g_strdup_printf (_("fits: %.0f GiB usable"), rep->hbm_usable_bytes / 1073741824.0)
+                             : g_strdup_printf (_("does not fit: %.0f GiB usable"), rep->hbm_usable_bytes / 1073741824.0);
   g_autofree char *bubble = g_strdup_printf ("%.1f %%", rep->bubble_fraction * 100.0);
   g_autofree char *step_d = g_strdup_printf (_("per step on %u GPUs"), rep->n_gpus);
 
@@ -148,6 +288,8 @@ show_result (PlxWindow *self, PlxResult *r)
   self->result = plx_result_ref (r);
   g_clear_pointer (&self->error, g_free);
   gtk_revealer_set_reveal_child (self->error_revealer, FALSE);
+  plx_scenario_panel_mark_faults (self->panel, NULL);
+  gtk_widget_set_sensitive (self->breakdown, TRUE);
 
   set_card (self, CARD_STEP, step, step_d);
   set_card (self, CARD_THROUGHPUT, tps, tps_d);
@@ -161,20 +303,14 @@ show_result (PlxWindow *self, PlxResult *r)
 
   for (guint i = 0; i < 3; i++)
     {
-      if (!gtk_widget_get_visible (self->charts[i]))
-        gtk_widget_set_visible (self->charts[i], TRUE);
+      plx_chart_view_set_error (PLX_CHART_VIEW (self->charts[i]), NULL);
       plx_chart_view_set_result (PLX_CHART_VIEW (self->charts[i]), r);
     }
   update_breakdown (self);
+  offer_fit (self, r);
   plx_search_page_set_scenario (self->search_page, r);
   plx_scenario_panel_show_resolved (self->panel, r->scenario);
-  {
-    /* The file's name, and that it has been changed since. */
-    g_autofree char *subtitle = self->dirty ? g_strdup_printf (_("%s (edited)"), r->scenario->name)
-                                            : g_strdup (r->scenario->name);
-    if (g_strcmp0 (adw_window_title_get_subtitle (self->window_title), subtitle) != 0)
-      adw_window_title_set_subtitle (self->window_title, subtitle);
-  }
+  update_title (self);
 }
 
 static void
@@ -183,7 +319,9 @@ on_computed (PlxEngine *engine, PlxResult *r, PlxWindow *self)
   show_result (self, r);
 }
 
-/* An inconsistent strategy: its error instead of the charts, which would be stale. */
+/* An inconsistent strategy: the page stays where the user is; its charts and numbers
+ * stay, greyed, with the error over them, the control at fault is marked, and the
+ * nearest valid values are offered as buttons. */
 static void
 on_failed (PlxEngine *engine, const char *message, PlxWindow *self)
 {
@@ -193,14 +331,16 @@ on_failed (PlxEngine *engine, const char *message, PlxWindow *self)
   gtk_revealer_set_reveal_child (self->error_revealer, TRUE);
   g_clear_pointer (&self->result, plx_result_unref);
   for (guint i = 0; i < 3; i++)
-    {
-      plx_chart_view_set_result (PLX_CHART_VIEW (self->charts[i]), NULL);
-      gtk_widget_set_visible (self->charts[i], FALSE);
-    }
+    plx_chart_view_set_error (PLX_CHART_VIEW (self->charts[i]), message);
+  gtk_widget_set_sensitive (self->breakdown, FALSE);
   for (guint c = 0; c < N_CARDS; c++)
     set_card (self, c, "–", "");
+  gtk_revealer_set_reveal_child (self->fit_revealer, FALSE);
   plx_search_page_set_scenario (self->search_page, NULL);
   plx_scenario_panel_show_resolved (self->panel, NULL);
+  plx_scenario_panel_mark_faults (self->panel, message);
+  offer_fixes (self);
+  update_title (self);
 }
 
 static void
@@ -212,12 +352,87 @@ recompute (PlxWindow *self)
   plx_engine_compute (self->engine, json, plx_scenario_panel_get_base_dir (self->panel), source);
 }
 
+static char *
+scenario_text (PlxWindow *self)
+{
+  g_autoptr (JsonNode) json = plx_scenario_panel_get_json (self->panel);
+  return json_to_string (json, FALSE);
+}
+
+static void
+update_history_actions (PlxWindow *self)
+{
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo", plx_history_can_undo (self->history));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.redo", plx_history_can_redo (self->history));
+}
+
+/* Every edit is a step of the history, except one that undo or redo itself made. */
+static void
+record_history (PlxWindow *self, gboolean reset)
+{
+  g_autofree char *text = NULL;
+
+  if (self->applying_history || self->history == NULL)
+    return;
+  text = scenario_text (self);
+  if (reset)
+    plx_history_reset (self->history, text);
+  else
+    plx_history_record (self->history, text, plx_scenario_panel_get_last_key (self->panel), g_get_monotonic_time ());
+  update_history_actions (self);
+}
+
 static void
 on_panel_changed (PlxScenarioPanel *panel, PlxWindow *self)
 {
   if (!self->loading)
-    self->dirty = TRUE;
+    set_dirty (self, TRUE);
+  record_history (self, FALSE);
   recompute (self);
+}
+
+static void
+apply_history (PlxWindow *self, const char *text)
+{
+  g_autoptr (JsonNode) json = NULL;
+
+  if (text == NULL)
+    return;
+  json = json_from_string (text, NULL);
+  self->applying_history = TRUE;
+  self->loading = TRUE;
+  plx_scenario_panel_load (self->panel, json, plx_scenario_panel_get_base_dir (self->panel), _("scenario"), NULL);
+  self->loading = FALSE;
+  self->applying_history = FALSE;
+  set_dirty (self, TRUE);
+  update_history_actions (self);
+}
+
+static void
+undo_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  PlxWindow *self = PLX_WINDOW (widget);
+  apply_history (self, plx_history_undo (self->history));
+}
+
+static void
+redo_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  PlxWindow *self = PLX_WINDOW (widget);
+  apply_history (self, plx_history_redo (self->history));
+}
+
+/* New: the built-in default scenario, as an edit that undo can take back. */
+static void
+new_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  PlxWindow *self = PLX_WINDOW (widget);
+  g_autoptr (JsonNode) def = plx_scenario_default_json ();
+  g_autofree char *cwd = g_get_current_dir ();
+
+  g_clear_object (&self->file);
+  plx_scenario_panel_load (self->panel, def, cwd, _("built-in default scenario"), NULL);
+  set_dirty (self, FALSE);
 }
 
 /* ---- files --------------------------------------------------------------------- */
@@ -268,12 +483,40 @@ remember_file (PlxWindow *self, const char *path)
   rebuild_recent_menu (self);
 }
 
+/* A toast's title is Pango markup: a message with "<data>" or "&" in it would show
+ * empty, so the text is escaped. Toasts are for what went well; errors use
+ * report_error. */
 static void
 toast (PlxWindow *self, const char *message)
 {
-  AdwToast *t = adw_toast_new (message);
+  g_autofree char *escaped = g_markup_escape_text (message, -1);
+  AdwToast *t = adw_toast_new (escaped);
   adw_toast_set_timeout (t, 8);
   adw_toast_overlay_add_toast (self->toasts, t);
+}
+
+/* An error from a file (open, save, export): it may be long (an unknown preset lists
+ * the known ones) and the user may need to read it twice, so it stays above the
+ * cards until dismissed or until the next file succeeds. */
+static void
+report_error (PlxWindow *self, const char *message)
+{
+  gtk_label_set_text (self->file_label, message);
+  gtk_revealer_set_reveal_child (self->file_revealer, TRUE);
+}
+
+static void
+dismiss_file_error_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  PlxWindow *self = PLX_WINDOW (widget);
+
+  gtk_revealer_set_reveal_child (self->file_revealer, FALSE);
+}
+
+const char *
+plx_window_get_file_error (PlxWindow *self)
+{
+  return gtk_revealer_get_reveal_child (self->file_revealer) ? gtk_label_get_text (self->file_label) : NULL;
 }
 
 gboolean
@@ -312,13 +555,28 @@ plx_window_open_file (PlxWindow  *self,
       g_autoptr (JsonNode) current = plx_scenario_panel_get_json (self->panel);
       JsonObject *m = json_object_new ();
       g_autoptr (PlxModel) check = plx_model_new_from_json (node, path, error);
+      JsonObject *root_obj = json_node_get_object (current);
+      g_autoptr (PlxCluster) cluster = NULL;
+      JsonNode *adapted = NULL;
 
       if (check == NULL)
-        return FALSE;
+        {
+          json_object_unref (m);
+          return FALSE;
+        }
+
       json_object_set_string_member (m, "hf_config", path);
-      json_object_set_object_member (json_node_get_object (current), "model", m);
-      json_object_remove_member (json_object_get_object_member (json_node_get_object (current), "strategy"), "seq_length");
-      json_object_remove_member (json_object_get_object_member (json_node_get_object (current), "strategy"), "dp");
+      json_object_set_object_member (root_obj, "model", m);
+      /* The strategy is kept and adapted as for a preset: what is still valid stays
+       * (the sequence length too, if the model takes it), the rest moves to the
+       * nearest valid value. */
+      cluster = plx_cluster_new_from_json (json_object_get_member (root_obj, "cluster"), "cluster", NULL);
+      if (cluster != NULL)
+        adapted = plx_advice_adapt_strategy (check, cluster, json_object_get_member (root_obj, "strategy"));
+      if (adapted != NULL)
+        json_object_set_member (root_obj, "strategy", adapted);
+      else
+        json_object_remove_member (json_object_get_object_member (root_obj, "strategy"), "dp");
       scenario = g_steal_pointer (&current);
     }
 
@@ -330,12 +588,17 @@ plx_window_open_file (PlxWindow  *self,
   if (scenario == node)
     {
       g_set_object (&self->file, file);
-      self->dirty = FALSE;
+      set_dirty (self, FALSE);
     }
   else
-    self->dirty = TRUE;
+    set_dirty (self, TRUE);
   if (scenario == node)
-    remember_file (self, path);
+    {
+      remember_file (self, path);
+      record_history (self, TRUE);
+    }
+  gtk_revealer_set_reveal_child (self->file_revealer, FALSE);
+  update_title (self);
   return TRUE;
 }
 
@@ -361,7 +624,7 @@ plx_window_save_to (PlxWindow  *self,
       return FALSE;
     }
   g_set_object (&self->file, file);
-  self->dirty = FALSE;
+  set_dirty (self, FALSE);
   remember_file (self, path);
   return TRUE;
 }
@@ -403,7 +666,7 @@ on_open_response (GtkNativeDialog *dialog, int response, PlxWindow *self)
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
       g_autoptr (GError) error = NULL;
       if (!plx_window_open_file (self, file, &error))
-        toast (self, error->message);
+        report_error (self, error->message);
     }
   g_object_unref (dialog);
 }
@@ -436,6 +699,12 @@ open_action (GtkWidget *widget, const char *action, GVariant *param)
                                                               GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
 
   add_filters (GTK_FILE_CHOOSER (dialog), FALSE);
+  {
+    /* Start where the current scenario lives (or the working directory), rather than
+     * in the recent files, where a typed path is not taken. */
+    g_autoptr (GFile) dir = g_file_new_for_path (plx_scenario_panel_get_base_dir (self->panel));
+    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (dialog), dir, NULL);
+  }
   g_signal_connect (dialog, "response", G_CALLBACK (on_open_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
@@ -448,7 +717,7 @@ on_save_response (GtkNativeDialog *dialog, int response, PlxWindow *self)
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
       g_autoptr (GError) error = NULL;
       if (!plx_window_save_to (self, file, &error))
-        toast (self, error->message);
+        report_error (self, error->message);
       else if (g_object_get_data (G_OBJECT (dialog), "then-close"))
         gtk_window_destroy (GTK_WINDOW (self));
     }
@@ -477,7 +746,7 @@ save_action (GtkWidget *widget, const char *action, GVariant *param)
   if (self->file == NULL)
     save_as (self, FALSE);
   else if (!plx_window_save_to (self, self->file, &error))
-    toast (self, error->message);
+    report_error (self, error->message);
 }
 
 static void
@@ -496,7 +765,7 @@ on_export_response (GtkNativeDialog *dialog, int response, PlxWindow *self)
       g_autoptr (GError) error = NULL;
       const char *which = g_object_get_data (G_OBJECT (dialog), "which");
       if (path == NULL || !plx_window_export_chart (self, which, path, &error))
-        toast (self, error ? error->message : _("Only local files can be written"));
+        report_error (self, error ? error->message : _("Only local files can be written"));
       else
         {
           g_autofree char *msg = g_strdup_printf (_("Exported %s"), path);
@@ -537,6 +806,20 @@ export_action (GtkWidget *widget, const char *action, GVariant *param)
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
+static void
+export_compare_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  gtk_widget_activate_action (widget, "win.export", "s", "compare");
+}
+
+/* Swap and exporting the comparison need a pinned scenario A. */
+static void
+update_pin_actions (PlxWindow *self)
+{
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.swap", self->pinned != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-compare", self->pinned != NULL);
+}
+
 void
 plx_window_pin (PlxWindow *self)
 {
@@ -549,6 +832,7 @@ plx_window_pin (PlxWindow *self)
   self->pinned = plx_result_ref (self->result);
   plx_chart_view_set_pinned (PLX_CHART_VIEW (self->charts[2]), self->pinned);
   adw_view_stack_page_set_visible (self->compare_page, TRUE);
+  update_pin_actions (self);
   {
     g_autofree char *msg = g_strdup_printf (_("Pinned as A: %s. Changes from now on are B."), self->result->scenario->name);
     toast (self, msg);
@@ -579,7 +863,7 @@ open_recent_action (GtkWidget *widget, const char *action, GVariant *param)
   g_autoptr (GError) error = NULL;
 
   if (!plx_window_open_file (self, file, &error))
-    toast (self, error->message);
+    report_error (self, error->message);
 }
 
 void
@@ -600,7 +884,7 @@ plx_window_swap (PlxWindow *self)
   self->loading = TRUE;
   plx_scenario_panel_load (self->panel, a->json, a->scenario_dir, a->scenario->source, NULL);
   self->loading = FALSE;
-  self->dirty = TRUE;
+  set_dirty (self, TRUE);
 }
 
 static void
@@ -609,26 +893,25 @@ swap_action (GtkWidget *widget, const char *action, GVariant *param)
   plx_window_swap (PLX_WINDOW (widget));
 }
 
+/* Charts follow the window's style (light or dark) unless the preference "chart-style"
+ * pins them to one; the setting is read each time, so a change applies at once. */
 static void
-on_dark_setting (PlxWindow *self)
+apply_chart_style (PlxWindow *self)
 {
-  self->dark_charts = g_settings_get_boolean (self->settings, "dark-charts");
+  g_autofree char *style = self->settings ? g_settings_get_string (self->settings, "chart-style") : g_strdup ("follow");
+  gboolean dark = g_str_equal (style, "dark") ||
+                  (g_str_equal (style, "follow") && adw_style_manager_get_dark (adw_style_manager_get_default ()));
+
+  self->dark_charts = dark;
   for (guint i = 0; i < 3; i++)
-    plx_chart_view_set_dark (PLX_CHART_VIEW (self->charts[i]), self->dark_charts);
-  plx_scatter_view_set_dark (plx_search_page_get_scatter (self->search_page), self->dark_charts);
+    plx_chart_view_set_dark (PLX_CHART_VIEW (self->charts[i]), dark);
+  plx_scatter_view_set_dark (plx_search_page_get_scatter (self->search_page), dark);
 }
 
-static void
-dark_action (GtkWidget *widget, const char *action, GVariant *param)
+gboolean
+plx_window_charts_are_dark (PlxWindow *self)
 {
-  PlxWindow *self = PLX_WINDOW (widget);
-
-  self->dark_charts = !self->dark_charts;
-  for (guint i = 0; i < 3; i++)
-    plx_chart_view_set_dark (PLX_CHART_VIEW (self->charts[i]), self->dark_charts);
-  plx_scatter_view_set_dark (plx_search_page_get_scatter (self->search_page), self->dark_charts);
-  if (self->settings != NULL)
-    g_settings_set_boolean (self->settings, "dark-charts", self->dark_charts);
+  return self->dark_charts;
 }
 
 /* A search result becomes the scenario: its strategy (and GPU count) on the model,
@@ -645,11 +928,11 @@ on_strategy_chosen (PlxSearchPage *page, JsonNode *scenario, guint rank, PlxWind
   if (!plx_scenario_panel_load (self->panel, scenario, plx_scenario_panel_get_base_dir (self->panel), source, &error))
     {
       self->loading = FALSE;
-      toast (self, error->message);
+      report_error (self, error->message);
       return;
     }
   self->loading = FALSE;
-  self->dirty = TRUE;
+  set_dirty (self, TRUE);
   g_clear_pointer (&self->before_choice, json_node_unref);
   self->before_choice = g_steal_pointer (&before);
   self->before_choice_dirty = was_dirty;
@@ -676,7 +959,7 @@ plx_window_undo_choice (PlxWindow *self)
   plx_scenario_panel_load (self->panel, before, plx_scenario_panel_get_base_dir (self->panel),
                            self->result != NULL ? self->result->scenario->source : _("scenario"), NULL);
   self->loading = FALSE;
-  self->dirty = self->before_choice_dirty;
+  set_dirty (self, self->before_choice_dirty);
 }
 
 static void
@@ -700,7 +983,7 @@ on_close_response (AdwMessageDialog *dialog, const char *response, PlxWindow *se
 {
   if (g_str_equal (response, "discard"))
     {
-      self->dirty = FALSE;
+      set_dirty (self, FALSE);
       gtk_window_destroy (GTK_WINDOW (self));
     }
   else if (g_str_equal (response, "save"))
@@ -711,7 +994,7 @@ on_close_response (AdwMessageDialog *dialog, const char *response, PlxWindow *se
       else if (plx_window_save_to (self, self->file, &error))
         gtk_window_destroy (GTK_WINDOW (self));
       else
-        toast (self, error->message);
+        report_error (self, error->message);
     }
 }
 
@@ -760,7 +1043,7 @@ on_drop (GtkDropTarget *target, const GValue *value, double x, double y, PlxWind
     return FALSE;
   if (!plx_window_open_file (self, G_FILE (files->data), &error))
     {
-      toast (self, error->message);
+      report_error (self, error->message);
       return FALSE;
     }
   return TRUE;
@@ -804,6 +1087,7 @@ plx_window_dispose (GObject *object)
   g_clear_object (&self->file);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->before_choice, json_node_unref);
+  g_clear_pointer (&self->history, plx_history_free);
   for (guint i = 0; i < N_CARDS; i++)
     g_clear_pointer (&self->card_text[i], g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), PLX_TYPE_WINDOW);
@@ -827,6 +1111,12 @@ plx_window_class_init (PlxWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, panel_scroller);
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, error_revealer);
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, error_label);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, fix_box);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, file_revealer);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, file_label);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, fit_revealer);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, fit_label);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, fit_box);
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, cards);
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, recent_section);
@@ -837,11 +1127,26 @@ plx_window_class_init (PlxWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.export", "s", export_action);
   gtk_widget_class_install_action (widget_class, "win.pin", NULL, pin_action);
   gtk_widget_class_install_action (widget_class, "win.compare", NULL, compare_action);
-  gtk_widget_class_install_action (widget_class, "win.dark-charts", NULL, dark_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.swap", NULL, swap_action);
   gtk_widget_class_install_action (widget_class, "win.search", NULL, search_action);
   gtk_widget_class_install_action (widget_class, "win.undo-choice", NULL, undo_choice_action);
+  gtk_widget_class_install_action (widget_class, "win.dismiss-file-error", NULL, dismiss_file_error_action);
+  gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_action);
+  gtk_widget_class_install_action (widget_class, "win.redo", NULL, redo_action);
+  gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
+  gtk_widget_class_install_action (widget_class, "win.export-compare", NULL, export_compare_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_z, GDK_CONTROL_MASK, "win.undo", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_z, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.redo", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Z, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.redo", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, GDK_CONTROL_MASK, "win.new", NULL);
+  /* The window's own shortcuts, so they work in any window, with or without the
+   * application (which sets the same ones as accelerators for its menus). */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK, "win.save", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_p, GDK_CONTROL_MASK, "win.pin", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.search", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_e, GDK_CONTROL_MASK, "win.export", "s", "");
 }
 
 static GtkWidget *
@@ -861,10 +1166,15 @@ make_card (PlxWindow *self, guint i, const char *title)
   gtk_label_set_xalign (GTK_LABEL (t), 0);
   gtk_label_set_xalign (GTK_LABEL (v), 0);
   gtk_label_set_xalign (GTK_LABEL (d), 0);
-  /* Fixed widths: new numbers do not make the window re-measure itself. */
-  gtk_label_set_width_chars (GTK_LABEL (v), 9);
+  /* Fixed widths: new numbers do not make the window re-measure itself. The detail
+   * may be cut short on a narrow window; the card's tooltip has all of it, and the
+   * part that matters (the fit verdict) comes first. */
+  gtk_label_set_width_chars (GTK_LABEL (v), 8);
   gtk_label_set_ellipsize (GTK_LABEL (d), PANGO_ELLIPSIZE_END);
-  gtk_label_set_width_chars (GTK_LABEL (d), 18);
+  gtk_label_set_width_chars (GTK_LABEL (d), 12);
+  gtk_label_set_max_width_chars (GTK_LABEL (d), 26);
+  gtk_widget_set_has_tooltip (box, TRUE);
+  self->card_box[i] = box;
   for (GtkWidget *w = t; w != NULL; w = w == t ? v : w == v ? d : NULL)
     {
       gtk_widget_set_margin_start (w, 12);
@@ -885,22 +1195,37 @@ plx_window_init (PlxWindow *self)
 {
   static const char *const card_titles[N_CARDS] = { N_("Step time"), N_("Throughput"), N_("MFU"), N_("Peak memory"), N_("Bubble") };
   GtkDropTarget *drop;
-  GtkWidget *page_box, *scroller;
+  GtkWidget *page_box, *scroller, *timeline_pane;
   GSettingsSchema *schema;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* The app icon from the resources, for About when nothing is installed (the
+   * application adds the same path; a window made without one needs it too). */
+  {
+    static gsize icons_added;
+    if (g_once_init_enter (&icons_added))
+      {
+        gtk_icon_theme_add_resource_path (gtk_icon_theme_get_for_display (gtk_widget_get_display (GTK_WIDGET (self))),
+                                          "/org/parallax/Parallax/icons");
+        g_once_init_leave (&icons_added, 1);
+      }
+  }
 
   for (guint i = 0; i < N_CARDS; i++)
-    gtk_box_append (self->cards, make_card (self, i, _(card_titles[i])));
+    {
+      gtk_flow_box_append (self->cards, make_card (self, i, _(card_titles[i])));
+      gtk_widget_set_focusable (GTK_WIDGET (gtk_flow_box_get_child_at_index (self->cards, (int) i)), FALSE);
+    }
 
   self->panel = PLX_SCENARIO_PANEL (plx_scenario_panel_new ());
   gtk_scrolled_window_set_child (self->panel_scroller, GTK_WIDGET (self->panel));
   g_signal_connect (self->panel, "changed", G_CALLBACK (on_panel_changed), self);
 
-  self->charts[0] = plx_chart_view_new (PLX_CHART_TIMELINE);
+  timeline_pane = plx_timeline_pane_new ();
+  self->charts[0] = GTK_WIDGET (plx_timeline_pane_get_chart (PLX_TIMELINE_PANE (timeline_pane)));
   self->charts[1] = plx_chart_view_new (PLX_CHART_MEMORY);
   self->charts[2] = plx_chart_view_new (PLX_CHART_COMPARE);
-  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, self->charts[0], "timeline", _("Timeline")),
+  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, timeline_pane, "timeline", _("Timeline")),
                                      "view-continuous-symbolic");
   adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, self->charts[1], "memory", _("Memory")),
                                      "drive-harddisk-symbolic");
@@ -926,10 +1251,14 @@ plx_window_init (PlxWindow *self)
   adw_view_stack_page_set_icon_name (self->compare_page, "view-dual-symbolic");
   adw_view_stack_page_set_visible (self->compare_page, FALSE);
 
+  self->history = plx_history_new ();
   self->engine = plx_engine_new ();
   g_signal_connect (self->engine, "computed", G_CALLBACK (on_computed), self);
   g_signal_connect (self->engine, "failed", G_CALLBACK (on_failed), self);
 
+  update_pin_actions (self);
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark", G_CALLBACK (apply_chart_style), self,
+                           G_CONNECT_SWAPPED);
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
@@ -955,26 +1284,21 @@ plx_window_init (PlxWindow *self)
     self->loading = TRUE;
     plx_scenario_panel_load (self->panel, def, cwd, _("built-in default scenario"), NULL);
     self->loading = FALSE;
-    self->dirty = FALSE;
+    set_dirty (self, FALSE);
+    record_history (self, TRUE);
   }
   if (self->settings != NULL)
     {
       g_autofree char *last = g_settings_get_string (self->settings, "last-scenario");
-      if (g_settings_get_boolean (self->settings, "dark-charts"))
-        {
-          self->dark_charts = TRUE;
-          for (guint i = 0; i < 3; i++)
-            plx_chart_view_set_dark (PLX_CHART_VIEW (self->charts[i]), TRUE);
-          plx_scatter_view_set_dark (plx_search_page_get_scatter (self->search_page), TRUE);
-        }
       if (last[0] != '\0' && g_file_test (last, G_FILE_TEST_IS_REGULAR))
         {
           g_autoptr (GFile) file = g_file_new_for_path (last);
           plx_window_open_file (self, file, NULL);
         }
       rebuild_recent_menu (self);
-      g_signal_connect_swapped (self->settings, "changed::dark-charts", G_CALLBACK (on_dark_setting), self);
+      g_signal_connect_swapped (self->settings, "changed::chart-style", G_CALLBACK (apply_chart_style), self);
     }
+  apply_chart_style (self);
 }
 
 PlxWindow *
@@ -1047,4 +1371,10 @@ plx_window_show_page (PlxWindow  *self,
                       const char *page)
 {
   adw_view_stack_set_visible_child_name (self->stack, page);
+}
+
+const char *
+plx_window_get_page (PlxWindow *self)
+{
+  return adw_view_stack_get_visible_child_name (self->stack);
 }

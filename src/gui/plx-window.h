@@ -46,4 +46,11 @@ const char *plx_window_get_card_text (PlxWindow *self,
 void       plx_window_show_page (PlxWindow  *self,
                                  const char *page);
 
+/* The visible page's name ("timeline", "memory", "breakdown", "search", "compare"). */
+const char *plx_window_get_page (PlxWindow *self);
+/* The error of the last file that could not be opened, saved or exported, while it
+ * is shown; NULL otherwise. */
+const char *plx_window_get_file_error (PlxWindow *self);
+gboolean   plx_window_charts_are_dark (PlxWindow *self);
+
 G_END_DECLS

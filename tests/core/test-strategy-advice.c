@@ -1,0 +1,228 @@
+/* Advice for the user's next change: valid values of one key, nearest fixes of an
+ * invalid strategy, changes that make it fit, a strategy adapted to another model.
+ * Every expected value is derived by hand from the rules of plx_strategy_resolve. */
+#include <string.h>
+
+#include "parallax/parallax.h"
+
+#include "test-util.h"
+
+/* GPT-3 175B (96 layers, 96 heads) on 8 DGX A100 nodes (64 GPUs), the defaults'
+ * strategy with one key changed through `extra` (JSON members, may be empty). */
+static PlxScenario *
+gpt3 (const char *strategy)
+{
+  g_autofree char *json = g_strdup_printf (
+    "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 8 },"
+    "  \"strategy\": { %s } }", strategy);
+  return test_scenario_from_string (json);
+}
+
+static PlxStrategy *
+unresolved (const char *strategy)
+{
+  g_autofree char *json = g_strdup_printf ("{ %s }", strategy);
+  g_autoptr (JsonNode) node = plx_json_parse_data (json, -1, "test", NULL);
+  return plx_strategy_new_from_json (node, "test", NULL);
+}
+
+#define DEFAULT_STRATEGY \
+  "\"tp\": 8, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 3, \"micro_batch_size\": 1," \
+  " \"global_batch_size\": 1536, \"seq_length\": 2048"
+
+static void
+assert_values (GArray *v, const guint64 *expected, guint n)
+{
+  g_assert_cmpuint (v->len, ==, n);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpuint (g_array_index (v, guint64, i), ==, expected[i]);
+}
+
+static void
+test_valid_values (void)
+{
+  g_autoptr (PlxScenario) sc = gpt3 (DEFAULT_STRATEGY);
+  /* TP: divisors of 96 heads inside an 8-GPU node are 1, 2, 3, 4, 6, 8; with PP 8 on 64
+   * GPUs TP x 8 must divide 64, so TP divides 8: 1, 2, 4, 8. */
+  static const guint64 tp[] = { 1, 2, 4, 8 };
+  /* PP with TP 8 and 3 chunks: 96 layers into 3 PP chunks needs PP | 32, 8 PP | 64
+   * needs PP | 8, interleaving needs PP >= 2: 2, 4, 8 (the micro-batch counts
+   * 1536 / (8 / PP) = 384, 768, 1536 are multiples of PP). */
+  static const guint64 pp[] = { 2, 4, 8 };
+  /* Chunks with PP 8: 96 / (8 v) whole means v | 12; interleaving needs v >= 2. */
+  static const guint64 vs[] = { 2, 3, 4, 6, 12 };
+  g_autoptr (GArray) v_tp = plx_advice_valid_values (sc->model, sc->cluster, sc->strategy, "tp");
+  g_autoptr (GArray) v_pp = plx_advice_valid_values (sc->model, sc->cluster, sc->strategy, "pp");
+  g_autoptr (GArray) v_vs = plx_advice_valid_values (sc->model, sc->cluster, sc->strategy, "virtual_stages");
+  g_autoptr (GArray) v_ep = plx_advice_valid_values (sc->model, sc->cluster, sc->strategy, "ep");
+
+  assert_values (v_tp, tp, G_N_ELEMENTS (tp));
+  assert_values (v_pp, pp, G_N_ELEMENTS (pp));
+  assert_values (v_vs, vs, G_N_ELEMENTS (vs));
+  /* No experts: EP 1 only. */
+  g_assert_cmpuint (v_ep->len, ==, 1);
+  g_assert_cmpuint (g_array_index (v_ep, guint64, 0), ==, 1);
+}
+
+static PlxAdviceFix *
+fix_at (GPtrArray *fixes, guint i)
+{
+  g_assert_cmpuint (i, <, fixes->len);
+  return g_ptr_array_index (fixes, i);
+}
+
+static void
+test_nearest_fixes (void)
+{
+  g_autoptr (PlxScenario) sc = gpt3 (DEFAULT_STRATEGY);
+  g_autoptr (PlxStrategy) five = unresolved (
+    "\"tp\": 8, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 5, \"global_batch_size\": 1536");
+  g_autoptr (PlxStrategy) odd = unresolved (
+    "\"tp\": 8, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 3, \"global_batch_size\": 1001");
+  g_autoptr (GPtrArray) f5 = plx_advice_nearest_fixes (sc->model, sc->cluster, five, 5);
+  g_autoptr (GPtrArray) f1001 = plx_advice_nearest_fixes (sc->model, sc->cluster, odd, 5);
+  g_autoptr (GPtrArray) none = plx_advice_nearest_fixes (sc->model, sc->cluster, sc->strategy, 5);
+
+  /* 5 chunks: valid counts divide 12 (see above); on a log scale 6 is nearer to 5
+   * (ln 1.2 = 0.18) than 4 is (ln 1.25 = 0.22). No PP makes 96 / (5 PP) whole. */
+  g_assert_cmpstr (fix_at (f5, 0)->label, ==, "Model chunks 6");
+  g_assert_cmpstr (fix_at (f5, 0)->key, ==, "virtual_stages");
+  g_assert_cmpint (json_node_get_int (fix_at (f5, 0)->value), ==, 6);
+  for (guint i = 0; i < f5->len; i++)
+    g_assert_cmpstr (fix_at (f5, i)->key, !=, "pp");
+  /* 1001 micro-batches on DP 1 are not a multiple of PP 8: 1000 and 1008 are, and
+   * 1000 is nearer. The error names the global batch, so it comes first. */
+  g_assert_cmpstr (fix_at (f1001, 0)->label, ==, "Global batch 1000");
+  g_assert_true (fix_at (f1001, 0)->step_time_s > 0);
+  /* Dropping interleaving (1F1B has no multiple-of-PP rule) also fixes it. */
+  {
+    gboolean schedule = FALSE;
+    for (guint i = 0; i < f1001->len; i++)
+      schedule |= g_str_equal (fix_at (f1001, i)->key, "schedule");
+    g_assert_true (schedule);
+  }
+  /* A valid strategy needs no fix. */
+  g_assert_cmpuint (none->len, ==, 0);
+}
+
+static void
+test_fit_fixes (void)
+{
+  /* The built-in default with TP 4 (so DP 2): selective recompute, ZeRO 1, SP; its
+   * peak is 87.6 GiB of 77 GiB usable (the README's comparison). ZeRO 3 shards the
+   * weights too and fits; ZeRO 2 stops 0.17 GiB short (77.17 GiB). */
+  g_autoptr (PlxScenario) sc = gpt3 ("\"tp\": 4, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 3,"
+                                     " \"global_batch_size\": 64, \"sequence_parallel\": true,"
+                                     " \"recompute\": \"selective\", \"zero_stage\": 1");
+  gboolean zero3 = FALSE, zero2 = FALSE, full = FALSE;
+  PlxReport r = test_run (sc);
+  g_autoptr (GPtrArray) fixes = NULL;
+
+  g_assert_false (r.fits_in_memory);
+  fixes = plx_advice_fit_fixes (sc->model, sc->cluster, sc->strategy, 10);
+  g_assert_cmpuint (fixes->len, >, 0);
+  for (guint i = 0; i < fixes->len; i++)
+    {
+      PlxAdviceFix *f = fix_at (fixes, i);
+      g_autoptr (PlxStrategy) s = plx_strategy_copy (sc->strategy);
+      g_autoptr (PlxCluster) c = plx_cluster_copy (sc->cluster);
+      PlxReport fr;
+
+      /* Applied independently of the advice code, each one fits. */
+      if (g_str_equal (f->key, "zero_stage"))
+        s->zero_stage = (guint) json_node_get_int (f->value);
+      else if (g_str_equal (f->key, "recompute"))
+        s->recompute = g_str_equal (json_node_get_string (f->value), "full") ? PLX_RECOMPUTE_FULL : PLX_RECOMPUTE_SELECTIVE;
+      else if (g_str_equal (f->key, "micro_batch_size"))
+        s->micro_batch_size = (guint64) json_node_get_int (f->value);
+      else if (g_str_equal (f->key, "tp"))
+        s->tp = (guint) json_node_get_int (f->value), s->dp = 0;
+      else if (g_str_equal (f->key, "pp"))
+        s->pp = (guint) json_node_get_int (f->value), s->dp = 0;
+      else if (g_str_equal (f->key, "cp"))
+        s->cp = (guint) json_node_get_int (f->value), s->dp = 0;
+      else if (g_str_equal (f->key, "num_nodes"))
+        c->num_nodes = (guint) json_node_get_int (f->value), s->dp = 0;
+      else
+        g_error ("unexpected fix key %s", f->key);
+      g_assert_true (plx_strategy_resolve (s, sc->model, c, "test", NULL));
+      g_assert_true (plx_analytic_run (sc->model, c, s, &fr, NULL));
+      g_assert_true (fr.fits_in_memory);
+      g_assert_cmpfloat (fr.step_time_s, ==, f->step_time_s);
+      zero3 |= g_str_equal (f->label, "ZeRO 3");
+      zero2 |= g_str_equal (f->label, "ZeRO 2");
+      full |= g_str_equal (f->label, "Recompute full");
+      /* Fastest first. */
+      if (i > 0)
+        g_assert_cmpfloat (fix_at (fixes, i - 1)->step_time_s, <=, f->step_time_s);
+    }
+  g_assert_true (zero3);
+  g_assert_true (full);
+  g_assert_false (zero2);
+}
+
+static PlxStrategy *
+adapted (const char *preset, gint64 *seq)
+{
+  g_autoptr (PlxModel) m = plx_model_new_preset (preset, NULL);
+  g_autoptr (PlxCluster) c = plx_cluster_new_preset ("dgx-a100-80gb", NULL);
+  g_autofree char *json = g_strdup_printf ("{ %s }", DEFAULT_STRATEGY);
+  g_autoptr (JsonNode) node = plx_json_parse_data (json, -1, "test", NULL);
+  g_autoptr (JsonNode) out = NULL;
+  PlxStrategy *s;
+
+  c->num_nodes = 8;
+  out = plx_advice_adapt_strategy (m, c, node);
+  g_assert_nonnull (out);
+  g_assert_false (json_object_has_member (json_node_get_object (out), "dp"));
+  *seq = json_object_get_int_member (json_node_get_object (out), "seq_length");
+  s = plx_strategy_new_from_json (out, "test", NULL);
+  g_assert_true (plx_strategy_resolve (s, m, c, "test", NULL));
+  return s;
+}
+
+static void
+test_adapt (void)
+{
+  gint64 seq;
+  g_autoptr (PlxStrategy) llama = adapted ("llama-2-7b", &seq);
+  g_autoptr (PlxStrategy) gpt2 = NULL;
+
+  /* Llama 2 7B: 32 heads and 32 layers keep TP 8 and PP 8; 3 chunks do not divide
+   * 32 / 8 = 4 layers per stage; valid 2 and 4, and 4 is nearer to 3 (ln 4/3 < ln 3/2).
+   * Rotary positions: the sequence length 2048 stays. */
+  g_assert_cmpuint (llama->tp, ==, 8);
+  g_assert_cmpuint (llama->pp, ==, 8);
+  g_assert_cmpuint (llama->virtual_stages, ==, 4);
+  g_assert_cmpint (seq, ==, 2048);
+  /* GPT-2 small: 1024 learned positions cap the sequence; 12 heads allow TP 1, 2, 4
+   * (3 and 6 do not divide 64 GPUs) and 4 is nearest to 8; PP must divide 12 layers,
+   * be >= 2 for interleaving and keep 4 PP | 64: 2 or 4, nearest to 8 is 4; then 3
+   * chunks give 12 / (4 x 3) = 1 layer each and stay. */
+  gpt2 = adapted ("gpt2", &seq);
+  g_assert_cmpint (seq, ==, 1024);
+  g_assert_cmpuint (gpt2->tp, ==, 4);
+  g_assert_cmpuint (gpt2->pp, ==, 4);
+  g_assert_cmpuint (gpt2->virtual_stages, ==, 3);
+}
+
+static void
+test_describe (void)
+{
+  g_autoptr (PlxScenario) sc = gpt3 (DEFAULT_STRATEGY);
+  g_autofree char *d = plx_scenario_describe (sc);
+
+  g_assert_cmpstr (d, ==, "gpt3-175b on 64 A100-SXM4-80GB, TP 8 × PP 8 × DP 1, interleaved 1F1B ×3");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/core/advice/valid-values", test_valid_values);
+  g_test_add_func ("/core/advice/nearest-fixes", test_nearest_fixes);
+  g_test_add_func ("/core/advice/fit-fixes", test_fit_fixes);
+  g_test_add_func ("/core/advice/adapt", test_adapt);
+  g_test_add_func ("/core/advice/describe", test_describe);
+  return g_test_run ();
+}

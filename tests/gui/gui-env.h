@@ -1,0 +1,47 @@
+/* gui-env.h: the private home every GUI test executable runs in, and its removal. */
+#pragma once
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+#include <locale.h>
+#include <stdlib.h>
+
+/* One private home for the whole run rather than G_TEST_OPTION_ISOLATE_DIRS: GTK's
+ * recent-files store writes after a test ends, into a folder isolation would already
+ * have removed. Returns the home, to pass to gui_env_finish. */
+static char *
+gui_env_init (int *argc, char ***argv)
+{
+  char *home = g_dir_make_tmp ("plx-gui-home-XXXXXX", NULL);
+  const char *subdirs[][2] = { { "XDG_DATA_HOME", "data" }, { "XDG_CONFIG_HOME", "config" },
+                               { "XDG_CACHE_HOME", "cache" } };
+
+  g_assert_nonnull (home);
+  g_setenv ("HOME", home, TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (subdirs); i++)
+    {
+      g_autofree char *d = g_build_filename (home, subdirs[i][1], NULL);
+      g_mkdir_with_parents (d, 0700);
+      g_setenv (subdirs[i][0], d, TRUE);
+    }
+  g_test_init (argc, argv, NULL);
+  setlocale (LC_ALL, "");
+  if (g_getenv ("PARALLAX_LOCALEDIR") != NULL)
+    bindtextdomain (GETTEXT_PACKAGE, g_getenv ("PARALLAX_LOCALEDIR"));
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  gtk_init ();
+  adw_init ();
+  return home;
+}
+
+static int
+gui_env_finish (char *home, int status)
+{
+  /* Leave nothing behind. */
+  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", home);
+
+  if (system (cmd) != 0)
+    g_printerr ("could not remove %s\n", home);
+  g_free (home);
+  return status;
+}

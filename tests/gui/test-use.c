@@ -1,0 +1,638 @@
+/* The window as a person uses it: every test clicks, drags and types through the X
+ * server (gui-input.h), never by calling the window's functions, and then checks
+ * what the person would see: the labels, the numbers, the open page. */
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "plx-chart-view.h"
+#include "plx-history.h"
+#include "plx-scenario-panel.h"
+#include "plx-window.h"
+#include "gui-env.h"
+#include "gui-input.h"
+
+/* ---- the window ------------------------------------------------------------------- */
+
+static gboolean
+computed (gpointer data)
+{
+  PlxWindow *w = data;
+  return !plx_window_is_busy (w) && (plx_window_get_result (w) != NULL || plx_window_get_error (w) != NULL);
+}
+
+static void
+settle (PlxWindow *w)
+{
+  g_assert_true (gi_wait (computed, w, 10000));
+  gi_pump (200);
+}
+
+static PlxWindow *
+open_window (int width, int height)
+{
+  PlxWindow *w = plx_window_new (NULL);
+
+  gtk_window_set_default_size (GTK_WINDOW (w), width, height);
+  gtk_window_present (GTK_WINDOW (w));
+  settle (w);
+  gi_focus_window (GTK_WINDOW (w));
+  return w;
+}
+
+static void
+close_window (PlxWindow *w)
+{
+  gtk_window_destroy (GTK_WINDOW (w));
+  gi_pump (50);
+}
+
+static GtkWidget *
+panel (PlxWindow *w)
+{
+  return plx_window_get_panel (w);
+}
+
+/* The text a degree slider shows beside it. */
+static const char *
+slider_text (PlxWindow *w, const char *title)
+{
+  GtkWidget *row = gi_find_row (panel (w), title);
+  GtkWidget *scale = gi_find_type (row, GTK_TYPE_SCALE);
+  GtkWidget *label = gi_find_type (scale, GTK_TYPE_LABEL);
+
+  g_assert_nonnull (label);
+  return gtk_label_get_text (GTK_LABEL (label));
+}
+
+static const char *
+row_subtitle (PlxWindow *w, const char *title)
+{
+  GtkWidget *row = gi_find_row (panel (w), title);
+
+  g_assert_nonnull (row);
+  return adw_action_row_get_subtitle (ADW_ACTION_ROW (row));
+}
+
+static char *
+write_scenario (const char *dir, const char *name, const char *json)
+{
+  char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, json, -1, NULL));
+  return path;
+}
+
+/* ---- 1. choosing a preset from a dropdown ------------------------------------------ */
+
+static void
+check_llama_2_7b (PlxWindow *w)
+{
+  PlxResult *r;
+
+  settle (w);
+  r = plx_window_get_result (w);
+  g_assert_nonnull (r);
+  /* Llama 2 7B (Touvron et al. 2023, Table 1): 32 layers, hidden 4096, 32 heads. */
+  g_assert_cmpuint (r->scenario->model->n_layers, ==, 32);
+  g_assert_cmpuint (r->scenario->model->hidden, ==, 4096);
+  g_assert_cmpstr (row_subtitle (w, "Layers"), ==, "32");
+  /* The degrees followed the model: TP 8 and PP 8 divide 32 heads and 32 layers. */
+  g_assert_cmpuint (r->scenario->strategy->tp, ==, 8);
+  g_assert_cmpstr (slider_text (w, "Tensor parallel"), ==, "8");
+}
+
+static void
+test_model_dropdown_mouse (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+
+  gi_choose_in_combo (panel (w), "Model", "llama-2-7b");
+  check_llama_2_7b (w);
+  close_window (w);
+}
+
+static void
+test_model_dropdown_keyboard (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  GtkWidget *row = gi_find_row (panel (w), "Model");
+  GtkWidget *popover;
+
+  /* Open with the keyboard, walk down the list with the arrows, choose with Enter. */
+  gi_click (row);
+  g_assert_true (gi_wait (gi_popover_is_open, NULL, 3000));
+  popover = gi_open_popover ();
+  for (guint i = 0; i < 20 && !gi_find (popover, gi_match_label_prefix, "llama-2-7b"); i++)
+    gi_pump (50);
+  {
+    /* Arrow down until the focused row is Llama 2 7B, at most once per item. */
+    guint steps = 0;
+    for (; steps < 40; steps++)
+      {
+        GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (popover));
+        if (focus != NULL && gi_find (focus, gi_match_label_prefix, "llama-2-7b") != NULL)
+          break;
+        gi_doing = "walking a dropdown with the arrow keys";
+        gi_key (NULL, XK_Down);
+      }
+    g_assert_cmpuint (steps, <, 40);
+  }
+  gi_key (NULL, XK_Return);
+  g_assert_true (gi_wait (gi_popover_is_closed, NULL, 3000));
+  check_llama_2_7b (w);
+  close_window (w);
+}
+
+static void
+test_cluster_dropdown (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  PlxResult *r;
+
+  gi_choose_in_combo (panel (w), "Cluster", "dgx-h100-80gb");
+  settle (w);
+  r = plx_window_get_result (w);
+  g_assert_nonnull (r);
+  g_assert_cmpstr (r->scenario->cluster->gpu_name, ==, "H100-SXM5-80GB");
+  /* The node count is kept: still 64 GPUs. */
+  g_assert_cmpuint (r->report.n_gpus, ==, 64);
+  close_window (w);
+}
+
+/* ---- 3. sliders offer only values valid with the rest of the strategy ------------- */
+
+typedef struct
+{
+  PlxWindow *w;
+  GPtrArray *seen;   /* the labels shown during the drag */
+} DragLog;
+
+static void
+log_slider (guint step, gpointer data)
+{
+  DragLog *log = data;
+  const char *text = slider_text (log->w, "Tensor parallel");
+
+  if (log->seen->len == 0 || g_strcmp0 (g_ptr_array_index (log->seen, log->seen->len - 1), text) != 0)
+    g_ptr_array_add (log->seen, g_strdup (text));
+}
+
+static void
+test_tp_drag_valid_only (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  GtkWidget *scale = gi_find_type (gi_find_row (panel (w), "Tensor parallel"), GTK_TYPE_SCALE);
+  g_autoptr (GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
+  DragLog log = { w, seen };
+  GtkWidget *slider;
+  graphene_rect_t knob;
+  double y;
+
+  /* The default is TP 8 x PP 8 on 64 GPUs: TP may be 1, 2, 4 or 8 (it divides 96
+   * heads, fits a node, and TP x 8 divides 64); 3 and 6 are not valid with PP 8. */
+  g_assert_cmpstr (slider_text (w, "Tensor parallel"), ==, "8");
+  {
+    /* The knob: the scale's "slider" node, found by its CSS name. */
+    GtkWidget *trough = NULL;
+    for (GtkWidget *c = gtk_widget_get_first_child (scale); c; c = gtk_widget_get_next_sibling (c))
+      if (g_str_equal (gtk_widget_get_css_name (c), "trough"))
+        trough = c;
+    g_assert_nonnull (trough);
+    slider = gtk_widget_get_first_child (trough);
+    while (slider != NULL && !g_str_equal (gtk_widget_get_css_name (slider), "slider"))
+      slider = gtk_widget_get_next_sibling (slider);
+    g_assert_nonnull (slider);
+    g_assert_true (gtk_widget_compute_bounds (slider, scale, &knob));
+  }
+  y = knob.origin.y + knob.size.height / 2;
+  gi_doing = "dragging the TP slider";
+  gi_drag (scale, knob.origin.x + knob.size.width / 2, y, 2, y, 24, log_slider, &log);
+  settle (w);
+  for (guint i = 0; i < seen->len; i++)
+    {
+      const char *t = g_ptr_array_index (seen, i);
+      if (!g_str_equal (t, "8") && !g_str_equal (t, "4") && !g_str_equal (t, "2") && !g_str_equal (t, "1"))
+        g_error ("the TP slider offered %s, which is not valid with PP 8 on 64 GPUs", t);
+    }
+  g_assert_cmpstr (slider_text (w, "Tensor parallel"), ==, "1");
+  g_assert_null (plx_window_get_error (w));
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->tp, ==, 1);
+  close_window (w);
+}
+
+/* ---- 4. an opened scenario's values are the ones shown ----------------------------- */
+
+static void
+test_open_shows_values (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *a = write_scenario (dir, "a.json",
+    "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 8 },"
+    "  \"strategy\": { \"tp\": 4, \"pp\": 8, \"micro_batch_size\": 1, \"global_batch_size\": 1536 } }");
+  g_autofree char *b = write_scenario (dir, "b.json",
+    "{ \"model\": { \"preset\": \"llama-2-7b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 8 },"
+    "  \"strategy\": { \"tp\": 8, \"pp\": 4, \"micro_batch_size\": 1, \"global_batch_size\": 512 } }");
+  g_autoptr (GFile) fa = g_file_new_for_path (a);
+  g_autoptr (GFile) fb = g_file_new_for_path (b);
+
+  /* Opening goes through the file chooser in person; what is tested here is that the
+   * controls show the file's values, whatever the sliders showed before. */
+  g_assert_true (plx_window_open_file (w, fa, NULL));
+  settle (w);
+  g_assert_cmpstr (slider_text (w, "Tensor parallel"), ==, "4");
+  g_assert_true (plx_window_open_file (w, fb, NULL));
+  settle (w);
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->tp, ==, 8);
+  g_assert_cmpstr (slider_text (w, "Tensor parallel"), ==, "8");
+  g_assert_cmpstr (slider_text (w, "Pipeline parallel"), ==, "4");
+  g_remove (a);
+  g_remove (b);
+  g_rmdir (dir);
+  close_window (w);
+}
+
+/* ---- typing into a spin row ------------------------------------------------------ */
+
+static void
+type_into_spin (PlxWindow *w, const char *row_title, const char *text)
+{
+  GtkWidget *row = gi_find_row (panel (w), row_title);
+  GtkWidget *spin = gi_find_type (row, GTK_TYPE_SPIN_BUTTON);
+  GtkWidget *entry = gi_find_type (spin, GTK_TYPE_TEXT);
+
+  g_assert_nonnull (entry);
+  gi_click (entry);
+  gi_key ("ctrl", XK_a);
+  gi_type (text);
+  gi_key (NULL, XK_Return);
+  settle (w);
+}
+
+static GtkWidget *
+error_bar (PlxWindow *w)
+{
+  GtkWidget *label = gi_find_label (GTK_WIDGET (w), plx_window_get_error (w));
+  g_assert_nonnull (label);
+  return gtk_widget_get_ancestor (label, GTK_TYPE_REVEALER);
+}
+
+/* ---- 2. an invalid strategy keeps the page, greys the charts, offers fixes -------- */
+
+static void
+test_invalid_keeps_page (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  GtkWidget *timeline = plx_window_get_chart (w, "timeline");
+  GtkWidget *fix;
+
+  g_assert_cmpstr (plx_window_get_page (w), ==, "timeline");
+  /* 1001 sequences on DP 1: 1001 micro-batches, not a multiple of PP 8 as
+   * interleaved 1F1B needs (1001 = 8 x 125 + 1). */
+  type_into_spin (w, "Global batch size", "1001");
+  g_assert_nonnull (plx_window_get_error (w));
+  g_assert_nonnull (strstr (plx_window_get_error (w), "1001"));
+  /* Still the timeline, still drawn (greyed) with the error over it. */
+  g_assert_cmpstr (plx_window_get_page (w), ==, "timeline");
+  g_assert_true (gtk_widget_get_mapped (timeline));
+  g_assert_cmpstr (plx_chart_view_get_error (PLX_CHART_VIEW (timeline)), ==, plx_window_get_error (w));
+  g_assert_true (plx_scenario_panel_is_fault (PLX_SCENARIO_PANEL (panel (w)), "global_batch_size"));
+  g_assert_false (plx_scenario_panel_is_fault (PLX_SCENARIO_PANEL (panel (w)), "zero_stage"));
+  /* A one-click fix: the nearest valid global batch. 1000 and 1008 are the nearest
+   * multiples of 8; 1000 is nearer. */
+  fix = gi_find (error_bar (w), gi_match_label_prefix, "Global batch");
+  g_assert_nonnull (fix);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (fix)), ==, "Global batch 1000");
+  gi_click (fix);
+  settle (w);
+  g_assert_null (plx_window_get_error (w));
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->global_batch_size, ==, 1000);
+  g_assert_null (plx_chart_view_get_error (PLX_CHART_VIEW (timeline)));
+  g_assert_false (plx_scenario_panel_is_fault (PLX_SCENARIO_PANEL (panel (w)), "global_batch_size"));
+  close_window (w);
+}
+
+/* ---- 5. a file's error is escaped and stays ---------------------------------------- */
+
+/* A second window on screen: the file chooser. */
+static gboolean
+file_dialog_open (gpointer data)
+{
+  GListModel *tops = gtk_window_get_toplevels ();
+  guint mapped = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (tops); i++)
+    {
+      g_autoptr (GtkWidget) top = g_list_model_get_item (tops, i);
+      mapped += gtk_widget_get_mapped (top);
+    }
+  return mapped > 1;
+}
+
+static gboolean
+file_dialog_closed (gpointer data)
+{
+  return !file_dialog_open (data);
+}
+
+/* Ctrl+O, then the path typed into the file chooser's location bar, then Enter. */
+static void
+open_by_keyboard (PlxWindow *w, const char *path)
+{
+  GtkWidget *dialog = NULL;
+
+  gi_focus_window (GTK_WINDOW (w));
+  gi_key ("ctrl", XK_o);
+  g_assert_true (gi_wait (file_dialog_open, NULL, 5000));
+  gi_pump (300);
+  {
+    /* No window manager under Xvfb: the dialog gets the keyboard as a click on it
+     * would give it. */
+    GListModel *tops = gtk_window_get_toplevels ();
+    for (guint i = 0; i < g_list_model_get_n_items (tops); i++)
+      {
+        g_autoptr (GtkWindow) top = g_list_model_get_item (tops, i);
+        if (top != GTK_WINDOW (w) && gtk_widget_get_mapped (GTK_WIDGET (top)))
+          dialog = GTK_WIDGET (top);
+      }
+  }
+  g_assert_nonnull (dialog);
+  gi_focus_window (GTK_WINDOW (dialog));
+  gi_key ("ctrl", XK_l);
+  gi_type (path);
+  gi_pump (300);
+  /* Enter; a second one if a completion popup took the first. */
+  gi_key (NULL, XK_Return);
+  if (!gi_wait (file_dialog_closed, NULL, 1000))
+    gi_key (NULL, XK_Return);
+  if (!gi_wait (file_dialog_closed, NULL, 5000) && system ("import -window root /tmp/fc2.png") >= 0)
+    g_error ("the file chooser did not close");
+  gi_pump (300);
+  settle (w);
+}
+
+static void
+test_broken_file_message (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *path = write_scenario (dir, "broken.json", "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": ");
+  const char *message;
+
+  open_by_keyboard (w, path);
+  message = plx_window_get_file_error (w);
+  g_assert_nonnull (message);
+  g_assert_nonnull (strstr (message, "broken.json"));
+  /* The label shows the message itself, "<data>" and all, not empty markup. */
+  g_assert_nonnull (gi_find_label (GTK_WIDGET (w), message));
+  /* It stays: a toast would be gone after its timeout. */
+  gi_pump (1500);
+  g_assert_nonnull (plx_window_get_file_error (w));
+  g_assert_nonnull (plx_window_get_result (w));
+  g_remove (path);
+  g_rmdir (dir);
+  close_window (w);
+}
+
+/* ---- 9. the subtitle says what runs; 10. a config keeps the strategy --------------- */
+
+static void
+drag_tp_to (PlxWindow *w, const char *value)
+{
+  GtkWidget *scale = gi_find_type (gi_find_row (panel (w), "Tensor parallel"), GTK_TYPE_SCALE);
+  GArray *values = plx_scenario_panel_get_choices (PLX_SCENARIO_PANEL (panel (w)), "tp");
+  guint target = G_MAXUINT;
+  double w_px = gtk_widget_get_width (scale);
+
+  for (guint i = 0; i < values->len; i++)
+    if (g_array_index (values, guint64, i) == g_ascii_strtoull (value, NULL, 10))
+      target = i;
+  g_assert_cmpuint (target, !=, G_MAXUINT);
+  /* A click on the trough moves the knob there (GTK's primary-button-warps-slider). */
+  gi_click_at (scale, 10 + (w_px - 60) * target / MAX (values->len - 1, 1), gtk_widget_get_height (scale) / 2.0);
+  settle (w);
+  g_assert_cmpstr (slider_text (w, "Tensor parallel"), ==, value);
+}
+
+static const char *
+subtitle (PlxWindow *w)
+{
+  GtkWidget *title = gi_find_type (GTK_WIDGET (w), ADW_TYPE_WINDOW_TITLE);
+  return adw_window_title_get_subtitle (ADW_WINDOW_TITLE (title));
+}
+
+static void
+test_subtitle_follows (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+
+  g_assert_nonnull (strstr (subtitle (w), "TP 8"));
+  drag_tp_to (w, "4");
+  /* 64 GPUs / (TP 4 x PP 8) = DP 2. */
+  g_assert_nonnull (strstr (subtitle (w), "TP 4"));
+  g_assert_nonnull (strstr (subtitle (w), "DP 2"));
+  close_window (w);
+}
+
+static void
+test_hf_config_keeps_strategy (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  /* A Llama with 40 layers: 8 stages of 3 chunks (24) do not divide 40; 8 x 5 = 40 would. */
+  g_autofree char *path = write_scenario (dir, "config.json",
+    "{ \"model_type\": \"llama\", \"num_hidden_layers\": 40, \"hidden_size\": 5120, \"num_attention_heads\": 40,"
+    "  \"num_key_value_heads\": 8, \"intermediate_size\": 13824, \"vocab_size\": 32000,"
+    "  \"max_position_embeddings\": 8192 }");
+  PlxResult *r;
+
+  open_by_keyboard (w, path);
+  r = plx_window_get_result (w);
+  g_assert_null (plx_window_get_error (w));
+  g_assert_nonnull (r);
+  g_assert_cmpuint (r->scenario->model->n_layers, ==, 40);
+  /* The sequence length of the scenario stays (2048), not the config's 8192. */
+  g_assert_cmpuint (r->scenario->strategy->seq_length, ==, 2048);
+  /* PP 8 and TP 8 divide 40 layers and 40 heads; the chunks moved to a valid count. */
+  g_assert_cmpuint (r->scenario->strategy->pp, ==, 8);
+  g_assert_cmpuint (40 % (8 * r->scenario->strategy->virtual_stages), ==, 0);
+  g_remove (path);
+  g_rmdir (dir);
+  close_window (w);
+}
+
+/* ---- undo and redo ---------------------------------------------------------------- */
+
+static void
+test_undo_redo (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+
+  drag_tp_to (w, "4");
+  /* Two separate moves, not one drag: more than the history's merge window apart. */
+  gi_pump (PLX_HISTORY_MERGE_US / 1000 + 100);
+  drag_tp_to (w, "2");
+  gi_focus_window (GTK_WINDOW (w));
+  gi_key ("ctrl", XK_z);
+  settle (w);
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->tp, ==, 4);
+  g_assert_cmpstr (slider_text (w, "Tensor parallel"), ==, "4");
+  gi_key ("ctrl", XK_z);
+  settle (w);
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->tp, ==, 8);
+  gi_key ("ctrl+shift", XK_z);
+  settle (w);
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->tp, ==, 4);
+  close_window (w);
+}
+
+/* ---- 15. nothing pinned: nothing to compare -------------------------------------- */
+
+static void
+test_compare_needs_pin (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  GtkWidget *popover, *item;
+
+  gi_click (gi_find_tooltip (GTK_WIDGET (w), "Export"));
+  g_assert_true (gi_wait (gi_popover_is_open, NULL, 3000));
+  popover = gi_open_popover ();
+  item = gi_find_label (popover, "Export Comparison…");
+  g_assert_nonnull (item);
+  g_assert_false (gtk_widget_is_sensitive (item));
+  gi_key (NULL, XK_Escape);
+  g_assert_true (gi_wait (gi_popover_is_closed, NULL, 3000));
+  /* Pin (Ctrl+P): now there is something to compare. */
+  gi_pump (300);
+  gi_focus_window (GTK_WINDOW (w));
+  gi_key ("ctrl", XK_p);
+  g_assert_nonnull (plx_window_get_pinned (w));
+  gi_pump (300);
+  gi_click (gi_find_tooltip (GTK_WIDGET (w), "Export"));
+  /* Under Xvfb (no window manager) the menu button may still count itself pressed
+   * after Escape, and the first click only releases it. */
+  if (!gi_wait (gi_popover_is_open, NULL, 1000))
+    gi_click (gi_find_tooltip (GTK_WIDGET (w), "Export"));
+  g_assert_true (gi_wait (gi_popover_is_open, NULL, 3000));
+  item = gi_find_label (gi_open_popover (), "Export Comparison…");
+  g_assert_true (gtk_widget_is_sensitive (item));
+  gi_key (NULL, XK_Escape);
+  close_window (w);
+}
+
+/* ---- 8. small windows: nothing clipped -------------------------------------------- */
+
+static void
+assert_not_clipped (GtkWidget *w, const char *what)
+{
+  int min_w, nat_w;
+
+  gtk_widget_measure (w, GTK_ORIENTATION_HORIZONTAL, -1, &min_w, &nat_w, NULL, NULL);
+  if (gtk_widget_get_width (w) < min_w)
+    g_error ("%s is %d px wide, less than the %d px it needs", what, gtk_widget_get_width (w), min_w);
+}
+
+static void
+test_small_window (void)
+{
+  static const int sizes[][2] = { { 1024, 640 }, { 1024, 700 }, { 1280, 720 } };
+
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    {
+      PlxWindow *w = open_window (sizes[k][0], sizes[k][1]);
+      GtkWidget *cards = gi_find_label (GTK_WIDGET (w), "Peak memory");
+      GtkWidget *main_box;
+
+      gi_pump (300);
+      /* The window keeps the size asked for: its content fits in it. */
+      g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (w)), <=, sizes[k][0]);
+      g_assert_nonnull (cards);
+      main_box = gtk_widget_get_parent (gtk_widget_get_ancestor (cards, GTK_TYPE_FLOW_BOX));
+      assert_not_clipped (main_box, "the right pane");
+      {
+        /* Every card's number is shown whole, and the fit verdict leads its line. */
+        const char *titles[] = { "Step time", "Throughput", "MFU", "Peak memory", "Bubble" };
+        for (guint i = 0; i < G_N_ELEMENTS (titles); i++)
+          {
+            GtkWidget *card = gtk_widget_get_parent (gi_find_label (GTK_WIDGET (w), titles[i]));
+            GtkWidget *value = gtk_widget_get_next_sibling (gi_find_label (GTK_WIDGET (w), titles[i]));
+            PangoLayout *layout = gtk_label_get_layout (GTK_LABEL (value));
+            int text_w;
+            pango_layout_get_pixel_size (layout, &text_w, NULL);
+            g_assert_cmpint (text_w, <=, gtk_widget_get_width (value));
+            assert_not_clipped (card, titles[i]);
+          }
+      }
+      g_assert_true (g_str_has_prefix (plx_window_get_card_text (w, 3) + strcspn (plx_window_get_card_text (w, 3), " ") + 5,
+                                       "fits"));
+      close_window (w);
+    }
+}
+
+/* ---- 7. charts follow the style; 16. small things ---------------------------------- */
+
+static void
+test_charts_follow_style (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  AdwStyleManager *sm = adw_style_manager_get_default ();
+
+  g_assert_false (plx_window_charts_are_dark (w));
+  adw_style_manager_set_color_scheme (sm, ADW_COLOR_SCHEME_FORCE_DARK);
+  gi_pump (100);
+  g_assert_true (plx_window_charts_are_dark (w));
+  adw_style_manager_set_color_scheme (sm, ADW_COLOR_SCHEME_DEFAULT);
+  gi_pump (100);
+  g_assert_false (plx_window_charts_are_dark (w));
+  close_window (w);
+}
+
+static void
+test_small_things (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  GtkWidget *sp_row, *sp;
+
+  /* About's icon is found without installing anything. */
+  g_assert_true (gtk_icon_theme_has_icon (gtk_icon_theme_get_for_display (gdk_display_get_default ()),
+                                          "org.parallax.Parallax"));
+  /* GPT-3 has no experts: no expert-parallel slider. */
+  g_assert_null (gi_find_row (panel (w), "Expert parallel"));
+  /* Sequence parallelism at TP 1 has nothing to split. */
+  drag_tp_to (w, "1");
+  sp_row = gi_find_row (panel (w), "Sequence parallelism");
+  sp = gi_find_type (sp_row, GTK_TYPE_SWITCH);
+  g_assert_false (gtk_widget_is_sensitive (sp));
+  g_assert_false (gtk_switch_get_active (GTK_SWITCH (sp)));
+  /* The model list: sizes, smallest first (gpt2 124 M before gpt2-medium 355 M). */
+  {
+    GtkWidget *row = gi_find_row (panel (w), "Model");
+    GListModel *m = adw_combo_row_get_model (ADW_COMBO_ROW (row));
+    g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (m), 0), ==, "gpt2 · 124 M");
+    g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (m), 1), ==, "gpt2-medium · 355 M");
+  }
+  close_window (w);
+}
+
+int
+main (int argc, char **argv)
+{
+  char *home = gui_env_init (&argc, &argv);
+
+  g_test_add_func ("/gui/use/model-dropdown-mouse", test_model_dropdown_mouse);
+  g_test_add_func ("/gui/use/model-dropdown-keyboard", test_model_dropdown_keyboard);
+  g_test_add_func ("/gui/use/cluster-dropdown", test_cluster_dropdown);
+  g_test_add_func ("/gui/use/tp-drag-valid-only", test_tp_drag_valid_only);
+  g_test_add_func ("/gui/use/open-shows-values", test_open_shows_values);
+  g_test_add_func ("/gui/use/invalid-keeps-page", test_invalid_keeps_page);
+  g_test_add_func ("/gui/use/broken-file-message", test_broken_file_message);
+  g_test_add_func ("/gui/use/subtitle-follows", test_subtitle_follows);
+  g_test_add_func ("/gui/use/hf-config-keeps-strategy", test_hf_config_keeps_strategy);
+  g_test_add_func ("/gui/use/undo-redo", test_undo_redo);
+  g_test_add_func ("/gui/use/compare-needs-pin", test_compare_needs_pin);
+  g_test_add_func ("/gui/use/small-window", test_small_window);
+  g_test_add_func ("/gui/use/charts-follow-style", test_charts_follow_style);
+  g_test_add_func ("/gui/use/small-things", test_small_things);
+  return gui_env_finish (home, g_test_run ());
+}
