@@ -1169,9 +1169,9 @@ make_card (PlxWindow *self, guint i, const char *title)
   /* Fixed widths: new numbers do not make the window re-measure itself. The detail
    * may be cut short on a narrow window; the card's tooltip has all of it, and the
    * part that matters (the fit verdict) comes first. */
-  gtk_label_set_width_chars (GTK_LABEL (v), 8);
+  gtk_label_set_width_chars (GTK_LABEL (v), 7);
   gtk_label_set_ellipsize (GTK_LABEL (d), PANGO_ELLIPSIZE_END);
-  gtk_label_set_width_chars (GTK_LABEL (d), 12);
+  gtk_label_set_width_chars (GTK_LABEL (d), 6);
   gtk_label_set_max_width_chars (GTK_LABEL (d), 26);
   gtk_widget_set_has_tooltip (box, TRUE);
   self->card_box[i] = box;

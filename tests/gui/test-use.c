@@ -3,6 +3,7 @@
  * what the person would see: the labels, the numbers, the open page. */
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 
 #include "plx-chart-view.h"
@@ -547,21 +548,29 @@ test_small_window (void)
       gi_pump (300);
       /* The window keeps the size asked for: its content fits in it. */
       g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (w)), <=, sizes[k][0]);
+      g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (w)), <=, sizes[k][1]);
       g_assert_nonnull (cards);
       main_box = gtk_widget_get_parent (gtk_widget_get_ancestor (cards, GTK_TYPE_FLOW_BOX));
       assert_not_clipped (main_box, "the right pane");
       {
         /* Every card's number is shown whole, and the fit verdict leads its line. */
         const char *titles[] = { "Step time", "Throughput", "MFU", "Peak memory", "Bubble" };
+        double first_y = 0;
         for (guint i = 0; i < G_N_ELEMENTS (titles); i++)
           {
             GtkWidget *card = gtk_widget_get_parent (gi_find_label (GTK_WIDGET (w), titles[i]));
             GtkWidget *value = gtk_widget_get_next_sibling (gi_find_label (GTK_WIDGET (w), titles[i]));
             PangoLayout *layout = gtk_label_get_layout (GTK_LABEL (value));
             int text_w;
+            graphene_rect_t b;
             pango_layout_get_pixel_size (layout, &text_w, NULL);
             g_assert_cmpint (text_w, <=, gtk_widget_get_width (value));
             assert_not_clipped (card, titles[i]);
+            /* One row of cards: on a short window two rows would take the chart's room. */
+            g_assert_true (gtk_widget_compute_bounds (card, GTK_WIDGET (w), &b));
+            if (i == 0)
+              first_y = b.origin.y;
+            g_assert_cmpfloat (fabs (b.origin.y - first_y), <, 1.0);
           }
       }
       g_assert_true (g_str_has_prefix (plx_window_get_card_text (w, 3) + strcspn (plx_window_get_card_text (w, 3), " ") + 5,
