@@ -843,6 +843,26 @@ plx_scenario_panel_class_init (PlxScenarioPanelClass *klass)
                                    G_TYPE_NONE, 0);
 }
 
+/* The mouse wheel over the panel scrolls the panel. Without this, a slider or a spin
+ * button that passes under the pointer takes the wheel and changes its value: a user
+ * scrolling down to the strategy would change the pipeline degree and the sequence
+ * length on the way. Caught before the controls see it (capture phase). */
+static gboolean
+on_panel_scroll (GtkEventControllerScroll *controller, double dx, double dy, PlxScenarioPanel *self)
+{
+  GtkWidget *sw = gtk_widget_get_ancestor (GTK_WIDGET (self), GTK_TYPE_SCROLLED_WINDOW);
+  GtkAdjustment *adj;
+  double step;
+
+  if (sw == NULL)
+    return FALSE;
+  adj = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (sw));
+  /* GTK's own wheel step for a scrolled window: the page size to the power 2/3. */
+  step = pow (gtk_adjustment_get_page_size (adj), 2.0 / 3.0);
+  gtk_adjustment_set_value (adj, gtk_adjustment_get_value (adj) + dy * step);
+  return TRUE;
+}
+
 static void
 plx_scenario_panel_init (PlxScenarioPanel *self)
 {
@@ -855,6 +875,12 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
   const char *translated[8];
 
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
+  {
+    GtkEventController *scroll = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+    gtk_event_controller_set_propagation_phase (scroll, GTK_PHASE_CAPTURE);
+    g_signal_connect (scroll, "scroll", G_CALLBACK (on_panel_scroll), self);
+    gtk_widget_add_controller (GTK_WIDGET (self), scroll);
+  }
   gtk_box_set_spacing (GTK_BOX (self), 18);
   gtk_widget_set_margin_start (GTK_WIDGET (self), 12);
   gtk_widget_set_margin_end (GTK_WIDGET (self), 12);

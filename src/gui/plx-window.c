@@ -148,8 +148,11 @@ static void
 update_title (PlxWindow *self)
 {
   const char *stored = plx_scenario_panel_get_name (self->panel);
-  g_autofree char *name = self->file ? g_file_get_basename (self->file)
-                          : g_strdup (stored != NULL ? stored : _("Untitled scenario"));
+  /* A stored name describes the scenario as it was loaded: once edited without a
+   * file, it would name another scenario, so the document is untitled until saved. */
+  g_autofree char *name = self->file                       ? g_file_get_basename (self->file)
+                          : stored != NULL && !self->dirty ? g_strdup (stored)
+                                                           : g_strdup (_("Untitled scenario"));
   g_autofree char *title = self->dirty ? g_strdup_printf ("• %s", name) : g_strdup (name);
   g_autofree char *subtitle = self->result != NULL ? plx_scenario_describe (self->result->scenario)
                                                    : g_strdup (_("The strategy is not valid"));

@@ -624,6 +624,36 @@ test_small_things (void)
   close_window (w);
 }
 
+/* ---- the wheel scrolls the panel, never a value under the pointer ------------------ */
+
+static void
+test_wheel_scrolls_panel (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  GtkWidget *row = gi_find_row (panel (w), "Pipeline parallel");
+  GtkWidget *scale = gi_find_type (row, GTK_TYPE_SCALE);
+  GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (
+    GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (panel (w), GTK_TYPE_SCROLLED_WINDOW)));
+  double before;
+
+  gi_reveal (scale);
+  before = gtk_adjustment_get_value (adj);
+  /* Three notches down with the pointer on the PP slider, then on the sequence length. */
+  gi_scroll (scale, gtk_widget_get_width (scale) / 2.0, gtk_widget_get_height (scale) / 2.0, FALSE, 3);
+  settle (w);
+  g_assert_cmpfloat (gtk_adjustment_get_value (adj), >, before);
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->pp, ==, 8);
+  {
+    GtkWidget *spin = gi_find_type (gi_find_row (panel (w), "Sequence length"), GTK_TYPE_SPIN_BUTTON);
+    gi_reveal (spin);
+    gi_scroll (spin, gtk_widget_get_width (spin) / 2.0, gtk_widget_get_height (spin) / 2.0, TRUE, 3);
+    settle (w);
+  }
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->seq_length, ==, 2048);
+  g_assert_false (plx_window_is_dirty (w));
+  close_window (w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -643,5 +673,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/small-window", test_small_window);
   g_test_add_func ("/gui/use/charts-follow-style", test_charts_follow_style);
   g_test_add_func ("/gui/use/small-things", test_small_things);
+  g_test_add_func ("/gui/use/wheel-scrolls-panel", test_wheel_scrolls_panel);
   return gui_env_finish (home, g_test_run ());
 }
