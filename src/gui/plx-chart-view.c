@@ -25,6 +25,8 @@ struct _PlxChartView
   double             drag_t0, drag_t1, zoom_t0, zoom_t1;
   PlxTimelineLayout *layout;         /* the last drawn, for hit tests */
   char              *error;          /* the strategy is invalid: greyed, with this on top */
+  const char        *export_title;   /* during an export: the title asked for, or NULL */
+  int                export_dark;    /* during an export: -1 as on screen, else 0 or 1 */
   guint              n_draws;
   double             last_draw_ms;
 
@@ -83,6 +85,8 @@ build_layout (PlxChartView *self, double width, double height)
   PlxTimelineOptions o;
 
   plx_timeline_options_init (&o, width, height);
+  if (self->export_title != NULL)
+    o.title = self->export_title;
   effective_window (self, &o.t0_s, &o.t1_s);
   return plx_timeline_layout_new (self->result->timeline, &o);
 }
@@ -103,8 +107,9 @@ static void
 draw_chart (PlxChartView *self, cairo_t *cr, double width, double height, gboolean keep_layout)
 {
   PlxRenderStyle style;
+  gboolean dark = self->export_dark >= 0 ? self->export_dark : self->dark;
 
-  plx_render_style_init (&style, self->dark, 1.0);
+  plx_render_style_init (&style, dark, 1.0);
   cairo_set_source_rgb (cr, style.background.r, style.background.g, style.background.b);
   cairo_paint (cr);
   if (self->result == NULL)
@@ -120,7 +125,7 @@ draw_chart (PlxChartView *self, cairo_t *cr, double width, double height, gboole
         o.capacity_bytes = (double) self->result->report.hbm_bytes;
         o.usable_bytes = (double) self->result->report.hbm_usable_bytes;
         o.step_time_s = self->result->report.step_time_s;
-        o.title = _("Memory per GPU");
+        o.title = self->export_title != NULL ? self->export_title : _("Memory per GPU");
         l = plx_memory_layout_new (self->result->trace, &o);
         plx_memory_chart_render (l, &style, cr, width, height);
       }
@@ -1136,6 +1141,7 @@ plx_chart_view_init (PlxChartView *self)
   GtkGesture *pinch = gtk_gesture_zoom_new ();
 
   self->selected = -1;
+  self->export_dark = -1;
   gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self), draw_func, NULL, NULL);
   gtk_widget_set_hexpand (GTK_WIDGET (self), TRUE);
   gtk_widget_set_vexpand (GTK_WIDGET (self), TRUE);
@@ -1363,4 +1369,30 @@ plx_chart_view_export (PlxChartView *self,
 
   plx_render_style_init (&style, self->dark, 1.0);
   return plx_render_export (path, w, h, 1.0, &style, export_draw, self, error);
+}
+
+gboolean
+plx_chart_view_export_with (PlxChartView *self,
+                            const char   *path,
+                            double        width,
+                            double        height,
+                            double        scale,
+                            int           dark,
+                            const char   *title,
+                            GError      **error)
+{
+  PlxRenderStyle style;
+  gboolean ok;
+
+  if (width <= 0)
+    width = MAX (gtk_widget_get_width (GTK_WIDGET (self)), 800);
+  if (height <= 0)
+    height = MAX (gtk_widget_get_height (GTK_WIDGET (self)), 500);
+  self->export_dark = dark;
+  self->export_title = title;
+  plx_render_style_init (&style, dark >= 0 ? dark : self->dark, scale);
+  ok = plx_render_export (path, width, height, scale, &style, export_draw, self, error);
+  self->export_dark = -1;
+  self->export_title = NULL;
+  return ok;
 }

@@ -44,6 +44,17 @@ void       plx_chart_view_get_window (PlxChartView *self,
 gboolean   plx_chart_view_export (PlxChartView *self,
                                   const char   *path,
                                   GError      **error);
+/* Export with options: `width`/`height` <= 0 mean as on screen; `scale` 1 to 4;
+ * `dark` -1 as on screen, 0 light, 1 dark; `title` replaces the chart's title (NULL
+ * keeps it). */
+gboolean   plx_chart_view_export_with (PlxChartView *self,
+                                       const char   *path,
+                                       double        width,
+                                       double        height,
+                                       double        scale,
+                                       int           dark,
+                                       const char   *title,
+                                       GError      **error);
 /* Frames drawn, for tests and the benchmark. */
 guint      plx_chart_view_get_n_draws (PlxChartView *self);
 double     plx_chart_view_get_last_draw_ms (PlxChartView *self);

@@ -638,6 +638,19 @@ plx_window_export_chart (PlxWindow  *self,
                          const char *path,
                          GError    **error)
 {
+  PlxExportOptions o = { 0, 0, 1.0, -1, FALSE };
+  return plx_window_export_chart_with (self, which, path, &o, error);
+}
+
+gboolean
+plx_window_export_chart_with (PlxWindow              *self,
+                              const char             *which,
+                              const char             *path,
+                              const PlxExportOptions *options,
+                              GError                **error)
+{
+  g_autofree char *title = NULL;
+
   if (self->result == NULL && !g_str_equal (which, "scatter"))
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, _("%s: nothing to export until the scenario is valid"), path);
@@ -655,7 +668,10 @@ plx_window_export_chart (PlxWindow  *self,
             g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, _("%s: pin a scenario as A first (Ctrl+P)"), path);
             return FALSE;
           }
-        return plx_chart_view_export (PLX_CHART_VIEW (self->charts[i]), path, error);
+        if (options->with_title && i != 2)
+          title = plx_scenario_describe (self->result->scenario);
+        return plx_chart_view_export_with (PLX_CHART_VIEW (self->charts[i]), path, options->width, options->height,
+                                           options->scale, options->dark, title, error);
       }
   g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "unknown chart \"%s\"", which);
   return FALSE;
@@ -767,7 +783,17 @@ on_export_response (GtkNativeDialog *dialog, int response, PlxWindow *self)
       g_autofree char *path = g_file_get_path (file);
       g_autoptr (GError) error = NULL;
       const char *which = g_object_get_data (G_OBJECT (dialog), "which");
-      if (path == NULL || !plx_window_export_chart (self, which, path, &error))
+      PlxExportOptions o = { 0, 0, 1.0, -1, FALSE };
+      const char *size = gtk_file_chooser_get_choice (GTK_FILE_CHOOSER (dialog), "size");
+      const char *theme = gtk_file_chooser_get_choice (GTK_FILE_CHOOSER (dialog), "theme");
+      const char *title = gtk_file_chooser_get_choice (GTK_FILE_CHOOSER (dialog), "title");
+
+      if (size != NULL && sscanf (size, "%lfx%lf@%lf", &o.width, &o.height, &o.scale) != 3)
+        o.width = o.height = 0, o.scale = 1.0;
+      if (theme != NULL)
+        o.dark = g_str_equal (theme, "dark") ? 1 : g_str_equal (theme, "light") ? 0 : -1;
+      o.with_title = g_strcmp0 (title, "scenario") == 0;
+      if (path == NULL || !plx_window_export_chart_with (self, which, path, &o, &error))
         report_error (self, error ? error->message : _("Only local files can be written"));
       else
         {
@@ -804,6 +830,25 @@ export_action (GtkWidget *widget, const char *action, GVariant *param)
                                                                  : g_str_equal (which, "compare") ? "compare.png"
                                                                  : g_str_equal (which, "scatter") ? "search.png"
                                                                                                   : "timeline.png");
+  if (!trace && !g_str_equal (which, "scatter"))
+    {
+      /* The options the CLI has (--width, --height, --scale, --dark, a title), as the
+       * file chooser's choices, so an export is one dialog. */
+      static const char *const size_ids[] = { "0x0@1", "1600x900@1", "1920x1080@1", "1920x1080@2", NULL };
+      const char *size_labels[] = { _("As on screen"), "1600 × 900", "1920 × 1080", _("1920 × 1080 at 2× (HiDPI)"), NULL };
+      static const char *const theme_ids[] = { "screen", "light", "dark", NULL };
+      const char *theme_labels[] = { _("As on screen"), _("Light"), _("Dark"), NULL };
+      static const char *const title_ids[] = { "scenario", "chart", NULL };
+      const char *title_labels[] = { _("The scenario"), _("The chart's own"), NULL };
+      gtk_file_chooser_add_choice (GTK_FILE_CHOOSER (dialog), "size", _("Size"), (const char **) size_ids, size_labels);
+      gtk_file_chooser_set_choice (GTK_FILE_CHOOSER (dialog), "size", "0x0@1");
+      gtk_file_chooser_add_choice (GTK_FILE_CHOOSER (dialog), "theme", _("Background"), (const char **) theme_ids,
+                                   theme_labels);
+      gtk_file_chooser_set_choice (GTK_FILE_CHOOSER (dialog), "theme", "screen");
+      gtk_file_chooser_add_choice (GTK_FILE_CHOOSER (dialog), "title", _("Title"), (const char **) title_ids,
+                                   title_labels);
+      gtk_file_chooser_set_choice (GTK_FILE_CHOOSER (dialog), "title", "scenario");
+    }
   g_object_set_data_full (G_OBJECT (dialog), "which", g_strdup (which), g_free);
   g_signal_connect (dialog, "response", G_CALLBACK (on_export_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));

@@ -11,6 +11,16 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PlxWindow, plx_window, PLX, WINDOW, AdwApplicationWindow)
 
 PlxWindow *plx_window_new (AdwApplication *app);
+
+/* How a chart is exported: size in px (0: as on screen), scale (1 to 4), background
+ * (-1 as on screen, 0 light, 1 dark), and whether the scenario's description is the
+ * chart's title. */
+typedef struct
+{
+  double   width, height, scale;
+  int      dark;
+  gboolean with_title;
+} PlxExportOptions;
 /* Opens a scenario file, a model file or a Hugging Face config.json; on failure
  * shows the reason and keeps the current scenario. */
 gboolean   plx_window_open_file (PlxWindow  *self,
@@ -52,5 +62,11 @@ const char *plx_window_get_page (PlxWindow *self);
  * is shown; NULL otherwise. */
 const char *plx_window_get_file_error (PlxWindow *self);
 gboolean   plx_window_charts_are_dark (PlxWindow *self);
+
+gboolean   plx_window_export_chart_with (PlxWindow              *self,
+                                         const char             *which,
+                                         const char             *path,
+                                         const PlxExportOptions *options,
+                                         GError                **error);
 
 G_END_DECLS

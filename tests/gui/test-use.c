@@ -654,6 +654,61 @@ test_wheel_scrolls_panel (void)
   close_window (w);
 }
 
+/* ---- 15. exports have the CLI's options ----------------------------------------- */
+
+static GtkWidget *
+second_window (PlxWindow *w)
+{
+  GListModel *tops = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (tops); i++)
+    {
+      g_autoptr (GtkWidget) top = g_list_model_get_item (tops, i);
+      if (top != GTK_WIDGET (w) && gtk_widget_get_mapped (top))
+        return top;
+    }
+  return NULL;
+}
+
+static void
+test_export_options (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *png = g_build_filename (dir, "t.png", NULL);
+  PlxExportOptions o = { 1920, 1080, 2.0, 1, TRUE };
+  cairo_surface_t *img;
+  GtkWidget *dialog;
+
+  /* Ctrl+E: the chooser offers size, background and title. */
+  gi_key ("ctrl", XK_e);
+  g_assert_true (gi_wait (file_dialog_open, NULL, 5000));
+  gi_pump (300);
+  dialog = second_window (w);
+  g_assert_nonnull (dialog);
+  g_assert_nonnull (gi_find_label (dialog, "Size"));
+  g_assert_nonnull (gi_find_label (dialog, "Background"));
+  g_assert_nonnull (gi_find_label (dialog, "Title"));
+  gi_focus_window (GTK_WINDOW (dialog));
+  gi_key (NULL, XK_Escape);
+  g_assert_true (gi_wait (file_dialog_closed, NULL, 5000));
+  /* What the choices do: 1920 x 1080 at 2x is a 3840 x 2160 image, dark background. */
+  g_assert_true (plx_window_export_chart_with (w, "timeline", png, &o, NULL));
+  img = cairo_image_surface_create_from_png (png);
+  g_assert_cmpint (cairo_image_surface_get_width (img), ==, 3840);
+  g_assert_cmpint (cairo_image_surface_get_height (img), ==, 2160);
+  {
+    /* The top-left pixel is background: dark (each channel below 0x40). */
+    guint32 px = *(guint32 *) cairo_image_surface_get_data (img);
+    g_assert_cmpuint ((px >> 16) & 0xff, <, 0x40);
+    g_assert_cmpuint ((px >> 8) & 0xff, <, 0x40);
+  }
+  cairo_surface_destroy (img);
+  g_remove (png);
+  g_rmdir (dir);
+  close_window (w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -674,5 +729,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/charts-follow-style", test_charts_follow_style);
   g_test_add_func ("/gui/use/small-things", test_small_things);
   g_test_add_func ("/gui/use/wheel-scrolls-panel", test_wheel_scrolls_panel);
+  g_test_add_func ("/gui/use/export-options", test_export_options);
   return gui_env_finish (home, g_test_run ());
 }
