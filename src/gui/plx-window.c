@@ -1,6 +1,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "plx-chart-view.h"
+#include "plx-compare-chart.h"
 #include "plx-render-style.h"
 #include "plx-engine.h"
 #include "plx-format.h"
@@ -38,7 +39,8 @@ struct _PlxWindow
   GtkWidget       *breakdown;      /* GtkGrid */
   GtkLabel        *bd_value[PLX_N_TIME];
   GtkLabel        *bd_share[PLX_N_TIME];
-  GtkLevelBar     *bd_bar[PLX_N_TIME];
+  GtkWidget       *bd_bar[PLX_N_TIME];  /* drawn in the category's timeline colour */
+  double           bd_fraction[PLX_N_TIME];
   GtkLabel        *bd_total;
   AdwViewStackPage *compare_page;
   GtkLabel        *card_value[N_CARDS];
@@ -80,6 +82,34 @@ set_card (PlxWindow *self, guint card, const char *value, const char *detail)
   gtk_widget_set_tooltip_text (self->card_box[card], detail[0] ? self->card_text[card] : NULL);
 }
 
+/* A share of the step as a bar in the category's timeline colour: a level bar would
+ * turn green past 75 % and red below 25 %, meanings these shares do not have. */
+static void
+draw_share_bar (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  PlxWindow *self = data;
+  guint i = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (area), "category"));
+  PlxRenderStyle style;
+  PlxColor c;
+  double share = CLAMP (self->bd_fraction[i], 0.0, 1.0);
+
+  plx_render_style_init (&style, self->dark_charts, 1.0);
+  c = plx_render_style_time_color (&style, (PlxTimeCategory) i);
+  cairo_set_source_rgba (cr, 0.5, 0.5, 0.5, 0.15);
+  cairo_rectangle (cr, 0, 0, width, height);
+  cairo_fill (cr);
+  cairo_set_source_rgb (cr, c.r, c.g, c.b);
+  cairo_rectangle (cr, 0, 0, width * share, height);
+  cairo_fill (cr);
+}
+
+double
+plx_window_get_breakdown_share (PlxWindow *self,
+                                guint      category)
+{
+  return category < PLX_N_TIME ? self->bd_fraction[category] : 0.0;
+}
+
 /* The breakdown's widgets are made once and only relabelled, so a new result does
  * not rebuild (and re-measure) them. */
 static void
@@ -96,7 +126,7 @@ build_breakdown (PlxWindow *self)
       GtkWidget *name = gtk_label_new (_(names[i]));
       GtkWidget *value = gtk_label_new ("");
       GtkWidget *share = gtk_label_new ("");
-      GtkWidget *bar = gtk_level_bar_new_for_interval (0, 1);
+      GtkWidget *bar = gtk_drawing_area_new ();
 
       gtk_label_set_xalign (GTK_LABEL (name), 0);
       gtk_label_set_xalign (GTK_LABEL (value), 1);
@@ -112,7 +142,10 @@ build_breakdown (PlxWindow *self)
       gtk_grid_attach (grid, bar, 3, i, 1, 1);
       self->bd_value[i] = GTK_LABEL (value);
       self->bd_share[i] = GTK_LABEL (share);
-      self->bd_bar[i] = GTK_LEVEL_BAR (bar);
+      gtk_widget_set_size_request (bar, 60, 10);
+      g_object_set_data (G_OBJECT (bar), "category", GUINT_TO_POINTER (i));
+      gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (bar), draw_share_bar, self, NULL);
+      self->bd_bar[i] = bar;
     }
   self->bd_total = GTK_LABEL (gtk_label_new (""));
   gtk_label_set_xalign (self->bd_total, 0);
@@ -131,7 +164,8 @@ update_breakdown (PlxWindow *self)
       g_autofree char *pct = g_strdup_printf ("%.1f %%", 100.0 * r->time_s[i] / r->step_time_s);
       gtk_label_set_text (self->bd_value[i], t);
       gtk_label_set_text (self->bd_share[i], pct);
-      gtk_level_bar_set_value (self->bd_bar[i], r->time_s[i] / r->step_time_s);
+      self->bd_fraction[i] = r->time_s[i] / r->step_time_s;
+      gtk_widget_queue_draw (self->bd_bar[i]);
     }
   {
     g_autofree char *t = plx_format_time (r->step_time_s);

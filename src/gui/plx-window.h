@@ -62,6 +62,9 @@ const char *plx_window_get_page (PlxWindow *self);
  * is shown; NULL otherwise. */
 const char *plx_window_get_file_error (PlxWindow *self);
 gboolean   plx_window_charts_are_dark (PlxWindow *self);
+/* The share of the step a time category's bar shows on the breakdown page. */
+double     plx_window_get_breakdown_share (PlxWindow *self,
+                                           guint      category);
 
 gboolean   plx_window_export_chart_with (PlxWindow              *self,
                                          const char             *which,

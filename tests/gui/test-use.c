@@ -709,6 +709,31 @@ test_export_options (void)
   close_window (w);
 }
 
+/* ---- 13. numbers a person reads ----------------------------------------------------- */
+
+static void
+test_breakdown_and_numbers (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  PlxResult *r = plx_window_get_result (w);
+  char expect[64];
+  GType level = GTK_TYPE_LEVEL_BAR;
+
+  /* Throughput grouped by thousands with a narrow space: "10 137", not "10137". */
+  g_assert_nonnull (strstr (plx_window_get_card_text (w, 1), "\u202f"));
+  g_snprintf (expect, sizeof expect, "%.0f", r->report.tokens_per_s);
+  g_assert_null (strstr (plx_window_get_card_text (w, 1), expect));
+  /* The Time breakdown tab, clicked: bars in the timeline's colours, no level bars
+   * (which turn green past 75 % for no reason). */
+  gi_click (gi_find_label (GTK_WIDGET (w), "Time breakdown"));
+  gi_pump (200);
+  g_assert_cmpstr (plx_window_get_page (w), ==, "breakdown");
+  g_assert_null (gi_find (GTK_WIDGET (w), gi_match_type, &level));
+  for (guint i = 0; i < PLX_N_TIME; i++)
+    g_assert_cmpfloat (plx_window_get_breakdown_share (w, i), ==, r->report.time_s[i] / r->report.step_time_s);
+  close_window (w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -730,5 +755,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/small-things", test_small_things);
   g_test_add_func ("/gui/use/wheel-scrolls-panel", test_wheel_scrolls_panel);
   g_test_add_func ("/gui/use/export-options", test_export_options);
+  g_test_add_func ("/gui/use/breakdown-and-numbers", test_breakdown_and_numbers);
   return gui_env_finish (home, g_test_run ());
 }
