@@ -151,10 +151,13 @@ static void
 print_scenario_header (const PlxScenario *sc)
 {
   const PlxStrategy *s = sc->strategy;
+  g_autofree char *running = plx_scenario_describe (sc);
   g_autofree char *chunks = s->schedule == PLX_SCHEDULE_INTERLEAVED_1F1B
                               ? g_strdup_printf (" (%u chunks)", s->virtual_stages) : g_strdup ("");
 
   printf ("Scenario          %s\n", sc->name);
+  /* The stored name says what the file held; overrides may have changed it. */
+  printf ("Running           %s\n", running);
   printf ("Model             %s (%.2f B parameters, %u layers)\n", sc->model->name,
           plx_model_get_n_params (sc->model) / 1e9, sc->model->n_layers);
   printf ("Cluster           %s: %u x %u %s\n", sc->cluster->name, sc->cluster->num_nodes,

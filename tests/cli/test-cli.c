@@ -491,6 +491,8 @@ test_simulate_tp_override (void)
   RUN_CLI (&text, "simulate", "--tp", "4");
   assert_success (&text);
   g_assert_nonnull (strstr (text.out, "dp 2, tp 4, pp 8"));
+  /* The file's name still reads "TP 8 x PP 8"; the line below it says what runs. */
+  g_assert_nonnull (strstr (text.out, "Running           gpt3-175b on 64 A100-SXM4-80GB, TP 4 × PP 8 × DP 2"));
 
   RUN_CLI (&r, "simulate", "--tp", "4", "--json");
   assert_success (&r);
