@@ -18,6 +18,6 @@
 #include "plx-sim.h"
 #include "plx-scenario.h"
 #include "plx-strategy.h"
-#include "plx-strategy-advice.h"
+#include "plx-advice.h"
 #include "plx-types.h"
 #include "plx-validation.h"

@@ -44,6 +44,56 @@ user_error (const GError *error)
   return EXIT_USER;
 }
 
+/* The command-line flags that make the change `fix` stands for. */
+static char *
+fix_flags (const PlxAdviceFix *fix)
+{
+  g_autofree char *flag = g_strdup_printf ("--%s", fix->key);
+  JsonNode *v = fix->value;
+
+  if (g_str_equal (fix->key, "num_nodes"))
+    return g_strdup_printf ("--nodes %" G_GINT64_FORMAT, json_node_get_int (v));
+  g_strdelimit (flag, "_", '-');
+  if (json_node_get_value_type (v) == G_TYPE_BOOLEAN)
+    return json_node_get_boolean (v) ? g_strdup (flag) : g_strdup_printf ("--no-%s", flag + 2);
+  if (json_node_get_value_type (v) == G_TYPE_STRING)
+    /* Chunks belong to interleaving; the change was judged with one chunk. */
+    return g_strdup_printf ("%s %s%s", flag, json_node_get_string (v),
+                            g_str_equal (fix->key, "schedule") && !g_str_equal (json_node_get_string (v), "interleaved-1f1b")
+                              ? " --virtual-stages 1" : "");
+  return g_strdup_printf ("%s %" G_GINT64_FORMAT, flag, json_node_get_int (v));
+}
+
+/* A strategy that does not resolve: the error, then on the same line (scripts read
+ * one) the nearest one-key changes that make it valid, with their flags. */
+static int
+user_error_with_advice (const GError *error,
+                        JsonNode     *scenario,
+                        const char   *dir,
+                        const char   *source)
+{
+  g_autoptr (PlxScenario) raw = plx_scenario_new_unresolved (scenario, dir, source, NULL);
+  g_autoptr (GPtrArray) fixes = NULL;
+  g_autoptr (GString) line = NULL;
+  g_autoptr (GError) with_advice = NULL;
+
+  if (raw == NULL)
+    return user_error (error);
+  fixes = plx_advice_nearest_fixes (raw->model, raw->cluster, raw->strategy, 5);
+  if (fixes->len == 0)
+    return user_error (error);
+  line = g_string_new (error->message);
+  g_string_append (line, ". Nearest valid: ");
+  for (guint i = 0; i < fixes->len; i++)
+    {
+      const PlxAdviceFix *fix = g_ptr_array_index (fixes, i);
+      g_autofree char *flags = fix_flags (fix);
+      g_string_append_printf (line, "%s%s (%s)", i > 0 ? ", " : "", fix->label, flags);
+    }
+  with_advice = g_error_new_literal (error->domain, error->code, line->str);
+  return user_error (with_advice);
+}
+
 static void
 print_json (JsonNode *node)
 {
@@ -423,8 +473,56 @@ load_scenario (int              argc,
     return user_error (error);
   *scenario = plx_scenario_new_from_json (applied, dir, source, &error);
   if (*scenario == NULL)
-    return user_error (error);
+    return user_error_with_advice (error, applied, dir, source);
   return -1;
+}
+
+/* The one-key changes after which the strategy fits (closed form), fastest first;
+ * NULL where the closed form does not apply (a schedule file). */
+static GPtrArray *
+fit_suggestions (const PlxScenario *sc)
+{
+  if (sc->strategy->schedule == PLX_SCHEDULE_FILE)
+    return NULL;
+  return plx_advice_fit_fixes (sc->model, sc->cluster, sc->strategy, G_MAXUINT);
+}
+
+static void
+fit_suggestions_to_json (JsonObject *out,
+                         GPtrArray  *fixes)
+{
+  JsonArray *array = json_array_new ();
+
+  for (guint i = 0; i < fixes->len; i++)
+    {
+      const PlxAdviceFix *fix = g_ptr_array_index (fixes, i);
+      JsonObject *o = json_object_new ();
+      json_object_set_string_member (o, "key", fix->key);
+      json_object_set_member (o, "value", json_node_copy (fix->value));
+      json_object_set_string_member (o, "label", fix->label);
+      json_object_set_double_member (o, "step_time_s", fix->step_time_s);
+      json_object_set_int_member (o, "peak_memory_bytes", (gint64) fix->peak_memory_bytes);
+      json_array_add_object_element (array, o);
+    }
+  json_object_set_array_member (out, "fit_suggestions", array);
+}
+
+static void
+print_fit_suggestions (GPtrArray *fixes)
+{
+  if (fixes->len == 0)
+    {
+      printf ("To fit: no change of one setting makes it fit (try parallax-cli search)\n");
+      return;
+    }
+  printf ("To fit, one change (closed-form step time and peak, fastest first):\n");
+  for (guint i = 0; i < fixes->len; i++)
+    {
+      const PlxAdviceFix *fix = g_ptr_array_index (fixes, i);
+      g_autofree char *flags = fix_flags (fix);
+      printf ("  %-22s %9.3f s  %7.2f GiB   %s\n", fix->label, fix->step_time_s,
+              fix->peak_memory_bytes / 1073741824.0, flags);
+    }
 }
 
 static int
@@ -435,6 +533,7 @@ cmd_simulate (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxTimeline) timeline = NULL;
   g_autoptr (PlxMemoryTrace) trace = NULL;
+  g_autoptr (GPtrArray) fixes = NULL;
   PlxReport report = { 0 };
   guint64 max_mb = 0;
   int status = load_scenario (argc, argv, FALSE, &opts, &sc);
@@ -476,11 +575,16 @@ cmd_simulate (int argc, char **argv)
       !plx_analytic_max_micro_batch_size (sc->model, sc->cluster, sc->strategy, &max_mb, &error))
     return user_error (error);
 
+  if (!report.fits_in_memory)
+    fixes = fit_suggestions (sc);
+
   if (opts.json)
     {
       g_autoptr (JsonNode) out = plx_report_to_json (&report);
       if (sc->strategy->schedule != PLX_SCHEDULE_FILE)
         json_object_set_int_member (json_node_get_object (out), "max_micro_batch_size", (gint64) max_mb);
+      if (fixes != NULL)
+        fit_suggestions_to_json (json_node_get_object (out), fixes);
       print_json (out);
     }
   else
@@ -495,6 +599,8 @@ cmd_simulate (int argc, char **argv)
       else
         printf ("Largest micro-batch that fits: %" G_GUINT64_FORMAT " sequences (now %" G_GUINT64_FORMAT ")\n",
                 max_mb, sc->strategy->micro_batch_size);
+      if (fixes != NULL)
+        print_fit_suggestions (fixes);
       if (opts.trace != NULL)
         printf ("Trace             %s (open in Perfetto or chrome://tracing)\n", opts.trace);
       if (opts.timeline != NULL)

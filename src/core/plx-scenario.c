@@ -1,3 +1,5 @@
+#include <glib/gi18n-lib.h>
+
 #include "parallax/plx-error.h"
 #include "parallax/plx-json.h"
 #include "parallax/plx-presets.h"
@@ -39,11 +41,12 @@ resolve_model_node (JsonObject *obj,
   return plx_json_merge (config, overrides);
 }
 
-PlxScenario *
-plx_scenario_new_from_json (JsonNode   *node,
-                            const char *base_dir,
-                            const char *source,
-                            GError    **error)
+static PlxScenario *
+scenario_new (JsonNode   *node,
+              const char *base_dir,
+              const char *source,
+              gboolean    resolve,
+              GError    **error)
 {
   g_autoptr (PlxScenario) sc = g_new0 (PlxScenario, 1);
   g_autoptr (JsonNode) model_node = NULL;
@@ -87,12 +90,30 @@ plx_scenario_new_from_json (JsonNode   *node,
       g_free (sc->strategy->schedule_path);
       sc->strategy->schedule_path = abs;
     }
-  if (!plx_strategy_resolve (sc->strategy, sc->model, sc->cluster, source, error))
+  if (resolve && !plx_strategy_resolve (sc->strategy, sc->model, sc->cluster, source, error))
     return NULL;
 
   sc->source = g_strdup (source);
   sc->name = g_strdup (name ? name : sc->model->name);
   return g_steal_pointer (&sc);
+}
+
+PlxScenario *
+plx_scenario_new_from_json (JsonNode   *node,
+                            const char *base_dir,
+                            const char *source,
+                            GError    **error)
+{
+  return scenario_new (node, base_dir, source, TRUE, error);
+}
+
+PlxScenario *
+plx_scenario_new_unresolved (JsonNode   *node,
+                             const char *base_dir,
+                             const char *source,
+                             GError    **error)
+{
+  return scenario_new (node, base_dir, source, FALSE, error);
 }
 
 JsonNode *
@@ -135,4 +156,43 @@ plx_scenario_free (PlxScenario *scenario)
   plx_cluster_free (scenario->cluster);
   plx_strategy_free (scenario->strategy);
   g_free (scenario);
+}
+
+static const char *
+schedule_display (const PlxStrategy *s)
+{
+  switch (s->schedule)
+    {
+    case PLX_SCHEDULE_GPIPE:
+      return _("GPipe");
+    case PLX_SCHEDULE_INTERLEAVED_1F1B:
+      return _("interleaved 1F1B");
+    case PLX_SCHEDULE_ZERO_BUBBLE_H1:
+      return _("zero bubble H1");
+    case PLX_SCHEDULE_FILE:
+      return _("schedule file");
+    case PLX_SCHEDULE_1F1B:
+    default:
+      return _("1F1B");
+    }
+}
+
+char *
+plx_scenario_describe (const PlxScenario *sc)
+{
+  const PlxStrategy *s = sc->strategy;
+  GString *out = g_string_new (NULL);
+
+  /* TRANSLATORS: model name, GPU count, GPU name: "gpt3-175b on 64 A100-SXM4-80GB" */
+  g_string_append_printf (out, _("%s on %u %s"), sc->model->name, plx_cluster_get_n_gpus (sc->cluster),
+                          sc->cluster->gpu_name);
+  g_string_append_printf (out, ", TP %u × PP %u × DP %u", s->tp, s->pp, s->dp);
+  if (s->cp > 1)
+    g_string_append_printf (out, " × CP %u", s->cp);
+  if (s->ep > 1)
+    g_string_append_printf (out, ", EP %u", s->ep);
+  g_string_append_printf (out, ", %s", schedule_display (s));
+  if (s->virtual_stages > 1)
+    g_string_append_printf (out, " ×%u", s->virtual_stages);
+  return g_string_free (out, FALSE);
 }

@@ -798,6 +798,118 @@ test_simulate_inconsistent_file (void)
   test_rm_rf (dir);
 }
 
+/* A degree that does not divide the cluster: the one error line goes on with the
+ * nearest valid values and their flags (docs/advice.md). TP 6 with PP 8 on 64 GPUs:
+ * tp*pp = 48 does not divide 64; the nearest TP on a log scale that does is 8
+ * (|ln 8/6| = 0.29 < |ln 6/4| = 0.41), and the fix it names runs. */
+static void
+test_simulate_nearest_valid (void)
+{
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) fixed = { 0 };
+
+  RUN_CLI (&r, "simulate", "--tp", "6");
+  ASSERT_FAILURE (&r, 1, "tp*pp*cp = 6*8*1 = 48", "Nearest valid: TP 8 (--tp 8)");
+  g_assert_null (strstr (r.err, "TP 6"));
+
+  RUN_CLI (&fixed, "simulate", "--tp", "8");
+  assert_success (&fixed);
+}
+
+/* The flags that make a fit suggestion, from its key and value. */
+static void
+add_fix_flags (GPtrArray  *args,
+               JsonObject *fix)
+{
+  const char *key = json_object_get_string_member (fix, "key");
+  JsonNode *value = json_object_get_member (fix, "value");
+  char *flag = g_str_equal (key, "num_nodes") ? g_strdup ("--nodes") : g_strdup_printf ("--%s", key);
+
+  g_strdelimit (flag, "_", '-');
+  g_ptr_array_add (args, flag);
+  if (json_node_get_value_type (value) == G_TYPE_STRING)
+    g_ptr_array_add (args, g_strdup (json_node_get_string (value)));
+  else
+    g_ptr_array_add (args, g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (value)));
+}
+
+/* Micro-batch 4 on the default (TP 8, PP 8, selective recompute, DP 1) does not fit.
+ * Each suggested change, run on its own through the closed form, must fit with the
+ * step time and peak the suggestion announced; they come fastest first. Micro-batch 3
+ * does not divide the 64 micro-batches, so the micro-batch suggestion is 2; ZeRO
+ * cannot help at DP 1 and is not offered. */
+static void
+test_simulate_fit_suggestions (void)
+{
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) text = { 0 };
+  g_auto (CliRun) fits = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (JsonNode) fits_root = NULL;
+  JsonArray *fixes;
+  gboolean saw_micro_batch = FALSE;
+  double previous = 0;
+
+  RUN_CLI (&r, "simulate", "--json", "--micro-batch-size", "4");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  g_assert_false (json_object_get_boolean_member (json_node_get_object (root), "fits_in_memory"));
+  fixes = json_object_get_array_member (json_node_get_object (root), "fit_suggestions");
+  g_assert_nonnull (fixes);
+  g_assert_cmpuint (json_array_get_length (fixes), >=, 2);
+
+  for (guint i = 0; i < json_array_get_length (fixes); i++)
+    {
+      JsonObject *fix = json_array_get_object_element (fixes, i);
+      const char *key = json_object_get_string_member (fix, "key");
+      g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+      g_auto (CliRun) one = { 0 };
+      g_autoptr (JsonNode) one_root = NULL;
+      JsonObject *report;
+      double step = get_number (fix, "step_time_s");
+
+      g_assert_cmpfloat (step, >=, previous);
+      previous = step;
+      g_assert_cmpstr (key, !=, "zero_stage");
+      if (g_str_equal (key, "micro_batch_size"))
+        {
+          saw_micro_batch = TRUE;
+          g_assert_cmpint (json_object_get_int_member (fix, "value"), ==, 2);
+          g_assert_cmpstr (json_object_get_string_member (fix, "label"), ==, "Micro-batch 2");
+        }
+      g_ptr_array_add (args, g_strdup ("simulate"));
+      g_ptr_array_add (args, g_strdup ("--json"));
+      g_ptr_array_add (args, g_strdup ("--engine"));
+      g_ptr_array_add (args, g_strdup ("analytical"));
+      g_ptr_array_add (args, g_strdup ("--micro-batch-size"));
+      g_ptr_array_add (args, g_strdup ("4"));
+      add_fix_flags (args, fix);
+      g_ptr_array_add (args, NULL);
+      run_cli_argv (&one, NULL, (const char *const *) args->pdata);
+      assert_success (&one);
+      one_root = parse_stdout (&one);
+      report = json_node_get_object (one_root);
+      g_assert_true (json_object_get_boolean_member (report, "fits_in_memory"));
+      g_assert_false (json_object_has_member (report, "fit_suggestions"));
+      g_assert_true (close_rel (get_number (report, "step_time_s"), step, 1e-9));
+      g_assert_true (close_rel (get_number (report, "peak_memory_bytes"),
+                                get_number (fix, "peak_memory_bytes"), 1e-9));
+    }
+  g_assert_true (saw_micro_batch);
+
+  RUN_CLI (&text, "simulate", "--micro-batch-size", "4");
+  assert_success (&text);
+  g_assert_nonnull (strstr (text.out, "To fit, one change"));
+  g_assert_true (g_regex_match_simple ("\\n  Micro-batch 2 +[0-9.]+ s +[0-9.]+ GiB +--micro-batch-size 2\\n",
+                                          text.out, 0, 0));
+
+  RUN_CLI (&fits, "simulate", "--json");
+  assert_success (&fits);
+  fits_root = parse_stdout (&fits);
+  g_assert_false (json_object_has_member (json_node_get_object (fits_root), "fit_suggestions"));
+  g_assert_null (strstr (fits.out, "To fit"));
+}
+
 static void
 test_simulate_scenario_file (void)
 {
@@ -2245,6 +2357,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/simulate/malformed-file", test_simulate_malformed_file);
   g_test_add_func ("/cli/simulate/top-level-array", test_simulate_top_level_array);
   g_test_add_func ("/cli/simulate/inconsistent-file", test_simulate_inconsistent_file);
+  g_test_add_func ("/cli/simulate/nearest-valid", test_simulate_nearest_valid);
+  g_test_add_func ("/cli/simulate/fit-suggestions", test_simulate_fit_suggestions);
   g_test_add_func ("/cli/simulate/scenario-file", test_simulate_scenario_file);
   g_test_add_func ("/cli/simulate/schedule-file", test_simulate_schedule_file);
   g_test_add_func ("/cli/simulate/schedule-file-analytical", test_simulate_schedule_file_analytical);
