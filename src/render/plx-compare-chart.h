@@ -40,12 +40,24 @@ typedef struct
   double             bd_x0, bd_x1, bd_y0, bd_y1;
   PlxBreakdownBar    breakdown[2];
   char               diff[PLX_N_TIME][160];    /* "" where both are zero */
+  /* The differences to list, largest change first, and where each line starts (0..1;
+   * y is the line's top): two columns when the longest line fits twice, else one. */
+  guint              n_diff;
+  PlxTimeCategory    diff_order[PLX_N_TIME];
+  double             diff_x[PLX_N_TIME], diff_y[PLX_N_TIME];
+  double             diff_column_width_px;
   double             mem_x0, mem_x1, mem_y0, mem_y1;
   PlxCompareMemoryBar memory[2];
-  double             capacity_y;
+  double             capacity_y;               /* A's usable HBM */
+  double             capacity_y_side[2];       /* each side's usable HBM (clusters may differ) */
+  char               capacity_label[64];       /* "usable 77 GiB of 80 GiB" */
+  gboolean           fits[2];
+  /* Memory legend, right of the bars: swatch column x and each entry's top (0..1). */
+  double             mem_legend_x, mem_legend_y[PLX_N_MEM];
   double             max_bytes;
   char               name[2][160];
-  char               title[200];               /* the verdict: "B is 4.1 % faster than A per step" */
+  char               title[300];               /* the verdict: "B is 4.1 % faster than A per step",
+                                                * and which side does not fit in memory */
   char               step_label[2][32];
   char               memory_label[2][32];
 } PlxCompareLayout;

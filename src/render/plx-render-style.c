@@ -36,11 +36,17 @@ plx_render_style_init (PlxRenderStyle *s,
   s->kind[PLX_KIND_DP_COMM] = hex (0x56b4e9);     /* sky blue */
   s->kind[PLX_KIND_OPTIMIZER] = dark ? hex (0xbbbbbb) : hex (0x555555);
 
-  s->memory[PLX_MEM_WEIGHTS] = hex (0x0072b2);
-  s->memory[PLX_MEM_GRADIENTS] = hex (0x56b4e9);
-  s->memory[PLX_MEM_OPTIMIZER] = hex (0x009e73);
-  s->memory[PLX_MEM_ACTIVATIONS] = hex (0xe69f00);
-  s->memory[PLX_MEM_OTHER] = dark ? hex (0x888888) : hex (0x999999);
+  /* Memory has its own colours, so no memory category looks like a kind of work when a
+   * chart shows both (the comparison does). The model states - weights, gradients,
+   * optimizer state, all proportional to the parameters - are three lightness steps of
+   * one indigo, told apart by lightness under any colour-vision deficiency;
+   * activations are wine; "other" is neutral. Indigo and wine are in none of the
+   * timeline's hues. Lighter steps in dark style keep contrast with the background. */
+  s->memory[PLX_MEM_WEIGHTS] = dark ? hex (0x7b6fd6) : hex (0x332288);
+  s->memory[PLX_MEM_GRADIENTS] = dark ? hex (0xa69cf0) : hex (0x6a5acd);
+  s->memory[PLX_MEM_OPTIMIZER] = dark ? hex (0xd4cef8) : hex (0xb3a9e8);
+  s->memory[PLX_MEM_ACTIVATIONS] = dark ? hex (0xc9487f) : hex (0x882255);
+  s->memory[PLX_MEM_OTHER] = dark ? hex (0x888888) : hex (0xaaaaaa);
   s->capacity = dark ? hex (0xffffff) : hex (0x000000);
   s->over = hex (0xd55e00);
 
