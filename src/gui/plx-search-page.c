@@ -1,3 +1,4 @@
+#include <adwaita.h>
 #include <glib/gi18n-lib.h>
 #include <string.h>
 
@@ -41,6 +42,7 @@ typedef struct
   const char *tooltip;
   RowKey      key;
   RowText     text;
+  const char *widest;   /* the widest text the column commonly holds, for its width */
 } Column;
 
 static double key_rank (const PlxSearchRow *w) { return w->rank; }
@@ -103,27 +105,28 @@ text_pareto (const PlxSearchRow *w)
   return g_strdup (gpus ? _("GPUs") : "");
 }
 
-/* What decides a choice first: the step time, MFU and memory; then how. */
+/* What decides a choice first: the step time, MFU and memory; then how, the narrow
+ * columns before the wide schedule so more of them show beside the plot. */
 static const Column columns[] = {
-  { "rank", N_("Rank"), N_("Order by predicted step time"), key_rank, text_rank },
-  { "step", N_("Step time"), NULL, key_step, text_step },
-  { "mfu", N_("MFU"), N_("Model FLOPs utilisation"), key_mfu, text_mfu },
-  { "memory", N_("Peak memory"), N_("Peak memory of the fullest GPU"), key_memory, text_memory },
-  { "gpus", N_("GPUs"), NULL, key_gpus, text_gpus },
-  { "tp", "TP", N_("Tensor-parallel degree"), key_tp, text_tp },
-  { "pp", "PP", N_("Pipeline-parallel degree"), key_pp, text_pp },
-  { "dp", "DP", N_("Data-parallel degree"), key_dp, text_dp },
-  { "cp", "CP", N_("Context-parallel degree"), key_cp, text_cp },
-  { "ep", "EP", N_("Expert-parallel degree"), key_ep, text_ep },
-  { "mbs", N_("Micro-batch"), NULL, key_mbs, text_mbs },
-  { "schedule", N_("Schedule"), NULL, key_schedule, text_schedule },
-  { "recompute", N_("Recompute"), NULL, key_recompute, text_recompute },
-  { "zero", N_("ZeRO"), NULL, key_zero, text_zero },
-  { "sp", "SP", N_("Sequence parallelism"), key_sp, text_sp },
-  { "tokens", N_("Tokens/s"), NULL, key_tokens, text_tokens },
-  { "engine", N_("Engine"), N_("The best are re-simulated with the event engine"), key_engine, text_engine },
+  { "rank", N_("Rank"), N_("Order by predicted step time"), key_rank, text_rank, "9999" },
+  { "step", N_("Step time"), NULL, key_step, text_step, "100.000 s" },
+  { "mfu", N_("MFU"), N_("Model FLOPs utilisation"), key_mfu, text_mfu, "100.0 %" },
+  { "memory", N_("Peak memory"), N_("Peak memory of the fullest GPU"), key_memory, text_memory, "100.0 GiB" },
+  { "gpus", N_("GPUs"), NULL, key_gpus, text_gpus, "16384" },
+  { "tp", "TP", N_("Tensor-parallel degree"), key_tp, text_tp, "16" },
+  { "pp", "PP", N_("Pipeline-parallel degree"), key_pp, text_pp, "128" },
+  { "dp", "DP", N_("Data-parallel degree"), key_dp, text_dp, "1024" },
+  { "cp", "CP", N_("Context-parallel degree"), key_cp, text_cp, "16" },
+  { "ep", "EP", N_("Expert-parallel degree"), key_ep, text_ep, "64" },
+  { "mbs", N_("Micro-batch"), NULL, key_mbs, text_mbs, "16" },
+  { "zero", N_("ZeRO"), NULL, key_zero, text_zero, "3" },
+  { "sp", "SP", N_("Sequence parallelism"), key_sp, text_sp, N_("yes") },
+  { "schedule", N_("Schedule"), NULL, key_schedule, text_schedule, "interleaved-1f1b ×12" },
+  { "recompute", N_("Recompute"), NULL, key_recompute, text_recompute, "selective" },
+  { "tokens", N_("Tokens/s"), NULL, key_tokens, text_tokens, "1234567" },
+  { "engine", N_("Engine"), N_("The best are re-simulated with the event engine"), key_engine, text_engine, N_("analytical") },
   { "pareto", N_("Pareto"), N_("On the Pareto front of step time against memory (and against GPUs in a range)"),
-    key_pareto, text_pareto },
+    key_pareto, text_pareto, N_("memory, GPUs") },
 };
 
 /* ---- fixed degrees and options ---------------------------------------------------- */
@@ -184,6 +187,12 @@ struct _PlxSearchPage
   GtkSingleSelection *selection;
   PlxScatterView    *scatter;
   GtkWidget         *plot_axis_box;  /* "Plot against", shown for a GPU range */
+  GtkStack          *view_stack;
+  GtkButton         *empty_start;    /* the empty state's Search button */     /* "empty" before the first search, "none-fit", "results" */
+  AdwStatusPage     *none_fit;
+  GtkPaned          *paned;
+  int                paned_set;      /* the divider position this page last chose */
+  gboolean           paned_moved;    /* the user dragged the divider: keep theirs */
   GtkDropDown       *plot_axis;
 
   PlxResult         *scenario;     /* what the next search starts from */
@@ -226,6 +235,7 @@ update_sensitivity (PlxSearchPage *self)
   gboolean running = self->job != NULL;
 
   gtk_widget_set_sensitive (GTK_WIDGET (self->search_button), !running && self->scenario != NULL);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->empty_start), !running && self->scenario != NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->cancel_button), running);
   gtk_widget_set_visible (GTK_WIDGET (self->progress), running);
   gtk_widget_set_sensitive (GTK_WIDGET (self->use_button),
@@ -367,6 +377,17 @@ show_search (PlxSearchPage *self, PlxSearch *search, PlxResult *base)
     gtk_drop_down_set_selected (self->plot_axis, 0);
   plx_scatter_view_set_results (self->scatter, search->results, (double) (c->hbm_bytes - c->reserved_bytes), title);
   set_status (self, status);
+  if (search->results->len > 0)
+    gtk_stack_set_visible_child_name (self->view_stack, "results");
+  else
+    {
+      g_autofree char *valid = count (search->configs_valid);
+      g_autofree char *desc = g_strdup_printf (_("None of the %s valid strategies fits in the usable memory of a GPU. "
+                                                 "Try more GPUs, fewer fixed degrees or less headroom."),
+                                               valid);
+      adw_status_page_set_description (self->none_fit, desc);
+      gtk_stack_set_visible_child_name (self->view_stack, "none-fit");
+    }
   gtk_label_set_text (self->hint, search->results->len > 0
                                     ? _("Double-click a row or a point, or select one and press Use Strategy, to load it.")
                                     : _("Nothing fits: try more GPUs, fewer fixed degrees or less headroom."));
@@ -479,6 +500,33 @@ compare_rows (gconstpointer a, gconstpointer b, gpointer data)
   return ra->rank < rb->rank ? GTK_ORDERING_SMALLER : ra->rank > rb->rank ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
 }
 
+/* Column widths from the widest text each commonly holds (or its title, with room for
+ * the sort arrow), measured in the table's font: fixed, so the table's width is known
+ * before the first search and the divider can give it every column. */
+#define CELL_PADDING_PX 16
+#define SORT_ARROW_PX 20
+
+static void
+on_table_realize (GtkWidget *table, PlxSearchPage *self)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
+    {
+      g_autoptr (PangoLayout) head = gtk_widget_create_pango_layout (table, _(columns[i].title));
+      g_autoptr (PangoLayout) cell = gtk_widget_create_pango_layout (table, _(columns[i].widest));
+      PangoAttrList *bold = pango_attr_list_new ();
+      int hw, cw;
+
+      pango_attr_list_insert (bold, pango_attr_weight_new (PANGO_WEIGHT_BOLD));
+      pango_layout_set_attributes (head, bold);
+      pango_attr_list_unref (bold);
+      pango_layout_get_pixel_size (head, &hw, NULL);
+      pango_layout_get_pixel_size (cell, &cw, NULL);
+      gtk_column_view_column_set_fixed_width (self->column[i],
+                                              MAX (hw + SORT_ARROW_PX, cw) + CELL_PADDING_PX);
+    }
+  gtk_widget_queue_resize (GTK_WIDGET (self));
+}
+
 static void
 build_table (PlxSearchPage *self)
 {
@@ -488,6 +536,7 @@ build_table (PlxSearchPage *self)
   self->table = GTK_COLUMN_VIEW (gtk_column_view_new (NULL));
   gtk_column_view_set_show_column_separators (self->table, TRUE);
   gtk_column_view_set_reorderable (self->table, FALSE);
+  g_signal_connect (self->table, "realize", G_CALLBACK (on_table_realize), self);
   for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
     {
       GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
@@ -818,6 +867,115 @@ plx_search_page_dispose (GObject *object)
   G_OBJECT_CLASS (plx_search_page_parent_class)->dispose (object);
 }
 
+/* The paned's parent: a box's layout manager would allocate the paned without asking
+ * the page, so a one-child widget of its own sets the divider before each allocation. */
+#define PLX_TYPE_SEARCH_SPLIT (plx_search_split_get_type ())
+G_DECLARE_FINAL_TYPE (PlxSearchSplit, plx_search_split, PLX, SEARCH_SPLIT, GtkWidget)
+
+struct _PlxSearchSplit
+{
+  GtkWidget      parent_instance;
+  PlxSearchPage *page;
+};
+
+G_DEFINE_FINAL_TYPE (PlxSearchSplit, plx_search_split, GTK_TYPE_WIDGET)
+
+static void place_divider (PlxSearchPage *self, int width);
+
+static void
+plx_search_split_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, int *min, int *nat,
+                          int *min_baseline, int *nat_baseline)
+{
+  GtkWidget *child = gtk_widget_get_first_child (widget);
+
+  *min = *nat = 0;
+  if (child != NULL)
+    gtk_widget_measure (child, orientation, for_size, min, nat, min_baseline, nat_baseline);
+}
+
+static void
+plx_search_split_size_allocate (GtkWidget *widget, int width, int height, int baseline)
+{
+  PlxSearchSplit *split = PLX_SEARCH_SPLIT (widget);
+  GtkWidget *child = gtk_widget_get_first_child (widget);
+
+  if (split->page != NULL)
+    place_divider (split->page, width);
+  if (child != NULL)
+    gtk_widget_allocate (child, width, height, baseline, NULL);
+}
+
+static void
+plx_search_split_dispose (GObject *object)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
+    gtk_widget_unparent (child);
+  G_OBJECT_CLASS (plx_search_split_parent_class)->dispose (object);
+}
+
+static void
+plx_search_split_class_init (PlxSearchSplitClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = plx_search_split_dispose;
+  GTK_WIDGET_CLASS (klass)->measure = plx_search_split_measure;
+  GTK_WIDGET_CLASS (klass)->size_allocate = plx_search_split_size_allocate;
+}
+
+static void
+plx_search_split_init (PlxSearchSplit *self)
+{
+}
+
+/* The divider follows the page's width until the user drags it: the table gets its
+ * natural width (every column visible) when the plot keeps at least PLOT_MIN_PX, else
+ * the width less the plot's minimum, and never less than TABLE_MIN_PX. */
+#define PLOT_MIN_PX 460
+#define TABLE_MIN_PX 320
+
+static void
+on_paned_position (GtkPaned *paned, GParamSpec *pspec, PlxSearchPage *self)
+{
+  int lo = 0, hi = 0, pos = gtk_paned_get_position (paned);
+
+  /* The paned clamps what the page asked for to its children's minimum sizes; any
+   * other position is the user's. */
+  g_object_get (paned, "min-position", &lo, "max-position", &hi, NULL);
+  if (self->paned_set >= 0 && gtk_widget_get_width (GTK_WIDGET (paned)) > 0 && hi >= lo
+      && pos != CLAMP (self->paned_set, lo, hi))
+    self->paned_moved = TRUE;
+}
+
+static int
+table_width_for (PlxSearchPage *self,
+                 int            width)
+{
+  int natural = 0;
+
+  gtk_widget_measure (GTK_WIDGET (self->table), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+  /* Room for the overlay scrollbar and the divider's handle. */
+  natural += 16;
+  /* The paned's handle is one pixel wide (not a wide handle). */
+  return MAX (TABLE_MIN_PX, MIN (natural, width - PLOT_MIN_PX - 1));
+}
+
+static void
+place_divider (PlxSearchPage *self,
+               int            width)
+{
+  int want;
+
+  if (self->paned_moved || width <= 0)
+    return;
+  want = table_width_for (self, width);
+  if (want != self->paned_set)
+    {
+      self->paned_set = want;
+      gtk_paned_set_position (self->paned, want);
+    }
+}
+
 static void
 plx_search_page_class_init (PlxSearchPageClass *klass)
 {
@@ -898,11 +1056,44 @@ plx_search_page_init (PlxSearchPage *self)
     gtk_box_append (GTK_BOX (plot), GTK_WIDGET (self->scatter));
     gtk_paned_set_end_child (GTK_PANED (paned), plot);
   }
-  gtk_paned_set_position (GTK_PANED (paned), 560);
   gtk_paned_set_shrink_start_child (GTK_PANED (paned), FALSE);
   gtk_paned_set_shrink_end_child (GTK_PANED (paned), FALSE);
-  gtk_widget_set_vexpand (paned, TRUE);
-  gtk_box_append (GTK_BOX (self), paned);
+  self->paned = GTK_PANED (paned);
+  self->paned_set = -1;
+  g_signal_connect (paned, "notify::position", G_CALLBACK (on_paned_position), self);
+
+  self->view_stack = GTK_STACK (gtk_stack_new ());
+  gtk_widget_set_vexpand (GTK_WIDGET (self->view_stack), TRUE);
+  {
+    GtkWidget *empty = adw_status_page_new ();
+    GtkWidget *start = gtk_button_new_with_label (_("Search"));
+    adw_status_page_set_icon_name (ADW_STATUS_PAGE (empty), "system-search-symbolic");
+    adw_status_page_set_title (ADW_STATUS_PAGE (empty), _("Search the Strategy Space"));
+    adw_status_page_set_description (ADW_STATUS_PAGE (empty),
+                                     _("Every valid combination of data, tensor, pipeline, context and expert "
+                                       "parallelism, micro-batch, schedule, recomputation and ZeRO stage for this "
+                                       "model, cluster and global batch, ranked by predicted step time, with the "
+                                       "fastest re-simulated. Set constraints above if you like, then search."));
+    gtk_widget_set_halign (start, GTK_ALIGN_CENTER);
+    gtk_widget_add_css_class (start, "pill");
+    gtk_widget_add_css_class (start, "suggested-action");
+    g_signal_connect_swapped (start, "clicked", G_CALLBACK (plx_search_page_start), self);
+    adw_status_page_set_child (ADW_STATUS_PAGE (empty), start);
+    self->empty_start = GTK_BUTTON (start);
+    gtk_stack_add_named (self->view_stack, empty, "empty");
+  }
+  self->none_fit = ADW_STATUS_PAGE (adw_status_page_new ());
+  adw_status_page_set_icon_name (self->none_fit, "dialog-warning-symbolic");
+  adw_status_page_set_title (self->none_fit, _("No Strategy Fits"));
+  gtk_stack_add_named (self->view_stack, GTK_WIDGET (self->none_fit), "none-fit");
+  {
+    PlxSearchSplit *split = g_object_new (PLX_TYPE_SEARCH_SPLIT, NULL);
+    split->page = self;
+    gtk_widget_set_parent (paned, GTK_WIDGET (split));
+    gtk_stack_add_named (self->view_stack, GTK_WIDGET (split), "results");
+  }
+  gtk_stack_set_visible_child_name (self->view_stack, "empty");
+  gtk_box_append (GTK_BOX (self), GTK_WIDGET (self->view_stack));
   update_sensitivity (self);
 }
 

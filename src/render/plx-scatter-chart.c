@@ -12,6 +12,8 @@
 #define RIGHT_PX 24.0
 #define TOP_PX 84.0
 #define BOTTOM_PX 58.0
+/* The style's title size (plx_render_style_init), for fitting the title. */
+#define TITLE_SIZE_PX 15.0
 
 void
 plx_scatter_options_init (PlxScatterOptions *o,
@@ -68,6 +70,7 @@ plx_scatter_layout_new (const PlxScatterPoint   *points,
   double w = MAX (o->width_px, 200.0), h = MAX (o->height_px, 150.0);
   double lo = G_MAXDOUBLE, hi = 0.0, step;
   double x_data_max = o->by_gpus ? 0.0 : finite_or (o->usable_bytes, 0.0);
+  double x_data_min = G_MAXDOUBLE;
   g_autofree FrontPoint *front = g_new (FrontPoint, MAX (n, 1));
   guint n_front = 0;
 
@@ -87,6 +90,13 @@ plx_scatter_layout_new (const PlxScatterPoint   *points,
   l->selected = o->selected >= 0 && (guint) o->selected < n ? o->selected : -1;
   g_strlcpy (l->title, o->title ? o->title : o->by_gpus ? _("Step time against GPU count") : _("Step time against peak memory"),
              sizeof l->title);
+  {
+    /* "subject: step time against peak memory" too wide for the chart: the axes'
+     * titles already say what is plotted against what, so the subject alone stays. */
+    char *colon = strstr (l->title, ": ");
+    if (colon != NULL && plx_render_text_estimate (l->title, TITLE_SIZE_PX) > w - 24.0)
+      *colon = '\0';
+  }
 
   for (guint i = 0; i < n; i++)
     {
@@ -95,6 +105,7 @@ plx_scatter_layout_new (const PlxScatterPoint   *points,
       lo = MIN (lo, s);
       hi = MAX (hi, s);
       x_data_max = MAX (x_data_max, x);
+      x_data_min = MIN (x_data_min, x);
       if (o->by_gpus ? points[i].pareto_gpus : points[i].pareto)
         {
           front[n_front].x = x;
@@ -109,10 +120,31 @@ plx_scatter_layout_new (const PlxScatterPoint   *points,
   if (n == 0)
     lo = 0.0, hi = 1.0;
 
-  /* The x axis starts at zero, so distances read as memory (or GPUs); it reaches
-   * past the usable capacity so the line shows how much headroom each strategy
-   * leaves. */
-  l->x_max = x_data_max > 0.0 ? x_data_max * 1.05 : o->by_gpus ? 1.0 : 1073741824.0;
+  /* The x axis spans the points and the usable capacity (so the line shows each
+   * strategy's headroom) with 5 % to spare each side. It starts at zero only when zero
+   * is within a third of the span anyway: strategies that all need 48-77 GiB would
+   * otherwise crowd into the right third of the plot. A start other than zero is
+   * rounded down to a tick, so the first label sits on the axis's left end. */
+  {
+    double x_lo = n > 0 ? x_data_min : 0.0, x_hi = x_data_max, span, x_step;
+    double unit = o->by_gpus ? 1.0 : 1073741824.0;
+    guint ticks = MAX ((guint) ((l->plot_x1 - l->plot_x0) * w / 90.0), 2);
+
+    if (!(x_hi > 0.0))
+      x_hi = unit;
+    span = x_hi - x_lo > 0.0 ? x_hi - x_lo : 0.2 * x_hi;
+    l->x_max = x_hi + 0.05 * span;
+    l->x_min = MAX (x_lo - 0.05 * span, 0.0);
+    if (l->x_min < l->x_max / 3.0)
+      l->x_min = 0.0;
+    else
+      {
+        x_step = plx_axis_nice_step ((l->x_max - l->x_min) / unit, ticks) * unit;
+        if (o->by_gpus)
+          x_step = MAX (x_step, 1.0);
+        l->x_min = floor (l->x_min / x_step) * x_step;
+      }
+  }
   /* The y axis spans the step times on round values (Heckbert's nice numbers): the
    * differences between strategies are what the plot is for. */
   /* A few very slow strategies would squash the rest (and the front) into the
@@ -140,9 +172,9 @@ plx_scatter_layout_new (const PlxScatterPoint   *points,
     l->y_hi_s = l->y_lo_s + step;
 
   if (o->by_gpus)
-    plx_axis_count_ticks (0.0, l->x_max, MAX ((guint) ((l->plot_x1 - l->plot_x0) * w / 90.0), 2), l->x_ticks);
+    plx_axis_count_ticks (l->x_min, l->x_max, MAX ((guint) ((l->plot_x1 - l->plot_x0) * w / 90.0), 2), l->x_ticks);
   else
-    plx_axis_bytes_ticks (0.0, l->x_max, MAX ((guint) ((l->plot_x1 - l->plot_x0) * w / 90.0), 2), l->x_ticks);
+    plx_axis_bytes_ticks (l->x_min, l->x_max, MAX ((guint) ((l->plot_x1 - l->plot_x0) * w / 90.0), 2), l->x_ticks);
   for (guint i = 0; i < l->x_ticks->len; i++)
     {
       PlxAxisTick *tk = &g_array_index (l->x_ticks, PlxAxisTick, i);
@@ -155,7 +187,7 @@ plx_scatter_layout_new (const PlxScatterPoint   *points,
       tk->position = l->plot_y1 - tk->position * (l->plot_y1 - l->plot_y0);
     }
 
-#define PX(m) (l->plot_x0 + (m) / l->x_max * (l->plot_x1 - l->plot_x0))
+#define PX(m) (l->plot_x0 + ((m) - l->x_min) / (l->x_max - l->x_min) * (l->plot_x1 - l->plot_x0))
 #define PY(s) (l->plot_y1 - (MIN (s, l->y_hi_s) - l->y_lo_s) / (l->y_hi_s - l->y_lo_s) * (l->plot_y1 - l->plot_y0))
   l->above = g_new0 (guint8, MAX (n, 1));
   for (guint i = 0; i < n; i++)

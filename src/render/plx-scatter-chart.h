@@ -36,7 +36,7 @@ typedef struct
   double   width_px, height_px, font_size;
   double   plot_x0, plot_x1, plot_y0, plot_y1;   /* 0..1 of the chart; y grows downwards */
   gboolean by_gpus;
-  double   x_max;                                /* the x axis spans 0 .. x_max (bytes or GPUs) */
+  double   x_min, x_max;                         /* the x axis's span (bytes or GPUs) */
   double   y_lo_s, y_hi_s;                       /* the y axis, bottom to top: up to 4x the
                                                   * fastest or 1.2x the front's slowest, so
                                                   * outliers do not squash the rest */

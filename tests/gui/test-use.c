@@ -4,11 +4,13 @@
 #include <adwaita.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "plx-chart-view.h"
 #include "plx-history.h"
 #include "plx-scenario-panel.h"
+#include "plx-search-page.h"
 #include "plx-window.h"
 #include "gui-env.h"
 #include "gui-input.h"
@@ -734,6 +736,90 @@ test_breakdown_and_numbers (void)
   close_window (w);
 }
 
+/* ---- 12. the search page: empty state, every deciding column, a readable plot ----- */
+
+static gboolean
+search_done (gpointer data)
+{
+  return plx_search_page_get_search (PLX_SEARCH_PAGE (data)) != NULL;
+}
+
+/* The right edge of the column titled `title` in the table, from the columns' widths. */
+static int
+column_right_edge (GtkColumnView *table, const char *title)
+{
+  GListModel *cols = gtk_column_view_get_columns (table);
+  int x = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (cols); i++)
+    {
+      g_autoptr (GtkColumnViewColumn) c = g_list_model_get_item (cols, i);
+      x += gtk_column_view_column_get_fixed_width (c);
+      if (g_str_equal (gtk_column_view_column_get_title (c), title))
+        return x;
+    }
+  g_error ("no column \"%s\"", title);
+  return -1;
+}
+
+static void
+test_search_page (void)
+{
+  PlxWindow *w = open_window (1920, 1040);
+  GtkWidget *page = plx_window_get_search_page (w);
+  GtkWidget *empty, *start, *table, *paned, *plot;
+  int pos, moved_to;
+  static const char *const deciding[] = { "DP", "Micro-batch", "ZeRO" };
+
+  /* Ctrl+F: the search page, with an empty state that says what a search does and
+   * offers the button, and no empty table. */
+  gi_key ("ctrl", XK_f);
+  gi_pump (200);
+  g_assert_cmpstr (plx_window_get_page (w), ==, "search");
+  empty = gi_find_type (page, ADW_TYPE_STATUS_PAGE);
+  g_assert_true (gi_is_shown (empty));
+  g_assert_cmpstr (adw_status_page_get_title (ADW_STATUS_PAGE (empty)), ==, "Search the Strategy Space");
+  g_assert_null (gi_find_type (page, GTK_TYPE_COLUMN_VIEW));
+
+  start = gi_find_label (empty, "Search");
+  g_assert_nonnull (start);
+  gi_click (start);
+  g_assert_true (gi_wait (search_done, page, 60000));
+  gi_pump (300);
+  g_assert_false (gtk_widget_get_mapped (empty));
+  table = gi_find_type (page, GTK_TYPE_COLUMN_VIEW);
+  g_assert_nonnull (table);
+
+  /* The table shows every column that decides a choice (the issue saw DP,
+   * micro-batch, schedule and ZeRO hidden behind a 560 px pane), and the plot keeps
+   * at least 460 px. */
+  paned = gi_find_type (page, GTK_TYPE_PANED);
+  pos = gtk_paned_get_position (GTK_PANED (paned));
+  for (guint i = 0; i < G_N_ELEMENTS (deciding); i++)
+    {
+      if (column_right_edge (GTK_COLUMN_VIEW (table), deciding[i]) > pos)
+        g_error ("column %s ends at %d px, right of the divider at %d px", deciding[i],
+                 column_right_edge (GTK_COLUMN_VIEW (table), deciding[i]), pos);
+    }
+  plot = GTK_WIDGET (plx_search_page_get_scatter (PLX_SEARCH_PAGE (page)));
+  g_assert_cmpint (gtk_widget_get_width (plot), >=, 460);
+
+  /* Dragging the divider 200 px left: it stays where the user put it, also after the
+   * next search re-lays the page out. */
+  gi_drag (paned, pos + 3, gtk_widget_get_height (paned) / 2.0, pos - 197, gtk_widget_get_height (paned) / 2.0, 10,
+           NULL, NULL);
+  gi_pump (200);
+  moved_to = gtk_paned_get_position (GTK_PANED (paned));
+  /* Within GTK's drag threshold of where the pointer went. */
+  g_assert_cmpint (abs (moved_to - (pos - 200)), <=, 10);
+  gi_click (gi_find_label (page, "Search"));
+  gi_pump (500);
+  g_assert_true (gi_wait (search_done, page, 60000));
+  gi_pump (300);
+  g_assert_cmpint (gtk_paned_get_position (GTK_PANED (paned)), ==, moved_to);
+  close_window (w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -756,5 +842,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/wheel-scrolls-panel", test_wheel_scrolls_panel);
   g_test_add_func ("/gui/use/export-options", test_export_options);
   g_test_add_func ("/gui/use/breakdown-and-numbers", test_breakdown_and_numbers);
+  g_test_add_func ("/gui/use/search-page", test_search_page);
   return gui_env_finish (home, g_test_run ());
 }

@@ -389,7 +389,8 @@ run_search (PlxWindow *w)
   plx_search_page_start (search_page (w));
   g_assert_true (plx_search_page_is_running (search_page (w)));
   g_assert_true (wait_for (search_idle, w));
-  pump (100);
+  /* The results replace the empty state: time for the plot to get its size. */
+  pump (300);
 }
 
 static void

@@ -42,22 +42,25 @@ test_positions (void)
   g_assert_cmpfloat_with_epsilon (l->plot_y1, 1.0 - 58.0 / 600.0, 1e-12);
   pw = l->plot_x1 - l->plot_x0;
   ph = l->plot_y1 - l->plot_y0;
-  /* x from 0 to 1.05 x the usable 40 GiB = 42 GiB. */
-  g_assert_cmpfloat_with_epsilon (l->x_max, 42.0 * gib, 1.0);
+  /* Points at 10-20 GiB, usable 40: the span 10..40 GiB with 5 % of its 30 GiB to
+   * spare each side is 8.5..41.5 GiB; 8.5 is within a third of 41.5, so the axis
+   * starts at zero. */
+  g_assert_cmpfloat_with_epsilon (l->x_min, 0.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (l->x_max, 41.5 * gib, 1.0);
   /* Step times 1..3 s: the nice step for a span of 2 over 5 ticks is 0.5 s, so the
    * axis runs from 1 s to 3 s. */
   g_assert_cmpfloat_with_epsilon (l->y_lo_s, 1.0, 1e-12);
   g_assert_cmpfloat_with_epsilon (l->y_hi_s, 3.0, 1e-12);
   g_assert_cmpuint (l->positions->len, ==, 3);
   p = &g_array_index (l->positions, PlxChartPoint, 0);
-  g_assert_cmpfloat_with_epsilon (p->x, l->plot_x0 + 10.0 / 42.0 * pw, 1e-12);
+  g_assert_cmpfloat_with_epsilon (p->x, l->plot_x0 + 10.0 / 41.5 * pw, 1e-12);
   g_assert_cmpfloat_with_epsilon (p->y, l->plot_y1 - 0.5 * ph, 1e-12);
   p = &g_array_index (l->positions, PlxChartPoint, 1);
   g_assert_cmpfloat_with_epsilon (p->y, l->plot_y1, 1e-12);   /* fastest: at the bottom */
   p = &g_array_index (l->positions, PlxChartPoint, 2);
-  g_assert_cmpfloat_with_epsilon (p->x, l->plot_x0 + 15.0 / 42.0 * pw, 1e-12);
+  g_assert_cmpfloat_with_epsilon (p->x, l->plot_x0 + 15.0 / 41.5 * pw, 1e-12);
   g_assert_cmpfloat_with_epsilon (p->y, l->plot_y0, 1e-12);   /* slowest: at the top */
-  g_assert_cmpfloat_with_epsilon (l->usable_x, l->plot_x0 + 40.0 / 42.0 * pw, 1e-12);
+  g_assert_cmpfloat_with_epsilon (l->usable_x, l->plot_x0 + 40.0 / 41.5 * pw, 1e-12);
   g_assert_cmpuint (l->n_points, ==, 3);
   g_assert_cmpuint (l->n_pareto, ==, 2);
   g_assert_cmpstr (l->summary, ==, "3 strategies, 2 on the Pareto front");
@@ -105,8 +108,10 @@ static void
 test_by_gpus (void)
 {
   /* Against GPU count: (64 GPUs, 2 s) and (128, 1 s) on that front, (128, 3 s) not.
-   * x runs to 1.05 x 128 = 134.4 GPUs; about 9 ticks over 892 px asks for a step of
-   * 134.4 / 9 = 14.9, rounded up to 20: 0, 20, ..., 120. No memory line. */
+   * The GPU counts span 64..128; 5 % of 64 each side gives 60.8..131.2, which starts
+   * above a third of its end, so the axis starts at a tick: about 9 ticks over 892 px
+   * ask for a step of 70.4 / 9 = 7.8, rounded up to 10, so 60..131.2 with ticks 60,
+   * 70, ..., 130. No memory line. */
   const PlxScatterPoint pts[3] = {
     { 10.0 * 1073741824.0, 2.0, FALSE, 64.0, TRUE },
     { 20.0 * 1073741824.0, 1.0, FALSE, 128.0, TRUE },
@@ -121,11 +126,15 @@ test_by_gpus (void)
   o.by_gpus = TRUE;
   l = plx_scatter_layout_new (pts, 3, &o);
   pw = l->plot_x1 - l->plot_x0;
-  g_assert_cmpfloat_with_epsilon (l->x_max, 134.4, 1e-9);
-  g_assert_cmpfloat_with_epsilon (g_array_index (l->positions, PlxChartPoint, 0).x, l->plot_x0 + 64.0 / 134.4 * pw, 1e-12);
+  g_assert_cmpfloat_with_epsilon (l->x_min, 60.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (l->x_max, 131.2, 1e-9);
+  g_assert_cmpfloat_with_epsilon (g_array_index (l->positions, PlxChartPoint, 0).x,
+                                  l->plot_x0 + (64.0 - 60.0) / (131.2 - 60.0) * pw, 1e-12);
   g_assert_cmpfloat (l->usable_x, <, 0.0);
-  g_assert_cmpuint (l->x_ticks->len, ==, 7);
-  g_assert_cmpstr (g_array_index (l->x_ticks, PlxAxisTick, 6).label, ==, "120");
+  g_assert_cmpuint (l->x_ticks->len, ==, 8);
+  g_assert_cmpstr (g_array_index (l->x_ticks, PlxAxisTick, 0).label, ==, "60");
+  g_assert_cmpfloat_with_epsilon (g_array_index (l->x_ticks, PlxAxisTick, 0).position, l->plot_x0, 1e-12);
+  g_assert_cmpstr (g_array_index (l->x_ticks, PlxAxisTick, 7).label, ==, "130");
   g_assert_cmpuint (l->n_pareto, ==, 2);
   g_assert_cmpuint (l->front->len, ==, 3);
   g_assert_cmpfloat (g_array_index (l->front, PlxChartPoint, 1).x, ==, g_array_index (l->positions, PlxChartPoint, 1).x);
@@ -242,6 +251,57 @@ test_empty_and_broken (void)
   g_assert_true (isfinite (l->y_lo_s) && isfinite (l->y_hi_s) && l->y_hi_s > l->y_lo_s);
 }
 
+/* Strategies that all need 48-77 GiB on 77 GiB usable (the issue's search): the span
+ * 48..77 with 5 % of 29 GiB each side is 46.55..78.45 GiB; 46.55 is above a third of
+ * 78.45, so the axis starts at a tick below it: 9 ticks over 892 px ask for a step of
+ * 31.9 / 9 = 3.5 GiB, rounded up to 5, so the axis starts at 45 GiB. The points then
+ * spread over the plot instead of its right third. */
+static void
+test_x_axis_not_from_zero (void)
+{
+  const PlxScatterPoint pts[3] = {
+    { 48.0 * 1073741824.0, 2.0, TRUE, 64.0, TRUE },
+    { 60.0 * 1073741824.0, 1.5, TRUE, 64.0, TRUE },
+    { 77.0 * 1073741824.0, 1.0, TRUE, 64.0, TRUE },
+  };
+  PlxScatterOptions o;
+  g_autoptr (PlxScatterLayout) l = NULL;
+  double pw;
+
+  plx_scatter_options_init (&o, 1000, 600);
+  o.usable_bytes = 77.0 * gib;
+  l = plx_scatter_layout_new (pts, 3, &o);
+  pw = l->plot_x1 - l->plot_x0;
+  g_assert_cmpfloat_with_epsilon (l->x_min, 45.0 * gib, 1.0);
+  g_assert_cmpfloat_with_epsilon (l->x_max, 78.45 * gib, 1.0);
+  g_assert_cmpstr (g_array_index (l->x_ticks, PlxAxisTick, 0).label, ==, "45 GiB");
+  g_assert_cmpfloat_with_epsilon (g_array_index (l->positions, PlxChartPoint, 0).x,
+                                  l->plot_x0 + 3.0 / 33.45 * pw, 1e-9);
+  g_assert_cmpfloat_with_epsilon (l->usable_x, l->plot_x0 + 32.0 / 33.45 * pw, 1e-9);
+}
+
+/* A title too wide for the chart keeps its subject: "gpt3-175b, global batch 64:
+ * step time against peak memory" is about 0.62 x 15 x 57 = 530 px, more than a
+ * 400 px chart less its 24 px of margins; the axes' titles still say what is plotted. */
+static void
+test_title_fits (void)
+{
+  const PlxScatterPoint pts[1] = { { 10.0 * 1073741824.0, 2.0, TRUE, 64.0, TRUE } };
+  const char *title = "gpt3-175b, global batch 64: step time against peak memory";
+  PlxScatterOptions o;
+  g_autoptr (PlxScatterLayout) narrow = NULL;
+  g_autoptr (PlxScatterLayout) wide = NULL;
+
+  plx_scatter_options_init (&o, 400, 400);
+  o.title = title;
+  narrow = plx_scatter_layout_new (pts, 1, &o);
+  g_assert_cmpstr (narrow->title, ==, "gpt3-175b, global batch 64");
+  plx_scatter_options_init (&o, 1000, 600);
+  o.title = title;
+  wide = plx_scatter_layout_new (pts, 1, &o);
+  g_assert_cmpstr (wide->title, ==, title);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -253,5 +313,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scatter/outliers-on-top-edge", test_outliers_on_top_edge);
   g_test_add_func ("/scatter/colours", test_colours);
   g_test_add_func ("/scatter/empty-and-broken", test_empty_and_broken);
+  g_test_add_func ("/scatter/x-axis-not-from-zero", test_x_axis_not_from_zero);
+  g_test_add_func ("/scatter/title-fits", test_title_fits);
   return g_test_run ();
 }
