@@ -30,6 +30,20 @@ enum
 };
 enum { INT_GLOBAL_BATCH, INT_SEQ, N_INT_SPINS };
 
+/* A model dimension the user can edit. GPT-2 configs and the Hugging Face configs of
+ * Llama, Mistral, Qwen2 and Mixtral name the same dimension differently; a NULL key
+ * means the family has no such setting (GPT-2 has no grouped-query attention). */
+enum { MSPIN_LAYERS, MSPIN_HIDDEN, MSPIN_HEADS, MSPIN_KV_HEADS, MSPIN_FFN, MSPIN_VOCAB, MSPIN_EXPERTS,
+       MSPIN_EXPERTS_PER_TOKEN, N_MODEL_SPINS };
+
+typedef struct
+{
+  GtkSpinButton *spin;
+  GtkWidget     *row;
+  const char    *gpt2_key;
+  const char    *hf_key;
+} ModelSpin;
+
 struct _PlxScenarioPanel
 {
   GtkBox       parent_instance;
@@ -48,7 +62,9 @@ struct _PlxScenarioPanel
   GtkStringList *model_names;   /* the presets' labels, then "(file)" while one is loaded */
   GPtrArray   *model_ids;       /* preset ids, in the list's order */
   guint        resync_idle;     /* a resync waiting for the dropdown to finish its choice */
-  AdwActionRow *fact_rows[4];
+  AdwActionRow *params_row;    /* the parameter count, derived */
+  ModelSpin    model_spins[N_MODEL_SPINS];
+  gboolean     model_gpt2;   /* the family of the last model that resolved: its keys */
   AdwComboRow *cluster_combo;
   GtkStringList *cluster_names;
   GPtrArray   *cluster_ids;
@@ -374,6 +390,84 @@ sync_sp (PlxScenarioPanel *self)
   self->updating = was;
 }
 
+static void sync_controls (PlxScenarioPanel *self);
+
+static gboolean
+model_is_gpt2 (const PlxModel *m)
+{
+  return m != NULL && g_strcmp0 (m->model_type, "gpt2") == 0;
+}
+
+static guint64
+model_value (const PlxModel *m, guint which)
+{
+  switch (which)
+    {
+    case MSPIN_LAYERS: return m->n_layers;
+    case MSPIN_HIDDEN: return m->hidden;
+    case MSPIN_HEADS: return m->heads;
+    case MSPIN_KV_HEADS: return m->kv_heads;
+    case MSPIN_FFN: return m->ffn;
+    case MSPIN_VOCAB: return m->vocab;
+    case MSPIN_EXPERTS: return m->experts;
+    case MSPIN_EXPERTS_PER_TOKEN: return m->experts_per_token;
+    default: return 0;
+    }
+}
+
+/* The editor shows the resolved model's dimensions; a family's missing settings and a
+ * dense model's expert rows are hidden. Called with `updating` set. */
+static void
+sync_model_spins (PlxScenarioPanel *self)
+{
+  const PlxModel *m = self->resolved_model;
+  gboolean gpt2 = model_is_gpt2 (m);
+
+  self->model_gpt2 = gpt2;
+  for (guint i = 0; i < N_MODEL_SPINS; i++)
+    {
+      ModelSpin *ms = &self->model_spins[i];
+      gboolean shown = (gpt2 ? ms->gpt2_key : ms->hf_key) != NULL;
+      if (i == MSPIN_EXPERTS || i == MSPIN_EXPERTS_PER_TOKEN)
+        shown = shown && m->experts > 0;
+      gtk_widget_set_visible (ms->row, shown);
+      gtk_spin_button_set_value (ms->spin, (double) model_value (m, i));
+    }
+}
+
+/* A model edit: the key of the model's family set in the scenario's model object, over
+ * a preset (as an override) or in an inline config. A Hugging Face config file is
+ * inlined first, so the edit never writes to the user's file. */
+static void
+on_model_spin_changed (GtkSpinButton *spin, PlxScenarioPanel *self)
+{
+  ModelSpin *ms = g_object_get_data (G_OBJECT (spin), "model-spin");
+  JsonObject *m = obj (self->model);
+  const char *key;
+
+  if (self->updating)
+    return;
+  /* While an edit leaves the model invalid, the family is the last valid one's, so
+   * the user can type the value that mends it. */
+  key = self->model_gpt2 ? ms->gpt2_key : ms->hf_key;
+  if (key == NULL)
+    return;
+  if (json_object_has_member (m, "hf_config"))
+    {
+      const char *path = json_object_get_string_member (m, "hf_config");
+      g_autofree char *full = g_path_is_absolute (path) ? g_strdup (path) : g_build_filename (self->base_dir, path, NULL);
+      g_autoptr (JsonNode) config = plx_json_parse_file (full, NULL);
+      if (config == NULL || !JSON_NODE_HOLDS_OBJECT (config))
+        return;
+      json_node_unref (self->model);
+      self->model = plx_json_deep_copy (config);
+      m = obj (self->model);
+    }
+  json_object_set_int_member (m, key, (gint64) gtk_spin_button_get_value (spin));
+  sync_controls (self);
+  emit_changed (self);
+}
+
 static void
 sync_controls (PlxScenarioPanel *self)
 {
@@ -399,14 +493,21 @@ sync_controls (PlxScenarioPanel *self)
   if (self->resolved_model != NULL)
     {
       g_autofree char *params = g_strdup_printf ("%.2f B", plx_model_get_n_params (self->resolved_model) / 1e9);
-      g_autofree char *layers = g_strdup_printf ("%u", self->resolved_model->n_layers);
-      g_autofree char *hidden = g_strdup_printf ("%" G_GUINT64_FORMAT, self->resolved_model->hidden);
-      g_autofree char *heads = g_strdup_printf ("%u (%u key-value)", self->resolved_model->heads, self->resolved_model->kv_heads);
-      adw_action_row_set_subtitle (self->fact_rows[0], params);
-      adw_action_row_set_subtitle (self->fact_rows[1], layers);
-      adw_action_row_set_subtitle (self->fact_rows[2], hidden);
-      adw_action_row_set_subtitle (self->fact_rows[3], heads);
+      adw_action_row_set_subtitle (self->params_row, params);
+      sync_model_spins (self);
     }
+  {
+    /* Anything beside "preset" makes the model custom. */
+    gboolean edited = FALSE;
+    JsonObjectIter iter;
+    const char *key;
+    JsonNode *value;
+    json_object_iter_init (&iter, m);
+    while (preset != NULL && json_object_iter_next (&iter, &key, &value))
+      if (!g_str_equal (key, "preset"))
+        edited = TRUE;
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (self->model_combo), edited ? _("custom: values changed") : "");
+  }
 
   /* Cluster. */
   preset = json_object_has_member (c, "preset") ? json_object_get_string_member (c, "preset") : NULL;
@@ -766,6 +867,21 @@ spin_row (AdwPreferencesGroup *g, const char *title, const char *subtitle, doubl
   if (subtitle)
     adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
   gtk_spin_button_set_digits (GTK_SPIN_BUTTON (spin), digits);
+  /* Ctrl+Z after typing a value undoes the scenario edit (the window's history), not
+   * the digits in the entry: the spin button takes the keys before its text does. */
+  gtk_editable_set_enable_undo (GTK_EDITABLE (spin), FALSE);
+  {
+    GtkEventController *keys = gtk_shortcut_controller_new ();
+    gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+    gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+                                          gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_z, GDK_CONTROL_MASK),
+                                                            gtk_named_action_new ("win.undo")));
+    gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+                                          gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_z, GDK_CONTROL_MASK
+                                                                                                 | GDK_SHIFT_MASK),
+                                                            gtk_named_action_new ("win.redo")));
+    gtk_widget_add_controller (spin, keys);
+  }
   gtk_widget_set_valign (spin, GTK_ALIGN_CENTER);
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), spin);
   adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), spin);
@@ -870,7 +986,6 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
   static const char *const recompute_labels[] = { N_("None"), N_("Selective"), N_("Full"), NULL };
   static const char *const zero_labels[] = { N_("Off"), N_("1: optimizer"), N_("2: + gradients"), N_("3: + weights"), NULL };
   static const char *const dtype_labels[] = { "BF16", "FP16", "FP8", "FP32", NULL };
-  static const char *const fact_titles[] = { N_("Parameters"), N_("Layers"), N_("Hidden size"), N_("Attention heads") };
   AdwPreferencesGroup *g;
   const char *translated[8];
 
@@ -902,14 +1017,41 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
   build_model_list (self);
   self->model_combo = combo (g, _("Model"), self->model_names);
   g_signal_connect (self->model_combo, "notify::selected", G_CALLBACK (on_model_selected), self);
-  for (guint i = 0; i < 4; i++)
-    {
-      GtkWidget *row = adw_action_row_new ();
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _(fact_titles[i]));
-      gtk_widget_add_css_class (row, "property");
-      adw_preferences_group_add (g, row);
-      self->fact_rows[i] = ADW_ACTION_ROW (row);
-    }
+  {
+    GtkWidget *row = adw_action_row_new ();
+    adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Parameters"));
+    gtk_widget_add_css_class (row, "property");
+    gtk_widget_set_tooltip_text (row, _("Derived from the dimensions below"));
+    adw_preferences_group_add (g, row);
+    self->params_row = ADW_ACTION_ROW (row);
+  }
+  {
+    struct { const char *title, *tooltip, *gpt2_key, *hf_key; double lo, hi; } spec[N_MODEL_SPINS] = {
+      { N_("Layers"), N_("Transformer blocks"), "n_layer", "num_hidden_layers", 1, 100000 },
+      { N_("Hidden size"), N_("Width of the residual stream (d_model)"), "n_embd", "hidden_size", 1, 10000000 },
+      { N_("Attention heads"), N_("Query heads per layer; the hidden size must be a multiple"), "n_head",
+        "num_attention_heads", 1, 100000 },
+      { N_("Key-value heads"), N_("Grouped-query attention: heads of keys and values, dividing the query heads"), NULL,
+        "num_key_value_heads", 1, 100000 },
+      { N_("FFN hidden size"), N_("Width of the feed-forward layer (GPT-2: 4 × hidden unless set)"), "n_inner",
+        "intermediate_size", 1, 100000000 },
+      { N_("Vocabulary"), N_("Tokens in the vocabulary: the embedding and output layer sizes"), "vocab_size",
+        "vocab_size", 1, 100000000 },
+      { N_("Experts"), N_("Mixture of experts: feed-forward experts per layer"), NULL, "num_local_experts", 1, 100000 },
+      { N_("Experts per token"), N_("Experts each token is routed to (top-k)"), NULL, "num_experts_per_tok", 1, 100000 },
+    };
+    for (guint i = 0; i < N_MODEL_SPINS; i++)
+      {
+        ModelSpin *ms = &self->model_spins[i];
+        ms->gpt2_key = spec[i].gpt2_key;
+        ms->hf_key = spec[i].hf_key;
+        ms->spin = spin_row (g, _(spec[i].title), NULL, spec[i].lo, spec[i].hi, 1, 0);
+        ms->row = gtk_widget_get_ancestor (GTK_WIDGET (ms->spin), ADW_TYPE_ACTION_ROW);
+        gtk_widget_set_tooltip_text (ms->row, _(spec[i].tooltip));
+        g_object_set_data (G_OBJECT (ms->spin), "model-spin", ms);
+        g_signal_connect (ms->spin, "value-changed", G_CALLBACK (on_model_spin_changed), self);
+      }
+  }
 
   g = group (self, _("Cluster"));
   self->cluster_names = gtk_string_list_new (NULL);
@@ -1055,11 +1197,15 @@ plx_scenario_panel_load (PlxScenarioPanel *self,
 
   /* Check it first: a broken file must not replace the current scenario. */
   {
-    g_autoptr (PlxScenario) check = plx_scenario_new_from_json (scenario, base_dir, source, error);
-    if (check == NULL && !g_error_matches (*error, PLX_ERROR, PLX_ERROR_INCONSISTENT))
-      return FALSE;
+    g_autoptr (GError) local = NULL;
+    g_autoptr (PlxScenario) check = plx_scenario_new_from_json (scenario, base_dir, source, &local);
+    /* `error` may be NULL (undo and redo load what the panel itself produced). */
+    if (check == NULL && !g_error_matches (local, PLX_ERROR, PLX_ERROR_INCONSISTENT))
+      {
+        g_propagate_error (error, g_steal_pointer (&local));
+        return FALSE;
+      }
     /* An inconsistent strategy loads: the panel shows its error, the user fixes it. */
-    g_clear_error (error);
   }
   root = json_node_get_object (scenario);
   m = json_object_get_member (root, "model");

@@ -99,7 +99,8 @@ check_llama_2_7b (PlxWindow *w)
   /* Llama 2 7B (Touvron et al. 2023, Table 1): 32 layers, hidden 4096, 32 heads. */
   g_assert_cmpuint (r->scenario->model->n_layers, ==, 32);
   g_assert_cmpuint (r->scenario->model->hidden, ==, 4096);
-  g_assert_cmpstr (row_subtitle (w, "Layers"), ==, "32");
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (gi_find_type (gi_find_row (panel (w), "Layers"),
+                                                                               GTK_TYPE_SPIN_BUTTON))), ==, 32.0);
   /* The degrees followed the model: TP 8 and PP 8 divide 32 heads and 32 layers. */
   g_assert_cmpuint (r->scenario->strategy->tp, ==, 8);
   g_assert_cmpstr (slider_text (w, "Tensor parallel"), ==, "8");
@@ -736,6 +737,53 @@ test_breakdown_and_numbers (void)
   close_window (w);
 }
 
+/* ---- the model editor ---------------------------------------------------------------- */
+
+static void
+test_model_editor (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  PlxResult *r;
+
+  /* GPT-3 175B: per layer 12h^2 + 13h = 1 812 099 072 parameters (h = 12288), plus
+   * the embeddings (51200 + 2048) x h and the final norm 2h = 654 336 000: 96 layers
+   * make 174.62 B. A GPT-2-style config has no grouped-query attention or experts. */
+  g_assert_cmpstr (row_subtitle (w, "Parameters"), ==, "174.62 B");
+  g_assert_null (gi_find_row (panel (w), "Key-value heads"));
+  g_assert_null (gi_find_row (panel (w), "Experts"));
+  /* 48 layers (6 per stage at PP 8, 2 per chunk of 3): 48 x 1 812 099 072 + 654 336 000
+   * = 87.64 B, and the charts follow. */
+  type_into_spin (w, "Layers", "48");
+  r = plx_window_get_result (w);
+  g_assert_nonnull (r);
+  g_assert_cmpuint (r->scenario->model->n_layers, ==, 48);
+  g_assert_cmpuint (plx_model_get_n_params (r->scenario->model), ==, G_GUINT64_CONSTANT (87635091456));
+  g_assert_cmpstr (row_subtitle (w, "Parameters"), ==, "87.64 B");
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (gi_find_row (panel (w), "Model"))), ==,
+                   "custom: values changed");
+  /* A hidden size the heads do not divide: the error names the key and value. */
+  type_into_spin (w, "Hidden size", "12289");
+  g_assert_nonnull (plx_window_get_error (w));
+  g_assert_nonnull (strstr (plx_window_get_error (w), "n_embd"));
+  g_assert_nonnull (strstr (plx_window_get_error (w), "12289"));
+  /* Typing the value that mends it works while the model is invalid. */
+  type_into_spin (w, "Hidden size", "12288");
+  g_assert_null (plx_window_get_error (w));
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->model->hidden, ==, 12288);
+  /* Undo three times, the keyboard focus still in the spin button's text: back to
+   * 175 B. */
+  gi_focus_window (GTK_WINDOW (w));
+  for (guint i = 0; i < 3; i++)
+    {
+      gi_key ("ctrl", XK_z);
+      settle (w);
+    }
+  g_assert_null (plx_window_get_error (w));
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->model->n_layers, ==, 96);
+  g_assert_cmpstr (row_subtitle (w, "Parameters"), ==, "174.62 B");
+  close_window (w);
+}
+
 /* ---- 12. the search page: empty state, every deciding column, a readable plot ----- */
 
 static gboolean
@@ -843,5 +891,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/export-options", test_export_options);
   g_test_add_func ("/gui/use/breakdown-and-numbers", test_breakdown_and_numbers);
   g_test_add_func ("/gui/use/search-page", test_search_page);
+  g_test_add_func ("/gui/use/model-editor", test_model_editor);
   return gui_env_finish (home, g_test_run ());
 }
