@@ -325,8 +325,9 @@ build_cluster_list (PlxScenarioPanel *self)
   for (guint i = 0; ids[i] != NULL; i++)
     {
       g_autoptr (PlxCluster) c = plx_cluster_new_preset (ids[i], NULL);
-      g_autofree char *label = c ? g_strdup_printf (_("%s · %u× %s, %.0f GiB"), ids[i], c->gpus_per_node, c->gpu_name,
-                                                     c->hbm_bytes / 1073741824.0)
+      gboolean mine = !plx_presets_is_builtin (PLX_PRESET_CLUSTER, ids[i]);
+      g_autofree char *label = c ? g_strdup_printf (mine ? _("%s · %u× %s, %.0f GiB (yours)") : _("%s · %u× %s, %.0f GiB"),
+                                                     ids[i], c->gpus_per_node, c->gpu_name, c->hbm_bytes / 1073741824.0)
                                  : g_strdup (ids[i]);
       gtk_string_list_append (self->cluster_names, label);
       g_ptr_array_add (self->cluster_ids, g_strdup (ids[i]));
@@ -979,6 +980,109 @@ on_panel_scroll (GtkEventControllerScroll *controller, double dx, double dy, Plx
   return TRUE;
 }
 
+/* ---- saving the cluster as the user's own preset ---------------------------------- */
+
+static void
+show_save_error (PlxScenarioPanel *self, const char *message)
+{
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))),
+                                              _("Could Not Save the Cluster"), message);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* The name typed so far decides what Save does: nothing for an invalid or built-in
+ * name (the body says why), replacing for one of the user's own. */
+static void
+on_save_name_changed (GtkEditable *entry, AdwMessageDialog *dialog)
+{
+  const char *name = gtk_editable_get_text (entry);
+  gboolean valid = plx_presets_name_is_valid (name), builtin = valid && plx_presets_is_builtin (PLX_PRESET_CLUSTER, name);
+  g_auto (GStrv) known = plx_presets_list (PLX_PRESET_CLUSTER);
+  gboolean exists = valid && g_strv_contains ((const char *const *) known, name);
+
+  adw_message_dialog_set_response_enabled (dialog, "save", valid && !builtin);
+  adw_message_dialog_set_response_label (dialog, "save", exists && !builtin ? _("_Replace") : _("_Save"));
+  if (*name != '\0' && !valid)
+    adw_message_dialog_set_body (dialog, _("Use letters, digits, “.”, “_” and “-”, starting with a letter or digit."));
+  else if (builtin)
+    adw_message_dialog_set_body (dialog, _("A built-in cluster has that name."));
+  else if (exists)
+    adw_message_dialog_set_body (dialog, _("Your cluster of that name will be replaced."));
+  else
+    adw_message_dialog_set_body (dialog, _("The cluster as it is now, listed with the built-in ones from now on."));
+}
+
+static void
+rebuild_cluster_list (PlxScenarioPanel *self)
+{
+  gboolean was = self->updating;
+
+  self->updating = TRUE;
+  gtk_string_list_splice (self->cluster_names, 0, g_list_model_get_n_items (G_LIST_MODEL (self->cluster_names)), NULL);
+  g_ptr_array_set_size (self->cluster_ids, 0);
+  build_cluster_list (self);
+  self->updating = was;
+}
+
+static void
+on_save_response (AdwMessageDialog *dialog, const char *response, PlxScenarioPanel *self)
+{
+  GtkEditable *entry = g_object_get_data (G_OBJECT (dialog), "entry");
+  g_autofree char *name = g_strdup (gtk_editable_get_text (entry));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) expanded = NULL;
+  gboolean had_preset = FALSE;
+  gint64 nodes;
+  JsonObject *c;
+
+  if (!g_str_equal (response, "save"))
+    return;
+  expanded = plx_presets_expand (PLX_PRESET_CLUSTER, self->cluster, _("scenario"), "cluster", &had_preset, &error);
+  if (expanded == NULL || !plx_presets_save (PLX_PRESET_CLUSTER, name, expanded, &error))
+    {
+      show_save_error (self, error->message);
+      return;
+    }
+  /* The scenario now names the preset; the node count stays the scenario's. */
+  nodes = (gint64) gtk_spin_button_get_value (self->cluster_spins[SPIN_NODES].spin);
+  rebuild_cluster_list (self);
+  json_node_unref (self->cluster);
+  self->cluster = json_node_new (JSON_NODE_OBJECT);
+  c = json_object_new ();
+  json_object_set_string_member (c, "preset", name);
+  json_object_set_int_member (c, "num_nodes", MAX (nodes, 1));
+  json_node_take_object (self->cluster, c);
+  sync_controls (self);
+  emit_changed (self);
+}
+
+static void
+on_save_cluster_clicked (GtkButton *button, PlxScenarioPanel *self)
+{
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))),
+                                              _("Save Cluster As"), NULL);
+  GtkWidget *entry = gtk_entry_new ();
+  const char *preset = json_object_has_member (obj (self->cluster), "preset")
+                         ? json_object_get_string_member (obj (self->cluster), "preset") : NULL;
+
+  gtk_entry_set_placeholder_text (GTK_ENTRY (entry), _("Name, e.g. my-lab-h100"));
+  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
+  if (preset != NULL && !plx_presets_is_builtin (PLX_PRESET_CLUSTER, preset))
+    gtk_editable_set_text (GTK_EDITABLE (entry), preset);
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", _("_Cancel"), "save", _("_Save"), NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "save", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "save");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  g_object_set_data (G_OBJECT (dialog), "entry", entry);
+  g_signal_connect (entry, "changed", G_CALLBACK (on_save_name_changed), dialog);
+  on_save_name_changed (GTK_EDITABLE (entry), ADW_MESSAGE_DIALOG (dialog));
+  g_signal_connect (dialog, "response", G_CALLBACK (on_save_response), self);
+  gtk_window_present (GTK_WINDOW (dialog));
+  gtk_widget_grab_focus (entry);
+}
+
 static void
 plx_scenario_panel_init (PlxScenarioPanel *self)
 {
@@ -1082,6 +1186,19 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
         g_object_set_data (G_OBJECT (cs->spin), "cluster-spin", cs);
         g_signal_connect (cs->spin, "value-changed", G_CALLBACK (on_cluster_spin_changed), self);
       }
+  }
+  {
+    GtkWidget *row = adw_action_row_new ();
+    GtkWidget *button = gtk_button_new_with_mnemonic (_("Save _As…"));
+    adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Your own cluster"));
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("Save these values under a name"));
+    gtk_widget_set_tooltip_text (row, _("Save the cluster as it is now as a preset of your own, listed with the "
+                                        "built-in ones in the window and by parallax-cli"));
+    gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
+    g_signal_connect (button, "clicked", G_CALLBACK (on_save_cluster_clicked), self);
+    adw_action_row_add_suffix (ADW_ACTION_ROW (row), button);
+    adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), button);
+    adw_preferences_group_add (g, row);
   }
 
   g = group (self, _("Strategy"));

@@ -784,6 +784,51 @@ test_model_editor (void)
   close_window (w);
 }
 
+/* ---- saving a cluster under a name ------------------------------------------------ */
+
+static gboolean
+second_window_gone (gpointer data)
+{
+  return !file_dialog_open (data);
+}
+
+static void
+test_save_cluster (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  g_autofree char *path = g_build_filename (g_get_user_data_dir (), "parallax", "clusters", "my-lab.json", NULL);
+  GtkWidget *combo_row;
+  PlxResult *r;
+
+  /* An A100 node with 96 GiB per GPU: custom values. */
+  type_into_spin (w, "HBM capacity", "96");
+  combo_row = gi_find_row (panel (w), "Cluster");
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (combo_row)), ==, "custom: values changed");
+  /* Save As…, type a name, Enter. */
+  gi_click (gi_find_label (panel (w), "Save As…"));
+  g_assert_true (gi_wait (file_dialog_open, NULL, 5000));
+  gi_pump (300);
+  gi_type ("my-lab");
+  gi_key (NULL, XK_Return);
+  g_assert_true (gi_wait (second_window_gone, NULL, 5000));
+  settle (w);
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  r = plx_window_get_result (w);
+  g_assert_cmpuint (r->scenario->cluster->hbm_bytes, ==, G_GUINT64_CONSTANT (96) * 1073741824);
+  /* The scenario now names the preset: no longer "custom". */
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (combo_row)), ==, "");
+  /* Listed with the built-in ones: away to a built-in and back through the dropdown. */
+  gi_choose_in_combo (panel (w), "Cluster", "dgx-a100-80gb");
+  settle (w);
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->cluster->hbm_bytes, ==, G_GUINT64_CONSTANT (80) * 1073741824);
+  gi_choose_in_combo (panel (w), "Cluster", "my-lab · 8× A100-SXM4-80GB, 96 GiB (yours)");
+  settle (w);
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->cluster->hbm_bytes, ==, G_GUINT64_CONSTANT (96) * 1073741824);
+  g_assert_cmpuint (plx_window_get_result (w)->report.n_gpus, ==, 64);
+  close_window (w);
+  g_unlink (path);
+}
+
 /* ---- 12. the search page: empty state, every deciding column, a readable plot ----- */
 
 static gboolean
@@ -892,5 +937,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/breakdown-and-numbers", test_breakdown_and_numbers);
   g_test_add_func ("/gui/use/search-page", test_search_page);
   g_test_add_func ("/gui/use/model-editor", test_model_editor);
+  g_test_add_func ("/gui/use/save-cluster", test_save_cluster);
   return gui_env_finish (home, g_test_run ());
 }
