@@ -145,7 +145,20 @@ draw_chart (PlxChartView *self, cairo_t *cr, double width, double height, gboole
     case PLX_CHART_TIMELINE:
     default:
       {
-        PlxTimelineLayout *l = build_layout (self, width, height);
+        PlxTimelineLayout *l;
+        double t0, t1;
+
+        effective_window (self, &t0, &t1);
+        /* The timeline pane asks for the layout (its plot bounds) just before this
+         * frame: one built for this size and window is the one to draw. */
+        if (keep_layout && self->layout != NULL && self->layout->width_px == width &&
+            self->layout->height_px == height && self->layout->t0_s == t0 && self->layout->t1_s == t1 &&
+            self->export_title == NULL)
+          {
+            plx_timeline_chart_render (self->layout, &style, cr, width, height);
+            break;
+          }
+        l = build_layout (self, width, height);
         plx_timeline_chart_render (l, &style, cr, width, height);
         if (keep_layout)
           {

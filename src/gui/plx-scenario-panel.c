@@ -62,6 +62,8 @@ struct _PlxScenarioPanel
   GtkStringList *model_names;   /* the presets' labels, then "(file)" while one is loaded */
   GPtrArray   *model_ids;       /* preset ids, in the list's order */
   guint        resync_idle;     /* a resync waiting for the dropdown to finish its choice */
+  guint        choices_idle;    /* the other sliders' valid values, after the next frame */
+  char        *choices_key;     /* the key whose change they follow; NULL: refresh all */
   AdwActionRow *params_row;    /* the parameter count, derived */
   ModelSpin    model_spins[N_MODEL_SPINS];
   gboolean     model_gpt2;   /* the family of the last model that resolved: its keys */
@@ -216,6 +218,33 @@ refresh_other_choices (PlxScenarioPanel *self, const char *key)
     if (key == NULL || !g_str_equal (self->choices[i].key, key))
       refresh_choice (self, i);
   self->updating = was;
+}
+
+static gboolean
+choices_idle (gpointer data)
+{
+  PlxScenarioPanel *self = data;
+
+  self->choices_idle = 0;
+  refresh_other_choices (self, self->choices_key);
+  g_clear_pointer (&self->choices_key, g_free);
+  return G_SOURCE_REMOVE;
+}
+
+/* Which values the other sliders offer is asked of the advice module for every
+ * candidate (tens of strategy resolutions per slider): that work waits until the frame
+ * with the new charts has been drawn (an idle below GTK's redraw priority), so a drag
+ * redraws at the simulation's pace. Changes of two keys before it runs refresh all. */
+static void
+queue_refresh_other_choices (PlxScenarioPanel *self, const char *key)
+{
+  if (self->choices_idle == 0)
+    {
+      self->choices_key = g_strdup (key);
+      self->choices_idle = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, choices_idle, self, NULL);
+    }
+  else if (g_strcmp0 (self->choices_key, key) != 0)
+    g_clear_pointer (&self->choices_key, g_free);
 }
 
 static void
@@ -803,7 +832,7 @@ plx_scenario_panel_set_strategy_int (PlxScenarioPanel *self,
       else
         {
           sync_strategy_value (self, key);
-          refresh_other_choices (self, key);
+          queue_refresh_other_choices (self, key);
           sync_sp (self);
         }
       emit_changed (self);
@@ -939,6 +968,8 @@ plx_scenario_panel_dispose (GObject *object)
   g_clear_pointer (&self->base_dir, g_free);
   g_clear_pointer (&self->model_file, g_free);
   g_clear_handle_id (&self->resync_idle, g_source_remove);
+  g_clear_handle_id (&self->choices_idle, g_source_remove);
+  g_clear_pointer (&self->choices_key, g_free);
   g_clear_pointer (&self->model_ids, g_ptr_array_unref);
   g_clear_object (&self->model_names);
   g_clear_pointer (&self->rows, g_hash_table_unref);
