@@ -35,9 +35,11 @@ plx_axis_format_time (double seconds,
   double scale, scaled_step;
   int decimals;
 
-  if (step >= 1.0)
+  /* The unit follows the step: ticks 0.1 s apart or more read in seconds ("1.5 s", not
+   * "1500 ms"), down to 0.1 ms in milliseconds, below that in microseconds. */
+  if (step >= 0.1 - 1e-12)
     unit = "s", scale = 1.0;
-  else if (step >= 1e-3)
+  else if (step >= 1e-4 - 1e-16)
     unit = "ms", scale = 1e3;
   else
     unit = "µs", scale = 1e6;

@@ -64,11 +64,12 @@ test_positions (void)
   g_assert_cmpuint (l->n_points, ==, 3);
   g_assert_cmpuint (l->n_pareto, ==, 2);
   g_assert_cmpstr (l->summary, ==, "3 strategies, 2 on the Pareto front");
-  /* Ticks: y at 1, 1.5, 2, 2.5, 3 s from the bottom up. */
+  /* Ticks: y at 1, 1.5, 2, 2.5, 3 s from the bottom up; a 0.5 s step reads in seconds
+   * with the one decimal that tells neighbours apart. */
   g_assert_cmpuint (l->y_ticks->len, ==, 5);
-  g_assert_cmpstr (g_array_index (l->y_ticks, PlxAxisTick, 0).label, ==, "1000 ms");
+  g_assert_cmpstr (g_array_index (l->y_ticks, PlxAxisTick, 0).label, ==, "1.0 s");
   g_assert_cmpfloat_with_epsilon (g_array_index (l->y_ticks, PlxAxisTick, 0).position, l->plot_y1, 1e-12);
-  g_assert_cmpstr (g_array_index (l->y_ticks, PlxAxisTick, 4).label, ==, "3000 ms");
+  g_assert_cmpstr (g_array_index (l->y_ticks, PlxAxisTick, 4).label, ==, "3.0 s");
 }
 
 static void
