@@ -7,11 +7,13 @@
 #include "plx-memory-chart.h"
 #include "plx-render-text.h"
 
+#define HATCH_SPACING_PX 10.0
 #define LEFT_PX 72.0
 #define RIGHT_PX 16.0
 #define TITLE_PX 34.0
 #define AXIS_PX 24.0
 #define LEGEND_PX 26.0
+#define LEGEND_ROW_PX 20.0
 #define GAP_PX 40.0
 
 void
@@ -66,6 +68,35 @@ plx_memory_trace_peak_rank (const PlxMemoryTrace *t)
   return best;
 }
 
+/* The legend's entries (the categories, the usable-memory line, the hatching when a
+ * stage does not fit) in rows as wide as the chart: widths are Pango's upper-bound
+ * estimate, so a row never runs off the edge in any font the style names. */
+static void
+place_legend (PlxMemoryLayout *l, double w)
+{
+  double x0 = MIN (LEFT_PX / w, 0.45) * w, x = x0, xmax = w - 8.0;
+  guint row = 0;
+
+  for (guint i = 0; i < PLX_N_LEGEND; i++)
+    {
+      const char *text = i < PLX_N_MEM ? plx_mem_category_display_name (i)
+                         : i == PLX_N_MEM ? l->capacity_label : _("over usable memory: does not fit");
+      double wd = 20.0 + plx_render_text_estimate (text, l->font_size) * (i == PLX_N_MEM + 1 ? 1.1 : 1.0) + 18.0;
+      if (i == PLX_N_MEM + 1 && !l->any_over)
+        break;
+      if (x + wd > xmax && x > x0)
+        {
+          row++;
+          x = x0;
+        }
+      l->legend_x[i] = x;
+      l->legend_row[i] = row;
+      x += wd;
+    }
+  l->legend_rows = row + 1;
+  l->legend_px = LEGEND_PX + row * LEGEND_ROW_PX;
+}
+
 PlxMemoryLayout *
 plx_memory_layout_new (const PlxMemoryTrace   *t,
                        const PlxMemoryOptions *o)
@@ -94,8 +125,19 @@ plx_memory_layout_new (const PlxMemoryTrace   *t,
   if (!(l->max_bytes > 0.0))
     l->max_bytes = 1.0;
 
+  /* The line is where the fit check and the hatching start: usable memory, the HBM
+   * less what the cluster reserves (CUDA context, allocator slack). Its label, with
+   * both figures, goes in the legend, where no bar can cover it. */
+  if (o->usable_bytes > 0.0 && o->usable_bytes < o->capacity_bytes)
+    snprintf (l->capacity_label, sizeof l->capacity_label, _("usable memory, %.0f of %.0f GiB HBM"),
+              usable / 1073741824.0, o->capacity_bytes / 1073741824.0);
+  else
+    snprintf (l->capacity_label, sizeof l->capacity_label, _("HBM capacity, %.0f GiB"), usable / 1073741824.0);
+  l->any_over = max_total > usable;
+  place_legend (l, w);
+
   top_px = TITLE_PX;
-  bars_h_px = (h - top_px - LEGEND_PX - AXIS_PX - (o->over_time ? GAP_PX : 0.0)) * (o->over_time ? 0.55 : 1.0);
+  bars_h_px = (h - top_px - l->legend_px - AXIS_PX - (o->over_time ? GAP_PX : 0.0)) * (o->over_time ? 0.55 : 1.0);
   /* Tiny charts still get a positive plot area (and never an endless loop below). */
   l->bars_x0 = MIN (LEFT_PX / w, 0.45);
   l->bars_x1 = MAX (1.0 - RIGHT_PX / w, l->bars_x0 + 0.1);
@@ -162,9 +204,10 @@ plx_memory_layout_new (const PlxMemoryTrace   *t,
       l->time_x0 = l->bars_x0;
       l->time_x1 = l->bars_x1;
       l->time_y0 = top2 / h;
-      l->time_y1 = (h - LEGEND_PX - AXIS_PX) / h;
+      l->time_y1 = (h - l->legend_px - AXIS_PX) / h;
       l->time_max_bytes = MAX (base + t->peak_activation_bytes[r], o->capacity_bytes) * 1.08;
       l->time_capacity_y = l->time_y1 - o->capacity_bytes / l->time_max_bytes * (l->time_y1 - l->time_y0);
+      l->time_usable_y = l->time_y1 - usable / l->time_max_bytes * (l->time_y1 - l->time_y0);
       l->time_static_y = l->time_y1 - base / l->time_max_bytes * (l->time_y1 - l->time_y0);
       snprintf (l->time_title, sizeof l->time_title, _("Stage %u over the step"), r);
 
@@ -232,7 +275,7 @@ plx_memory_chart_render (const PlxMemoryLayout *l,
                          double                 height)
 {
   double fs = l->font_size;
-  double cap_y = round (l->capacity_y * height) + 0.5;
+  double cap_y = round (l->usable_y * height) + 0.5;
 
   cairo_save (cr);
   plx_render_text (cr, style, l->title, 12.0, 8.0, style->title_size, style->foreground, 0.0, 0.0, PLX_TEXT_BOLD);
@@ -252,14 +295,16 @@ plx_memory_chart_render (const PlxMemoryLayout *l,
         }
       if (b->over_y1 > b->over_y0)
         {
-          /* Above capacity: hatched in the warning colour. */
+          /* Above usable memory: thin, sparse hatching in the warning colour over the
+           * categories' colours, which stay readable between the lines (a line of
+           * 1.5 px every 10 px covers about a sixth of the area). */
           double x0 = b->x0 * width, x1 = b->x1 * width, y0 = b->over_y0 * height, y1 = b->over_y1 * height;
           cairo_save (cr);
           cairo_rectangle (cr, x0, y0, x1 - x0, y1 - y0);
           cairo_clip (cr);
-          plx_render_set_color (cr, style->over);
-          cairo_set_line_width (cr, 2.0);
-          for (double d = -(y1 - y0); d < x1 - x0; d += 6.0)
+          cairo_set_source_rgba (cr, style->over.r, style->over.g, style->over.b, 0.85);
+          cairo_set_line_width (cr, 1.5);
+          for (double d = -(y1 - y0); d < x1 - x0; d += HATCH_SPACING_PX)
             {
               cairo_move_to (cr, x0 + d, y1);
               cairo_line_to (cr, x0 + d + (y1 - y0), y0);
@@ -282,18 +327,16 @@ plx_memory_chart_render (const PlxMemoryLayout *l,
   plx_render_text (cr, style, _("pipeline stage"), (l->bars_x0 + l->bars_x1) / 2.0 * width, l->bars_y1 * height + 6.0 + fs,
                    fs * 0.9, style->muted, 0.5, 0.0, PLX_TEXT_NORMAL);
 
-  /* Capacity. */
+  /* Usable memory: the line the fit check and the hatching use; labelled in the legend. */
   cairo_set_line_width (cr, 2.0);
   plx_render_set_color (cr, style->capacity);
   cairo_move_to (cr, l->bars_x0 * width, cap_y);
   cairo_line_to (cr, l->bars_x1 * width, cap_y);
   cairo_stroke (cr);
-  plx_render_text (cr, style, l->any_over ? _("HBM capacity - exceeded") : _("HBM capacity"), l->bars_x1 * width - 4.0,
-                   cap_y - 3.0, fs * 0.9, l->any_over ? style->over : style->foreground, 1.0, 1.0, PLX_TEXT_BOLD);
 
   if (l->over_time && l->points->len > 1)
     {
-      double cy = round (l->time_capacity_y * height) + 0.5;
+      double cy = round (l->time_usable_y * height) + 0.5;
       plx_render_text (cr, style, l->time_title, 12.0, l->time_y0 * height - 30.0, style->title_size * 0.9,
                        style->foreground, 0.0, 0.0, PLX_TEXT_BOLD);
       y_axis (cr, style, l->time_byte_ticks, l->time_x0, l->time_x1, width, height, fs);
@@ -333,8 +376,6 @@ plx_memory_chart_render (const PlxMemoryLayout *l,
       cairo_move_to (cr, l->time_x0 * width, cy);
       cairo_line_to (cr, l->time_x1 * width, cy);
       cairo_stroke (cr);
-      plx_render_text (cr, style, _("HBM capacity"), l->time_x1 * width - 4.0, cy - 3.0, fs * 0.9, style->foreground,
-                       1.0, 1.0, PLX_TEXT_BOLD);
       for (guint i = 0; i < l->time_ticks->len; i++)
         {
           const PlxAxisTick *tk = &g_array_index (l->time_ticks, PlxAxisTick, i);
@@ -343,18 +384,46 @@ plx_memory_chart_render (const PlxMemoryLayout *l,
         }
     }
 
-  /* Legend along the bottom. */
-  {
-    double x = l->bars_x0 * width, y = height - LEGEND_PX + 6.0;
-    for (guint c = 0; c < PLX_N_MEM; c++)
-      {
-        const char *name = plx_mem_category_display_name (c);
-        plx_render_set_color (cr, style->memory[c]);
-        cairo_rectangle (cr, x, y, 14.0, 12.0);
-        cairo_fill (cr);
-        x += 20.0 + plx_render_text (cr, style, name, x + 20.0, y + 6.0, fs, style->foreground, 0.0, 0.5,
-                                     PLX_TEXT_NORMAL) + 18.0;
-      }
-  }
+  /* Legend along the bottom, in the rows the layout chose. */
+  for (guint i = 0; i < PLX_N_LEGEND; i++)
+    {
+      double x = l->legend_x[i], y = height - l->legend_px + 6.0 + l->legend_row[i] * LEGEND_ROW_PX;
+      if (i < PLX_N_MEM)
+        {
+          plx_render_set_color (cr, style->memory[i]);
+          cairo_rectangle (cr, x, y, 14.0, 12.0);
+          cairo_fill (cr);
+          plx_render_text (cr, style, plx_mem_category_display_name (i), x + 20.0, y + 6.0, fs, style->foreground, 0.0,
+                           0.5, PLX_TEXT_NORMAL);
+        }
+      else if (i == PLX_N_MEM)
+        {
+          /* The usable-memory line. */
+          cairo_set_line_width (cr, 2.0);
+          plx_render_set_color (cr, style->capacity);
+          cairo_move_to (cr, x, round (y + 6.0) + 0.5);
+          cairo_line_to (cr, x + 14.0, round (y + 6.0) + 0.5);
+          cairo_stroke (cr);
+          plx_render_text (cr, style, l->capacity_label, x + 20.0, y + 6.0, fs, style->foreground, 0.0, 0.5,
+                           PLX_TEXT_NORMAL);
+        }
+      else if (l->any_over)
+        {
+          cairo_save (cr);
+          cairo_rectangle (cr, x, y, 14.0, 12.0);
+          cairo_clip (cr);
+          cairo_set_source_rgba (cr, style->over.r, style->over.g, style->over.b, 0.85);
+          cairo_set_line_width (cr, 1.5);
+          for (double d = -12.0; d < 14.0; d += 5.0)
+            {
+              cairo_move_to (cr, x + d, y + 12.0);
+              cairo_line_to (cr, x + d + 12.0, y);
+            }
+          cairo_stroke (cr);
+          cairo_restore (cr);
+          plx_render_text (cr, style, _("over usable memory: does not fit"), x + 20.0, y + 6.0, fs, style->over, 0.0,
+                           0.5, PLX_TEXT_BOLD);
+        }
+    }
   cairo_restore (cr);
 }

@@ -12,6 +12,8 @@
 
 G_BEGIN_DECLS
 
+#define PLX_N_LEGEND (PLX_N_MEM + 2)
+
 typedef struct
 {
   double      width_px;
@@ -46,7 +48,13 @@ typedef struct
   double  bars_x0, bars_x1, bars_y0, bars_y1;
   double  max_bytes;            /* the top of the bars' axis */
   double  capacity_y;           /* the capacity line */
-  double  usable_y;
+  double  usable_y;             /* the usable-memory line, drawn and hatched from */
+  char    capacity_label[96];   /* "usable memory, 77 of 80 GiB HBM", in the legend */
+  /* Legend entries: the categories, the usable line, the hatching (when any_over). */
+  double  legend_x[PLX_N_MEM + 2];   /* left edge, pixels */
+  guint   legend_row[PLX_N_MEM + 2];
+  guint   legend_rows;
+  double  legend_px;            /* the height the legend takes at the bottom */
   GArray *bars;                 /* PlxMemoryBar */
   GArray *bar_ticks;            /* PlxAxisTick, position 0..1 down the bars' axis */
   guint   label_every;          /* stage labels under every n-th bar */
@@ -56,6 +64,7 @@ typedef struct
   double  time_x0, time_x1, time_y0, time_y1;
   double  time_max_bytes;
   double  time_capacity_y;
+  double  time_usable_y;
   double  time_static_y;        /* model states and buffers: constant over the step */
   GArray *points;               /* PlxChartPoint: the stage's total memory as a step line */
   GArray *time_ticks;           /* PlxAxisTick along x */

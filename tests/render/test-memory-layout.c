@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "plx-memory-chart.h"
+#include "plx-render-text.h"
 
 #include "render-util.h"
 
@@ -105,6 +106,37 @@ test_tiny (void)
   g_assert_cmpuint (l->bars->len, ==, 64);
 }
 
+/* The usable line and its label: 77 of 80 GiB, in the legend below every bar; at
+ * 600 px the legend wraps into rows that stay inside the chart. */
+static void
+test_usable_line_and_legend (void)
+{
+  g_autoptr (PlxMemoryTrace) t = memory_trace_new (4, 20.0);
+  g_autoptr (PlxMemoryLayout) l = layout_for (t, 80.0, 77.0);
+  double scale = (l->bars_y1 - l->bars_y0) / l->max_bytes;
+  PlxMemoryOptions o;
+  g_autoptr (PlxMemoryLayout) narrow = NULL;
+
+  g_assert_cmpstr (l->capacity_label, ==, "usable memory, 77 of 80 GiB HBM");
+  g_assert_cmpfloat (fabs (l->usable_y - (l->bars_y1 - 77.0 * gib * scale)), <, 1e-12);
+  g_assert_true (l->any_over);
+  g_assert_cmpfloat (700.0 - l->legend_px, >, l->bars_y1 * 700.0);
+
+  plx_memory_options_init (&o, 600, 700);
+  o.capacity_bytes = 80.0 * gib;
+  o.usable_bytes = 77.0 * gib;
+  o.step_time_s = 10.0;
+  narrow = plx_memory_layout_new (t, &o);
+  g_assert_cmpuint (narrow->legend_rows, >=, 2);
+  for (guint i = 0; i < PLX_N_LEGEND; i++)
+    {
+      const char *text = i < PLX_N_MEM ? plx_mem_category_display_name (i)
+                         : i == PLX_N_MEM ? narrow->capacity_label : "over usable memory: does not fit";
+      g_assert_cmpfloat (narrow->legend_x[i] + 20.0 + plx_render_text_estimate (text, narrow->font_size), <=, 600.0);
+    }
+  g_assert_cmpfloat (700.0 - narrow->legend_px, >, narrow->time_y1 * 700.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -113,5 +145,6 @@ main (int argc, char **argv)
   g_test_add_func ("/render/memory/over-capacity", test_over_capacity);
   g_test_add_func ("/render/memory/over-time", test_over_time);
   g_test_add_func ("/render/memory/tiny", test_tiny);
+  g_test_add_func ("/render/memory/usable-line-and-legend", test_usable_line_and_legend);
   return g_test_run ();
 }

@@ -127,20 +127,35 @@ test_memory_capacity_and_over (void)
   s = render_memory (t, &style, &l);
   b0 = &g_array_index (l->bars, PlxMemoryBar, 0);
   b3 = &g_array_index (l->bars, PlxMemoryBar, 3);
-  /* The capacity line crosses the gap between bars 2 and 3. */
-  pixel (s, (g_array_index (l->bars, PlxMemoryBar, 2).x1 + b3->x0) / 2.0 * 1000, round (l->capacity_y * 700), &c);
+  /* The line crosses the gap between bars 2 and 3 at usable memory (77 GiB), where the
+   * fit check and the hatching start, not at the 80 GiB of HBM. */
+  pixel (s, (g_array_index (l->bars, PlxMemoryBar, 2).x1 + b3->x0) / 2.0 * 1000, round (l->usable_y * 700), &c);
   g_assert_true (same_color (c, style.capacity));
+  pixel (s, (g_array_index (l->bars, PlxMemoryBar, 2).x1 + b3->x0) / 2.0 * 1000, round (l->capacity_y * 700), &c);
+  g_assert_false (same_color (c, style.capacity));
   /* The weights segment of stage 3 is drawn in the weights colour. */
   pixel (s, (b3->x0 + b3->x1) / 2.0 * 1000, (b3->seg_y0[PLX_MEM_WEIGHTS] + b3->seg_y1[PLX_MEM_WEIGHTS]) / 2.0 * 700, &c);
   g_assert_true (same_color (c, style.memory[PLX_MEM_WEIGHTS]));
-  /* Stage 0's part above usable memory is hatched in the warning colour. */
-  for (double y = b0->over_y0 * 700 + 2; y < b0->over_y1 * 700 - 2; y += 1.0)
-    for (double x = b0->x0 * 1000 + 2; x < b0->x1 * 1000 - 2; x += 1.0)
-      {
-        pixel (s, x, y, &c);
-        over_pixels += same_color (c, style.over);
-      }
-  g_assert_cmpuint (over_pixels, >, 50);
+  /* Stage 0's part above usable memory is hatched in the warning colour, thinly: the
+   * activations' colour stays visible. A line 1.5 px wide at 45 degrees is
+   * 1.5 x sqrt 2 = 2.1 px wide along a pixel row; antialiased it touches 4 pixels, at
+   * most 5, of every 10 (the spacing), so at least half the pixels keep the pure
+   * colour. The old hatching, 2 px every 6 px (2.8 px along a row), left at most
+   * 2 of every 6 (33 %). */
+  {
+    guint clean = 0, total = 0;
+    for (double y = b0->over_y0 * 700 + 4; y < b0->over_y1 * 700 - 4; y += 1.0)
+      for (double x = b0->x0 * 1000 + 4; x < b0->x1 * 1000 - 4; x += 1.0)
+        {
+          pixel (s, x, y, &c);
+          clean += same_color (c, style.memory[PLX_MEM_ACTIVATIONS]);
+          over_pixels += fabs (c.r - style.memory[PLX_MEM_ACTIVATIONS].r) > 0.2;
+          total++;
+        }
+    g_assert_cmpuint (total, >, 1000);
+    g_assert_cmpfloat ((double) clean / total, >=, 0.5);
+    g_assert_cmpfloat ((double) over_pixels / total, >, 0.1);
+  }
   cairo_surface_destroy (s);
   plx_memory_layout_free (l);
 }
