@@ -1497,9 +1497,11 @@ void
 plx_scenario_panel_show_max_micro_batch (PlxScenarioPanel *self,
                                          guint64           max_mb)
 {
+  /* The count as a string: xgettext cannot read G_GUINT64_FORMAT inside a message. */
+  g_autofree char *count_text = g_strdup_printf ("%" G_GUINT64_FORMAT, max_mb);
   g_autofree char *text = max_mb == G_MAXUINT64 ? g_strdup ("")
                           : max_mb == 0         ? g_strdup (_("None fits, not even 1"))
-                                                : g_strdup_printf (_("Largest that fits: %" G_GUINT64_FORMAT), max_mb);
+                                                : g_strdup_printf (_("Largest that fits: %s"), count_text);
   AdwActionRow *row = ADW_ACTION_ROW (self->choices[CHOICE_MB].row);
 
   if (g_strcmp0 (adw_action_row_get_subtitle (row), text) != 0)
