@@ -837,6 +837,14 @@ search_done (gpointer data)
   return plx_search_page_get_search (PLX_SEARCH_PAGE (data)) != NULL;
 }
 
+/* The results page on screen, its plot sized. */
+static gboolean
+results_shown (gpointer data)
+{
+  GtkWidget *scatter = GTK_WIDGET (plx_search_page_get_scatter (PLX_SEARCH_PAGE (data)));
+  return gi_find_type (GTK_WIDGET (data), GTK_TYPE_COLUMN_VIEW) != NULL && gtk_widget_get_width (scatter) > 0;
+}
+
 /* The right edge of the column titled `title` in the table, from the columns' widths. */
 static int
 column_right_edge (GtkColumnView *table, const char *title)
@@ -878,7 +886,8 @@ test_search_page (void)
   g_assert_nonnull (start);
   gi_click (start);
   g_assert_true (gi_wait (search_done, page, 60000));
-  gi_pump (300);
+  g_assert_true (gi_wait (results_shown, page, 10000));
+  gi_pump (100);
   g_assert_false (gtk_widget_get_mapped (empty));
   table = gi_find_type (page, GTK_TYPE_COLUMN_VIEW);
   g_assert_nonnull (table);

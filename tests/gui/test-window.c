@@ -389,8 +389,17 @@ run_search (PlxWindow *w)
   plx_search_page_start (search_page (w));
   g_assert_true (plx_search_page_is_running (search_page (w)));
   g_assert_true (wait_for (search_idle, w));
-  /* The results replace the empty state: time for the plot to get its size. */
-  pump (300);
+  pump (100);
+  /* The results replace the empty state: wait for the plot to get its size (slow
+   * under the sanitizers). */
+  {
+    PlxSearchPage *page = search_page (w);
+    GtkWidget *scatter = GTK_WIDGET (plx_search_page_get_scatter (page));
+    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+    while (plx_search_page_get_search (page) != NULL && plx_search_page_get_search (page)->results->len > 0 &&
+           gtk_widget_get_width (scatter) <= 0 && g_get_monotonic_time () < deadline)
+      pump (50);
+  }
 }
 
 static void
