@@ -63,6 +63,7 @@ result_clear (PlxResult *r)
     json_node_unref (r->json);
   plx_timeline_free (r->timeline);
   plx_memory_trace_free (r->trace);
+  g_clear_pointer (&r->fit_fixes, g_ptr_array_unref);
   g_free (r->scenario_dir);
 }
 
@@ -95,10 +96,18 @@ plx_engine_compute_sync (JsonNode   *scenario,
   if (!plx_sim_run_scenario (r->scenario->model, r->scenario->cluster, r->scenario->strategy, &r->report, NULL,
                              &r->timeline, &r->trace, error))
     return NULL;
-  if (r->scenario->strategy->schedule != PLX_SCHEDULE_FILE &&
-      !plx_analytic_max_micro_batch_size (r->scenario->model, r->scenario->cluster, r->scenario->strategy,
-                                          &r->max_micro_batch, error))
-    return NULL;
+  /* The advice the window shows beside the charts is computed here too, off the main
+   * thread: a strategy that does not fit asks the closed form about dozens of
+   * alternatives, which would otherwise cost the frame that shows the new charts. */
+  r->max_micro_batch = G_MAXUINT64;
+  if (r->scenario->strategy->schedule != PLX_SCHEDULE_FILE)
+    {
+      if (!plx_analytic_max_micro_batch_size (r->scenario->model, r->scenario->cluster, r->scenario->strategy,
+                                              &r->max_micro_batch, error))
+        return NULL;
+      if (!r->report.fits_in_memory)
+        r->fit_fixes = plx_advice_fit_fixes (r->scenario->model, r->scenario->cluster, r->scenario->strategy, 6);
+    }
   r->compute_s = (g_get_monotonic_time () - t0) / 1e6;
   return g_steal_pointer (&r);
 }

@@ -14,7 +14,8 @@ typedef struct
   PlxReport       report;
   PlxTimeline    *timeline;
   PlxMemoryTrace *trace;
-  guint64         max_micro_batch;
+  guint64         max_micro_batch; /* G_MAXUINT64: not known (a schedule file) */
+  GPtrArray      *fit_fixes;     /* PlxAdviceFix: what would fit; NULL when it fits */
   double          compute_s;     /* how long the worker took */
 } PlxResult;
 

@@ -77,8 +77,15 @@ set_card (PlxWindow *self, guint card, const char *value, const char *detail)
     gtk_label_set_text (self->card_value[card], value);
   if (g_strcmp0 (gtk_label_get_text (self->card_detail[card]), detail) != 0)
     gtk_label_set_text (self->card_detail[card], detail);
-  g_free (self->card_text[card]);
-  self->card_text[card] = g_strdup_printf ("%s %s", value, detail);
+  {
+    /* Setting a tooltip asks the X server where the pointer is (a round trip): only
+     * when the text changes. */
+    g_autofree char *text = g_strdup_printf ("%s %s", value, detail);
+    if (g_strcmp0 (text, self->card_text[card]) == 0)
+      return;
+    g_free (self->card_text[card]);
+    self->card_text[card] = g_steal_pointer (&text);
+  }
   gtk_widget_set_tooltip_text (self->card_box[card], detail[0] ? self->card_text[card] : NULL);
 }
 
@@ -263,21 +270,20 @@ offer_fixes (PlxWindow *self)
 static void
 offer_fit (PlxWindow *self, PlxResult *r)
 {
-  const PlxScenario *sc = r->scenario;
-  guint64 max_mb = 0;
-  g_autoptr (GPtrArray) fixes = NULL;
+  GPtrArray *fixes = r->fit_fixes;
 
-  if (sc->strategy->schedule != PLX_SCHEDULE_FILE &&
-      plx_analytic_max_micro_batch_size (sc->model, sc->cluster, sc->strategy, &max_mb, NULL))
-    plx_scenario_panel_show_max_micro_batch (self->panel, max_mb);
-  else
-    plx_scenario_panel_show_max_micro_batch (self->panel, G_MAXUINT64);
-  clear_box (GTK_WIDGET (self->fit_box));
+  /* Both computed by the worker (plx-engine.c). */
+  plx_scenario_panel_show_max_micro_batch (self->panel, r->max_micro_batch);
   if (r->report.fits_in_memory)
     {
-      gtk_revealer_set_reveal_child (self->fit_revealer, FALSE);
+      if (gtk_revealer_get_reveal_child (self->fit_revealer))
+        {
+          clear_box (GTK_WIDGET (self->fit_box));
+          gtk_revealer_set_reveal_child (self->fit_revealer, FALSE);
+        }
       return;
     }
+  clear_box (GTK_WIDGET (self->fit_box));
   {
     const PlxReport *rep = &r->report;
     guint biggest = 0;
@@ -292,7 +298,6 @@ offer_fit (PlxWindow *self, PlxResult *r)
                             plx_mem_category_display_name ((PlxMemCategory) biggest));
     gtk_label_set_text (self->fit_label, text);
   }
-  fixes = plx_advice_fit_fixes (sc->model, sc->cluster, sc->strategy, 6);
   if (fixes == NULL || fixes->len == 0)
     {
       gtk_label_set_text (self->fit_label, _("Does not fit, and no single change of one setting makes it fit: "
