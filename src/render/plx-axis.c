@@ -25,42 +25,64 @@ plx_axis_nice_step (double span,
   return 10.0 * mag;
 }
 
+/* The decimals that print `v` (a tick step in the label's unit) exactly: 0 for 10,
+ * 1 for 0.5, 2 for 0.05 or 0.25. */
+static int
+step_decimals (double v)
+{
+  for (int d = 0; d < 9; d++)
+    {
+      double t = v * pow (10.0, d);
+      if (fabs (t - round (t)) <= 1e-6 * t)
+        return d;
+    }
+  return 9;
+}
+
 void
 plx_axis_format_time (double seconds,
                       double step,
+                      double magnitude,
                       char  *buf,
                       gsize  len)
 {
-  const char *unit;
-  double scale, scaled_step;
+  static const struct
+  {
+    const char *name;
+    double      scale;
+  } units[] = { { "s", 1.0 }, { "ms", 1e3 }, { "µs", 1e6 } };
+  guint u = 0;
   int decimals;
 
-  /* The unit follows the step: ticks 0.1 s apart or more read in seconds ("1.5 s", not
-   * "1500 ms"), down to 0.1 ms in milliseconds, below that in microseconds. */
-  if (step >= 0.1 - 1e-12)
-    unit = "s", scale = 1.0;
-  else if (step >= 1e-4 - 1e-16)
-    unit = "ms", scale = 1e3;
-  else
-    unit = "µs", scale = 1e6;
-  scaled_step = step * scale;
-  /* Enough decimals to tell neighbouring ticks apart. */
-  decimals = scaled_step >= 1.0 ? 0 : (int) ceil (-log10 (scaled_step) - 1e-9);
+  /* One unit for the whole axis, the largest in which the axis's largest value is at
+   * least 1 and its step needs at most 3 decimals: 0-2 s in 0.5 s steps reads "1.5 s"
+   * (not "1500 ms"), a zoom on 2.0-2.4 s "2.05 s", a sub-second range 0-0.8 s
+   * "200 ms" (not "0.2 s"), 0-40 ms "10 ms", 0-3 µs "0.5 µs". Past 3 decimals the
+   * next unit down reads better ("2000.1 ms", not "2.0001 s"). The 1e-9 lets an axis
+   * ending at 1 ms read in ms although 1e-3 x 1e3 comes out a hair under 1. */
+  for (; u + 1 < G_N_ELEMENTS (units); u++)
+    if (magnitude * units[u].scale >= 1.0 - 1e-9 && step_decimals (step * units[u].scale) <= 3)
+      break;
+  /* The decimals that tell neighbouring ticks apart, the same on every tick of the
+   * axis so the labels line up ("0.0 s", "0.5 s", "1.0 s"). */
+  decimals = step > 0.0 ? step_decimals (step * units[u].scale) : 0;
   if (fabs (seconds) < step * 1e-9)
     seconds = 0.0;
-  snprintf (buf, len, "%.*f %s", decimals, seconds * scale, unit);
+  snprintf (buf, len, "%.*f %s", decimals, seconds * units[u].scale, units[u].name);
 }
 
-typedef void (*TickLabel) (double value, double step, char *buf, gsize len);
+/* `magnitude`: the largest absolute value on the axis, for a unit shared by all its
+ * ticks. */
+typedef void (*TickLabel) (double value, double step, double magnitude, char *buf, gsize len);
 
 static void
-label_gib (double value, double step, char *buf, gsize len)
+label_gib (double value, double step, double magnitude, char *buf, gsize len)
 {
   snprintf (buf, len, "%g GiB", value / 1073741824.0);
 }
 
 static void
-label_count (double value, double step, char *buf, gsize len)
+label_count (double value, double step, double magnitude, char *buf, gsize len)
 {
   snprintf (buf, len, "%.0f", value);
 }
@@ -71,6 +93,7 @@ static void
 fill_ticks (double lo, double hi, double step, TickLabel label, GArray *out)
 {
   double first = ceil (lo / step - 1e-9) * step;
+  double magnitude = MAX (fabs (lo), fabs (hi));
 
   g_array_set_size (out, 0);
   for (double v = first; v <= hi + step * 1e-9; v += step)
@@ -82,7 +105,7 @@ fill_ticks (double lo, double hi, double step, TickLabel label, GArray *out)
 
       t.value = value;
       t.position = (value - lo) / (hi - lo);
-      label (value, step, t.label, sizeof t.label);
+      label (value, step, magnitude, t.label, sizeof t.label);
       g_array_append_val (out, t);
       if (out->len > 1000)
         break;

@@ -13,7 +13,7 @@ typedef struct
 } PlxAxisTick;
 
 /* Ticks at multiples of 1, 2 or 5 x 10^k covering [lo, hi], about `target` of them,
- * labelled in s/ms/us for times. Returns the step. */
+ * labelled in s, ms or µs for times (see plx_axis_format_time). Returns the step. */
 double plx_axis_time_ticks (double  lo,
                             double  hi,
                             guint   target,
@@ -32,9 +32,12 @@ double plx_axis_count_ticks (double  lo,
 /* 1, 2 or 5 x 10^k just above span / target. */
 double plx_axis_nice_step (double span,
                            guint  target);
-/* "12.5 ms", "3 s", "250 us" with a precision suiting `step`. */
+/* "12.5 ms", "3 s", "250 µs": the unit from the step and `magnitude` (the largest
+ * absolute value on the axis, so every tick of an axis shares one unit), with the
+ * decimals the step needs. */
 void   plx_axis_format_time (double seconds,
                              double step,
+                             double magnitude,
                              char  *buf,
                              gsize  len);
 

@@ -72,16 +72,20 @@ plx_memory_trace_peak_rank (const PlxMemoryTrace *t)
  * stage does not fit) in rows as wide as the chart: widths are Pango's upper-bound
  * estimate, so a row never runs off the edge in any font the style names. */
 static void
-place_legend (PlxMemoryLayout *l, double w)
+place_legend (PlxMemoryLayout *l, double w, double h)
 {
   double x0 = MIN (LEFT_PX / w, 0.45) * w, x = x0, xmax = w - 8.0;
+  double text_w[PLX_N_LEGEND] = { 0 };
   guint row = 0;
 
   for (guint i = 0; i < PLX_N_LEGEND; i++)
     {
       const char *text = i < PLX_N_MEM ? plx_mem_category_display_name (i)
                          : i == PLX_N_MEM ? l->capacity_label : _("over usable memory: does not fit");
-      double wd = 20.0 + plx_render_text_estimate (text, l->font_size) * (i == PLX_N_MEM + 1 ? 1.1 : 1.0) + 18.0;
+      /* The last entry is bold: about a tenth wider. */
+      double wd;
+      text_w[i] = plx_render_text_estimate (text, l->font_size) * (i == PLX_N_MEM + 1 ? 1.1 : 1.0);
+      wd = 20.0 + text_w[i] + 18.0;
       if (i == PLX_N_MEM + 1 && !l->any_over)
         break;
       if (x + wd > xmax && x > x0)
@@ -95,6 +99,19 @@ place_legend (PlxMemoryLayout *l, double w)
     }
   l->legend_rows = row + 1;
   l->legend_px = LEGEND_PX + row * LEGEND_ROW_PX;
+  /* Rows from the legend's top; a box is the 14 x 12 swatch, the gap, and the text,
+   * whose line (1.25 x the font size) is centred on the swatch. */
+  for (guint i = 0; i < PLX_N_LEGEND; i++)
+    {
+      double y_mid = h - l->legend_px + 6.0 + l->legend_row[i] * LEGEND_ROW_PX + 6.0;
+      double line = MAX (12.0, l->font_size * 1.25);
+      if (i == PLX_N_MEM + 1 && !l->any_over)
+        break;
+      l->legend_box[i].x = l->legend_x[i];
+      l->legend_box[i].y = y_mid - line / 2.0;
+      l->legend_box[i].width = 20.0 + text_w[i];
+      l->legend_box[i].height = line;
+    }
 }
 
 PlxMemoryLayout *
@@ -134,7 +151,7 @@ plx_memory_layout_new (const PlxMemoryTrace   *t,
   else
     snprintf (l->capacity_label, sizeof l->capacity_label, _("HBM capacity, %.0f GiB"), usable / 1073741824.0);
   l->any_over = max_total > usable;
-  place_legend (l, w);
+  place_legend (l, w, h);
 
   top_px = TITLE_PX;
   bars_h_px = (h - top_px - l->legend_px - AXIS_PX - (o->over_time ? GAP_PX : 0.0)) * (o->over_time ? 0.55 : 1.0);
@@ -384,10 +401,10 @@ plx_memory_chart_render (const PlxMemoryLayout *l,
         }
     }
 
-  /* Legend along the bottom, in the rows the layout chose. */
+  /* Legend along the bottom, in the boxes the layout chose (y: the swatch's top). */
   for (guint i = 0; i < PLX_N_LEGEND; i++)
     {
-      double x = l->legend_x[i], y = height - l->legend_px + 6.0 + l->legend_row[i] * LEGEND_ROW_PX;
+      double x = l->legend_box[i].x, y = l->legend_box[i].y + l->legend_box[i].height / 2.0 - 6.0;
       if (i < PLX_N_MEM)
         {
           plx_render_set_color (cr, style->memory[i]);

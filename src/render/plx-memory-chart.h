@@ -43,6 +43,11 @@ typedef struct
 
 typedef struct
 {
+  double x, y, width, height;   /* pixels */
+} PlxMemoryBox;
+
+typedef struct
+{
   double  width_px, height_px, font_size;
   /* Stacked bars. */
   double  bars_x0, bars_x1, bars_y0, bars_y1;
@@ -53,6 +58,9 @@ typedef struct
   /* Legend entries: the categories, the usable line, the hatching (when any_over). */
   double  legend_x[PLX_N_MEM + 2];   /* left edge, pixels */
   guint   legend_row[PLX_N_MEM + 2];
+  /* Each entry's swatch and text (Pango's upper-bound width, the text's line height),
+   * where the renderer draws it; zero size for an entry not shown. */
+  PlxMemoryBox legend_box[PLX_N_MEM + 2];
   guint   legend_rows;
   double  legend_px;            /* the height the legend takes at the bottom */
   GArray *bars;                 /* PlxMemoryBar */

@@ -46,6 +46,26 @@ test_tens_of_seconds (void)
   check_ticks (10.0, 60.0, 5, e, G_N_ELEMENTS (e));
 }
 
+/* 0-0.8 s over 5 ticks: 0.8 / 5 = 0.16 s, rounded up to a 0.2 s step. The range
+ * stays under a second, so it reads in milliseconds ("200 ms", not "0.2 s"). */
+static void
+test_sub_second (void)
+{
+  static const char *const e[] = { "0 ms", "200 ms", "400 ms", "600 ms", "800 ms" };
+  check_ticks (0.0, 0.8, 5, e, G_N_ELEMENTS (e));
+}
+
+/* A zoom on 2.0-2.4 s over 10 ticks: 0.4 / 10 = 0.04 s, rounded up to a 0.05 s step.
+ * The values pass a second, so seconds with the two decimals 0.05 needs ("2.05 s",
+ * not "2050 ms"). */
+static void
+test_zoomed_seconds (void)
+{
+  static const char *const e[] = { "2.00 s", "2.05 s", "2.10 s", "2.15 s", "2.20 s",
+                                   "2.25 s", "2.30 s", "2.35 s", "2.40 s" };
+  check_ticks (2.0, 2.4, 10, e, G_N_ELEMENTS (e));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -54,5 +74,7 @@ main (int argc, char **argv)
   g_test_add_func ("/axis/milliseconds", test_milliseconds);
   g_test_add_func ("/axis/microseconds", test_microseconds);
   g_test_add_func ("/axis/tens-of-seconds", test_tens_of_seconds);
+  g_test_add_func ("/axis/sub-second", test_sub_second);
+  g_test_add_func ("/axis/zoomed-seconds", test_zoomed_seconds);
   return g_test_run ();
 }

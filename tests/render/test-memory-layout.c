@@ -137,6 +137,63 @@ test_usable_line_and_legend (void)
   g_assert_cmpfloat (700.0 - narrow->legend_px, >, narrow->time_y1 * 700.0);
 }
 
+static gboolean
+box_meets (const PlxMemoryBox *a, double x0, double y0, double x1, double y1)
+{
+  return a->x < x1 && x0 < a->x + a->width && a->y < y1 && y0 < a->y + a->height;
+}
+
+/* The chart's labels about memory, the usable line's ("usable memory, 77 of 80 GiB
+ * HBM") and the verdict ("over usable memory: does not fit"), are legend entries:
+ * their boxes never meet a bar (from its top, the last segment's, down to the axis),
+ * each other, or the time axis's labels above the legend (4 px under the axis, 0.95 x
+ * the font high, lines of 1.25 x that), and stay inside the chart. Checked for stage
+ * 0 over by 13 GiB (90 of 77), by 173 GiB (250 of 77), 1000 and 600 px wide. */
+static void
+test_labels_clear_of_bars (void)
+{
+  const double acts[] = { 20.0, 60.0 }, widths[] = { 1000.0, 600.0 };
+
+  for (guint a = 0; a < G_N_ELEMENTS (acts); a++)
+    for (guint wi = 0; wi < G_N_ELEMENTS (widths); wi++)
+      {
+        g_autoptr (PlxMemoryTrace) t = memory_trace_new (4, acts[a]);
+        g_autoptr (PlxMemoryLayout) l = NULL;
+        PlxMemoryOptions o;
+        double w = widths[wi], h = 700.0;
+
+        plx_memory_options_init (&o, w, h);
+        o.capacity_bytes = 80.0 * gib;
+        o.usable_bytes = 77.0 * gib;
+        o.step_time_s = 10.0;
+        l = plx_memory_layout_new (t, &o);
+        g_assert_true (l->any_over);
+        for (guint i = 0; i < PLX_N_LEGEND; i++)
+          {
+            const PlxMemoryBox *box = &l->legend_box[i];
+
+            g_assert_cmpfloat (box->width, >, 20.0);
+            g_assert_cmpfloat (box->height, >=, 12.0);
+            g_assert_cmpfloat (box->x, >=, 0.0);
+            g_assert_cmpfloat (box->x + box->width, <=, w);
+            g_assert_cmpfloat (box->y + box->height, <=, h);
+            g_assert_cmpfloat (box->y, >=, l->time_y1 * h + 4.0 + 0.95 * l->font_size * 1.25);
+            for (guint b = 0; b < l->bars->len; b++)
+              {
+                const PlxMemoryBar *bar = &g_array_index (l->bars, PlxMemoryBar, b);
+                g_assert_false (box_meets (box, bar->x0 * w, bar->seg_y0[PLX_N_MEM - 1] * h, bar->x1 * w,
+                                           l->bars_y1 * h));
+              }
+            for (guint j = 0; j < i; j++)
+              g_assert_false (box_meets (box, l->legend_box[j].x, l->legend_box[j].y,
+                                         l->legend_box[j].x + l->legend_box[j].width,
+                                         l->legend_box[j].y + l->legend_box[j].height));
+          }
+        /* The usable line's entry says both figures, with the unit. */
+        g_assert_cmpstr (l->capacity_label, ==, "usable memory, 77 of 80 GiB HBM");
+      }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -146,5 +203,6 @@ main (int argc, char **argv)
   g_test_add_func ("/render/memory/over-time", test_over_time);
   g_test_add_func ("/render/memory/tiny", test_tiny);
   g_test_add_func ("/render/memory/usable-line-and-legend", test_usable_line_and_legend);
+  g_test_add_func ("/render/memory/labels-clear-of-bars", test_labels_clear_of_bars);
   return g_test_run ();
 }

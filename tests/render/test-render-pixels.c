@@ -160,6 +160,52 @@ test_memory_capacity_and_over (void)
   plx_memory_layout_free (l);
 }
 
+/* A large overflow: stage 0 needs 10 + 4 x 60 = 250 GiB of 77 usable, so most of its
+ * bar is over. The hatching stays above the usable line: the weights, gradients and
+ * optimizer segments (4, 2 and 3 GiB at the bottom) and the activations below the
+ * line keep their colours, and between the hatching's lines the activations show. */
+static void
+test_memory_large_overflow (void)
+{
+  g_autoptr (PlxMemoryTrace) t = memory_trace_new (4, 60.0);
+  PlxMemoryLayout *l = NULL;
+  PlxRenderStyle style;
+  cairo_surface_t *s;
+  PlxColor c;
+  const PlxMemoryBar *b0;
+  const PlxMemCategory cats[] = { PLX_MEM_WEIGHTS, PLX_MEM_GRADIENTS, PLX_MEM_OPTIMIZER };
+  double x;
+  guint clean = 0, total = 0;
+
+  plx_render_style_init (&style, FALSE, 1.0);
+  s = render_memory (t, &style, &l);
+  b0 = &g_array_index (l->bars, PlxMemoryBar, 0);
+  x = (b0->x0 + b0->x1) / 2.0 * 1000;
+  g_assert_cmpfloat (b0->total_bytes, ==, 250.0 * 1073741824.0);
+  /* Over from the usable line (77 GiB) to the top (250 GiB): 173 / 250 of the bar. */
+  g_assert_cmpfloat (fabs ((b0->over_y1 - b0->over_y0) / (l->bars_y1 - b0->over_y0) - 173.0 / 250.0), <, 1e-9);
+  for (guint i = 0; i < G_N_ELEMENTS (cats); i++)
+    {
+      pixel (s, x, (b0->seg_y0[cats[i]] + b0->seg_y1[cats[i]]) / 2.0 * 700, &c);
+      g_assert_true (same_color (c, style.memory[cats[i]]));
+    }
+  /* Activations just below the usable line: their own colour. */
+  pixel (s, x, b0->over_y1 * 700 + 4, &c);
+  g_assert_true (same_color (c, style.memory[PLX_MEM_ACTIVATIONS]));
+  /* Above it, at least half the pixels between the outline's edges are still the
+   * activations' colour (the hatching: 1.5 px lines 10 px apart). */
+  for (double y = b0->over_y0 * 700 + 4; y < b0->over_y1 * 700 - 4; y += 1.0)
+    for (double xx = b0->x0 * 1000 + 4; xx < b0->x1 * 1000 - 4; xx += 1.0)
+      {
+        pixel (s, xx, y, &c);
+        clean += same_color (c, style.memory[PLX_MEM_ACTIVATIONS]);
+        total++;
+      }
+  g_assert_cmpfloat ((double) clean / total, >=, 0.5);
+  cairo_surface_destroy (s);
+  plx_memory_layout_free (l);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -167,5 +213,6 @@ main (int argc, char **argv)
   g_test_add_func ("/render/pixels/timeline-colours", test_timeline_colours);
   g_test_add_func ("/render/pixels/dark-style", test_dark_style);
   g_test_add_func ("/render/pixels/memory-capacity-and-over", test_memory_capacity_and_over);
+  g_test_add_func ("/render/pixels/memory-large-overflow", test_memory_large_overflow);
   return g_test_run ();
 }
