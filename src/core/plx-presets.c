@@ -32,6 +32,17 @@ plx_presets_user_dir (PlxPresetKind kind)
   return g_build_filename (g_get_user_data_dir (), "parallax", kind_user_dirs[kind], NULL);
 }
 
+/* The file of the user's preset `name` (a valid name). */
+static char *
+user_preset_path (PlxPresetKind kind,
+                  const char   *name)
+{
+  g_autofree char *dir = plx_presets_user_dir (kind);
+  g_autofree char *file = g_strdup_printf ("%s.json", name);
+
+  return g_build_filename (dir, file, NULL);
+}
+
 /* A preset name is a bare identifier: letters, digits, '.', '_' and '-', starting
  * with a letter or digit, at most 64 characters; no path can hide in it. */
 gboolean
@@ -96,7 +107,7 @@ plx_presets_save (PlxPresetKind kind,
                   GError      **error)
 {
   g_autofree char *dir = plx_presets_user_dir (kind);
-  g_autofree char *file = NULL, *path = NULL;
+  g_autofree char *path = NULL;
   g_autofree char *text = NULL;
   g_autoptr (GError) local = NULL;
 
@@ -124,8 +135,7 @@ plx_presets_save (PlxPresetKind kind,
       g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%s: %s", dir, g_strerror (e));
       return FALSE;
     }
-  file = g_strdup_printf ("%s.json", name);
-  path = g_build_filename (dir, file, NULL);
+  path = user_preset_path (kind, name);
   text = json_to_string (json, TRUE);
   /* g_file_set_contents writes a temporary file and renames it over the old one:
    * a crash leaves the old preset or the new, never half of one. */
@@ -155,9 +165,7 @@ plx_presets_lookup (PlxPresetKind kind,
   if (bytes == NULL)
     {
       /* A preset the user saved: parsed from its file, errors naming the file. */
-      g_autofree char *dir = plx_presets_user_dir (kind);
-      g_autofree char *file = g_strdup_printf ("%s.json", name);
-      g_autofree char *user_path = g_build_filename (dir, file, NULL);
+      g_autofree char *user_path = user_preset_path (kind, name);
       if (g_file_test (user_path, G_FILE_TEST_IS_REGULAR))
         return plx_json_parse_file (user_path, error);
       goto not_found;

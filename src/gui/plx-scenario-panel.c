@@ -136,6 +136,41 @@ index_of (const char *const *list, const char *value)
 
 /* ---- resolving the model and cluster for facts and choices --------------------- */
 
+/* The Hugging Face config file the model names (relative to the scenario), parsed;
+ * NULL if it cannot be read. */
+static JsonNode *
+read_hf_config (PlxScenarioPanel *self)
+{
+  const char *path = json_object_get_string_member (obj (self->model), "hf_config");
+  g_autofree char *full = g_path_is_absolute (path) ? g_strdup (path) : g_build_filename (self->base_dir, path, NULL);
+
+  return plx_json_parse_file (full, NULL);
+}
+
+/* Whether a preset object carries values of its own: any key beside "preset" and the
+ * key `also` (NULL: none) that a preset choice itself sets. */
+static gboolean
+has_overrides (JsonObject *o, const char *also)
+{
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *value;
+
+  json_object_iter_init (&iter, o);
+  while (json_object_iter_next (&iter, &key, &value))
+    if (!g_str_equal (key, "preset") && g_strcmp0 (key, also) != 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* A row's subtitle, set only when it changes: each set re-lays out the panel. */
+static void
+set_subtitle (AdwActionRow *row, const char *text)
+{
+  if (g_strcmp0 (adw_action_row_get_subtitle (row), text) != 0)
+    adw_action_row_set_subtitle (row, text);
+}
+
 static void
 resolve (PlxScenarioPanel *self)
 {
@@ -146,9 +181,7 @@ resolve (PlxScenarioPanel *self)
   g_clear_pointer (&self->resolved_cluster, plx_cluster_free);
   if (json_object_has_member (m, "hf_config"))
     {
-      const char *path = json_object_get_string_member (m, "hf_config");
-      g_autofree char *full = g_path_is_absolute (path) ? g_strdup (path) : g_build_filename (self->base_dir, path, NULL);
-      g_autoptr (JsonNode) config = plx_json_parse_file (full, NULL);
+      g_autoptr (JsonNode) config = read_hf_config (self);
       if (config != NULL)
         model = plx_json_merge (config, NULL);
     }
@@ -415,8 +448,7 @@ sync_sp (PlxScenarioPanel *self)
   self->updating = TRUE;
   gtk_switch_set_active (self->sp_switch, tp > 1 && sp && JSON_NODE_HOLDS_VALUE (sp) && json_node_get_boolean (sp));
   gtk_widget_set_sensitive (GTK_WIDGET (self->sp_switch), tp > 1);
-  if (g_strcmp0 (adw_action_row_get_subtitle (row), hint) != 0)
-    adw_action_row_set_subtitle (row, hint);
+  set_subtitle (row, hint);
   self->updating = was;
 }
 
@@ -484,9 +516,7 @@ on_model_spin_changed (GtkSpinButton *spin, PlxScenarioPanel *self)
     return;
   if (json_object_has_member (m, "hf_config"))
     {
-      const char *path = json_object_get_string_member (m, "hf_config");
-      g_autofree char *full = g_path_is_absolute (path) ? g_strdup (path) : g_build_filename (self->base_dir, path, NULL);
-      g_autoptr (JsonNode) config = plx_json_parse_file (full, NULL);
+      g_autoptr (JsonNode) config = read_hf_config (self);
       if (config == NULL || !JSON_NODE_HOLDS_OBJECT (config))
         return;
       json_node_unref (self->model);
@@ -526,18 +556,8 @@ sync_controls (PlxScenarioPanel *self)
       adw_action_row_set_subtitle (self->params_row, params);
       sync_model_spins (self);
     }
-  {
-    /* Anything beside "preset" makes the model custom. */
-    gboolean edited = FALSE;
-    JsonObjectIter iter;
-    const char *key;
-    JsonNode *value;
-    json_object_iter_init (&iter, m);
-    while (preset != NULL && json_object_iter_next (&iter, &key, &value))
-      if (!g_str_equal (key, "preset"))
-        edited = TRUE;
-    adw_action_row_set_subtitle (ADW_ACTION_ROW (self->model_combo), edited ? _("custom: values changed") : "");
-  }
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->model_combo),
+                               preset != NULL && has_overrides (m, NULL) ? _("custom: values changed") : "");
 
   /* Cluster. */
   preset = json_object_has_member (c, "preset") ? json_object_get_string_member (c, "preset") : NULL;
@@ -551,18 +571,9 @@ sync_controls (PlxScenarioPanel *self)
   else
     set_extra_item (self->cluster_names, self->cluster_ids->len, NULL);
   select_row (self->cluster_combo, sel);
-  {
-    /* Anything beside "preset" (and the node count) makes it custom. */
-    gboolean custom = preset == NULL;
-    JsonObjectIter iter;
-    const char *key;
-    JsonNode *value;
-    json_object_iter_init (&iter, c);
-    while (json_object_iter_next (&iter, &key, &value))
-      if (!g_str_equal (key, "preset") && !g_str_equal (key, "num_nodes"))
-        custom = TRUE;
-    adw_action_row_set_subtitle (ADW_ACTION_ROW (self->cluster_combo), custom ? _("custom: values changed") : "");
-  }
+  /* The node count is the scenario's, not a change to the cluster. */
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->cluster_combo),
+                               preset == NULL || has_overrides (c, "num_nodes") ? _("custom: values changed") : "");
   for (guint i = 0; i < N_CLUSTER_SPINS; i++)
     gtk_spin_button_set_value (self->cluster_spins[i].spin, cluster_value (self, &self->cluster_spins[i]));
 
@@ -1415,13 +1426,11 @@ plx_scenario_panel_show_resolved (PlxScenarioPanel  *self,
 
   const char *zero_hint = "";
 
-  if (g_strcmp0 (adw_action_row_get_subtitle (self->dp_row), dp) != 0)
-    adw_action_row_set_subtitle (self->dp_row, dp);
+  set_subtitle (self->dp_row, dp);
   /* ZeRO shards over data-parallel ranks: at DP 1 a stage changes nothing. */
   if (scenario != NULL && scenario->strategy->zero_stage > 0 && scenario->strategy->dp == 1)
     zero_hint = _("No effect at DP 1: ZeRO shards over data-parallel ranks");
-  if (g_strcmp0 (adw_action_row_get_subtitle (ADW_ACTION_ROW (self->zero_combo)), zero_hint) != 0)
-    adw_action_row_set_subtitle (ADW_ACTION_ROW (self->zero_combo), zero_hint);
+  set_subtitle (ADW_ACTION_ROW (self->zero_combo), zero_hint);
 }
 
 const char *
@@ -1504,6 +1513,5 @@ plx_scenario_panel_show_max_micro_batch (PlxScenarioPanel *self,
                                                 : g_strdup_printf (_("Largest that fits: %s"), count_text);
   AdwActionRow *row = ADW_ACTION_ROW (self->choices[CHOICE_MB].row);
 
-  if (g_strcmp0 (adw_action_row_get_subtitle (row), text) != 0)
-    adw_action_row_set_subtitle (row, text);
+  set_subtitle (row, text);
 }

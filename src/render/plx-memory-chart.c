@@ -284,6 +284,25 @@ y_axis (cairo_t *cr, const PlxRenderStyle *style, GArray *ticks, double x0, doub
     }
 }
 
+/* Diagonal lines 1.5 px wide, `spacing` apart across, in the warning colour over the
+ * rectangle, clipped to it. */
+static void
+hatch (cairo_t *cr, const PlxRenderStyle *style, double x, double y, double w, double h, double spacing)
+{
+  cairo_save (cr);
+  cairo_rectangle (cr, x, y, w, h);
+  cairo_clip (cr);
+  cairo_set_source_rgba (cr, style->over.r, style->over.g, style->over.b, 0.85);
+  cairo_set_line_width (cr, 1.5);
+  for (double d = -h; d < w; d += spacing)
+    {
+      cairo_move_to (cr, x + d, y + h);
+      cairo_line_to (cr, x + d + h, y);
+    }
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
 void
 plx_memory_chart_render (const PlxMemoryLayout *l,
                          const PlxRenderStyle  *style,
@@ -316,18 +335,7 @@ plx_memory_chart_render (const PlxMemoryLayout *l,
            * categories' colours, which stay readable between the lines (a line of
            * 1.5 px every 10 px covers about a sixth of the area). */
           double x0 = b->x0 * width, x1 = b->x1 * width, y0 = b->over_y0 * height, y1 = b->over_y1 * height;
-          cairo_save (cr);
-          cairo_rectangle (cr, x0, y0, x1 - x0, y1 - y0);
-          cairo_clip (cr);
-          cairo_set_source_rgba (cr, style->over.r, style->over.g, style->over.b, 0.85);
-          cairo_set_line_width (cr, 1.5);
-          for (double d = -(y1 - y0); d < x1 - x0; d += HATCH_SPACING_PX)
-            {
-              cairo_move_to (cr, x0 + d, y1);
-              cairo_line_to (cr, x0 + d + (y1 - y0), y0);
-            }
-          cairo_stroke (cr);
-          cairo_restore (cr);
+          hatch (cr, style, x0, y0, x1 - x0, y1 - y0, HATCH_SPACING_PX);
           plx_render_set_color (cr, style->over);
           cairo_set_line_width (cr, 2.0);
           cairo_rectangle (cr, x0 + 1.0, y0 + 1.0, x1 - x0 - 2.0, y1 - y0 - 2.0);
@@ -426,18 +434,8 @@ plx_memory_chart_render (const PlxMemoryLayout *l,
         }
       else if (l->any_over)
         {
-          cairo_save (cr);
-          cairo_rectangle (cr, x, y, 14.0, 12.0);
-          cairo_clip (cr);
-          cairo_set_source_rgba (cr, style->over.r, style->over.g, style->over.b, 0.85);
-          cairo_set_line_width (cr, 1.5);
-          for (double d = -12.0; d < 14.0; d += 5.0)
-            {
-              cairo_move_to (cr, x + d, y + 12.0);
-              cairo_line_to (cr, x + d + 12.0, y);
-            }
-          cairo_stroke (cr);
-          cairo_restore (cr);
+          /* The swatch: the same hatching, denser, so a few lines show in 14 px. */
+          hatch (cr, style, x, y, 14.0, 12.0, 5.0);
           plx_render_text (cr, style, _("over usable memory: does not fit"), x + 20.0, y + 6.0, fs, style->over, 0.0,
                            0.5, PLX_TEXT_BOLD);
         }
