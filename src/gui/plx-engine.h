@@ -1,6 +1,6 @@
-/* plx-engine.h: computes scenarios off the UI thread. Each compute() cancels the one
- * before it (GTask + GCancellable), so dragging a slider never queues up work and the
- * UI thread only draws. */
+/* plx-engine.h: computes scenarios off the UI thread, on one worker thread of its own.
+ * Each compute() replaces the request before it, so dragging a slider never queues up
+ * work and the UI thread only draws. */
 #pragma once
 
 #include <gio/gio.h>

@@ -62,8 +62,6 @@ struct _PlxScenarioPanel
   GtkStringList *model_names;   /* the presets' labels, then "(file)" while one is loaded */
   GPtrArray   *model_ids;       /* preset ids, in the list's order */
   guint        resync_idle;     /* a resync waiting for the dropdown to finish its choice */
-  guint        choices_idle;    /* the other sliders' valid values, after the next frame */
-  char        *choices_key;     /* the key whose change they follow; NULL: refresh all */
   AdwActionRow *params_row;    /* the parameter count, derived */
   ModelSpin    model_spins[N_MODEL_SPINS];
   gboolean     model_gpt2;   /* the family of the last model that resolved: its keys */
@@ -253,33 +251,6 @@ refresh_other_choices (PlxScenarioPanel *self, const char *key)
   self->updating = was;
 }
 
-static gboolean
-choices_idle (gpointer data)
-{
-  PlxScenarioPanel *self = data;
-
-  self->choices_idle = 0;
-  refresh_other_choices (self, self->choices_key);
-  g_clear_pointer (&self->choices_key, g_free);
-  return G_SOURCE_REMOVE;
-}
-
-/* Which values the other sliders offer is asked of the advice module for every
- * candidate (tens of strategy resolutions per slider): that work waits until the frame
- * with the new charts has been drawn (an idle below GTK's redraw priority), so a drag
- * redraws at the simulation's pace. Changes of two keys before it runs refresh all. */
-static void
-queue_refresh_other_choices (PlxScenarioPanel *self, const char *key)
-{
-  if (self->choices_idle == 0)
-    {
-      self->choices_key = g_strdup (key);
-      self->choices_idle = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, choices_idle, self, NULL);
-    }
-  else if (g_strcmp0 (self->choices_key, key) != 0)
-    g_clear_pointer (&self->choices_key, g_free);
-}
-
 static void
 refresh_choice (PlxScenarioPanel *self, guint which)
 {
@@ -287,14 +258,21 @@ refresh_choice (PlxScenarioPanel *self, guint which)
   guint64 current = (guint64) strategy_int (self, ch->key, 1);
   guint best = 0;
   GtkAdjustment *adj;
+  g_autoptr (GArray) values = compute_choices (self, which);
 
-  if (ch->values != NULL)
-    g_array_unref (ch->values);
-  ch->values = compute_choices (self, which);
-  for (guint i = 0; i < ch->values->len; i++)
-    if (g_array_index (ch->values, guint64, i) <= current)
+  for (guint i = 0; i < values->len; i++)
+    if (g_array_index (values, guint64, i) <= current)
       best = i;
   adj = gtk_range_get_adjustment (GTK_RANGE (ch->scale));
+  /* The same list at the same position: nothing to redo (each redo re-lays out the
+   * panel). */
+  if (ch->values != NULL && ch->values->len == values->len &&
+      memcmp (ch->values->data, values->data, values->len * sizeof (guint64)) == 0 &&
+      gtk_adjustment_get_value (adj) == best)
+    return;
+  if (ch->values != NULL)
+    g_array_unref (ch->values);
+  ch->values = g_steal_pointer (&values);
   gtk_adjustment_configure (adj, best, 0, MAX (ch->values->len - 1, 0.0), 1, 1, 0);
   /* The label follows the value, not the position: the same position may now stand
    * for another value (TP 4 at position 3 before, TP 8 at position 3 now). Setting
@@ -843,8 +821,13 @@ plx_scenario_panel_set_strategy_int (PlxScenarioPanel *self,
       else
         {
           sync_strategy_value (self, key);
-          queue_refresh_other_choices (self, key);
           sync_sp (self);
+          /* The new strategy goes to the worker first; what the other sliders offer
+           * (tens of strategy resolutions each) is worked out here meanwhile, so it
+           * lands in the same frame as the new charts, not a frame of its own after. */
+          emit_changed (self);
+          refresh_other_choices (self, key);
+          return;
         }
       emit_changed (self);
     }
@@ -979,8 +962,6 @@ plx_scenario_panel_dispose (GObject *object)
   g_clear_pointer (&self->base_dir, g_free);
   g_clear_pointer (&self->model_file, g_free);
   g_clear_handle_id (&self->resync_idle, g_source_remove);
-  g_clear_handle_id (&self->choices_idle, g_source_remove);
-  g_clear_pointer (&self->choices_key, g_free);
   g_clear_pointer (&self->model_ids, g_ptr_array_unref);
   g_clear_object (&self->model_names);
   g_clear_pointer (&self->rows, g_hash_table_unref);

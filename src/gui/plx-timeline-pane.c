@@ -10,6 +10,7 @@
 #include "plx-render-style.h"
 #include "plx-render-text.h"
 #include "plx-timeline-pane.h"
+#include "plx-tooltip.h"
 
 #define OVERVIEW_HEIGHT_PX 40
 
@@ -246,7 +247,7 @@ on_details_changed (PlxChartView *chart, PlxTimelinePane *self)
       const char *line = lines[0] != NULL && (i == 0 || lines[1] != NULL) ? lines[i] : "";
       gtk_label_set_markup (self->details[i], line);
       /* The whole line when it is cut short. */
-      gtk_widget_set_tooltip_markup (GTK_WIDGET (self->details[i]), line[0] ? line : NULL);
+      plx_tooltip_set (GTK_WIDGET (self->details[i]), line, TRUE);
     }
 }
 

@@ -9,6 +9,7 @@
 #include "plx-scenario-panel.h"
 #include "plx-search-page.h"
 #include "plx-timeline-pane.h"
+#include "plx-tooltip.h"
 #include "plx-window.h"
 
 enum { CARD_STEP, CARD_THROUGHPUT, CARD_MFU, CARD_MEMORY, CARD_BUBBLE, N_CARDS };
@@ -27,7 +28,7 @@ struct _PlxWindow
   GtkBox          *fix_box;
   GtkRevealer     *file_revealer;
   GtkLabel        *file_label;
-  GtkRevealer     *fit_revealer;
+  GtkWidget       *fit_bar;
   GtkLabel        *fit_label;
   GtkFlowBox      *fit_box;
   GtkFlowBox      *cards;
@@ -77,16 +78,9 @@ set_card (PlxWindow *self, guint card, const char *value, const char *detail)
     gtk_label_set_text (self->card_value[card], value);
   if (g_strcmp0 (gtk_label_get_text (self->card_detail[card]), detail) != 0)
     gtk_label_set_text (self->card_detail[card], detail);
-  {
-    /* Setting a tooltip asks the X server where the pointer is (a round trip): only
-     * when the text changes. */
-    g_autofree char *text = g_strdup_printf ("%s %s", value, detail);
-    if (g_strcmp0 (text, self->card_text[card]) == 0)
-      return;
-    g_free (self->card_text[card]);
-    self->card_text[card] = g_steal_pointer (&text);
-  }
-  gtk_widget_set_tooltip_text (self->card_box[card], detail[0] ? self->card_text[card] : NULL);
+  g_free (self->card_text[card]);
+  self->card_text[card] = g_strdup_printf ("%s %s", value, detail);
+  plx_tooltip_set (self->card_box[card], detail[0] ? self->card_text[card] : NULL, FALSE);
 }
 
 /* A share of the step as a bar in the category's timeline colour: a level bar would
@@ -241,7 +235,7 @@ fix_button (PlxWindow *self, const PlxAdviceFix *fix)
   g_autofree char *tip = g_strdup_printf (_("Step time with this change: %s"), t);
   GtkWidget *b = gtk_button_new_with_label (fix->label);
 
-  gtk_widget_set_tooltip_text (b, tip);
+  plx_tooltip_set (b, tip, FALSE);
   g_object_set_data_full (G_OBJECT (b), "key", g_strdup (fix->key), g_free);
   g_object_set_data_full (G_OBJECT (b), "value", json_node_copy (fix->value), (GDestroyNotify) json_node_unref);
   g_signal_connect (b, "clicked", G_CALLBACK (on_fix_clicked), self);
@@ -276,10 +270,10 @@ offer_fit (PlxWindow *self, PlxResult *r)
   plx_scenario_panel_show_max_micro_batch (self->panel, r->max_micro_batch);
   if (r->report.fits_in_memory)
     {
-      if (gtk_revealer_get_reveal_child (self->fit_revealer))
+      if (gtk_widget_get_visible (self->fit_bar))
         {
           clear_box (GTK_WIDGET (self->fit_box));
-          gtk_revealer_set_reveal_child (self->fit_revealer, FALSE);
+          gtk_widget_set_visible (self->fit_bar, FALSE);
         }
       return;
     }
@@ -306,7 +300,7 @@ offer_fit (PlxWindow *self, PlxResult *r)
   else
     for (guint i = 0; i < fixes->len; i++)
       gtk_flow_box_append (self->fit_box, fix_button (self, g_ptr_array_index (fixes, i)));
-  gtk_revealer_set_reveal_child (self->fit_revealer, TRUE);
+  gtk_widget_set_visible (self->fit_bar, TRUE);
 }
 
 static void
@@ -377,7 +371,7 @@ on_failed (PlxEngine *engine, const char *message, PlxWindow *self)
   gtk_widget_set_sensitive (self->breakdown, FALSE);
   for (guint c = 0; c < N_CARDS; c++)
     set_card (self, c, "–", "");
-  gtk_revealer_set_reveal_child (self->fit_revealer, FALSE);
+  gtk_widget_set_visible (self->fit_bar, FALSE);
   plx_search_page_set_scenario (self->search_page, NULL);
   plx_scenario_panel_show_resolved (self->panel, NULL);
   plx_scenario_panel_mark_faults (self->panel, message);
@@ -1201,7 +1195,7 @@ plx_window_class_init (PlxWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, fix_box);
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, file_revealer);
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, file_label);
-  gtk_widget_class_bind_template_child (widget_class, PlxWindow, fit_revealer);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, fit_bar);
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, fit_label);
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, fit_box);
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, cards);
@@ -1331,8 +1325,13 @@ plx_window_init (PlxWindow *self)
                                      "preferences-system-time-symbolic");
   self->search_page = PLX_SEARCH_PAGE (plx_search_page_new ());
   g_signal_connect (self->search_page, "strategy-chosen", G_CALLBACK (on_strategy_chosen), self);
-  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, GTK_WIDGET (self->search_page), "search",
-                                                                _("Search")),
+  /* The stack is as tall as its tallest page needs: the search page's controls and
+   * table (418 px) would push a 1024x640 window to 814 px once the fit advice shows.
+   * It scrolls instead when the window is that short. */
+  scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->search_page));
+  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, scroller, "search", _("Search")),
                                      "system-search-symbolic");
   self->compare_page = adw_view_stack_add_titled (self->stack, self->charts[2], "compare", _("Compare"));
   adw_view_stack_page_set_icon_name (self->compare_page, "view-dual-symbolic");

@@ -922,6 +922,117 @@ test_search_page (void)
   close_window (w);
 }
 
+/* ---- what would fit ----------------------------------------------------------------- */
+
+/* The CLI's JSON report for a scenario file and extra flags. */
+static JsonObject *
+cli_report (const char *path, const char *flag, const char *value)
+{
+  const char *argv[] = { g_getenv ("PLX_CLI"), "simulate", "--json", path, flag, value, NULL };
+  g_autofree char *out = NULL;
+  int status = 0;
+  JsonNode *root;
+  JsonObject *o;
+
+  g_assert_nonnull (argv[0]);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status,
+                               NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  root = json_from_string (out, NULL);
+  g_assert_nonnull (root);
+  o = json_object_ref (json_node_get_object (root));
+  json_node_unref (root);
+  return o;
+}
+
+static gboolean
+fit_bar_gone (gpointer data)
+{
+  GtkWidget *label = data;
+  return !gtk_widget_get_mapped (label);
+}
+
+/* GPT-3 175B, TP 4 x PP 8 on 1024 A100 without ZeRO does not fit (the CLI says 113.4 of
+ * 77 GiB). The bar under the cards says by how much and offers the CLI's single
+ * changes as buttons; pressing one applies it, the result fits and the bar goes; undo
+ * brings both back. At 1024x640 the bar takes its room from the charts, not from a
+ * window that would grow past the screen. */
+static void
+test_fit_advice (void)
+{
+  PlxWindow *w = open_window (1024, 640);
+  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *path = write_scenario (dir, "big.json",
+    "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 128 },"
+    "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 1536, \"micro_batch_size\": 1, \"tp\": 4, \"pp\": 8,"
+    "                \"sequence_parallel\": true, \"recompute\": \"selective\" } }");
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (JsonObject) cli = cli_report (path, NULL, NULL);
+  g_autoptr (JsonObject) cli_fixed = NULL;
+  JsonArray *suggestions = json_object_get_array_member (cli, "fit_suggestions");
+  GtkWidget *bar_label, *first_fix, *fix_box, *child;
+  g_autofree char *expect = NULL;
+  guint n_buttons = 0;
+
+  g_assert_false (json_object_get_boolean_member (cli, "fits_in_memory"));
+  g_assert_true (plx_window_open_file (w, file, NULL));
+  settle (w);
+
+  /* Why: the CLI's peak and usable memory. */
+  expect = g_strdup_printf ("Does not fit: %.1f GiB needed, %.1f GiB usable (%.1f GiB over)",
+                            json_object_get_double_member (cli, "peak_memory_bytes") / 1073741824.0,
+                            json_object_get_double_member (cli, "hbm_usable_bytes") / 1073741824.0,
+                            (json_object_get_double_member (cli, "peak_memory_bytes") -
+                             json_object_get_double_member (cli, "hbm_usable_bytes")) / 1073741824.0);
+  bar_label = gi_find (GTK_WIDGET (w), gi_match_label_prefix, expect);
+  g_assert_nonnull (bar_label);
+  g_assert_true (gtk_widget_get_mapped (bar_label));
+
+  /* What would: the CLI's suggestions, in its order, one button each. */
+  g_assert_cmpuint (json_array_get_length (suggestions), >=, 2);
+  fix_box = gtk_widget_get_next_sibling (bar_label);
+  for (child = gtk_widget_get_first_child (fix_box); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *button = gi_find_type (child, GTK_TYPE_BUTTON);
+      JsonObject *s = json_array_get_object_element (suggestions, n_buttons);
+      g_assert_nonnull (button);
+      g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (button)), ==, json_object_get_string_member (s, "label"));
+      n_buttons++;
+    }
+  g_assert_cmpuint (n_buttons, ==, json_array_get_length (suggestions));
+  /* The micro-batch row says even one sequence is too much (CLI: 0). */
+  g_assert_cmpint (json_object_get_int_member (cli, "max_micro_batch_size"), ==, 0);
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (gi_find_row (panel (w), "Micro-batch size"))), ==,
+                   "None fits, not even 1");
+  /* The window kept its size with the bar in it. */
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (w)), <=, 640);
+
+  /* Pressing the first (fastest) change applies it: the CLI with that one flag. */
+  first_fix = gi_find_type (gtk_widget_get_first_child (fix_box), GTK_TYPE_BUTTON);
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (first_fix)), ==, "ZeRO 1");
+  cli_fixed = cli_report (path, "--zero-stage", "1");
+  gi_click (first_fix);
+  settle (w);
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->zero_stage, ==, 1);
+  g_assert_true (plx_window_get_result (w)->report.fits_in_memory);
+  g_assert_cmpfloat (plx_window_get_result (w)->report.step_time_s, ==,
+                     json_object_get_double_member (cli_fixed, "step_time_s"));
+  g_assert_true (gi_wait (fit_bar_gone, bar_label, 3000));
+  g_assert_nonnull (strstr (plx_window_get_card_text (w, 3), "fits:"));
+
+  /* Ctrl+Z: back to the strategy that does not fit, and its advice. */
+  gi_focus_window (GTK_WINDOW (w));
+  gi_key ("ctrl", XK_z);
+  settle (w);
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->zero_stage, ==, 0);
+  g_assert_nonnull (gi_find (GTK_WIDGET (w), gi_match_label_prefix, expect));
+  g_assert_true (gtk_widget_get_mapped (gi_find (GTK_WIDGET (w), gi_match_label_prefix, expect)));
+
+  g_remove (path);
+  g_rmdir (dir);
+  close_window (w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -947,5 +1058,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/search-page", test_search_page);
   g_test_add_func ("/gui/use/model-editor", test_model_editor);
   g_test_add_func ("/gui/use/save-cluster", test_save_cluster);
+  g_test_add_func ("/gui/use/fit-advice", test_fit_advice);
   return gui_env_finish (home, g_test_run ());
 }
