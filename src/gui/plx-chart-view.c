@@ -954,28 +954,33 @@ bar_at (const PlxTimelineLayout *l, double x, double y)
   return NULL;
 }
 
-/* A pixel column of events narrower than a pixel: how busy it is, which is what the
- * bar's height shows (the stacked shares of its row's height). */
+/* A pixel column of events narrower than a pixel: how busy it is. The bar's height is
+ * that share averaged with the columns beside it (plx-timeline-chart.c, against
+ * aliasing); the tooltip gives the column's own, from the events themselves. */
 static char *
-describe_column (const PlxTimelineLayout *l, const PlxChartBar *bar)
+describe_column (const PlxTimeline *tl, const PlxTimelineLayout *l, const PlxChartBar *bar)
 {
   gint ri = row_at_y (l, (bar->y0 + bar->y1) / 2);
   double busy = 0.0, col_t0, col_t1, span = l->t1_s - l->t0_s, plot = l->plot_x1 - l->plot_x0;
   g_autofree char *from = NULL, *width = NULL;
   GString *text = g_string_new (NULL);
 
+  col_t0 = l->t0_s + (bar->x0 - l->plot_x0) / plot * span;
+  col_t1 = l->t0_s + (bar->x1 - l->plot_x0) / plot * span;
   if (ri >= 0)
     {
       const PlxChartRow *row = &g_array_index (l->rows, PlxChartRow, ri);
-      for (guint i = 0; i < l->bars->len; i++)
+      for (guint i = 0; i < tl->events->len; i++)
         {
-          const PlxChartBar *b = &g_array_index (l->bars, PlxChartBar, i);
-          if (b->aggregate && b->x0 == bar->x0 && b->y0 >= row->y0 - 1e-12 && b->y1 <= row->y1 + 1e-12)
-            busy += (b->y1 - b->y0) / (row->y1 - row->y0);
+          const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, i);
+          double o = MIN (ev->end_s, col_t1) - MAX (ev->start_s, col_t0);
+          /* A merged row (stream -1) holds every communication stream. */
+          if (o > 0.0 && ev->rank == row->rank &&
+              (row->stream >= 0 ? ev->stream == (guint8) row->stream : ev->stream != PLX_STREAM_COMPUTE))
+            busy += o;
         }
+      busy = MIN (busy / (col_t1 - col_t0), 1.0);
     }
-  col_t0 = l->t0_s + (bar->x0 - l->plot_x0) / plot * span;
-  col_t1 = l->t0_s + (bar->x1 - l->plot_x0) / plot * span;
   from = plx_format_time (MAX (col_t0, 0.0));
   width = plx_format_time_short (col_t1 - col_t0);
   g_string_append_printf (text,
@@ -983,8 +988,9 @@ describe_column (const PlxTimelineLayout *l, const PlxChartBar *bar)
                                        "<b>%u events</b> in this pixel column (%s from %s)", bar->n_events),
                           bar->n_events, width, from);
   g_string_append_c (text, '\n');
-  g_string_append_printf (text, _("Too dense to draw one by one: the bar's height is the share of the column's "
-                                  "time the stream is busy, here %.0f %%."),
+  g_string_append_printf (text, _("Too dense to draw one by one: the bar's height is the share of the time "
+                                  "the stream is busy, averaged with the two columns on each side; in this "
+                                  "column alone %.0f %%."),
                           100.0 * busy);
   return g_string_free (text, FALSE);
 }
@@ -1010,7 +1016,7 @@ plx_chart_view_describe_at (PlxChartView *self,
   event = describe_event (event_at (self, (gint) bar->event), "\n");
   if (bar->aggregate)
     {
-      g_autofree char *column = describe_column (l, bar);
+      g_autofree char *column = describe_column (self->result->timeline, l, bar);
       return g_strdup_printf ("%s\n\n%s\n%s", column, _("The first of them:"), event);
     }
   return g_steal_pointer (&event);
