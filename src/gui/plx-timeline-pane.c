@@ -5,6 +5,7 @@
  * It is computed once per result and size, and the visible window is drawn over it. */
 #include <glib/gi18n-lib.h>
 #include <math.h>
+#include <string.h>
 
 #include "plx-format.h"
 #include "plx-render-style.h"
@@ -74,6 +75,9 @@ draw_miniature (const PlxTimeline *tl, const PlxRenderStyle *style, int pw, int 
   guint n_ranks = MAX (tl->n_ranks, 1), bands = MIN (n_ranks, (guint) ph);
   double col_s = tl->step_time_s / pw;
   g_autofree double *busy = g_new0 (double, (gsize) bands * pw * PLX_N_KINDS);
+  g_autofree guint32 *colour = g_new (guint32, (gsize) bands * pw);
+  guint32 background = ((guint32) round (style->background.r * 255) << 16) |
+                       ((guint32) round (style->background.g * 255) << 8) | (guint32) round (style->background.b * 255);
 
   /* More stages than pixel rows: the first stage of each band stands for it, as the
    * chart samples every n-th stage. */
@@ -94,34 +98,39 @@ draw_miniature (const PlxTimeline *tl, const PlxRenderStyle *style, int pw, int 
             busy[((gsize) band * pw + c) * PLX_N_KINDS + ev->kind] += o;
         }
     }
+  /* One colour per band and column, then copied to the band's pixel rows. */
+  for (guint band = 0; band < bands; band++)
+    for (int x = 0; x < pw; x++)
+      {
+        const double *b = &busy[((gsize) band * pw + x) * PLX_N_KINDS];
+        double total = 0.0, r = 0.0, g = 0.0, bl = 0.0;
+        for (guint k = 0; k < PLX_N_KINDS; k++)
+          total += b[k];
+        for (guint k = 0; k < PLX_N_KINDS; k++)
+          {
+            double share = total > col_s ? b[k] / total : b[k] / col_s;
+            r += share * style->kind[k].r;
+            g += share * style->kind[k].g;
+            bl += share * style->kind[k].b;
+          }
+        total = MIN (total / col_s, 1.0);
+        r += (1.0 - total) * style->background.r;
+        g += (1.0 - total) * style->background.g;
+        bl += (1.0 - total) * style->background.b;
+        colour[(gsize) band * pw + x] = ((guint32) round (CLAMP (r, 0, 1) * 255) << 16) |
+                                        ((guint32) round (CLAMP (g, 0, 1) * 255) << 8) |
+                                        (guint32) round (CLAMP (bl, 0, 1) * 255);
+      }
   for (int y = 0; y < ph; y++)
     {
       guint band = (guint) ((guint64) y * bands / ph);
       /* A gap between bands when they are tall enough to afford one. */
       gboolean gap = ph / (int) bands >= 4 && (guint64) (y + 1) * bands / ph != band;
-      for (int x = 0; x < pw; x++)
-        {
-          const double *b = &busy[((gsize) band * pw + x) * PLX_N_KINDS];
-          double total = 0.0, r = 0.0, g = 0.0, bl = 0.0;
-          for (guint k = 0; k < PLX_N_KINDS; k++)
-            total += b[k];
-          for (guint k = 0; k < PLX_N_KINDS; k++)
-            {
-              double share = total > col_s ? b[k] / total : b[k] / col_s;
-              r += share * style->kind[k].r;
-              g += share * style->kind[k].g;
-              bl += share * style->kind[k].b;
-            }
-          total = MIN (total / col_s, 1.0);
-          if (gap)
-            total = 0.0, r = g = bl = 0.0;
-          r += (1.0 - total) * style->background.r;
-          g += (1.0 - total) * style->background.g;
-          bl += (1.0 - total) * style->background.b;
-          pixels[y * stride + x] = ((guint32) round (CLAMP (r, 0, 1) * 255) << 16) |
-                                   ((guint32) round (CLAMP (g, 0, 1) * 255) << 8) |
-                                   (guint32) round (CLAMP (bl, 0, 1) * 255);
-        }
+      if (!gap)
+        memcpy (&pixels[(gsize) y * stride], &colour[(gsize) band * pw], sizeof (guint32) * pw);
+      else
+        for (int x = 0; x < pw; x++)
+          pixels[(gsize) y * stride + x] = background;
     }
   cairo_surface_mark_dirty (surface);
   return surface;
