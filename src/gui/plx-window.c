@@ -239,8 +239,6 @@ fix_button (PlxWindow *self, const PlxAdviceFix *fix)
   g_object_set_data_full (G_OBJECT (b), "key", g_strdup (fix->key), g_free);
   g_object_set_data_full (G_OBJECT (b), "value", json_node_copy (fix->value), (GDestroyNotify) json_node_unref);
   g_signal_connect (b, "clicked", G_CALLBACK (on_fix_clicked), self);
-  gtk_widget_add_css_class (b, "pill");
-  gtk_widget_add_css_class (b, "small");
   return b;
 }
 
@@ -1258,8 +1256,8 @@ make_card (PlxWindow *self, guint i, const char *title)
   self->card_box[i] = box;
   for (GtkWidget *w = t; w != NULL; w = w == t ? v : w == v ? d : NULL)
     {
-      gtk_widget_set_margin_start (w, 12);
-      gtk_widget_set_margin_end (w, 12);
+      gtk_widget_set_margin_start (w, 10);
+      gtk_widget_set_margin_end (w, 10);
     }
   gtk_widget_set_margin_top (t, 8);
   gtk_widget_set_margin_bottom (d, 8);
@@ -1390,6 +1388,19 @@ plx_window_init (PlxWindow *self)
 PlxWindow *
 plx_window_new (AdwApplication *app)
 {
+  /* The application loads style.css from its resources; a window made without one
+   * (tests, benchmarks) loads it itself, once, so they see what a user sees. */
+  static gboolean styled;
+
+  if (app == NULL && !styled)
+    {
+      GtkCssProvider *css = gtk_css_provider_new ();
+      gtk_css_provider_load_from_resource (css, "/org/parallax/Parallax/style.css");
+      gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                                  GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+      g_object_unref (css);
+      styled = TRUE;
+    }
   return g_object_new (PLX_TYPE_WINDOW, "application", app, NULL);
 }
 
