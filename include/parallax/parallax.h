@@ -7,6 +7,7 @@
 #include "plx-curve.h"
 #include "plx-error.h"
 #include "plx-json.h"
+#include "plx-layer-split.h"
 #include "plx-model.h"
 #include "plx-op-cost.h"
 #include "plx-pipeline.h"

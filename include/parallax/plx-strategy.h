@@ -55,6 +55,12 @@ typedef struct
                                    * --tp-comm-overlap, Wang et al. 2023); default off */
   gboolean     flash_attention;
   guint64      grad_bucket_bytes;
+  /* Layers per pipeline stage (per model chunk, pp*virtual_stages of them, with
+   * interleaving), as given; NULL for an even split, or the balanced one when the
+   * layers do not divide evenly or layers_per_stage_auto is set (plx-layer-split.h). */
+  guint       *layers_per_stage;
+  guint        n_layers_per_stage;
+  gboolean     layers_per_stage_auto;
 } PlxStrategy;
 
 #define PLX_DEFAULT_GRAD_BUCKET_BYTES ((guint64) 40000000) /* Megatron-LM DDP's 40M-element bucket is in elements; see docs/cost-model.md */

@@ -5,7 +5,7 @@
 
 #include "plx-cli-overrides.h"
 
-typedef enum { FLAG_INT, FLAG_STRING, FLAG_BOOL_ON, FLAG_BOOL_OFF } FlagType;
+typedef enum { FLAG_INT, FLAG_STRING, FLAG_BOOL_ON, FLAG_BOOL_OFF, FLAG_LAYERS } FlagType;
 
 typedef struct
 {
@@ -25,6 +25,7 @@ static const StrategyFlag strategy_flags[] = {
   { "--global-batch-size", "global_batch_size", FLAG_INT, "sequences per optimizer step" },
   { "--seq-length", "seq_length", FLAG_INT, "tokens per sequence" },
   { "--virtual-stages", "virtual_stages", FLAG_INT, "model chunks per pipeline rank" },
+  { "--layers-per-stage", "layers_per_stage", FLAG_LAYERS, "layers per stage, comma-separated (per model chunk\n                           with interleaving), or auto: balanced" },
   { "--zero-stage", "zero_stage", FLAG_INT, "ZeRO stage 0-3" },
   { "--grad-bucket-bytes", "grad_bucket_bytes", FLAG_INT, "data-parallel gradient bucket size" },
   { "--schedule", "schedule", FLAG_STRING, "gpipe, 1f1b, interleaved-1f1b, zero-bubble-h1" },
@@ -111,7 +112,8 @@ plx_cli_overrides_parse (PlxCliOverrides *o,
       const char *name = f < G_N_ELEMENTS (strategy_flags) ? strategy_flags[f].flag
                          : (const char *[]) { "--model", "--cluster", "--nodes" }[f - G_N_ELEMENTS (strategy_flags)];
       gboolean takes_value = f >= G_N_ELEMENTS (strategy_flags) ||
-                             strategy_flags[f].type == FLAG_INT || strategy_flags[f].type == FLAG_STRING;
+                             strategy_flags[f].type == FLAG_INT || strategy_flags[f].type == FLAG_STRING ||
+                             strategy_flags[f].type == FLAG_LAYERS;
 
       if (!g_str_equal (flag, name))
         continue;
@@ -148,6 +150,26 @@ plx_cli_overrides_parse (PlxCliOverrides *o,
               break;
             case FLAG_STRING:
               json_object_set_string_member (o->strategy, sf->key, value);
+              break;
+            case FLAG_LAYERS:
+              /* "auto", or counts separated by commas: 5,6,6,6,6,6,6,6,6,6,6,5 */
+              if (g_str_equal (value, "auto"))
+                json_object_set_string_member (o->strategy, sf->key, value);
+              else
+                {
+                  g_auto (GStrv) parts = g_strsplit (value, ",", -1);
+                  JsonArray *counts = json_array_new ();
+                  for (guint k = 0; parts[k] != NULL; k++)
+                    {
+                      if (!parse_int (name, g_strstrip (parts[k]), &v, error))
+                        {
+                          json_array_unref (counts);
+                          return FALSE;
+                        }
+                      json_array_add_int_element (counts, v);
+                    }
+                  json_object_set_array_member (o->strategy, sf->key, counts);
+                }
               break;
             case FLAG_BOOL_ON:
             case FLAG_BOOL_OFF:
@@ -275,6 +297,12 @@ plx_cli_overrides_apply (PlxCliOverrides *o,
    * was given too: the file's dp belonged to its own cluster and degrees. */
   if (resize && !json_object_has_member (o->strategy, "dp"))
     json_object_remove_member (strategy, "dp");
+  /* So other stages or chunks get the balanced split, unless given anew: the file's
+   * counts were one per stage of its own pipeline. */
+  if ((json_object_has_member (o->strategy, "pp") || json_object_has_member (o->strategy, "virtual_stages")) &&
+      !json_object_has_member (o->strategy, "layers_per_stage") && json_object_has_member (strategy, "layers_per_stage") &&
+      JSON_NODE_HOLDS_ARRAY (json_object_get_member (strategy, "layers_per_stage")))
+    json_object_remove_member (strategy, "layers_per_stage");
 
   return g_steal_pointer (&out);
 }
@@ -287,6 +315,7 @@ plx_cli_overrides_print_help (GString *out)
       const StrategyFlag *sf = &strategy_flags[f];
       g_autofree char *usage = sf->type == FLAG_INT ? g_strdup_printf ("%s N", sf->flag)
                              : sf->type == FLAG_STRING ? g_strdup_printf ("%s NAME", sf->flag)
+                             : sf->type == FLAG_LAYERS ? g_strdup_printf ("%s L,L,..", sf->flag)
                                                        : g_strdup (sf->flag);
       if (sf->help == NULL)
         continue;

@@ -548,18 +548,14 @@ key_ok (const PlxModel *model, const PlxCluster *cluster, const PlxStrategy *s, 
   if (g_str_equal (key, "tp"))
     return v <= cluster->gpus_per_node && model->heads % v == 0 && model->kv_heads % v == 0 &&
            model->ffn % v == 0 && gpus % v == 0 && (!s->sequence_parallel || (seq / MAX (cp, 1)) % v == 0);
+  /* Layers need not divide evenly (plx-layer-split.c); every chunk needs one. */
   if (g_str_equal (key, "virtual_stages"))
-    return interleaved                           ? v >= 2 && model->n_layers % (s->pp * v) == 0
-           : s->schedule == PLX_SCHEDULE_FILE ? model->n_layers % (s->pp * v) == 0
+    return interleaved                           ? v >= 2 && s->pp * v <= model->n_layers
+           : s->schedule == PLX_SCHEDULE_FILE ? s->pp * v <= model->n_layers
                                                : v == 1;
   if (g_str_equal (key, "pp"))
     {
-      gboolean chunks = !interleaved;
-      if (v > model->n_layers || model->n_layers % v != 0 || (interleaved && v < 2))
-        return FALSE;
-      for (guint64 w = 2; interleaved && w <= model->n_layers / v && !chunks; w++)
-        chunks = model->n_layers % (v * w) == 0;
-      if (!chunks)
+      if (v > model->n_layers || (interleaved && (v < 2 || 2 * v > model->n_layers)))
         return FALSE;
       pp = v;
       if (judge == JUDGE_OWN)
@@ -660,6 +656,10 @@ plx_advice_adapt_strategy (const PlxModel   *model,
   if (s == NULL)
     return NULL;
   s->dp = 0;
+  /* Counts of layers per stage belong to the model and pipeline they were written
+   * for: after a preset change the layers are split again (balanced). */
+  g_clear_pointer (&s->layers_per_stage, g_free);
+  s->n_layers_per_stage = 0;
   before = plx_strategy_copy (s);
   /* A model with learned positions cannot run longer sequences than it learned; any
    * other keeps the sequence length it was given. */
@@ -705,6 +705,8 @@ plx_advice_adapt_strategy (const PlxModel   *model,
   out = json_node_copy (strategy);
   o = json_node_get_object (out);
   json_object_remove_member (o, "dp");
+  if (json_object_has_member (o, "layers_per_stage") && JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, "layers_per_stage")))
+    json_object_remove_member (o, "layers_per_stage");
   for (guint i = 0; i < G_N_ELEMENTS (written); i++)
     set_if_changed (o, s, before, written[i]);
   if (s->schedule != before->schedule)

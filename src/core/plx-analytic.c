@@ -89,8 +89,10 @@ analytic_eval (const PlxModel    *model,
   double fwd_first, bwd_first, fwd_last, bwd_last;
   double t_pipe, dp_exposed = 0.0, tied, optimizer;
   double peak_flops, wb, gb_unused, ob_unused;
-  PlxStageMemory mem_first, mem_last, *mem;
+  PlxStageMemory mem_first, mem_last, mem_mid, *mem;
   guint peak_stage;
+  g_autofree guint *split = NULL;
+  double layers_first, layers_last, layers_peak;
   double stage_compute, stage_recompute, stage_comm;
   double stage_params, grad_bytes;
 
@@ -124,6 +126,11 @@ analytic_eval (const PlxModel    *model,
   m = cx.micro_batches;
   c_pp = costs.send_s;
   plx_costing_state_bytes (s->dtype, &wb, &gb_unused, &ob_unused);
+  /* Uneven stages: each stage's own layers; the even case keeps n_layers / pp. */
+  split = plx_costing_layer_split (&cx, &costs);
+  cx.chunk_layers = split;
+  layers_first = plx_costing_stage_layers (&cx, 0);
+  layers_last = plx_costing_stage_layers (&cx, s->pp - 1);
 
   /* Per micro-batch, all chunks of a stage: forward, and backward with recompute. */
   {
@@ -132,15 +139,32 @@ analytic_eval (const PlxModel    *model,
     double pf = pre->fwd_s + pre->comm_fwd_s, pb = pre->bwd_s + pre->comm_bwd_s;
     double qf = post->fwd_s + post->comm_fwd_s, qb = post->bwd_s + post->comm_bwd_s;
 
-    fwd_first = layers * lf + pf + (p == 1 ? qf : 0.0);
-    bwd_first = layers * lb + pb + (p == 1 ? qb : 0.0);
-    fwd_last = layers * lf + qf + (p == 1 ? pf : 0.0);
-    bwd_last = layers * lb + qb + (p == 1 ? pb : 0.0);
+    fwd_first = layers_first * lf + pf + (p == 1 ? qf : 0.0);
+    bwd_first = layers_first * lb + pb + (p == 1 ? qb : 0.0);
+    fwd_last = layers_last * lf + qf + (p == 1 ? pf : 0.0);
+    bwd_last = layers_last * lb + qb + (p == 1 ? pb : 0.0);
     t_first = fwd_first + bwd_first;
     t_last = fwd_last + bwd_last;
     t_mid = layers * (lf + lb);
     t_max = MAX (t_first, t_last);
     t_avg = p == 1 ? t_first : (t_first + t_last + (p - 2.0) * t_mid) / p;
+    if (split != NULL && p > 2)
+      {
+        /* The slowest stage paces the steady state; fill and drain pass through
+         * every stage once (Narayanan et al. 2021 §2.2 with stage times t_i). */
+        double sum_mid = 0.0, max_mid = 0.0;
+        for (guint st = 1; st + 1 < s->pp; st++)
+          {
+            double t_i = plx_costing_stage_layers (&cx, st) * (lf + lb);
+            sum_mid += t_i;
+            max_mid = MAX (max_mid, t_i);
+          }
+        t_mid = max_mid;
+        t_max = MAX (t_max, max_mid);
+        t_avg = (t_first + t_last + sum_mid) / p;
+      }
+    else if (p > 2)
+      t_max = MAX (t_max, t_mid);
     w_avg = layers * layer->wgrad_s + (post->wgrad_s + pre->wgrad_s) / p;
     report->layer_forward_s = lf;
     report->layer_backward_s = lb;
@@ -162,6 +186,18 @@ analytic_eval (const PlxModel    *model,
   peak_stage = (s->pp > 1 && plx_costing_stage_memory_total (&mem_last) > plx_costing_stage_memory_total (&mem_first))
                  ? s->pp - 1 : 0;
   mem = peak_stage == 0 ? &mem_first : &mem_last;
+  /* Uneven stages: a middle stage with more layers may hold the most. */
+  for (guint st = 1; split != NULL && st + 1 < s->pp; st++)
+    {
+      plx_costing_stage_memory (&cx, &costs, st, &mem_mid);
+      if (plx_costing_stage_memory_total (&mem_mid) > plx_costing_stage_memory_total (mem))
+        {
+          peak_stage = st;
+          mem_first = mem_mid;   /* kept in a slot that lives on */
+          mem = &mem_first;
+        }
+    }
+  layers_peak = plx_costing_stage_layers (&cx, peak_stage);
 
   /* Data parallelism (PyTorch DDP, Li et al. 2020 §3.2.3; Megatron's DDP buckets):
    * gradients are reduced in buckets as the last micro-batch's backward produces them;
@@ -172,7 +208,10 @@ analytic_eval (const PlxModel    *model,
     {
       double grads = stage_params * grad_bytes;
       double bucket = MIN ((double) s->grad_bucket_bytes, grads);
-      double reduce, bucket_t, window = peak_stage == 0 ? bwd_first : bwd_last;
+      double lb_peak = layer->bwd_s + layer->comm_bwd_s + layer->recompute_s + layer->comm_recompute_s;
+      double lf_peak = layer->fwd_s + layer->comm_fwd_s;
+      double reduce, bucket_t;
+      double window = peak_stage == 0 ? bwd_first : peak_stage == s->pp - 1 ? bwd_last : layers_peak * lb_peak;
 
       if (s->zero_stage == 0)
         {
@@ -196,7 +235,8 @@ analytic_eval (const PlxModel    *model,
           else
             {
               double per_mb = 2.0 * plx_costing_collective (&cx, PLX_COLLECTIVE_ALL_GATHER, &cx.dp_group, weights) + reduce;
-              double busy = peak_stage == 0 ? t_first : t_last;
+              double busy = peak_stage == 0 ? t_first : peak_stage == s->pp - 1 ? t_last
+                                                                                 : layers_peak * (lf_peak + lb_peak);
               dp_exposed = m * (s->overlap_dp_comm ? MAX (bucket_t, per_mb - busy) : per_mb);
             }
         }
@@ -239,10 +279,10 @@ analytic_eval (const PlxModel    *model,
   /* Split the reported GPU's step: its own busy time by kind; the rest it waits. */
   {
     gboolean first = peak_stage == 0, last = peak_stage == s->pp - 1;
-    stage_compute = layers * (layer->fwd_s + layer->bwd_s) +
+    stage_compute = layers_peak * (layer->fwd_s + layer->bwd_s) +
                     (first ? pre->fwd_s + pre->bwd_s : 0.0) + (last ? post->fwd_s + post->bwd_s : 0.0);
-    stage_recompute = layers * layer->recompute_s;
-    stage_comm = layers * (layer->comm_fwd_s + layer->comm_bwd_s + layer->comm_recompute_s) +
+    stage_recompute = layers_peak * layer->recompute_s;
+    stage_comm = layers_peak * (layer->comm_fwd_s + layer->comm_bwd_s + layer->comm_recompute_s) +
                  (first ? pre->comm_fwd_s + pre->comm_bwd_s : 0.0) +
                  (last ? post->comm_fwd_s + post->comm_bwd_s : 0.0);
   }

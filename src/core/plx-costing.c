@@ -6,6 +6,7 @@
 #include "parallax/plx-pipeline.h"
 
 #include "plx-costing.h"
+#include "parallax/plx-layer-split.h"
 
 void
 plx_costing_init (PlxCosting        *cx,
@@ -39,6 +40,7 @@ plx_costing_init (PlxCosting        *cx,
   cx->dp_group = plx_group_place (cluster, s->dp, s->tp * s->cp);
   cx->edp_group = plx_group_place (cluster, MAX (s->dp / s->ep, 1), s->tp * s->cp * s->ep);
   cx->pp_group = plx_group_place (cluster, s->pp, s->tp * s->cp * s->dp);
+  cx->chunk_layers = NULL;
 }
 
 double
@@ -330,13 +332,48 @@ plx_costing_grad_bytes (PlxDtype dtype)
   return g;
 }
 
+guint *
+plx_costing_layer_split (const PlxCosting    *cx,
+                         const PlxStageCosts *costs)
+{
+  const PlxStrategy *s = cx->strategy;
+  const PlxBlockCost *l = &costs->layer, *pre = &costs->embedding, *post = &costs->head;
+  double layer_s = l->fwd_s + l->comm_fwd_s + l->bwd_s + l->comm_bwd_s + l->recompute_s + l->comm_recompute_s;
+  guint *out;
+
+  if (!plx_layer_split_is_uneven (s, cx->model->n_layers))
+    return NULL;
+  out = g_new (guint, (gsize) s->pp * s->virtual_stages);
+  /* The embedding and the LM head with its loss, in layers of time (forward and
+   * backward): what the first and last chunk carry besides their layers. */
+  plx_layer_split (s, cx->model->n_layers,
+                   layer_s > 0 ? (pre->fwd_s + pre->comm_fwd_s + pre->bwd_s + pre->comm_bwd_s) / layer_s : 0.0,
+                   layer_s > 0 ? (post->fwd_s + post->comm_fwd_s + post->bwd_s + post->comm_bwd_s) / layer_s : 0.0,
+                   out);
+  return out;
+}
+
+double
+plx_costing_stage_layers (const PlxCosting *cx,
+                          guint             stage)
+{
+  const PlxStrategy *s = cx->strategy;
+  double n = 0.0;
+
+  if (cx->chunk_layers == NULL)
+    return (double) cx->model->n_layers / s->pp;
+  for (guint c = 0; c < s->virtual_stages; c++)
+    n += cx->chunk_layers[(gsize) c * s->pp + stage];
+  return n;
+}
+
 double
 plx_costing_stage_params (const PlxCosting    *cx,
                           const PlxStageCosts *costs,
                           guint                stage)
 {
   const PlxStrategy *s = cx->strategy;
-  double params = (double) cx->model->n_layers / s->pp * costs->layer.params;
+  double params = plx_costing_stage_layers (cx, stage) * costs->layer.params;
 
   if (stage == 0)
     params += costs->embedding.params;
@@ -360,7 +397,7 @@ plx_costing_stage_memory (const PlxCosting    *cx,
   const PlxStrategy *s = cx->strategy;
   gboolean first = stage == 0, last = stage == s->pp - 1;
   double m = cx->micro_batches;
-  double layers = (double) cx->model->n_layers / s->pp;
+  double layers = plx_costing_stage_layers (cx, stage);
   double chunk_layers = layers / s->virtual_stages;
   double in_flight = plx_pipeline_chunks_in_flight (s->schedule, s->pp, s->virtual_stages, stage, (guint64) m);
   const PlxBlockCost *layer = &costs->layer;

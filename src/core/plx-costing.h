@@ -49,6 +49,9 @@ typedef struct
   PlxGroup           dp_group;
   PlxGroup           edp_group;     /* data-parallel group of the expert weights */
   PlxGroup           pp_group;
+  /* Layers per model chunk (pp*virtual_stages) when the split is uneven, set by the
+   * caller from plx_costing_layer_split; NULL: n_layers / (pp*virtual_stages) each. */
+  const guint       *chunk_layers;
 } PlxCosting;
 
 typedef enum
@@ -97,6 +100,13 @@ double plx_costing_collective (const PlxCosting *cx,
                                PlxCollectiveKind kind,
                                const PlxGroup   *group,
                                double            bytes);
+/* The chunks' layer counts when they are uneven (plx-layer-split.h, with the
+ * embedding and head worth their time in layers), newly allocated; NULL when even. */
+guint *plx_costing_layer_split (const PlxCosting    *cx,
+                                const PlxStageCosts *costs);
+/* Layers on a stage's GPU: all its chunks'. */
+double plx_costing_stage_layers (const PlxCosting *cx,
+                                 guint             stage);
 /* Parameters held by a stage's GPU, including the tied embedding copy. */
 double plx_costing_stage_params (const PlxCosting    *cx,
                                  const PlxStageCosts *costs,

@@ -177,7 +177,8 @@ plx_plan_lower_split (const PlxModel    *model,
   PlxCosting cx;
   PlxStageCosts c;
   Builder b;
-  guint K, layers_per_chunk;
+  guint K, first_layer = 0;
+  g_autofree guint *split = NULL;
   double wb, gb, ob;
 
   if (s->dp == 0 || s->seq_length == 0 || plx_strategy_get_n_micro_batches (s) == 0)
@@ -190,6 +191,8 @@ plx_plan_lower_split (const PlxModel    *model,
   plx_costing_init (&cx, model, cluster, s, (double) s->micro_batch_size);
   plx_costing_compute (&cx, &c);
   plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
+  split = plx_costing_layer_split (&cx, &c);
+  cx.chunk_layers = split;
 
   plan = g_new0 (PlxPlan, 1);
   plan->pp = s->pp;
@@ -215,7 +218,6 @@ plx_plan_lower_split (const PlxModel    *model,
                                     s->tp * s->cp * s->dp;
 
   K = s->pp * s->virtual_stages;
-  layers_per_chunk = model->n_layers / K;
   plan->chunks = g_new0 (PlxPlanChunk, K);
   plan->stages = g_new0 (PlxPlanStage, s->pp);
   b.plan = plan;
@@ -225,6 +227,7 @@ plx_plan_lower_split (const PlxModel    *model,
     {
       PlxPlanChunk *chunk = &plan->chunks[k];
       gboolean first = k == 0, last = k == K - 1;
+      guint layers_per_chunk = split != NULL ? split[k] : model->n_layers / K;
       double params = layers_per_chunk * c.layer.params + (first ? c.embedding.params : 0.0) +
                       (last ? c.head.params : 0.0);
 
@@ -232,8 +235,9 @@ plx_plan_lower_split (const PlxModel    *model,
         params += (double) model->vocab * model->hidden / s->tp;
       chunk->stage = k % s->pp;
       chunk->chunk = k / s->pp;
-      chunk->first_layer = k * layers_per_chunk;
+      chunk->first_layer = first_layer;
       chunk->n_layers = layers_per_chunk;
+      first_layer += layers_per_chunk;
       chunk->saved_bytes = layers_per_chunk * c.layer.saved_bytes + (first ? c.embedding.saved_bytes : 0.0) +
                            (last ? c.head.saved_bytes : 0.0);
       chunk->wgrad_saved_bytes = split_backward ? layers_per_chunk * c.layer.wgrad_saved_bytes : 0.0;

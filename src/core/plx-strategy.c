@@ -51,6 +51,7 @@ plx_strategy_copy (const PlxStrategy *strategy)
   PlxStrategy *s = g_memdup2 (strategy, sizeof *strategy);
 
   s->schedule_path = g_strdup (strategy->schedule_path);
+  s->layers_per_stage = g_memdup2 (strategy->layers_per_stage, sizeof (guint) * strategy->n_layers_per_stage);
   return s;
 }
 
@@ -60,6 +61,7 @@ plx_strategy_free (PlxStrategy *strategy)
   if (strategy == NULL)
     return;
   g_free (strategy->schedule_path);
+  g_free (strategy->layers_per_stage);
   g_free (strategy);
 }
 
@@ -105,6 +107,54 @@ get_degree (JsonObject *obj, const char *source, const char *key, guint *out, GE
   return TRUE;
 }
 
+#define MAX_LAYERS_PER_STAGE 65536
+
+/* "layers_per_stage": [5, 6, ..., 5] or "auto". */
+static gboolean
+get_layers_per_stage (JsonObject *obj, const char *source, PlxStrategy *s, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, "layers_per_stage");
+  JsonArray *array;
+
+  if (node == NULL)
+    return TRUE;
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING &&
+      g_str_equal (json_node_get_string (node), "auto"))
+    {
+      s->layers_per_stage_auto = TRUE;
+      return TRUE;
+    }
+  if (!JSON_NODE_HOLDS_ARRAY (node) || json_array_get_length (json_node_get_array (node)) == 0 ||
+      json_array_get_length (json_node_get_array (node)) > MAX_DEGREE)
+    {
+      g_autofree char *value = plx_json_value_to_string (node);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                   "%s: strategy.layers_per_stage: %s is neither \"auto\" nor a list of layer counts, one per "
+                   "pipeline stage", source, value);
+      return FALSE;
+    }
+  array = json_node_get_array (node);
+  s->n_layers_per_stage = json_array_get_length (array);
+  s->layers_per_stage = g_new (guint, s->n_layers_per_stage);
+  for (guint i = 0; i < s->n_layers_per_stage; i++)
+    {
+      JsonNode *e = json_array_get_element (array, i);
+      gboolean whole = JSON_NODE_HOLDS_VALUE (e) && json_node_get_value_type (e) == G_TYPE_INT64;
+      gint64 v = whole ? json_node_get_int (e) : 0;
+
+      if (!whole || v < 1 || v > MAX_LAYERS_PER_STAGE)
+        {
+          g_autofree char *value = plx_json_value_to_string (e);
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                       "%s: strategy.layers_per_stage[%u]: %s is not a layer count (a whole number from 1 to %u)",
+                       source, i, value, MAX_LAYERS_PER_STAGE);
+          return FALSE;
+        }
+      s->layers_per_stage[i] = (guint) v;
+    }
+  return TRUE;
+}
+
 PlxStrategy *
 plx_strategy_new_from_json (JsonNode   *node,
                             const char *source,
@@ -143,7 +193,8 @@ plx_strategy_new_from_json (JsonNode   *node,
       !plx_json_get_uint (obj, source, "strategy", "grad_bucket_bytes", FALSE, 1, G_GUINT64_CONSTANT (1) << 44,
                           &s->grad_bucket_bytes, error) ||
       !plx_json_get_string (obj, source, "strategy", "schedule", FALSE, &schedule, error) ||
-      !plx_json_get_string (obj, source, "strategy", "dtype", FALSE, &dtype, error))
+      !plx_json_get_string (obj, source, "strategy", "dtype", FALSE, &dtype, error) ||
+      !get_layers_per_stage (obj, source, s, error))
     return NULL;
 
   s->workload = workload;
@@ -254,10 +305,29 @@ plx_strategy_resolve (PlxStrategy      *s,
   else if (s->virtual_stages != 1 && s->schedule != PLX_SCHEDULE_FILE)
     FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.virtual_stages: %u model chunks need schedule \"interleaved-1f1b\", not \"%s\"",
           source, s->virtual_stages, plx_schedule_to_string (s->schedule));
-  if (model->n_layers % chunks != 0)
+  /* Layers that do not divide evenly are split by plx-layer-split.c (balanced); one
+   * given by hand must name every stage (every model chunk with interleaving). */
+  if (chunks > model->n_layers)
     FAIL (PLX_ERROR_INCONSISTENT,
-          "%s: strategy: the model's %u layers do not split evenly into pp*virtual_stages = %u*%u = %" G_GUINT64_FORMAT " chunks",
-          source, model->n_layers, s->pp, s->virtual_stages, chunks);
+          "%s: strategy: pp*virtual_stages = %u*%u = %" G_GUINT64_FORMAT " model chunks is more than the model's %u layers",
+          source, s->pp, s->virtual_stages, chunks, model->n_layers);
+  if (s->layers_per_stage != NULL)
+    {
+      guint64 sum = 0;
+      if (s->n_layers_per_stage != chunks)
+        FAIL (PLX_ERROR_INCONSISTENT,
+              s->virtual_stages > 1
+                ? "%s: strategy.layers_per_stage: %u counts given, but pp*virtual_stages = %" G_GUINT64_FORMAT
+                  " model chunks need one each"
+                : "%s: strategy.layers_per_stage: %u counts given, but pp = %" G_GUINT64_FORMAT " stages need one each",
+              source, s->n_layers_per_stage, chunks);
+      for (guint i = 0; i < s->n_layers_per_stage; i++)
+        sum += s->layers_per_stage[i];
+      if (sum != model->n_layers)
+        FAIL (PLX_ERROR_INCONSISTENT,
+              "%s: strategy.layers_per_stage: the counts add up to %" G_GUINT64_FORMAT " layers, not the model's %u",
+              source, sum, model->n_layers);
+    }
 
   if (s->seq_length == 0)
     s->seq_length = model->max_positions;

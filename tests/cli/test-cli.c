@@ -479,6 +479,14 @@ test_simulate_help (void)
 
 /* ---- simulate: overrides ---------------------------------------------------------- */
 
+static double
+step_of (const CliRun *r)
+{
+  g_autoptr (JsonNode) root = parse_stdout (r);
+  g_assert_nonnull (root);
+  return json_object_get_double_member (json_node_get_object (root), "step_time_s");
+}
+
 static void
 test_simulate_tp_override (void)
 {
@@ -502,6 +510,44 @@ test_simulate_tp_override (void)
   step = check_report (json_node_get_object (root), DEFAULT_TOKENS, DEFAULT_GPUS, A100_PEAK);
   /* Both runs use the default (event) engine. */
   g_assert_cmpfloat (step, !=, default_step_time ("event"));
+}
+
+/* --layers-per-stage: counts by hand, checked against the pipeline; another --pp
+ * drops the file's counts (they were one per stage of its own pipeline). */
+static void
+test_simulate_layers_per_stage (void)
+{
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *path = test_write_file (dir, "gpt2.json",
+    "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+    " \"strategy\": {\"pp\": 4, \"layers_per_stage\": [2, 4, 4, 2], \"global_batch_size\": 8}}", -1);
+  g_auto (CliRun) given = { 0 };
+  g_auto (CliRun) wrong = { 0 };
+  g_auto (CliRun) bad = { 0 };
+  g_auto (CliRun) repiped = { 0 };
+  g_auto (CliRun) even = { 0 };
+  g_auto (CliRun) balanced = { 0 };
+
+  /* In the closed form a 1F1B step is (m - 1) x the slowest stage plus one pass
+   * through all of them (Narayanan et al. 2021 §2.2); the balanced split has the
+   * smallest slowest stage, so no split by hand is faster. GPT-2's 50,257-word
+   * embedding and head weigh several of its small layers, so 3 3 3 3 is not it. */
+  RUN_CLI (&given, "simulate", path, "--engine", "analytical", "--json");
+  assert_success (&given);
+  RUN_CLI (&even, "simulate", path, "--layers-per-stage", "3,3,3,3", "--engine", "analytical", "--json");
+  assert_success (&even);
+  RUN_CLI (&balanced, "simulate", path, "--layers-per-stage", "auto", "--engine", "analytical", "--json");
+  assert_success (&balanced);
+  g_assert_cmpfloat (step_of (&balanced), <=, step_of (&given));
+  g_assert_cmpfloat (step_of (&balanced), <, step_of (&even));
+  g_assert_cmpfloat (step_of (&given), !=, step_of (&even));
+  RUN_CLI (&wrong, "simulate", path, "--layers-per-stage", "6,6");
+  ASSERT_FAILURE (&wrong, 1, "strategy.layers_per_stage: 2 counts given, but pp = 4 stages need one each");
+  RUN_CLI (&bad, "simulate", path, "--layers-per-stage", "3,x,3,3");
+  ASSERT_FAILURE (&bad, 2, "--layers-per-stage", "\"x\" is not a whole number");
+  RUN_CLI (&repiped, "simulate", path, "--pp", "8");
+  assert_success (&repiped);
+  test_rm_rf (dir);
 }
 
 static void
@@ -2327,6 +2373,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/cli/simulate/text", test_simulate_text);
   g_test_add_func ("/cli/simulate/json-keys", test_simulate_json_keys);
+  g_test_add_func ("/cli/simulate/layers-per-stage", test_simulate_layers_per_stage);
   g_test_add_func ("/cli/simulate/json-keys-analytical", test_simulate_json_keys_analytical);
   g_test_add_func ("/cli/simulate/engine-analytical", test_simulate_json_engine_analytical);
   g_test_add_func ("/cli/simulate/engine-event-json", test_simulate_json_engine_event);

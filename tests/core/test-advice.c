@@ -45,12 +45,13 @@ test_valid_values (void)
   /* TP: divisors of 96 heads inside an 8-GPU node are 1, 2, 3, 4, 6, 8; with PP 8 on 64
    * GPUs TP x 8 must divide 64, so TP divides 8: 1, 2, 4, 8. */
   static const guint64 tp[] = { 1, 2, 4, 8 };
-  /* PP with TP 8 and 3 chunks: 96 layers into 3 PP chunks needs PP | 32, 8 PP | 64
-   * needs PP | 8, interleaving needs PP >= 2: 2, 4, 8 (the micro-batch counts
-   * 1536 / (8 / PP) = 384, 768, 1536 are multiples of PP). */
+  /* PP with TP 8 and 3 chunks: 8 PP | 64 needs PP | 8, interleaving needs PP >= 2:
+   * 2, 4, 8 (the micro-batch counts 1536 / (8 / PP) = 384, 768, 1536 are multiples
+   * of PP; 3 PP chunks of 96 layers need not divide evenly, only hold one each). */
   static const guint64 pp[] = { 2, 4, 8 };
-  /* Chunks with PP 8: 96 / (8 v) whole means v | 12; interleaving needs v >= 2. */
-  static const guint64 vs[] = { 2, 3, 4, 6, 12 };
+  /* Chunks with PP 8: each of the 8 v chunks needs a layer of the 96, so v <= 12;
+   * interleaving needs v >= 2. Uneven ones (v = 5: 40 chunks) are split, balanced. */
+  static const guint64 vs[] = { 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
   g_autoptr (GArray) v_tp = plx_advice_valid_values (sc->model, sc->cluster, sc->strategy, "tp");
   g_autoptr (GArray) v_pp = plx_advice_valid_values (sc->model, sc->cluster, sc->strategy, "pp");
   g_autoptr (GArray) v_vs = plx_advice_valid_values (sc->model, sc->cluster, sc->strategy, "virtual_stages");
@@ -75,21 +76,26 @@ static void
 test_nearest_fixes (void)
 {
   g_autoptr (PlxScenario) sc = gpt3 (DEFAULT_STRATEGY);
-  g_autoptr (PlxStrategy) five = unresolved (
-    "\"tp\": 8, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 5, \"global_batch_size\": 1536");
+  g_autoptr (PlxStrategy) thirteen = unresolved (
+    "\"tp\": 8, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 13, \"global_batch_size\": 1536");
   g_autoptr (PlxStrategy) odd = unresolved (
     "\"tp\": 8, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 3, \"global_batch_size\": 1001");
-  g_autoptr (GPtrArray) f5 = plx_advice_nearest_fixes (sc->model, sc->cluster, five, 5);
+  g_autoptr (GPtrArray) f13 = plx_advice_nearest_fixes (sc->model, sc->cluster, thirteen, 5);
   g_autoptr (GPtrArray) f1001 = plx_advice_nearest_fixes (sc->model, sc->cluster, odd, 5);
   g_autoptr (GPtrArray) none = plx_advice_nearest_fixes (sc->model, sc->cluster, sc->strategy, 5);
 
-  /* 5 chunks: valid counts divide 12 (see above); on a log scale 6 is nearer to 5
-   * (ln 1.2 = 0.18) than 4 is (ln 1.25 = 0.22). No PP makes 96 / (5 PP) whole. */
-  g_assert_cmpstr (fix_at (f5, 0)->label, ==, "Model chunks 6");
-  g_assert_cmpstr (fix_at (f5, 0)->key, ==, "virtual_stages");
-  g_assert_cmpint (json_node_get_int (fix_at (f5, 0)->value), ==, 6);
-  for (guint i = 0; i < f5->len; i++)
-    g_assert_cmpstr (fix_at (f5, i)->key, !=, "pp");
+  /* 13 chunks per stage: 104 chunks for 96 layers. The nearest count that holds a
+   * layer each is 12 (ln 13/12 = 0.08); PP 4 (52 chunks, DP 2) fixes it too, further
+   * away (ln 2 = 0.69), so it comes later. */
+  g_assert_cmpstr (fix_at (f13, 0)->label, ==, "Model chunks 12");
+  g_assert_cmpstr (fix_at (f13, 0)->key, ==, "virtual_stages");
+  g_assert_cmpint (json_node_get_int (fix_at (f13, 0)->value), ==, 12);
+  {
+    gboolean pp4 = FALSE;
+    for (guint i = 1; i < f13->len; i++)
+      pp4 |= g_str_equal (fix_at (f13, i)->key, "pp") && json_node_get_int (fix_at (f13, i)->value) == 4;
+    g_assert_true (pp4);
+  }
   /* 1001 micro-batches on DP 1 are not a multiple of PP 8: 1000 and 1008 are, and
    * 1000 is nearer. The error names the global batch, so it comes first. */
   g_assert_cmpstr (fix_at (f1001, 0)->label, ==, "Global batch 1000");
@@ -188,17 +194,18 @@ test_adapt (void)
   g_autoptr (PlxStrategy) llama = adapted ("llama-2-7b", &seq);
   g_autoptr (PlxStrategy) gpt2 = NULL;
 
-  /* Llama 2 7B: 32 heads and 32 layers keep TP 8 and PP 8; 3 chunks do not divide
-   * 32 / 8 = 4 layers per stage; valid 2 and 4, and 4 is nearer to 3 (ln 4/3 < ln 3/2).
+  /* Llama 2 7B: 32 heads and 32 layers keep TP 8 and PP 8; 3 chunks per stage are
+   * 24 chunks of 32 layers, uneven but a layer each, so they stay (split balanced).
    * Rotary positions: the sequence length 2048 stays. */
   g_assert_cmpuint (llama->tp, ==, 8);
   g_assert_cmpuint (llama->pp, ==, 8);
-  g_assert_cmpuint (llama->virtual_stages, ==, 4);
+  g_assert_cmpuint (llama->virtual_stages, ==, 3);
   g_assert_cmpint (seq, ==, 2048);
   /* GPT-2 small: 1024 learned positions cap the sequence; 12 heads allow TP 1, 2, 4
-   * (3 and 6 do not divide 64 GPUs) and 4 is nearest to 8; PP must divide 12 layers,
-   * be >= 2 for interleaving and keep 4 PP | 64: 2 or 4, nearest to 8 is 4; then 3
-   * chunks give 12 / (4 x 3) = 1 layer each and stay. */
+   * (3 and 6 do not divide 64 GPUs) and 4 is nearest to 8; PP must be >= 2 for
+   * interleaving with two chunks of a layer each (2 PP <= 12) and keep 4 PP | 64:
+   * 2 or 4, nearest to 8 is 4; then 3 chunks give 12 / (4 x 3) = 1 layer each and
+   * stay. */
   gpt2 = adapted ("gpt2", &seq);
   g_assert_cmpint (seq, ==, 1024);
   g_assert_cmpuint (gpt2->tp, ==, 4);

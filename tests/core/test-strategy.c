@@ -268,14 +268,36 @@ test_pp_above_layers (void)
 }
 
 static void
-test_layers_not_divisible (void)
+test_layers_per_stage (void)
 {
-  EXPECT_ERROR (GPT2, A100_8, "{\"pp\": 8, \"global_batch_size\": 8}", PLX_ERROR_INCONSISTENT,
-                "12 layers", "pp*virtual_stages = 8*1 = 8");
-  /* 96 layers over pp 8 with 5 chunks each (40) do not split. */
+  /* Layers that do not divide evenly are split (balanced) rather than refused; a
+   * split by hand names every stage and adds up to the model's layers. */
+  g_autoptr (PlxScenario) uneven = expect_ok (GPT2, A100_8, "{\"pp\": 8, \"global_batch_size\": 8}");
+  PlxReport event, closed;
+
+  /* Both engines run it (how closely they agree is tested on BLOOM's 70 layers over
+   * 12 stages, test-validation.c). */
+  g_assert_true (plx_sim_run_scenario (uneven->model, uneven->cluster, uneven->strategy, &event, NULL, NULL, NULL, NULL));
+  g_assert_true (plx_analytic_run (uneven->model, uneven->cluster, uneven->strategy, &closed, NULL));
+  g_assert_cmpfloat (event.step_time_s, >, 0.0);
+  g_assert_cmpfloat (closed.step_time_s, >, 0.0);
+  EXPECT_ERROR (GPT2, A100_8, "{\"pp\": 4, \"layers_per_stage\": [3, 3, 6], \"global_batch_size\": 8}",
+                PLX_ERROR_INCONSISTENT, "strategy.layers_per_stage: 3 counts given", "pp = 4 stages");
+  EXPECT_ERROR (GPT2, A100_8, "{\"pp\": 4, \"layers_per_stage\": [3, 3, 3, 4], \"global_batch_size\": 8}",
+                PLX_ERROR_INCONSISTENT, "strategy.layers_per_stage", "add up to 13 layers", "model's 12");
+  EXPECT_ERROR (GPT2, A100_8, "{\"pp\": 4, \"layers_per_stage\": [3, 0, 6, 3], \"global_batch_size\": 8}",
+                PLX_ERROR_INVALID_VALUE, "strategy.layers_per_stage[1]", "0 is not a layer count");
+  EXPECT_ERROR (GPT2, A100_8, "{\"pp\": 4, \"layers_per_stage\": \"even\", \"global_batch_size\": 8}",
+                PLX_ERROR_INVALID_VALUE, "strategy.layers_per_stage", "\"even\"", "\"auto\"");
+  /* With interleaving, one count per model chunk: 8 x 5 = 40 of them. */
   EXPECT_ERROR (GPT3, A100_64,
-                "{\"tp\": 8, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 5, \"global_batch_size\": 64}",
-                PLX_ERROR_INCONSISTENT, "96 layers", "pp*virtual_stages = 8*5 = 40");
+                "{\"tp\": 8, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 5,"
+                " \"layers_per_stage\": [12, 12, 12, 12, 12, 12, 12, 12], \"global_batch_size\": 64}",
+                PLX_ERROR_INCONSISTENT, "8 counts given", "pp*virtual_stages = 40 model chunks");
+  /* More chunks than layers cannot be split at all. */
+  EXPECT_ERROR (GPT2, A100_16,
+                "{\"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 2, \"global_batch_size\": 16}",
+                PLX_ERROR_INCONSISTENT, "8*2 = 16 model chunks", "12 layers");
 }
 
 static void
@@ -706,7 +728,7 @@ main (int argc, char **argv)
   g_test_add_func ("/strategy/error/tp-kv-heads", test_tp_kv_heads);
   g_test_add_func ("/strategy/error/tp-ffn", test_tp_ffn);
   g_test_add_func ("/strategy/error/pp-above-layers", test_pp_above_layers);
-  g_test_add_func ("/strategy/error/layers-not-divisible", test_layers_not_divisible);
+  g_test_add_func ("/strategy/layers-per-stage", test_layers_per_stage);
   g_test_add_func ("/strategy/error/virtual-stages-without-interleaved", test_virtual_stages_without_interleaved);
   g_test_add_func ("/strategy/error/interleaved-one-chunk", test_interleaved_one_chunk);
   g_test_add_func ("/strategy/error/interleaved-pp1", test_interleaved_pp1);

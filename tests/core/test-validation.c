@@ -32,6 +32,30 @@ test_korthikanti2022 (void)
   g_assert_cmpfloat (act->max_abs_error_pct, <=, 10.0);
 }
 
+/* BLOOM-176B: 70 layers over 12 stages. Once refused (they do not divide), now split
+ * (balanced, issue 10); the two engines model the same uneven pipeline and must agree
+ * within 3 %. */
+static void
+test_bloom_uneven_stages (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "bloom176b.json", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxValidation) event = plx_validation_run_file (path, "event", &error);
+  g_autoptr (PlxValidation) closed = NULL;
+  const PlxValidationRow *a, *b;
+
+  g_assert_no_error (error);
+  closed = plx_validation_run_file (path, "analytical", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (event->rows->len, ==, 1);
+  g_assert_cmpuint (closed->rows->len, ==, 1);
+  a = &g_array_index (event->rows, PlxValidationRow, 0);
+  b = &g_array_index (closed->rows, PlxValidationRow, 0);
+  g_assert_cmpint (a->metric, ==, PLX_METRIC_STEP_TIME);
+  g_test_message ("BLOOM: measured %.1f s, event %.1f s, analytical %.1f s", a->measured, a->predicted, b->predicted);
+  g_assert_cmpfloat (fabs (a->predicted / b->predicted - 1.0), <, 0.03);
+}
+
 static void
 test_summary_statistics (void)
 {
@@ -84,6 +108,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/core/validation/korthikanti2022", test_korthikanti2022);
+  g_test_add_func ("/core/validation/bloom-uneven-stages", test_bloom_uneven_stages);
   g_test_add_func ("/core/validation/summary-statistics", test_summary_statistics);
   g_test_add_func ("/core/validation/bad-table", test_bad_table);
   return g_test_run ();

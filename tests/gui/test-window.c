@@ -146,8 +146,8 @@ test_invalid_shows_error (void)
   PlxWindow *w = new_window ();
   GtkWidget *chart = plx_window_get_chart (w, "timeline");
 
-  /* 96 layers do not split into 8 stages of 5 chunks. */
-  plx_scenario_panel_set_strategy_int (PLX_SCENARIO_PANEL (plx_window_get_panel (w)), "virtual_stages", 5);
+  /* 8 stages of 13 chunks are 104 chunks, more than the 96 layers. */
+  plx_scenario_panel_set_strategy_int (PLX_SCENARIO_PANEL (plx_window_get_panel (w)), "virtual_stages", 13);
   settle (w);
   g_assert_nonnull (plx_window_get_error (w));
   g_assert_nonnull (strstr (plx_window_get_error (w), "96 layers"));

@@ -1,0 +1,29 @@
+/* plx-layer-split.h: how many layers each model chunk holds.
+ *
+ * K = pp * virtual_stages chunks; chunk k runs on stage k % pp and holds the layers
+ * after chunk k-1's (Narayanan et al. 2021 §2.2: with interleaving, stage i holds
+ * chunks i, i + pp, ...). The first chunk also runs the embedding and the last the LM
+ * head and loss, each worth `first_extra` and `last_extra` layers of time. */
+#pragma once
+
+#include "plx-strategy.h"
+
+G_BEGIN_DECLS
+
+/* Whether the split is anything but n_layers / K each. */
+gboolean plx_layer_split_is_uneven (const PlxStrategy *s,
+                                    guint              n_layers);
+
+/* Fills `out` (K entries): the strategy's own counts when it gives K of them; else
+ * n_layers / K each when they divide and "auto" was not asked for; else the balanced
+ * split, the one with the smallest largest chunk time (in layers, counting the
+ * extras), exact for a chain of equal layers. Of the balanced splits with that
+ * largest time, the layers left over go to the last middle chunks, so the early
+ * stages - which hold the most micro-batches in flight under 1F1B - hold fewer. */
+void     plx_layer_split (const PlxStrategy *s,
+                          guint              n_layers,
+                          double             first_extra,
+                          double             last_extra,
+                          guint             *out);
+
+G_END_DECLS

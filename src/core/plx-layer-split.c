@@ -1,0 +1,101 @@
+#include <math.h>
+
+#include "parallax/plx-layer-split.h"
+
+gboolean
+plx_layer_split_is_uneven (const PlxStrategy *s,
+                           guint              n_layers)
+{
+  guint64 k = (guint64) s->pp * s->virtual_stages;
+
+  if (s->layers_per_stage != NULL && s->n_layers_per_stage == k)
+    {
+      for (guint i = 0; i < s->n_layers_per_stage; i++)
+        if ((guint64) s->layers_per_stage[i] * k != n_layers)
+          return TRUE;
+      return FALSE;
+    }
+  return k > 1 && (s->layers_per_stage_auto || n_layers % k != 0);
+}
+
+/* Layers chunk k holds when no chunk may take longer than `t` layers of time. */
+static guint
+fits (double t, double extra)
+{
+  double n = floor (t - extra + 1e-9);
+  return n < 1.0 ? 1u : (guint) n;
+}
+
+/* Layers K chunks hold with none longer than `t`. */
+static guint64
+holds (double t, guint k, double first_extra, double last_extra)
+{
+  return (guint64) fits (t, first_extra) + fits (t, last_extra) + (guint64) (k - 2) * fits (t, 0.0);
+}
+
+void
+plx_layer_split (const PlxStrategy *s,
+                 guint              n_layers,
+                 double             first_extra,
+                 double             last_extra,
+                 guint             *out)
+{
+  guint k = s->pp * s->virtual_stages;
+  guint64 total;
+  guint t, lo, hi, surplus;
+  double best;
+
+  if (s->layers_per_stage != NULL && s->n_layers_per_stage == k)
+    {
+      for (guint i = 0; i < k; i++)
+        out[i] = s->layers_per_stage[i];
+      return;
+    }
+  if (k == 1 || (!s->layers_per_stage_auto && n_layers % k == 0))
+    {
+      for (guint i = 0; i < k; i++)
+        out[i] = n_layers / k;
+      return;
+    }
+
+  /* Equal layers and two extras (k >= 2 here): with no chunk longer than T (in
+   * layers of time), chunk i takes floor(T - extra_i) layers, at least one, and the
+   * chunks hold total(T) layers, a step function of T. The optimum is the smallest T
+   * with total(T) >= n_layers: any split with a smaller largest time holds fewer.
+   * total only steps up at T = j (middle chunks), j + first_extra or j + last_extra
+   * for whole j, so each of the three sequences is searched for its first T that
+   * holds all the layers, and the smallest of the three is taken. */
+  best = (double) n_layers + first_extra + last_extra;
+  for (guint seq = 0; seq < 3; seq++)
+    {
+      double offset = seq == 0 ? 0.0 : seq == 1 ? first_extra : last_extra;
+      lo = 1;
+      hi = n_layers + 1;
+      while (lo < hi)
+        {
+          t = lo + (hi - lo) / 2;
+          if (holds (t + offset, k, first_extra, last_extra) >= n_layers)
+            hi = t;
+          else
+            lo = t + 1;
+        }
+      if (lo <= n_layers && lo + offset < best)
+        best = lo + offset;
+    }
+  out[0] = fits (best, first_extra);
+  out[k - 1] = fits (best, last_extra);
+  for (guint i = 1; i + 1 < k; i++)
+    out[i] = fits (best, 0.0);
+  total = 0;
+  for (guint i = 0; i < k; i++)
+    total += out[i];
+  /* What is left over comes off, one layer each, from the first middle chunks on,
+   * then from the ends; every chunk keeps at least one layer. */
+  surplus = (guint) (total - n_layers);
+  for (guint i = 1; surplus > 0 && i + 1 < k; i++)
+    if (out[i] > 1)
+      out[i]--, surplus--;
+  for (guint i = 0; surplus > 0 && i < k; i = i == 0 ? k - 1 : k)
+    while (surplus > 0 && out[i] > 1)
+      out[i]--, surplus--;
+}
