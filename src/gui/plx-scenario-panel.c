@@ -530,7 +530,9 @@ sync_controls (PlxScenarioPanel *self)
   select_row (self->model_combo, sel);
   if (self->resolved_model != NULL)
     {
-      g_autofree char *params = g_strdup_printf ("%.2f B", plx_model_get_n_params (self->resolved_model) / 1e9);
+      double n = plx_model_get_n_params (self->resolved_model);
+      /* TRANSLATORS: millions and billions of parameters */
+      g_autofree char *params = n < 1e9 ? g_strdup_printf (_("%.2f M"), n / 1e6) : g_strdup_printf (_("%.2f B"), n / 1e9);
       adw_action_row_set_subtitle (self->params_row, params);
       sync_model_spins (self);
     }
