@@ -16,6 +16,7 @@ typedef enum
   PLX_ERROR_INCONSISTENT,  /* values that are fine alone but contradict each other */
   PLX_ERROR_NOT_FOUND,     /* unknown preset, missing file */
   PLX_ERROR_IO,            /* reading or writing a file failed */
+  PLX_ERROR_UNKNOWN_KEY,   /* a key the format does not have (a typo, most often) */
 } PlxErrorCode;
 
 GQuark plx_error_quark (void);

@@ -21,6 +21,18 @@ char     *plx_json_value_to_string (JsonNode *node);
 
 /* Each returns TRUE and leaves *out untouched when the member is absent and not
  * required. `path` is the key's dotted prefix for messages ("cluster.gpu"). */
+/* Every key of `obj` is one of `known` (NULL-terminated), or the error names the first
+ * that is not, with the closest known key when one is near (a misspelt key would
+ * otherwise run another strategy without a word). */
+gboolean plx_json_check_keys (JsonObject        *obj,
+                              const char        *source,
+                              const char        *path,
+                              const char *const *known,
+                              GError           **error);
+/* The known key nearest to `key` in edit distance, if it is near enough to be a typo
+ * of it (at most a third of its length, and at least 1 and at most 3 edits); NULL. */
+const char *plx_json_closest_key (const char        *key,
+                                  const char *const *known);
 gboolean plx_json_get_uint (JsonObject *obj, const char *source, const char *path,
                             const char *key, gboolean required, guint64 min,
                             guint64 max, guint64 *out, GError **error);

@@ -125,6 +125,45 @@ with_default_calibration (JsonNode *node)
 
 static const char *const flops_keys[PLX_N_DTYPES] = { "bf16", "fp16", "fp8", "fp32", "tf32" };
 
+/* docs/formats.md §1 cluster, docs/cluster-presets.md. Checked on the cluster as
+ * merged with its preset, so a misspelt override ("num_node") is caught too. */
+static gboolean
+check_cluster_keys (JsonObject *obj, const char *source, GError **error)
+{
+  static const char *const top[] = { "preset", "name", "num_nodes", "gpus_per_node", "gpu", "intra_node",
+                                     "inter_node", "sources", NULL };
+  static const char *const gpu[] = { "name", "peak_flops", "hbm_bytes", "hbm_bw_Bps", "reserved_bytes",
+                                     "efficiency", NULL };
+  static const char *const flops[] = { "bf16", "fp16", "fp8", "fp32", "tf32", NULL };
+  static const char *const eff[] = { "matmul", "memory", "kernel_launch_s", NULL };
+  static const char *const link[] = { "name", "bw_Bps", "latency_s", "efficiency", NULL };
+  static const char *const link_names[] = { "intra_node", "inter_node" };
+  JsonNode *n;
+
+  if (!plx_json_check_keys (obj, source, "cluster", top, error))
+    return FALSE;
+  n = json_object_get_member (obj, "gpu");
+  if (n != NULL && JSON_NODE_HOLDS_OBJECT (n))
+    {
+      JsonObject *g = json_node_get_object (n);
+      JsonNode *f = json_object_get_member (g, "peak_flops"), *e = json_object_get_member (g, "efficiency");
+      if (!plx_json_check_keys (g, source, "cluster.gpu", gpu, error) ||
+          (f != NULL && JSON_NODE_HOLDS_OBJECT (f) &&
+           !plx_json_check_keys (json_node_get_object (f), source, "cluster.gpu.peak_flops", flops, error)) ||
+          (e != NULL && JSON_NODE_HOLDS_OBJECT (e) &&
+           !plx_json_check_keys (json_node_get_object (e), source, "cluster.gpu.efficiency", eff, error)))
+        return FALSE;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (link_names); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("cluster.%s", link_names[i]);
+      n = json_object_get_member (obj, link_names[i]);
+      if (n != NULL && JSON_NODE_HOLDS_OBJECT (n) && !plx_json_check_keys (json_node_get_object (n), source, path, link, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 PlxCluster *
 plx_cluster_new_from_json (JsonNode   *node,
                            const char *source,
@@ -154,6 +193,8 @@ plx_cluster_new_from_json (JsonNode   *node,
       merged = calibrated;
     }
   obj = json_node_get_object (merged);
+  if (!check_cluster_keys (obj, source, error))
+    return NULL;
 
   c = g_new0 (PlxCluster, 1);
   if (!plx_json_get_string (obj, source, "cluster", "name", FALSE, &name, error) ||

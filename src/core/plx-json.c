@@ -201,6 +201,85 @@ key_name (const char *path,
   return g_strdup_printf ("%s.%s", path, key);
 }
 
+/* Levenshtein distance (Levenshtein 1966), two rows, capped at 64 characters. */
+static guint
+edit_distance (const char *a, const char *b)
+{
+  guint la = MIN (strlen (a), 64), lb = MIN (strlen (b), 64);
+  guint prev[65], cur[65];
+
+  for (guint j = 0; j <= lb; j++)
+    prev[j] = j;
+  for (guint i = 1; i <= la; i++)
+    {
+      cur[0] = i;
+      for (guint j = 1; j <= lb; j++)
+        {
+          guint sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+          cur[j] = MIN (MIN (prev[j] + 1, cur[j - 1] + 1), sub);
+        }
+      memcpy (prev, cur, sizeof (guint) * (lb + 1));
+    }
+  return prev[lb];
+}
+
+const char *
+plx_json_closest_key (const char        *key,
+                      const char *const *known)
+{
+  const char *best = NULL;
+  guint best_d = G_MAXUINT, limit = CLAMP ((guint) strlen (key) / 3, 1, 3);
+
+  for (guint i = 0; known[i] != NULL; i++)
+    {
+      guint d = edit_distance (key, known[i]);
+      if (d < best_d)
+        {
+          best_d = d;
+          best = known[i];
+        }
+    }
+  return best_d <= limit ? best : NULL;
+}
+
+gboolean
+plx_json_check_keys (JsonObject        *obj,
+                     const char        *source,
+                     const char        *path,
+                     const char *const *known,
+                     GError           **error)
+{
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *value;
+
+  json_object_iter_init (&iter, obj);
+  while (json_object_iter_next (&iter, &key, &value))
+    {
+      gboolean ok = FALSE;
+      const char *near;
+      g_autofree char *name = NULL;
+
+      for (guint i = 0; known[i] != NULL && !ok; i++)
+        ok = g_str_equal (key, known[i]);
+      if (ok)
+        continue;
+      name = key_name (path, key);
+      near = plx_json_closest_key (key, known);
+      if (near != NULL)
+        g_set_error (error, PLX_ERROR, PLX_ERROR_UNKNOWN_KEY, "%.200s: %.200s: unknown key; did you mean \"%s\"?",
+                     source, name, near);
+      else
+        {
+          g_autofree char *list = g_strjoinv (", ", (char **) known);
+          g_set_error (error, PLX_ERROR, PLX_ERROR_UNKNOWN_KEY, "%.200s: %.200s: unknown key (known: %s)", source,
+                       name, list);
+        }
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* "SOURCE: PATH.KEY: VALUE RULE" */
 static gboolean
 bad_value (GError    **error,

@@ -60,6 +60,12 @@ scenario_new (JsonNode   *node,
       return NULL;
     }
   obj = json_node_get_object (node);
+  {
+    /* "notes" and "description": free text for the reader, ignored. */
+    static const char *const keys[] = { "name", "model", "cluster", "strategy", "notes", "description", NULL };
+    if (!plx_json_check_keys (obj, source, "", keys, error))
+      return NULL;
+  }
   if (!plx_json_get_string (obj, source, "", "name", FALSE, &name, error))
     return NULL;
   if (plx_json_get_object (obj, source, "", "cluster", TRUE, error) == NULL)

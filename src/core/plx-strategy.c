@@ -109,6 +109,13 @@ get_degree (JsonObject *obj, const char *source, const char *key, guint *out, GE
 
 #define MAX_LAYERS_PER_STAGE 65536
 
+/* docs/formats.md §1 strategy and §4. */
+static const char *const strategy_keys[] = {
+  "workload", "seq_length", "global_batch_size", "micro_batch_size", "dp", "tp", "pp", "cp", "ep",
+  "virtual_stages", "layers_per_stage", "sequence_parallel", "schedule", "recompute", "zero_stage", "dtype",
+  "overlap_dp_comm", "overlap_tp_comm", "flash_attention", "grad_bucket_bytes", NULL,
+};
+
 /* "layers_per_stage": [5, 6, ..., 5] or "auto". */
 static gboolean
 get_layers_per_stage (JsonObject *obj, const char *source, PlxStrategy *s, GError **error)
@@ -174,6 +181,8 @@ plx_strategy_new_from_json (JsonNode   *node,
     }
   obj = json_node_get_object (node);
 
+  if (!plx_json_check_keys (obj, source, "strategy", strategy_keys, error))
+    return NULL;
   if (!get_enum (obj, source, "workload", workload_names, G_N_ELEMENTS (workload_names), &workload, error) ||
       !get_enum (obj, source, "recompute", recompute_names, G_N_ELEMENTS (recompute_names), &recompute, error) ||
       !plx_json_get_uint (obj, source, "strategy", "seq_length", FALSE, 1, 1u << 30, &s->seq_length, error) ||

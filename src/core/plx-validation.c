@@ -9,10 +9,16 @@
 #include "parallax/plx-sim.h"
 #include "parallax/plx-validation.h"
 
-static const char *const metric_keys[PLX_N_METRICS] = {
+/* docs/formats.md §2: what `measured` may hold (NULL-terminated for the key check). */
+static const char *const metric_keys[PLX_N_METRICS + 1] = {
   "step_time_s", "mfu", "tokens_per_s_per_gpu", "model_states_bytes", "activation_bytes",
-  "peak_memory_bytes",
+  "peak_memory_bytes", NULL,
 };
+
+/* docs/formats.md §2. */
+static const char *const table_keys[] = { "source", "cases", NULL };
+static const char *const case_keys[] = { "name", "scenario", "measured", "notes", NULL };
+
 
 const char *
 plx_metric_to_string (PlxMetric metric)
@@ -119,7 +125,8 @@ plx_validation_run_file (const char *path,
       return NULL;
     }
   obj = json_node_get_object (root);
-  if (!plx_json_get_string (obj, path, "", "source", FALSE, &source, error))
+  if (!plx_json_check_keys (obj, path, "", table_keys, error) ||
+      !plx_json_get_string (obj, path, "", "source", FALSE, &source, error))
     return NULL;
   cases = json_object_get_member (obj, "cases");
   if (cases == NULL || !JSON_NODE_HOLDS_ARRAY (cases))
@@ -152,10 +159,11 @@ plx_validation_run_file (const char *path,
         }
       cobj = json_node_get_object (c);
       where = g_strdup_printf ("%s: cases[%u]", path, i);
-      if (!plx_json_get_string (cobj, where, "", "name", FALSE, &name, error))
+      if (!plx_json_check_keys (cobj, where, "", case_keys, error) ||
+          !plx_json_get_string (cobj, where, "", "name", FALSE, &name, error))
         return NULL;
       measured = plx_json_get_object (cobj, where, "", "measured", TRUE, error);
-      if (measured == NULL)
+      if (measured == NULL || !plx_json_check_keys (measured, where, "measured", metric_keys, error))
         return NULL;
       if (json_object_get_member (cobj, "scenario") == NULL)
         {

@@ -505,6 +505,55 @@ test_scenario_preset (void)
   g_assert_cmpuint (sc->strategy->dp, ==, 1);
 }
 
+/* Misspelt keys are refused, naming the key and the known one it is nearest to
+ * (Levenshtein distance at most a third of its length); an unlike key lists them all.
+ * Before, "zero_stag" ran ZeRO 0 without a word (issues 10 and 11). */
+static void
+test_unknown_keys (void)
+{
+  static const struct { const char *text; const char *needles[3]; } cases[] = {
+    { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+      " \"strategy\": {\"zero_stag\": 1, \"global_batch_size\": 8}}",
+      { "strategy.zero_stag: unknown key", "did you mean \"zero_stage\"?" } },
+    { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+      " \"strategy\": {\"recompue\": \"full\", \"global_batch_size\": 8}}",
+      { "strategy.recompue", "\"recompute\"" } },
+    { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_node\": 2},"
+      " \"strategy\": {\"global_batch_size\": 8}}",
+      { "cluster.num_node", "\"num_nodes\"" } },
+    { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"gpu\": {\"hbm_byte\": 1e10}},"
+      " \"strategy\": {\"global_batch_size\": 8}}",
+      { "cluster.gpu.hbm_byte", "\"hbm_bytes\"" } },
+    { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"inter_node\": {\"bw_bps\": 1e10}},"
+      " \"strategy\": {\"global_batch_size\": 8}}",
+      { "cluster.inter_node.bw_bps", "\"bw_Bps\"" } },
+    { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+      " \"stratgy\": {\"global_batch_size\": 8}}",
+      { "stratgy: unknown key", "\"strategy\"" } },
+    { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+      " \"strategy\": {\"global_batch_size\": 8, \"colour\": \"blue\"}}",
+      { "strategy.colour: unknown key (known: workload,", "grad_bucket_bytes)" } },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (PlxScenario) sc = load_scenario_text (cases[i].text, &error);
+      const char *const needles[] = { cases[i].needles[0], cases[i].needles[1], NULL };
+      g_assert_null (sc);
+      check_error (error, PLX_ERROR_UNKNOWN_KEY, needles);
+    }
+  /* The model is a Hugging Face config, whose many other keys stay ignored. */
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (PlxScenario) sc = load_scenario_text (
+      "{\"model\": {\"preset\": \"llama-2-7b\", \"architectures\": [\"LlamaForCausalLM\"]}" SCENARIO_TAIL, &error);
+    g_assert_no_error (error);
+  }
+  g_assert_cmpstr (plx_json_closest_key ("tp", (const char *const[]) { "tp", "pp", NULL }), ==, "tp");
+  g_assert_null (plx_json_closest_key ("xyz", (const char *const[]) { "tp", "pp", NULL }));
+}
+
 static void
 test_scenario_name_default (void)
 {
@@ -1282,6 +1331,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/loaders/scenario/preset", test_scenario_preset);
   g_test_add_func ("/loaders/scenario/name-default", test_scenario_name_default);
+  g_test_add_func ("/loaders/unknown-keys", test_unknown_keys);
   g_test_add_func ("/loaders/scenario/node-reusable", test_scenario_node_reusable);
   g_test_add_func ("/loaders/scenario/missing-parts", test_scenario_missing_parts);
   g_test_add_func ("/loaders/scenario/unknown-model-type", test_scenario_unknown_model_type);

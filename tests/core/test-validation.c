@@ -99,6 +99,16 @@ test_bad_table (void)
   g_assert_null (plx_validation_run_file (path, NULL, &error));
   g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
   g_assert_nonnull (strstr (error->message, "measured.step_time_s"));
+  g_clear_error (&error);
+
+  /* A misspelt metric would silently compare nothing: refused, with the nearest. */
+  g_assert_true (g_file_set_contents (path,
+    "{ \"cases\": [ { \"name\": \"x\", \"measured\": { \"step_time\": 1.0 },"
+    "  \"scenario\": { \"model\": { \"preset\": \"gpt2\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\" },"
+    "                \"strategy\": { \"global_batch_size\": 8 } } } ] }", -1, NULL));
+  g_assert_null (plx_validation_run_file (path, NULL, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_UNKNOWN_KEY);
+  g_assert_nonnull (strstr (error->message, "cases[0]: measured.step_time: unknown key; did you mean \"step_time_s\"?"));
   g_remove (path);
   g_rmdir (dir);
 }
