@@ -61,6 +61,10 @@ typedef struct
   guint       *layers_per_stage;
   guint        n_layers_per_stage;
   gboolean     layers_per_stage_auto;
+  /* Megatron-LM's --decoder-first/last-pipeline-num-layers: the first and last
+   * stage's layers, the rest split evenly over the stages between; 0 = not given. */
+  guint        first_stage_layers;
+  guint        last_stage_layers;
 } PlxStrategy;
 
 #define PLX_DEFAULT_GRAD_BUCKET_BYTES ((guint64) 40000000) /* Megatron-LM DDP's 40M-element bucket is in elements; see docs/cost-model.md */

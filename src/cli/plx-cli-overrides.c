@@ -26,6 +26,8 @@ static const StrategyFlag strategy_flags[] = {
   { "--seq-length", "seq_length", FLAG_INT, "tokens per sequence" },
   { "--virtual-stages", "virtual_stages", FLAG_INT, "model chunks per pipeline rank" },
   { "--layers-per-stage", "layers_per_stage", FLAG_LAYERS, "layers per stage, comma-separated (per model chunk\n                           with interleaving), or auto: balanced" },
+  { "--first-stage-layers", "first_stage_layers", FLAG_INT, "layers on the first stage, the rest even (Megatron)" },
+  { "--last-stage-layers", "last_stage_layers", FLAG_INT, "layers on the last stage, the rest even (Megatron)" },
   { "--zero-stage", "zero_stage", FLAG_INT, "ZeRO stage 0-3" },
   { "--grad-bucket-bytes", "grad_bucket_bytes", FLAG_INT, "data-parallel gradient bucket size" },
   { "--schedule", "schedule", FLAG_STRING, "gpipe, 1f1b, interleaved-1f1b, zero-bubble-h1" },
@@ -300,9 +302,16 @@ plx_cli_overrides_apply (PlxCliOverrides *o,
   /* So other stages or chunks get the balanced split, unless given anew: the file's
    * counts were one per stage of its own pipeline. */
   if ((json_object_has_member (o->strategy, "pp") || json_object_has_member (o->strategy, "virtual_stages")) &&
-      !json_object_has_member (o->strategy, "layers_per_stage") && json_object_has_member (strategy, "layers_per_stage") &&
-      JSON_NODE_HOLDS_ARRAY (json_object_get_member (strategy, "layers_per_stage")))
-    json_object_remove_member (strategy, "layers_per_stage");
+      !json_object_has_member (o->strategy, "layers_per_stage"))
+    {
+      if (json_object_has_member (strategy, "layers_per_stage") &&
+          JSON_NODE_HOLDS_ARRAY (json_object_get_member (strategy, "layers_per_stage")))
+        json_object_remove_member (strategy, "layers_per_stage");
+      if (!json_object_has_member (o->strategy, "first_stage_layers"))
+        json_object_remove_member (strategy, "first_stage_layers");
+      if (!json_object_has_member (o->strategy, "last_stage_layers"))
+        json_object_remove_member (strategy, "last_stage_layers");
+    }
 
   return g_steal_pointer (&out);
 }

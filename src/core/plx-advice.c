@@ -660,6 +660,7 @@ plx_advice_adapt_strategy (const PlxModel   *model,
    * for: after a preset change the layers are split again (balanced). */
   g_clear_pointer (&s->layers_per_stage, g_free);
   s->n_layers_per_stage = 0;
+  s->first_stage_layers = s->last_stage_layers = 0;
   before = plx_strategy_copy (s);
   /* A model with learned positions cannot run longer sequences than it learned; any
    * other keeps the sequence length it was given. */
@@ -707,6 +708,8 @@ plx_advice_adapt_strategy (const PlxModel   *model,
   json_object_remove_member (o, "dp");
   if (json_object_has_member (o, "layers_per_stage") && JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, "layers_per_stage")))
     json_object_remove_member (o, "layers_per_stage");
+  json_object_remove_member (o, "first_stage_layers");
+  json_object_remove_member (o, "last_stage_layers");
   for (guint i = 0; i < G_N_ELEMENTS (written); i++)
     set_if_changed (o, s, before, written[i]);
   if (s->schedule != before->schedule)

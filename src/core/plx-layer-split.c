@@ -2,6 +2,21 @@
 
 #include "parallax/plx-layer-split.h"
 
+/* Megatron's first/last-stage counts apply: given, one chunk per stage, and the
+ * stages between can take equal shares (plx_strategy_resolve checks it). */
+static gboolean
+megatron_ends (const PlxStrategy *s, guint n_layers)
+{
+  guint ends = (s->first_stage_layers != 0) + (s->last_stage_layers != 0);
+  guint64 rest;
+
+  if (ends == 0 || s->virtual_stages != 1 || s->pp < ends + 1 ||
+      (guint64) s->first_stage_layers + s->last_stage_layers >= n_layers)
+    return FALSE;
+  rest = (guint64) n_layers - s->first_stage_layers - s->last_stage_layers;
+  return rest % (s->pp - ends) == 0;
+}
+
 gboolean
 plx_layer_split_is_uneven (const PlxStrategy *s,
                            guint              n_layers)
@@ -15,6 +30,9 @@ plx_layer_split_is_uneven (const PlxStrategy *s,
           return TRUE;
       return FALSE;
     }
+  if (megatron_ends (s, n_layers))
+    return (guint64) s->first_stage_layers * k != (s->first_stage_layers ? n_layers : 0) ||
+           (guint64) s->last_stage_layers * k != (s->last_stage_layers ? n_layers : 0);
   return k > 1 && (s->layers_per_stage_auto || n_layers % k != 0);
 }
 
@@ -49,6 +67,18 @@ plx_layer_split (const PlxStrategy *s,
     {
       for (guint i = 0; i < k; i++)
         out[i] = s->layers_per_stage[i];
+      return;
+    }
+  if (megatron_ends (s, n_layers))
+    {
+      guint ends = (s->first_stage_layers != 0) + (s->last_stage_layers != 0);
+      guint mid = (n_layers - s->first_stage_layers - s->last_stage_layers) / (k - ends);
+      for (guint i = 0; i < k; i++)
+        out[i] = mid;
+      if (s->first_stage_layers != 0)
+        out[0] = s->first_stage_layers;
+      if (s->last_stage_layers != 0)
+        out[k - 1] = s->last_stage_layers;
       return;
     }
   if (k == 1 || (!s->layers_per_stage_auto && n_layers % k == 0))

@@ -112,7 +112,7 @@ get_degree (JsonObject *obj, const char *source, const char *key, guint *out, GE
 /* docs/formats.md §1 strategy and §4. */
 static const char *const strategy_keys[] = {
   "workload", "seq_length", "global_batch_size", "micro_batch_size", "dp", "tp", "pp", "cp", "ep",
-  "virtual_stages", "layers_per_stage", "sequence_parallel", "schedule", "recompute", "zero_stage", "dtype",
+  "virtual_stages", "layers_per_stage", "first_stage_layers", "last_stage_layers", "sequence_parallel", "schedule", "recompute", "zero_stage", "dtype",
   "overlap_dp_comm", "overlap_tp_comm", "flash_attention", "grad_bucket_bytes", NULL,
 };
 
@@ -205,6 +205,14 @@ plx_strategy_new_from_json (JsonNode   *node,
       !plx_json_get_string (obj, source, "strategy", "dtype", FALSE, &dtype, error) ||
       !get_layers_per_stage (obj, source, s, error))
     return NULL;
+  {
+    guint64 first = 0, last = 0;
+    if (!plx_json_get_uint (obj, source, "strategy", "first_stage_layers", FALSE, 1, MAX_LAYERS_PER_STAGE, &first, error) ||
+        !plx_json_get_uint (obj, source, "strategy", "last_stage_layers", FALSE, 1, MAX_LAYERS_PER_STAGE, &last, error))
+      return NULL;
+    s->first_stage_layers = (guint) first;
+    s->last_stage_layers = (guint) last;
+  }
 
   s->workload = workload;
   s->recompute = recompute;
@@ -320,6 +328,28 @@ plx_strategy_resolve (PlxStrategy      *s,
     FAIL (PLX_ERROR_INCONSISTENT,
           "%s: strategy: pp*virtual_stages = %u*%u = %" G_GUINT64_FORMAT " model chunks is more than the model's %u layers",
           source, s->pp, s->virtual_stages, chunks, model->n_layers);
+  if (s->first_stage_layers != 0 || s->last_stage_layers != 0)
+    {
+      guint ends = (s->first_stage_layers != 0) + (s->last_stage_layers != 0);
+      guint64 rest = (guint64) model->n_layers - s->first_stage_layers - s->last_stage_layers;
+      const char *key = s->first_stage_layers != 0 ? "first_stage_layers" : "last_stage_layers";
+      if (s->layers_per_stage != NULL || s->layers_per_stage_auto)
+        FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.%s: give either it or strategy.layers_per_stage, not both",
+              source, key);
+      if (s->virtual_stages != 1)
+        FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.%s: needs one model chunk per stage, not virtual_stages=%u",
+              source, key, s->virtual_stages);
+      if (s->pp < ends + 1 || (guint64) s->first_stage_layers + s->last_stage_layers >= model->n_layers)
+        FAIL (PLX_ERROR_INCONSISTENT,
+              "%s: strategy.%s: pp=%u stages with %u and %u layers on the first and last leave none for the others of "
+              "the model's %u layers",
+              source, key, s->pp, s->first_stage_layers, s->last_stage_layers, model->n_layers);
+      /* As Megatron-LM requires: the stages between take equal shares. */
+      if (rest % (s->pp - ends) != 0)
+        FAIL (PLX_ERROR_INCONSISTENT,
+              "%s: strategy.%s: the %" G_GUINT64_FORMAT " other layers do not split evenly over the other %u stages",
+              source, key, rest, s->pp - ends);
+    }
   if (s->layers_per_stage != NULL)
     {
       guint64 sum = 0;

@@ -815,10 +815,14 @@ plx_scenario_panel_set_strategy_int (PlxScenarioPanel *self,
    * split of layers, not counts written for the old one. */
   if (g_str_equal (key, "tp") || g_str_equal (key, "pp") || g_str_equal (key, "cp"))
     json_object_remove_member (obj (self->strategy), "dp");
-  if ((g_str_equal (key, "pp") || g_str_equal (key, "virtual_stages")) &&
-      json_object_has_member (obj (self->strategy), "layers_per_stage") &&
-      JSON_NODE_HOLDS_ARRAY (json_object_get_member (obj (self->strategy), "layers_per_stage")))
-    json_object_remove_member (obj (self->strategy), "layers_per_stage");
+  if (g_str_equal (key, "pp") || g_str_equal (key, "virtual_stages"))
+    {
+      if (json_object_has_member (obj (self->strategy), "layers_per_stage") &&
+          JSON_NODE_HOLDS_ARRAY (json_object_get_member (obj (self->strategy), "layers_per_stage")))
+        json_object_remove_member (obj (self->strategy), "layers_per_stage");
+      json_object_remove_member (obj (self->strategy), "first_stage_layers");
+      json_object_remove_member (obj (self->strategy), "last_stage_layers");
+    }
   if (!self->updating)
     {
       /* Only the sequence length changes what other controls offer (CP); the rest

@@ -78,6 +78,35 @@ test_even_and_given (void)
   assert_split (got, given, 8);
 }
 
+static void
+test_megatron_ends (void)
+{
+  /* Megatron-LM's first/last-stage counts: BLOOM's 70 layers over 12 stages with 4 on
+   * the last leave 66 for the other 11, six each; with 4 on the first as well, 62 over
+   * the ten between do not divide (refused when resolved, test-strategy.c). */
+  g_autoptr (PlxStrategy) s = strategy (12, 1);
+  static const guint last4[] = { 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 4 };
+  static const guint both[] = { 5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5 };
+  static const guint even[] = { 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2 };
+  guint got[12];
+
+  s->last_stage_layers = 4;
+  g_assert_true (plx_layer_split_is_uneven (s, 70));
+  plx_layer_split (s, 70, 0.1, 1.3, got);
+  assert_split (got, last4, 12);
+  /* BLOOM's own: 5 on each end, 60 over ten. */
+  s->first_stage_layers = 5;
+  s->last_stage_layers = 5;
+  plx_layer_split (s, 70, 0.1, 1.3, got);
+  assert_split (got, both, 12);
+  /* Ends equal to the even share are no split at all: 24 layers, 2 each. */
+  s->first_stage_layers = 2;
+  s->last_stage_layers = 0;
+  g_assert_false (plx_layer_split_is_uneven (s, 24));
+  plx_layer_split (s, 24, 0.0, 0.0, got);
+  assert_split (got, even, 12);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -85,5 +114,6 @@ main (int argc, char **argv)
   g_test_add_func ("/layer-split/bloom", test_bloom);
   g_test_add_func ("/layer-split/leftover-from-early-stages", test_leftover_from_early_stages);
   g_test_add_func ("/layer-split/even-and-given", test_even_and_given);
+  g_test_add_func ("/layer-split/megatron-ends", test_megatron_ends);
   return g_test_run ();
 }

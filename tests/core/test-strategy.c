@@ -294,6 +294,22 @@ test_layers_per_stage (void)
                 "{\"tp\": 8, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 5,"
                 " \"layers_per_stage\": [12, 12, 12, 12, 12, 12, 12, 12], \"global_batch_size\": 64}",
                 PLX_ERROR_INCONSISTENT, "8 counts given", "pp*virtual_stages = 40 model chunks");
+  /* Megatron's first/last-stage counts: the other stages take equal shares. GPT-2's
+   * 12 layers over 4 stages with 3 on the first leave 9 for three stages (even); with
+   * 2, 10 over three do not divide. */
+  {
+    g_autoptr (PlxScenario) ends = expect_ok (GPT2, A100_8,
+                                              "{\"pp\": 4, \"first_stage_layers\": 3, \"global_batch_size\": 8}");
+    g_assert_cmpuint (ends->strategy->first_stage_layers, ==, 3);
+  }
+  EXPECT_ERROR (GPT2, A100_8, "{\"pp\": 4, \"first_stage_layers\": 2, \"global_batch_size\": 8}",
+                PLX_ERROR_INCONSISTENT, "strategy.first_stage_layers", "10 other layers", "other 3 stages");
+  EXPECT_ERROR (GPT2, A100_8, "{\"pp\": 4, \"last_stage_layers\": 6, \"first_stage_layers\": 6, \"global_batch_size\": 8}",
+                PLX_ERROR_INCONSISTENT, "strategy.first_stage_layers", "6 and 6 layers", "model's 12");
+  EXPECT_ERROR (GPT2, A100_8, "{\"pp\": 4, \"last_stage_layers\": 3, \"layers_per_stage\": \"auto\", \"global_batch_size\": 8}",
+                PLX_ERROR_INCONSISTENT, "strategy.last_stage_layers", "not both");
+  EXPECT_ERROR (GPT2, A100_8, "{\"pp\": 4, \"last_stage_layers\": 0, \"global_batch_size\": 8}",
+                PLX_ERROR_INVALID_VALUE, "strategy.last_stage_layers");
   /* More chunks than layers cannot be split at all. */
   EXPECT_ERROR (GPT2, A100_16,
                 "{\"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 2, \"global_batch_size\": 16}",
