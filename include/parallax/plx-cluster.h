@@ -30,6 +30,8 @@ typedef struct
   guint64  reserved_bytes;           /* CUDA context, workspaces, fragmentation */
   PlxCurve *matmul_efficiency;       /* achieved / peak FLOP/s against GEMM FLOPs */
   PlxCurve *memory_efficiency;       /* achieved / peak HBM bandwidth against bytes moved */
+  PlxCurve *matmul_fp8_efficiency;   /* the same for fp8 GEMMs, against fp8 peak; NULL: derived
+                                      * from the 16-bit curve (plx-op-cost.c) */
   double   kernel_launch_s;
 
   PlxLink  intra_node;

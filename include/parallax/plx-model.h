@@ -46,6 +46,9 @@ typedef struct
   guint       mlp_half : 1;     /* in the block's second half (MLP or experts), after the
                                  * attention half's residual add */
   guint       expert : 1;    /* MoE expert op: runs on top_k of the tokens, weights split by EP */
+  guint       fp8 : 1;       /* a block's linear layer: fp8 training runs its GEMMs in fp8
+                              * (Transformer Engine's te.Linear, torchao's Float8Linear);
+                              * the LM head, router and attention core stay 16-bit */
   /* Matmul: the full (unsharded) weight is k x n. Attention ops: k = head_dim. */
   guint64 k;
   guint64 n;

@@ -48,6 +48,11 @@ double plx_gemm_time (const PlxCluster *cluster,
                       PlxDtype          dtype,
                       double            flops,
                       double            bytes);
+/* The dtype a GEMM runs in under the strategy's dtype: fp8 only for ops marked fp8
+ * (the blocks' linear layers), 16-bit for the rest. */
+PlxDtype plx_gemm_dtype (const PlxCluster *cluster,
+                         PlxDtype          dtype,
+                         gboolean          fp8_op);
 /* Time of one memory-bound kernel moving `bytes`. */
 double plx_memory_time (const PlxCluster *cluster,
                         double            bytes);

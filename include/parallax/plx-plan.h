@@ -73,8 +73,7 @@ typedef struct
   double static_bytes[5];     /* PlxMemCategory: weights, gradients, optimizer, -, other */
   double grad_bucket_s;       /* one bucket's reduction over the DP group */
   double grad_bucket_bytes;
-  double zero_gather_s;       /* ZeRO-3: gathering one chunk's weights; ZeRO-1/2: all weights after the step */
-  double zero_scatter_s;      /* ZeRO-3: reduce-scattering one chunk's gradients */
+  double zero_gather_s;       /* ZeRO-1/2: all weights after the step (ZeRO-3's are in the passes) */
   double tied_embedding_s;    /* first/last stage only */
   double optimizer_s;
   double params;

@@ -69,6 +69,32 @@ cache_matches (const PlxAnalyticCache *c, const PlxModel *model, const PlxCluste
          c->dtype == s->dtype && c->recompute == s->recompute;
 }
 
+/* ZeRO-3's exposed communication on one stage's GPU, per micro-batch: its chunks'
+ * forward and backward passes (plx_costing_zero3_pass, shared with the plan). */
+static void
+zero3_stage (const PlxCosting    *cx,
+             const PlxStageCosts *costs,
+             guint                stage,
+             double              *fwd,
+             double              *bwd)
+{
+  const PlxStrategy *s = cx->strategy;
+
+  *fwd = *bwd = 0.0;
+  if (s->zero_stage < 3 || s->dp <= 1)
+    return;
+  for (guint c = 0; c < s->virtual_stages; c++)
+    {
+      guint k = c * s->pp + stage;
+      double n = cx->chunk_layers != NULL ? cx->chunk_layers[k] : (double) cx->model->n_layers / (s->pp * s->virtual_stages);
+      double f, b;
+
+      plx_costing_zero3_pass (cx, costs, n, k == 0, k + 1 == s->pp * s->virtual_stages, &f, &b);
+      *fwd += f;
+      *bwd += b;
+    }
+}
+
 /* The engine, with the micro-batch size as a real number so that root finding can
  * treat memory as a continuous function of it (plx_analytic_max_micro_batch_size). */
 static void
@@ -138,14 +164,18 @@ analytic_eval (const PlxModel    *model,
     double lb = layer->bwd_s + layer->comm_bwd_s + layer->recompute_s + layer->comm_recompute_s;
     double pf = pre->fwd_s + pre->comm_fwd_s, pb = pre->bwd_s + pre->comm_bwd_s;
     double qf = post->fwd_s + post->comm_fwd_s, qb = post->bwd_s + post->comm_bwd_s;
+    double zf, zb;
 
-    fwd_first = layers_first * lf + pf + (p == 1 ? qf : 0.0);
-    bwd_first = layers_first * lb + pb + (p == 1 ? qb : 0.0);
-    fwd_last = layers_last * lf + qf + (p == 1 ? pf : 0.0);
-    bwd_last = layers_last * lb + qb + (p == 1 ? pb : 0.0);
+    zero3_stage (&cx, &costs, 0, &zf, &zb);
+    fwd_first = layers_first * lf + pf + (p == 1 ? qf : 0.0) + zf;
+    bwd_first = layers_first * lb + pb + (p == 1 ? qb : 0.0) + zb;
+    zero3_stage (&cx, &costs, s->pp - 1, &zf, &zb);
+    fwd_last = layers_last * lf + qf + (p == 1 ? pf : 0.0) + zf;
+    bwd_last = layers_last * lb + qb + (p == 1 ? pb : 0.0) + zb;
     t_first = fwd_first + bwd_first;
     t_last = fwd_last + bwd_last;
-    t_mid = layers * (lf + lb);
+    zero3_stage (&cx, &costs, MIN (1u, s->pp - 1), &zf, &zb);
+    t_mid = layers * (lf + lb) + zf + zb;
     t_max = MAX (t_first, t_last);
     t_avg = p == 1 ? t_first : (t_first + t_last + (p - 2.0) * t_mid) / p;
     if (split != NULL && p > 2)
@@ -156,6 +186,8 @@ analytic_eval (const PlxModel    *model,
         for (guint st = 1; st + 1 < s->pp; st++)
           {
             double t_i = plx_costing_stage_layers (&cx, st) * (lf + lb);
+            zero3_stage (&cx, &costs, st, &zf, &zb);
+            t_i += zf + zb;
             sum_mid += t_i;
             max_mid = MAX (max_mid, t_i);
           }
@@ -209,7 +241,6 @@ analytic_eval (const PlxModel    *model,
       double grads = stage_params * grad_bytes;
       double bucket = MIN ((double) s->grad_bucket_bytes, grads);
       double lb_peak = layer->bwd_s + layer->comm_bwd_s + layer->recompute_s + layer->comm_recompute_s;
-      double lf_peak = layer->fwd_s + layer->comm_fwd_s;
       double reduce, bucket_t;
       double window = peak_stage == 0 ? bwd_first : peak_stage == s->pp - 1 ? bwd_last : layers_peak * lb_peak;
 
@@ -232,17 +263,11 @@ analytic_eval (const PlxModel    *model,
           if (s->zero_stage <= 2)
             dp_exposed = (s->overlap_dp_comm ? MAX (bucket_t, reduce - window) : reduce) +
                          plx_costing_collective (&cx, PLX_COLLECTIVE_ALL_GATHER, &cx.dp_group, weights);
-          else
-            {
-              double per_mb = 2.0 * plx_costing_collective (&cx, PLX_COLLECTIVE_ALL_GATHER, &cx.dp_group, weights) + reduce;
-              double busy = peak_stage == 0 ? t_first : peak_stage == s->pp - 1 ? t_last
-                                                                                 : layers_peak * (lf_peak + lb_peak);
-              dp_exposed = m * (s->overlap_dp_comm ? MAX (bucket_t, per_mb - busy) : per_mb);
-            }
+          /* Stage 3's collectives are part of each pass (zero3_stage). */
         }
     }
   tied = plx_costing_tied_embedding_time (&cx);
-  optimizer = plx_costing_optimizer_time (&cx, stage_params);
+  optimizer = plx_costing_optimizer_time (&cx, &costs, peak_stage);
 
   report->engine = "analytical";
   report->step_time_s = t_pipe + dp_exposed + tied + optimizer;
@@ -290,14 +315,20 @@ analytic_eval (const PlxModel    *model,
   report->time_s[PLX_TIME_RECOMPUTE] = m * stage_recompute;
   report->time_s[PLX_TIME_TP_COMM] = m * stage_comm;
   report->time_s[PLX_TIME_PP_COMM] = p > 1 ? (m + (p - 1.0) / v) * 2.0 * v * c_pp : 0.0;
-  report->time_s[PLX_TIME_DP_COMM] = dp_exposed + tied;
+  {
+    double zf, zb;
+    zero3_stage (&cx, &costs, peak_stage, &zf, &zb);
+    report->time_s[PLX_TIME_DP_COMM] = dp_exposed + tied + m * (zf + zb);
+  }
   report->time_s[PLX_TIME_OPTIMIZER] = optimizer;
   {
     double busy = 0.0;
     for (guint i = 0; i < PLX_N_TIME; i++)
       if (i != PLX_TIME_BUBBLE)
         busy += report->time_s[i];
-    report->time_s[PLX_TIME_BUBBLE] = MAX (0.0, report->step_time_s - busy);
+    /* Below a nanosecond per second of step it is rounding, not waiting. */
+    report->time_s[PLX_TIME_BUBBLE] = report->step_time_s - busy > 1e-9 * report->step_time_s
+                                        ? report->step_time_s - busy : 0.0;
   }
   report->bubble_fraction = report->time_s[PLX_TIME_BUBBLE] / report->step_time_s;
 

@@ -135,7 +135,7 @@ check_cluster_keys (JsonObject *obj, const char *source, GError **error)
   static const char *const gpu[] = { "name", "peak_flops", "hbm_bytes", "hbm_bw_Bps", "reserved_bytes",
                                      "efficiency", NULL };
   static const char *const flops[] = { "bf16", "fp16", "fp8", "fp32", "tf32", NULL };
-  static const char *const eff[] = { "matmul", "memory", "kernel_launch_s", NULL };
+  static const char *const eff[] = { "matmul", "matmul_fp8", "memory", "kernel_launch_s", NULL };
   static const char *const link[] = { "name", "bw_Bps", "latency_s", "efficiency", NULL };
   static const char *const link_names[] = { "intra_node", "inter_node" };
   JsonNode *n;
@@ -259,6 +259,12 @@ plx_cluster_new_from_json (JsonNode   *node,
   c->memory_efficiency = parse_curve (eff, source, "cluster.gpu.efficiency", "memory", error);
   if (c->memory_efficiency == NULL)
     return NULL;
+  if (json_object_has_member (eff, "matmul_fp8"))
+    {
+      c->matmul_fp8_efficiency = parse_curve (eff, source, "cluster.gpu.efficiency", "matmul_fp8", error);
+      if (c->matmul_fp8_efficiency == NULL)
+        return NULL;
+    }
 
   if (!parse_link (obj, source, "intra_node", &c->intra_node, error) ||
       !parse_link (obj, source, "inter_node", &c->inter_node, error))
@@ -297,6 +303,7 @@ plx_cluster_copy (const PlxCluster *cluster)
   c->gpu_name = g_strdup (cluster->gpu_name);
   c->matmul_efficiency = plx_curve_copy (cluster->matmul_efficiency);
   c->memory_efficiency = plx_curve_copy (cluster->memory_efficiency);
+  c->matmul_fp8_efficiency = plx_curve_copy (cluster->matmul_fp8_efficiency);
   link_copy (&c->intra_node, &cluster->intra_node);
   link_copy (&c->inter_node, &cluster->inter_node);
   return c;
@@ -311,6 +318,7 @@ plx_cluster_free (PlxCluster *cluster)
   g_free (cluster->gpu_name);
   plx_curve_free (cluster->matmul_efficiency);
   plx_curve_free (cluster->memory_efficiency);
+  plx_curve_free (cluster->matmul_fp8_efficiency);
   g_free (cluster->intra_node.name);
   plx_curve_free (cluster->intra_node.efficiency);
   g_free (cluster->inter_node.name);

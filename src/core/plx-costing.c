@@ -91,6 +91,9 @@ cost_ops (const PlxCosting *cx,
       b->params += c.params;
       if (op->expert)
         b->expert_params += c.params;
+      /* Weights only: biases are added in 16 bits, never cast. */
+      if (op->fp8 && op->params > 0 && plx_gemm_dtype (cx->cluster, cx->ctx.dtype, TRUE) == PLX_DTYPE_FP8)
+        b->fp8_params += c.params * ((double) op->k * op->n / op->params);
       b->full_saved_bytes += c.saved_bytes;
       if (op->attn_core || op->kind == PLX_OP_ATTN_FLASH)
         b->attn_core_s += c.fwd_time_s;
@@ -415,6 +418,11 @@ plx_costing_stage_memory (const PlxCosting    *cx,
   mem->weights = dense * wb / (s->zero_stage >= 3 ? s->dp : 1.0) + expert * wb / (s->zero_stage >= 3 ? edp : 1.0);
   mem->gradients = dense * gb / (s->zero_stage >= 2 ? s->dp : 1.0) + expert * gb / (s->zero_stage >= 2 ? edp : 1.0);
   mem->optimizer = dense * ob / (s->zero_stage >= 1 ? s->dp : 1.0) + expert * ob / (s->zero_stage >= 1 ? edp : 1.0);
+  /* fp8 training keeps each fp8 layer's weights cast once per step, as is and
+   * transposed (Transformer Engine's fp8 weight workspaces): 2 bytes per parameter.
+   * Under ZeRO-3/FSDP the gathered weights are cast each time instead. */
+  if (s->zero_stage < 3)
+    mem->weights += layers * layer->fp8_params * 2.0;
 
   mem->activations = in_flight * chunk_layers * layer->saved_bytes;
   if (first)
@@ -452,14 +460,19 @@ plx_costing_stage_memory_total (const PlxStageMemory *mem)
  *   zeroing the fp32 gradient buffer for the next step: 4
  * 42 bytes; fp16 adds the inf/nan check of the loss scaler: 4 more. */
 double
-plx_costing_optimizer_time (const PlxCosting *cx,
-                            double            stage_params)
+plx_costing_optimizer_time (const PlxCosting    *cx,
+                            const PlxStageCosts *costs,
+                            guint                stage)
 {
   const PlxStrategy *s = cx->strategy;
+  double stage_params = plx_costing_stage_params (cx, costs, stage);
   double local = stage_params / (s->zero_stage >= 1 ? s->dp : 1);
   double bytes_per_param = 42.0 + (s->dtype == PLX_DTYPE_FP16 ? 4.0 : 0.0);
+  /* fp8: the updated 16-bit weights of the fp8 layers are cast once for the next
+   * step, as is and transposed: read 2, write 1 + 1 bytes per parameter. */
+  double fp8_cast = s->zero_stage < 3 ? plx_costing_stage_layers (cx, stage) * costs->layer.fp8_params * 4.0 : 0.0;
 
-  return plx_memory_time (cx->cluster, local * bytes_per_param);
+  return plx_memory_time (cx->cluster, local * bytes_per_param + fp8_cast);
 }
 
 double
@@ -476,4 +489,100 @@ plx_costing_tied_embedding_time (const PlxCosting *cx)
   return plx_costing_collective (cx, PLX_COLLECTIVE_ALL_REDUCE, &pair,
                                  (double) cx->model->vocab * cx->model->hidden / s->tp *
                                    plx_costing_grad_bytes (s->dtype));
+}
+
+/* A two-stage flow shop (Johnson 1954): jobs go through the communication stream
+ * (a) and then the compute stream (b) in order. c1 and c2 are when each stream
+ * finishes the jobs so far; one job moves them to c1 + a and max(c2, c1 + a) + b. */
+static void
+flow_job (double *c1, double *c2, double a, double b)
+{
+  *c1 += a;
+  *c2 = MAX (*c2, *c1) + b;
+}
+
+/* n identical jobs at once: compute finishes at max(c2 + n b, c1 + a + n b,
+ * c1 + n a + b) - the bottleneck stream paces all but one job (the recurrence
+ * unrolled; the middle terms are linear in the job index, so only its ends count). */
+static void
+flow_jobs (double *c1, double *c2, double n, double a, double b)
+{
+  double end;
+
+  if (n <= 0.0)
+    return;
+  end = MAX (*c2 + n * b, MAX (*c1 + a + n * b, *c1 + n * a + b));
+  *c1 += n * a;
+  *c2 = end;
+}
+
+/* ZeRO-3 / FSDP (Rajbhandari et al. 2020 §5.3; Zhao et al. 2023, "PyTorch FSDP",
+ * §3.3-3.4): each block is a unit whose weights are all-gathered over the
+ * data-parallel group before its forward, gathered again before its backward
+ * (reshard after forward) and whose gradients are reduce-scattered after it; the
+ * embedding and the head with the loss are units of their own. The gathers run on
+ * their own stream ahead of compute (prefetch), so a pass is a flow shop of its
+ * units: the first gather is always exposed, and a unit whose communication
+ * outlasts its compute paces the pass. Returns the exposed part: the pass's length
+ * beyond its compute. Without overlap every collective waits for compute. */
+void
+plx_costing_zero3_pass (const PlxCosting    *cx,
+                        const PlxStageCosts *c,
+                        double               n_layers,
+                        gboolean             first,
+                        gboolean             last,
+                        double              *fwd_extra,
+                        double              *bwd_extra)
+{
+  const PlxStrategy *s = cx->strategy;
+  const PlxBlockCost *l = &c->layer, *pre = &c->embedding, *post = &c->head;
+  double wb, gb, ob, c1 = 0.0, c2 = 0.0, busy;
+  double gather_l, scatter_l, gather_e = 0.0, scatter_e = 0.0, gather_h = 0.0, scatter_h = 0.0;
+  double lf = l->fwd_s + l->comm_fwd_s;
+  double lb = l->bwd_s + l->comm_bwd_s + l->recompute_s + l->comm_recompute_s;
+  double pf = pre->fwd_s + pre->comm_fwd_s, pb = pre->bwd_s + pre->comm_bwd_s;
+  double qf = post->fwd_s + post->comm_fwd_s, qb = post->bwd_s + post->comm_bwd_s;
+
+  *fwd_extra = *bwd_extra = 0.0;
+  if (s->zero_stage < 3 || s->dp <= 1)
+    return;
+  plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
+  gather_l = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->dp_group, l->params * wb);
+  scatter_l = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->dp_group, l->params * gb);
+  if (first)
+    {
+      gather_e = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->dp_group, pre->params * wb);
+      scatter_e = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->dp_group, pre->params * gb);
+    }
+  if (last)
+    {
+      gather_h = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->dp_group, post->params * wb);
+      scatter_h = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->dp_group, post->params * gb);
+    }
+  if (!s->overlap_dp_comm)
+    {
+      *fwd_extra = n_layers * gather_l + gather_e + gather_h;
+      *bwd_extra = n_layers * (gather_l + scatter_l) + gather_e + scatter_e + gather_h + scatter_h;
+      return;
+    }
+
+  /* Forward: embedding, layers, head. */
+  if (first)
+    flow_job (&c1, &c2, gather_e, pf);
+  flow_jobs (&c1, &c2, n_layers, gather_l, lf);
+  if (last)
+    flow_job (&c1, &c2, gather_h, qf);
+  busy = n_layers * lf + (first ? pf : 0.0) + (last ? qf : 0.0);
+  *fwd_extra = MAX (0.0, c2 - busy);
+
+  /* Backward, in reverse: each unit's gather and its gradients' reduce-scatter share
+   * the stream; the last reduce-scatter ends the pass. */
+  c1 = c2 = 0.0;
+  if (last)
+    flow_job (&c1, &c2, gather_h + scatter_h, qb);
+  flow_jobs (&c1, &c2, n_layers, gather_l + scatter_l, lb);
+  if (first)
+    flow_job (&c1, &c2, gather_e + scatter_e, pb);
+  busy = n_layers * lb + (first ? pb : 0.0) + (last ? qb : 0.0);
+  *bwd_extra = MAX (0.0, MAX (c1, c2) - busy);
 }

@@ -33,6 +33,7 @@ typedef struct
   double attn_core_s;      /* forward of the attention core, which ring attention overlaps */
   double params;           /* parameters on this GPU */
   double expert_params;    /* part of params sharded over the expert-data-parallel group */
+  double fp8_params;       /* part of params in linear layers that fp8 training runs in fp8 */
 } PlxBlockCost;
 
 typedef struct
@@ -122,8 +123,19 @@ void   plx_costing_state_bytes (PlxDtype dtype,
                                 double  *gradients,
                                 double  *optimizer);
 double plx_costing_grad_bytes (PlxDtype dtype);
-double plx_costing_optimizer_time (const PlxCosting *cx,
-                                   double            stage_params);
+double plx_costing_optimizer_time (const PlxCosting    *cx,
+                                   const PlxStageCosts *costs,
+                                   guint                stage);
+/* ZeRO-3's exposed communication in one chunk's forward and backward pass of
+ * n_layers blocks (with the embedding when first, the head when last): the pass's
+ * length beyond its compute; 0 below ZeRO-3. */
+void   plx_costing_zero3_pass (const PlxCosting    *cx,
+                               const PlxStageCosts *costs,
+                               double               n_layers,
+                               gboolean             first,
+                               gboolean             last,
+                               double              *fwd_extra,
+                               double              *bwd_extra);
 /* The tied-embedding gradient all-reduce between first and last stage (0 if none). */
 double plx_costing_tied_embedding_time (const PlxCosting *cx);
 

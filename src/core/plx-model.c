@@ -70,6 +70,7 @@ add_matmul (GArray     *ops,
   op->k = k;
   op->n = n;
   op->row_parallel = row_parallel;
+  op->fp8 = TRUE;
   op->params = k * n + (bias ? n : 0);
   op->saved_elems = (double) k;
   return op;
@@ -255,6 +256,9 @@ build_pre_post (OpLists        *lists,
 
   add_norm (lists->post, "final_norm", h, layernorm);
   op = add_matmul (lists->post, "lm_head", h, m->vocab, FALSE, FALSE);
+  /* Megatron-LM's output layer is not a Transformer Engine module, and torchao's
+   * float8 conversion leaves the output projection out: 16-bit under fp8. */
+  op->fp8 = FALSE;
   /* Tied: the embedding's weights, counted once (plx_model_get_n_params). */
   op->params = m->tied_embeddings ? 0 : m->vocab * h;
   /* Megatron's vocabulary-parallel cross-entropy works on fp32 logits and keeps the

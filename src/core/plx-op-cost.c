@@ -7,6 +7,43 @@
  * A kernel takes at least kernel_launch_s. */
 #include "parallax/plx-op-cost.h"
 
+/* Achieved fraction of the dtype's peak for a GEMM of `flops`. An fp8 GEMM without a
+ * measured curve of its own runs as fast as a 16-bit GEMM of flops x (16-bit peak /
+ * fp8 peak): the same tiles at twice the rate, so what the curve holds (launch, tail,
+ * wave quantisation: fixed time per kernel) weighs twice as much. On H100 this gives
+ * 0.74 of fp8 peak for an 8192^3 GEMM against the 0.81 measured with cuBLASLt
+ * (e4m3 in, bf16 out) - the 16-bit curve's own large-size value (0.75-0.78) is the
+ * limit, as fp8 GEMMs also hit the power and clock ceiling first. */
+static double
+matmul_efficiency (const PlxCluster *c,
+                   PlxDtype          dtype,
+                   double            flops)
+{
+  double scale;
+
+  if (dtype != PLX_DTYPE_FP8)
+    return plx_curve_eval (c->matmul_efficiency, flops);
+  if (c->matmul_fp8_efficiency != NULL)
+    return plx_curve_eval (c->matmul_fp8_efficiency, flops);
+  scale = c->peak_flops[PLX_DTYPE_BF16] > 0.0 ? c->peak_flops[PLX_DTYPE_BF16] / c->peak_flops[PLX_DTYPE_FP8] : 1.0;
+  return plx_curve_eval (c->matmul_efficiency, flops * MIN (scale, 1.0));
+}
+
+/* The dtype a GEMM runs in: under fp8 training only the blocks' linear layers are
+ * fp8 (Micikevicius et al. 2022, "FP8 Formats for Deep Learning" §4; Transformer
+ * Engine); everything else runs in bf16. A GPU without fp8 runs 16-bit. */
+PlxDtype
+plx_gemm_dtype (const PlxCluster *c,
+                PlxDtype          dtype,
+                gboolean          fp8_op)
+{
+  if (dtype != PLX_DTYPE_FP8)
+    return dtype;
+  if (fp8_op && c->peak_flops[PLX_DTYPE_FP8] > 0.0)
+    return PLX_DTYPE_FP8;
+  return c->peak_flops[PLX_DTYPE_BF16] > 0.0 ? PLX_DTYPE_BF16 : PLX_DTYPE_FP16;
+}
+
 double
 plx_gemm_time (const PlxCluster *c,
                PlxDtype          dtype,
@@ -17,7 +54,7 @@ plx_gemm_time (const PlxCluster *c,
 
   if (flops <= 0.0)
     return 0.0;
-  compute = flops / (c->peak_flops[dtype] * plx_curve_eval (c->matmul_efficiency, flops));
+  compute = flops / (c->peak_flops[dtype] * matmul_efficiency (c, dtype, flops));
   memory = bytes / (c->hbm_bw_Bps * plx_curve_eval (c->memory_efficiency, bytes));
   /* The measured curves already include each kernel's fixed cost at small sizes;
    * kernel_launch_s is only a floor, so it is not counted twice. */
@@ -63,12 +100,15 @@ matmul_cost (const PlxOp           *op,
              const PlxCluster      *c,
              PlxOpCost             *cost)
 {
+  PlxDtype gemm = plx_gemm_dtype (c, ctx->dtype, op->fp8);
   double eb = element_bytes (ctx->dtype);
-  double wb = plx_dtype_bytes (ctx->dtype);
+  /* fp8 GEMMs read fp8 inputs and weights and write 16-bit outputs. */
+  double ib = gemm == PLX_DTYPE_FP8 ? 1.0 : eb;
+  double wb = gemm == PLX_DTYPE_FP8 ? 1.0 : plx_dtype_bytes (gemm);
   double frac = share (op->split, ctx);
   double tokens = ctx->tokens;
   double kernels = 1.0;
-  double m, k, n, flops, bytes, t;
+  double m, k, n, flops, bytes, t, cast_fwd = 0.0, cast_bwd = 0.0;
 
   if (op->expert)
     {
@@ -91,16 +131,28 @@ matmul_cost (const PlxOp           *op,
       n = op->row_parallel ? op->n : op->n * frac;
     }
   flops = 2.0 * m * k * n;
-  bytes = eb * (m * k + m * n) + wb * k * n;
-  t = plx_gemm_time (c, ctx->dtype, flops, bytes);
+  bytes = ib * m * k + eb * m * n + wb * k * n;
+  t = plx_gemm_time (c, gemm, flops, bytes);
+  if (gemm == PLX_DTYPE_FP8)
+    {
+      /* Each fp8 GEMM quantises its 16-bit operand with a scale from the amax
+       * history and writes it twice, as is and transposed, because Hopper's fp8
+       * tensor cores take only the TN layout and the weight gradient needs the
+       * transpose (Transformer Engine's cast_transpose; NVIDIA, "Using FP8 with
+       * Transformer Engine"): read 2 bytes, write 1 + 1 per element, the input in
+       * forward and the output gradient in backward. The weights are cast once per
+       * step (the first micro-batch's copy is kept): in the optimizer pass. */
+      cast_fwd = plx_memory_time (c, 4.0 * m * k);
+      cast_bwd = plx_memory_time (c, 4.0 * m * n);
+    }
 
   cost->fwd_flops = kernels * flops;
   cost->bwd_flops = 2.0 * kernels * flops;
   cost->wgrad_flops = kernels * flops;
-  cost->fwd_bytes = kernels * bytes;
-  cost->bwd_bytes = 2.0 * kernels * bytes;
-  cost->fwd_time_s = kernels * t;
-  cost->bwd_time_s = 2.0 * kernels * t;
+  cost->fwd_bytes = kernels * (bytes + 4.0 * (cast_fwd > 0.0 ? m * k : 0.0));
+  cost->bwd_bytes = kernels * (2.0 * bytes + 4.0 * (cast_bwd > 0.0 ? m * n : 0.0));
+  cost->fwd_time_s = kernels * (t + cast_fwd);
+  cost->bwd_time_s = kernels * (2.0 * t + cast_bwd);
   cost->wgrad_time_s = kernels * t;
   cost->params = op->params * (op->split == PLX_SPLIT_SEQ ? 1.0 : frac) *
                  (op->expert ? kernels : 1.0);
@@ -113,6 +165,9 @@ attention_cost (const PlxOp           *op,
                 PlxOpCost             *cost)
 {
   double eb = element_bytes (ctx->dtype);
+  /* The attention core stays 16-bit under fp8 training (Transformer Engine's fp8
+   * attention is opt-in), as the unfused batched GEMMs do. */
+  PlxDtype gemm = plx_gemm_dtype (c, ctx->dtype, FALSE);
   double heads = (double) ctx->heads / ctx->tp;
   double sq = ctx->tokens, skv = ctx->seq_kv, d = op->k;
   /* Q K^T and P V each do 2 * s_q * s_kv * d FLOPs per head (Korthikanti 2022 §6:
@@ -131,7 +186,7 @@ attention_cost (const PlxOp           *op,
       cost->bwd_flops = 2.0 * flops;
       cost->fwd_bytes = bytes;
       cost->bwd_bytes = 2.0 * bytes;
-      cost->fwd_time_s = plx_gemm_time (c, ctx->dtype, flops, bytes);
+      cost->fwd_time_s = plx_gemm_time (c, gemm, flops, bytes);
       cost->bwd_time_s = 2.0 * cost->fwd_time_s;
       break;
     case PLX_OP_ATTN_FLASH:
@@ -142,8 +197,8 @@ attention_cost (const PlxOp           *op,
       cost->bwd_flops = 4.0 * flops;
       cost->fwd_bytes = bytes;
       cost->bwd_bytes = 2.0 * bytes;
-      cost->fwd_time_s = plx_gemm_time (c, ctx->dtype, 2.0 * flops, bytes);
-      cost->bwd_time_s = plx_gemm_time (c, ctx->dtype, 5.0 * flops, 2.0 * bytes);
+      cost->fwd_time_s = plx_gemm_time (c, gemm, 2.0 * flops, bytes);
+      cost->bwd_time_s = plx_gemm_time (c, gemm, 5.0 * flops, 2.0 * bytes);
       break;
     default:
       g_assert_not_reached ();

@@ -94,6 +94,12 @@ lower_chunk (Builder             *b,
   const PlxBlockCost *attn = &c->attn, *mlp = &c->mlp, *pre = &c->embedding, *post = &c->head;
   gboolean full = s->recompute == PLX_RECOMPUTE_FULL;
   double ws = split ? 1.0 : 0.0;   /* weight gradients move to W when split */
+  double zero3_fwd, zero3_bwd;
+
+  /* ZeRO-3's gathers and reduce-scatters, as far as they outlast the compute they
+   * are prefetched under (plx_costing_zero3_pass): shown at the pass's start. */
+  plx_costing_zero3_pass (cx, c, chunk->n_layers, first, last, &zero3_fwd, &zero3_bwd);
+  add (b, PLX_STREAM_DP, PLX_KIND_DP_COMM, zero3_fwd, 0, 0, "ZeRO-3 weight gathers (exposed)");
 
   /* Forward. */
   if (first)
@@ -116,6 +122,7 @@ lower_chunk (Builder             *b,
   finish_pass (b, &chunk->pass[PLX_PASS_FORWARD]);
 
   /* Backward: input gradients (and weight gradients unless split), layers reversed. */
+  add (b, PLX_STREAM_DP, PLX_KIND_DP_COMM, zero3_bwd, 0, 0, "ZeRO-3 gathers and gradient reduce-scatters (exposed)");
   if (last)
     {
       add (b, PLX_STREAM_COMPUTE, PLX_KIND_BACKWARD, post->bwd_s - ws * post->wgrad_s,
@@ -259,7 +266,7 @@ plx_plan_lower_split (const PlxModel    *model,
       stage->static_bytes[2] = mem.optimizer;
       stage->static_bytes[4] = mem.other;
       stage->params = plx_costing_stage_params (&cx, &c, st);
-      stage->optimizer_s = plx_costing_optimizer_time (&cx, stage->params);
+      stage->optimizer_s = plx_costing_optimizer_time (&cx, &c, st);
       stage->tied_embedding_s = (st == 0 || st == s->pp - 1) ? plx_costing_tied_embedding_time (&cx) : 0.0;
       grads = stage->params * plx_costing_grad_bytes (s->dtype);
       if (s->dp > 1)
@@ -273,15 +280,7 @@ plx_plan_lower_split (const PlxModel    *model,
           if (s->zero_stage == 1 || s->zero_stage == 2)
             stage->zero_gather_s = plx_costing_collective (&cx, PLX_COLLECTIVE_ALL_GATHER, &cx.dp_group,
                                                            stage->params * wb);
-          else if (s->zero_stage == 3)
-            {
-              /* Per chunk and pass: gather its weights, scatter its gradients (§5.3). */
-              double chunk_params = stage->params / s->virtual_stages;
-              stage->zero_gather_s = plx_costing_collective (&cx, PLX_COLLECTIVE_ALL_GATHER, &cx.dp_group,
-                                                             chunk_params * wb);
-              stage->zero_scatter_s = plx_costing_collective (&cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx.dp_group,
-                                                              chunk_params * plx_costing_grad_bytes (s->dtype));
-            }
+          /* ZeRO-3's collectives are part of each pass (lower_chunk). */
         }
     }
   return g_steal_pointer (&plan);
@@ -372,17 +371,9 @@ plx_plan_to_text (const PlxPlan *plan)
         }
       if (stage->zero_gather_s > 0.0)
         {
-          g_string_append_printf (out, "%5u %5s %4s %-7s %-12s %-36s %9s %9s ", st, "-", plan->zero_stage == 3 ? "pass" : "step",
-                                  "dp", "dp_comm", plan->zero_stage == 3 ? "ZeRO-3 weight gather, each F and B" : "ZeRO weight all-gather",
-                                  "", "");
+          g_string_append_printf (out, "%5u %5s %4s %-7s %-12s %-36s %9s %9s ", st, "-", "step",
+                                  "dp", "dp_comm", "ZeRO weight all-gather", "", "");
           append_time (out, stage->zero_gather_s);
-          g_string_append_c (out, '\n');
-        }
-      if (stage->zero_scatter_s > 0.0)
-        {
-          g_string_append_printf (out, "%5u %5s %4s %-7s %-12s %-36s %9s %9s ", st, "-", "pass", "dp", "dp_comm",
-                                  "ZeRO-3 gradient scatter, each B", "", "");
-          append_time (out, stage->zero_scatter_s);
           g_string_append_c (out, '\n');
         }
       if (stage->tied_embedding_s > 0.0)

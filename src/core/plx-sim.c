@@ -25,8 +25,6 @@ typedef struct
    * reached the stage that consumes it. NAN until known. */
   double                 *f_end, *f_arrive, *b_end, *b_arrive;
   double                 *stage_free;
-  double                 *dp_free;
-  double                 *prev_pass_start;
   guint                  *next;
   double                 *act, *act_peak, *act_peak_time;
   double                 *kind_time;     /* pp x PLX_N_KINDS */
@@ -138,22 +136,8 @@ advance_stage (Sim *sim, guint s, GArray *wake)
         return;
       start = MAX (sim->stage_free[s], ready);
 
-      /* ZeRO-3 gathers the chunk's weights before each pass, prefetched when the
-       * previous pass starts (FSDP, Zhao et al. 2023 §3.3). */
-      if (plan->zero_stage == 3 && plan->stages[s].zero_gather_s > 0.0 && e->pass != PLX_PASS_WEIGHT_GRAD)
-        {
-          double g0 = MAX (sim->dp_free[s], plan->overlap_dp_comm ? sim->prev_pass_start[s] : start);
-          double g1 = g0 + plan->stages[s].zero_gather_s;
-          record (sim, s, PLX_STREAM_DP, PLX_KIND_DP_COMM, e->chunk, e->micro_batch, "ZeRO-3 weight gather",
-                  g0, g1, 0, 0);
-          sim->dp_free[s] = g1;
-          start = MAX (start, g1);
-          sim->stats.events++;
-        }
-
       end = start + chunk->pass[e->pass].duration_s;
       run_pass (sim, s, k, e->pass, e->micro_batch, start);
-      sim->prev_pass_start[s] = start;
       free_at = end;
       sim->stats.passes++;
       sim->stats.events++;
@@ -217,17 +201,6 @@ advance_stage (Sim *sim, guint s, GArray *wake)
           break;
         }
 
-      /* ZeRO-3 reduce-scatters each backward's gradients (Rajbhandari et al. 2020 §5.3). */
-      if (plan->zero_stage == 3 && plan->stages[s].zero_scatter_s > 0.0 &&
-          e->pass == (sim->order->split_backward ? PLX_PASS_WEIGHT_GRAD : PLX_PASS_BACKWARD))
-        {
-          double r0 = MAX (sim->dp_free[s], end);
-          sim->dp_free[s] = r0 + plan->stages[s].zero_scatter_s;
-          record (sim, s, PLX_STREAM_DP, PLX_KIND_DP_COMM, e->chunk, e->micro_batch, "ZeRO-3 gradient reduce-scatter",
-                  r0, sim->dp_free[s], 0, 0);
-          sim->stats.events++;
-        }
-
       sim->stage_free[s] = free_at;
       sim->next[s]++;
     }
@@ -274,8 +247,6 @@ plx_sim_run (const PlxPlan          *plan,
   for (gsize i = 0; i < n; i++)
     sim.f_end[i] = sim.f_arrive[i] = sim.b_end[i] = sim.b_arrive[i] = NAN;
   sim.stage_free = g_new0 (double, pp);
-  sim.dp_free = g_new0 (double, pp);
-  sim.prev_pass_start = g_new0 (double, pp);
   sim.next = g_new0 (guint, pp);
   sim.act = g_new0 (double, pp);
   sim.act_peak = g_new0 (double, pp);
@@ -335,7 +306,7 @@ plx_sim_run (const PlxPlan          *plan,
   for (guint s = 0; s < pp; s++)
     {
       const PlxPlanStage *st = &plan->stages[s];
-      double dp = sim.dp_free[s];
+      double dp = 0.0;
 
       compute_end[s] = sim.stage_free[s];
       if (st->grad_bucket_s > 0.0 && plan->zero_stage < 3)
@@ -447,7 +418,8 @@ plx_sim_run (const PlxPlan          *plan,
     report->time_s[PLX_TIME_RECOMPUTE] = kt[PLX_KIND_RECOMPUTE];
     report->time_s[PLX_TIME_TP_COMM] = kt[PLX_KIND_TP_COMM];
     report->time_s[PLX_TIME_PP_COMM] = kt[PLX_KIND_PP_SEND];
-    report->time_s[PLX_TIME_DP_COMM] = exposed[peak_stage];
+    /* Once per step, and ZeRO-3's exposed part of each pass. */
+    report->time_s[PLX_TIME_DP_COMM] = exposed[peak_stage] + kt[PLX_KIND_DP_COMM];
     report->time_s[PLX_TIME_OPTIMIZER] = st->optimizer_s;
     for (guint i = 0; i < PLX_N_TIME; i++)
       if (i != PLX_TIME_BUBBLE)
@@ -496,8 +468,6 @@ out:
   g_free (sim.b_end);
   g_free (sim.b_arrive);
   g_free (sim.stage_free);
-  g_free (sim.dp_free);
-  g_free (sim.prev_pass_start);
   g_free (sim.next);
   g_free (sim.act);
   g_free (sim.act_peak);

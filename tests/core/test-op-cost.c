@@ -153,6 +153,94 @@ test_kernel_floor (void)
   g_assert_cmpfloat (plx_memory_time (c, 0.0), ==, 0.0);
 }
 
+/* The ideal GPU with an fp8 peak of twice its bf16 one, and optionally a measured
+ * fp8 matmul curve (a constant 0.5). */
+static PlxCluster *
+ideal_fp8 (gboolean curve)
+{
+  g_autofree char *json = g_strdup_printf (
+    "{ \"name\": \"ideal\", \"num_nodes\": 1, \"gpus_per_node\": 8,"
+    "  \"gpu\": { \"name\": \"ideal\", \"peak_flops\": { \"bf16\": 1e14, \"fp8\": 2e14 },"
+    "           \"hbm_bytes\": 85899345920, \"hbm_bw_Bps\": 1e12,"
+    "           \"efficiency\": { \"matmul\": [[1e9, 0.5], [1e10, 1.0]], %s \"memory\": [[1, 1.0]],"
+    "                            \"kernel_launch_s\": 0 } },"
+    "  \"intra_node\": { \"bw_Bps\": 1e11, \"latency_s\": 0, \"efficiency\": [[1, 1.0]] },"
+    "  \"inter_node\": { \"bw_Bps\": 1e10, \"latency_s\": 0, \"efficiency\": [[1, 1.0]] } }",
+    curve ? "\"matmul_fp8\": [[1, 0.5]]," : "");
+  g_autoptr (JsonNode) node = plx_json_parse_data (json, -1, "test", NULL);
+  g_autoptr (GError) error = NULL;
+  PlxCluster *c = plx_cluster_new_from_json (node, "test", &error);
+
+  g_assert_no_error (error);
+  return c;
+}
+
+static void
+test_fp8 (void)
+{
+  g_autoptr (PlxModel) m = plx_model_new_preset ("gpt2", NULL);
+  g_autoptr (PlxCluster) c = ideal_fp8 (FALSE);
+  g_autoptr (PlxCluster) measured = ideal_fp8 (TRUE);
+  PlxShardContext ctx = context (1, FALSE);
+  PlxOpCost bf16, fp8;
+  /* GPT-2 QKV again: 2*1024*768*2304 = 3.62e9 FLOPs. */
+  const double flops = 2.0 * 1024 * 768 * 2304;
+  /* The 16-bit curve at flops/2 = 1.81e9 (log-linear between 0.5 at 1e9 and 1.0 at
+   * 1e10 - two points interpolate linearly in log size): the fp8 GEMM takes as long
+   * as a 16-bit GEMM of half the FLOPs. */
+  const double eff_half = 0.5 + 0.5 * log10 (flops / 2.0 / 1e9);
+  /* Casts: the input 1024 x 768 in forward, the output gradient 1024 x 2304 in
+   * backward, 4 bytes per element each at 1 TB/s. */
+  const double cast_fwd = 4.0 * 1024 * 768 / 1e12, cast_bwd = 4.0 * 1024 * 2304 / 1e12;
+
+  plx_op_cost (find_op (m, "qkv_proj"), &ctx, c, &bf16);
+  ctx.dtype = PLX_DTYPE_FP8;
+  plx_op_cost (find_op (m, "qkv_proj"), &ctx, c, &fp8);
+  g_assert_cmpfloat (fp8.fwd_flops, ==, bf16.fwd_flops);
+  g_assert_cmpfloat_with_epsilon (fp8.fwd_time_s, flops / (2e14 * eff_half) + cast_fwd, 1e-15);
+  g_assert_cmpfloat_with_epsilon (fp8.bwd_time_s, 2.0 * flops / (2e14 * eff_half) + cast_bwd, 1e-15);
+  /* Equal to the 16-bit GEMM of half the FLOPs, casts aside. */
+  g_assert_cmpfloat_with_epsilon (fp8.fwd_time_s - cast_fwd, (flops / 2.0) / (1e14 * eff_half), 1e-15);
+  /* A measured fp8 curve is used as it is: 0.5 of 2e14. */
+  plx_op_cost (find_op (m, "qkv_proj"), &ctx, measured, &fp8);
+  g_assert_cmpfloat_with_epsilon (fp8.fwd_time_s, flops / 1e14 + cast_fwd, 1e-15);
+
+  /* The LM head stays 16-bit: 2*1024*768*50257 FLOPs at the 16-bit curve (1.0 above
+   * 1e10), no casts. */
+  ctx.dtype = PLX_DTYPE_BF16;
+  plx_op_cost (find_op (m, "lm_head"), &ctx, c, &bf16);
+  ctx.dtype = PLX_DTYPE_FP8;
+  plx_op_cost (find_op (m, "lm_head"), &ctx, c, &fp8);
+  g_assert_cmpfloat_with_epsilon (fp8.fwd_time_s, 2.0 * 1024 * 768 * 50257 / 1e14, 1e-15);
+  g_assert_cmpfloat (fp8.fwd_time_s, ==, bf16.fwd_time_s);
+  /* So does the attention core. */
+  ctx.flash = TRUE;
+  ctx.dtype = PLX_DTYPE_BF16;
+  plx_op_cost (find_op (m, "flash_attention"), &ctx, c, &bf16);
+  ctx.dtype = PLX_DTYPE_FP8;
+  plx_op_cost (find_op (m, "flash_attention"), &ctx, c, &fp8);
+  g_assert_cmpfloat (fp8.fwd_time_s, ==, bf16.fwd_time_s);
+  g_assert_cmpfloat (fp8.bwd_time_s, ==, bf16.bwd_time_s);
+}
+
+static void
+test_fp8_weight_copies (void)
+{
+  /* fp8 keeps each block linear's weights cast (as is and transposed): 2 bytes per
+   * weight more than bf16 (biases are not cast). GPT-2's 12 blocks hold 12 x 12h^2 =
+   * 84,934,656 linear weights (h = 768): 169,869,312 bytes. */
+  g_autoptr (PlxScenario) bf16 = test_scenario_from_string (
+    "{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": { \"preset\": \"dgx-h100-80gb\" },"
+    "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 8, \"dp\": 8 } }");
+  g_autoptr (PlxScenario) fp8 = test_scenario_from_string (
+    "{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": { \"preset\": \"dgx-h100-80gb\" },"
+    "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 8, \"dp\": 8, \"dtype\": \"fp8\" } }");
+  PlxReport a = test_run (bf16), b = test_run (fp8);
+
+  g_assert_cmpuint (b.memory_bytes[PLX_MEM_WEIGHTS] - a.memory_bytes[PLX_MEM_WEIGHTS], ==, 169869312);
+  g_assert_cmpuint (b.memory_bytes[PLX_MEM_OPTIMIZER], ==, a.memory_bytes[PLX_MEM_OPTIMIZER]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -162,5 +250,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/op-cost/attention", test_attention);
   g_test_add_func ("/core/op-cost/expert", test_expert);
   g_test_add_func ("/core/op-cost/kernel-floor", test_kernel_floor);
+  g_test_add_func ("/core/op-cost/fp8", test_fp8);
+  g_test_add_func ("/core/op-cost/fp8-weight-copies", test_fp8_weight_copies);
   return g_test_run ();
 }

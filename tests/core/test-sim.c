@@ -208,6 +208,10 @@ test_agrees_with_analytic (void)
     "{ \"model\": { \"preset\": \"llama-3-8b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 2 },"
     "  \"strategy\": { \"seq_length\": 8192, \"global_batch_size\": 64, \"tp\": 4, \"pp\": 2, \"dp\": 2,"
     "                \"schedule\": \"zero-bubble-h1\", \"flash_attention\": true } }",
+    /* FSDP as torchtitan runs it: ZeRO-3 over 64 GPUs, two micro-batches. */
+    "{ \"model\": { \"preset\": \"llama-2-13b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 8 },"
+    "  \"strategy\": { \"seq_length\": 4096, \"global_batch_size\": 128, \"micro_batch_size\": 1, \"dp\": 64,"
+    "                \"zero_stage\": 3, \"flash_attention\": true, \"recompute\": \"full\" } }",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (scenarios); i++)
@@ -222,6 +226,70 @@ test_agrees_with_analytic (void)
       /* Same model, same batch: the same FLOPs. */
       g_assert_cmpfloat (e.model_flops_per_step, ==, a.model_flops_per_step);
     }
+}
+
+/* A small GPT-2 (4 layers, h = 1024, vocabulary and positions 1024) on one ideal node
+ * of 8 GPUs, ZeRO-3 over all 8, one micro-batch of 1024 tokens. */
+#define ZERO3_SCENARIO(intra_bw, overlap) \
+  "{ \"model\": { \"model_type\": \"gpt2\", \"n_layer\": 4, \"n_embd\": 1024, \"n_head\": 16," \
+  "              \"vocab_size\": 1024, \"n_positions\": 1024 }," \
+  "  \"cluster\": " TEST_IDEAL_CLUSTER (1, intra_bw, 1e9) "," \
+  "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 8, \"micro_batch_size\": 1, \"dp\": 8," \
+  "                \"zero_stage\": 3, \"overlap_dp_comm\": " overlap " } }"
+
+static void
+test_zero3_flow_shop (void)
+{
+  /* Per unit (embedding, each block, the head with its norm) FSDP gathers 2-byte
+   * weights before its forward and backward and reduce-scatters 4-byte gradients
+   * after its backward; a ring all-gather over 8 GPUs at B bytes/s takes 7/8 x
+   * bytes / B. GPT-2's parameters: a block 12h^2 + 13h = 12,596,224, the embedding
+   * (words and positions) 2 x 1024 x 1024 = 2,097,152, the head only its final
+   * norm (tied words), 2h = 2048. At B = 1 GB/s the gathers take 22.04 ms per block,
+   * 3.67 ms for the embedding, 3.6 us for the head; compute is far shorter (a
+   * block's forward is 3e10 FLOPs at 1e14 FLOP/s, 0.3 ms, with its memory-bound
+   * ops under 0.6 ms), so a pass is its collectives back to back, plus the compute
+   * of the last block (the head's gather hides under it) and of the head. */
+  const double g_block = 7.0 / 8.0 * 12596224.0 * 2.0 / 1e9;
+  const double g_embed = 7.0 / 8.0 * 2097152.0 * 2.0 / 1e9;
+  const double g_head = 7.0 / 8.0 * 2048.0 * 2.0 / 1e9;
+  const double gathers = g_embed + 4.0 * g_block + g_head;
+  const char *bound[] = { ZERO3_SCENARIO (1e9, "true"), ZERO3_SCENARIO (1e9, "false") };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bound); i++)
+    {
+      g_autoptr (PlxScenario) sc = test_scenario_from_string (bound[i]);
+      PlxReport a = test_run (sc), e;
+
+      g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &e, NULL, NULL, NULL, NULL));
+      g_test_message ("overlap %s: forward %.4f ms (gathers %.4f ms), backward %.4f ms",
+                      i == 0 ? "on" : "off", e.stage_forward_s * 1e3, gathers * 1e3, e.stage_backward_s * 1e3);
+      /* Forward: the gathers, then with overlap one block's and the head's compute
+       * (under 1 ms); without, every unit's (four blocks, under 3 ms). */
+      g_assert_cmpfloat (e.stage_forward_s, >=, gathers);
+      g_assert_cmpfloat (e.stage_forward_s, <, gathers + (i == 0 ? 1e-3 : 3e-3));
+      /* Backward: each unit gathered again and its gradients scattered at twice the
+       * bytes: three times the gathers, plus one unit's backward (twice the forward)
+       * with overlap, all of them without. */
+      g_assert_cmpfloat (e.stage_backward_s, >=, 3.0 * gathers);
+      g_assert_cmpfloat (e.stage_backward_s, <, 3.0 * gathers + (i == 0 ? 2e-3 : 6e-3));
+      /* The closed form runs the same flow shop: the engines agree. */
+      g_assert_cmpfloat (fabs (a.step_time_s - e.step_time_s) / e.step_time_s, <, 1e-6);
+      g_assert_cmpfloat (fabs (a.time_s[PLX_TIME_DP_COMM] - e.time_s[PLX_TIME_DP_COMM]) / e.step_time_s, <, 1e-6);
+    }
+
+  {
+    /* At 1e13 B/s the collectives hide under compute but for the first gather of
+     * each pass (the embedding's, 0.37 us, and in backward the head's with its
+     * scatter) and the last scatter: ZeRO-3 costs next to nothing over ZeRO-1. */
+    g_autoptr (PlxScenario) fast = test_scenario_from_string (ZERO3_SCENARIO (1e13, "true"));
+    PlxReport a = test_run (fast), e;
+
+    g_assert_true (plx_sim_run_scenario (fast->model, fast->cluster, fast->strategy, &e, NULL, NULL, NULL, NULL));
+    g_assert_cmpfloat (e.time_s[PLX_TIME_DP_COMM], <, 1e-5);
+    g_assert_cmpfloat (e.time_s[PLX_TIME_DP_COMM], >, 0.0);
+    g_assert_cmpfloat (fabs (a.step_time_s - e.step_time_s) / e.step_time_s, <, 1e-6);
+  }
 }
 
 static void
@@ -338,6 +406,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/sim/bubble-exact", test_bubble_exact);
   g_test_add_func ("/sim/zero-bubble-h1-time", test_zero_bubble_h1_time);
+  g_test_add_func ("/sim/zero3-flow-shop", test_zero3_flow_shop);
   g_test_add_func ("/sim/activation-peaks", test_activation_peaks);
   g_test_add_func ("/sim/timeline-consistent", test_timeline_consistent);
   g_test_add_func ("/sim/agrees-with-analytic", test_agrees_with_analytic);
