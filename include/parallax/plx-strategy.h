@@ -67,7 +67,8 @@ typedef struct
   guint        last_stage_layers;
 } PlxStrategy;
 
-#define PLX_DEFAULT_GRAD_BUCKET_BYTES ((guint64) 40000000) /* Megatron-LM DDP's 40M-element bucket is in elements; see docs/cost-model.md */
+/* grad_bucket_bytes 0: Megatron-LM's own size (plx_strategy_get_grad_bucket_bytes). */
+#define PLX_GRAD_BUCKET_AUTO ((guint64) 0)
 
 PlxStrategy *plx_strategy_new (void);
 PlxStrategy *plx_strategy_new_from_json (JsonNode   *node,
@@ -93,5 +94,9 @@ const char  *plx_recompute_to_string (PlxRecompute recompute);
 const char  *plx_workload_to_string (PlxWorkload workload);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxStrategy, plx_strategy_free)
+
+/* The gradient bucket size in bytes: as given, or Megatron-LM's default of
+ * max(40M, 1M x dp) gradient elements (4 bytes each, 2 under fp16). */
+guint64 plx_strategy_get_grad_bucket_bytes (const PlxStrategy *strategy);
 
 G_END_DECLS

@@ -120,7 +120,6 @@ analytic_eval (const PlxModel    *model,
   g_autofree guint *split = NULL;
   double layers_first, layers_last, layers_peak;
   double stage_compute, stage_recompute, stage_comm;
-  double stage_params, grad_bytes;
 
   plx_costing_init (&cx, model, cluster, s, micro_batch);
   if (cache != NULL && cache_matches (cache, model, cluster, s, micro_batch))
@@ -233,38 +232,21 @@ analytic_eval (const PlxModel    *model,
 
   /* Data parallelism (PyTorch DDP, Li et al. 2020 §3.2.3; Megatron's DDP buckets):
    * gradients are reduced in buckets as the last micro-batch's backward produces them;
-   * only what outlasts that backward pass, and at least the last bucket, is exposed. */
-  stage_params = plx_costing_stage_params (&cx, &costs, peak_stage);
-  grad_bytes = plx_costing_grad_bytes (s->dtype);
-  if (s->dp > 1)
+   * only what outlasts that backward pass, and at least the last bucket, is exposed.
+   * ZeRO-1/2 reduce-scatter them and all-gather the updated weights, hidden as far as
+   * the next step's first forward allows (Rajbhandari et al. 2020 §7); ZeRO-3's
+   * collectives are part of each pass (zero3_stage). Shared with the plan. */
+  if (s->dp > 1 && s->zero_stage < 3)
     {
-      double grads = stage_params * grad_bytes;
-      double bucket = MIN ((double) s->grad_bucket_bytes, grads);
+      double lf_peak = layer->fwd_s + layer->comm_fwd_s;
       double lb_peak = layer->bwd_s + layer->comm_bwd_s + layer->recompute_s + layer->comm_recompute_s;
-      double reduce, bucket_t;
       double window = peak_stage == 0 ? bwd_first : peak_stage == s->pp - 1 ? bwd_last : layers_peak * lb_peak;
+      double fwd = peak_stage == 0 ? fwd_first : peak_stage == s->pp - 1 ? fwd_last : layers_peak * lf_peak;
+      double bucket_bytes, bucket_s, n_buckets;
 
-      if (s->zero_stage == 0)
-        {
-          reduce = plx_costing_collective (&cx, PLX_COLLECTIVE_ALL_REDUCE, &cx.dp_group, grads);
-          bucket_t = plx_costing_collective (&cx, PLX_COLLECTIVE_ALL_REDUCE, &cx.dp_group, bucket);
-          dp_exposed = s->overlap_dp_comm ? MAX (bucket_t, reduce - window) : reduce;
-        }
-      else
-        {
-          /* ZeRO reduce-scatters the gradients and all-gathers the updated weights
-           * after the optimizer step (Rajbhandari et al. 2020 §7). Stage 3 instead
-           * gathers weights before each layer's forward and backward of every
-           * micro-batch and reduce-scatters gradients after each backward (§5.3),
-           * prefetched under compute (FSDP, Zhao et al. 2023 §3.3). */
-          double weights = stage_params * wb;
-          reduce = plx_costing_collective (&cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx.dp_group, grads);
-          bucket_t = plx_costing_collective (&cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx.dp_group, bucket);
-          if (s->zero_stage <= 2)
-            dp_exposed = (s->overlap_dp_comm ? MAX (bucket_t, reduce - window) : reduce) +
-                         plx_costing_collective (&cx, PLX_COLLECTIVE_ALL_GATHER, &cx.dp_group, weights);
-          /* Stage 3's collectives are part of each pass (zero3_stage). */
-        }
+      plx_costing_grad_buckets (&cx, &costs, peak_stage, &bucket_bytes, &bucket_s, &n_buckets);
+      dp_exposed = plx_costing_bucket_exposed (&cx, n_buckets, bucket_s, window) +
+                   plx_costing_param_gather_exposed (&cx, &costs, peak_stage, fwd);
     }
   tied = plx_costing_tied_embedding_time (&cx);
   optimizer = plx_costing_optimizer_time (&cx, &costs, peak_stage);

@@ -586,3 +586,93 @@ plx_costing_zero3_pass (const PlxCosting    *cx,
   busy = n_layers * lb + (first ? pb : 0.0) + (last ? qb : 0.0);
   *bwd_extra = MAX (0.0, MAX (c1, c2) - busy);
 }
+
+double
+plx_costing_chunk_params (const PlxCosting    *cx,
+                          const PlxStageCosts *c,
+                          guint                k)
+{
+  const PlxStrategy *s = cx->strategy;
+  guint K = s->pp * s->virtual_stages;
+  double layers = cx->chunk_layers != NULL ? cx->chunk_layers[k] : (double) (cx->model->n_layers / K);
+
+  return layers * c->layer.params + (k == 0 ? c->embedding.params : 0.0) + (k + 1 == K ? c->head.params : 0.0);
+}
+
+/* Data-parallel gradient buckets (PyTorch DDP, Li et al. 2020 §3.2.3; Megatron-LM's
+ * DDP): each chunk's gradients fill ceil(bytes / bucket size) buckets of equal size,
+ * each reduced (all-reduced, or reduce-scattered under ZeRO) as one collective. */
+void
+plx_costing_grad_buckets (const PlxCosting    *cx,
+                          const PlxStageCosts *c,
+                          guint                stage,
+                          double              *bucket_bytes,
+                          double              *bucket_s,
+                          double              *n_buckets)
+{
+  const PlxStrategy *s = cx->strategy;
+  double gb = plx_costing_grad_bytes (s->dtype);
+  double limit = (double) plx_strategy_get_grad_bucket_bytes (s), grads = 0.0;
+
+  *n_buckets = 0.0;
+  for (guint v = 0; v < s->virtual_stages; v++)
+    {
+      double chunk = plx_costing_chunk_params (cx, c, v * s->pp + stage) * gb;
+      grads += chunk;
+      *n_buckets += MAX (1.0, ceil (chunk / limit));
+    }
+  /* Buckets split a chunk's gradients evenly: none is left a sliver. */
+  *bucket_bytes = grads > 0.0 ? grads / *n_buckets : 0.0;
+  *bucket_s = *bucket_bytes > 0.0 ? plx_costing_collective (cx, s->zero_stage == 0 ? PLX_COLLECTIVE_ALL_REDUCE
+                                                                                   : PLX_COLLECTIVE_REDUCE_SCATTER,
+                                                          &cx->dp_group, *bucket_bytes)
+                                  : 0.0;
+  if (grads <= 0.0)
+    *n_buckets = 0.0;
+}
+
+/* n buckets of equal size become ready evenly over `window` (the last backward pass)
+ * and are reduced one after another: a flow shop of production then reduction, whose
+ * last reduction ends max(window + bucket, window/n + n bucket) after the window
+ * opens. Returns what outlasts the window; without overlap, all of it. */
+double
+plx_costing_bucket_exposed (const PlxCosting *cx,
+                            double            n_buckets,
+                            double            bucket_s,
+                            double            window)
+{
+  if (n_buckets <= 0.0)
+    return 0.0;
+  if (!cx->strategy->overlap_dp_comm)
+    return n_buckets * bucket_s;
+  return MAX (bucket_s, window / n_buckets + n_buckets * bucket_s - window);
+}
+
+/* ZeRO-1/2 all-gather the updated weights after the optimizer step, bucket by bucket
+ * (Rajbhandari et al. 2020 §7; Megatron-LM's distributed optimizer). With overlap
+ * (Megatron's --overlap-param-gather) the next step's first forward pass waits for
+ * each bucket only as it reaches that bucket's layers: a flow shop of gathers and
+ * forward compute (fwd_s split evenly over the buckets), exposed by what outlasts the
+ * forward; without overlap every gather is exposed. */
+double
+plx_costing_param_gather_exposed (const PlxCosting    *cx,
+                                  const PlxStageCosts *c,
+                                  guint                stage,
+                                  double               fwd_s)
+{
+  const PlxStrategy *s = cx->strategy;
+  double wb, gb, ob, bucket_bytes, bucket_s, n, gather, c1 = 0.0, c2 = 0.0;
+
+  if (s->dp <= 1 || s->zero_stage < 1 || s->zero_stage > 2)
+    return 0.0;
+  plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
+  plx_costing_grad_buckets (cx, c, stage, &bucket_bytes, &bucket_s, &n);
+  if (n <= 0.0)
+    return 0.0;
+  /* The same buckets hold 16-bit weights. */
+  gather = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->dp_group, bucket_bytes * wb / gb);
+  if (!s->overlap_dp_comm)
+    return n * gather;
+  flow_jobs (&c1, &c2, n, gather, fwd_s / n);
+  return MAX (0.0, c2 - fwd_s);
+}

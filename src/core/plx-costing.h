@@ -136,6 +136,28 @@ void   plx_costing_zero3_pass (const PlxCosting    *cx,
                                gboolean             last,
                                double              *fwd_extra,
                                double              *bwd_extra);
+/* Parameters of model chunk k (its layers, with the embedding or head if it has them). */
+double plx_costing_chunk_params (const PlxCosting    *cx,
+                                 const PlxStageCosts *costs,
+                                 guint                k);
+/* A stage's gradient buckets: size, one's reduction time, how many its chunks fill. */
+void   plx_costing_grad_buckets (const PlxCosting    *cx,
+                                 const PlxStageCosts *costs,
+                                 guint                stage,
+                                 double              *bucket_bytes,
+                                 double              *bucket_s,
+                                 double              *n_buckets);
+/* What of n buckets' reduction outlasts the backward window they are produced in. */
+double plx_costing_bucket_exposed (const PlxCosting *cx,
+                                   double            n_buckets,
+                                   double            bucket_s,
+                                   double            window);
+/* ZeRO-1/2's weight all-gather after the step, as far as the next step's first
+ * forward pass (fwd_s on this stage) does not hide it. */
+double plx_costing_param_gather_exposed (const PlxCosting    *cx,
+                                         const PlxStageCosts *costs,
+                                         guint                stage,
+                                         double               fwd_s);
 /* The tied-embedding gradient all-reduce between first and last stage (0 if none). */
 double plx_costing_tied_embedding_time (const PlxCosting *cx);
 

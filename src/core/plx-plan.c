@@ -258,7 +258,6 @@ plx_plan_lower_split (const PlxModel    *model,
     {
       PlxPlanStage *stage = &plan->stages[st];
       PlxStageMemory mem;
-      double grads;
 
       plx_costing_stage_memory (&cx, &c, st, &mem);
       stage->static_bytes[0] = mem.weights;
@@ -268,19 +267,18 @@ plx_plan_lower_split (const PlxModel    *model,
       stage->params = plx_costing_stage_params (&cx, &c, st);
       stage->optimizer_s = plx_costing_optimizer_time (&cx, &c, st);
       stage->tied_embedding_s = (st == 0 || st == s->pp - 1) ? plx_costing_tied_embedding_time (&cx) : 0.0;
-      grads = stage->params * plx_costing_grad_bytes (s->dtype);
-      if (s->dp > 1)
+      if (s->dp > 1 && s->zero_stage < 3)
         {
           /* Buckets as PyTorch DDP and Megatron build them (Li et al. 2020 §3.2.3):
-           * all-reduced, or with ZeRO reduce-scattered (Rajbhandari et al. 2020 §7). */
-          stage->grad_bucket_bytes = MIN ((double) s->grad_bucket_bytes, grads);
-          stage->grad_bucket_s = plx_costing_collective (&cx, s->zero_stage == 0 ? PLX_COLLECTIVE_ALL_REDUCE
-                                                                                  : PLX_COLLECTIVE_REDUCE_SCATTER,
-                                                         &cx.dp_group, stage->grad_bucket_bytes);
-          if (s->zero_stage == 1 || s->zero_stage == 2)
-            stage->zero_gather_s = plx_costing_collective (&cx, PLX_COLLECTIVE_ALL_GATHER, &cx.dp_group,
-                                                           stage->params * wb);
-          /* ZeRO-3's collectives are part of each pass (lower_chunk). */
+           * all-reduced, or with ZeRO reduce-scattered (Rajbhandari et al. 2020 §7);
+           * ZeRO-1/2's weight gather after the step, as far as the next step's first
+           * forward does not hide it. ZeRO-3's collectives are part of each pass
+           * (lower_chunk). */
+          double n, fwd = 0.0;
+          plx_costing_grad_buckets (&cx, &c, st, &stage->grad_bucket_bytes, &stage->grad_bucket_s, &n);
+          for (guint v = 0; v < s->virtual_stages; v++)
+            fwd += plan->chunks[v * s->pp + st].pass[PLX_PASS_FORWARD].duration_s;
+          stage->zero_gather_s = plx_costing_param_gather_exposed (&cx, &c, st, fwd);
         }
     }
   return g_steal_pointer (&plan);

@@ -328,7 +328,8 @@ plx_sim_run (const PlxPlan          *plan,
                   k = c * pp + s;
               g0 = sim.grad_start[k];
               g1 = sim.grad_end[k];
-              nb = (guint64) MAX (1.0, ceil (plan->chunks[k].grad_bytes / st->grad_bucket_bytes));
+              /* Buckets of equal size (plx_costing_grad_buckets). */
+              nb = (guint64) MAX (1.0, round (plan->chunks[k].grad_bytes / st->grad_bucket_bytes));
               for (guint64 j = 0; j < nb; j++)
                 {
                   double ready = plan->overlap_dp_comm ? g0 + (g1 - g0) * (double) (j + 1) / nb : compute_end[s];

@@ -41,7 +41,7 @@ plx_strategy_new (void)
   s->recompute = PLX_RECOMPUTE_NONE;
   s->dtype = PLX_DTYPE_BF16;
   s->overlap_dp_comm = TRUE;
-  s->grad_bucket_bytes = PLX_DEFAULT_GRAD_BUCKET_BYTES;
+  s->grad_bucket_bytes = PLX_GRAD_BUCKET_AUTO;
   return s;
 }
 
@@ -434,4 +434,19 @@ plx_strategy_describe (const PlxStrategy *s)
   if (s->sequence_parallel && s->tp > 1)
     g_string_append (out, " · SP");
   return g_string_free (out, FALSE);
+}
+
+/* Megatron-core's DistributedDataParallel (megatron/core/distributed/
+ * distributed_data_parallel.py, r0.8): bucket_size = max(40000000, 1000000 * dp)
+ * elements, so that each rank's share of a reduce-scatter stays large; gradients are
+ * fp32 (main_grad) except under fp16 (plx_costing_state_bytes). */
+guint64
+plx_strategy_get_grad_bucket_bytes (const PlxStrategy *s)
+{
+  guint64 elements;
+
+  if (s->grad_bucket_bytes != PLX_GRAD_BUCKET_AUTO)
+    return s->grad_bucket_bytes;
+  elements = MAX (G_GUINT64_CONSTANT (40000000), G_GUINT64_CONSTANT (1000000) * MAX (s->dp, 1));
+  return elements * (s->dtype == PLX_DTYPE_FP16 ? 2 : 4);
 }

@@ -578,8 +578,18 @@ sync_controls (PlxScenarioPanel *self)
     /* Overlapping DP communication is on unless the file turns it off (FORMATS.md). */
     gtk_switch_set_active (self->overlap_dp_switch, !(odp && JSON_NODE_HOLDS_VALUE (odp)) || json_node_get_boolean (odp));
     gtk_switch_set_active (self->overlap_tp_switch, otp && JSON_NODE_HOLDS_VALUE (otp) && json_node_get_boolean (otp));
-    gtk_spin_button_set_value (self->bucket_spin,
-                               strategy_int (self, "grad_bucket_bytes", (gint64) PLX_DEFAULT_GRAD_BUCKET_BYTES) / 1e6);
+    {
+      /* Not given: Megatron-LM's size for this data-parallel degree and precision. */
+      g_autoptr (PlxStrategy) probe = plx_strategy_new ();
+      guint64 gpus = self->resolved_cluster != NULL ? plx_cluster_get_n_gpus (self->resolved_cluster) : 1;
+      guint64 mp = (guint64) MAX (strategy_int (self, "tp", 1), 1) * MAX (strategy_int (self, "pp", 1), 1) *
+                   MAX (strategy_int (self, "cp", 1), 1);
+      probe->dp = (guint) CLAMP (strategy_int (self, "dp", (gint64) (gpus / mp)), 1, G_MAXUINT);
+      probe->dtype = g_str_equal (strategy_string (self, "dtype", "bf16"), "fp16") ? PLX_DTYPE_FP16 : PLX_DTYPE_BF16;
+      gtk_spin_button_set_value (self->bucket_spin,
+                                 strategy_int (self, "grad_bucket_bytes",
+                                               (gint64) plx_strategy_get_grad_bucket_bytes (probe)) / 1e6);
+    }
     gtk_widget_set_sensitive (self->choices[CHOICE_VS].row, g_str_equal (strategy_string (self, "schedule", "1f1b"), "interleaved-1f1b"));
     gtk_widget_set_visible (self->choices[CHOICE_EP].row, self->resolved_model != NULL && self->resolved_model->experts > 0);
   }

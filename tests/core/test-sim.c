@@ -292,6 +292,38 @@ test_zero3_flow_shop (void)
   }
 }
 
+#define ZERO1_GPT2(overlap) \
+  "{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": " TEST_IDEAL_CLUSTER (1, 1e9, 1e9) "," \
+  "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 8, \"micro_batch_size\": 1, \"dp\": 8," \
+  "                \"zero_stage\": 1, \"overlap_dp_comm\": " overlap " } }"
+
+static void
+test_zero1_param_gather (void)
+{
+  /* GPT-2's 124,439,808 fp32 gradients fill four of Megatron-LM's 40M-element
+   * buckets, 31,109,952 each; after the step each bucket's 2-byte weights are
+   * all-gathered over 8 GPUs at 1 GB/s: a = 7/8 x 62,219,904 B / 1e9 = 54.44 ms.
+   * Without overlap all four gathers are exposed. With it the next step's first
+   * forward (f, a few ms here) runs a quarter at a time as each bucket arrives, so
+   * only its last quarter follows the last gather: exposed 4a - 3f/4. */
+  const double a = 7.0 / 8.0 * 31109952.0 * 2.0 / 1e9;
+  g_autoptr (PlxScenario) off = test_scenario_from_string (ZERO1_GPT2 ("false"));
+  g_autoptr (PlxScenario) on = test_scenario_from_string (ZERO1_GPT2 ("true"));
+  g_autoptr (PlxPlan) plan_off = plx_plan_lower (off->model, off->cluster, off->strategy, NULL);
+  g_autoptr (PlxPlan) plan_on = plx_plan_lower (on->model, on->cluster, on->strategy, NULL);
+  PlxReport e_on, a_on = test_run (on);
+  double f;
+
+  g_assert_nonnull (plan_off);
+  g_assert_cmpfloat (fabs (plan_off->stages[0].zero_gather_s - 4.0 * a) / a, <, 1e-9);
+  g_assert_true (plx_sim_run_scenario (on->model, on->cluster, on->strategy, &e_on, NULL, NULL, NULL, NULL));
+  f = e_on.stage_forward_s;
+  g_assert_cmpfloat (f, >, 0.0);
+  g_assert_cmpfloat (fabs (plan_on->stages[0].zero_gather_s - (4.0 * a - 0.75 * f)) / a, <, 1e-9);
+  /* Both engines charge the same. */
+  g_assert_cmpfloat (fabs (a_on.step_time_s - e_on.step_time_s) / e_on.step_time_s, <, 1e-9);
+}
+
 static void
 test_breakdown_sums (void)
 {
@@ -407,6 +439,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/bubble-exact", test_bubble_exact);
   g_test_add_func ("/sim/zero-bubble-h1-time", test_zero_bubble_h1_time);
   g_test_add_func ("/sim/zero3-flow-shop", test_zero3_flow_shop);
+  g_test_add_func ("/sim/zero1-param-gather", test_zero1_param_gather);
   g_test_add_func ("/sim/activation-peaks", test_activation_peaks);
   g_test_add_func ("/sim/timeline-consistent", test_timeline_consistent);
   g_test_add_func ("/sim/agrees-with-analytic", test_agrees_with_analytic);

@@ -540,7 +540,17 @@ test_defaults (void)
   g_assert_cmpuint (s->zero_stage, ==, 0);
   g_assert_cmpint (s->dtype, ==, PLX_DTYPE_BF16);
   g_assert_true (s->overlap_dp_comm);
-  g_assert_cmpuint (s->grad_bucket_bytes, ==, PLX_DEFAULT_GRAD_BUCKET_BYTES);
+  /* Megatron-LM's bucket: max(40M, 1M x dp) fp32 gradients - 160 MB up to dp 40,
+   * 192 MB at dp 48. */
+  g_assert_cmpuint (s->grad_bucket_bytes, ==, PLX_GRAD_BUCKET_AUTO);
+  s->dp = 8;
+  g_assert_cmpuint (plx_strategy_get_grad_bucket_bytes (s), ==, 160000000);
+  s->dp = 48;
+  g_assert_cmpuint (plx_strategy_get_grad_bucket_bytes (s), ==, 192000000);
+  s->dtype = PLX_DTYPE_FP16;
+  g_assert_cmpuint (plx_strategy_get_grad_bucket_bytes (s), ==, 96000000);
+  s->grad_bucket_bytes = 25000000;
+  g_assert_cmpuint (plx_strategy_get_grad_bucket_bytes (s), ==, 25000000);
 }
 
 static void
