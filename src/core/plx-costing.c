@@ -631,21 +631,38 @@ plx_costing_grad_buckets (const PlxCosting    *cx,
     *n_buckets = 0.0;
 }
 
-/* n buckets of equal size become ready evenly over `window` (the last backward pass)
- * and are reduced one after another: a flow shop of production then reduction, whose
- * last reduction ends max(window + bucket, window/n + n bucket) after the window
- * opens. Returns what outlasts the window; without overlap, all of it. */
+/* n buckets of equal size become ready evenly over the last backward pass of the
+ * chunk they belong to, and are reduced one after another: a flow shop of gradient
+ * production (w/n per bucket) and reduction (t). With one chunk per stage the last
+ * reduction ends max(w + t, w/n + n t) after the pass starts. With v interleaved
+ * chunks (Narayanan et al. 2021 §2.2) the stage's last backward passes run chunk
+ * v-1 first and chunk 0 last, p passes of w/v apart (each chunk's pass for the last
+ * group of p micro-batches): chunk c's buckets are ready c p w/v before the stage's
+ * compute ends. Returns what outlasts the compute; without overlap, all of it.
+ * window: the stage's backward of one micro-batch, all chunks. */
 double
 plx_costing_bucket_exposed (const PlxCosting *cx,
                             double            n_buckets,
                             double            bucket_s,
                             double            window)
 {
+  const PlxStrategy *s = cx->strategy;
+  double v = s->virtual_stages, pass = window / v, per_chunk = n_buckets / v;
+  double queue = -G_MAXDOUBLE;
+
   if (n_buckets <= 0.0)
     return 0.0;
-  if (!cx->strategy->overlap_dp_comm)
+  if (!s->overlap_dp_comm)
     return n_buckets * bucket_s;
-  return MAX (bucket_s, window / n_buckets + n_buckets * bucket_s - window);
+  for (guint c = s->virtual_stages; c-- > 0;)
+    {
+      /* Chunk c's pass, measured from the end of the stage's compute. */
+      double start = -(double) c * s->pp * pass - pass;
+      /* flow_jobs with the streams the other way round: production, then reduction. */
+      queue = MAX (queue + per_chunk * bucket_s,
+                   MAX (start + pass / per_chunk + per_chunk * bucket_s, start + pass + bucket_s));
+    }
+  return MAX (bucket_s, queue);
 }
 
 /* ZeRO-1/2 all-gather the updated weights after the optimizer step, bucket by bucket
