@@ -33,14 +33,19 @@ typedef struct
   double    mean_abs_error_pct;
   double    max_abs_error_pct;
   double    stddev_error_pct;
+  double    median_abs_error_pct;
+  double    bias_pct;    /* mean signed error; in `performance`, as speed: + = predicted faster */
 } PlxValidationSummary;
 
 typedef struct
 {
   char                 *source;
+  char                 *file;    /* the table's file name, without its directory */
   const char           *engine;  /* "analytical" or "event" (static string) */
   GArray               *rows;   /* PlxValidationRow */
   PlxValidationSummary  summary[PLX_N_METRICS];
+  /* Step times, MFUs and throughputs together (what "accuracy" means in README). */
+  PlxValidationSummary  performance;
 } PlxValidation;
 
 /* `engine`: "event" (NULL: the default) or "analytical". */
@@ -48,6 +53,16 @@ PlxValidation *plx_validation_run_file (const char *path,
                                         const char *engine,
                                         GError    **error);
 void           plx_validation_free (PlxValidation *validation);
+/* All rows of several tables as one, with their summaries (source "pooled"). */
+PlxValidation *plx_validation_pool (PlxValidation *const *tables,
+                                    guint                 n_tables);
+/* The pooled text and JSON: one line per table and the pooled summary. */
+char          *plx_validation_pooled_to_text (PlxValidation *const *tables,
+                                              guint                 n_tables,
+                                              const PlxValidation  *pooled);
+JsonNode      *plx_validation_pooled_to_json (PlxValidation *const *tables,
+                                              guint                 n_tables,
+                                              const PlxValidation  *pooled);
 const char    *plx_metric_to_string (PlxMetric metric);
 JsonNode      *plx_validation_to_json (const PlxValidation *validation);
 char          *plx_validation_to_text (const PlxValidation *validation);

@@ -117,7 +117,7 @@ static const char *const main_help =
   "  plan [SCENARIO] [...]       print the distributed program the simulator runs\n"
   "  compare A B --out CHART     simulate two scenarios and draw them side by side\n"
   "  search [SCENARIO] [...]     the best strategies for the scenario's model, cluster and batch\n"
-  "  validate TABLE [--json]     hold predictions against published measurements\n"
+  "  validate TABLE... [--json]  hold predictions against published measurements\n"
   "\n"
   "Run parallax-cli COMMAND --help for a command's options.\n";
 
@@ -978,9 +978,8 @@ cmd_plan (int argc, char **argv)
 static int
 cmd_validate (int argc, char **argv)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (PlxValidation) v = NULL;
-  const char *path = NULL;
+  g_autoptr (GPtrArray) paths = g_ptr_array_new ();
+  g_autoptr (GPtrArray) tables = g_ptr_array_new_with_free_func ((GDestroyNotify) plx_validation_free);
   const char *engine = "event";
   gboolean json = FALSE;
 
@@ -990,9 +989,11 @@ cmd_validate (int argc, char **argv)
         json = TRUE;
       else if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
         {
-          printf ("Usage: parallax-cli validate TABLE.json [--json] [--engine event|analytical]\n\n"
-                  "Predict every case of a validation table and report the error against the\n"
-                  "published measurement, per case and as mean and largest absolute error.\n");
+          printf ("Usage: parallax-cli validate TABLE.json... [--json] [--engine event|analytical]\n\n"
+                  "Predict every case of the validation tables and report the error against the\n"
+                  "published measurements, per case and as mean, median, largest absolute error and\n"
+                  "bias per metric. With several tables, also one line per table and the pooled\n"
+                  "summary over step times, MFUs and throughputs (speed bias: + = predicted faster).\n");
           return 0;
         }
       else if (g_str_equal (argv[i], "--engine"))
@@ -1005,27 +1006,56 @@ cmd_validate (int argc, char **argv)
         }
       else if (argv[i][0] == '-' && argv[i][1] != '\0')
         return usage_error ("validate: unknown option \"%s\"", argv[i]);
-      else if (path == NULL)
-        path = argv[i];
       else
-        return usage_error ("validate: more than one table given");
+        g_ptr_array_add (paths, argv[i]);
     }
-  if (path == NULL)
+  if (paths->len == 0)
     return usage_error ("validate: no table given");
 
-  v = plx_validation_run_file (path, engine, &error);
-  if (v == NULL)
-    return user_error (error);
-  if (json)
+  for (guint i = 0; i < paths->len; i++)
     {
-      g_autoptr (JsonNode) out = plx_validation_to_json (v);
-      print_json (out);
+      g_autoptr (GError) error = NULL;
+      PlxValidation *v = plx_validation_run_file (paths->pdata[i], engine, &error);
+      if (v == NULL)
+        return user_error (error);
+      g_ptr_array_add (tables, v);
     }
-  else
+
+  if (tables->len == 1)
     {
-      g_autofree char *text = plx_validation_to_text (v);
-      printf ("%s", text);
+      /* One table: the object FORMATS.md describes. */
+      if (json)
+        {
+          g_autoptr (JsonNode) out = plx_validation_to_json (tables->pdata[0]);
+          print_json (out);
+        }
+      else
+        {
+          g_autofree char *text = plx_validation_to_text (tables->pdata[0]);
+          printf ("%s", text);
+        }
+      return 0;
     }
+  {
+    PlxValidation *const *all = (PlxValidation *const *) tables->pdata;
+    g_autoptr (PlxValidation) pooled = plx_validation_pool (all, tables->len);
+
+    if (json)
+      {
+        g_autoptr (JsonNode) out = plx_validation_pooled_to_json (all, tables->len, pooled);
+        print_json (out);
+      }
+    else
+      {
+        g_autofree char *summary = plx_validation_pooled_to_text (all, tables->len, pooled);
+        for (guint i = 0; i < tables->len; i++)
+          {
+            g_autofree char *text = plx_validation_to_text (all[i]);
+            printf ("%s\n", text);
+          }
+        printf ("%s", summary);
+      }
+  }
   return 0;
 }
 

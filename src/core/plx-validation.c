@@ -64,37 +64,56 @@ plx_validation_free (PlxValidation *v)
   if (v == NULL)
     return;
   g_free (v->source);
+  g_free (v->file);
   if (v->rows != NULL)
     g_array_unref (v->rows);
   g_free (v);
+}
+
+static gboolean
+is_performance (PlxMetric metric)
+{
+  return metric == PLX_METRIC_STEP_TIME || metric == PLX_METRIC_MFU || metric == PLX_METRIC_TOKENS_PER_S_PER_GPU;
+}
+
+static void
+summarise_rows (const PlxValidation *v, int metric, PlxValidationSummary *sum)
+{
+  g_autoptr (GArray) abs_err = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) err = g_array_new (FALSE, FALSE, sizeof (double));
+
+  *sum = (PlxValidationSummary) { 0 };
+  sum->metric = metric < 0 ? PLX_METRIC_STEP_TIME : (PlxMetric) metric;
+  for (guint i = 0; i < v->rows->len; i++)
+    {
+      const PlxValidationRow *row = &g_array_index (v->rows, PlxValidationRow, i);
+      double a = fabs (row->error_pct), e = row->error_pct;
+
+      if (metric >= 0 ? row->metric != (PlxMetric) metric : !is_performance (row->metric))
+        continue;
+      /* As speed: a step time predicted short is a prediction too fast. */
+      if (metric < 0 && row->metric == PLX_METRIC_STEP_TIME)
+        e = -e;
+      g_array_append_val (abs_err, a);
+      g_array_append_val (err, e);
+    }
+  sum->n = abs_err->len;
+  if (sum->n == 0)
+    return;
+  sum->mean_abs_error_pct = gsl_stats_mean ((double *) abs_err->data, 1, abs_err->len);
+  sum->max_abs_error_pct = gsl_stats_max ((double *) abs_err->data, 1, abs_err->len);
+  sum->stddev_error_pct = sum->n > 1 ? gsl_stats_sd ((double *) err->data, 1, err->len) : 0.0;
+  sum->bias_pct = gsl_stats_mean ((double *) err->data, 1, err->len);
+  /* gsl_stats_median sorts in place: a copy is already ours. */
+  sum->median_abs_error_pct = gsl_stats_median ((double *) abs_err->data, 1, abs_err->len);
 }
 
 static void
 summarise (PlxValidation *v)
 {
   for (guint metric = 0; metric < PLX_N_METRICS; metric++)
-    {
-      g_autoptr (GArray) abs_err = g_array_new (FALSE, FALSE, sizeof (double));
-      g_autoptr (GArray) err = g_array_new (FALSE, FALSE, sizeof (double));
-      PlxValidationSummary *sum = &v->summary[metric];
-
-      sum->metric = metric;
-      for (guint i = 0; i < v->rows->len; i++)
-        {
-          PlxValidationRow *row = &g_array_index (v->rows, PlxValidationRow, i);
-          double a = fabs (row->error_pct);
-          if (row->metric != metric)
-            continue;
-          g_array_append_val (abs_err, a);
-          g_array_append_val (err, row->error_pct);
-        }
-      sum->n = abs_err->len;
-      if (sum->n == 0)
-        continue;
-      sum->mean_abs_error_pct = gsl_stats_mean ((double *) abs_err->data, 1, abs_err->len);
-      sum->max_abs_error_pct = gsl_stats_max ((double *) abs_err->data, 1, abs_err->len);
-      sum->stddev_error_pct = sum->n > 1 ? gsl_stats_sd ((double *) err->data, 1, err->len) : 0.0;
-    }
+    summarise_rows (v, (int) metric, &v->summary[metric]);
+  summarise_rows (v, -1, &v->performance);
 }
 
 PlxValidation *
@@ -139,6 +158,7 @@ plx_validation_run_file (const char *path,
   v = g_new0 (PlxValidation, 1);
   v->source = g_strdup (source ? source : "");
   v->engine = g_str_equal (engine, "event") ? "event" : "analytical";
+  v->file = g_path_get_basename (path);
   v->rows = g_array_new (FALSE, TRUE, sizeof (PlxValidationRow));
   g_array_set_clear_func (v->rows, row_clear);
   dir = g_path_get_dirname (path);
@@ -204,6 +224,26 @@ plx_validation_run_file (const char *path,
   return g_steal_pointer (&v);
 }
 
+/* One summary as a JSON member; the performance summary counts "comparisons" and
+ * gives its bias as speed. */
+static void
+add_summary_json (JsonBuilder *b, const char *name, const PlxValidationSummary *s, gboolean performance)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, performance ? "comparisons" : "cases");
+  json_builder_add_int_value (b, s->n);
+  json_builder_set_member_name (b, "mean_abs_error_pct");
+  json_builder_add_double_value (b, s->mean_abs_error_pct);
+  json_builder_set_member_name (b, "max_abs_error_pct");
+  json_builder_add_double_value (b, s->max_abs_error_pct);
+  json_builder_set_member_name (b, "median_abs_error_pct");
+  json_builder_add_double_value (b, s->median_abs_error_pct);
+  json_builder_set_member_name (b, performance ? "speed_bias_pct" : "bias_pct");
+  json_builder_add_double_value (b, s->bias_pct);
+  json_builder_end_object (b);
+}
+
 JsonNode *
 plx_validation_to_json (const PlxValidation *v)
 {
@@ -212,6 +252,8 @@ plx_validation_to_json (const PlxValidation *v)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "source");
   json_builder_add_string_value (b, v->source);
+  json_builder_set_member_name (b, "file");
+  json_builder_add_string_value (b, v->file);
   json_builder_set_member_name (b, "engine");
   json_builder_add_string_value (b, v->engine);
   json_builder_set_member_name (b, "rows");
@@ -237,20 +279,11 @@ plx_validation_to_json (const PlxValidation *v)
   json_builder_begin_object (b);
   for (guint metric = 0; metric < PLX_N_METRICS; metric++)
     {
-      const PlxValidationSummary *s = &v->summary[metric];
-      if (s->n == 0)
-        continue;
-      json_builder_set_member_name (b, metric_keys[metric]);
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "cases");
-      json_builder_add_int_value (b, s->n);
-      json_builder_set_member_name (b, "mean_abs_error_pct");
-      json_builder_add_double_value (b, s->mean_abs_error_pct);
-      json_builder_set_member_name (b, "max_abs_error_pct");
-      json_builder_add_double_value (b, s->max_abs_error_pct);
-      json_builder_end_object (b);
+      if (v->summary[metric].n > 0)
+        add_summary_json (b, metric_keys[metric], &v->summary[metric], FALSE);
     }
   json_builder_end_object (b);
+  add_summary_json (b, "performance", &v->performance, TRUE);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
@@ -296,8 +329,90 @@ plx_validation_to_text (const PlxValidation *v)
       const PlxValidationSummary *s = &v->summary[metric];
       if (s->n == 0)
         continue;
-      g_string_append_printf (out, "%-20s %u cases: mean absolute error %.2f %%, largest %.2f %%\n",
-                              metric_keys[metric], s->n, s->mean_abs_error_pct, s->max_abs_error_pct);
+      g_string_append_printf (out, "%-20s %u cases: mean absolute error %.2f %%, median %.2f %%, largest %.2f %%, "
+                              "bias %+.2f %%\n", metric_keys[metric], s->n, s->mean_abs_error_pct,
+                              s->median_abs_error_pct, s->max_abs_error_pct, s->bias_pct);
+    }
+  if (v->performance.n > 0)
+    g_string_append_printf (out, "%-20s %u comparisons (step time, MFU, throughput): mean %.2f %%, median %.2f %%, "
+                            "largest %.2f %%, speed bias %+.2f %% (+ = predicted faster)\n", "performance",
+                            v->performance.n, v->performance.mean_abs_error_pct, v->performance.median_abs_error_pct,
+                            v->performance.max_abs_error_pct, v->performance.bias_pct);
+  return g_string_free (out, FALSE);
+}
+
+PlxValidation *
+plx_validation_pool (PlxValidation *const *tables,
+                     guint                 n_tables)
+{
+  PlxValidation *v = g_new0 (PlxValidation, 1);
+
+  v->source = g_strdup ("pooled");
+  v->file = g_strdup ("all");
+  v->engine = n_tables > 0 ? tables[0]->engine : "event";
+  v->rows = g_array_new (FALSE, TRUE, sizeof (PlxValidationRow));
+  g_array_set_clear_func (v->rows, row_clear);
+  for (guint t = 0; t < n_tables; t++)
+    for (guint i = 0; i < tables[t]->rows->len; i++)
+      {
+        PlxValidationRow row = g_array_index (tables[t]->rows, PlxValidationRow, i);
+        row.case_name = g_strdup (row.case_name);
+        g_array_append_val (v->rows, row);
+      }
+  summarise (v);
+  return v;
+}
+
+char *
+plx_validation_pooled_to_text (PlxValidation *const *tables,
+                               guint                 n_tables,
+                               const PlxValidation  *pooled)
+{
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, "Pooled over %u tables, %s engine: step time, MFU and throughput\n\n", n_tables,
+                          pooled->engine);
+  g_string_append_printf (out, "%-36s %11s %7s %7s %7s %11s\n", "table", "comparisons", "mean", "median", "worst",
+                          "speed bias");
+  for (guint t = 0; t <= n_tables; t++)
+    {
+      const PlxValidation *v = t < n_tables ? tables[t] : pooled;
+      const char *name = v->file;
+      const PlxValidationSummary *p = &v->performance;
+
+      if (p->n == 0)
+        g_string_append_printf (out, "%-36s %11u %7s %7s %7s %11s\n", name, 0u, "-", "-", "-", "-");
+      else
+        g_string_append_printf (out, "%-36s %11u %6.1f%% %6.1f%% %6.1f%% %+10.1f%%\n", name, p->n,
+                                p->mean_abs_error_pct, p->median_abs_error_pct, p->max_abs_error_pct, p->bias_pct);
     }
   return g_string_free (out, FALSE);
+}
+
+JsonNode *
+plx_validation_pooled_to_json (PlxValidation *const *tables,
+                               guint                 n_tables,
+                               const PlxValidation  *pooled)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "engine");
+  json_builder_add_string_value (b, pooled->engine);
+  json_builder_set_member_name (b, "tables");
+  json_builder_begin_array (b);
+  for (guint t = 0; t < n_tables; t++)
+    json_builder_add_value (b, plx_validation_to_json (tables[t]));
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "pooled");
+  {
+    g_autoptr (JsonNode) all = plx_validation_to_json (pooled);
+    JsonObject *o = json_node_get_object (all);
+    /* The rows are the tables' own, above. */
+    json_object_remove_member (o, "rows");
+    json_object_remove_member (o, "source");
+    json_builder_add_value (b, g_steal_pointer (&all));
+  }
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
 }

@@ -1705,6 +1705,80 @@ test_validate_text_analytical (void)
   g_assert_nonnull (strstr (r.out, "mean absolute error"));
 }
 
+static gint
+compare_doubles (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+static void
+test_validate_pooled (void)
+{
+  /* Two tables: each one's object, then the pooled summary over their step times,
+   * MFUs and throughputs: the comparisons add up, the mean is the comparisons'
+   * weighted mean, the worst the larger, and the median and speed bias come from the
+   * rows (a step time predicted short counts as predicted faster). */
+  g_autofree char *a = data_path ("korthikanti2022.json");
+  g_autofree char *b = data_path ("bloom176b.json");
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) text = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (GArray) errors = g_array_new (FALSE, FALSE, sizeof (double));
+  JsonObject *o, *pooled, *perf;
+  JsonArray *tables;
+  double sum = 0.0, speed = 0.0, worst = 0.0, median;
+
+  RUN_CLI (&r, "validate", a, b, "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  if (root == NULL)
+    return;
+  o = json_node_get_object (root);
+  tables = json_object_get_array_member (o, "tables");
+  g_assert_cmpuint (json_array_get_length (tables), ==, 2);
+  for (guint t = 0; t < 2; t++)
+    {
+      JsonArray *rows = json_object_get_array_member (json_array_get_object_element (tables, t), "rows");
+      for (guint i = 0; i < json_array_get_length (rows); i++)
+        {
+          JsonObject *row = json_array_get_object_element (rows, i);
+          const char *metric = json_object_get_string_member (row, "metric");
+          double e = get_number (row, "error_pct");
+          if (!g_str_equal (metric, "step_time_s") && !g_str_equal (metric, "mfu") &&
+              !g_str_equal (metric, "tokens_per_s_per_gpu"))
+            continue;
+          g_array_append_val (errors, e);
+          sum += fabs (e);
+          worst = MAX (worst, fabs (e));
+          speed += g_str_equal (metric, "step_time_s") ? -e : e;
+        }
+    }
+  /* Korthikanti: 8 step times and 4 MFUs; BLOOM: one step time. */
+  g_assert_cmpuint (errors->len, ==, 13);
+  for (guint i = 0; i < errors->len; i++)
+    g_array_index (errors, double, i) = fabs (g_array_index (errors, double, i));
+  g_array_sort (errors, compare_doubles);
+  median = g_array_index (errors, double, 6);
+  pooled = json_object_get_object_member (o, "pooled");
+  perf = json_object_get_object_member (pooled, "performance");
+  g_assert_cmpint (json_object_get_int_member (perf, "comparisons"), ==, 13);
+  g_assert_true (close_rel (get_number (perf, "mean_abs_error_pct"), sum / 13.0, 1e-9));
+  g_assert_true (close_rel (get_number (perf, "median_abs_error_pct"), median, 1e-9));
+  g_assert_true (close_rel (get_number (perf, "max_abs_error_pct"), worst, 1e-9));
+  g_assert_true (close_rel (get_number (perf, "speed_bias_pct"), speed / 13.0, 1e-9));
+  /* The pooled step-time summary counts both tables' step times. */
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (json_object_get_object_member (pooled, "summary"),
+                                                                              "step_time_s"), "cases"), ==, 9);
+
+  RUN_CLI (&text, "validate", a, b);
+  assert_success (&text);
+  g_assert_nonnull (strstr (text.out, "Pooled over 2 tables"));
+  g_assert_nonnull (strstr (text.out, "korthikanti2022.json"));
+  g_assert_nonnull (strstr (text.out, "bloom176b.json"));
+  g_assert_nonnull (strstr (text.out, "speed bias"));
+}
+
 /* Both engines hold the Korthikanti et al. 2022 step times to a mean error of 5 %
  * and a largest of 10 %. */
 static void
@@ -2432,6 +2506,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/validate/text", test_validate_text);
   g_test_add_func ("/cli/validate/json", test_validate_json);
   g_test_add_func ("/cli/validate/text-analytical", test_validate_text_analytical);
+  g_test_add_func ("/cli/validate/pooled", test_validate_pooled);
   g_test_add_func ("/cli/validate/accuracy-event", test_validate_accuracy_event);
   g_test_add_func ("/cli/validate/accuracy-analytical", test_validate_accuracy_analytical);
   g_test_add_func ("/cli/validate/engine-unknown", test_validate_engine_unknown);
