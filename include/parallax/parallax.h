@@ -2,6 +2,7 @@
 #pragma once
 
 #include "plx-analytic.h"
+#include "plx-calibrate.h"
 #include "plx-cluster.h"
 #include "plx-collective.h"
 #include "plx-curve.h"

@@ -15,6 +15,7 @@ typedef struct
   double    bw_Bps;      /* per GPU, per direction */
   double    latency_s;   /* per message / per ring step */
   PlxCurve *efficiency;  /* achieved bus bandwidth / bw_Bps against collective size in bytes */
+  double    scale;       /* calibration factor on the efficiency (1: as measured) */
 } PlxLink;
 
 typedef struct
@@ -33,6 +34,12 @@ typedef struct
   PlxCurve *matmul_fp8_efficiency;   /* the same for fp8 GEMMs, against fp8 peak; NULL: derived
                                       * from the 16-bit curve (plx-op-cost.c) */
   double   kernel_launch_s;
+  /* Calibration (parallax-cli calibrate, docs/calibration.md): factors on the
+   * measured matmul and memory curves (capped at 1), and a fixed time per block and
+   * forward pass (twice that in backward); 1, 1 and 0 unless fitted. */
+  double   matmul_scale;
+  double   memory_scale;
+  double   layer_overhead_s;
 
   PlxLink  intra_node;
   PlxLink  inter_node;

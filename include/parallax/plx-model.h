@@ -60,6 +60,9 @@ typedef struct
   double bwd_elems;
   double fwd_mask;
   double bwd_mask;
+  /* The same run as PyTorch eager modules, one kernel per tensor op (0: as fused). */
+  double eager_fwd_elems;
+  double eager_bwd_elems;
   /* Activations kept for the backward pass, per token (per score if per_score). */
   double saved_elems;
   double saved_mask;

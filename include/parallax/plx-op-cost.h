@@ -21,6 +21,7 @@ typedef struct
   guint    experts_per_token;
   PlxDtype dtype;
   gboolean flash;       /* ATTN_FLASH ops are costed; unfused ops skipped (and vice versa) */
+  gboolean eager;       /* memory-bound ops as PyTorch eager modules (PlxOp.eager_*) */
 } PlxShardContext;
 
 typedef struct

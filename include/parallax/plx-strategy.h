@@ -32,6 +32,17 @@ typedef enum
   PLX_RECOMPUTE_FULL,
 } PlxRecompute;
 
+/* Which kind of training code runs the model (docs/cost-model.md, "Implementation"):
+ * it decides how the memory-bound ops run and what "selective" recompute means. */
+typedef enum
+{
+  PLX_IMPLEMENTATION_AUTO,     /* pytorch under ZeRO-3 (FSDP, DeepSpeed), megatron otherwise */
+  PLX_IMPLEMENTATION_MEGATRON, /* Megatron-LM / NeMo: Transformer Engine's fused kernels;
+                                * selective recompute = the attention core */
+  PLX_IMPLEMENTATION_PYTORCH,  /* eager PyTorch modules (torchtitan, fms-fsdp, Hugging Face):
+                                * one kernel per tensor op; selective = every other block */
+} PlxImplementation;
+
 typedef struct
 {
   PlxWorkload  workload;
@@ -55,6 +66,7 @@ typedef struct
                                    * --tp-comm-overlap, Wang et al. 2023); default off */
   gboolean     flash_attention;
   guint64      grad_bucket_bytes;
+  PlxImplementation implementation;
   /* Layers per pipeline stage (per model chunk, pp*virtual_stages of them, with
    * interleaving), as given; NULL for an even split, or the balanced one when the
    * layers do not divide evenly or layers_per_stage_auto is set (plx-layer-split.h). */
@@ -98,5 +110,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxStrategy, plx_strategy_free)
 /* The gradient bucket size in bytes: as given, or Megatron-LM's default of
  * max(40M, 1M x dp) gradient elements (4 bytes each, 2 under fp16). */
 guint64 plx_strategy_get_grad_bucket_bytes (const PlxStrategy *strategy);
+
+/* Whether the model runs as eager PyTorch modules (PLX_IMPLEMENTATION_AUTO resolved
+ * by the ZeRO stage). */
+gboolean    plx_strategy_is_pytorch (const PlxStrategy *strategy);
+const char *plx_implementation_to_string (PlxImplementation implementation);
 
 G_END_DECLS

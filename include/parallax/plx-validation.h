@@ -4,6 +4,9 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "plx-report.h"
+#include "plx-scenario.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -48,6 +51,34 @@ typedef struct
   PlxValidationSummary  performance;
 } PlxValidation;
 
+/* One case of a table: its scenario and what was measured (NAN where nothing). */
+typedef struct
+{
+  PlxScenario *scenario;
+  char        *name;
+  char        *where;           /* "FILE: cases[i]", for messages */
+  char        *cluster_preset;  /* the scenario's cluster.preset, or NULL */
+  double       measured[PLX_N_METRICS];
+} PlxValidationCase;
+
+typedef struct
+{
+  char      *source;
+  char      *file;   /* file name without its directory */
+  GPtrArray *cases;  /* PlxValidationCase */
+} PlxValidationTable;
+
+PlxValidationTable *plx_validation_table_load (const char *path,
+                                               GError    **error);
+void                plx_validation_table_free (PlxValidationTable *table);
+void                plx_validation_case_free (PlxValidationCase *c);
+PlxValidation      *plx_validation_run_table (const PlxValidationTable *table,
+                                               const char               *engine,
+                                               GError                  **error);
+/* What a report predicts for a measured key. */
+double              plx_validation_predicted (PlxMetric        metric,
+                                              const PlxReport *report);
+
 /* `engine`: "event" (NULL: the default) or "analytical". */
 PlxValidation *plx_validation_run_file (const char *path,
                                         const char *engine,
@@ -68,5 +99,7 @@ JsonNode      *plx_validation_to_json (const PlxValidation *validation);
 char          *plx_validation_to_text (const PlxValidation *validation);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxValidation, plx_validation_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxValidationTable, plx_validation_table_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxValidationCase, plx_validation_case_free)
 
 G_END_DECLS

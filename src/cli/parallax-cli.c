@@ -8,41 +8,13 @@
 
 #include "parallax/parallax.h"
 
+#include "plx-cli-calibrate.h"
 #include "plx-cli-overrides.h"
+#include "plx-cli-util.h"
 #include "plx-compare-chart.h"
 #include "plx-memory-chart.h"
 #include "plx-render-export.h"
 #include "plx-timeline-chart.h"
-
-#define EXIT_USER 1
-#define EXIT_USAGE 2
-
-static int
-usage_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
-
-static int
-usage_error (const char *fmt, ...)
-{
-  va_list args;
-  g_autofree char *msg = NULL;
-
-  va_start (args, fmt);
-  msg = g_strdup_vprintf (fmt, args);
-  va_end (args);
-  fprintf (stderr, "parallax-cli: %s (see parallax-cli --help)\n", msg);
-  return EXIT_USAGE;
-}
-
-static int
-user_error (const GError *error)
-{
-  g_autofree char *line = g_strdup (error->message);
-
-  /* One line, as scripts read it. */
-  g_strdelimit (line, "\n\r", ' ');
-  fprintf (stderr, "parallax-cli: %s\n", line);
-  return EXIT_USER;
-}
 
 /* The command-line flags that make the change `fix` stands for. */
 static char *
@@ -94,18 +66,6 @@ user_error_with_advice (const GError *error,
   return user_error (with_advice);
 }
 
-static void
-print_json (JsonNode *node)
-{
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autofree char *text = NULL;
-
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_root (gen, node);
-  text = json_generator_to_data (gen, NULL);
-  printf ("%s\n", text);
-}
-
 static const char *const main_help =
   "Usage: parallax-cli COMMAND [ARGS]\n"
   "\n"
@@ -118,6 +78,8 @@ static const char *const main_help =
   "  compare A B --out CHART     simulate two scenarios and draw them side by side\n"
   "  search [SCENARIO] [...]     the best strategies for the scenario's model, cluster and batch\n"
   "  validate TABLE... [--json]  hold predictions against published measurements\n"
+  "  calibrate TABLE... --cluster PRESET [--out FILE]\n"
+  "                              fit a GPU type's global parameters to published runs\n"
   "\n"
   "Run parallax-cli COMMAND --help for a command's options.\n";
 
@@ -1090,5 +1052,7 @@ main (int argc, char **argv)
     return cmd_search (argc, argv);
   if (g_str_equal (argv[1], "validate"))
     return cmd_validate (argc, argv);
+  if (g_str_equal (argv[1], "calibrate"))
+    return plx_cli_calibrate (argc, argv);
   return usage_error ("unknown command \"%s\"", argv[1]);
 }

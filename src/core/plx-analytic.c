@@ -44,6 +44,7 @@ struct _PlxAnalyticCache
   double            micro_batch;
   PlxDtype          dtype;
   PlxRecompute      recompute;
+  gboolean          eager;
   PlxStageCosts     costs;
 };
 
@@ -66,7 +67,7 @@ cache_matches (const PlxAnalyticCache *c, const PlxModel *model, const PlxCluste
   return c->valid && c->model == model && c->cluster == cluster && c->tp == s->tp && c->cp == s->cp &&
          c->ep == s->ep && c->sp == s->sequence_parallel && c->flash == s->flash_attention &&
          c->overlap_tp == s->overlap_tp_comm && c->seq == s->seq_length && c->micro_batch == micro_batch &&
-         c->dtype == s->dtype && c->recompute == s->recompute;
+         c->dtype == s->dtype && c->recompute == s->recompute && c->eager == plx_strategy_is_pytorch (s);
 }
 
 /* ZeRO-3's exposed communication on one stage's GPU, per micro-batch: its chunks'
@@ -145,6 +146,7 @@ analytic_eval (const PlxModel    *model,
           cache->micro_batch = micro_batch;
           cache->dtype = s->dtype;
           cache->recompute = s->recompute;
+          cache->eager = plx_strategy_is_pytorch (s);
           cache->costs = costs;
         }
     }

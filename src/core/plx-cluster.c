@@ -131,7 +131,9 @@ static gboolean
 check_cluster_keys (JsonObject *obj, const char *source, GError **error)
 {
   static const char *const top[] = { "preset", "name", "num_nodes", "gpus_per_node", "gpu", "intra_node",
-                                     "inter_node", "sources", NULL };
+                                     "inter_node", "sources", "calibration", NULL };
+  static const char *const calibration[] = { "matmul_scale", "memory_scale", "network_scale", "layer_overhead_s",
+                                             "fitted_on", "engine", "cases", NULL };
   static const char *const gpu[] = { "name", "peak_flops", "hbm_bytes", "hbm_bw_Bps", "reserved_bytes",
                                      "efficiency", NULL };
   static const char *const flops[] = { "bf16", "fp16", "fp8", "fp32", "tf32", NULL };
@@ -141,6 +143,10 @@ check_cluster_keys (JsonObject *obj, const char *source, GError **error)
   JsonNode *n;
 
   if (!plx_json_check_keys (obj, source, "cluster", top, error))
+    return FALSE;
+  n = json_object_get_member (obj, "calibration");
+  if (n != NULL && JSON_NODE_HOLDS_OBJECT (n) &&
+      !plx_json_check_keys (json_node_get_object (n), source, "cluster.calibration", calibration, error))
     return FALSE;
   n = json_object_get_member (obj, "gpu");
   if (n != NULL && JSON_NODE_HOLDS_OBJECT (n))
@@ -270,6 +276,19 @@ plx_cluster_new_from_json (JsonNode   *node,
       !parse_link (obj, source, "inter_node", &c->inter_node, error))
     return NULL;
 
+  c->matmul_scale = c->memory_scale = c->intra_node.scale = c->inter_node.scale = 1.0;
+  c->layer_overhead_s = 0.0;
+  if (json_object_has_member (obj, "calibration"))
+    {
+      JsonObject *cal = plx_json_get_object (obj, source, "cluster", "calibration", TRUE, error);
+      if (cal == NULL ||
+          !plx_json_get_double (cal, source, "cluster.calibration", "matmul_scale", FALSE, 0.1, 10.0, &c->matmul_scale, error) ||
+          !plx_json_get_double (cal, source, "cluster.calibration", "memory_scale", FALSE, 0.1, 10.0, &c->memory_scale, error) ||
+          !plx_json_get_double (cal, source, "cluster.calibration", "network_scale", FALSE, 0.1, 10.0, &c->inter_node.scale, error) ||
+          !plx_json_get_double (cal, source, "cluster.calibration", "layer_overhead_s", FALSE, 0.0, 1.0, &c->layer_overhead_s, error))
+        return NULL;
+    }
+
   return g_steal_pointer (&c);
 }
 
@@ -291,6 +310,7 @@ link_copy (PlxLink *dst, const PlxLink *src)
   dst->name = g_strdup (src->name);
   dst->bw_Bps = src->bw_Bps;
   dst->latency_s = src->latency_s;
+  dst->scale = src->scale;
   dst->efficiency = plx_curve_copy (src->efficiency);
 }
 

@@ -36,7 +36,7 @@ static double
 link_busbw (const PlxLink *link,
             double         bytes)
 {
-  return link->bw_Bps * plx_curve_eval (link->efficiency, bytes);
+  return link->bw_Bps * MIN (1.0, plx_curve_eval (link->efficiency, bytes) * link->scale);
 }
 
 /* The bandwidth a flat ring over the group sustains. NCCL runs one ring per NIC, so a

@@ -31,6 +31,7 @@ plx_costing_init (PlxCosting        *cx,
   cx->ctx.experts_per_token = MAX (model->experts_per_token, 1);
   cx->ctx.dtype = s->dtype;
   cx->ctx.flash = s->flash_attention;
+  cx->ctx.eager = plx_strategy_is_pytorch (s);
   cx->act_bytes = cx->ctx.tokens * model->hidden * eb;
 
   /* Megatron's rank order: TP innermost, then CP, EP (inside DP), DP, PP outermost. */
@@ -70,6 +71,12 @@ cost_ops (const PlxCosting *cx,
           PlxBlockCost     *b)
 {
   PlxRecompute recompute = cx->strategy->recompute;
+  /* PyTorch training code's "selective" checkpoints whole blocks, every other one
+   * (torchtitan's selective "layer" policy at its default frequency 2; fms-fsdp's
+   * selective_checkpointing 0.5): half of each block's forward is recomputed on
+   * average and half of its activations are kept. Megatron's recomputes the attention
+   * core (Korthikanti 2022 §5). */
+  double block_share = recompute == PLX_RECOMPUTE_SELECTIVE && plx_strategy_is_pytorch (cx->strategy) ? 0.5 : 0.0;
 
   for (guint i = 0; i < n_ops; i++)
     {
@@ -103,6 +110,14 @@ cost_ops (const PlxCosting *cx,
           b->recompute_s += c.fwd_time_s;
           b->recompute_flops += c.fwd_flops;
         }
+      else if (is_layer && block_share > 0.0)
+        {
+          b->recompute_s += block_share * c.fwd_time_s;
+          b->recompute_flops += block_share * c.fwd_flops;
+          b->saved_bytes += (1.0 - block_share) * c.saved_bytes;
+          if (op->kind == PLX_OP_MATMUL)
+            b->wgrad_saved_bytes += (1.0 - block_share) * c.saved_bytes;
+        }
       else if (is_layer && recompute == PLX_RECOMPUTE_SELECTIVE && op->attn_core)
         {
           /* Korthikanti 2022 §5: the attention core is recomputed; of its saved
@@ -119,6 +134,24 @@ cost_ops (const PlxCosting *cx,
             b->wgrad_saved_bytes += c.saved_bytes;
         }
     }
+
+  if (is_layer && cx->cluster->layer_overhead_s > 0.0)
+    {
+      /* A calibrated fixed cost per block and pass, half per half-block: kernel
+       * launches and framework work that no op's roofline sees (docs/calibration.md);
+       * backward launches twice the kernels, a full recompute the forward's again. */
+      double h = 0.5 * cx->cluster->layer_overhead_s;
+      b->fwd_s += h;
+      b->bwd_s += 2.0 * h;
+      if (recompute == PLX_RECOMPUTE_FULL)
+        b->recompute_s += h;
+      else
+        b->recompute_s += block_share * h;
+    }
+
+  /* The checkpointed blocks keep their input, which belongs to the first half. */
+  if (is_layer && block_share > 0.0 && half != PLX_HALF_MLP)
+    b->saved_bytes += block_share * cx->act_bytes / (cx->ctx.sp ? cx->ctx.tp : 1);
 
   if (is_layer && recompute == PLX_RECOMPUTE_FULL)
     {
@@ -198,6 +231,8 @@ half_comm (const PlxCosting *cx,
   b->comm_bytes += bytes;
   if (s->recompute == PLX_RECOMPUTE_FULL)
     b->comm_recompute_s += fwd;
+  else if (s->recompute == PLX_RECOMPUTE_SELECTIVE && plx_strategy_is_pytorch (s))
+    b->comm_recompute_s += 0.5 * fwd;
 }
 
 static void

@@ -85,6 +85,16 @@ add_norm (GArray     *ops,
   /* Reads x, writes y; backward reads x and dy, writes dx. Keeps its input (2sbh). */
   PlxOp *op = add_elementwise (ops, name, PLX_SPLIT_SEQ, 2.0 * h, 3.0 * h, (double) h);
   op->params = layernorm ? 2 * h : h;
+  if (!layernorm)
+    {
+      /* RMSNorm written in PyTorch (Llama's reference code, torchtitan, Hugging Face):
+       * x.float() (read 2 write 4 bytes), pow (4 + 4), mean (4), x * rsqrt (4 + 4),
+       * .type_as (4 + 2), * weight (2 + 2): 36 bytes, 18 16-bit elements per value
+       * against the fused kernel's 2. Backward through the same ops: about 30.
+       * (F.layer_norm is one native kernel, eager or not.) */
+      op->eager_fwd_elems = 18.0 * h;
+      op->eager_bwd_elems = 30.0 * h;
+    }
 }
 
 static void
@@ -192,6 +202,10 @@ add_swiglu_mlp (GArray         *ops,
   op = add_elementwise (ops, expert ? "expert_swiglu" : "swiglu", PLX_SPLIT_TP,
                         3.0 * m->ffn, 5.0 * m->ffn, 2.0 * m->ffn);
   op->expert = expert;
+  /* Eager: silu(gate) (read 1, write 1) then * up (read 2, write 1); backward: the
+   * product's two gradients (read 3, write 2) and silu's (read 2, write 1). */
+  op->eager_fwd_elems = 5.0 * m->ffn;
+  op->eager_bwd_elems = 8.0 * m->ffn;
   op = add_matmul (ops, expert ? "expert_down" : "down_proj", m->ffn, m->hidden, TRUE, FALSE);
   op->expert = expert;
 }
@@ -207,8 +221,12 @@ build_llama_block (GArray         *ops,
 
   add_norm (ops, "input_norm", h, FALSE);
   add_matmul (ops, "qkv_proj", h, q + 2 * kv, FALSE, FALSE);
-  /* Rotary embedding rewrites Q and K in place (Su et al. 2021). */
-  add_elementwise (ops, "rotary", PLX_SPLIT_TP, 2.0 * (q + kv), 2.0 * (q + kv), 0.0);
+  /* Rotary embedding rewrites Q and K in place (Su et al. 2021). Eager (torchtitan's
+   * complex form): .float() (2 + 4 bytes), complex multiply (4 + 4), .type_as (4 + 2):
+   * 20 bytes, plus the transposes around attention: 11 elements per value, both ways. */
+  op = add_elementwise (ops, "rotary", PLX_SPLIT_TP, 2.0 * (q + kv), 2.0 * (q + kv), 0.0);
+  op->eager_fwd_elems = 11.0 * (q + kv);
+  op->eager_bwd_elems = 11.0 * (q + kv);
   add_attention (ops, m);
   add_matmul (ops, "o_proj", q, h, TRUE, FALSE);
   add_residual (ops, h, FALSE, "residual_1");
@@ -265,6 +283,11 @@ build_pre_post (OpLists        *lists,
    * softmax for backward. */
   op = add_elementwise (lists->post, "cross_entropy", PLX_SPLIT_TP, 3.0 * m->vocab, 2.0 * m->vocab, 0.0);
   op->saved_fp32 = (double) m->vocab;
+  /* Eager (F.cross_entropy on logits.float()): the upcast (2 + 4 bytes) and
+   * log_softmax (4 + 4), 14 bytes; backward the softmax gradient (4 + 4) and the
+   * downcast (4 + 2): 7 16-bit elements per logit each way. */
+  op->eager_fwd_elems = 7.0 * m->vocab;
+  op->eager_bwd_elems = 7.0 * m->vocab;
 }
 
 /* Marks the ops from the second norm on as the MLP half of the block: the halves

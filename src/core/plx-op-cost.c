@@ -21,12 +21,19 @@ matmul_efficiency (const PlxCluster *c,
 {
   double scale;
 
+  double eff;
+
   if (dtype != PLX_DTYPE_FP8)
-    return plx_curve_eval (c->matmul_efficiency, flops);
-  if (c->matmul_fp8_efficiency != NULL)
-    return plx_curve_eval (c->matmul_fp8_efficiency, flops);
-  scale = c->peak_flops[PLX_DTYPE_BF16] > 0.0 ? c->peak_flops[PLX_DTYPE_BF16] / c->peak_flops[PLX_DTYPE_FP8] : 1.0;
-  return plx_curve_eval (c->matmul_efficiency, flops * MIN (scale, 1.0));
+    eff = plx_curve_eval (c->matmul_efficiency, flops);
+  else if (c->matmul_fp8_efficiency != NULL)
+    eff = plx_curve_eval (c->matmul_fp8_efficiency, flops);
+  else
+    {
+      scale = c->peak_flops[PLX_DTYPE_BF16] > 0.0 ? c->peak_flops[PLX_DTYPE_BF16] / c->peak_flops[PLX_DTYPE_FP8] : 1.0;
+      eff = plx_curve_eval (c->matmul_efficiency, flops * MIN (scale, 1.0));
+    }
+  /* A calibrated cluster scales the measured curve (docs/calibration.md). */
+  return MIN (1.0, eff * c->matmul_scale);
 }
 
 /* The dtype a GEMM runs in: under fp8 training only the blocks' linear layers are
@@ -55,7 +62,7 @@ plx_gemm_time (const PlxCluster *c,
   if (flops <= 0.0)
     return 0.0;
   compute = flops / (c->peak_flops[dtype] * matmul_efficiency (c, dtype, flops));
-  memory = bytes / (c->hbm_bw_Bps * plx_curve_eval (c->memory_efficiency, bytes));
+  memory = bytes / (c->hbm_bw_Bps * MIN (1.0, plx_curve_eval (c->memory_efficiency, bytes) * c->memory_scale));
   /* The measured curves already include each kernel's fixed cost at small sizes;
    * kernel_launch_s is only a floor, so it is not counted twice. */
   return MAX (MAX (compute, memory), c->kernel_launch_s);
@@ -67,7 +74,8 @@ plx_memory_time (const PlxCluster *c,
 {
   if (bytes <= 0.0)
     return 0.0;
-  return MAX (bytes / (c->hbm_bw_Bps * plx_curve_eval (c->memory_efficiency, bytes)), c->kernel_launch_s);
+  return MAX (bytes / (c->hbm_bw_Bps * MIN (1.0, plx_curve_eval (c->memory_efficiency, bytes) * c->memory_scale)),
+              c->kernel_launch_s);
 }
 
 static double
@@ -232,8 +240,10 @@ plx_op_cost (const PlxOp           *op,
     case PLX_OP_ELEMENTWISE:
     case PLX_OP_EMBEDDING:
     default:
-      cost->fwd_bytes = units * (op->fwd_elems * eb + op->fwd_mask);
-      cost->bwd_bytes = units * (op->bwd_elems * eb + op->bwd_mask);
+      cost->fwd_bytes = units * ((ctx->eager && op->eager_fwd_elems > 0.0 ? op->eager_fwd_elems : op->fwd_elems) * eb +
+                                 op->fwd_mask);
+      cost->bwd_bytes = units * ((ctx->eager && op->eager_bwd_elems > 0.0 ? op->eager_bwd_elems : op->bwd_elems) * eb +
+                                 op->bwd_mask);
       cost->fwd_time_s = plx_memory_time (c, cost->fwd_bytes);
       cost->bwd_time_s = plx_memory_time (c, cost->bwd_bytes);
       cost->params = op->params * share (op->split == PLX_SPLIT_SEQ ? PLX_SPLIT_NONE : op->split, ctx);

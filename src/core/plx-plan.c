@@ -138,6 +138,14 @@ lower_chunk (Builder             *b,
           add (b, PLX_STREAM_TP, PLX_KIND_TP_COMM, attn->comm_recompute_s + mlp->comm_recompute_s, 0,
                attn->comm_bytes + mlp->comm_bytes, "layer %u recompute TP", l);
         }
+      if (!full)
+        {
+          /* PyTorch's selective recompute re-runs part of every block (costing.c). */
+          add (b, PLX_STREAM_COMPUTE, PLX_KIND_RECOMPUTE, mlp->recompute_s, mlp->recompute_flops, 0,
+               "layer %u MLP recompute", l);
+          add (b, PLX_STREAM_TP, PLX_KIND_TP_COMM, attn->comm_recompute_s + mlp->comm_recompute_s, 0,
+               attn->comm_bytes + mlp->comm_bytes, "layer %u recompute TP", l);
+        }
       add (b, PLX_STREAM_COMPUTE, PLX_KIND_BACKWARD, mlp->bwd_s - ws * mlp->wgrad_s,
            mlp->bwd_flops * (split ? 0.5 : 1.0), mlp->bwd_bytes, "layer %u MLP backward", l);
       add (b, PLX_STREAM_TP, PLX_KIND_TP_COMM, mlp->comm_bwd_s, 0, mlp->comm_bytes, "layer %u MLP TP backward", l);

@@ -9,6 +9,7 @@ static const char *const schedule_names[] = {
 };
 static const char *const recompute_names[] = { "none", "selective", "full" };
 static const char *const workload_names[] = { "training", "inference" };
+static const char *const implementation_names[] = { "auto", "megatron", "pytorch" };
 
 const char *
 plx_schedule_to_string (PlxSchedule schedule)
@@ -113,7 +114,7 @@ get_degree (JsonObject *obj, const char *source, const char *key, guint *out, GE
 static const char *const strategy_keys[] = {
   "workload", "seq_length", "global_batch_size", "micro_batch_size", "dp", "tp", "pp", "cp", "ep",
   "virtual_stages", "layers_per_stage", "first_stage_layers", "last_stage_layers", "sequence_parallel", "schedule", "recompute", "zero_stage", "dtype",
-  "overlap_dp_comm", "overlap_tp_comm", "flash_attention", "grad_bucket_bytes", NULL,
+  "overlap_dp_comm", "overlap_tp_comm", "flash_attention", "grad_bucket_bytes", "implementation", NULL,
 };
 
 /* "layers_per_stage": [5, 6, ..., 5] or "auto". */
@@ -170,7 +171,7 @@ plx_strategy_new_from_json (JsonNode   *node,
   g_autoptr (PlxStrategy) s = plx_strategy_new ();
   JsonObject *obj;
   const char *schedule = NULL, *dtype = NULL;
-  guint workload = s->workload, recompute = s->recompute;
+  guint workload = s->workload, recompute = s->recompute, implementation = s->implementation;
   guint64 zero = 0;
 
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
@@ -184,6 +185,8 @@ plx_strategy_new_from_json (JsonNode   *node,
   if (!plx_json_check_keys (obj, source, "strategy", strategy_keys, error))
     return NULL;
   if (!get_enum (obj, source, "workload", workload_names, G_N_ELEMENTS (workload_names), &workload, error) ||
+      !get_enum (obj, source, "implementation", implementation_names, G_N_ELEMENTS (implementation_names),
+                 &implementation, error) ||
       !get_enum (obj, source, "recompute", recompute_names, G_N_ELEMENTS (recompute_names), &recompute, error) ||
       !plx_json_get_uint (obj, source, "strategy", "seq_length", FALSE, 1, 1u << 30, &s->seq_length, error) ||
       !plx_json_get_uint (obj, source, "strategy", "global_batch_size", FALSE, 1, 1u << 30, &s->global_batch_size, error) ||
@@ -215,6 +218,7 @@ plx_strategy_new_from_json (JsonNode   *node,
   }
 
   s->workload = workload;
+  s->implementation = (PlxImplementation) implementation;
   s->recompute = recompute;
   s->zero_stage = (guint) zero;
 
@@ -449,4 +453,21 @@ plx_strategy_get_grad_bucket_bytes (const PlxStrategy *s)
     return s->grad_bucket_bytes;
   elements = MAX (G_GUINT64_CONSTANT (40000000), G_GUINT64_CONSTANT (1000000) * MAX (s->dp, 1));
   return elements * (s->dtype == PLX_DTYPE_FP16 ? 2 : 4);
+}
+
+/* ZeRO-3 is what PyTorch FSDP and DeepSpeed run, on models written as eager
+ * PyTorch modules (torchtitan, Hugging Face, fms-fsdp); Megatron-LM and NeMo, which
+ * do not shard weights, run Transformer Engine's fused kernels. */
+gboolean
+plx_strategy_is_pytorch (const PlxStrategy *s)
+{
+  if (s->implementation == PLX_IMPLEMENTATION_AUTO)
+    return s->zero_stage >= 3;
+  return s->implementation == PLX_IMPLEMENTATION_PYTORCH;
+}
+
+const char *
+plx_implementation_to_string (PlxImplementation implementation)
+{
+  return implementation_names[implementation];
 }

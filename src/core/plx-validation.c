@@ -116,13 +116,36 @@ summarise (PlxValidation *v)
   summarise_rows (v, -1, &v->performance);
 }
 
-PlxValidation *
-plx_validation_run_file (const char *path,
-                         const char *engine,
-                         GError    **error)
+void
+plx_validation_case_free (PlxValidationCase *c)
+{
+  if (c == NULL)
+    return;
+  plx_scenario_free (c->scenario);
+  g_free (c->name);
+  g_free (c->where);
+  g_free (c->cluster_preset);
+  g_free (c);
+}
+
+void
+plx_validation_table_free (PlxValidationTable *t)
+{
+  if (t == NULL)
+    return;
+  g_free (t->source);
+  g_free (t->file);
+  if (t->cases != NULL)
+    g_ptr_array_unref (t->cases);
+  g_free (t);
+}
+
+PlxValidationTable *
+plx_validation_table_load (const char *path,
+                           GError    **error)
 {
   g_autoptr (JsonNode) root = plx_json_parse_file (path, error);
-  g_autoptr (PlxValidation) v = NULL;
+  g_autoptr (PlxValidationTable) t = NULL;
   g_autofree char *dir = NULL;
   JsonObject *obj;
   JsonNode *cases;
@@ -130,14 +153,6 @@ plx_validation_run_file (const char *path,
 
   if (root == NULL)
     return NULL;
-  if (engine == NULL)
-    engine = "event";
-  if (!g_str_equal (engine, "analytical") && !g_str_equal (engine, "event"))
-    {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
-                   "engine \"%.60s\" is not \"analytical\" or \"event\"", engine);
-      return NULL;
-    }
   if (!JSON_NODE_HOLDS_OBJECT (root))
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: a validation table must be a JSON object", path);
@@ -155,22 +170,19 @@ plx_validation_run_file (const char *path,
       return NULL;
     }
 
-  v = g_new0 (PlxValidation, 1);
-  v->source = g_strdup (source ? source : "");
-  v->engine = g_str_equal (engine, "event") ? "event" : "analytical";
-  v->file = g_path_get_basename (path);
-  v->rows = g_array_new (FALSE, TRUE, sizeof (PlxValidationRow));
-  g_array_set_clear_func (v->rows, row_clear);
+  t = g_new0 (PlxValidationTable, 1);
+  t->source = g_strdup (source ? source : "");
+  t->file = g_path_get_basename (path);
+  t->cases = g_ptr_array_new_with_free_func ((GDestroyNotify) plx_validation_case_free);
   dir = g_path_get_dirname (path);
 
   for (guint i = 0; i < json_array_get_length (json_node_get_array (cases)); i++)
     {
       JsonNode *c = json_array_get_element (json_node_get_array (cases), i);
-      g_autofree char *where = NULL;
-      g_autoptr (PlxScenario) sc = NULL;
+      g_autoptr (PlxValidationCase) vc = g_new0 (PlxValidationCase, 1);
       JsonObject *cobj, *measured;
+      JsonNode *scenario, *cluster;
       const char *name = NULL;
-      PlxReport report = { 0 };
 
       if (!JSON_NODE_HOLDS_OBJECT (c))
         {
@@ -178,42 +190,96 @@ plx_validation_run_file (const char *path,
           return NULL;
         }
       cobj = json_node_get_object (c);
-      where = g_strdup_printf ("%s: cases[%u]", path, i);
-      if (!plx_json_check_keys (cobj, where, "", case_keys, error) ||
-          !plx_json_get_string (cobj, where, "", "name", FALSE, &name, error))
+      vc->where = g_strdup_printf ("%s: cases[%u]", path, i);
+      if (!plx_json_check_keys (cobj, vc->where, "", case_keys, error) ||
+          !plx_json_get_string (cobj, vc->where, "", "name", FALSE, &name, error))
         return NULL;
-      measured = plx_json_get_object (cobj, where, "", "measured", TRUE, error);
-      if (measured == NULL || !plx_json_check_keys (measured, where, "measured", metric_keys, error))
+      vc->name = g_strdup (name ? name : vc->where);
+      measured = plx_json_get_object (cobj, vc->where, "", "measured", TRUE, error);
+      if (measured == NULL || !plx_json_check_keys (measured, vc->where, "measured", metric_keys, error))
         return NULL;
-      if (json_object_get_member (cobj, "scenario") == NULL)
+      for (guint metric = 0; metric < PLX_N_METRICS; metric++)
         {
-          g_set_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY, "%s: scenario: required key is missing", where);
+          vc->measured[metric] = NAN;
+          if (json_object_has_member (measured, metric_keys[metric]) &&
+              !plx_json_get_double (measured, vc->where, "measured", metric_keys[metric], TRUE,
+                                    1e-30, 1e30, &vc->measured[metric], error))
+            return NULL;
+        }
+      scenario = json_object_get_member (cobj, "scenario");
+      if (scenario == NULL)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY, "%s: scenario: required key is missing", vc->where);
           return NULL;
         }
-      sc = plx_scenario_new_from_json (json_object_get_member (cobj, "scenario"), dir, where, error);
-      if (sc == NULL)
+      vc->scenario = plx_scenario_new_from_json (scenario, dir, vc->where, error);
+      if (vc->scenario == NULL)
         return NULL;
+      /* Which built-in cluster the case runs on, for calibration per GPU type. */
+      cluster = JSON_NODE_HOLDS_OBJECT (scenario) ? json_object_get_member (json_node_get_object (scenario), "cluster")
+                                                  : NULL;
+      if (cluster != NULL && JSON_NODE_HOLDS_OBJECT (cluster))
+        {
+          JsonNode *preset = json_object_get_member (json_node_get_object (cluster), "preset");
+          if (preset != NULL && JSON_NODE_HOLDS_VALUE (preset) && json_node_get_value_type (preset) == G_TYPE_STRING)
+            vc->cluster_preset = g_strdup (json_node_get_string (preset));
+        }
+      g_ptr_array_add (t->cases, g_steal_pointer (&vc));
+    }
+  return g_steal_pointer (&t);
+}
+
+double
+plx_validation_predicted (PlxMetric        metric,
+                          const PlxReport *report)
+{
+  return predicted_value (metric, report);
+}
+
+PlxValidation *
+plx_validation_run_table (const PlxValidationTable *t,
+                          const char               *engine,
+                          GError                  **error)
+{
+  g_autoptr (PlxValidation) v = NULL;
+
+  if (engine == NULL)
+    engine = "event";
+  if (!g_str_equal (engine, "analytical") && !g_str_equal (engine, "event"))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
+                   "engine \"%.60s\" is not \"analytical\" or \"event\"", engine);
+      return NULL;
+    }
+  v = g_new0 (PlxValidation, 1);
+  v->source = g_strdup (t->source);
+  v->engine = g_str_equal (engine, "event") ? "event" : "analytical";
+  v->file = g_strdup (t->file);
+  v->rows = g_array_new (FALSE, TRUE, sizeof (PlxValidationRow));
+  g_array_set_clear_func (v->rows, row_clear);
+
+  for (guint i = 0; i < t->cases->len; i++)
+    {
+      const PlxValidationCase *c = t->cases->pdata[i];
+      const PlxScenario *sc = c->scenario;
+      PlxReport report = { 0 };
+
       if (g_str_equal (engine, "event")
             ? !plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &report, NULL, NULL, NULL, error)
             : !plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, error))
         {
-          g_prefix_error (error, "%s: ", where);
+          g_prefix_error (error, "%s: ", c->where);
           return NULL;
         }
-
       for (guint metric = 0; metric < PLX_N_METRICS; metric++)
         {
           PlxValidationRow row = { 0 };
-          double value = NAN;
 
-          if (!json_object_has_member (measured, metric_keys[metric]))
+          if (isnan (c->measured[metric]))
             continue;
-          if (!plx_json_get_double (measured, where, "measured", metric_keys[metric], TRUE,
-                                    1e-30, 1e30, &value, error))
-            return NULL;
-          row.case_name = g_strdup (name ? name : where);
+          row.case_name = g_strdup (c->name);
           row.metric = metric;
-          row.measured = value;
+          row.measured = c->measured[metric];
           row.predicted = predicted_value (metric, &report);
           row.error_pct = (row.predicted - row.measured) / row.measured * 100.0;
           g_array_append_val (v->rows, row);
@@ -222,6 +288,25 @@ plx_validation_run_file (const char *path,
 
   summarise (v);
   return g_steal_pointer (&v);
+}
+
+PlxValidation *
+plx_validation_run_file (const char *path,
+                         const char *engine,
+                         GError    **error)
+{
+  g_autoptr (PlxValidationTable) t = NULL;
+
+  if (engine != NULL && !g_str_equal (engine, "analytical") && !g_str_equal (engine, "event"))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
+                   "engine \"%.60s\" is not \"analytical\" or \"event\"", engine);
+      return NULL;
+    }
+  t = plx_validation_table_load (path, error);
+  if (t == NULL)
+    return NULL;
+  return plx_validation_run_table (t, engine, error);
 }
 
 /* One summary as a JSON member; the performance summary counts "comparisons" and

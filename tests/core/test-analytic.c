@@ -181,6 +181,46 @@ test_overlap_tp_comm (void)
   g_assert_cmpfloat (b.forward_s, ==, a.forward_s);
 }
 
+#define LLAMA_FSDP(recompute, implementation) \
+  "{ \"model\": { \"preset\": \"llama-2-7b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 }," \
+  "  \"strategy\": { \"seq_length\": 4096, \"global_batch_size\": 8, \"dp\": 8, \"zero_stage\": 3," \
+  "                \"flash_attention\": true, \"recompute\": \"" recompute "\"" implementation " } }"
+
+static void
+test_pytorch_implementation (void)
+{
+  /* Under ZeRO-3 the model runs as PyTorch code unless told otherwise: eager
+   * memory-bound ops, and "selective" checkpointing every other block - half of
+   * what full recompute repeats, and activations between none's and full's. */
+  g_autoptr (PlxScenario) none = test_scenario_from_string (LLAMA_FSDP ("none", ""));
+  g_autoptr (PlxScenario) sel = test_scenario_from_string (LLAMA_FSDP ("selective", ""));
+  g_autoptr (PlxScenario) full = test_scenario_from_string (LLAMA_FSDP ("full", ""));
+  g_autoptr (PlxScenario) megatron = test_scenario_from_string (LLAMA_FSDP ("selective", ", \"implementation\": \"megatron\""));
+  g_autoptr (PlxScenario) eager1 = test_scenario_from_string (
+    "{ \"model\": { \"preset\": \"llama-2-7b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 },"
+    "  \"strategy\": { \"seq_length\": 4096, \"global_batch_size\": 8, \"dp\": 8, \"zero_stage\": 1,"
+    "                \"flash_attention\": true, \"implementation\": \"pytorch\" } }");
+  g_autoptr (PlxScenario) fused1 = test_scenario_from_string (
+    "{ \"model\": { \"preset\": \"llama-2-7b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 },"
+    "  \"strategy\": { \"seq_length\": 4096, \"global_batch_size\": 8, \"dp\": 8, \"zero_stage\": 1,"
+    "                \"flash_attention\": true } }");
+  PlxReport rn = test_run (none), rs = test_run (sel), rf = test_run (full), rm = test_run (megatron);
+  PlxReport re = test_run (eager1), rfu = test_run (fused1);
+
+  g_assert_true (plx_strategy_is_pytorch (sel->strategy));
+  g_assert_false (plx_strategy_is_pytorch (megatron->strategy));
+  g_assert_false (plx_strategy_is_pytorch (fused1->strategy));
+  g_assert_cmpfloat (fabs (rs.time_s[PLX_TIME_RECOMPUTE] - 0.5 * rf.time_s[PLX_TIME_RECOMPUTE]) /
+                       rf.time_s[PLX_TIME_RECOMPUTE], <, 1e-9);
+  g_assert_cmpuint (rs.memory_bytes[PLX_MEM_ACTIVATIONS], <, rn.memory_bytes[PLX_MEM_ACTIVATIONS]);
+  g_assert_cmpuint (rs.memory_bytes[PLX_MEM_ACTIVATIONS], >, rf.memory_bytes[PLX_MEM_ACTIVATIONS]);
+  /* Megatron's selective with FlashAttention has nothing left to recompute. */
+  g_assert_cmpfloat (rm.time_s[PLX_TIME_RECOMPUTE], ==, 0.0);
+  /* Eager ops only add memory traffic: the same FLOPs, a longer step. */
+  g_assert_cmpfloat (re.model_flops_per_step, ==, rfu.model_flops_per_step);
+  g_assert_cmpfloat (re.step_time_s, >, rfu.step_time_s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -188,6 +228,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/analytic/pipeline-formula", test_pipeline_formula);
   g_test_add_func ("/core/analytic/bubble-balanced", test_bubble_balanced);
   g_test_add_func ("/core/analytic/zero-bubble-h1", test_zero_bubble_h1);
+  g_test_add_func ("/core/analytic/pytorch-implementation", test_pytorch_implementation);
   g_test_add_func ("/core/analytic/breakdown-sums", test_breakdown_sums);
   g_test_add_func ("/core/analytic/table4-layer", test_table4_layer);
   g_test_add_func ("/core/analytic/dp-all-reduce", test_dp_all_reduce);

@@ -1,0 +1,39 @@
+#include <stdio.h>
+
+#include "plx-cli-util.h"
+
+int
+usage_error (const char *fmt, ...)
+{
+  va_list args;
+  g_autofree char *msg = NULL;
+
+  va_start (args, fmt);
+  msg = g_strdup_vprintf (fmt, args);
+  va_end (args);
+  fprintf (stderr, "parallax-cli: %s (see parallax-cli --help)\n", msg);
+  return EXIT_USAGE;
+}
+
+int
+user_error (const GError *error)
+{
+  g_autofree char *line = g_strdup (error->message);
+
+  /* One line, as scripts read it. */
+  g_strdelimit (line, "\n\r", ' ');
+  fprintf (stderr, "parallax-cli: %s\n", line);
+  return EXIT_USER;
+}
+
+void
+print_json (JsonNode *node)
+{
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autofree char *text = NULL;
+
+  json_generator_set_pretty (gen, TRUE);
+  json_generator_set_root (gen, node);
+  text = json_generator_to_data (gen, NULL);
+  printf ("%s\n", text);
+}
