@@ -1825,6 +1825,71 @@ test_validate_accuracy_analytical (void)
 }
 
 static void
+test_calibrate (void)
+{
+  /* The A100 runs of two tables, one factor: the fit, per-source errors before,
+   * after and left out, and the cluster file written whole, which a scenario can use. */
+  g_autofree char *a = data_path ("korthikanti2022.json");
+  g_autofree char *b = data_path ("torchtitan-a100.json");
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *out = g_build_filename (dir, "a100.json", NULL);
+  g_autofree char *scenario = g_build_filename (dir, "s.json", NULL);
+  g_autofree char *text = NULL;
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) sim = { 0 };
+  g_auto (CliRun) bad = { 0 };
+  g_auto (CliRun) none = { 0 };
+  g_autoptr (JsonNode) root = NULL, cluster = NULL;
+  JsonObject *o, *cal;
+  JsonArray *sources;
+
+  RUN_CLI (&r, "calibrate", a, b, "--cluster", "dgx-a100-80gb", "--fit", "matmul", "--out", out, "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  if (root == NULL)
+    return;
+  o = json_node_get_object (root);
+  /* Korthikanti: 8 step times and 4 MFUs; torchtitan: 8 throughputs. */
+  g_assert_cmpint (json_object_get_int_member (o, "comparisons"), ==, 20);
+  sources = json_object_get_array_member (o, "sources");
+  g_assert_cmpuint (json_array_get_length (sources), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *src = json_array_get_object_element (sources, i);
+      g_assert_cmpfloat (get_number (src, "mean_abs_error_pct_after"), >=, 0.0);
+      g_assert_cmpfloat (get_number (src, "leave_one_source_out_pct"), >=, 0.0);
+    }
+  g_assert_true (json_object_get_boolean_member (json_object_get_object_member (
+    json_object_get_object_member (o, "parameters"), "matmul_scale"), "fitted"));
+  g_assert_false (json_object_get_boolean_member (json_object_get_object_member (
+    json_object_get_object_member (o, "parameters"), "memory_scale"), "fitted"));
+
+  cluster = plx_json_parse_file (out, NULL);
+  g_assert_nonnull (cluster);
+  cal = json_object_get_object_member (json_node_get_object (cluster), "calibration");
+  g_assert_nonnull (cal);
+  g_assert_true (close_rel (json_object_get_double_member (cal, "matmul_scale"),
+                            get_number (json_object_get_object_member (json_object_get_object_member (o, "parameters"),
+                                                                       "matmul_scale"), "value"), 1e-12));
+  g_assert_cmpfloat (json_object_get_double_member (cal, "memory_scale"), ==, 1.0);
+  /* The written cluster runs a scenario. */
+  {
+    g_autofree char *cluster_text = NULL;
+    g_assert_true (g_file_get_contents (out, &cluster_text, NULL, NULL));
+    text = g_strdup_printf ("{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": %s,"
+                            "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 8 } }", cluster_text);
+  }
+  g_assert_true (g_file_set_contents (scenario, text, -1, NULL));
+  RUN_CLI (&sim, "simulate", scenario);
+  assert_success (&sim);
+
+  RUN_CLI (&bad, "calibrate", a, "--cluster", "dgx-z900");
+  ASSERT_FAILURE (&bad, 1, "dgx-z900");
+  RUN_CLI (&none, "calibrate", a);
+  ASSERT_FAILURE (&none, 2, "--cluster");
+}
+
+static void
 test_validate_engine_unknown (void)
 {
   g_autofree char *table = data_path ("korthikanti2022.json");
@@ -2507,6 +2572,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/validate/json", test_validate_json);
   g_test_add_func ("/cli/validate/text-analytical", test_validate_text_analytical);
   g_test_add_func ("/cli/validate/pooled", test_validate_pooled);
+  g_test_add_func ("/cli/calibrate", test_calibrate);
   g_test_add_func ("/cli/validate/accuracy-event", test_validate_accuracy_event);
   g_test_add_func ("/cli/validate/accuracy-analytical", test_validate_accuracy_analytical);
   g_test_add_func ("/cli/validate/engine-unknown", test_validate_engine_unknown);

@@ -223,12 +223,13 @@ test_buttons (void)
   g_assert_nonnull (out);
   g_assert_nonnull (reset);
   /* The label: both ends in seconds to the millisecond (the span is over 1 s), then
-   * the span with three significant digits (T and 2T/3 are between 1 and 100 s). */
-  whole = g_strdup_printf ("0.000 s – %.3f s, %.3g s shown", T, T);
+   * the span with three significant digits, trailing zeros kept ("14.0 s"; T and
+   * 2T/3 are between 1 and 100 s). */
+  whole = g_strdup_printf ("0.000 s – %.3f s, %#.3g s shown", T, T);
   g_assert_cmpstr (plx_timeline_pane_get_window_text (p.pane), ==, whole);
   gi_click (in);
   assert_window (&p, T / 6, 5 * T / 6);
-  zoomed = g_strdup_printf ("%.3f s – %.3f s, %.3g s shown", T / 6, 5 * T / 6, 2 * T / 3);
+  zoomed = g_strdup_printf ("%.3f s – %.3f s, %#.3g s shown", T / 6, 5 * T / 6, 2 * T / 3);
   g_assert_cmpstr (plx_timeline_pane_get_window_text (p.pane), ==, zoomed);
   gi_click (out);
   assert_window (&p, 0, T);
