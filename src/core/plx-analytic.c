@@ -33,7 +33,9 @@ to_bytes (double x)
   return (guint64) ceil (x);
 }
 
-struct _PlxAnalyticCache
+/* One slot per implementation: the search varies the ZeRO stage innermost, and
+ * ZeRO-3 switches the default implementation (plx_strategy_is_pytorch). */
+typedef struct
 {
   gboolean          valid;
   const PlxModel   *model;
@@ -46,6 +48,11 @@ struct _PlxAnalyticCache
   PlxRecompute      recompute;
   gboolean          eager;
   PlxStageCosts     costs;
+} CacheSlot;
+
+struct _PlxAnalyticCache
+{
+  CacheSlot slot[2];
 };
 
 PlxAnalyticCache *
@@ -61,7 +68,7 @@ plx_analytic_cache_free (PlxAnalyticCache *cache)
 }
 
 static gboolean
-cache_matches (const PlxAnalyticCache *c, const PlxModel *model, const PlxCluster *cluster,
+cache_matches (const CacheSlot *c, const PlxModel *model, const PlxCluster *cluster,
                const PlxStrategy *s, double micro_batch)
 {
   return c->valid && c->model == model && c->cluster == cluster && c->tp == s->tp && c->cp == s->cp &&
@@ -75,6 +82,7 @@ cache_matches (const PlxAnalyticCache *c, const PlxModel *model, const PlxCluste
 static void
 zero3_stage (const PlxCosting    *cx,
              const PlxStageCosts *costs,
+             const PlxZero3Comm  *z,
              guint                stage,
              double              *fwd,
              double              *bwd)
@@ -82,7 +90,7 @@ zero3_stage (const PlxCosting    *cx,
   const PlxStrategy *s = cx->strategy;
 
   *fwd = *bwd = 0.0;
-  if (s->zero_stage < 3 || s->dp <= 1)
+  if (!z->active)
     return;
   for (guint c = 0; c < s->virtual_stages; c++)
     {
@@ -90,7 +98,7 @@ zero3_stage (const PlxCosting    *cx,
       double n = cx->chunk_layers != NULL ? cx->chunk_layers[k] : (double) cx->model->n_layers / (s->pp * s->virtual_stages);
       double f, b;
 
-      plx_costing_zero3_pass (cx, costs, n, k == 0, k + 1 == s->pp * s->virtual_stages, &f, &b);
+      plx_costing_zero3_pass (cx, costs, z, n, k == 0, k + 1 == s->pp * s->virtual_stages, &f, &b);
       *fwd += f;
       *bwd += b;
     }
@@ -103,7 +111,7 @@ analytic_eval (const PlxModel    *model,
                const PlxCluster  *cluster,
                const PlxStrategy *s,
                double             micro_batch,
-               PlxAnalyticCache  *cache,
+               PlxAnalyticCache  *caches,
                PlxReport         *report,
                PlxLayerCost      *layer_out)
 {
@@ -119,8 +127,11 @@ analytic_eval (const PlxModel    *model,
   PlxStageMemory mem_first, mem_last, mem_mid, *mem;
   guint peak_stage;
   g_autofree guint *split = NULL;
+  PlxZero3Comm zero3;
   double layers_first, layers_last, layers_peak;
   double stage_compute, stage_recompute, stage_comm;
+
+  CacheSlot *cache = caches != NULL ? &caches->slot[plx_strategy_is_pytorch (s) ? 1 : 0] : NULL;
 
   plx_costing_init (&cx, model, cluster, s, micro_batch);
   if (cache != NULL && cache_matches (cache, model, cluster, s, micro_batch))
@@ -167,16 +178,20 @@ analytic_eval (const PlxModel    *model,
     double qf = post->fwd_s + post->comm_fwd_s, qb = post->bwd_s + post->comm_bwd_s;
     double zf, zb;
 
-    zero3_stage (&cx, &costs, 0, &zf, &zb);
+    plx_costing_zero3_comm (&cx, &costs, &zero3);
+
+    zero3_stage (&cx, &costs, &zero3, 0, &zf, &zb);
     fwd_first = layers_first * lf + pf + (p == 1 ? qf : 0.0) + zf;
     bwd_first = layers_first * lb + pb + (p == 1 ? qb : 0.0) + zb;
-    zero3_stage (&cx, &costs, s->pp - 1, &zf, &zb);
+    if (s->pp > 1)
+      zero3_stage (&cx, &costs, &zero3, s->pp - 1, &zf, &zb);
     fwd_last = layers_last * lf + qf + (p == 1 ? pf : 0.0) + zf;
     bwd_last = layers_last * lb + qb + (p == 1 ? pb : 0.0) + zb;
     t_first = fwd_first + bwd_first;
     t_last = fwd_last + bwd_last;
-    zero3_stage (&cx, &costs, MIN (1u, s->pp - 1), &zf, &zb);
-    t_mid = layers * (lf + lb) + zf + zb;
+    if (s->pp > 2)
+      zero3_stage (&cx, &costs, &zero3, 1, &zf, &zb);
+    t_mid = layers * (lf + lb) + (s->pp > 2 ? zf + zb : 0.0);
     t_max = MAX (t_first, t_last);
     t_avg = p == 1 ? t_first : (t_first + t_last + (p - 2.0) * t_mid) / p;
     if (split != NULL && p > 2)
@@ -187,7 +202,7 @@ analytic_eval (const PlxModel    *model,
         for (guint st = 1; st + 1 < s->pp; st++)
           {
             double t_i = plx_costing_stage_layers (&cx, st) * (lf + lb);
-            zero3_stage (&cx, &costs, st, &zf, &zb);
+            zero3_stage (&cx, &costs, &zero3, st, &zf, &zb);
             t_i += zf + zb;
             sum_mid += t_i;
             max_mid = MAX (max_mid, t_i);
@@ -248,7 +263,7 @@ analytic_eval (const PlxModel    *model,
 
       plx_costing_grad_buckets (&cx, &costs, peak_stage, &bucket_bytes, &bucket_s, &n_buckets);
       dp_exposed = plx_costing_bucket_exposed (&cx, n_buckets, bucket_s, window) +
-                   plx_costing_param_gather_exposed (&cx, &costs, peak_stage, fwd);
+                   plx_costing_param_gather_exposed (&cx, bucket_bytes, n_buckets, fwd);
     }
   tied = plx_costing_tied_embedding_time (&cx);
   optimizer = plx_costing_optimizer_time (&cx, &costs, peak_stage);
@@ -300,8 +315,9 @@ analytic_eval (const PlxModel    *model,
   report->time_s[PLX_TIME_TP_COMM] = m * stage_comm;
   report->time_s[PLX_TIME_PP_COMM] = p > 1 ? (m + (p - 1.0) / v) * 2.0 * v * c_pp : 0.0;
   {
-    double zf, zb;
-    zero3_stage (&cx, &costs, peak_stage, &zf, &zb);
+    double zf = 0.0, zb = 0.0;
+    if (zero3.active)
+      zero3_stage (&cx, &costs, &zero3, peak_stage, &zf, &zb);
     report->time_s[PLX_TIME_DP_COMM] = dp_exposed + tied + m * (zf + zb);
   }
   report->time_s[PLX_TIME_OPTIMIZER] = optimizer;

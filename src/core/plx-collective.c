@@ -36,7 +36,9 @@ static double
 link_busbw (const PlxLink *link,
             double         bytes)
 {
-  return link->bw_Bps * MIN (1.0, plx_curve_eval (link->efficiency, bytes) * link->scale);
+  /* Evaluated once: MIN would evaluate its arguments twice. */
+  double eff = plx_curve_eval (link->efficiency, bytes) * link->scale;
+  return link->bw_Bps * MIN (1.0, eff);
 }
 
 /* The bandwidth a flat ring over the group sustains. NCCL runs one ring per NIC, so a

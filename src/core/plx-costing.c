@@ -561,8 +561,30 @@ flow_jobs (double *c1, double *c2, double n, double a, double b)
  * outlasts its compute paces the pass. Returns the exposed part: the pass's length
  * beyond its compute. Without overlap every collective waits for compute. */
 void
+plx_costing_zero3_comm (const PlxCosting    *cx,
+                        const PlxStageCosts *c,
+                        PlxZero3Comm        *z)
+{
+  const PlxStrategy *s = cx->strategy;
+  double wb, gb, ob;
+
+  *z = (PlxZero3Comm) { 0 };
+  if (s->zero_stage < 3 || s->dp <= 1)
+    return;
+  plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
+  z->active = TRUE;
+  z->gather[0] = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->dp_group, c->layer.params * wb);
+  z->scatter[0] = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->dp_group, c->layer.params * gb);
+  z->gather[1] = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->dp_group, c->embedding.params * wb);
+  z->scatter[1] = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->dp_group, c->embedding.params * gb);
+  z->gather[2] = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->dp_group, c->head.params * wb);
+  z->scatter[2] = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->dp_group, c->head.params * gb);
+}
+
+void
 plx_costing_zero3_pass (const PlxCosting    *cx,
                         const PlxStageCosts *c,
+                        const PlxZero3Comm  *z,
                         double               n_layers,
                         gboolean             first,
                         gboolean             last,
@@ -571,29 +593,18 @@ plx_costing_zero3_pass (const PlxCosting    *cx,
 {
   const PlxStrategy *s = cx->strategy;
   const PlxBlockCost *l = &c->layer, *pre = &c->embedding, *post = &c->head;
-  double wb, gb, ob, c1 = 0.0, c2 = 0.0, busy;
-  double gather_l, scatter_l, gather_e = 0.0, scatter_e = 0.0, gather_h = 0.0, scatter_h = 0.0;
+  double c1 = 0.0, c2 = 0.0, busy;
+  double gather_l = z->gather[0], scatter_l = z->scatter[0];
+  double gather_e = first ? z->gather[1] : 0.0, scatter_e = first ? z->scatter[1] : 0.0;
+  double gather_h = last ? z->gather[2] : 0.0, scatter_h = last ? z->scatter[2] : 0.0;
   double lf = l->fwd_s + l->comm_fwd_s;
   double lb = l->bwd_s + l->comm_bwd_s + l->recompute_s + l->comm_recompute_s;
   double pf = pre->fwd_s + pre->comm_fwd_s, pb = pre->bwd_s + pre->comm_bwd_s;
   double qf = post->fwd_s + post->comm_fwd_s, qb = post->bwd_s + post->comm_bwd_s;
 
   *fwd_extra = *bwd_extra = 0.0;
-  if (s->zero_stage < 3 || s->dp <= 1)
+  if (!z->active)
     return;
-  plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
-  gather_l = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->dp_group, l->params * wb);
-  scatter_l = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->dp_group, l->params * gb);
-  if (first)
-    {
-      gather_e = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->dp_group, pre->params * wb);
-      scatter_e = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->dp_group, pre->params * gb);
-    }
-  if (last)
-    {
-      gather_h = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->dp_group, post->params * wb);
-      scatter_h = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->dp_group, post->params * gb);
-    }
   if (!s->overlap_dp_comm)
     {
       *fwd_extra = n_layers * gather_l + gather_e + gather_h;
@@ -707,20 +718,17 @@ plx_costing_bucket_exposed (const PlxCosting *cx,
  * forward compute (fwd_s split evenly over the buckets), exposed by what outlasts the
  * forward; without overlap every gather is exposed. */
 double
-plx_costing_param_gather_exposed (const PlxCosting    *cx,
-                                  const PlxStageCosts *c,
-                                  guint                stage,
-                                  double               fwd_s)
+plx_costing_param_gather_exposed (const PlxCosting *cx,
+                                  double            bucket_bytes,
+                                  double            n,
+                                  double            fwd_s)
 {
   const PlxStrategy *s = cx->strategy;
-  double wb, gb, ob, bucket_bytes, bucket_s, n, gather, c1 = 0.0, c2 = 0.0;
+  double wb, gb, ob, gather, c1 = 0.0, c2 = 0.0;
 
-  if (s->dp <= 1 || s->zero_stage < 1 || s->zero_stage > 2)
+  if (s->dp <= 1 || s->zero_stage < 1 || s->zero_stage > 2 || n <= 0.0)
     return 0.0;
   plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
-  plx_costing_grad_buckets (cx, c, stage, &bucket_bytes, &bucket_s, &n);
-  if (n <= 0.0)
-    return 0.0;
   /* The same buckets hold 16-bit weights. */
   gather = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->dp_group, bucket_bytes * wb / gb);
   if (!s->overlap_dp_comm)

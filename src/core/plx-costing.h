@@ -126,11 +126,24 @@ double plx_costing_grad_bytes (PlxDtype dtype);
 double plx_costing_optimizer_time (const PlxCosting    *cx,
                                    const PlxStageCosts *costs,
                                    guint                stage);
+/* ZeRO-3's collectives per unit: a block's, the embedding's, the head's gather and
+ * reduce-scatter over the data-parallel group; all 0 (inactive) below ZeRO-3. */
+typedef struct
+{
+  gboolean active;
+  double   gather[3];
+  double   scatter[3];
+} PlxZero3Comm;
+
+void   plx_costing_zero3_comm (const PlxCosting    *cx,
+                               const PlxStageCosts *costs,
+                               PlxZero3Comm        *zero3);
 /* ZeRO-3's exposed communication in one chunk's forward and backward pass of
  * n_layers blocks (with the embedding when first, the head when last): the pass's
  * length beyond its compute; 0 below ZeRO-3. */
 void   plx_costing_zero3_pass (const PlxCosting    *cx,
                                const PlxStageCosts *costs,
+                               const PlxZero3Comm  *zero3,
                                double               n_layers,
                                gboolean             first,
                                gboolean             last,
@@ -152,12 +165,13 @@ double plx_costing_bucket_exposed (const PlxCosting *cx,
                                    double            n_buckets,
                                    double            bucket_s,
                                    double            window);
-/* ZeRO-1/2's weight all-gather after the step, as far as the next step's first
+/* ZeRO-1/2's weight all-gather after the step, in the gradient buckets (n of
+ * bucket_bytes gradients; plx_costing_grad_buckets), as far as the next step's first
  * forward pass (fwd_s on this stage) does not hide it. */
-double plx_costing_param_gather_exposed (const PlxCosting    *cx,
-                                         const PlxStageCosts *costs,
-                                         guint                stage,
-                                         double               fwd_s);
+double plx_costing_param_gather_exposed (const PlxCosting *cx,
+                                         double            bucket_bytes,
+                                         double            n_buckets,
+                                         double            fwd_s);
 /* The tied-embedding gradient all-reduce between first and last stage (0 if none). */
 double plx_costing_tied_embedding_time (const PlxCosting *cx);
 

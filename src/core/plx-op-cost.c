@@ -36,6 +36,15 @@ matmul_efficiency (const PlxCluster *c,
   return MIN (1.0, eff * c->matmul_scale);
 }
 
+/* Achieved fraction of HBM bandwidth, with a calibrated cluster's factor. */
+static double
+memory_efficiency (const PlxCluster *c,
+                   double            bytes)
+{
+  double eff = plx_curve_eval (c->memory_efficiency, bytes) * c->memory_scale;
+  return MIN (eff, 1.0);
+}
+
 /* The dtype a GEMM runs in: under fp8 training only the blocks' linear layers are
  * fp8 (Micikevicius et al. 2022, "FP8 Formats for Deep Learning" §4; Transformer
  * Engine); everything else runs in bf16. A GPU without fp8 runs 16-bit. */
@@ -62,7 +71,7 @@ plx_gemm_time (const PlxCluster *c,
   if (flops <= 0.0)
     return 0.0;
   compute = flops / (c->peak_flops[dtype] * matmul_efficiency (c, dtype, flops));
-  memory = bytes / (c->hbm_bw_Bps * MIN (1.0, plx_curve_eval (c->memory_efficiency, bytes) * c->memory_scale));
+  memory = bytes / (c->hbm_bw_Bps * memory_efficiency (c, bytes));
   /* The measured curves already include each kernel's fixed cost at small sizes;
    * kernel_launch_s is only a floor, so it is not counted twice. */
   return MAX (MAX (compute, memory), c->kernel_launch_s);
@@ -74,8 +83,7 @@ plx_memory_time (const PlxCluster *c,
 {
   if (bytes <= 0.0)
     return 0.0;
-  return MAX (bytes / (c->hbm_bw_Bps * MIN (1.0, plx_curve_eval (c->memory_efficiency, bytes) * c->memory_scale)),
-              c->kernel_launch_s);
+  return MAX (bytes / (c->hbm_bw_Bps * memory_efficiency (c, bytes)), c->kernel_launch_s);
 }
 
 static double

@@ -95,10 +95,12 @@ lower_chunk (Builder             *b,
   gboolean full = s->recompute == PLX_RECOMPUTE_FULL;
   double ws = split ? 1.0 : 0.0;   /* weight gradients move to W when split */
   double zero3_fwd, zero3_bwd;
+  PlxZero3Comm zero3;
 
   /* ZeRO-3's gathers and reduce-scatters, as far as they outlast the compute they
    * are prefetched under (plx_costing_zero3_pass): shown at the pass's start. */
-  plx_costing_zero3_pass (cx, c, chunk->n_layers, first, last, &zero3_fwd, &zero3_bwd);
+  plx_costing_zero3_comm (cx, c, &zero3);
+  plx_costing_zero3_pass (cx, c, &zero3, chunk->n_layers, first, last, &zero3_fwd, &zero3_bwd);
   add (b, PLX_STREAM_DP, PLX_KIND_DP_COMM, zero3_fwd, 0, 0, "ZeRO-3 weight gathers (exposed)");
 
   /* Forward. */
@@ -286,7 +288,7 @@ plx_plan_lower_split (const PlxModel    *model,
           plx_costing_grad_buckets (&cx, &c, st, &stage->grad_bucket_bytes, &stage->grad_bucket_s, &n);
           for (guint v = 0; v < s->virtual_stages; v++)
             fwd += plan->chunks[v * s->pp + st].pass[PLX_PASS_FORWARD].duration_s;
-          stage->zero_gather_s = plx_costing_param_gather_exposed (&cx, &c, st, fwd);
+          stage->zero_gather_s = plx_costing_param_gather_exposed (&cx, stage->grad_bucket_bytes, n, fwd);
         }
     }
   return g_steal_pointer (&plan);
