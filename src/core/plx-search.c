@@ -361,12 +361,14 @@ plx_search_run (const PlxModel          *model,
     }
 
   /* Degrees Megatron accepts: TP divides heads, KV heads and the MLP within a node;
-   * PP divides the layers; CP divides the sequence (powers of two); EP the experts. */
+   * PP up to one layer per stage (layers that do not divide are split balanced, as
+   * Megatron-LM's first/last-stage counts allow; interleaving still needs them to
+   * divide, above); CP divides the sequence (powers of two); EP the experts. */
   for (guint t = 1; t <= MIN (model->heads, per_node); t++)
     if (model->heads % t == 0 && model->kv_heads % t == 0 && model->ffn % t == 0 && fixed_ok (options->fix_tp, t))
       g_array_append_val (tp_values, t);
   for (guint p = 1; p <= model->n_layers; p++)
-    if (model->n_layers % p == 0 && fixed_ok (options->fix_pp, p))
+    if (fixed_ok (options->fix_pp, p))
       g_array_append_val (se.pp_values, p);
   for (guint c = 1; c <= 64; c *= 2)
     if (base->seq_length % c == 0 && fixed_ok (options->fix_cp, c))

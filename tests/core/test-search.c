@@ -86,8 +86,9 @@ test_enumeration_counts (void)
 {
   /* GPT-2 (12 layers, 12 heads, FFN 3072) on one 8-GPU node, global batch 8, CP 1,
    * no sequence parallelism, no recompute. By hand:
-   * TP divides 12 heads and 3072 within a node and the 8 GPUs: 1, 2, 4. PP divides
-   * 12 layers: 1, 2, 3, 4, 6, 12. Micro-batches dividing 8: 1, 2, 4, 8. Each
+   * TP divides 12 heads and 3072 within a node and the 8 GPUs: 1, 2, 4. PP from 1 to
+   * 12 (one layer per stage at most; uneven splits are balanced). Micro-batches
+   * dividing 8: 1, 2, 4, 8. Each
    * (tp, mbs, pp) whose tp x pp does not divide 8, or whose dp x mbs does not divide
    * the batch, is one evaluated, invalid candidate. Otherwise m = 8 / (dp x mbs)
    * micro-batches; schedules: 1F1B, and for pp > 1 GPipe and ZB-H1, and interleaved
@@ -96,15 +97,17 @@ test_enumeration_counts (void)
    *   tp 1: pp 1 (dp 8): mbs 1: 1 x 4 = 4
    *         pp 2 (dp 4): mbs 1 (m 2): 6 x 4 = 24; mbs 2 (m 1): 3 x 4 = 12
    *         pp 4 (dp 2): mbs 1 (m 4): 4 x 4 = 16; mbs 2: 3 x 4 = 12; mbs 4: 3 x 4 = 12
-   *         valid 80; invalid 12 (pp 3, 6, 12) + 3 + 2 + 1 = 18
+   *         pp 8 (dp 1, 12 layers split 2-1-1-1-1-2-2-2): mbs 1, 2, 4, 8: 3 each (no
+   *         interleaving: 8 v does not divide 12) = 12
+   *         valid 92; invalid 32 (pp 3, 5, 6, 7, 9, 10, 11, 12) + 3 + 2 + 1 = 38
    *   tp 2: pp 1 (dp 4): mbs 1, 2: 4 + 4 = 8
    *         pp 2 (dp 2): mbs 1 (m 4): 24; mbs 2 (m 2): 24; mbs 4 (m 1): 12
    *         pp 4 (dp 1): mbs 1 (m 8): 4; mbs 2 (m 4): 4; mbs 4: 3; mbs 8: 3
-   *         valid 82; invalid 12 + 2 + 1 = 15
+   *         valid 82; invalid 36 (pp 3, 5-12) + 2 + 1 = 39
    *   tp 4: pp 1 (dp 2): mbs 1, 2, 4: 12
    *         pp 2 (dp 1): mbs 1, 2, 4: 6 each; mbs 8: 3
-   *         valid 33; invalid 16 (pp 3, 4, 6, 12) + 1 = 17
-   * 195 valid of 245 evaluated; GPT-2 fits everywhere. Free recompute triples both. */
+   *         valid 33; invalid 40 (pp 3-12) + 1 = 41
+   * 207 valid of 325 evaluated; GPT-2 fits everywhere. Free recompute triples both. */
   g_autoptr (PlxScenario) sc = test_scenario_from_string (
     "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1},"
     " \"strategy\": {\"global_batch_size\": 8, \"micro_batch_size\": 1, \"seq_length\": 1024}}");
@@ -119,10 +122,10 @@ test_enumeration_counts (void)
       g_assert_true (plx_search_options_parse_fix (&o, pass == 0 ? "cp=1,sp=0,recompute=none" : "cp=1,sp=0", &error));
       s = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, &error);
       g_assert_no_error (error);
-      g_assert_cmpuint (s->configs_evaluated, ==, 245 * times);
-      g_assert_cmpuint (s->configs_valid, ==, 195 * times);
-      g_assert_cmpuint (s->configs_fit, ==, 195 * times);
-      g_assert_cmpuint (s->results->len, ==, 195 * times);
+      g_assert_cmpuint (s->configs_evaluated, ==, 325 * times);
+      g_assert_cmpuint (s->configs_valid, ==, 207 * times);
+      g_assert_cmpuint (s->configs_fit, ==, 207 * times);
+      g_assert_cmpuint (s->results->len, ==, 207 * times);
       g_assert_cmpuint (s->pruned_model_states + s->pruned_activations, ==, 0);
     }
 }
