@@ -18,6 +18,19 @@ double plx_pipeline_time (guint64 m,
                           double  t_max,
                           double  t_fill,
                           double  send_s);
+/* The same with the stages' own sends: a stage's compute waits for its sends, and
+ * the first and last stage send 2v - 1 times per micro-batch (nothing enters the
+ * first chunk backward, nothing leaves the last one forward), the others 2v; the
+ * steady state runs at the slowest of them (t_mid: the slowest middle stage, unused
+ * for p <= 2). */
+double plx_pipeline_time_stages (guint64 m,
+                                 guint   p,
+                                 guint   v,
+                                 double  t_first,
+                                 double  t_mid,
+                                 double  t_last,
+                                 double  t_fill,
+                                 double  send_s);
 
 /* Ideal bubble share of a balanced pipeline with free communication:
  * (p - 1)/(v m + p - 1). */

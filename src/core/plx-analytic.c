@@ -226,7 +226,7 @@ analytic_eval (const PlxModel    *model,
     double fill_unit = t_avg;
     if (s->schedule == PLX_SCHEDULE_ZERO_BUBBLE_H1)
       fill_unit = MAX (t_avg - 2.0 * w_avg, 0.0);
-    t_pipe = plx_pipeline_time ((guint64) m, s->pp, s->virtual_stages, t_max, fill_unit, c_pp);
+    t_pipe = plx_pipeline_time_stages ((guint64) m, s->pp, s->virtual_stages, t_first, t_mid, t_last, fill_unit, c_pp);
   }
 
   plx_costing_stage_memory (&cx, &costs, 0, &mem_first);

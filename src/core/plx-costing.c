@@ -135,11 +135,13 @@ cost_ops (const PlxCosting *cx,
         }
     }
 
-  if (is_layer && cx->cluster->layer_overhead_s > 0.0)
+  if (is_layer && cx->cluster->layer_overhead_s > 0.0 && cx->ctx.eager)
     {
-      /* A calibrated fixed cost per block and pass, half per half-block: kernel
-       * launches and framework work that no op's roofline sees (docs/calibration.md);
-       * backward launches twice the kernels, a full recompute the forward's again. */
+      /* A calibrated fixed cost per block and pass, half per half-block, of PyTorch
+       * code: eager ops dispatched one by one from Python and FSDP's hooks around
+       * each unit, which no op's roofline sees (docs/calibration.md); backward runs
+       * twice the ops, a full recompute the forward's again. Megatron's fused
+       * blocks launch few kernels and have no such hooks. */
       double h = 0.5 * cx->cluster->layer_overhead_s;
       b->fwd_s += h;
       b->bwd_s += 2.0 * h;

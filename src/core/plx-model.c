@@ -279,15 +279,20 @@ build_pre_post (OpLists        *lists,
   op->fp8 = FALSE;
   /* Tied: the embedding's weights, counted once (plx_model_get_n_params). */
   op->params = m->tied_embeddings ? 0 : m->vocab * h;
-  /* Megatron's vocabulary-parallel cross-entropy works on fp32 logits and keeps the
-   * softmax for backward. */
-  op = add_elementwise (lists->post, "cross_entropy", PLX_SPLIT_TP, 3.0 * m->vocab, 2.0 * m->vocab, 0.0);
+  /* Megatron's vocabulary-parallel cross-entropy (megatron/core/tensor_parallel/
+   * cross_entropy.py) works on fp32 logits, op by op, and keeps the softmax for
+   * backward. Per logit: the upcast .float() (read 2, write 4 bytes), the max (4),
+   * subtracting it (4 + 4), exp (4 + 4), the sum (4), dividing by it (4 + 4): 38
+   * bytes, 19 16-bit elements. Backward: scaling the kept softmax by the incoming
+   * gradient (4 + 4) and the downcast (4 + 2): 14 bytes, 7 elements. With a 131k
+   * vocabulary this is a tenth of a 2B model's step. */
+  op = add_elementwise (lists->post, "cross_entropy", PLX_SPLIT_TP, 19.0 * m->vocab, 7.0 * m->vocab, 0.0);
   op->saved_fp32 = (double) m->vocab;
-  /* Eager (F.cross_entropy on logits.float()): the upcast (2 + 4 bytes) and
-   * log_softmax (4 + 4), 14 bytes; backward the softmax gradient (4 + 4) and the
-   * downcast (4 + 2): 7 16-bit elements per logit each way. */
+  /* Eager (F.cross_entropy on logits.float()): the upcast (2 + 4 bytes) and one
+   * log_softmax kernel (4 + 4), 14 bytes; backward log_softmax's (4 + 4 + 4) and the
+   * downcast (4 + 2), 18 bytes. */
   op->eager_fwd_elems = 7.0 * m->vocab;
-  op->eager_bwd_elems = 7.0 * m->vocab;
+  op->eager_bwd_elems = 9.0 * m->vocab;
 }
 
 /* Marks the ops from the second norm on as the MLP half of the block: the halves

@@ -19,6 +19,27 @@ plx_pipeline_time (guint64 m,
 }
 
 double
+plx_pipeline_time_stages (guint64 m,
+                          guint   p,
+                          guint   v,
+                          double  t_first,
+                          double  t_mid,
+                          double  t_last,
+                          double  t_fill,
+                          double  send_s)
+{
+  double ends, steady;
+
+  if (p <= 1)
+    return (double) m * t_first;
+  ends = (2.0 * v - 1.0) * send_s;
+  steady = MAX (t_first + ends, t_last + ends);
+  if (p > 2)
+    steady = MAX (steady, t_mid + 2.0 * v * send_s);
+  return (double) m * steady + (double) (p - 1) / v * (t_fill + 2.0 * v * send_s);
+}
+
+double
 plx_pipeline_bubble_fraction (guint64 m,
                               guint   p,
                               guint   v)

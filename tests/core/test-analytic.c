@@ -19,6 +19,21 @@ test_pipeline_formula (void)
   g_assert_cmpfloat (plx_pipeline_time (8, 4, 1, 1.5, 1.0, 0.0), ==, 15.0);
   /* One stage: no fill, no sends. */
   g_assert_cmpfloat (plx_pipeline_time (8, 1, 1, 1.0, 1.0, 5.0), ==, 8.0);
+  /* With each stage's own sends: 4 stages, 8 micro-batches, a send of 0.1. The
+   * middle stages send twice per micro-batch, the ends once: when the last stage is
+   * the slowest by 0.3 (its LM head), it paces at 1.3 + 0.1, not 1.3 + 0.2; the fill
+   * and drain still cross three boundaries each way: 8 x 1.4 + 3 x (1 + 0.2) = 14.8.
+   * When the middle stages are the slowest (1.2 + 0.2 > 1.3 + 0.1 for the last), they
+   * pace: 8 x 1.4 + 3.6 = 14.8 as well; at 1.25 in the middle the last stage's 1.4
+   * still paces. */
+  g_assert_cmpfloat_with_epsilon (plx_pipeline_time_stages (8, 4, 1, 1.0, 1.0, 1.3, 1.0, 0.1), 14.8, 1e-12);
+  g_assert_cmpfloat_with_epsilon (plx_pipeline_time_stages (8, 4, 1, 1.0, 1.2, 1.0, 1.0, 0.1), 14.8, 1e-12);
+  g_assert_cmpfloat_with_epsilon (plx_pipeline_time_stages (8, 4, 1, 1.0, 1.15, 1.3, 1.0, 0.1), 14.8, 1e-12);
+  /* Interleaved, v = 2: the ends send 3 times, the middle 4 times per micro-batch:
+   * 8 x max(1 + 0.3, 1 + 0.4) + 1.5 x (1 + 0.4) = 11.2 + 2.1 = 13.3. */
+  g_assert_cmpfloat_with_epsilon (plx_pipeline_time_stages (8, 4, 2, 1.0, 1.0, 1.0, 1.0, 0.1), 13.3, 1e-12);
+  /* No pipeline: the one stage, no sends. */
+  g_assert_cmpfloat (plx_pipeline_time_stages (8, 1, 1, 1.0, 0.0, 1.0, 1.0, 5.0), ==, 8.0);
   /* Bubble share (p - 1)/(v m + p - 1). */
   g_assert_cmpfloat_with_epsilon (plx_pipeline_bubble_fraction (8, 4, 1), 3.0 / 11.0, 1e-15);
   g_assert_cmpfloat_with_epsilon (plx_pipeline_bubble_fraction (8, 4, 2), 3.0 / 19.0, 1e-15);

@@ -376,9 +376,9 @@ test_resimulated_top_k (void)
 {
   /* The search re-simulates until no candidate left has a closed-form time below the
    * tenth best simulated one: the ten at the head are simulated, ascending, and
-   * nothing behind them claims to be faster than the tenth. Since the two engines
-   * share ZeRO-3's and the buckets' costs (issue 10) they rank the default
-   * scenario's head alike, so the closed form's first ten are the ten simulated. */
+   * nothing behind them claims to be faster than the tenth. The two engines agree
+   * within a fraction of a percent here (issue 10), so few beyond the first ten need
+   * simulating; at most four times the ten and a batch. */
   g_autoptr (JsonNode) json = plx_scenario_default_json ();
   g_autoptr (PlxScenario) sc = plx_scenario_new_from_json (json, ".", "default", NULL);
   g_autoptr (PlxSearch) search = NULL;
@@ -405,7 +405,8 @@ test_resimulated_top_k (void)
       else
         g_assert_cmpfloat (r->analytical_step_time_s, >=, tenth);
     }
-  g_assert_cmpuint (n_event, ==, 10);
+  g_assert_cmpuint (n_event, >=, 10);
+  g_assert_cmpuint (n_event, <=, 4 * 10 + 8);
 }
 
 int

@@ -337,7 +337,7 @@ test_measure (void)
   busy0 = g_strdup_printf ("stage 0 %.0f %%", 100 * compute_busy (default_result ()->timeline, 0, a, b));
   g_assert_nonnull (strstr (details, "Range "));
   {
-    g_autofree char *dur = g_strdup_printf ("<b>%.3g s</b>", b - a);
+    g_autofree char *dur = g_strdup_printf ("<b>%#.3g s</b>", b - a);
     g_assert_nonnull (strstr (details, dur));
   }
   g_assert_nonnull (strstr (details, busy0));
