@@ -72,7 +72,7 @@ struct _PlxScenarioPanel
   Choice       choices[N_CHOICES];
   GtkSpinButton *int_spins[N_INT_SPINS];
   AdwActionRow *dp_row;
-  AdwComboRow *schedule_combo, *recompute_combo, *zero_combo, *dtype_combo;
+  AdwComboRow *schedule_combo, *recompute_combo, *zero_combo, *dtype_combo, *implementation_combo;
   GtkSwitch   *sp_switch, *flash_switch, *overlap_dp_switch, *overlap_tp_switch;
   GtkSpinButton *bucket_spin;
   GHashTable  *rows;         /* strategy key -> its row, to mark the one at fault */
@@ -88,6 +88,7 @@ static const char *const schedules[] = { "1f1b", "interleaved-1f1b", "gpipe", "z
 static const char *const recomputes[] = { "none", "selective", "full", NULL };
 static const char *const zeros[] = { "0", "1", "2", "3", NULL };
 static const char *const dtypes[] = { "bf16", "fp16", "fp8", "fp32", NULL };
+static const char *const implementations[] = { "auto", "megatron", "pytorch", NULL };
 static const char *const int_keys[N_INT_SPINS] = { "global_batch_size", "seq_length" };
 
 static void emit_changed (PlxScenarioPanel *self);
@@ -569,6 +570,8 @@ sync_controls (PlxScenarioPanel *self)
   adw_combo_row_set_selected (self->recompute_combo, index_of (recomputes, strategy_string (self, "recompute", "none")));
   adw_combo_row_set_selected (self->zero_combo, (guint) CLAMP (strategy_int (self, "zero_stage", 0), 0, 3));
   adw_combo_row_set_selected (self->dtype_combo, index_of (dtypes, strategy_string (self, "dtype", "bf16")));
+  adw_combo_row_set_selected (self->implementation_combo,
+                              index_of (implementations, strategy_string (self, "implementation", "auto")));
   {
     JsonNode *fa = json_object_get_member (obj (self->strategy), "flash_attention");
     JsonNode *odp = json_object_get_member (obj (self->strategy), "overlap_dp_comm");
@@ -1134,6 +1137,7 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
   static const char *const recompute_labels[] = { N_("None"), N_("Selective"), N_("Full"), NULL };
   static const char *const zero_labels[] = { N_("Off"), N_("1: optimizer"), N_("2: + gradients"), N_("3: + weights"), NULL };
   static const char *const dtype_labels[] = { "BF16", "FP16", "FP8", "FP32", NULL };
+  static const char *const implementation_labels[] = { N_("Automatic"), N_("Megatron-LM"), N_("PyTorch"), NULL };
   AdwPreferencesGroup *g;
   const char *translated[8];
 
@@ -1302,6 +1306,12 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
                   "2 also the gradients, 3 also the weights (gathered before use)"));
   self->dtype_combo = enum_combo (self, g, _("Precision"), "dtype", dtypes, TRANSLATE (dtype_labels));
   remember_row (self, "dtype", GTK_WIDGET (self->dtype_combo), _("The number format of the matrix multiplications"));
+  self->implementation_combo = enum_combo (self, g, _("Training code"), "implementation", implementations,
+                                           TRANSLATE (implementation_labels));
+  remember_row (self, "implementation", GTK_WIDGET (self->implementation_combo),
+                _("Megatron-LM: fused kernels, selective recompute of the attention core. PyTorch (torchtitan, "
+                  "FSDP recipes): one kernel per tensor operation, selective recompute of every other block. "
+                  "Automatic: PyTorch with ZeRO 3, Megatron-LM otherwise"));
 #undef TRANSLATE
   {
     struct { const char *title, *key, *tip; GtkSwitch **out; } sw[] = {

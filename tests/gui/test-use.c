@@ -183,6 +183,37 @@ log_slider (guint step, gpointer data)
 }
 
 static void
+test_training_code_dropdown (void)
+{
+  /* Choosing the training code in its dropdown changes the prediction to what the
+   * command line predicts for the same strategy: PyTorch's eager kernels are slower. */
+  PlxWindow *w = open_window (1400, 900);
+  PlxResult *r;
+  double before, after;
+
+  settle (w);
+  r = plx_window_get_result (w);
+  g_assert_nonnull (r);
+  before = r->report.step_time_s;
+  g_assert_false (plx_strategy_is_pytorch (r->scenario->strategy));
+  gi_choose_in_combo (panel (w), "Training code", "PyTorch");
+  settle (w);
+  r = plx_window_get_result (w);
+  g_assert_nonnull (r);
+  g_assert_cmpint (r->scenario->strategy->implementation, ==, PLX_IMPLEMENTATION_PYTORCH);
+  after = r->report.step_time_s;
+  g_assert_cmpfloat (after, >, before);
+  {
+    /* The same scenario, run here without the window: the numbers on screen. */
+    PlxReport check;
+    g_assert_true (plx_sim_run_scenario (r->scenario->model, r->scenario->cluster, r->scenario->strategy, &check,
+                                         NULL, NULL, NULL, NULL));
+    g_assert_cmpfloat (fabs (check.step_time_s - after) / after, <, 1e-9);
+  }
+  close_window (w);
+}
+
+static void
 test_tp_drag_valid_only (void)
 {
   PlxWindow *w = open_window (1400, 900);
@@ -1045,6 +1076,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/model-dropdown-keyboard", test_model_dropdown_keyboard);
   g_test_add_func ("/gui/use/cluster-dropdown", test_cluster_dropdown);
   g_test_add_func ("/gui/use/tp-drag-valid-only", test_tp_drag_valid_only);
+  g_test_add_func ("/gui/use/training-code-dropdown", test_training_code_dropdown);
   g_test_add_func ("/gui/use/open-shows-values", test_open_shows_values);
   g_test_add_func ("/gui/use/invalid-keeps-page", test_invalid_keeps_page);
   g_test_add_func ("/gui/use/broken-file-message", test_broken_file_message);
