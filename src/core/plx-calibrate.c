@@ -53,12 +53,17 @@ plx_cal_params_parse (const char *list,
 {
   g_auto (GStrv) parts = g_strsplit (list, ",", -1);
 
+  gboolean any = FALSE;
+
   for (guint i = 0; i < PLX_N_CAL; i++)
     fit[i] = FALSE;
   for (guint i = 0; parts[i] != NULL; i++)
     {
       gboolean known = FALSE;
       g_strstrip (parts[i]);
+      if (parts[i][0] == '\0')
+        continue;
+      any = TRUE;
       for (guint k = 0; k < PLX_N_CAL; k++)
         if (g_str_equal (parts[i], param_short[k]) || g_str_equal (parts[i], param_names[k]))
           fit[k] = known = TRUE;
@@ -68,6 +73,12 @@ plx_cal_params_parse (const char *list,
                        "--fit: \"%.40s\" is not one of matmul, memory, network, overhead", parts[i]);
           return FALSE;
         }
+    }
+  if (!any)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                   "--fit: nothing to fit; name one or more of matmul, memory, network, overhead");
+      return FALSE;
     }
   return TRUE;
 }

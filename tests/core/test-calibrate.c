@@ -148,6 +148,10 @@ test_errors (void)
   g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
   g_assert_nonnull (strstr (error->message, "\"clock\""));
   g_clear_error (&error);
+  g_assert_false (plx_cal_params_parse (" , ", fit, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+  g_assert_nonnull (strstr (error->message, "nothing to fit"));
+  g_clear_error (&error);
   /* No case of the table runs on H100s. */
   g_assert_true (plx_cal_params_parse ("matmul", fit, &error));
   cal = plx_calibrate (tables, 1, "dgx-h100-80gb", fit, &error);
