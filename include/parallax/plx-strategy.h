@@ -67,6 +67,10 @@ typedef struct
   gboolean     flash_attention;
   guint64      grad_bucket_bytes;
   PlxImplementation implementation;
+  /* Hybrid sharding (PyTorch FSDP's HYBRID_SHARD, DeepSpeed's MiCS): ZeRO shards over
+   * groups of this many data-parallel ranks and replicates across the groups;
+   * 0 = over all of dp. */
+  guint        shard_group_size;
   /* Layers per pipeline stage (per model chunk, pp*virtual_stages of them, with
    * interleaving), as given; NULL for an even split, or the balanced one when the
    * layers do not divide evenly or layers_per_stage_auto is set (plx-layer-split.h). */
@@ -115,5 +119,8 @@ guint64 plx_strategy_get_grad_bucket_bytes (const PlxStrategy *strategy);
  * by the ZeRO stage). */
 gboolean    plx_strategy_is_pytorch (const PlxStrategy *strategy);
 const char *plx_implementation_to_string (PlxImplementation implementation);
+
+/* The ranks ZeRO shards over: shard_group_size, or dp. */
+guint plx_strategy_get_shard_size (const PlxStrategy *strategy);
 
 G_END_DECLS

@@ -29,6 +29,7 @@ static const StrategyFlag strategy_flags[] = {
   { "--first-stage-layers", "first_stage_layers", FLAG_INT, "layers on the first stage, the rest even (Megatron)" },
   { "--last-stage-layers", "last_stage_layers", FLAG_INT, "layers on the last stage, the rest even (Megatron)" },
   { "--zero-stage", "zero_stage", FLAG_INT, "ZeRO stage 0-3" },
+  { "--shard-group-size", "shard_group_size", FLAG_INT, "hybrid sharding: ZeRO over groups of N data-parallel\n                           ranks, replicated across them" },
   { "--grad-bucket-bytes", "grad_bucket_bytes", FLAG_INT, "data-parallel gradient bucket size" },
   { "--schedule", "schedule", FLAG_STRING, "gpipe, 1f1b, interleaved-1f1b, zero-bubble-h1" },
   { "--recompute", "recompute", FLAG_STRING, "none, selective, full" },

@@ -39,6 +39,11 @@ plx_costing_init (PlxCosting        *cx,
   cx->cp_group = plx_group_place (cluster, s->cp, s->tp);
   cx->ep_group = plx_group_place (cluster, s->ep, s->tp * s->cp);
   cx->dp_group = plx_group_place (cluster, s->dp, s->tp * s->cp);
+  /* Hybrid sharding: the shard groups are innermost in DP (within a node when they
+   * fit), their replicas across (Zhao et al. 2023 §3.2.2, "hybrid sharding"). */
+  cx->shard = plx_strategy_get_shard_size (s);
+  cx->shard_group = plx_group_place (cluster, (guint) cx->shard, s->tp * s->cp);
+  cx->replica_group = plx_group_place (cluster, MAX (s->dp / (guint) cx->shard, 1), s->tp * s->cp * (guint) cx->shard);
   cx->edp_group = plx_group_place (cluster, MAX (s->dp / s->ep, 1), s->tp * s->cp * s->ep);
   cx->pp_group = plx_group_place (cluster, s->pp, s->tp * s->cp * s->dp);
   cx->chunk_layers = NULL;
@@ -451,10 +456,10 @@ plx_costing_stage_memory (const PlxCosting    *cx,
   /* ZeRO (Rajbhandari et al. 2020 §5.1): stage 1 shards optimizer states over the
    * data-parallel group, stage 2 also gradients, stage 3 also weights. Expert weights
    * are sharded over their own data-parallel group, dp/ep. */
-  edp = MAX (1.0, (double) s->dp / s->ep);
-  mem->weights = dense * wb / (s->zero_stage >= 3 ? s->dp : 1.0) + expert * wb / (s->zero_stage >= 3 ? edp : 1.0);
-  mem->gradients = dense * gb / (s->zero_stage >= 2 ? s->dp : 1.0) + expert * gb / (s->zero_stage >= 2 ? edp : 1.0);
-  mem->optimizer = dense * ob / (s->zero_stage >= 1 ? s->dp : 1.0) + expert * ob / (s->zero_stage >= 1 ? edp : 1.0);
+  edp = MIN (MAX (1.0, (double) s->dp / s->ep), cx->shard);
+  mem->weights = dense * wb / (s->zero_stage >= 3 ? cx->shard : 1.0) + expert * wb / (s->zero_stage >= 3 ? edp : 1.0);
+  mem->gradients = dense * gb / (s->zero_stage >= 2 ? cx->shard : 1.0) + expert * gb / (s->zero_stage >= 2 ? edp : 1.0);
+  mem->optimizer = dense * ob / (s->zero_stage >= 1 ? cx->shard : 1.0) + expert * ob / (s->zero_stage >= 1 ? edp : 1.0);
   /* fp8 training keeps each fp8 layer's weights cast once per step, as is and
    * transposed (Transformer Engine's fp8 weight workspaces): 2 bytes per parameter.
    * Under ZeRO-3/FSDP the gathered weights are cast each time instead. */
@@ -503,7 +508,7 @@ plx_costing_optimizer_time (const PlxCosting    *cx,
 {
   const PlxStrategy *s = cx->strategy;
   double stage_params = plx_costing_stage_params (cx, costs, stage);
-  double local = stage_params / (s->zero_stage >= 1 ? s->dp : 1);
+  double local = stage_params / (s->zero_stage >= 1 ? cx->shard : 1);
   double bytes_per_param = 42.0 + (s->dtype == PLX_DTYPE_FP16 ? 4.0 : 0.0);
   /* fp8: the updated 16-bit weights of the fp8 layers are cast once for the next
    * step, as is and transposed: read 2, write 1 + 1 bytes per parameter. */
@@ -575,12 +580,18 @@ plx_costing_zero3_comm (const PlxCosting    *cx,
     return;
   plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
   z->active = TRUE;
-  z->gather[0] = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->dp_group, c->layer.params * wb);
-  z->scatter[0] = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->dp_group, c->layer.params * gb);
-  z->gather[1] = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->dp_group, c->embedding.params * wb);
-  z->scatter[1] = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->dp_group, c->embedding.params * gb);
-  z->gather[2] = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->dp_group, c->head.params * wb);
-  z->scatter[2] = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->dp_group, c->head.params * gb);
+  {
+    const double unit_params[3] = { c->layer.params, c->embedding.params, c->head.params };
+    for (guint i = 0; i < 3; i++)
+      {
+        z->gather[i] = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->shard_group, unit_params[i] * wb);
+        z->scatter[i] = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->shard_group, unit_params[i] * gb);
+        /* Hybrid sharding: each shard's gradients are then all-reduced over the replicas. */
+        if (cx->replica_group.size > 1)
+          z->scatter[i] += plx_costing_collective (cx, PLX_COLLECTIVE_ALL_REDUCE, &cx->replica_group,
+                                                   unit_params[i] * gb / cx->shard);
+      }
+  }
 }
 
 void
@@ -671,10 +682,18 @@ plx_costing_grad_buckets (const PlxCosting    *cx,
     }
   /* Buckets split a chunk's gradients evenly: none is left a sliver. */
   *bucket_bytes = grads > 0.0 ? grads / *n_buckets : 0.0;
-  *bucket_s = *bucket_bytes > 0.0 ? plx_costing_collective (cx, s->zero_stage == 0 ? PLX_COLLECTIVE_ALL_REDUCE
-                                                                                   : PLX_COLLECTIVE_REDUCE_SCATTER,
-                                                          &cx->dp_group, *bucket_bytes)
-                                  : 0.0;
+  if (*bucket_bytes <= 0.0)
+    *bucket_s = 0.0;
+  else if (s->zero_stage == 0)
+    *bucket_s = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_REDUCE, &cx->dp_group, *bucket_bytes);
+  else
+    {
+      *bucket_s = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->shard_group, *bucket_bytes);
+      /* Hybrid sharding: the shard's part all-reduced over the replicas. */
+      if (cx->replica_group.size > 1)
+        *bucket_s += plx_costing_collective (cx, PLX_COLLECTIVE_ALL_REDUCE, &cx->replica_group,
+                                             *bucket_bytes / cx->shard);
+    }
   if (grads <= 0.0)
     *n_buckets = 0.0;
 }
@@ -732,7 +751,7 @@ plx_costing_param_gather_exposed (const PlxCosting *cx,
     return 0.0;
   plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
   /* The same buckets hold 16-bit weights. */
-  gather = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->dp_group, bucket_bytes * wb / gb);
+  gather = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->shard_group, bucket_bytes * wb / gb);
   if (!s->overlap_dp_comm)
     return n * gather;
   flow_jobs (&c1, &c2, n, gather, fwd_s / n);

@@ -49,6 +49,9 @@ typedef struct
   PlxGroup           ep_group;
   PlxGroup           dp_group;
   PlxGroup           edp_group;     /* data-parallel group of the expert weights */
+  PlxGroup           shard_group;   /* the ranks ZeRO shards over (dp, or a hybrid group) */
+  PlxGroup           replica_group; /* hybrid sharding: the groups' replicas (size 1 if none) */
+  double             shard;         /* shard_group's size */
   PlxGroup           pp_group;
   /* Layers per model chunk (pp*virtual_stages) when the split is uneven, set by the
    * caller from plx_costing_layer_split; NULL: n_layers / (pp*virtual_stages) each. */

@@ -114,7 +114,7 @@ get_degree (JsonObject *obj, const char *source, const char *key, guint *out, GE
 static const char *const strategy_keys[] = {
   "workload", "seq_length", "global_batch_size", "micro_batch_size", "dp", "tp", "pp", "cp", "ep",
   "virtual_stages", "layers_per_stage", "first_stage_layers", "last_stage_layers", "sequence_parallel", "schedule", "recompute", "zero_stage", "dtype",
-  "overlap_dp_comm", "overlap_tp_comm", "flash_attention", "grad_bucket_bytes", "implementation", NULL,
+  "overlap_dp_comm", "overlap_tp_comm", "flash_attention", "grad_bucket_bytes", "implementation", "shard_group_size", NULL,
 };
 
 /* "layers_per_stage": [5, 6, ..., 5] or "auto". */
@@ -208,6 +208,12 @@ plx_strategy_new_from_json (JsonNode   *node,
       !plx_json_get_string (obj, source, "strategy", "dtype", FALSE, &dtype, error) ||
       !get_layers_per_stage (obj, source, s, error))
     return NULL;
+  {
+    guint64 shard = 0;
+    if (!plx_json_get_uint (obj, source, "strategy", "shard_group_size", FALSE, 1, 1u << 24, &shard, error))
+      return NULL;
+    s->shard_group_size = (guint) shard;
+  }
   {
     guint64 first = 0, last = 0;
     if (!plx_json_get_uint (obj, source, "strategy", "first_stage_layers", FALSE, 1, MAX_LAYERS_PER_STAGE, &first, error) ||
@@ -332,6 +338,16 @@ plx_strategy_resolve (PlxStrategy      *s,
     FAIL (PLX_ERROR_INCONSISTENT,
           "%s: strategy: pp*virtual_stages = %u*%u = %" G_GUINT64_FORMAT " model chunks is more than the model's %u layers",
           source, s->pp, s->virtual_stages, chunks, model->n_layers);
+  if (s->shard_group_size != 0)
+    {
+      if (s->zero_stage == 0)
+        FAIL (PLX_ERROR_INCONSISTENT,
+              "%s: strategy.shard_group_size: %u shards ZeRO's states, but zero_stage is 0", source,
+              s->shard_group_size);
+      if (s->dp % s->shard_group_size != 0)
+        FAIL (PLX_ERROR_INCONSISTENT,
+              "%s: strategy.shard_group_size: %u does not divide dp = %u", source, s->shard_group_size, s->dp);
+    }
   if (s->first_stage_layers != 0 || s->last_stage_layers != 0)
     {
       guint ends = (s->first_stage_layers != 0) + (s->last_stage_layers != 0);
@@ -470,4 +486,10 @@ const char *
 plx_implementation_to_string (PlxImplementation implementation)
 {
   return implementation_names[implementation];
+}
+
+guint
+plx_strategy_get_shard_size (const PlxStrategy *s)
+{
+  return s->shard_group_size != 0 && s->shard_group_size <= s->dp ? s->shard_group_size : MAX (s->dp, 1);
 }

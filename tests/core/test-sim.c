@@ -292,6 +292,52 @@ test_zero3_flow_shop (void)
   }
 }
 
+static void
+test_hybrid_sharding (void)
+{
+  /* The same GPT-2 on two ideal nodes (16 GPUs, dp 16), ZeRO-3 sharded over groups of
+   * 8 (one node each) and replicated across the two: the weights take twice the
+   * memory of sharding over all 16, the forward gathers stay inside the node (the
+   * same 91.85 ms as on one node, test above), and backward adds an all-reduce of each
+   * unit's 4-byte gradient shards (1/8 of them) between the two nodes at 1 GB/s: a ring
+   * of two moves the whole buffer once, params x 4 / 8 / 1e9. */
+  const double g_block = 7.0 / 8.0 * 12596224.0 * 2.0 / 1e9;
+  const double g_embed = 7.0 / 8.0 * 2097152.0 * 2.0 / 1e9;
+  const double g_head = 7.0 / 8.0 * 2048.0 * 2.0 / 1e9;
+  const double gathers = g_embed + 4.0 * g_block + g_head;
+  const double replicas = (4.0 * 12596224.0 + 2097152.0 + 2048.0) * 4.0 / 8.0 / 1e9;
+#define HYBRID(shard) \
+  "{ \"model\": { \"model_type\": \"gpt2\", \"n_layer\": 4, \"n_embd\": 1024, \"n_head\": 16," \
+  "              \"vocab_size\": 1024, \"n_positions\": 1024 }," \
+  "  \"cluster\": " TEST_IDEAL_CLUSTER (2, 1e9, 1e9) "," \
+  "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 16, \"micro_batch_size\": 1, \"dp\": 16," \
+  "                \"zero_stage\": 3" shard " } }"
+  g_autoptr (PlxScenario) hybrid = test_scenario_from_string (HYBRID (", \"shard_group_size\": 8"));
+  g_autoptr (PlxScenario) full = test_scenario_from_string (HYBRID (""));
+  PlxReport rh = test_run (hybrid), rf = test_run (full), e;
+
+  g_assert_cmpuint (rh.memory_bytes[PLX_MEM_WEIGHTS], ==, 2 * rf.memory_bytes[PLX_MEM_WEIGHTS]);
+  g_assert_cmpuint (rh.memory_bytes[PLX_MEM_OPTIMIZER], ==, 2 * rf.memory_bytes[PLX_MEM_OPTIMIZER]);
+  g_assert_true (plx_sim_run_scenario (hybrid->model, hybrid->cluster, hybrid->strategy, &e, NULL, NULL, NULL, NULL));
+  g_test_message ("hybrid: forward %.4f ms (gathers %.4f), backward %.4f ms (3 x gathers + replicas %.4f)",
+                  e.stage_forward_s * 1e3, gathers * 1e3, e.stage_backward_s * 1e3, (3 * gathers + replicas) * 1e3);
+  g_assert_cmpfloat (e.stage_forward_s, >=, gathers);
+  g_assert_cmpfloat (e.stage_forward_s, <, gathers + 1e-3);
+  g_assert_cmpfloat (e.stage_backward_s, >=, 3.0 * gathers + replicas);
+  g_assert_cmpfloat (e.stage_backward_s, <, 3.0 * gathers + replicas + 2e-3);
+  g_assert_cmpfloat (fabs (rh.step_time_s - e.step_time_s) / e.step_time_s, <, 1e-6);
+  /* A group that does not divide dp, or hybrid sharding without ZeRO, is refused. */
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (JsonNode) node = plx_json_parse_data (HYBRID (", \"shard_group_size\": 6"), -1, "test", NULL);
+    g_autoptr (PlxScenario) bad = plx_scenario_new_from_json (node, ".", "test", &error);
+    g_assert_null (bad);
+    g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
+    g_assert_nonnull (strstr (error->message, "shard_group_size: 6 does not divide dp = 16"));
+  }
+#undef HYBRID
+}
+
 #define ZERO1_GPT2(overlap) \
   "{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": " TEST_IDEAL_CLUSTER (1, 1e9, 1e9) "," \
   "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 8, \"micro_batch_size\": 1, \"dp\": 8," \
@@ -440,6 +486,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/zero-bubble-h1-time", test_zero_bubble_h1_time);
   g_test_add_func ("/sim/zero3-flow-shop", test_zero3_flow_shop);
   g_test_add_func ("/sim/zero1-param-gather", test_zero1_param_gather);
+  g_test_add_func ("/sim/hybrid-sharding", test_hybrid_sharding);
   g_test_add_func ("/sim/activation-peaks", test_activation_peaks);
   g_test_add_func ("/sim/timeline-consistent", test_timeline_consistent);
   g_test_add_func ("/sim/agrees-with-analytic", test_agrees_with_analytic);
