@@ -237,23 +237,32 @@ test_agrees_with_analytic (void)
   "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 8, \"micro_batch_size\": 1, \"dp\": 8," \
   "                \"zero_stage\": 3, \"overlap_dp_comm\": " overlap " } }"
 
+/* The small GPT-2's units below: a block 12h^2 + 13h = 12,596,224 parameters, the
+ * embedding (words and positions) 2 x 1024 x 1024 = 2,097,152, the head only its
+ * final norm (tied words), 2h = 2048. */
+#define BLOCK_PARAMS 12596224.0
+#define EMBED_PARAMS 2097152.0
+#define HEAD_PARAMS 2048.0
+
+/* All of a pass's 2-byte weight gathers over a ring of 8 GPUs at 1 GB/s: 7/8 x bytes / B
+ * each (22.04 ms per block, 3.67 ms for the embedding, 3.6 us for the head). */
+static double
+gpt2_small_gathers (void)
+{
+  return 7.0 / 8.0 * (EMBED_PARAMS + 4.0 * BLOCK_PARAMS + HEAD_PARAMS) * 2.0 / 1e9;
+}
+
 static void
 test_zero3_flow_shop (void)
 {
   /* Per unit (embedding, each block, the head with its norm) FSDP gathers 2-byte
    * weights before its forward and backward and reduce-scatters 4-byte gradients
    * after its backward; a ring all-gather over 8 GPUs at B bytes/s takes 7/8 x
-   * bytes / B. GPT-2's parameters: a block 12h^2 + 13h = 12,596,224, the embedding
-   * (words and positions) 2 x 1024 x 1024 = 2,097,152, the head only its final
-   * norm (tied words), 2h = 2048. At B = 1 GB/s the gathers take 22.04 ms per block,
-   * 3.67 ms for the embedding, 3.6 us for the head; compute is far shorter (a
+   * bytes / B (gpt2_small_gathers); compute is far shorter (a
    * block's forward is 3e10 FLOPs at 1e14 FLOP/s, 0.3 ms, with its memory-bound
    * ops under 0.6 ms), so a pass is its collectives back to back, plus the compute
    * of the last block (the head's gather hides under it) and of the head. */
-  const double g_block = 7.0 / 8.0 * 12596224.0 * 2.0 / 1e9;
-  const double g_embed = 7.0 / 8.0 * 2097152.0 * 2.0 / 1e9;
-  const double g_head = 7.0 / 8.0 * 2048.0 * 2.0 / 1e9;
-  const double gathers = g_embed + 4.0 * g_block + g_head;
+  const double gathers = gpt2_small_gathers ();
   const char *bound[] = { ZERO3_SCENARIO (1e9, "true"), ZERO3_SCENARIO (1e9, "false") };
 
   for (guint i = 0; i < G_N_ELEMENTS (bound); i++)
@@ -301,11 +310,8 @@ test_hybrid_sharding (void)
    * same 91.85 ms as on one node, test above), and backward adds an all-reduce of each
    * unit's 4-byte gradient shards (1/8 of them) between the two nodes at 1 GB/s: a ring
    * of two moves the whole buffer once, params x 4 / 8 / 1e9. */
-  const double g_block = 7.0 / 8.0 * 12596224.0 * 2.0 / 1e9;
-  const double g_embed = 7.0 / 8.0 * 2097152.0 * 2.0 / 1e9;
-  const double g_head = 7.0 / 8.0 * 2048.0 * 2.0 / 1e9;
-  const double gathers = g_embed + 4.0 * g_block + g_head;
-  const double replicas = (4.0 * 12596224.0 + 2097152.0 + 2048.0) * 4.0 / 8.0 / 1e9;
+  const double gathers = gpt2_small_gathers ();
+  const double replicas = (4.0 * BLOCK_PARAMS + EMBED_PARAMS + HEAD_PARAMS) * 4.0 / 8.0 / 1e9;
 #define HYBRID(shard) \
   "{ \"model\": { \"model_type\": \"gpt2\", \"n_layer\": 4, \"n_embd\": 1024, \"n_head\": 16," \
   "              \"vocab_size\": 1024, \"n_positions\": 1024 }," \
