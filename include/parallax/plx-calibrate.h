@@ -15,6 +15,7 @@ typedef enum
   PLX_CAL_MEMORY_SCALE,     /* factor on the memory-bandwidth efficiency curve */
   PLX_CAL_NETWORK_SCALE,    /* factor on the inter-node link's efficiency curve */
   PLX_CAL_LAYER_OVERHEAD_S, /* fixed time per block and forward pass */
+  PLX_CAL_OVERLAP_SLOWDOWN, /* compute slowed beside an overlapping collective */
   PLX_N_CAL
 } PlxCalParam;
 

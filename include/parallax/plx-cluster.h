@@ -36,10 +36,13 @@ typedef struct
   double   kernel_launch_s;
   /* Calibration (parallax-cli calibrate, docs/calibration.md): factors on the
    * measured matmul and memory curves (capped at 1), and a fixed time per block and
-   * forward pass (twice that in backward); 1, 1 and 0 unless fitted. */
+   * forward pass (twice that in backward); 1, 1 and 0 unless fitted. overlap_slowdown:
+   * the fraction by which compute slows while a collective it overlaps runs beside it
+   * (the collective's kernels hold SMs and HBM bandwidth); 0 unless fitted. */
   double   matmul_scale;
   double   memory_scale;
   double   layer_overhead_s;
+  double   overlap_slowdown;
 
   PlxLink  intra_node;
   PlxLink  inter_node;

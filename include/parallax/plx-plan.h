@@ -87,6 +87,7 @@ typedef struct
   PlxSchedule     schedule;
   guint           zero_stage;
   gboolean        overlap_dp_comm;
+  double          overlap_slowdown; /* the cluster's: compute slowed beside a collective */
   gboolean        split_backward;
   double          send_s;       /* one stage-to-stage send, activations or gradients */
   double          send_bytes;

@@ -15,13 +15,23 @@
 #include "parallax/plx-json.h"
 #include "parallax/plx-presets.h"
 
-static const char *const param_names[PLX_N_CAL] = { "matmul_scale", "memory_scale", "network_scale", "layer_overhead_s" };
-static const char *const param_short[PLX_N_CAL] = { "matmul", "memory", "network", "overhead" };
+static const char *const param_names[PLX_N_CAL] = { "matmul_scale", "memory_scale", "network_scale", "layer_overhead_s",
+                                                     "overlap_slowdown" };
+static const char *const param_short[PLX_N_CAL] = { "matmul", "memory", "network", "overhead", "overlap" };
 
 /* The prior's weight: a factor 10 % off 1 costs as much as one comparison 1 % off. */
 #define PRIOR_WEIGHT 0.1
-/* The overhead is fitted as 1e-4 s x softplus(x): positive, smooth through 0. */
+/* The additive parameters are fitted as unit x softplus(x): positive, smooth
+ * through 0; the factors as exp(x). */
 #define OVERHEAD_UNIT 1e-4
+#define OVERLAP_UNIT 0.1
+
+/* A parameter's unit if it is additive (0 is its uncalibrated value), else 0. */
+static double
+additive_unit (guint k)
+{
+  return k == PLX_CAL_LAYER_OVERHEAD_S ? OVERHEAD_UNIT : k == PLX_CAL_OVERLAP_SLOWDOWN ? OVERLAP_UNIT : 0.0;
+}
 
 typedef struct
 {
@@ -70,14 +80,14 @@ plx_cal_params_parse (const char *list,
       if (!known)
         {
           g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
-                       "--fit: \"%.40s\" is not one of matmul, memory, network, overhead", parts[i]);
+                       "--fit: \"%.40s\" is not one of matmul, memory, network, overhead, overlap", parts[i]);
           return FALSE;
         }
     }
   if (!any)
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
-                   "--fit: nothing to fit; name one or more of matmul, memory, network, overhead");
+                   "--fit: nothing to fit; name one or more of matmul, memory, network, overhead, overlap");
       return FALSE;
     }
   return TRUE;
@@ -96,13 +106,15 @@ values_from_x (const Problem *pb, const gsl_vector *x, double value[PLX_N_CAL])
   guint j = 0;
 
   value[PLX_CAL_MATMUL_SCALE] = value[PLX_CAL_MEMORY_SCALE] = value[PLX_CAL_NETWORK_SCALE] = 1.0;
-  value[PLX_CAL_LAYER_OVERHEAD_S] = 0.0;
+  value[PLX_CAL_LAYER_OVERHEAD_S] = value[PLX_CAL_OVERLAP_SLOWDOWN] = 0.0;
   for (guint k = 0; k < PLX_N_CAL; k++)
     if (pb->fit[k])
       {
         double xk = gsl_vector_get (x, j++);
-        value[k] = k == PLX_CAL_LAYER_OVERHEAD_S ? OVERHEAD_UNIT * softplus (xk) : exp (CLAMP (xk, -2.0, 2.0));
+        value[k] = additive_unit (k) > 0.0 ? additive_unit (k) * softplus (xk) : exp (CLAMP (xk, -2.0, 2.0));
       }
+  /* The cluster file's bound. */
+  value[PLX_CAL_OVERLAP_SLOWDOWN] = MIN (value[PLX_CAL_OVERLAP_SLOWDOWN], 0.9);
 }
 
 static void
@@ -115,6 +127,7 @@ apply (GArray *entries, const double value[PLX_N_CAL])
       c->memory_scale = value[PLX_CAL_MEMORY_SCALE];
       c->inter_node.scale = value[PLX_CAL_NETWORK_SCALE];
       c->layer_overhead_s = value[PLX_CAL_LAYER_OVERHEAD_S];
+      c->overlap_slowdown = value[PLX_CAL_OVERLAP_SLOWDOWN];
     }
 }
 
@@ -155,7 +168,7 @@ residuals (const gsl_vector *x, void *data, gsl_vector *f)
     if (pb->fit[k])
       {
         double xk = gsl_vector_get (x, j++);
-        gsl_vector_set (f, row++, PRIOR_WEIGHT * (k == PLX_CAL_LAYER_OVERHEAD_S ? value[k] / OVERHEAD_UNIT : xk));
+        gsl_vector_set (f, row++, PRIOR_WEIGHT * (additive_unit (k) > 0.0 ? value[k] / additive_unit (k) : xk));
       }
   return GSL_SUCCESS;
 }
@@ -193,8 +206,9 @@ fit_problem (Problem *pb, double value[PLX_N_CAL], double std_error[PLX_N_CAL])
   x = gsl_vector_alloc (p);
   for (guint k = 0; k < PLX_N_CAL; k++)
     if (pb->fit[k])
-      /* Start from the uncalibrated model: factors of 1, an overhead of 1 us. */
-      gsl_vector_set (x, j++, k == PLX_CAL_LAYER_OVERHEAD_S ? log (expm1 (1e-6 / OVERHEAD_UNIT)) : 0.0);
+      /* Start from the uncalibrated model: factors of 1, the additive ones at 1 % of
+       * their unit. */
+      gsl_vector_set (x, j++, additive_unit (k) > 0.0 ? log (expm1 (0.01)) : 0.0);
   w = gsl_multifit_nlinear_alloc (type, &params, n, p);
   gsl_multifit_nlinear_init (x, &fdf, w);
   status = gsl_multifit_nlinear_driver (200, 1e-8, 1e-8, 0.0, NULL, NULL, &info, w);
@@ -213,7 +227,7 @@ fit_problem (Problem *pb, double value[PLX_N_CAL], double std_error[PLX_N_CAL])
             double xk = gsl_vector_get (gsl_multifit_nlinear_position (w), j);
             double se_x = sqrt (gsl_matrix_get (covar, j, j) * chi2 / dof);
             /* The delta method: through d value / d x. */
-            double slope = k == PLX_CAL_LAYER_OVERHEAD_S ? OVERHEAD_UNIT / (1.0 + exp (-xk)) : value[k];
+            double slope = additive_unit (k) > 0.0 ? additive_unit (k) / (1.0 + exp (-xk)) : value[k];
             std_error[k] = isfinite (se_x) ? fabs (slope) * se_x : NAN;
             j++;
           }
@@ -401,7 +415,8 @@ plx_calibration_to_text (const PlxCalibration *cal)
     {
       if (!cal->fitted[k])
         {
-          g_string_append_printf (out, "%-18s %12s %12s\n", param_names[k], k == PLX_CAL_LAYER_OVERHEAD_S ? "0 s" : "1",
+          g_string_append_printf (out, "%-18s %12s %12s\n", param_names[k],
+                                  k == PLX_CAL_LAYER_OVERHEAD_S ? "0 s" : k == PLX_CAL_OVERLAP_SLOWDOWN ? "0" : "1",
                                   "not fitted");
           continue;
         }

@@ -133,7 +133,8 @@ check_cluster_keys (JsonObject *obj, const char *source, GError **error)
   static const char *const top[] = { "preset", "name", "num_nodes", "gpus_per_node", "gpu", "intra_node",
                                      "inter_node", "sources", "calibration", NULL };
   static const char *const calibration[] = { "matmul_scale", "memory_scale", "network_scale", "layer_overhead_s",
-                                             "fitted_on", "engine", "cases", NULL };
+                                             "overlap_slowdown", "fitted_on", "carried_over_from", "engine", "cases",
+                                             NULL };
   static const char *const gpu[] = { "name", "peak_flops", "hbm_bytes", "hbm_bw_Bps", "reserved_bytes",
                                      "efficiency", NULL };
   static const char *const flops[] = { "bf16", "fp16", "fp8", "fp32", "tf32", NULL };
@@ -277,7 +278,7 @@ plx_cluster_new_from_json (JsonNode   *node,
     return NULL;
 
   c->matmul_scale = c->memory_scale = c->intra_node.scale = c->inter_node.scale = 1.0;
-  c->layer_overhead_s = 0.0;
+  c->layer_overhead_s = c->overlap_slowdown = 0.0;
   if (json_object_has_member (obj, "calibration"))
     {
       JsonObject *cal = plx_json_get_object (obj, source, "cluster", "calibration", TRUE, error);
@@ -285,7 +286,8 @@ plx_cluster_new_from_json (JsonNode   *node,
           !plx_json_get_double (cal, source, "cluster.calibration", "matmul_scale", FALSE, 0.1, 10.0, &c->matmul_scale, error) ||
           !plx_json_get_double (cal, source, "cluster.calibration", "memory_scale", FALSE, 0.1, 10.0, &c->memory_scale, error) ||
           !plx_json_get_double (cal, source, "cluster.calibration", "network_scale", FALSE, 0.1, 10.0, &c->inter_node.scale, error) ||
-          !plx_json_get_double (cal, source, "cluster.calibration", "layer_overhead_s", FALSE, 0.0, 1.0, &c->layer_overhead_s, error))
+          !plx_json_get_double (cal, source, "cluster.calibration", "layer_overhead_s", FALSE, 0.0, 1.0, &c->layer_overhead_s, error) ||
+          !plx_json_get_double (cal, source, "cluster.calibration", "overlap_slowdown", FALSE, 0.0, 0.9, &c->overlap_slowdown, error))
         return NULL;
     }
 

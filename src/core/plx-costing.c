@@ -211,8 +211,9 @@ half_comm (const PlxCosting *cx,
                   (cx->act_bytes / (cx->ctx.tokens * m->hidden)) * s->cp;
       double ag = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->cp_group, kv);
       double rs = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->cp_group, kv);
-      fwd += MAX (0.0, ag - attn_core_s);
-      bwd += MAX (0.0, ag + rs - 2.0 * attn_core_s);
+      fwd += MAX (0.0, ag - attn_core_s) + plx_costing_contention (cx, ag, MAX (0.0, ag - attn_core_s), attn_core_s);
+      bwd += MAX (0.0, ag + rs - 2.0 * attn_core_s) +
+             plx_costing_contention (cx, ag + rs, MAX (0.0, ag + rs - 2.0 * attn_core_s), 2.0 * attn_core_s);
       bytes += kv;
     }
 
@@ -230,8 +231,9 @@ half_comm (const PlxCosting *cx,
    * what outlasts the half's compute. */
   if (s->overlap_tp_comm)
     {
-      fwd = MAX (0.0, fwd - b->fwd_s);
-      bwd = MAX (0.0, bwd - b->bwd_s);
+      double fwd_exposed = MAX (0.0, fwd - b->fwd_s), bwd_exposed = MAX (0.0, bwd - b->bwd_s);
+      fwd = fwd_exposed + plx_costing_contention (cx, fwd, fwd_exposed, b->fwd_s);
+      bwd = bwd_exposed + plx_costing_contention (cx, bwd, bwd_exposed, b->bwd_s);
     }
   b->comm_fwd_s += fwd;
   b->comm_bwd_s += bwd;
@@ -558,6 +560,26 @@ flow_jobs (double *c1, double *c2, double n, double a, double b)
   *c2 = end;
 }
 
+/* Overlap is not free: a collective's kernels hold SMs (NCCL runs one thread block
+ * per channel) and HBM bandwidth while the GEMMs beside them run, so the overlapped
+ * compute slows (arXiv 2507.03114, "Characterizing Compute-Communication Overlap in
+ * GPU-Accelerated Distributed Deep Learning", abstract: 18.9 % mean, 40 % at most, on
+ * A100 and H100; Agrawal et al. 2024, arXiv 2412.14335, §I: overlap realises 21 % of
+ * its ideal speedup). Modelled as the compute stretched by overlap_slowdown for the
+ * time the two ran together. */
+double
+plx_costing_contention (const PlxCosting *cx,
+                        double            comm_s,
+                        double            exposed_s,
+                        double            busy_s)
+{
+  double k = cx->cluster->overlap_slowdown;
+
+  if (k <= 0.0)
+    return 0.0;
+  return k * CLAMP (comm_s - exposed_s, 0.0, MAX (busy_s, 0.0));
+}
+
 /* ZeRO-3 / FSDP (Rajbhandari et al. 2020 §5.3; Zhao et al. 2023, "PyTorch FSDP",
  * §3.3-3.4): each block is a unit whose weights are all-gathered over the
  * data-parallel group before its forward, gathered again before its backward
@@ -633,6 +655,7 @@ plx_costing_zero3_pass (const PlxCosting    *cx,
     flow_job (&c1, &c2, gather_h, qf);
   busy = n_layers * lf + (first ? pf : 0.0) + (last ? qf : 0.0);
   *fwd_extra = MAX (0.0, c2 - busy);
+  *fwd_extra += plx_costing_contention (cx, c1, *fwd_extra, busy);
 
   /* Backward, in reverse: each unit's gather and its gradients' reduce-scatter share
    * the stream; the last reduce-scatter ends the pass. */
@@ -644,6 +667,7 @@ plx_costing_zero3_pass (const PlxCosting    *cx,
     flow_job (&c1, &c2, gather_e + scatter_e, pb);
   busy = n_layers * lb + (first ? pb : 0.0) + (last ? qb : 0.0);
   *bwd_extra = MAX (0.0, MAX (c1, c2) - busy);
+  *bwd_extra += plx_costing_contention (cx, c1, *bwd_extra, busy);
 }
 
 double
@@ -715,7 +739,7 @@ plx_costing_bucket_exposed (const PlxCosting *cx,
 {
   const PlxStrategy *s = cx->strategy;
   double v = s->virtual_stages, pass = window / v, per_chunk = n_buckets / v;
-  double queue = -G_MAXDOUBLE;
+  double queue = -G_MAXDOUBLE, exposed;
 
   if (n_buckets <= 0.0)
     return 0.0;
@@ -729,7 +753,10 @@ plx_costing_bucket_exposed (const PlxCosting *cx,
       queue = MAX (queue + per_chunk * bucket_s,
                    MAX (start + pass / per_chunk + per_chunk * bucket_s, start + pass + bucket_s));
     }
-  return MAX (bucket_s, queue);
+  exposed = MAX (bucket_s, queue);
+  /* The compute they can overlap: from the first chunk's pass to the end. */
+  return exposed + plx_costing_contention (cx, n_buckets * bucket_s, exposed,
+                                           ((double) (s->virtual_stages - 1) * s->pp + 1.0) * pass);
 }
 
 /* ZeRO-1/2 all-gather the updated weights after the optimizer step, bucket by bucket
@@ -745,7 +772,7 @@ plx_costing_param_gather_exposed (const PlxCosting *cx,
                                   double            fwd_s)
 {
   const PlxStrategy *s = cx->strategy;
-  double wb, gb, ob, gather, c1 = 0.0, c2 = 0.0;
+  double wb, gb, ob, gather, c1 = 0.0, c2 = 0.0, exposed;
 
   if (s->dp <= 1 || s->zero_stage < 1 || s->zero_stage > 2 || n <= 0.0)
     return 0.0;
@@ -755,5 +782,6 @@ plx_costing_param_gather_exposed (const PlxCosting *cx,
   if (!s->overlap_dp_comm)
     return n * gather;
   flow_jobs (&c1, &c2, n, gather, fwd_s / n);
-  return MAX (0.0, c2 - fwd_s);
+  exposed = MAX (0.0, c2 - fwd_s);
+  return exposed + plx_costing_contention (cx, n * gather, exposed, fwd_s);
 }

@@ -163,7 +163,15 @@ void   plx_costing_grad_buckets (const PlxCosting    *cx,
                                  double              *bucket_bytes,
                                  double              *bucket_s,
                                  double              *n_buckets);
-/* What of n buckets' reduction outlasts the backward window they are produced in. */
+/* The time compute loses to collectives that overlap it: the cluster's
+ * overlap_slowdown times the part of comm_s (exposed_s of it not overlapped) that ran
+ * beside busy_s of compute. */
+double plx_costing_contention (const PlxCosting *cx,
+                               double            comm_s,
+                               double            exposed_s,
+                               double            busy_s);
+/* What of n buckets' reduction outlasts the backward window they are produced in,
+ * plus the compute it slows (plx_costing_contention). */
 double plx_costing_bucket_exposed (const PlxCosting *cx,
                                    double            n_buckets,
                                    double            bucket_s,

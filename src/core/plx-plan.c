@@ -218,6 +218,7 @@ plx_plan_lower_split (const PlxModel    *model,
   plan->schedule = s->schedule;
   plan->zero_stage = s->zero_stage;
   plan->overlap_dp_comm = s->overlap_dp_comm;
+  plan->overlap_slowdown = cluster->overlap_slowdown;
   plan->split_backward = split_backward;
   plan->send_s = c.send_s;
   plan->send_bytes = s->pp > 1 ? cx.act_bytes / s->tp : 0.0;

@@ -306,7 +306,7 @@ plx_sim_run (const PlxPlan          *plan,
   for (guint s = 0; s < pp; s++)
     {
       const PlxPlanStage *st = &plan->stages[s];
-      double dp = 0.0;
+      double dp = 0.0, comm = 0.0, first_ready = G_MAXDOUBLE;
 
       compute_end[s] = sim.stage_free[s];
       if (st->grad_bucket_s > 0.0 && plan->zero_stage < 3)
@@ -335,6 +335,8 @@ plx_sim_run (const PlxPlan          *plan,
                   double ready = plan->overlap_dp_comm ? g0 + (g1 - g0) * (double) (j + 1) / nb : compute_end[s];
                   double b0 = MAX (dp, ready);
                   dp = b0 + st->grad_bucket_s;
+                  comm += st->grad_bucket_s;
+                  first_ready = MIN (first_ready, ready);
                   record (&sim, s, PLX_STREAM_DP, PLX_KIND_DP_COMM, k / pp, PLX_NO_MICRO_BATCH,
                           plan->zero_stage ? "gradient reduce-scatter" : "gradient all-reduce", b0, dp, 0,
                           st->grad_bucket_bytes);
@@ -343,6 +345,10 @@ plx_sim_run (const PlxPlan          *plan,
             }
         }
       grads_done[s] = MAX (compute_end[s], dp);
+      /* The compute the reduction ran beside is slowed, as plx_costing_contention has it. */
+      if (plan->overlap_dp_comm && comm > 0.0)
+        grads_done[s] += plan->overlap_slowdown *
+                         CLAMP (comm - (grads_done[s] - compute_end[s]), 0.0, MAX (0.0, compute_end[s] - first_ready));
     }
   for (guint s = 0; s < pp; s++)
     {

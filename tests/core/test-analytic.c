@@ -179,21 +179,29 @@ test_free_communication (void)
 static void
 test_overlap_tp_comm (void)
 {
-  /* With TP collectives hidden under the GEMMs, a half exposes max(0, comm - compute):
-   * on the 22B layer each half computes longer than it communicates, so nothing of
-   * the layer's TP time is left; the step gets shorter by the layer's TP time. */
+  /* With TP collectives hidden under the GEMMs, a half exposes max(0, comm - compute)
+   * plus the compute slowed beside them, overlap_slowdown x comm (cost-model.md): on
+   * the 22B layer each half computes longer than it communicates, so without the
+   * slowdown nothing of the layer's TP time is left, and with it that fraction. */
   g_autoptr (PlxScenario) plain = test_scenario_from_string (LAYER_22B (true, "selective"));
   g_autoptr (PlxScenario) hidden = test_scenario_from_string (LAYER_22B (true, "selective"));
   g_autoptr (GError) error = NULL;
   PlxLayerCost a, b;
 
   hidden->strategy->overlap_tp_comm = TRUE;
+  plain->cluster->overlap_slowdown = hidden->cluster->overlap_slowdown = 0.0;
   g_assert_true (plx_analytic_layer_cost (plain->model, plain->cluster, plain->strategy, &a, &error));
   g_assert_true (plx_analytic_layer_cost (hidden->model, hidden->cluster, hidden->strategy, &b, &error));
   g_assert_cmpfloat (a.comm_forward_s, >, 0.0);
   g_assert_cmpfloat (b.comm_forward_s, ==, 0.0);
   g_assert_cmpfloat (b.comm_backward_s, ==, 0.0);
   g_assert_cmpfloat (b.forward_s, ==, a.forward_s);
+
+  plain->cluster->overlap_slowdown = hidden->cluster->overlap_slowdown = 0.25;
+  g_assert_true (plx_analytic_layer_cost (plain->model, plain->cluster, plain->strategy, &a, &error));
+  g_assert_true (plx_analytic_layer_cost (hidden->model, hidden->cluster, hidden->strategy, &b, &error));
+  g_assert_cmpfloat (fabs (b.comm_forward_s - 0.25 * a.comm_forward_s), <, 1e-12 * a.comm_forward_s);
+  g_assert_cmpfloat (fabs (b.comm_backward_s - 0.25 * a.comm_backward_s), <, 1e-12 * a.comm_backward_s);
 }
 
 #define LLAMA_FSDP(recompute, implementation) \

@@ -42,7 +42,7 @@ synthetic_table (const char *dir, const char *file, guint first, guint n, double
       sc->cluster->matmul_scale = matmul;
       sc->cluster->memory_scale = memory;
       sc->cluster->inter_node.scale = 1.0;
-      sc->cluster->layer_overhead_s = 0.0;
+      sc->cluster->layer_overhead_s = sc->cluster->overlap_slowdown = 0.0;
       g_assert_true (plx_analytic_run (sc->model, sc->cluster, sc->strategy, &r, NULL));
       g_string_append_printf (json, "%s{ \"name\": \"case %u\", \"scenario\": %s, \"measured\": { \"step_time_s\": %.17g } }",
                               i > first ? ", " : "", i, scenarios[i], r.step_time_s);
@@ -84,6 +84,7 @@ test_recovers_parameters (void)
   /* Not fitted: as uncalibrated. */
   g_assert_cmpfloat (cal->value[PLX_CAL_NETWORK_SCALE], ==, 1.0);
   g_assert_cmpfloat (cal->value[PLX_CAL_LAYER_OVERHEAD_S], ==, 0.0);
+  g_assert_cmpfloat (cal->value[PLX_CAL_OVERLAP_SLOWDOWN], ==, 0.0);
   g_assert_cmpfloat (cal->mean_after_pct, <, 0.5);
   g_assert_cmpfloat (cal->mean_before_pct, >, 5.0);
   g_assert_cmpuint (cal->sources->len, ==, 2);

@@ -302,6 +302,39 @@ test_zero3_flow_shop (void)
 }
 
 static void
+test_overlap_slowdown (void)
+{
+  /* Overlapped collectives slow the compute beside them by the cluster's
+   * overlap_slowdown k for as long as they run together (cost-model.md). At 1e11 B/s
+   * each block's gather (0.22 ms) is shorter than its compute, so of a pass's
+   * collectives all but what is exposed anyway ran beside compute: the step's DP time
+   * becomes x + k (C - x), where x is the exposed time without slowdown and C every
+   * collective of the step: the forward gathers, and in backward the gathers again
+   * and the reduce-scatters of 4-byte gradients, 4 x the gathers in all. */
+  const double all = 4.0 * gpt2_small_gathers () / 100.0, k = 0.3;
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (ZERO3_SCENARIO (1e11, "true"));
+  PlxReport a0, e0, a, e;
+
+  sc->cluster->overlap_slowdown = 0.0;
+  a0 = test_run (sc);
+  g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &e0, NULL, NULL, NULL, NULL));
+  sc->cluster->overlap_slowdown = k;
+  a = test_run (sc);
+  g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &e, NULL, NULL, NULL, NULL));
+  g_test_message ("exposed %.4f ms of %.4f ms; with k = %.1f %.4f ms", a0.time_s[PLX_TIME_DP_COMM] * 1e3, all * 1e3,
+                  k, a.time_s[PLX_TIME_DP_COMM] * 1e3);
+  g_assert_cmpfloat (a0.time_s[PLX_TIME_DP_COMM], <, 0.5 * all);
+  g_assert_cmpfloat (fabs (a.time_s[PLX_TIME_DP_COMM] -
+                           (a0.time_s[PLX_TIME_DP_COMM] + k * (all - a0.time_s[PLX_TIME_DP_COMM]))),
+                     <, 1e-9);
+  g_assert_cmpfloat (fabs (e.time_s[PLX_TIME_DP_COMM] -
+                           (e0.time_s[PLX_TIME_DP_COMM] + k * (all - e0.time_s[PLX_TIME_DP_COMM]))),
+                     <, 1e-9);
+  /* Compute itself is untouched: the slowdown is the communication's cost. */
+  g_assert_cmpfloat (a.time_s[PLX_TIME_COMPUTE], ==, a0.time_s[PLX_TIME_COMPUTE]);
+}
+
+static void
 test_hybrid_sharding (void)
 {
   /* The same GPT-2 on two ideal nodes (16 GPUs, dp 16), ZeRO-3 sharded over groups of
@@ -491,6 +524,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/bubble-exact", test_bubble_exact);
   g_test_add_func ("/sim/zero-bubble-h1-time", test_zero_bubble_h1_time);
   g_test_add_func ("/sim/zero3-flow-shop", test_zero3_flow_shop);
+  g_test_add_func ("/sim/overlap-slowdown", test_overlap_slowdown);
   g_test_add_func ("/sim/zero1-param-gather", test_zero1_param_gather);
   g_test_add_func ("/sim/hybrid-sharding", test_hybrid_sharding);
   g_test_add_func ("/sim/activation-peaks", test_activation_peaks);
