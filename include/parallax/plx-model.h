@@ -68,6 +68,11 @@ typedef struct
   double saved_mask;
   /* Float32 elements kept per token (the loss keeps fp32 softmax statistics). */
   double saved_fp32;
+  /* A matmul that eager PyTorch runs as separate nn.Linear GEMMs over the same input
+   * (Q, K and V; gate and up): eager_gemms of them, the first eager_first_n of the n
+   * output columns wide, the rest sharing the remainder equally (0: one GEMM). */
+  guint   eager_gemms;
+  guint64 eager_first_n;
 } PlxOp;
 
 typedef struct

@@ -607,6 +607,17 @@ plx_costing_zero3_comm (const PlxCosting    *cx,
     for (guint i = 0; i < 3; i++)
       {
         z->gather[i] = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->shard_group, unit_params[i] * wb);
+        /* FSDP2 all-gathers into one flat buffer and copies it out into the unit's
+         * per-parameter tensors (split_with_sizes_copy: read and write the 16-bit
+         * weights), and before the reduce-scatter copies the gradients into one
+         * buffer in the reduce dtype (read 2 bytes, write 4): FSDP2's
+         * foreach_all_gather_copy_out and reduce-scatter copy-in (pytorch/pytorch
+         * #117950, #117975, #119451; tracker #114299). */
+        if (cx->ctx.eager)
+          {
+            z->copy_out[i] = plx_memory_time (cx->cluster, 2.0 * unit_params[i] * wb);
+            z->copy_in[i] = plx_memory_time (cx->cluster, unit_params[i] * (wb + gb));
+          }
         z->scatter[i] = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->shard_group, unit_params[i] * gb);
         /* Hybrid sharding: each shard's gradients are then all-reduced over the replicas. */
         if (cx->replica_group.size > 1)
@@ -636,14 +647,25 @@ plx_costing_zero3_pass (const PlxCosting    *cx,
   double lb = l->bwd_s + l->comm_bwd_s + l->recompute_s + l->comm_recompute_s;
   double pf = pre->fwd_s + pre->comm_fwd_s, pb = pre->bwd_s + pre->comm_bwd_s;
   double qf = post->fwd_s + post->comm_fwd_s, qb = post->bwd_s + post->comm_bwd_s;
+  double copies_f, copies_b;
 
   *fwd_extra = *bwd_extra = 0.0;
   if (!z->active)
     return;
+  /* The copies run with each unit's compute; the pass's busy time below stays the
+   * compute alone, so they count in what the pass adds. */
+  lf += z->copy_out[0];
+  lb += z->copy_out[0] + z->copy_in[0];
+  pf += first ? z->copy_out[1] : 0.0;
+  pb += first ? z->copy_out[1] + z->copy_in[1] : 0.0;
+  qf += last ? z->copy_out[2] : 0.0;
+  qb += last ? z->copy_out[2] + z->copy_in[2] : 0.0;
+  copies_f = n_layers * z->copy_out[0] + (first ? z->copy_out[1] : 0.0) + (last ? z->copy_out[2] : 0.0);
+  copies_b = copies_f + n_layers * z->copy_in[0] + (first ? z->copy_in[1] : 0.0) + (last ? z->copy_in[2] : 0.0);
   if (!s->overlap_dp_comm)
     {
-      *fwd_extra = n_layers * gather_l + gather_e + gather_h;
-      *bwd_extra = n_layers * (gather_l + scatter_l) + gather_e + scatter_e + gather_h + scatter_h;
+      *fwd_extra = n_layers * gather_l + gather_e + gather_h + copies_f;
+      *bwd_extra = n_layers * (gather_l + scatter_l) + gather_e + scatter_e + gather_h + scatter_h + copies_b;
       return;
     }
 
@@ -653,9 +675,9 @@ plx_costing_zero3_pass (const PlxCosting    *cx,
   flow_jobs (&c1, &c2, n_layers, gather_l, lf);
   if (last)
     flow_job (&c1, &c2, gather_h, qf);
-  busy = n_layers * lf + (first ? pf : 0.0) + (last ? qf : 0.0);
+  busy = n_layers * lf + (first ? pf : 0.0) + (last ? qf : 0.0) - copies_f;
   *fwd_extra = MAX (0.0, c2 - busy);
-  *fwd_extra += plx_costing_contention (cx, c1, *fwd_extra, busy);
+  *fwd_extra += plx_costing_contention (cx, c1, *fwd_extra - copies_f, busy);
 
   /* Backward, in reverse: each unit's gather and its gradients' reduce-scatter share
    * the stream; the last reduce-scatter ends the pass. */
@@ -665,9 +687,9 @@ plx_costing_zero3_pass (const PlxCosting    *cx,
   flow_jobs (&c1, &c2, n_layers, gather_l + scatter_l, lb);
   if (first)
     flow_job (&c1, &c2, gather_e + scatter_e, pb);
-  busy = n_layers * lb + (first ? pb : 0.0) + (last ? qb : 0.0);
+  busy = n_layers * lb + (first ? pb : 0.0) + (last ? qb : 0.0) - copies_b;
   *bwd_extra = MAX (0.0, MAX (c1, c2) - busy);
-  *bwd_extra += plx_costing_contention (cx, c1, *bwd_extra, busy);
+  *bwd_extra += plx_costing_contention (cx, c1, *bwd_extra - copies_b, busy);
 }
 
 double

@@ -136,6 +136,11 @@ typedef struct
   gboolean active;
   double   gather[3];
   double   scatter[3];
+  /* PyTorch FSDP2's copies around them, on the compute side: the gathered weights
+   * copied out into the unit's parameters (each pass), the gradients copied into the
+   * reduce-scatter buffer (backward); 0 for other implementations. */
+  double   copy_out[3];
+  double   copy_in[3];
 } PlxZero3Comm;
 
 void   plx_costing_zero3_comm (const PlxCosting    *cx,

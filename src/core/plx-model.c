@@ -198,6 +198,9 @@ add_swiglu_mlp (GArray         *ops,
 
   op = add_matmul (ops, expert ? "expert_gate_up" : "gate_up_proj", m->hidden, 2 * m->ffn, FALSE, FALSE);
   op->expert = expert;
+  /* Eager: gate (w1) and up (w3) are two GEMMs; Megatron's linear_fc1 is one. */
+  op->eager_gemms = 2;
+  op->eager_first_n = m->ffn;
   /* SwiGLU reads gate and up, writes their product; keeps both inputs. */
   op = add_elementwise (ops, expert ? "expert_swiglu" : "swiglu", PLX_SPLIT_TP,
                         3.0 * m->ffn, 5.0 * m->ffn, 2.0 * m->ffn);
@@ -220,7 +223,11 @@ build_llama_block (GArray         *ops,
   PlxOp *op;
 
   add_norm (ops, "input_norm", h, FALSE);
-  add_matmul (ops, "qkv_proj", h, q + 2 * kv, FALSE, FALSE);
+  op = add_matmul (ops, "qkv_proj", h, q + 2 * kv, FALSE, FALSE);
+  /* Eager Llama code (torchtitan's wq, wk, wv; Hugging Face's q_proj, k_proj, v_proj)
+   * projects Q, K and V with three GEMMs; Megatron fuses them into one. */
+  op->eager_gemms = 3;
+  op->eager_first_n = q;
   /* Rotary embedding rewrites Q and K in place (Su et al. 2021). Eager (torchtitan's
    * complex form): .float() (2 + 4 bytes), complex multiply (4 + 4), .type_as (4 + 2):
    * 20 bytes, plus the transposes around attention: 11 elements per value, both ways. */

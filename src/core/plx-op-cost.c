@@ -148,7 +148,18 @@ matmul_cost (const PlxOp           *op,
     }
   flops = 2.0 * m * k * n;
   bytes = ib * m * k + eb * m * n + wb * k * n;
-  t = plx_gemm_time (c, gemm, flops, bytes);
+  if (ctx->eager && op->eager_gemms > 1 && op->eager_first_n < op->n)
+    {
+      /* Separate GEMMs over the same input: each reads it, each is smaller and so
+       * further down the efficiency curve (cluster-presets.md). */
+      double first = n * (double) op->eager_first_n / (double) op->n;
+      double rest = (n - first) / (op->eager_gemms - 1);
+      t = plx_gemm_time (c, gemm, 2.0 * m * k * first, ib * m * k + eb * m * first + wb * k * first) +
+          (op->eager_gemms - 1) * plx_gemm_time (c, gemm, 2.0 * m * k * rest, ib * m * k + eb * m * rest + wb * k * rest);
+      bytes += (op->eager_gemms - 1) * ib * m * k;
+    }
+  else
+    t = plx_gemm_time (c, gemm, flops, bytes);
   if (gemm == PLX_DTYPE_FP8)
     {
       /* Each fp8 GEMM quantises its 16-bit operand with a scale from the amax
