@@ -34,6 +34,12 @@ typedef struct
   PlxCurve *matmul_fp8_efficiency;   /* the same for fp8 GEMMs, against fp8 peak; NULL: derived
                                       * from the 16-bit curve (plx-op-cost.c) */
   double   kernel_launch_s;
+  /* Fused attention kernels (FlashAttention): the fraction of the dense 16-bit peak
+   * they reach at long sequences, forward and backward together - Transformer
+   * Engine's (cuDNN) for Megatron code, PyTorch's scaled_dot_product_attention for
+   * PyTorch code; 0: no cap beyond the matmul curve. */
+  double   attention_efficiency;
+  double   attention_efficiency_pytorch;
   /* Calibration (parallax-cli calibrate, docs/calibration.md): factors on the
    * measured matmul and memory curves (capped at 1), and a fixed time per block and
    * forward pass (twice that in backward); 1, 1 and 0 unless fitted. overlap_slowdown:

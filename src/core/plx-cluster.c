@@ -138,7 +138,8 @@ check_cluster_keys (JsonObject *obj, const char *source, GError **error)
   static const char *const gpu[] = { "name", "peak_flops", "hbm_bytes", "hbm_bw_Bps", "reserved_bytes",
                                      "efficiency", NULL };
   static const char *const flops[] = { "bf16", "fp16", "fp8", "fp32", "tf32", NULL };
-  static const char *const eff[] = { "matmul", "matmul_fp8", "memory", "kernel_launch_s", NULL };
+  static const char *const eff[] = { "matmul", "matmul_fp8", "memory", "kernel_launch_s", "attention",
+                                     "attention_pytorch", NULL };
   static const char *const link[] = { "name", "bw_Bps", "latency_s", "efficiency", NULL };
   static const char *const link_names[] = { "intra_node", "inter_node" };
   JsonNode *n;
@@ -256,9 +257,15 @@ plx_cluster_new_from_json (JsonNode   *node,
   eff = plx_json_get_object (gpu, source, "cluster.gpu", "efficiency", TRUE, error);
   if (eff == NULL)
     return NULL;
-  c->kernel_launch_s = 0.0;
+  c->kernel_launch_s = c->attention_efficiency = c->attention_efficiency_pytorch = 0.0;
   if (!plx_json_get_double (eff, source, "cluster.gpu.efficiency", "kernel_launch_s", FALSE, 0.0, 1.0,
-                            &c->kernel_launch_s, error))
+                            &c->kernel_launch_s, error) ||
+      !plx_json_get_double (eff, source, "cluster.gpu.efficiency", "attention", FALSE, 0.01, 1.0,
+                            &c->attention_efficiency, error))
+    return NULL;
+  c->attention_efficiency_pytorch = c->attention_efficiency;
+  if (!plx_json_get_double (eff, source, "cluster.gpu.efficiency", "attention_pytorch", FALSE, 0.01, 1.0,
+                            &c->attention_efficiency_pytorch, error))
     return NULL;
   c->matmul_efficiency = parse_curve (eff, source, "cluster.gpu.efficiency", "matmul", error);
   if (c->matmul_efficiency == NULL)

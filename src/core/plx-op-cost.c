@@ -5,6 +5,8 @@
  * 2MNK FLOPs (Narayanan et al. 2021 §5.1) and moves (MK + KN + MN) elements; its
  * backward is two GEMMs of the same size, for the input and the weight gradient.
  * A kernel takes at least kernel_launch_s. */
+#include <math.h>
+
 #include "parallax/plx-op-cost.h"
 
 /* Achieved fraction of the dtype's peak for a GEMM of `flops`. An fp8 GEMM without a
@@ -217,16 +219,34 @@ attention_cost (const PlxOp           *op,
       cost->bwd_time_s = 2.0 * cost->fwd_time_s;
       break;
     case PLX_OP_ATTN_FLASH:
-      /* Both matmuls in one kernel that never writes the scores to HBM; backward
-       * recomputes Q K^T, so 2.5x the forward work (Dao et al. 2022 §3.1, Thm. 2). */
-      bytes = eb * heads * (2.0 * sq * d + 2.0 * skv * d);
-      cost->fwd_flops = 2.0 * flops;
-      cost->bwd_flops = 4.0 * flops;
-      cost->fwd_bytes = bytes;
-      cost->bwd_bytes = 2.0 * bytes;
-      cost->fwd_time_s = plx_gemm_time (c, gemm, 2.0 * flops, bytes);
-      cost->bwd_time_s = plx_gemm_time (c, gemm, 5.0 * flops, 2.0 * bytes);
-      break;
+      {
+        /* Both matmuls in one kernel that never writes the scores to HBM; backward
+         * recomputes Q K^T, so 2.5x the forward work (Dao et al. 2022 §3.1, Thm. 2).
+         * A causal kernel skips the key blocks wholly above the diagonal: of n x n
+         * tiles of 128 it computes n (n + 1) / 2 (Dao 2023, FlashAttention-2 §3.1.1;
+         * with context parallelism the load-balanced ring gives each rank the same
+         * share). The FLOPs reported stay the full matrix, as MFU counts them. */
+        double n = ceil (skv / 128.0), causal = (n + 1.0) / (2.0 * n);
+        double cap = ctx->eager ? c->attention_efficiency_pytorch : c->attention_efficiency;
+        double work = causal * flops;
+
+        bytes = eb * heads * (2.0 * sq * d + 2.0 * skv * d);
+        cost->fwd_flops = 2.0 * flops;
+        cost->bwd_flops = 4.0 * flops;
+        cost->fwd_bytes = bytes;
+        cost->bwd_bytes = 2.0 * bytes;
+        cost->fwd_time_s = plx_gemm_time (c, gemm, 2.0 * work, bytes);
+        cost->bwd_time_s = plx_gemm_time (c, gemm, 5.0 * work, 2.0 * bytes);
+        /* The kernel's own ceiling, below a GEMM's (softmax, masking and the online
+         * rescaling between its two matmuls), scaled with the GEMMs by calibration. */
+        if (cap > 0.0)
+          {
+            double rate = c->peak_flops[gemm] * cap * MIN (c->matmul_scale, 1.0);
+            cost->fwd_time_s = MAX (cost->fwd_time_s, 2.0 * work / rate);
+            cost->bwd_time_s = MAX (cost->bwd_time_s, 5.0 * work / rate);
+          }
+        break;
+      }
     default:
       g_assert_not_reached ();
     }

@@ -121,6 +121,24 @@ test_attention (void)
   plx_op_cost (find_op (m, "flash_attention"), &ctx, c, &cost);
   g_assert_cmpfloat (cost.fwd_flops, ==, 2.0 * 2.0 * 6 * 1024 * 1024 * 64);
   g_assert_cmpfloat (cost.bwd_flops, ==, 2.0 * cost.fwd_flops);
+  {
+    /* Causal: of the 8 x 8 tiles of 128 keys and queries it computes 8 x 9 / 2, 9/16
+     * of the reported FLOPs; compute-bound on the ideal GPU (its 3.1 MB of Q, K, V and
+     * output take 3.1 us, the work 9.1 us), backward 2.5x the forward work. */
+    const double work = 9.0 / 16.0 * 2.0 * 2.0 * 6 * 1024 * 1024 * 64;
+    g_assert_cmpfloat_with_epsilon (cost.fwd_time_s, work / 1e14, 1e-15);
+    g_assert_cmpfloat_with_epsilon (cost.bwd_time_s, 2.5 * work / 1e14, 1e-15);
+    /* The kernel's ceiling: at half the peak it takes twice as long; PyTorch's
+     * kernel has its own. */
+    c->attention_efficiency = 0.5;
+    c->attention_efficiency_pytorch = 0.25;
+    plx_op_cost (find_op (m, "flash_attention"), &ctx, c, &cost);
+    g_assert_cmpfloat_with_epsilon (cost.fwd_time_s, work / 0.5e14, 1e-15);
+    g_assert_cmpfloat_with_epsilon (cost.bwd_time_s, 2.5 * work / 0.5e14, 1e-15);
+    ctx.eager = TRUE;
+    plx_op_cost (find_op (m, "flash_attention"), &ctx, c, &cost);
+    g_assert_cmpfloat_with_epsilon (cost.fwd_time_s, work / 0.25e14, 1e-15);
+  }
 }
 
 static void

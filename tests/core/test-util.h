@@ -34,6 +34,7 @@ test_run (const PlxScenario *sc)
   "{ \"name\": \"ideal\", \"num_nodes\": " #nodes ", \"gpus_per_node\": 8," \
   "  \"gpu\": { \"name\": \"ideal\", \"peak_flops\": { \"bf16\": 1e14 }," \
   "           \"hbm_bytes\": 85899345920, \"hbm_bw_Bps\": 1e12," \
-  "           \"efficiency\": { \"matmul\": [[1, 1.0]], \"memory\": [[1, 1.0]], \"kernel_launch_s\": 0 } }," \
+  "           \"efficiency\": { \"matmul\": [[1, 1.0]], \"memory\": [[1, 1.0]], \"kernel_launch_s\": 0," \
+  "                           \"attention\": 1.0 } }," \
   "  \"intra_node\": { \"bw_Bps\": " #intra_bw ", \"latency_s\": 0, \"efficiency\": [[1, 1.0]] }," \
   "  \"inter_node\": { \"bw_Bps\": " #inter_bw ", \"latency_s\": 0, \"efficiency\": [[1, 1.0]] } }"
