@@ -19,6 +19,8 @@ typedef struct
   guint    ep;
   guint    experts;
   guint    experts_per_token;
+  double   moe_load;    /* routed tokens the busiest EP rank takes, over the even share
+                         * (plx_strategy_moe_load); 1 without experts */
   PlxDtype dtype;
   gboolean flash;       /* ATTN_FLASH ops are costed; unfused ops skipped (and vice versa) */
   gboolean eager;       /* memory-bound ops as PyTorch eager modules (PlxOp.eager_*) */

@@ -71,6 +71,13 @@ typedef struct
    * groups of this many data-parallel ranks and replicates across the groups;
    * 0 = over all of dp. */
   guint        shard_group_size;
+  /* Mixture of experts (docs/cost-model.md): each expert's buffer holds this many times
+   * its even share of the routed tokens and is computed and exchanged whole, tokens
+   * beyond it dropped (GShard, Switch Transformer); 0 = dropless (Megatron's default). */
+  double       moe_capacity_factor;
+  /* Dropless: the busiest expert-parallel rank's routed tokens over the mean, as a
+   * router log shows it; 0 = only what random routing gives (plx_strategy_moe_load). */
+  double       moe_load_imbalance;
   /* Layers per pipeline stage (per model chunk, pp*virtual_stages of them, with
    * interleaving), as given; NULL for an even split, or the balanced one when the
    * layers do not divide evenly or layers_per_stage_auto is set (plx-layer-split.h). */
@@ -120,6 +127,12 @@ guint64 plx_strategy_get_grad_bucket_bytes (const PlxStrategy *strategy);
 gboolean    plx_strategy_is_pytorch (const PlxStrategy *strategy);
 const char *plx_implementation_to_string (PlxImplementation implementation);
 
+/* How many times its even share of routed tokens the busiest expert-parallel rank
+ * computes and exchanges, for `routed` tokens per rank and micro-batch (tokens x top-k):
+ * the capacity factor, the stated imbalance, or the expected maximum of ep binomial
+ * loads; 1 without experts or expert parallelism. */
+double plx_strategy_moe_load (const PlxStrategy *s,
+                              double             routed);
 /* The ranks ZeRO shards over: shard_group_size, or dp. */
 guint plx_strategy_get_shard_size (const PlxStrategy *strategy);
 

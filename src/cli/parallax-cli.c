@@ -181,6 +181,18 @@ print_scenario_header (const PlxScenario *sc)
           chunks,
           plx_recompute_to_string (s->recompute), s->zero_stage, plx_dtype_to_string (s->dtype),
           s->sequence_parallel ? ", sequence parallel" : "");
+  if (sc->model->experts > 0)
+    {
+      double routed = (double) s->micro_batch_size * s->seq_length / s->cp * MAX (sc->model->experts_per_token, 1);
+      double load = plx_strategy_moe_load (s, routed);
+      const char *why = s->moe_capacity_factor > 0.0 ? "capacity factor, tokens beyond it dropped"
+                        : s->ep <= 1                  ? "one rank holds every expert"
+                        : s->moe_load_imbalance > 0.0 ? "stated imbalance"
+                                                      : "random routing, dropless";
+
+      printf ("Experts           top-%u of %u; the busiest rank computes %.3f x its even share (%s)\n",
+              sc->model->experts_per_token, sc->model->experts, load, why);
+    }
 }
 
 typedef struct

@@ -1,11 +1,12 @@
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "parallax/parallax.h"
 
 #include "plx-cli-overrides.h"
 
-typedef enum { FLAG_INT, FLAG_STRING, FLAG_BOOL_ON, FLAG_BOOL_OFF, FLAG_LAYERS } FlagType;
+typedef enum { FLAG_INT, FLAG_NUMBER, FLAG_STRING, FLAG_BOOL_ON, FLAG_BOOL_OFF, FLAG_LAYERS } FlagType;
 
 typedef struct
 {
@@ -31,6 +32,8 @@ static const StrategyFlag strategy_flags[] = {
   { "--zero-stage", "zero_stage", FLAG_INT, "ZeRO stage 0-3" },
   { "--shard-group-size", "shard_group_size", FLAG_INT, "hybrid sharding: ZeRO over groups of N data-parallel\n                           ranks, replicated across them" },
   { "--grad-bucket-bytes", "grad_bucket_bytes", FLAG_INT, "data-parallel gradient bucket size" },
+  { "--moe-capacity-factor", "moe_capacity_factor", FLAG_NUMBER, "expert buffers padded to X times the even share\n                           (tokens beyond dropped); default dropless" },
+  { "--moe-load-imbalance", "moe_load_imbalance", FLAG_NUMBER, "dropless: the busiest expert-parallel rank's tokens\n                           over the mean (default: random routing's)" },
   { "--schedule", "schedule", FLAG_STRING, "gpipe, 1f1b, interleaved-1f1b, zero-bubble-h1" },
   { "--recompute", "recompute", FLAG_STRING, "none, selective, full" },
   { "--dtype", "dtype", FLAG_STRING, "bf16, fp16, fp8, fp32" },
@@ -116,7 +119,8 @@ plx_cli_overrides_parse (PlxCliOverrides *o,
       const char *name = f < G_N_ELEMENTS (strategy_flags) ? strategy_flags[f].flag
                          : (const char *[]) { "--model", "--cluster", "--nodes" }[f - G_N_ELEMENTS (strategy_flags)];
       gboolean takes_value = f >= G_N_ELEMENTS (strategy_flags) ||
-                             strategy_flags[f].type == FLAG_INT || strategy_flags[f].type == FLAG_STRING ||
+                             strategy_flags[f].type == FLAG_INT || strategy_flags[f].type == FLAG_NUMBER ||
+                             strategy_flags[f].type == FLAG_STRING ||
                              strategy_flags[f].type == FLAG_LAYERS;
 
       if (!g_str_equal (flag, name))
@@ -152,6 +156,19 @@ plx_cli_overrides_parse (PlxCliOverrides *o,
                 return FALSE;
               json_object_set_int_member (o->strategy, sf->key, v);
               break;
+            case FLAG_NUMBER:
+              {
+                char *end = NULL;
+                double d = g_ascii_strtod (value, &end);
+                if (value[0] == '\0' || end == NULL || *end != '\0' || !isfinite (d))
+                  {
+                    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: \"%s\" is not a number", name,
+                                 value);
+                    return FALSE;
+                  }
+                json_object_set_double_member (o->strategy, sf->key, d);
+                break;
+              }
             case FLAG_STRING:
               json_object_set_string_member (o->strategy, sf->key, value);
               break;

@@ -29,6 +29,7 @@ plx_costing_init (PlxCosting        *cx,
   cx->ctx.ep = s->ep;
   cx->ctx.experts = MAX (model->experts, 1);
   cx->ctx.experts_per_token = MAX (model->experts_per_token, 1);
+  cx->ctx.moe_load = model->experts > 0 ? plx_strategy_moe_load (s, cx->ctx.tokens * cx->ctx.experts_per_token) : 1.0;
   cx->ctx.dtype = s->dtype;
   cx->ctx.flash = s->flash_attention;
   cx->ctx.eager = plx_strategy_is_pytorch (s);
@@ -219,7 +220,8 @@ half_comm (const PlxCosting *cx,
 
   if (half == PLX_HALF_MLP && m->experts > 0 && s->ep > 1)
     {
-      double a2a_bytes = cx->act_bytes * m->experts_per_token / (cx->ctx.sp ? s->tp : 1);
+      /* The busiest rank's share sets the exchange's pace (plx_strategy_moe_load). */
+      double a2a_bytes = cx->act_bytes * m->experts_per_token * cx->ctx.moe_load / (cx->ctx.sp ? s->tp : 1);
       double a2a = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_TO_ALL, &cx->ep_group, a2a_bytes);
       fwd += 2.0 * a2a;
       bwd += 2.0 * a2a;

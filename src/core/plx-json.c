@@ -271,7 +271,7 @@ plx_json_check_keys (JsonObject        *obj,
                      source, name, near);
       else
         {
-          g_autofree char *list = g_strjoinv (", ", (char **) known);
+          g_autofree char *list = g_strjoinv (" ", (char **) known);
           g_set_error (error, PLX_ERROR, PLX_ERROR_UNKNOWN_KEY, "%.200s: %.200s: unknown key (known: %s)", source,
                        name, list);
         }

@@ -245,6 +245,12 @@ build_llama_block (GArray         *ops,
       op->k = h;
       op->n = m->experts;
       op->params = h * m->experts;
+      /* Each routed row is copied into its expert's slot before the dispatch and back,
+       * scaled by its router weight, after the combine (the permutation and
+       * un-permutation around the experts, Gale et al. 2023, MegaBlocks §2): read and
+       * write h elements each way, forward and backward; only indices are kept. */
+      op = add_elementwise (ops, "token_permute", PLX_SPLIT_SEQ, 4.0 * h, 4.0 * h, 0.0);
+      op->expert = TRUE;
       add_swiglu_mlp (ops, m, TRUE);
     }
   else

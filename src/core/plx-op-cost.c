@@ -130,10 +130,11 @@ matmul_cost (const PlxOp           *op,
 
   if (op->expert)
     {
-      /* Balanced routing: the EP group's tokens x top_k spread evenly over all experts,
-       * so this rank's E/ep experts see tokens x top_k rows in all, in E/ep GEMMs. */
+      /* The EP group's tokens x top_k spread over all experts: this rank's E/ep
+       * experts see tokens x top_k rows in all on average, in E/ep GEMMs, and the
+       * busiest rank moe_load times that (capacity padding or imbalance). */
       kernels = (double) ctx->experts / ctx->ep;
-      tokens = tokens * ctx->experts_per_token / kernels;
+      tokens = tokens * ctx->experts_per_token * ctx->moe_load / kernels;
     }
   if (op->split == PLX_SPLIT_SEQ)
     {
@@ -260,7 +261,7 @@ plx_op_cost (const PlxOp           *op,
 {
   double eb = element_bytes (ctx->dtype);
   double width = op->per_score ? (double) ctx->heads * ctx->seq_kv : 1.0;
-  double tokens = op->expert ? ctx->tokens * ctx->experts_per_token : ctx->tokens;
+  double tokens = op->expert ? ctx->tokens * ctx->experts_per_token * ctx->moe_load : ctx->tokens;
   double units = tokens * width * share (op->split, ctx);
   double saved_units = tokens * width * share (op->saved_split, ctx);
 

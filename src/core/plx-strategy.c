@@ -1,3 +1,4 @@
+#include <math.h>
 #include <string.h>
 
 #include "parallax/plx-error.h"
@@ -114,7 +115,8 @@ get_degree (JsonObject *obj, const char *source, const char *key, guint *out, GE
 static const char *const strategy_keys[] = {
   "workload", "seq_length", "global_batch_size", "micro_batch_size", "dp", "tp", "pp", "cp", "ep",
   "virtual_stages", "layers_per_stage", "first_stage_layers", "last_stage_layers", "sequence_parallel", "schedule", "recompute", "zero_stage", "dtype",
-  "overlap_dp_comm", "overlap_tp_comm", "flash_attention", "grad_bucket_bytes", "implementation", "shard_group_size", NULL,
+  "overlap_dp_comm", "overlap_tp_comm", "flash_attention", "grad_bucket_bytes", "implementation", "shard_group_size",
+  "moe_capacity_factor", "moe_load_imbalance", NULL,
 };
 
 /* "layers_per_stage": [5, 6, ..., 5] or "auto". */
@@ -214,6 +216,19 @@ plx_strategy_new_from_json (JsonNode   *node,
       return NULL;
     s->shard_group_size = (guint) shard;
   }
+  /* A capacity below 1 drops most tokens by design; above 64 no router runs. */
+  if (!plx_json_get_double (obj, source, "strategy", "moe_capacity_factor", FALSE, 1.0, 64.0,
+                            &s->moe_capacity_factor, error) ||
+      !plx_json_get_double (obj, source, "strategy", "moe_load_imbalance", FALSE, 1.0, 64.0,
+                            &s->moe_load_imbalance, error))
+    return NULL;
+  if (s->moe_capacity_factor > 0.0 && s->moe_load_imbalance > 0.0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "%s: strategy.moe_load_imbalance: %g is for dropless routing, but moe_capacity_factor is %g",
+                   source, s->moe_load_imbalance, s->moe_capacity_factor);
+      return NULL;
+    }
   {
     guint64 first = 0, last = 0;
     if (!plx_json_get_uint (obj, source, "strategy", "first_stage_layers", FALSE, 1, MAX_LAYERS_PER_STAGE, &first, error) ||
@@ -486,6 +501,31 @@ const char *
 plx_implementation_to_string (PlxImplementation implementation)
 {
   return implementation_names[implementation];
+}
+
+double
+plx_strategy_moe_load (const PlxStrategy *s,
+                       double             routed)
+{
+  double ep = s->ep;
+
+  /* With capacity every expert's buffer is padded to it, on any number of ranks. */
+  if (s->moe_capacity_factor > 0.0)
+    return s->moe_capacity_factor;
+  /* Dropless, one rank holds all experts: its grouped GEMM takes all routed tokens
+   * however they spread. */
+  if (ep <= 1.0 || routed <= 0.0)
+    return 1.0;
+  if (s->moe_load_imbalance > 0.0)
+    return s->moe_load_imbalance;
+  /* Each of the ep * routed routed tokens goes to one rank's experts with chance 1/ep:
+   * a rank's load is binomial, mean routed, variance routed (1 - 1/ep); the busiest of
+   * ep such loads is about sqrt(2 ln ep) standard deviations above the mean (the
+   * maximum of n normal variables, Cramer 1946, Mathematical Methods of Statistics,
+   * §28.6). Routers trained with a balancing loss (Fedus et al. 2021, Switch
+   * Transformer §2.2) balance in expectation, not batch by batch, so this is the floor;
+   * expert-choice routing balances by construction (moe_load_imbalance 1). */
+  return 1.0 + sqrt (2.0 * log (ep)) * sqrt ((1.0 - 1.0 / ep) / routed);
 }
 
 guint

@@ -244,6 +244,45 @@ test_pytorch_implementation (void)
   g_assert_cmpfloat (re.step_time_s, >, rfu.step_time_s);
 }
 
+/* Mixtral on 8 ideal GPUs, one expert per rank, one micro-batch of 4096 tokens. */
+#define MIXTRAL_EP8(load_key) \
+  "{ \"model\": { \"preset\": \"mixtral-8x7b\" }," \
+  "  \"cluster\": " TEST_IDEAL_CLUSTER (1, 1e11, 1e10) "," \
+  "  \"strategy\": { \"seq_length\": 4096, \"global_batch_size\": 8, \"micro_batch_size\": 1," \
+  "                \"ep\": 8, " load_key " } }"
+
+static void
+test_moe_all_to_all (void)
+{
+  /* Each MoE layer dispatches and combines in forward and again in backward: four
+   * all-to-alls of tokens x top-k x hidden x 2 B = 4096 x 2 x 4096 x 2 = 64 MiB per
+   * rank, 7/8 of which leaves it at 100 GB/s: 0.5872 ms each, x 4 x 32 layers =
+   * 75.16 ms at capacity 1; capacity 2 pads every buffer to twice that. With tp 1
+   * the all-to-alls are the only model-parallel communication. */
+  g_autoptr (PlxScenario) one = test_scenario_from_string (MIXTRAL_EP8 ("\"moe_capacity_factor\": 1"));
+  g_autoptr (PlxScenario) two = test_scenario_from_string (MIXTRAL_EP8 ("\"moe_capacity_factor\": 2"));
+  g_autoptr (PlxScenario) fair = test_scenario_from_string (MIXTRAL_EP8 ("\"moe_load_imbalance\": 1"));
+  PlxReport r1 = test_run (one), r2 = test_run (two), rf = test_run (fair);
+  double a2a = 4096.0 * 2 * 4096 * 2 * 7.0 / 8.0 / 1e11;
+
+  g_assert_cmpfloat_with_epsilon (r1.time_s[PLX_TIME_TP_COMM], 4 * 32 * a2a, 1e-9);
+  g_assert_cmpfloat_with_epsilon (r2.time_s[PLX_TIME_TP_COMM], 2 * 4 * 32 * a2a, 1e-9);
+  /* Perfect balance is capacity 1 without the drops. */
+  g_assert_cmpfloat (rf.step_time_s, ==, r1.step_time_s);
+  /* The expert GEMMs double too: 3 GEMMs of 2 x 4096 x 14336 FLOPs per routed row,
+   * 8192 routed rows, forward and twice that backward, 32 layers, at 1e14 FLOP/s:
+   * 2.7703 s more; and the memory-bound work on the padded rows, at 1 TB/s: the
+   * SwiGLU (3 x 14336 elements forward, 5 x 14336 backward) and the permutation
+   * (4 x 4096 each way), 2 bytes each: 77.3 ms more. */
+  {
+    double gemms = 3.0 * 2 * 4096 * 14336 * 8192 * 3 * 32 / 1e14;
+    double rows = (8.0 * 14336 + 8.0 * 4096) * 2 * 8192 * 32 / 1e12;
+
+    g_assert_cmpfloat_with_epsilon (r2.time_s[PLX_TIME_COMPUTE] - r1.time_s[PLX_TIME_COMPUTE], gemms + rows, 1e-9);
+  }
+  g_assert_cmpfloat (r2.model_flops_per_step, ==, r1.model_flops_per_step);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -257,5 +296,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/analytic/dp-all-reduce", test_dp_all_reduce);
   g_test_add_func ("/core/analytic/free-communication", test_free_communication);
   g_test_add_func ("/core/analytic/overlap-tp-comm", test_overlap_tp_comm);
+  g_test_add_func ("/core/analytic/moe-all-to-all", test_moe_all_to_all);
   return g_test_run ();
 }

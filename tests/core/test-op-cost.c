@@ -40,6 +40,7 @@ context (guint tp, gboolean sp)
   ctx.ep = 1;
   ctx.experts = 1;
   ctx.experts_per_token = 1;
+  ctx.moe_load = 1.0;
   ctx.dtype = PLX_DTYPE_BF16;
   return ctx;
 }
@@ -158,6 +159,31 @@ test_expert (void)
   plx_op_cost (find_op (m, "expert_gate_up"), &ctx, c, &cost);
   g_assert_cmpfloat (cost.fwd_flops, ==, 2.0 * 1024 * 2 * 4096 * 2 * 14336);
   g_assert_cmpfloat (cost.params, ==, 2.0 * 4096 * 2 * 14336);
+}
+
+static void
+test_expert_load (void)
+{
+  /* The busiest rank of a capacity factor of 1.25 computes 1.25 x 1024 x 2 rows over
+   * its 2 experts, and keeps 1.25 times the activations; the ideal GPU takes 1.25
+   * times as long. The weights do not change. */
+  g_autoptr (PlxModel) m = plx_model_new_preset ("mixtral-8x7b", NULL);
+  g_autoptr (PlxCluster) c = ideal ();
+  PlxShardContext ctx = context (1, FALSE);
+  PlxOpCost even, busy;
+
+  ctx.heads = 32;
+  ctx.experts = 8;
+  ctx.experts_per_token = 2;
+  ctx.ep = 4;
+  plx_op_cost (find_op (m, "expert_gate_up"), &ctx, c, &even);
+  ctx.moe_load = 1.25;
+  plx_op_cost (find_op (m, "expert_gate_up"), &ctx, c, &busy);
+  g_assert_cmpfloat (busy.fwd_flops, ==, 1.25 * 2.0 * 1024 * 2 * 4096 * 2 * 14336);
+  g_assert_cmpfloat_with_epsilon (busy.fwd_time_s, busy.fwd_flops / 1e14, 1e-12);
+  g_assert_cmpfloat_with_epsilon (busy.fwd_time_s / even.fwd_time_s, 1.25, 1e-12);
+  g_assert_cmpfloat_with_epsilon (busy.saved_bytes / even.saved_bytes, 1.25, 1e-12);
+  g_assert_cmpfloat (busy.params, ==, even.params);
 }
 
 static void
@@ -293,6 +319,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/op-cost/memory-bound", test_memory_bound);
   g_test_add_func ("/core/op-cost/attention", test_attention);
   g_test_add_func ("/core/op-cost/expert", test_expert);
+  g_test_add_func ("/core/op-cost/expert-load", test_expert_load);
   g_test_add_func ("/core/op-cost/kernel-floor", test_kernel_floor);
   g_test_add_func ("/core/op-cost/fp8", test_fp8);
   g_test_add_func ("/core/op-cost/eager-rmsnorm", test_eager_rmsnorm);

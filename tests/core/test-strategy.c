@@ -2,6 +2,7 @@
  * plx_strategy_resolve (FORMATS.md §1, strategy), through plx_scenario_new_from_json
  * as a scenario file would reach them. Every error must carry the PLX_ERROR domain,
  * a specific code, and a message naming the key and the offending value. */
+#include <math.h>
 #include <string.h>
 
 #include "parallax/parallax.h"
@@ -460,6 +461,53 @@ test_ep_dp (void)
 }
 
 static void
+test_moe_keys (void)
+{
+  /* Both keys describe the busiest rank's load, one with drops and one without. */
+  EXPECT_ERROR (MIXTRAL, A100_8,
+                "{\"ep\": 8, \"moe_capacity_factor\": 1.25, \"moe_load_imbalance\": 1.1,"
+                " \"seq_length\": 4096, \"global_batch_size\": 8}",
+                PLX_ERROR_INCONSISTENT, "strategy.moe_load_imbalance: 1.1", "moe_capacity_factor is 1.25");
+  EXPECT_ERROR (MIXTRAL, A100_8, "{\"ep\": 8, \"moe_capacity_factor\": 0.5, \"seq_length\": 4096, \"global_batch_size\": 8}",
+                PLX_ERROR_INVALID_VALUE, "strategy.moe_capacity_factor", "0.5");
+  EXPECT_ERROR (MIXTRAL, A100_8, "{\"ep\": 8, \"moe_load_imbalance\": 65, \"seq_length\": 4096, \"global_batch_size\": 8}",
+                PLX_ERROR_INVALID_VALUE, "strategy.moe_load_imbalance", "65");
+  EXPECT_ERROR (MIXTRAL, A100_8, "{\"ep\": 8, \"moe_capacity_factor\": \"high\", \"seq_length\": 4096, \"global_batch_size\": 8}",
+                PLX_ERROR_PARSE, "strategy.moe_capacity_factor", "\"high\"");
+}
+
+static void
+test_moe_load (void)
+{
+  g_autoptr (PlxScenario) sc = expect_ok (MIXTRAL, A100_8, "{\"ep\": 8, \"seq_length\": 4096, \"global_batch_size\": 8}");
+  PlxStrategy *s;
+
+  if (sc == NULL)
+    return;
+  s = sc->strategy;
+  /* Random top-2 routing of 4096 tokens per rank over 8 ranks: 8192 routed tokens per
+   * rank, binomial variance 8192 x 7/8 = 7168, sd 84.66; the busiest of 8 is
+   * sqrt(2 ln 8) = 2.0393 sd above the mean: 1 + 2.0393 x 84.66 / 8192 = 1.02108. */
+  g_assert_cmpfloat_with_epsilon (plx_strategy_moe_load (s, 8192.0), 1.02108, 1e-5);
+  /* More tokens even it out: at 128 times as many, the excess is sqrt(128) smaller. */
+  g_assert_cmpfloat_with_epsilon (plx_strategy_moe_load (s, 8192.0 * 128) - 1.0, 0.02108 / sqrt (128.0), 1e-6);
+  /* A stated imbalance replaces the random-routing floor; a capacity factor pads
+   * every buffer to it. */
+  s->moe_load_imbalance = 1.3;
+  g_assert_cmpfloat (plx_strategy_moe_load (s, 8192.0), ==, 1.3);
+  s->moe_load_imbalance = 0.0;
+  s->moe_capacity_factor = 1.25;
+  g_assert_cmpfloat (plx_strategy_moe_load (s, 8192.0), ==, 1.25);
+  /* Dropless on one rank: all experts are its own, the grouped GEMM takes every
+   * routed token however they spread. A capacity still pads there. */
+  s->ep = 1;
+  g_assert_cmpfloat (plx_strategy_moe_load (s, 8192.0), ==, 1.25);
+  s->moe_capacity_factor = 0.0;
+  s->moe_load_imbalance = 1.3;
+  g_assert_cmpfloat (plx_strategy_moe_load (s, 8192.0), ==, 1.0);
+}
+
+static void
 test_fp8_a100 (void)
 {
   EXPECT_ERROR (GPT3, A100_64, "{\"tp\": 8, \"pp\": 8, \"dtype\": \"fp8\", \"global_batch_size\": 64}",
@@ -769,6 +817,8 @@ main (int argc, char **argv)
   g_test_add_func ("/strategy/error/sequence-parallel-split", test_sequence_parallel_split);
   g_test_add_func ("/strategy/error/ep-dense", test_ep_dense);
   g_test_add_func ("/strategy/error/ep-experts", test_ep_experts);
+  g_test_add_func ("/strategy/error/moe-keys", test_moe_keys);
+  g_test_add_func ("/strategy/moe-load", test_moe_load);
   g_test_add_func ("/strategy/error/ep-dp", test_ep_dp);
   g_test_add_func ("/strategy/error/fp8-a100", test_fp8_a100);
   g_test_add_func ("/strategy/error/inference", test_inference);
