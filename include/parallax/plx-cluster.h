@@ -40,6 +40,17 @@ typedef struct
    * PyTorch code; 0: no cap beyond the matmul curve. */
   double   attention_efficiency;
   double   attention_efficiency_pytorch;
+  /* Power and clock (docs/cost-model.md, "Power caps and locked clocks"): the board
+   * power the curves were measured at, the cap it runs under, the power it draws
+   * whatever the clock (leakage, HBM, board), the boost clock the curves ran at and a
+   * locked clock; 0 where not given. compute_clock_factor: the tensor cores' clock
+   * under these, over the clock the curves ran at (1: as measured). */
+  double   tdp_w;
+  double   power_limit_w;
+  double   static_power_w;
+  double   boost_clock_mhz;
+  double   clock_mhz;
+  double   compute_clock_factor;
   /* Calibration (parallax-cli calibrate, docs/calibration.md): factors on the
    * measured matmul and memory curves (capped at 1), and a fixed time per block and
    * forward pass (twice that in backward); 1, 1 and 0 unless fitted. overlap_slowdown:
@@ -62,6 +73,13 @@ PlxCluster *plx_cluster_new_preset (const char *name,
 PlxCluster *plx_cluster_copy (const PlxCluster *cluster);
 void        plx_cluster_free (PlxCluster *cluster);
 guint       plx_cluster_get_n_gpus (const PlxCluster *cluster);
+/* The tensor cores' clock under a power cap and a locked clock, over the clock at the
+ * board's full power and boost clock, at which the efficiency curves were measured. */
+double      plx_cluster_clock_factor (double tdp_w,
+                                      double power_limit_w,
+                                      double static_power_w,
+                                      double boost_clock_mhz,
+                                      double clock_mhz);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxCluster, plx_cluster_free)
 

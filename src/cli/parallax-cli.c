@@ -174,6 +174,20 @@ print_scenario_header (const PlxScenario *sc)
           plx_model_get_n_params (sc->model) / 1e9, sc->model->n_layers);
   printf ("Cluster           %s: %u x %u %s\n", sc->cluster->name, sc->cluster->num_nodes,
           sc->cluster->gpus_per_node, sc->cluster->gpu_name);
+  if (sc->cluster->compute_clock_factor < 1.0)
+    {
+      const PlxCluster *c = sc->cluster;
+      g_autofree char *cap = c->power_limit_w > 0.0 && c->power_limit_w < c->tdp_w
+                               ? g_strdup_printf ("capped at %.0f W of %.0f W", c->power_limit_w, c->tdp_w)
+                               : g_strdup ("");
+      g_autofree char *lock = c->clock_mhz > 0.0 && c->clock_mhz < c->boost_clock_mhz
+                                ? g_strdup_printf ("clock locked at %.0f MHz of %.0f MHz", c->clock_mhz,
+                                                   c->boost_clock_mhz)
+                                : g_strdup ("");
+
+      printf ("                  %s%s%s: tensor cores at %.1f %% of full speed\n", cap,
+              cap[0] != '\0' && lock[0] != '\0' ? ", " : "", lock, 100.0 * c->compute_clock_factor);
+    }
   printf ("Strategy          dp %u, tp %u, pp %u, cp %u, ep %u; micro-batch %" G_GUINT64_FORMAT
           ", global batch %" G_GUINT64_FORMAT ", sequence %" G_GUINT64_FORMAT "\n",
           s->dp, s->tp, s->pp, s->cp, s->ep, s->micro_batch_size, s->global_batch_size, s->seq_length);

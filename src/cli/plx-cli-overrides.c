@@ -49,12 +49,17 @@ static const StrategyFlag strategy_flags[] = {
   { "--no-overlap-tp-comm", "overlap_tp_comm", FLAG_BOOL_OFF, NULL },
 };
 
+/* Flags beside the strategy's, each taking a value. */
+static const char *const other_flags[] = { "--model", "--cluster", "--nodes", "--power-limit", "--gpu-clock" };
+
 struct _PlxCliOverrides
 {
   JsonObject *strategy;
   char       *model;
   char       *cluster;
   gint64      nodes;   /* 0 = not given */
+  double      power_limit_w;  /* cluster.gpu.power_limit_w; 0 = not given */
+  double      clock_mhz;      /* cluster.gpu.clock_mhz; 0 = not given */
 };
 
 PlxCliOverrides *
@@ -114,10 +119,10 @@ plx_cli_overrides_parse (PlxCliOverrides *o,
   *consumed = FALSE;
   flag = eq ? g_strndup (arg, eq - arg) : g_strdup (arg);
 
-  for (guint f = 0; f < G_N_ELEMENTS (strategy_flags) + 3; f++)
+  for (guint f = 0; f < G_N_ELEMENTS (strategy_flags) + G_N_ELEMENTS (other_flags); f++)
     {
       const char *name = f < G_N_ELEMENTS (strategy_flags) ? strategy_flags[f].flag
-                         : (const char *[]) { "--model", "--cluster", "--nodes" }[f - G_N_ELEMENTS (strategy_flags)];
+                                                           : other_flags[f - G_N_ELEMENTS (strategy_flags)];
       gboolean takes_value = f >= G_N_ELEMENTS (strategy_flags) ||
                              strategy_flags[f].type == FLAG_INT || strategy_flags[f].type == FLAG_NUMBER ||
                              strategy_flags[f].type == FLAG_STRING ||
@@ -208,6 +213,20 @@ plx_cli_overrides_parse (PlxCliOverrides *o,
         {
           g_free (o->cluster);
           o->cluster = g_strdup (value);
+        }
+      else if (g_str_equal (name, "--power-limit") || g_str_equal (name, "--gpu-clock"))
+        {
+          gboolean power = g_str_equal (name, "--power-limit");
+          char *end = NULL;
+          double d = g_ascii_strtod (value, &end);
+
+          if (value[0] == '\0' || end == NULL || *end != '\0' || !isfinite (d) || d <= 0.0)
+            {
+              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: \"%s\" is not a positive number of %s",
+                           name, value, power ? "watts" : "MHz");
+              return FALSE;
+            }
+          *(power ? &o->power_limit_w : &o->clock_mhz) = d;
         }
       else
         {
@@ -314,6 +333,25 @@ plx_cli_overrides_apply (PlxCliOverrides *o,
       resize = TRUE;
     }
 
+  if (o->power_limit_w > 0.0 || o->clock_mhz > 0.0)
+    {
+      JsonNode *cnode = json_object_get_member (root, "cluster");
+      if (cnode != NULL && JSON_NODE_HOLDS_OBJECT (cnode))
+        {
+          JsonObject *c = json_node_get_object (cnode);
+          JsonNode *gnode = json_object_get_member (c, "gpu");
+          JsonObject *gpu;
+
+          if (gnode == NULL || !JSON_NODE_HOLDS_OBJECT (gnode))
+            json_object_set_object_member (c, "gpu", json_object_new ());
+          gpu = json_object_get_object_member (c, "gpu");
+          if (o->power_limit_w > 0.0)
+            json_object_set_double_member (gpu, "power_limit_w", o->power_limit_w);
+          if (o->clock_mhz > 0.0)
+            json_object_set_double_member (gpu, "clock_mhz", o->clock_mhz);
+        }
+    }
+
   /* Changing the model-parallel degrees or the GPU count re-derives dp unless --dp
    * was given too: the file's dp belonged to its own cluster and degrees. */
   if (resize && !json_object_has_member (o->strategy, "dp"))
@@ -344,6 +382,7 @@ plx_cli_overrides_print_help (GString *out)
       g_autofree char *usage = sf->type == FLAG_INT ? g_strdup_printf ("%s N", sf->flag)
                              : sf->type == FLAG_STRING ? g_strdup_printf ("%s NAME", sf->flag)
                              : sf->type == FLAG_LAYERS ? g_strdup_printf ("%s L,L,..", sf->flag)
+                             : sf->type == FLAG_NUMBER ? g_strdup_printf ("%s X", sf->flag)
                                                        : g_strdup (sf->flag);
       if (sf->help == NULL)
         continue;
@@ -353,4 +392,6 @@ plx_cli_overrides_print_help (GString *out)
   g_string_append (out, "  --model PRESET|PATH      a model preset or a Hugging Face config.json\n");
   g_string_append (out, "  --cluster PRESET|PATH    a cluster preset or cluster JSON file\n");
   g_string_append (out, "  --nodes N                number of nodes of the cluster\n");
+  g_string_append (out, "  --power-limit W          cap each GPU's board power (nvidia-smi -pl)\n");
+  g_string_append (out, "  --gpu-clock MHZ          lock each GPU's SM clock (nvidia-smi -lgc)\n");
 }

@@ -1,3 +1,5 @@
+#include <math.h>
+
 #include "parallax/plx-cluster.h"
 #include "parallax/plx-error.h"
 #include "parallax/plx-json.h"
@@ -136,7 +138,8 @@ check_cluster_keys (JsonObject *obj, const char *source, GError **error)
                                              "overlap_slowdown", "fitted_on", "carried_over_from", "engine", "cases",
                                              NULL };
   static const char *const gpu[] = { "name", "peak_flops", "hbm_bytes", "hbm_bw_Bps", "reserved_bytes",
-                                     "efficiency", NULL };
+                                     "efficiency", "tdp_w", "power_limit_w", "static_power_w", "boost_clock_mhz",
+                                     "clock_mhz", NULL };
   static const char *const flops[] = { "bf16", "fp16", "fp8", "fp32", "tf32", NULL };
   static const char *const eff[] = { "matmul", "matmul_fp8", "memory", "kernel_launch_s", "attention",
                                      "attention_pytorch", NULL };
@@ -169,6 +172,94 @@ check_cluster_keys (JsonObject *obj, const char *source, GError **error)
       if (n != NULL && JSON_NODE_HOLDS_OBJECT (n) && !plx_json_check_keys (json_node_get_object (n), source, path, link, error))
         return FALSE;
     }
+  return TRUE;
+}
+
+double
+plx_cluster_clock_factor (double tdp_w,
+                          double power_limit_w,
+                          double static_power_w,
+                          double boost_clock_mhz,
+                          double clock_mhz)
+{
+  double power = 1.0, clock = 1.0;
+
+  /* CMOS dynamic power is activity x switched capacitance x V^2 x f, and DVFS lowers
+   * the voltage with the clock, V ~ f, so the power above the static part goes as f^3
+   * (Kim et al. 2003, "Leakage current: Moore's law meets static power", IEEE
+   * Computer 36(12): dynamic and static power). A GEMM-bound kernel at the board's full power runs at
+   * the clock the curves were measured at; under a cap the firmware lowers the clock
+   * until dynamic power fits: f / f_full = ((cap - static) / (tdp - static))^(1/3).
+   * Memory-bound kernels draw far less (H200 decode: 137-300 W of 700 W, Ma et al.
+   * 2026, arXiv 2605.11999 §1) and keep their pace. */
+  if (tdp_w > 0.0 && power_limit_w > 0.0 && power_limit_w < tdp_w)
+    power = cbrt ((power_limit_w - static_power_w) / (tdp_w - static_power_w));
+  /* A locked clock (nvidia-smi --lock-gpu-clocks) is the ceiling, whatever the power. */
+  if (boost_clock_mhz > 0.0 && clock_mhz > 0.0 && clock_mhz < boost_clock_mhz)
+    clock = clock_mhz / boost_clock_mhz;
+  return MIN (power, clock);
+}
+
+/* gpu.tdp_w, power_limit_w, static_power_w, boost_clock_mhz, clock_mhz: each cap needs
+ * the value it is a fraction of. */
+static gboolean
+parse_power (JsonObject *gpu,
+             const char *source,
+             PlxCluster *c,
+             GError    **error)
+{
+  const char *const path = "cluster.gpu";
+
+  c->tdp_w = c->power_limit_w = c->static_power_w = c->boost_clock_mhz = c->clock_mhz = 0.0;
+  if (!plx_json_get_double (gpu, source, path, "tdp_w", FALSE, 1.0, 100000.0, &c->tdp_w, error) ||
+      !plx_json_get_double (gpu, source, path, "static_power_w", FALSE, 0.0, 100000.0, &c->static_power_w, error) ||
+      !plx_json_get_double (gpu, source, path, "power_limit_w", FALSE, 1.0, 100000.0, &c->power_limit_w, error) ||
+      !plx_json_get_double (gpu, source, path, "boost_clock_mhz", FALSE, 1.0, 100000.0, &c->boost_clock_mhz, error) ||
+      !plx_json_get_double (gpu, source, path, "clock_mhz", FALSE, 1.0, 100000.0, &c->clock_mhz, error))
+    return FALSE;
+  if (c->tdp_w > 0.0 && c->static_power_w >= c->tdp_w)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "%s: %s.static_power_w: %g W is not below %s.tdp_w = %g W", source, path, c->static_power_w, path,
+                   c->tdp_w);
+      return FALSE;
+    }
+  if (c->power_limit_w > 0.0)
+    {
+      if (c->tdp_w <= 0.0)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY,
+                       "%s: %s.power_limit_w: %g W needs %s.tdp_w, the board power the efficiency curves were measured at",
+                       source, path, c->power_limit_w, path);
+          return FALSE;
+        }
+      if (c->power_limit_w > c->tdp_w || c->power_limit_w <= c->static_power_w)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                       "%s: %s.power_limit_w: %g W is outside %g W (static_power_w) to %g W (tdp_w)", source, path,
+                       c->power_limit_w, c->static_power_w, c->tdp_w);
+          return FALSE;
+        }
+    }
+  if (c->clock_mhz > 0.0)
+    {
+      if (c->boost_clock_mhz <= 0.0)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY,
+                       "%s: %s.clock_mhz: %g MHz needs %s.boost_clock_mhz, the clock the efficiency curves ran at",
+                       source, path, c->clock_mhz, path);
+          return FALSE;
+        }
+      if (c->clock_mhz > c->boost_clock_mhz)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                       "%s: %s.clock_mhz: %g MHz is above boost_clock_mhz = %g MHz", source, path, c->clock_mhz,
+                       c->boost_clock_mhz);
+          return FALSE;
+        }
+    }
+  c->compute_clock_factor = plx_cluster_clock_factor (c->tdp_w, c->power_limit_w, c->static_power_w,
+                                                      c->boost_clock_mhz, c->clock_mhz);
   return TRUE;
 }
 
@@ -235,6 +326,8 @@ plx_cluster_new_from_json (JsonNode   *node,
                    source, reserved, hbm);
       return NULL;
     }
+  if (!parse_power (gpu, source, c, error))
+    return NULL;
   c->gpu_name = g_strdup (gpu_name);
   c->hbm_bytes = hbm;
   c->reserved_bytes = reserved;

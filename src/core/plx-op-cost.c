@@ -34,8 +34,9 @@ matmul_efficiency (const PlxCluster *c,
       scale = c->peak_flops[PLX_DTYPE_BF16] > 0.0 ? c->peak_flops[PLX_DTYPE_BF16] / c->peak_flops[PLX_DTYPE_FP8] : 1.0;
       eff = plx_curve_eval (c->matmul_efficiency, flops * MIN (scale, 1.0));
     }
-  /* A calibrated cluster scales the measured curve (docs/calibration.md). */
-  return MIN (1.0, eff * c->matmul_scale);
+  /* A calibrated cluster scales the measured curve (docs/calibration.md); a power cap
+   * or locked clock slows the tensor cores below the clock it was measured at. */
+  return MIN (1.0, eff * c->matmul_scale) * c->compute_clock_factor;
 }
 
 /* Achieved fraction of HBM bandwidth, with a calibrated cluster's factor. */
@@ -242,7 +243,7 @@ attention_cost (const PlxOp           *op,
          * rescaling between its two matmuls), scaled with the GEMMs by calibration. */
         if (cap > 0.0)
           {
-            double rate = c->peak_flops[gemm] * cap * MIN (c->matmul_scale, 1.0);
+            double rate = c->peak_flops[gemm] * cap * MIN (c->matmul_scale, 1.0) * c->compute_clock_factor;
             cost->fwd_time_s = MAX (cost->fwd_time_s, 2.0 * work / rate);
             cost->bwd_time_s = MAX (cost->bwd_time_s, 5.0 * work / rate);
           }

@@ -576,6 +576,47 @@ test_simulate_nodes_override (void)
 }
 
 static void
+test_simulate_power_limit (void)
+{
+  g_auto (CliRun) full = { 0 };
+  g_auto (CliRun) capped = { 0 };
+  g_auto (CliRun) bad = { 0 };
+  g_auto (CliRun) locked = { 0 };
+  g_autoptr (JsonNode) a = NULL, b = NULL;
+
+  /* The default A100s (400 W, 90 W static) capped at 300 W: tensor cores at
+   * (210/310)^(1/3) = 87.8 % of full speed. */
+  RUN_CLI (&capped, "simulate", "--power-limit", "300");
+  assert_success (&capped);
+  g_assert_nonnull (strstr (capped.out, "capped at 300 W of 400 W: tensor cores at 87.8 % of full speed"));
+  RUN_CLI (&locked, "simulate", "--gpu-clock", "1128");
+  assert_success (&locked);
+  g_assert_nonnull (strstr (locked.out, "clock locked at 1128 MHz of 1410 MHz: tensor cores at 80.0 % of full speed"));
+
+  /* Only the GEMMs slow down: the step grows, by less than 1/0.878. */
+  RUN_CLI (&full, "simulate", "--json");
+  g_clear_pointer (&capped.out, g_free);
+  g_clear_pointer (&capped.err, g_free);
+  RUN_CLI (&capped, "simulate", "--power-limit", "300", "--json");
+  assert_success (&full);
+  assert_success (&capped);
+  a = parse_stdout (&full);
+  b = parse_stdout (&capped);
+  if (a == NULL || b == NULL)
+    return;
+  {
+    double ta = json_object_get_double_member (json_node_get_object (a), "step_time_s");
+    double tb = json_object_get_double_member (json_node_get_object (b), "step_time_s");
+
+    g_assert_cmpfloat (tb, >, ta * 1.05);
+    g_assert_cmpfloat (tb, <, ta / cbrt (210.0 / 310.0));
+  }
+
+  RUN_CLI (&bad, "simulate", "--power-limit", "500");
+  ASSERT_FAILURE (&bad, 1, "cluster.gpu.power_limit_w: 500 W", "400 W (tdp_w)");
+}
+
+static void
 test_simulate_model_preset (void)
 {
   g_auto (CliRun) text = { 0 };
@@ -2521,6 +2562,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/simulate/tp-override", test_simulate_tp_override);
   g_test_add_func ("/cli/simulate/tp-equals-form", test_simulate_tp_equals_form);
   g_test_add_func ("/cli/simulate/nodes-override", test_simulate_nodes_override);
+  g_test_add_func ("/cli/simulate/power-limit", test_simulate_power_limit);
   g_test_add_func ("/cli/simulate/model-preset", test_simulate_model_preset);
   g_test_add_func ("/cli/simulate/model-interleaved-pp1", test_simulate_model_interleaved_pp1);
   g_test_add_func ("/cli/simulate/model-hf-config", test_simulate_model_hf_config);

@@ -2,6 +2,7 @@
  * inline Hugging Face configs, overrides, hf_config files, and hostile input. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -986,6 +987,49 @@ test_cluster_errors (void)
 }
 
 static void
+test_cluster_power (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxCluster) stock = load_cluster ("{\"preset\": \"dgx-h100-80gb\"}", &error);
+  g_autoptr (PlxCluster) capped = NULL, locked = NULL, both = NULL;
+
+  g_assert_no_error (error);
+  /* At full power and boost the curves hold as measured. */
+  g_assert_cmpfloat (stock->compute_clock_factor, ==, 1.0);
+  /* H100 capped at 500 W of 700, 150 W static: the dynamic 350 W of 550 W runs the
+   * clock at the cube root of 0.6364, 0.8601. */
+  capped = load_cluster ("{\"preset\": \"dgx-h100-80gb\", \"gpu\": {\"power_limit_w\": 500}}", &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (capped->compute_clock_factor, 0.860139, 1e-6);
+  /* Locked at 1584 MHz of 1980: 0.8, below what the full 700 W allows. */
+  locked = load_cluster ("{\"preset\": \"dgx-h100-80gb\", \"gpu\": {\"clock_mhz\": 1584}}", &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (locked->compute_clock_factor, 0.8, 1e-12);
+  /* Both: the lower ceiling holds. */
+  both = load_cluster ("{\"preset\": \"dgx-h100-80gb\", \"gpu\": {\"clock_mhz\": 1900, \"power_limit_w\": 500}}", &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (both->compute_clock_factor, 0.860139, 1e-6);
+  g_assert_cmpfloat_with_epsilon (plx_cluster_clock_factor (400, 325, 90, 1410, 0), cbrt (235.0 / 310.0), 1e-15);
+
+  CLUSTER_ERROR ("{\"preset\": \"dgx-h100-80gb\", \"gpu\": {\"power_limit_w\": 800}}", PLX_ERROR_INVALID_VALUE,
+                 "cluster.gpu.power_limit_w: 800 W", "150 W (static_power_w) to 700 W (tdp_w)");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-h100-80gb\", \"gpu\": {\"power_limit_w\": 100}}", PLX_ERROR_INVALID_VALUE,
+                 "cluster.gpu.power_limit_w: 100 W");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-h100-80gb\", \"gpu\": {\"static_power_w\": 700}}", PLX_ERROR_INCONSISTENT,
+                 "cluster.gpu.static_power_w: 700 W is not below cluster.gpu.tdp_w = 700 W");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-h100-80gb\", \"gpu\": {\"clock_mhz\": 2100}}", PLX_ERROR_INVALID_VALUE,
+                 "cluster.gpu.clock_mhz: 2100 MHz is above boost_clock_mhz = 1980 MHz");
+  CLUSTER_ERROR ("{\"preset\": \"dgx-h100-80gb\", \"gpu\": {\"clock_mhz\": -5}}", PLX_ERROR_INVALID_VALUE,
+                 "cluster.gpu.clock_mhz: -5");
+  CLUSTER_ERROR (INLINE_CLUSTER (", \"power_limit_w\": 300", GOOD_EFF), PLX_ERROR_MISSING_KEY,
+                 "cluster.gpu.power_limit_w: 300 W needs cluster.gpu.tdp_w");
+  CLUSTER_ERROR (INLINE_CLUSTER (", \"clock_mhz\": 1000", GOOD_EFF), PLX_ERROR_MISSING_KEY,
+                 "cluster.gpu.clock_mhz: 1000 MHz needs cluster.gpu.boost_clock_mhz");
+  CLUSTER_ERROR (INLINE_CLUSTER (", \"tdp_w\": \"high\"", GOOD_EFF), PLX_ERROR_PARSE,
+                 "cluster.gpu.tdp_w: \"high\" is not a number");
+}
+
+static void
 test_cluster_presets_all_load (void)
 {
   g_auto (GStrv) names = plx_presets_list (PLX_PRESET_CLUSTER);
@@ -1351,6 +1395,7 @@ main (int argc, char **argv)
   g_test_add_func ("/loaders/cluster/default-calibration", test_cluster_default_calibration);
   g_test_add_func ("/loaders/cluster/curve-too-long", test_cluster_curve_too_long);
   g_test_add_func ("/loaders/cluster/errors", test_cluster_errors);
+  g_test_add_func ("/loaders/cluster/power", test_cluster_power);
   g_test_add_func ("/loaders/cluster/presets-all-load", test_cluster_presets_all_load);
   g_test_add_func ("/loaders/cluster/copy", test_cluster_copy);
 

@@ -77,6 +77,26 @@ test_matmul_roofline (void)
 }
 
 static void
+test_power_cap (void)
+{
+  /* A GPU of 700 W with 150 W static, capped at 500 W: the tensor cores run at
+   * (350/550)^(1/3) = 0.8601 of their clock, so GPT-2's QKV GEMM (compute-bound,
+   * 36.24 us at full clock) takes 36.24 / 0.8601 = 42.13 us; the LayerNorm
+   * (memory-bound) keeps its 3.15 us. */
+  g_autoptr (PlxModel) m = plx_model_new_preset ("gpt2", NULL);
+  g_autoptr (PlxCluster) c = ideal ();
+  PlxShardContext ctx = context (1, FALSE);
+  PlxOpCost cost;
+
+  c->compute_clock_factor = plx_cluster_clock_factor (700, 500, 150, 0, 0);
+  plx_op_cost (find_op (m, "qkv_proj"), &ctx, c, &cost);
+  g_assert_cmpfloat_with_epsilon (cost.fwd_time_s, 2.0 * 1024 * 768 * 2304 / 1e14 / cbrt (350.0 / 550.0), 1e-15);
+  g_assert_cmpfloat_with_epsilon (cost.fwd_time_s, 42.13e-6, 0.01e-6);
+  plx_op_cost (find_op (m, "ln_1"), &ctx, c, &cost);
+  g_assert_cmpfloat_with_epsilon (cost.fwd_time_s, 2.0 * 2.0 * 1024 * 768 / 1e12, 1e-18);
+}
+
+static void
 test_memory_bound (void)
 {
   g_autoptr (PlxModel) m = plx_model_new_preset ("gpt2", NULL);
@@ -317,6 +337,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/core/op-cost/matmul-roofline", test_matmul_roofline);
   g_test_add_func ("/core/op-cost/memory-bound", test_memory_bound);
+  g_test_add_func ("/core/op-cost/power-cap", test_power_cap);
   g_test_add_func ("/core/op-cost/attention", test_attention);
   g_test_add_func ("/core/op-cost/expert", test_expert);
   g_test_add_func ("/core/op-cost/expert-load", test_expert_load);
