@@ -12,7 +12,12 @@ struct _PlxCurve
   double     *log_x;  /* log2 of the sizes (glibc's log2 is much faster than log10), strictly increasing */
   double     *x;
   double     *y;
-  gsl_interp *interp; /* read-only after init: gsl_interp_eval is reentrant */
+  /* The interpolant as one cubic per interval, y[i] + c dx + b dx^2 + a dx^3 with
+   * dx = log2(x) - log_x[i], read off GSL's at init: evaluating it inline is a
+   * fifth of the analytical engine's time less than gsl_interp_eval (bench-analytic). */
+  double     *a;
+  double     *b;
+  double     *c;
 };
 
 PlxCurve *
@@ -65,15 +70,32 @@ plx_curve_new (const double *x,
     {
       /* Steffen's method is monotone between points: no overshoot above a measured
        * efficiency, which a cubic spline would produce near a knee. */
+      gsl_interp *interp;
+
       type = n >= gsl_interp_type_min_size (gsl_interp_steffen) ? gsl_interp_steffen
                                                                 : gsl_interp_linear;
-      curve->interp = gsl_interp_alloc (type, n);
-      if (gsl_interp_init (curve->interp, curve->log_x, curve->y, n) != GSL_SUCCESS)
+      interp = gsl_interp_alloc (type, n);
+      if (gsl_interp_init (interp, curve->log_x, curve->y, n) != GSL_SUCCESS)
         {
+          gsl_interp_free (interp);
           g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
                        "the efficiency curve could not be interpolated");
           return NULL;
         }
+      curve->a = g_new0 (double, n);
+      curve->b = g_new0 (double, n);
+      curve->c = g_new0 (double, n);
+      for (gsize i = 0; i + 1 < n; i++)
+        {
+          /* At an interval's start GSL evaluates that interval's cubic: its first and
+           * second derivatives there are c and 2b; a closes the cubic on the next point. */
+          double h = curve->log_x[i + 1] - curve->log_x[i];
+
+          curve->c[i] = gsl_interp_eval_deriv (interp, curve->log_x, curve->y, curve->log_x[i], NULL);
+          curve->b[i] = 0.5 * gsl_interp_eval_deriv2 (interp, curve->log_x, curve->y, curve->log_x[i], NULL);
+          curve->a[i] = (curve->y[i + 1] - curve->y[i] - h * (curve->c[i] + h * curve->b[i])) / (h * h * h);
+        }
+      gsl_interp_free (interp);
     }
 
   return g_steal_pointer (&curve);
@@ -92,8 +114,9 @@ plx_curve_free (PlxCurve *curve)
 {
   if (curve == NULL)
     return;
-  if (curve->interp != NULL)
-    gsl_interp_free (curve->interp);
+  g_free (curve->a);
+  g_free (curve->b);
+  g_free (curve->c);
   g_free (curve->log_x);
   g_free (curve->x);
   g_free (curve->y);
@@ -111,7 +134,16 @@ plx_curve_eval (const PlxCurve *curve,
   if (x >= curve->x[curve->n - 1])
     return curve->y[curve->n - 1];
   lx = log2 (x);
-  return gsl_interp_eval (curve->interp, curve->log_x, curve->y, lx, NULL);
+  /* x lies strictly inside the table: a short scan finds its interval. */
+  {
+    gsize i = 0;
+    double dx;
+
+    while (i + 2 < curve->n && lx >= curve->log_x[i + 1])
+      i++;
+    dx = lx - curve->log_x[i];
+    return curve->y[i] + dx * (curve->c[i] + dx * (curve->b[i] + dx * curve->a[i]));
+  }
 }
 
 gsize
