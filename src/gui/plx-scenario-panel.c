@@ -26,7 +26,7 @@ enum { CHOICE_TP, CHOICE_PP, CHOICE_CP, CHOICE_EP, CHOICE_MB, CHOICE_VS, N_CHOIC
 enum
 {
   SPIN_NODES, SPIN_GPUS_PER_NODE, SPIN_PEAK, SPIN_HBM, SPIN_HBM_BW, SPIN_INTRA_BW, SPIN_INTRA_LAT,
-  SPIN_INTER_BW, SPIN_INTER_LAT, N_CLUSTER_SPINS
+  SPIN_INTER_BW, SPIN_INTER_LAT, SPIN_POWER, N_CLUSTER_SPINS
 };
 enum { INT_GLOBAL_BATCH, INT_SEQ, N_INT_SPINS };
 
@@ -304,6 +304,8 @@ cluster_value (PlxScenarioPanel *self, const ClusterSpin *cs)
   if (cs == &self->cluster_spins[SPIN_INTRA_BW]) return c->intra_node.bw_Bps / cs->unit;
   if (cs == &self->cluster_spins[SPIN_INTRA_LAT]) return c->intra_node.latency_s / cs->unit;
   if (cs == &self->cluster_spins[SPIN_INTER_BW]) return c->inter_node.bw_Bps / cs->unit;
+  /* Uncapped, the board runs at its full power. */
+  if (cs == &self->cluster_spins[SPIN_POWER]) return c->power_limit_w > 0.0 ? c->power_limit_w : c->tdp_w;
   return c->inter_node.latency_s / cs->unit;
 }
 
@@ -555,8 +557,26 @@ sync_controls (PlxScenarioPanel *self)
   /* The node count is the scenario's, not a change to the cluster. */
   adw_action_row_set_subtitle (ADW_ACTION_ROW (self->cluster_combo),
                                preset == NULL || has_overrides (c, "num_nodes") ? _("custom: values changed") : "");
+  {
+    /* A cap is between the power drawn whatever the clock and the board's full power;
+     * a cluster that does not state them cannot be capped. */
+    const PlxCluster *rc = self->resolved_cluster;
+    GtkSpinButton *power = self->cluster_spins[SPIN_POWER].spin;
+    gboolean cappable = rc != NULL && rc->tdp_w > 0.0;
+
+    gtk_widget_set_sensitive (gtk_widget_get_ancestor (GTK_WIDGET (power), ADW_TYPE_ACTION_ROW), cappable);
+    if (cappable)
+      gtk_spin_button_set_range (power, floor (rc->static_power_w) + 1.0, rc->tdp_w);
+  }
   for (guint i = 0; i < N_CLUSTER_SPINS; i++)
     gtk_spin_button_set_value (self->cluster_spins[i].spin, cluster_value (self, &self->cluster_spins[i]));
+  if (self->resolved_cluster != NULL && self->resolved_cluster->tdp_w > 0.0)
+    {
+      g_autofree char *speed = g_strdup_printf (_("W per GPU; tensor cores at %.0f %% of full speed"),
+                                                100.0 * self->resolved_cluster->compute_clock_factor);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (gtk_widget_get_ancestor (GTK_WIDGET (self->cluster_spins[SPIN_POWER].spin),
+                                                                            ADW_TYPE_ACTION_ROW)), speed);
+    }
 
   /* Strategy. */
   for (guint i = 0; i < N_CHOICES; i++)
@@ -1222,6 +1242,7 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
       { N_("Intra-node latency"), N_("µs"), "intra_node", "latency_s", 1e-6, 0, 1000, 0.1, 1 },
       { N_("Inter-node bandwidth"), N_("GB/s per GPU, each way"), "inter_node", "bw_Bps", 1e9, 0.1, 100000, 0.5, 1 },
       { N_("Inter-node latency"), N_("µs"), "inter_node", "latency_s", 1e-6, 0, 1000, 0.1, 1 },
+      { N_("Power limit"), N_("W per GPU"), "gpu", "power_limit_w", 1, 1, 2000, 10, 0 },
     };
     for (guint i = 0; i < N_CLUSTER_SPINS; i++)
       {
@@ -1234,6 +1255,11 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
         g_object_set_data (G_OBJECT (cs->spin), "cluster-spin", cs);
         g_signal_connect (cs->spin, "value-changed", G_CALLBACK (on_cluster_spin_changed), self);
       }
+    gtk_widget_set_tooltip_text (gtk_widget_get_ancestor (GTK_WIDGET (self->cluster_spins[SPIN_POWER].spin),
+                                                          ADW_TYPE_ACTION_ROW),
+                                 _("A cap on each GPU's board power (nvidia-smi -pl): the clock drops until the "
+                                   "power fits, and the matrix multiplications slow with it; memory-bound work "
+                                   "keeps its pace"));
   }
   {
     GtkWidget *row = adw_action_row_new ();

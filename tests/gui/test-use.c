@@ -313,6 +313,38 @@ error_bar (PlxWindow *w)
   return gtk_widget_get_ancestor (label, GTK_TYPE_REVEALER);
 }
 
+static void
+test_power_limit (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  GtkWidget *row, *spin;
+  double full = plx_window_get_result (w)->report.step_time_s;
+  PlxResult *r;
+
+  /* The default A100s (400 W, 90 W static) capped at 300 W: the GEMMs at
+   * (210/310)^(1/3) = 87.8 % speed, the step slower by less than that. */
+  type_into_spin (w, "Power limit", "300");
+  r = plx_window_get_result (w);
+  g_assert_cmpfloat (r->scenario->cluster->power_limit_w, ==, 300.0);
+  g_assert_cmpfloat_with_epsilon (r->scenario->cluster->compute_clock_factor, cbrt (210.0 / 310.0), 1e-12);
+  g_assert_cmpfloat (r->report.step_time_s, >, full * 1.03);
+  g_assert_cmpfloat (r->report.step_time_s, <, full / cbrt (210.0 / 310.0));
+  row = gi_find_row (panel (w), "Power limit");
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), ==, "W per GPU; tensor cores at 88 % of full speed");
+  /* Above the board's 400 W the row does not go: typed 500 comes back as 400. */
+  type_into_spin (w, "Power limit", "500");
+  spin = gi_find_type (row, GTK_TYPE_SPIN_BUTTON);
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin)), ==, 400.0);
+  g_assert_cmpfloat (plx_window_get_result (w)->report.step_time_s, ==, full);
+  /* Another cluster comes at its own full power, 700 W for H100. */
+  type_into_spin (w, "Power limit", "250");
+  gi_choose_in_combo (panel (w), "Cluster", "dgx-h100-80gb");
+  settle (w);
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin)), ==, 700.0);
+  g_assert_cmpfloat (plx_window_get_result (w)->scenario->cluster->compute_clock_factor, ==, 1.0);
+  close_window (w);
+}
+
 /* ---- 2. an invalid strategy keeps the page, greys the charts, offers fixes -------- */
 
 static void
@@ -1075,6 +1107,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/model-dropdown-mouse", test_model_dropdown_mouse);
   g_test_add_func ("/gui/use/model-dropdown-keyboard", test_model_dropdown_keyboard);
   g_test_add_func ("/gui/use/cluster-dropdown", test_cluster_dropdown);
+  g_test_add_func ("/gui/use/power-limit", test_power_limit);
   g_test_add_func ("/gui/use/tp-drag-valid-only", test_tp_drag_valid_only);
   g_test_add_func ("/gui/use/training-code-dropdown", test_training_code_dropdown);
   g_test_add_func ("/gui/use/open-shows-values", test_open_shows_values);
