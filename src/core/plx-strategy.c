@@ -216,9 +216,20 @@ plx_strategy_new_from_json (JsonNode   *node,
       return NULL;
     s->shard_group_size = (guint) shard;
   }
-  /* A capacity below 1 drops most tokens by design; above 64 no router runs. */
-  if (!plx_json_get_double (obj, source, "strategy", "moe_capacity_factor", FALSE, 1.0, 64.0,
-                            &s->moe_capacity_factor, error) ||
+  /* 0 says dropless, as leaving the key out does (so a command line can undo a
+   * file's factor); a capacity below 1 drops most tokens by design; above 64 no
+   * router runs. */
+  if (!plx_json_get_double (obj, source, "strategy", "moe_capacity_factor", FALSE, 0.0, 64.0,
+                            &s->moe_capacity_factor, error))
+    return NULL;
+  if (s->moe_capacity_factor > 0.0 && s->moe_capacity_factor < 1.0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                   "%s: strategy.moe_capacity_factor: %g is below 1, which drops most tokens (allowed 1 to 64, "
+                   "or 0 for dropless)", source, s->moe_capacity_factor);
+      return NULL;
+    }
+  if (
       !plx_json_get_double (obj, source, "strategy", "moe_load_imbalance", FALSE, 1.0, 64.0,
                             &s->moe_load_imbalance, error))
     return NULL;

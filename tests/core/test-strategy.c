@@ -469,7 +469,9 @@ test_moe_keys (void)
                 " \"seq_length\": 4096, \"global_batch_size\": 8}",
                 PLX_ERROR_INCONSISTENT, "strategy.moe_load_imbalance: 1.1", "moe_capacity_factor is 1.25");
   EXPECT_ERROR (MIXTRAL, A100_8, "{\"ep\": 8, \"moe_capacity_factor\": 0.5, \"seq_length\": 4096, \"global_batch_size\": 8}",
-                PLX_ERROR_INVALID_VALUE, "strategy.moe_capacity_factor", "0.5");
+                PLX_ERROR_INVALID_VALUE, "strategy.moe_capacity_factor: 0.5 is below 1", "or 0 for dropless");
+  EXPECT_ERROR (MIXTRAL, A100_8, "{\"ep\": 8, \"moe_capacity_factor\": -1, \"seq_length\": 4096, \"global_batch_size\": 8}",
+                PLX_ERROR_INVALID_VALUE, "strategy.moe_capacity_factor: -1");
   EXPECT_ERROR (MIXTRAL, A100_8, "{\"ep\": 8, \"moe_load_imbalance\": 65, \"seq_length\": 4096, \"global_batch_size\": 8}",
                 PLX_ERROR_INVALID_VALUE, "strategy.moe_load_imbalance", "65");
   EXPECT_ERROR (MIXTRAL, A100_8, "{\"ep\": 8, \"moe_capacity_factor\": \"high\", \"seq_length\": 4096, \"global_batch_size\": 8}",
@@ -480,11 +482,16 @@ static void
 test_moe_load (void)
 {
   g_autoptr (PlxScenario) sc = expect_ok (MIXTRAL, A100_8, "{\"ep\": 8, \"seq_length\": 4096, \"global_batch_size\": 8}");
+  g_autoptr (PlxScenario) zero =
+    expect_ok (MIXTRAL, A100_8, "{\"ep\": 8, \"moe_capacity_factor\": 0, \"seq_length\": 4096, \"global_batch_size\": 8}");
   PlxStrategy *s;
 
   if (sc == NULL)
     return;
   s = sc->strategy;
+  /* A capacity factor of 0 is dropless, as no key is. */
+  g_assert_nonnull (zero);
+  g_assert_cmpfloat (plx_strategy_moe_load (zero->strategy, 8192.0), ==, plx_strategy_moe_load (s, 8192.0));
   /* Random top-2 routing of 4096 tokens per rank over 8 ranks: 8192 routed tokens per
    * rank, binomial variance 8192 x 7/8 = 7168, sd 84.66; the busiest of 8 is
    * sqrt(2 ln 8) = 2.0393 sd above the mean: 1 + 2.0393 x 84.66 / 8192 = 1.02108. */
