@@ -103,6 +103,31 @@ parse_int (const char *flag,
   return TRUE;
 }
 
+/* A finite number; with a unit, also above zero ("... is not a positive number of
+ * watts"). */
+static gboolean
+parse_number (const char *flag,
+              const char *text,
+              const char *unit,
+              double     *out,
+              GError    **error)
+{
+  char *end = NULL;
+  double v = g_ascii_strtod (text, &end);
+
+  if (text[0] == '\0' || end == NULL || *end != '\0' || !isfinite (v) || (unit != NULL && v <= 0.0))
+    {
+      if (unit != NULL)
+        g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: \"%s\" is not a positive number of %s",
+                     flag, text, unit);
+      else
+        g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: \"%s\" is not a number", flag, text);
+      return FALSE;
+    }
+  *out = v;
+  return TRUE;
+}
+
 gboolean
 plx_cli_overrides_parse (PlxCliOverrides *o,
                          int              argc,
@@ -163,14 +188,9 @@ plx_cli_overrides_parse (PlxCliOverrides *o,
               break;
             case FLAG_NUMBER:
               {
-                char *end = NULL;
-                double d = g_ascii_strtod (value, &end);
-                if (value[0] == '\0' || end == NULL || *end != '\0' || !isfinite (d))
-                  {
-                    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: \"%s\" is not a number", name,
-                                 value);
-                    return FALSE;
-                  }
+                double d;
+                if (!parse_number (name, value, NULL, &d, error))
+                  return FALSE;
                 json_object_set_double_member (o->strategy, sf->key, d);
                 break;
               }
@@ -214,19 +234,15 @@ plx_cli_overrides_parse (PlxCliOverrides *o,
           g_free (o->cluster);
           o->cluster = g_strdup (value);
         }
-      else if (g_str_equal (name, "--power-limit") || g_str_equal (name, "--gpu-clock"))
+      else if (g_str_equal (name, "--power-limit"))
         {
-          gboolean power = g_str_equal (name, "--power-limit");
-          char *end = NULL;
-          double d = g_ascii_strtod (value, &end);
-
-          if (value[0] == '\0' || end == NULL || *end != '\0' || !isfinite (d) || d <= 0.0)
-            {
-              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: \"%s\" is not a positive number of %s",
-                           name, value, power ? "watts" : "MHz");
-              return FALSE;
-            }
-          *(power ? &o->power_limit_w : &o->clock_mhz) = d;
+          if (!parse_number (name, value, "watts", &o->power_limit_w, error))
+            return FALSE;
+        }
+      else if (g_str_equal (name, "--gpu-clock"))
+        {
+          if (!parse_number (name, value, "MHz", &o->clock_mhz, error))
+            return FALSE;
         }
       else
         {

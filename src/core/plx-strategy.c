@@ -229,8 +229,7 @@ plx_strategy_new_from_json (JsonNode   *node,
                    "or 0 for dropless)", source, s->moe_capacity_factor);
       return NULL;
     }
-  if (
-      !plx_json_get_double (obj, source, "strategy", "moe_load_imbalance", FALSE, 1.0, 64.0,
+  if (!plx_json_get_double (obj, source, "strategy", "moe_load_imbalance", FALSE, 1.0, 64.0,
                             &s->moe_load_imbalance, error))
     return NULL;
   if (s->moe_capacity_factor > 0.0 && s->moe_load_imbalance > 0.0)

@@ -562,21 +562,21 @@ sync_controls (PlxScenarioPanel *self)
      * a cluster that does not state them cannot be capped. */
     const PlxCluster *rc = self->resolved_cluster;
     GtkSpinButton *power = self->cluster_spins[SPIN_POWER].spin;
+    GtkWidget *row = gtk_widget_get_ancestor (GTK_WIDGET (power), ADW_TYPE_ACTION_ROW);
     gboolean cappable = rc != NULL && rc->tdp_w > 0.0;
 
-    gtk_widget_set_sensitive (gtk_widget_get_ancestor (GTK_WIDGET (power), ADW_TYPE_ACTION_ROW), cappable);
+    gtk_widget_set_sensitive (row, cappable);
     if (cappable)
-      gtk_spin_button_set_range (power, floor (rc->static_power_w) + 1.0, rc->tdp_w);
+      {
+        g_autofree char *speed = g_strdup_printf (_("W per GPU; tensor cores at %.0f %% of full speed"),
+                                                  100.0 * rc->compute_clock_factor);
+
+        gtk_spin_button_set_range (power, floor (rc->static_power_w) + 1.0, rc->tdp_w);
+        adw_action_row_set_subtitle (ADW_ACTION_ROW (row), speed);
+      }
   }
   for (guint i = 0; i < N_CLUSTER_SPINS; i++)
     gtk_spin_button_set_value (self->cluster_spins[i].spin, cluster_value (self, &self->cluster_spins[i]));
-  if (self->resolved_cluster != NULL && self->resolved_cluster->tdp_w > 0.0)
-    {
-      g_autofree char *speed = g_strdup_printf (_("W per GPU; tensor cores at %.0f %% of full speed"),
-                                                100.0 * self->resolved_cluster->compute_clock_factor);
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (gtk_widget_get_ancestor (GTK_WIDGET (self->cluster_spins[SPIN_POWER].spin),
-                                                                            ADW_TYPE_ACTION_ROW)), speed);
-    }
 
   /* Strategy. */
   for (guint i = 0; i < N_CHOICES; i++)
