@@ -574,6 +574,8 @@ sync_controls (PlxScenarioPanel *self)
         gtk_spin_button_set_range (power, floor (rc->static_power_w) + 1.0, rc->tdp_w);
         adw_action_row_set_subtitle (ADW_ACTION_ROW (row), speed);
       }
+    else
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("W per GPU"));
   }
   for (guint i = 0; i < N_CLUSTER_SPINS; i++)
     gtk_spin_button_set_value (self->cluster_spins[i].spin, cluster_value (self, &self->cluster_spins[i]));
