@@ -41,6 +41,10 @@ typedef enum
                                 * selective recompute = the attention core */
   PLX_IMPLEMENTATION_PYTORCH,  /* eager PyTorch modules (torchtitan, fms-fsdp, Hugging Face):
                                 * one kernel per tensor op; selective = every other block */
+  PLX_IMPLEMENTATION_DEEPSPEED, /* Megatron-DeepSpeed (BLOOM, MT-NLG): Megatron's kernels under
+                                 * DeepSpeed's engine - bf16 gradients accumulated into fp32
+                                 * after every micro-batch, gradients reduced after the last
+                                 * backward pass (overlap_dp_comm defaults to false) */
 } PlxImplementation;
 
 typedef struct
@@ -125,6 +129,10 @@ guint64 plx_strategy_get_grad_bucket_bytes (const PlxStrategy *strategy);
 /* Whether the model runs as eager PyTorch modules (PLX_IMPLEMENTATION_AUTO resolved
  * by the ZeRO stage). */
 gboolean    plx_strategy_is_pytorch (const PlxStrategy *strategy);
+/* Whether gradients are kept twice, 16-bit as the backward pass writes them and an
+ * fp32 copy they are added into after every micro-batch (DeepSpeed's BF16_Optimizer,
+ * which runs bf16 up to ZeRO-1). */
+gboolean    plx_strategy_accumulates_fp32_copy (const PlxStrategy *strategy);
 const char *plx_implementation_to_string (PlxImplementation implementation);
 
 /* How many times its even share of routed tokens the busiest expert-parallel rank

@@ -38,7 +38,7 @@ static const StrategyFlag strategy_flags[] = {
   { "--recompute", "recompute", FLAG_STRING, "none, selective, full" },
   { "--dtype", "dtype", FLAG_STRING, "bf16, fp16, fp8, fp32" },
   { "--workload", "workload", FLAG_STRING, "training or inference" },
-  { "--implementation", "implementation", FLAG_STRING, "auto, megatron (fused kernels) or pytorch (eager, FSDP)" },
+  { "--implementation", "implementation", FLAG_STRING, "auto, megatron (fused kernels), pytorch (eager, FSDP) or deepspeed (Megatron-DeepSpeed)" },
   { "--sequence-parallel", "sequence_parallel", FLAG_BOOL_ON, "Megatron sequence parallelism" },
   { "--no-sequence-parallel", "sequence_parallel", FLAG_BOOL_OFF, NULL },
   { "--flash-attention", "flash_attention", FLAG_BOOL_ON, "fused attention core (FlashAttention)" },

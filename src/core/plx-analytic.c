@@ -161,6 +161,8 @@ analytic_eval (const PlxModel    *model,
           cache->costs = costs;
         }
     }
+  /* After the cache: it depends on the ZeRO stage, which the search varies innermost. */
+  plx_costing_grad_accumulation (&cx, &costs);
   m = cx.micro_batches;
   c_pp = costs.send_s;
   plx_costing_state_bytes (s->dtype, &wb, &gb_unused, &ob_unused);

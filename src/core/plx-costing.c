@@ -288,6 +288,41 @@ plx_costing_compute (const PlxCosting *cx,
   costs->send_s = plx_costing_send (cx);
 }
 
+/* DeepSpeed's BF16_Optimizer (deepspeed/runtime/bf16_optimizer.py, written for BLOOM
+ * in 2022; called by the pipeline engine's _exec_backward_pass after every micro-batch):
+ * update_hp_grads runs hp_grad.add_(lp.grad.to(fp32)) per parameter - a cast (read 2,
+ * write 4 bytes) and an add (read 4 + 4, write 4): 18 bytes per parameter, each
+ * micro-batch, on every stage. Megatron-LM instead accumulates into its fp32 main_grad
+ * inside the weight-gradient GEMM (gradient_accumulation_fusion): no pass at all. */
+static void
+add_accumulation (const PlxCosting *cx,
+                  PlxBlockCost     *cost,
+                  double            params)
+{
+  double bytes = 18.0 * params, t = plx_memory_time (cx->cluster, bytes);
+
+  cost->bwd_s += t;
+  cost->wgrad_s += t;
+  cost->bwd_bytes += bytes;
+}
+
+void
+plx_costing_grad_accumulation (const PlxCosting *cx,
+                               PlxStageCosts    *costs)
+{
+  const PlxStrategy *s = cx->strategy;
+  double tied_copy = cx->model->tied_embeddings && s->pp > 1 ? (double) cx->model->vocab * cx->model->hidden / s->tp : 0.0;
+
+  if (!plx_strategy_accumulates_fp32_copy (s))
+    return;
+  add_accumulation (cx, &costs->attn, costs->attn.params);
+  add_accumulation (cx, &costs->mlp, costs->mlp.params);
+  block_sum (&costs->attn, &costs->mlp, &costs->layer);
+  add_accumulation (cx, &costs->embedding, costs->embedding.params);
+  /* The last stage's copy of tied word embeddings is the LM head's weight. */
+  add_accumulation (cx, &costs->head, costs->head.params + tied_copy);
+}
+
 void
 plx_costing_embedding (const PlxCosting *cx,
                        PlxBlockCost     *cost)
@@ -464,6 +499,10 @@ plx_costing_stage_memory (const PlxCosting    *cx,
   mem->weights = dense * wb / (s->zero_stage >= 3 ? cx->shard : 1.0) + expert * wb / (s->zero_stage >= 3 ? edp : 1.0);
   mem->gradients = dense * gb / (s->zero_stage >= 2 ? cx->shard : 1.0) + expert * gb / (s->zero_stage >= 2 ? edp : 1.0);
   mem->optimizer = dense * ob / (s->zero_stage >= 1 ? cx->shard : 1.0) + expert * ob / (s->zero_stage >= 1 ? edp : 1.0);
+  /* DeepSpeed's BF16_Optimizer keeps the 16-bit gradients the backward pass writes
+   * beside the fp32 copy it adds them into (plx_costing_grad_accumulation). */
+  if (plx_strategy_accumulates_fp32_copy (s))
+    mem->gradients += params * 2.0;
   /* fp8 training keeps each fp8 layer's weights cast once per step, as is and
    * transposed (Transformer Engine's fp8 weight workspaces): 2 bytes per parameter.
    * Under ZeRO-3/FSDP the gathered weights are cast each time instead. */

@@ -98,6 +98,11 @@ void   plx_costing_embedding (const PlxCosting *cx,
                               PlxBlockCost     *cost);
 void   plx_costing_head (const PlxCosting *cx,
                          PlxBlockCost     *cost);
+/* DeepSpeed's BF16_Optimizer adds each micro-batch's 16-bit gradients into an fp32
+ * copy after the backward pass (plx_strategy_accumulates_fp32_copy): its HBM time is
+ * added to each block's backward (and weight-gradient) time; nothing otherwise. */
+void   plx_costing_grad_accumulation (const PlxCosting *cx,
+                                      PlxStageCosts    *costs);
 /* One stage-to-stage send of a micro-batch's activations (or gradients). */
 double plx_costing_send (const PlxCosting *cx);
 double plx_costing_collective (const PlxCosting *cx,

@@ -207,6 +207,7 @@ plx_plan_lower_split (const PlxModel    *model,
 
   plx_costing_init (&cx, model, cluster, s, (double) s->micro_batch_size);
   plx_costing_compute (&cx, &c);
+  plx_costing_grad_accumulation (&cx, &c);
   plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
   split = plx_costing_layer_split (&cx, &c);
   cx.chunk_layers = split;

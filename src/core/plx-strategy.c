@@ -10,7 +10,7 @@ static const char *const schedule_names[] = {
 };
 static const char *const recompute_names[] = { "none", "selective", "full" };
 static const char *const workload_names[] = { "training", "inference" };
-static const char *const implementation_names[] = { "auto", "megatron", "pytorch" };
+static const char *const implementation_names[] = { "auto", "megatron", "pytorch", "deepspeed" };
 
 const char *
 plx_schedule_to_string (PlxSchedule schedule)
@@ -250,6 +250,11 @@ plx_strategy_new_from_json (JsonNode   *node,
 
   s->workload = workload;
   s->implementation = (PlxImplementation) implementation;
+  /* DeepSpeed reduces gradients after the last backward pass: its pipeline engine's
+   * schedule ends with ReduceTiedGrads, ReduceGrads, OptimizerStep, and its ZeRO
+   * optimizers leave overlap_comm off unless configured. A file may still say. */
+  if (s->implementation == PLX_IMPLEMENTATION_DEEPSPEED && !json_object_has_member (obj, "overlap_dp_comm"))
+    s->overlap_dp_comm = FALSE;
   s->recompute = recompute;
   s->zero_stage = (guint) zero;
 
@@ -505,6 +510,12 @@ plx_strategy_is_pytorch (const PlxStrategy *s)
   if (s->implementation == PLX_IMPLEMENTATION_AUTO)
     return s->zero_stage >= 3;
   return s->implementation == PLX_IMPLEMENTATION_PYTORCH;
+}
+
+gboolean
+plx_strategy_accumulates_fp32_copy (const PlxStrategy *s)
+{
+  return s->implementation == PLX_IMPLEMENTATION_DEEPSPEED && s->dtype == PLX_DTYPE_BF16 && s->zero_stage <= 1;
 }
 
 const char *

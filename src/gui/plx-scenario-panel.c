@@ -88,7 +88,7 @@ static const char *const schedules[] = { "1f1b", "interleaved-1f1b", "gpipe", "z
 static const char *const recomputes[] = { "none", "selective", "full", NULL };
 static const char *const zeros[] = { "0", "1", "2", "3", NULL };
 static const char *const dtypes[] = { "bf16", "fp16", "fp8", "fp32", NULL };
-static const char *const implementations[] = { "auto", "megatron", "pytorch", NULL };
+static const char *const implementations[] = { "auto", "megatron", "pytorch", "deepspeed", NULL };
 static const char *const int_keys[N_INT_SPINS] = { "global_batch_size", "seq_length" };
 
 static void emit_changed (PlxScenarioPanel *self);
@@ -598,10 +598,14 @@ sync_controls (PlxScenarioPanel *self)
     JsonNode *fa = json_object_get_member (obj (self->strategy), "flash_attention");
     JsonNode *odp = json_object_get_member (obj (self->strategy), "overlap_dp_comm");
     JsonNode *otp = json_object_get_member (obj (self->strategy), "overlap_tp_comm");
+    /* Overlapping DP communication is on unless the file turns it off, or DeepSpeed
+     * runs the model and the file does not turn it on (FORMATS.md). */
+    gboolean overlap_default = !g_str_equal (strategy_string (self, "implementation", "auto"), "deepspeed");
+
     sync_sp (self);
     gtk_switch_set_active (self->flash_switch, fa && JSON_NODE_HOLDS_VALUE (fa) && json_node_get_boolean (fa));
-    /* Overlapping DP communication is on unless the file turns it off (FORMATS.md). */
-    gtk_switch_set_active (self->overlap_dp_switch, !(odp && JSON_NODE_HOLDS_VALUE (odp)) || json_node_get_boolean (odp));
+    gtk_switch_set_active (self->overlap_dp_switch,
+                           odp && JSON_NODE_HOLDS_VALUE (odp) ? json_node_get_boolean (odp) : overlap_default);
     gtk_switch_set_active (self->overlap_tp_switch, otp && JSON_NODE_HOLDS_VALUE (otp) && json_node_get_boolean (otp));
     {
       /* Not given: Megatron-LM's size for this data-parallel degree and precision. */
@@ -1159,7 +1163,7 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
   static const char *const recompute_labels[] = { N_("None"), N_("Selective"), N_("Full"), NULL };
   static const char *const zero_labels[] = { N_("Off"), N_("1: optimizer"), N_("2: + gradients"), N_("3: + weights"), NULL };
   static const char *const dtype_labels[] = { "BF16", "FP16", "FP8", "FP32", NULL };
-  static const char *const implementation_labels[] = { N_("Automatic"), N_("Megatron-LM"), N_("PyTorch"), NULL };
+  static const char *const implementation_labels[] = { N_("Automatic"), N_("Megatron-LM"), N_("PyTorch"), N_("Megatron-DeepSpeed"), NULL };
   AdwPreferencesGroup *g;
   const char *translated[8];
 
@@ -1339,6 +1343,8 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
   remember_row (self, "implementation", GTK_WIDGET (self->implementation_combo),
                 _("Megatron-LM: fused kernels, selective recompute of the attention core. PyTorch (torchtitan, "
                   "FSDP recipes): one kernel per tensor operation, selective recompute of every other block. "
+                  "Megatron-DeepSpeed (BLOOM): Megatron's kernels; bf16 gradients added into an fp32 copy after "
+                  "every micro-batch and reduced after the last one. "
                   "Automatic: PyTorch with ZeRO 3, Megatron-LM otherwise"));
 #undef TRANSLATE
   {

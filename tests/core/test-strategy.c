@@ -793,6 +793,42 @@ test_enum_names (void)
   g_assert_cmpstr (plx_workload_to_string (PLX_WORKLOAD_INFERENCE), ==, "inference");
 }
 
+static PlxStrategy *
+parse_direct (const char *json)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) node = plx_json_parse_data (json, -1, "direct", &error);
+  PlxStrategy *s;
+
+  g_assert_no_error (error);
+  s = plx_strategy_new_from_json (node, "direct", &error);
+  g_assert_no_error (error);
+  return s;
+}
+
+static void
+test_deepspeed (void)
+{
+  /* DeepSpeed reduces gradients after the backward passes unless the file says
+   * otherwise; its BF16 optimizer (bf16, up to ZeRO-1) keeps an fp32 gradient copy. */
+  g_autoptr (PlxStrategy) ds = parse_direct ("{\"implementation\": \"deepspeed\", \"zero_stage\": 1}");
+  g_autoptr (PlxStrategy) ds_overlap = parse_direct ("{\"implementation\": \"deepspeed\", \"overlap_dp_comm\": true}");
+  g_autoptr (PlxStrategy) ds_fp16 = parse_direct ("{\"implementation\": \"deepspeed\", \"dtype\": \"fp16\"}");
+  g_autoptr (PlxStrategy) ds_zero2 = parse_direct ("{\"implementation\": \"deepspeed\", \"zero_stage\": 2}");
+  g_autoptr (PlxStrategy) megatron = parse_direct ("{\"implementation\": \"megatron\"}");
+
+  g_assert_cmpint (ds->implementation, ==, PLX_IMPLEMENTATION_DEEPSPEED);
+  g_assert_cmpstr (plx_implementation_to_string (ds->implementation), ==, "deepspeed");
+  g_assert_false (ds->overlap_dp_comm);
+  g_assert_true (ds_overlap->overlap_dp_comm);
+  g_assert_true (megatron->overlap_dp_comm);
+  g_assert_false (plx_strategy_is_pytorch (ds));
+  g_assert_true (plx_strategy_accumulates_fp32_copy (ds));
+  g_assert_false (plx_strategy_accumulates_fp32_copy (ds_fp16));
+  g_assert_false (plx_strategy_accumulates_fp32_copy (ds_zero2));
+  g_assert_false (plx_strategy_accumulates_fp32_copy (megatron));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -836,6 +872,7 @@ main (int argc, char **argv)
   g_test_add_func ("/strategy/parse/schedule-file", test_schedule_file_parsed);
   g_test_add_func ("/strategy/parse/copy", test_copy);
   g_test_add_func ("/strategy/parse/enum-names", test_enum_names);
+  g_test_add_func ("/strategy/parse/deepspeed", test_deepspeed);
   g_test_add_func ("/strategy/resolve/dp-derived", test_dp_derived);
   g_test_add_func ("/strategy/resolve/dp-derived-with-cp", test_dp_derived_with_cp);
   g_test_add_func ("/strategy/resolve/dp-explicit", test_dp_explicit_matches);

@@ -214,6 +214,42 @@ test_training_code_dropdown (void)
 }
 
 static void
+test_deepspeed_code (void)
+{
+  /* Megatron-DeepSpeed reduces gradients after the last backward pass: choosing it
+   * turns the overlap switch off on screen as in the strategy, and the step is what
+   * the command line predicts for it. */
+  PlxWindow *w = open_window (1400, 900);
+  GtkWidget *overlap;
+  PlxResult *r;
+
+  settle (w);
+  overlap = gi_find_type (gi_find_row (panel (w), "Overlap data-parallel communication"), GTK_TYPE_SWITCH);
+  g_assert_nonnull (overlap);
+  g_assert_true (gtk_switch_get_active (GTK_SWITCH (overlap)));
+  gi_choose_in_combo (panel (w), "Training code", "Megatron-DeepSpeed");
+  settle (w);
+  r = plx_window_get_result (w);
+  g_assert_nonnull (r);
+  g_assert_cmpint (r->scenario->strategy->implementation, ==, PLX_IMPLEMENTATION_DEEPSPEED);
+  g_assert_false (r->scenario->strategy->overlap_dp_comm);
+  g_assert_false (gtk_switch_get_active (GTK_SWITCH (overlap)));
+  {
+    PlxReport check;
+    g_assert_true (plx_sim_run_scenario (r->scenario->model, r->scenario->cluster, r->scenario->strategy, &check,
+                                         NULL, NULL, NULL, NULL));
+    g_assert_cmpfloat (fabs (check.step_time_s - r->report.step_time_s) / check.step_time_s, <, 1e-9);
+  }
+  /* The user may still overlap: a click on the switch says so in the strategy. */
+  gi_click (overlap);
+  settle (w);
+  r = plx_window_get_result (w);
+  g_assert_true (r->scenario->strategy->overlap_dp_comm);
+  g_assert_true (gtk_switch_get_active (GTK_SWITCH (overlap)));
+  close_window (w);
+}
+
+static void
 test_tp_drag_valid_only (void)
 {
   PlxWindow *w = open_window (1400, 900);
@@ -1110,6 +1146,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/power-limit", test_power_limit);
   g_test_add_func ("/gui/use/tp-drag-valid-only", test_tp_drag_valid_only);
   g_test_add_func ("/gui/use/training-code-dropdown", test_training_code_dropdown);
+  g_test_add_func ("/gui/use/deepspeed-code", test_deepspeed_code);
   g_test_add_func ("/gui/use/open-shows-values", test_open_shows_values);
   g_test_add_func ("/gui/use/invalid-keeps-page", test_invalid_keeps_page);
   g_test_add_func ("/gui/use/broken-file-message", test_broken_file_message);
