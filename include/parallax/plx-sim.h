@@ -15,6 +15,8 @@ G_BEGIN_DECLS
 #define PLX_NO_MICRO_BATCH G_MAXUINT32
 /* The most (micro-batch, stage, chunk) passes the event engine will simulate. */
 #define PLX_SIM_MAX_PASSES 4000000
+/* The most events a timeline records (56 MB); the simulation goes on without them. */
+#define PLX_TIMELINE_MAX_EVENTS 1000000
 
 typedef struct
 {
@@ -35,6 +37,8 @@ typedef struct
   guint   n_ranks;
   double  step_time_s;
   GArray *events;          /* PlxTimelineEvent, in the order they were scheduled */
+  guint64 dropped;         /* events past PLX_TIMELINE_MAX_EVENTS, not recorded */
+  double  recorded_until_s; /* with dropped > 0: the first unrecorded event's start */
 } PlxTimeline;
 
 typedef struct

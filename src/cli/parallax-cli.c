@@ -573,6 +573,12 @@ cmd_simulate (int argc, char **argv)
         json_object_set_int_member (json_node_get_object (out), "max_micro_batch_size", (gint64) max_mb);
       if (fixes != NULL)
         fit_suggestions_to_json (json_node_get_object (out), fixes);
+      if (timeline != NULL && timeline->dropped > 0)
+        {
+          json_object_set_int_member (json_node_get_object (out), "timeline_dropped_events", (gint64) timeline->dropped);
+          json_object_set_double_member (json_node_get_object (out), "timeline_recorded_until_s",
+                                         timeline->recorded_until_s);
+        }
       print_json (out);
     }
   else
@@ -595,6 +601,10 @@ cmd_simulate (int argc, char **argv)
         printf ("Timeline chart    %s\n", opts.timeline);
       if (opts.memory != NULL)
         printf ("Memory chart      %s\n", opts.memory);
+      if (timeline != NULL && timeline->dropped > 0)
+        printf ("Timeline          only the first %d events are recorded (up to %.3f s of the %.3f s step, "
+                "%" G_GUINT64_FORMAT " more not); the figures above cover the whole step\n",
+                PLX_TIMELINE_MAX_EVENTS, timeline->recorded_until_s, report.step_time_s, timeline->dropped);
     }
   return 0;
 }

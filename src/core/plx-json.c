@@ -1,5 +1,9 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -74,43 +78,83 @@ plx_json_parse_data (const char *data,
   return json_node_copy (json_parser_get_root (parser));
 }
 
+#define MAX_FILE_BYTES (64 * 1024 * 1024)
+
+/* Reads a whole regular file of at most MAX_FILE_BYTES. json-glib reads a 4 GB file as
+ * happily as a 4 kB one, and g_file_get_contents reads /dev/zero or a pipe forever:
+ * only regular files are read, and never more than the limit plus one byte. */
+static char *
+read_file_limited (const char *path,
+                   gsize      *length,
+                   GError    **error)
+{
+  g_autofree char *data = NULL;
+  gsize used = 0;
+  GStatBuf st = { 0 };
+  int fd;
+
+  /* O_NONBLOCK: opening a FIFO with no writer would otherwise wait for one. */
+  fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  if (fd < 0)
+    {
+      int e = errno;
+      g_set_error (error, PLX_ERROR, e == ENOENT ? PLX_ERROR_NOT_FOUND : PLX_ERROR_IO, "%.200s: %s", path,
+                   e == ENOENT ? "no such file" : e == EACCES ? "permission denied" : "cannot be read");
+      return NULL;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      gboolean dir = S_ISDIR (st.st_mode);
+      g_close (fd, NULL);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%.200s: %s", path,
+                   dir ? "is a directory" : "is not a regular file (a device, pipe or socket)");
+      return NULL;
+    }
+  if (st.st_size > MAX_FILE_BYTES)
+    {
+      g_close (fd, NULL);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE,
+                   "%.200s: %" G_GINT64_FORMAT " bytes is too large for a scenario, model or table file (limit %d MiB)",
+                   path, (gint64) st.st_size, MAX_FILE_BYTES / (1024 * 1024));
+      return NULL;
+    }
+  data = g_malloc ((gsize) st.st_size + 2);
+  for (;;)
+    {
+      /* One byte beyond the size: a file that grew since fstat is caught below. */
+      gssize n = read (fd, data + used, (gsize) st.st_size + 1 - used);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          g_close (fd, NULL);
+          g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%.200s: cannot be read", path);
+          return NULL;
+        }
+      used += (gsize) n;
+      if (n == 0 || used == (gsize) st.st_size + 1)
+        break;
+    }
+  g_close (fd, NULL);
+  if (used > (gsize) st.st_size)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%.200s: changed while being read", path);
+      return NULL;
+    }
+  data[used] = '\0';
+  *length = used;
+  return g_steal_pointer (&data);
+}
+
 JsonNode *
 plx_json_parse_file (const char *path,
                      GError    **error)
 {
-  g_autofree char *data = NULL;
   gsize length = 0;
-  g_autoptr (GError) local_error = NULL;
-  GStatBuf st;
+  g_autofree char *data = read_file_limited (path, &length, error);
 
-  /* json-glib reads a 4 GB file as happily as a 4 kB one; nothing we accept is
-   * anywhere near 64 MB, so refuse before reading rather than exhaust memory. */
-  if (g_stat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 64 * 1024 * 1024)
-    {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%.200s: %" G_GINT64_FORMAT " bytes is too large for a scenario, model or table file",
-                   path, (gint64) st.st_size);
-      return NULL;
-    }
-  if (!g_file_get_contents (path, &data, &length, &local_error))
-    {
-      /* GLib's message repeats the path; give the reason alone. */
-      const char *reason = g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT) ? "no such file"
-                           : g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_ACCES) ? "permission denied"
-                           : g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_ISDIR) ? "is a directory"
-                           : "cannot be read";
-      g_set_error (error, PLX_ERROR,
-                   g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT)
-                     ? PLX_ERROR_NOT_FOUND : PLX_ERROR_IO,
-                   "%.200s: %s", path, reason);
-      return NULL;
-    }
-  /* The file grew between the check and the read. */
-  if (length > 64 * 1024 * 1024)
-    {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%.200s: %zu bytes is too large for a scenario, model or table file",
-                   path, length);
-      return NULL;
-    }
+  if (data == NULL)
+    return NULL;
   return plx_json_parse_data (data, (gssize) length, path, error);
 }
 

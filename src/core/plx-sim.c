@@ -15,6 +15,9 @@
 #include "parallax/plx-error.h"
 #include "parallax/plx-sim.h"
 
+/* Gradient-bucket bars per chunk on the timeline. */
+#define MAX_BUCKET_BARS 256
+
 typedef struct
 {
   const PlxPlan          *plan;
@@ -28,6 +31,8 @@ typedef struct
   guint                  *next;
   double                 *act, *act_peak, *act_peak_time;
   double                 *kind_time;     /* pp x PLX_N_KINDS */
+  guint64                 dropped;       /* timeline events past PLX_TIMELINE_MAX_EVENTS */
+  double                  recorded_until;
   double                 *grad_start, *grad_end; /* per virtual stage: its last gradient pass */
   double                 *pass_kind;     /* K x 3 x PLX_N_KINDS: task time by kind per pass */
   GArray                 *events;
@@ -43,6 +48,15 @@ record (Sim *sim, guint rank, PlxStream stream, PlxTaskKind kind, guint chunk, g
 
   if (sim->events == NULL)
     return;
+  /* A step of millions of micro-batches would need gigabytes of timeline: recording
+   * stops at the limit and says so (PlxTimeline.dropped), the step is still simulated. */
+  if (sim->events->len >= PLX_TIMELINE_MAX_EVENTS)
+    {
+      if (sim->dropped == 0 || start < sim->recorded_until)
+        sim->recorded_until = start;
+      sim->dropped++;
+      return;
+    }
   ev.rank = rank;
   ev.stream = (guint8) stream;
   ev.kind = (guint8) kind;
@@ -268,7 +282,8 @@ plx_sim_run (const PlxPlan          *plan,
       for (guint k = 0; k < sim.K; k++)
         per_pass += plan->chunks[k].pass[0].n_tasks + plan->chunks[k].pass[1].n_tasks +
                     plan->chunks[k].pass[2].n_tasks + 2;
-      sim.events = g_array_sized_new (FALSE, FALSE, sizeof (PlxTimelineEvent), (guint) MIN (per_pass * sim.m, G_MAXUINT / 2));
+      sim.events = g_array_sized_new (FALSE, FALSE, sizeof (PlxTimelineEvent),
+                                      (guint) MIN (per_pass * sim.m, PLX_TIMELINE_MAX_EVENTS));
     }
   if (trace_out != NULL)
     {
@@ -320,8 +335,8 @@ plx_sim_run (const PlxPlan          *plan,
           for (guint ci = 0; ci < plan->virtual_stages; ci++)
             {
               guint k = 0;
-              double g0, g1;
-              guint64 nb;
+              double g0, g1, bar_start = 0.0;
+              guint64 nb, group;
 
               for (guint c = 0; c < plan->virtual_stages; c++)
                 if (sim.grad_end[c * pp + s] == order_by_end[ci])
@@ -330,6 +345,9 @@ plx_sim_run (const PlxPlan          *plan,
               g1 = sim.grad_end[k];
               /* Buckets of equal size (plx_costing_grad_buckets). */
               nb = (guint64) MAX (1.0, round (plan->chunks[k].grad_bytes / st->grad_bucket_bytes));
+              /* Thousands of small buckets are drawn as at most MAX_BUCKET_BARS bars of
+               * consecutive buckets each; the times are still bucket by bucket. */
+              group = (nb + MAX_BUCKET_BARS - 1) / MAX_BUCKET_BARS;
               for (guint64 j = 0; j < nb; j++)
                 {
                   double ready = plan->overlap_dp_comm ? g0 + (g1 - g0) * (double) (j + 1) / nb : compute_end[s];
@@ -337,10 +355,15 @@ plx_sim_run (const PlxPlan          *plan,
                   dp = b0 + st->grad_bucket_s;
                   comm += st->grad_bucket_s;
                   first_ready = MIN (first_ready, ready);
-                  record (&sim, s, PLX_STREAM_DP, PLX_KIND_DP_COMM, k / pp, PLX_NO_MICRO_BATCH,
-                          plan->zero_stage ? "gradient reduce-scatter" : "gradient all-reduce", b0, dp, 0,
-                          st->grad_bucket_bytes);
-                  sim.stats.events++;
+                  if (j % group == 0)
+                    bar_start = b0;
+                  if ((j + 1) % group == 0 || j + 1 == nb)
+                    {
+                      record (&sim, s, PLX_STREAM_DP, PLX_KIND_DP_COMM, k / pp, PLX_NO_MICRO_BATCH,
+                              plan->zero_stage ? "gradient reduce-scatter" : "gradient all-reduce", bar_start, dp, 0,
+                              st->grad_bucket_bytes * (double) (j % group + 1));
+                      sim.stats.events++;
+                    }
                 }
             }
         }
@@ -446,6 +469,8 @@ plx_sim_run (const PlxPlan          *plan,
       tl->n_ranks = pp;
       tl->step_time_s = step;
       tl->events = g_steal_pointer (&sim.events);
+      tl->dropped = sim.dropped;
+      tl->recorded_until_s = sim.dropped > 0 ? sim.recorded_until : step;
       sim.stats.timeline_events = tl->events->len;
       *timeline_out = tl;
     }

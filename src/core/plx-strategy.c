@@ -204,7 +204,9 @@ plx_strategy_new_from_json (JsonNode   *node,
       !plx_json_get_bool (obj, source, "strategy", "overlap_tp_comm", &s->overlap_tp_comm, error) ||
       !plx_json_get_bool (obj, source, "strategy", "flash_attention", &s->flash_attention, error) ||
       !plx_json_get_uint (obj, source, "strategy", "zero_stage", FALSE, 0, 3, &zero, error) ||
-      !plx_json_get_uint (obj, source, "strategy", "grad_bucket_bytes", FALSE, 1, G_GUINT64_CONSTANT (1) << 44,
+      /* At least 1 MB: PyTorch DDP's and Megatron's buckets are tens of MB, and a
+       * 1-byte bucket would make a 175B model's reduction billions of collectives. */
+      !plx_json_get_uint (obj, source, "strategy", "grad_bucket_bytes", FALSE, 1000000, G_GUINT64_CONSTANT (1) << 44,
                           &s->grad_bucket_bytes, error) ||
       !plx_json_get_string (obj, source, "strategy", "schedule", FALSE, &schedule, error) ||
       !plx_json_get_string (obj, source, "strategy", "dtype", FALSE, &dtype, error) ||

@@ -233,10 +233,19 @@ on_chart_changed (PlxChartView *chart, PlxTimelinePane *self)
   else
     {
       g_autofree char *range = NULL, *span = NULL, *text = NULL;
+      const PlxResult *r = plx_chart_view_get_result (chart);
+
       plx_chart_view_get_window (chart, &t0, &t1);
       range = plx_format_time_range (t0, t1);
       span = plx_format_time_short (t1 - t0);
-      text = g_strdup_printf (_("%s, %s shown"), range, span);
+      if (r->timeline != NULL && r->timeline->dropped > 0)
+        {
+          /* PLX_TIMELINE_MAX_EVENTS: the bars end there, the figures do not. */
+          g_autofree char *until = plx_format_time_short (r->timeline->recorded_until_s);
+          text = g_strdup_printf (_("%s, %s shown; too many events: bars recorded up to %s only"), range, span, until);
+        }
+      else
+        text = g_strdup_printf (_("%s, %s shown"), range, span);
       gtk_label_set_text (self->window_label, text);
       /* What a press would not change is greyed out. */
       gtk_widget_set_sensitive (self->zoom_in, t1 - t0 > step * 1e-6 * 1.001);

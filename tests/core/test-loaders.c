@@ -1164,6 +1164,38 @@ test_hostile_too_large (void)
   test_rm_rf (dir);
 }
 
+static void
+test_hostile_not_regular (void)
+{
+  /* A device or a pipe would be read forever (/dev/zero) or wait for a writer (a
+   * FIFO): only regular files are read, as a scenario and as its model's hf_config. */
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-loaders");
+  g_autofree char *fifo = g_build_filename (dir, "pipe", NULL);
+  g_autofree char *scenario = g_build_filename (dir, "s.json", NULL);
+  g_autofree char *text = g_strdup_printf ("{\"model\": {\"hf_config\": \"%s\"}, "
+                                           "\"cluster\": {\"preset\": \"dgx-a100-80gb\"}, \"strategy\": {}}", fifo);
+  const char *paths[] = { "/dev/zero", fifo };
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_true (g_file_set_contents (scenario, text, -1, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (PlxScenario) sc = plx_scenario_new_from_file (paths[i], &error);
+
+      g_assert_null (sc);
+      CHECK_ERROR (error, PLX_ERROR_IO, paths[i], "is not a regular file");
+    }
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (PlxScenario) sc = plx_scenario_new_from_file (scenario, &error);
+
+    g_assert_null (sc);
+    CHECK_ERROR (error, PLX_ERROR_IO, "model.hf_config", fifo, "is not a regular file");
+  }
+  test_rm_rf (dir);
+}
+
 /* ---- hostile: a 1 MB string wherever a string is read --------------------------- */
 
 typedef struct
@@ -1407,6 +1439,7 @@ main (int argc, char **argv)
   g_test_add_func ("/loaders/hostile/missing-file", test_hostile_missing_file);
   g_test_add_func ("/loaders/hostile/directory", test_hostile_directory);
   g_test_add_func ("/loaders/hostile/too-large", test_hostile_too_large);
+  g_test_add_func ("/loaders/hostile/not-regular", test_hostile_not_regular);
   for (guint i = 0; i < G_N_ELEMENTS (long_string_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/loaders/hostile/long-string/%s", long_string_names[i]);

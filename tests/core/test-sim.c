@@ -530,6 +530,69 @@ test_too_many_passes (void)
   g_assert_true (plx_analytic_run (sc->model, sc->cluster, sc->strategy, &r, NULL));
 }
 
+static void
+test_timeline_bounded (void)
+{
+  /* GPT-2 for 24000 micro-batches on one stage: about 1.25 million tasks. The timeline
+   * stops at PLX_TIMELINE_MAX_EVENTS and says where; the step is the same as without
+   * a timeline. (A 4-million-sequence batch used to abort allocating 34 GB.) */
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (
+    "{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 },"
+    "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 192000, \"dp\": 8 } }");
+  g_autoptr (GError) error = NULL;
+  PlxTimeline *tl = NULL;
+  PlxReport with, without;
+
+  g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &with, NULL, &tl, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &without, NULL, NULL, NULL, &error));
+  g_assert_cmpuint (tl->events->len, ==, PLX_TIMELINE_MAX_EVENTS);
+  g_assert_cmpuint (tl->dropped, >, 0);
+  g_assert_cmpfloat (tl->recorded_until_s, >, 0.0);
+  g_assert_cmpfloat (tl->recorded_until_s, <, with.step_time_s);
+  /* Every recorded event starts before the first one dropped. */
+  for (guint i = 0; i < tl->events->len; i += 997)
+    g_assert_cmpfloat (g_array_index (tl->events, PlxTimelineEvent, i).start_s, <=, tl->recorded_until_s);
+  g_assert_cmpfloat (with.step_time_s, ==, without.step_time_s);
+  plx_timeline_free (tl);
+}
+
+static void
+test_bucket_bars (void)
+{
+  /* GPT-3 175B at TP 8 on one stage in 1 MB buckets: 87 GB of fp32 gradients, about
+   * 87,000 reduce-scatters. They are timed one by one but drawn as at most 256 bars,
+   * which together carry all the gradient bytes. */
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (
+    "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 16 },"
+    "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 32, \"tp\": 8, \"zero_stage\": 1,"
+    "                \"grad_bucket_bytes\": 1000000 } }");
+  g_autoptr (GError) error = NULL;
+  PlxTimeline *tl = NULL;
+  PlxPlan *plan = NULL;
+  PlxReport r;
+  guint bars = 0;
+  double bytes = 0.0;
+
+  g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &r, &plan, &tl, NULL, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < tl->events->len; i++)
+    {
+      const PlxTimelineEvent *e = &g_array_index (tl->events, PlxTimelineEvent, i);
+      if (g_strcmp0 (e->label, "gradient reduce-scatter") == 0)
+        {
+          bars++;
+          bytes += e->bytes;
+        }
+    }
+  g_assert_cmpuint (bars, >, 200);
+  g_assert_cmpuint (bars, <=, 256);
+  g_assert_cmpfloat (plan->chunks[0].grad_bytes, >, 8.6e10);
+  g_assert_cmpfloat (fabs (bytes / plan->chunks[0].grad_bytes - 1.0), <, 1e-4);
+  plx_timeline_free (tl);
+  plx_plan_free (plan);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -547,5 +610,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/chrome-trace", test_chrome_trace);
   g_test_add_func ("/sim/validation-event", test_validation_event);
   g_test_add_func ("/sim/too-many-passes", test_too_many_passes);
+  g_test_add_func ("/sim/timeline-bounded", test_timeline_bounded);
+  g_test_add_func ("/sim/bucket-bars", test_bucket_bars);
   return g_test_run ();
 }

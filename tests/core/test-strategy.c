@@ -206,6 +206,9 @@ add_number_key_cases (void)
   add_key_case ("sequence-parallel-string", "sequence_parallel", "\"yes\"", PLX_ERROR_PARSE, "\"yes\" is not true or false");
   add_key_case ("overlap-dp-comm-number", "overlap_dp_comm", "1", PLX_ERROR_PARSE, "1 is not true or false");
   add_key_case ("grad-bucket-bytes-zero", "grad_bucket_bytes", "0", PLX_ERROR_INVALID_VALUE, "0 is out of range");
+  /* One byte per bucket made GPT-3 175B's reduction billions of collectives (a hang). */
+  add_key_case ("grad-bucket-bytes-one", "grad_bucket_bytes", "1", PLX_ERROR_INVALID_VALUE,
+                "1 is out of range (allowed 1000000 to");
 }
 
 /* ---- the strategy node itself ------------------------------------------------- */

@@ -423,6 +423,27 @@ gi_popover_is_closed (gpointer data)
   return gi_open_popover () == NULL;
 }
 
+/* Waits (up to 2 s) until `w`'s centre has been at the same place on screen for three
+ * looks 30 ms apart. */
+G_GNUC_UNUSED static void
+gi_wait_still (GtkWidget *w)
+{
+  int x = -1, y = -1, same = 0;
+  gint64 end = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+
+  while (same < 3 && g_get_monotonic_time () < end)
+    {
+      int nx, ny;
+
+      XSync (gi_display (), False);
+      gi_to_root (w, gtk_widget_get_width (w) / 2.0, gtk_widget_get_height (w) / 2.0, &nx, &ny);
+      same = nx == x && ny == y ? same + 1 : 0;
+      x = nx;
+      y = ny;
+      gi_pump (30);
+    }
+}
+
 /* Opens a combo row's list by clicking it and clicks the item whose text starts with `item`;
  * asserts the list closes again. */
 G_GNUC_UNUSED static void
@@ -439,6 +460,9 @@ gi_choose_in_combo (GtkWidget *root, const char *row_title, const char *item)
   label = gi_find (popover, gi_match_label_prefix, item);
   g_assert_nonnull (label);
   gi_doing = "choosing a dropdown item";
+  /* A popover may still be placed (flipped above its row, resized to its list) on a
+   * loaded machine: click only once the item has stayed put on screen. */
+  gi_wait_still (label);
   gi_click (label);
   g_assert_true (gi_wait (gi_popover_is_closed, NULL, 3000));
   gi_doing = "after a dropdown choice";
