@@ -61,5 +61,14 @@ const char *plx_time_category_to_string (PlxTimeCategory category);
 JsonNode   *plx_report_to_json (const PlxReport *report);
 /* Human-readable text with units. */
 char       *plx_report_to_text (const PlxReport *report);
+/* Whether every number of the report is one a user can be shown: finite, not
+ * negative, memory below PLX_REPORT_MAX_BYTES. Otherwise an error that says which
+ * figure ran past what the arithmetic holds and names the strategy's sizes
+ * (sequence length, micro-batch size) that drive it. */
+#define PLX_REPORT_MAX_BYTES 4.6e18 /* 4 EiB: well inside 64-bit integers */
+gboolean    plx_report_check (const PlxReport *report,
+                              guint64          seq_length,
+                              guint64          micro_batch_size,
+                              GError         **error);
 
 G_END_DECLS

@@ -374,7 +374,10 @@ plx_analytic_run (const PlxModel    *model,
                   PlxReport         *report,
                   GError           **error)
 {
-  return plx_analytic_run_cached (model, cluster, s, NULL, report, error);
+  /* The search, through the cached entry, only ranks; a report shown to a user is
+   * checked for numbers past what the arithmetic holds. */
+  return plx_analytic_run_cached (model, cluster, s, NULL, report, error) &&
+         plx_report_check (report, s->seq_length, s->micro_batch_size, error);
 }
 
 gboolean

@@ -1,5 +1,6 @@
 #include <math.h>
 
+#include "parallax/plx-error.h"
 #include "parallax/plx-report.h"
 
 static const char *const mem_names[PLX_N_MEM] = {
@@ -130,4 +131,45 @@ plx_report_to_text (const PlxReport *r)
                               r->step_time_s > 0 ? 100.0 * r->time_s[i] / r->step_time_s : 0.0);
     }
   return g_string_free (out, FALSE);
+}
+
+gboolean
+plx_report_check (const PlxReport *r,
+                  guint64          seq_length,
+                  guint64          micro_batch_size,
+                  GError         **error)
+{
+  const char *what = NULL, *unit = "";
+  double value = 0.0;
+  const double figures[] = { r->step_time_s, r->tokens_per_s, r->mfu, r->hfu, r->bubble_fraction,
+                             r->model_flops_per_step, r->hardware_flops_per_step };
+
+  for (guint i = 0; i < PLX_N_MEM && what == NULL; i++)
+    if ((double) r->memory_bytes[i] >= PLX_REPORT_MAX_BYTES)
+      {
+        what = plx_mem_category_to_string ((PlxMemCategory) i);
+        value = (double) r->memory_bytes[i];
+        unit = " bytes";
+      }
+  for (guint i = 0; i < PLX_N_TIME && what == NULL; i++)
+    if (!isfinite (r->time_s[i]) || r->time_s[i] < 0.0)
+      {
+        what = plx_time_category_to_string ((PlxTimeCategory) i);
+        value = r->time_s[i];
+        unit = " s";
+      }
+  for (guint i = 0; i < G_N_ELEMENTS (figures) && what == NULL; i++)
+    if (!isfinite (figures[i]) || figures[i] < 0.0)
+      {
+        what = "the step time, throughput, MFU or FLOP count";
+        value = figures[i];
+      }
+  if (what == NULL)
+    return TRUE;
+  g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+               "strategy: %s would come to %.3g%s on one GPU, past what Parallax can count (memory up to 4 EiB, "
+               "finite times): seq_length %" G_GUINT64_FORMAT " with micro_batch_size %" G_GUINT64_FORMAT
+               " (or the model's size) is beyond any GPU",
+               what, value, unit, seq_length, micro_batch_size);
+  return FALSE;
 }

@@ -561,6 +561,14 @@ plx_sim_run_scenario (const PlxModel    *model,
     return FALSE;
   if (!plx_sim_run (plan, order, report, timeline, trace, NULL, error))
     return FALSE;
+  if (!plx_report_check (report, s->seq_length, s->micro_batch_size, error))
+    {
+      if (timeline != NULL)
+        g_clear_pointer (timeline, plx_timeline_free);
+      if (trace != NULL)
+        g_clear_pointer (trace, plx_memory_trace_free);
+      return FALSE;
+    }
   if (plan_out != NULL)
     *plan_out = g_steal_pointer (&plan);
   return TRUE;

@@ -593,6 +593,44 @@ test_bucket_bars (void)
   plx_plan_free (plan);
 }
 
+static void
+test_past_arithmetic (void)
+{
+  /* A sequence of 2^30 tokens: activations beyond 2^64 bytes used to print as -1 in
+   * the JSON. Both engines refuse it by name; no figure is ever NaN or negative. */
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (
+    "{ \"model\": { \"preset\": \"llama-3-8b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 },"
+    "  \"strategy\": { \"seq_length\": 1073741824, \"global_batch_size\": 8 } }");
+  PlxReport r;
+  PlxTimeline *tl = NULL;
+
+  for (guint engine = 0; engine < 2; engine++)
+    {
+      g_autoptr (GError) error = NULL;
+      gboolean ok = engine == 0 ? plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &r, NULL, &tl, NULL, &error)
+                                : plx_analytic_run (sc->model, sc->cluster, sc->strategy, &r, &error);
+      g_assert_false (ok);
+      g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+      g_assert_nonnull (strstr (error->message, "activations would come to"));
+      g_assert_nonnull (strstr (error->message, "seq_length 1073741824"));
+      g_assert_null (tl);
+    }
+  {
+    PlxReport bad = { 0 };
+    g_autoptr (GError) error = NULL;
+
+    bad.step_time_s = 1.0;
+    bad.mfu = NAN;
+    g_assert_false (plx_report_check (&bad, 2048, 1, &error));
+    g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+    bad.mfu = 0.5;
+    g_clear_error (&error);
+    g_assert_true (plx_report_check (&bad, 2048, 1, &error));
+    bad.time_s[0] = -1.0;
+    g_assert_false (plx_report_check (&bad, 2048, 1, &error));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -612,5 +650,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/too-many-passes", test_too_many_passes);
   g_test_add_func ("/sim/timeline-bounded", test_timeline_bounded);
   g_test_add_func ("/sim/bucket-bars", test_bucket_bars);
+  g_test_add_func ("/sim/past-arithmetic", test_past_arithmetic);
   return g_test_run ();
 }
