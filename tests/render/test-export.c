@@ -7,6 +7,8 @@
  * pdftoppm/pdfinfo (PDF). */
 #include <math.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -574,6 +576,47 @@ test_draw_error_keeps_old (void)
     }
 }
 
+/* A disk that fills up while the chart is written (here: a 4 KiB file size limit,
+ * whose EFBIG is what a full disk's ENOSPC is to cairo): the export fails naming the
+ * file, the old chart stays as it was and no temporary file is left. */
+static void
+test_full_disk_keeps_old (void)
+{
+  const char *names[] = { "t.png", "t.svg", "t.pdf" };
+  struct rlimit saved, small;
+
+  g_assert_cmpint (getrlimit (RLIMIT_FSIZE, &saved), ==, 0);
+  signal (SIGXFSZ, SIG_IGN);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *dir = test_make_tmp_dir ("plx-test-export");
+      g_autofree char *path = g_build_filename (dir, names[i], NULL);
+      g_autofree char *after = NULL;
+      g_autofree char *listing = NULL;
+      g_autoptr (GError) error = NULL;
+      PlxRenderStyle style;
+      DrawData d;
+      gboolean ok;
+
+      write_file (path, "the old chart");
+      plx_render_style_init (&style, FALSE, 1.0);
+      draw_data_init (&d, &style);
+      small = saved;
+      small.rlim_cur = 4096;
+      g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &small), ==, 0);
+      ok = plx_render_export (path, 1600, 1000, 1, &style, draw_timeline, &d, &error);
+      g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &saved), ==, 0);
+      g_assert_false (ok);
+      assert_error_names (error, PLX_ERROR_IO, path);
+      after = read_file (path, NULL);
+      g_assert_cmpstr (after, ==, "the old chart");
+      listing = test_dir_listing (dir);
+      g_assert_cmpstr (listing, ==, names[i]);
+      test_rm_rf (dir);
+    }
+  signal (SIGXFSZ, SIG_DFL);
+}
+
 /* A file name without a directory goes to the working directory, its temporary file
  * too. */
 static void
@@ -689,6 +732,7 @@ main (int argc, char **argv)
   g_test_add_func ("/export/onto-directory", test_onto_directory);
   g_test_add_func ("/export/overwrite", test_overwrite);
   g_test_add_func ("/export/draw-error-keeps-old", test_draw_error_keeps_old);
+  g_test_add_func ("/export/full-disk-keeps-old", test_full_disk_keeps_old);
   g_test_add_func ("/export/relative-path", test_relative_path);
   g_test_add_func ("/export/size-range", test_size_range);
 
