@@ -18,6 +18,9 @@ JsonNode *plx_json_deep_copy (JsonNode *node);
 JsonNode *plx_json_merge (JsonNode *base,
                           JsonNode *overrides);
 char     *plx_json_value_to_string (JsonNode *node);
+/* `text` safe to print on a terminal: control characters (C0 but for nothing, DEL,
+ * C1) as \u00xx (lower case, as JSON writes them), bytes that are not UTF-8 as \xXX. Newly allocated. */
+char     *plx_printable (const char *text);
 
 /* Each returns TRUE and leaves *out untouched when the member is absent and not
  * required. `path` is the key's dotted prefix for messages ("cluster.gpu"). */

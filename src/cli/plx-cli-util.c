@@ -1,5 +1,6 @@
 #include <stdio.h>
 
+#include "parallax/plx-json.h"
 #include "plx-cli-util.h"
 
 int
@@ -19,10 +20,13 @@ int
 user_error (const GError *error)
 {
   g_autofree char *line = g_strdup (error->message);
+  g_autofree char *safe = NULL;
 
-  /* One line, as scripts read it. */
+  /* One line, as scripts read it, and nothing a terminal would obey (a file name or
+   * value may carry escape sequences). */
   g_strdelimit (line, "\n\r", ' ');
-  fprintf (stderr, "parallax-cli: %s\n", line);
+  safe = plx_printable (line);
+  fprintf (stderr, "parallax-cli: %s\n", safe);
   return EXIT_USER;
 }
 

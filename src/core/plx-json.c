@@ -230,19 +230,57 @@ plx_json_value_to_string (JsonNode *node)
   if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_DOUBLE)
     return g_strdup_printf ("%g", json_node_get_double (node));
   text = json_to_string (node, FALSE);
-  /* Keep messages one line and short even for a hostile 1 MB value. */
+  /* Keep messages one line and short even for a hostile 1 MB value, cut between
+   * characters; JSON leaves DEL and C1 controls unescaped, plx_printable does not. */
   if (strlen (text) > 60)
-    return g_strdup_printf ("%.57s...", text);
-  return g_steal_pointer (&text);
+    {
+      const char *end = text + 57;
+      if (g_utf8_validate (text, -1, NULL))
+        end = g_utf8_find_prev_char (text, text + 58);
+      {
+        g_autofree char *head = g_strndup (text, (gsize) (end - text));
+        g_autofree char *safe = plx_printable (head);
+        return g_strdup_printf ("%s...", safe);
+      }
+    }
+  return plx_printable (text);
+}
+
+char *
+plx_printable (const char *text)
+{
+  GString *out = g_string_sized_new (strlen (text));
+  const char *p = text;
+
+  while (*p != '\0')
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          g_string_append_printf (out, "\\x%02X", (guchar) *p);
+          p++;
+          continue;
+        }
+      if (c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f))
+        g_string_append_printf (out, "\\u%04x", c);
+      else
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      p = g_utf8_next_char (p);
+    }
+  return g_string_free (out, FALSE);
 }
 
 static char *
 key_name (const char *path,
           const char *key)
 {
+  /* Keys come from the file: printed as plx_printable shows them. */
+  g_autofree char *safe = plx_printable (key);
+
   if (path == NULL || *path == '\0')
-    return g_strdup (key);
-  return g_strdup_printf ("%s.%s", path, key);
+    return g_steal_pointer (&safe);
+  return g_strdup_printf ("%s.%s", path, safe);
 }
 
 /* Levenshtein distance (Levenshtein 1966), two rows, capped at 64 characters. */
@@ -489,6 +527,20 @@ plx_json_get_string (JsonObject  *obj,
     }
   if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
     return bad_value (error, PLX_ERROR_PARSE, source, path, key, node, "is not a string");
+  {
+    /* Names and labels reach terminals: an ESC or a C1 control would be obeyed, not
+     * shown (a scenario named "\e[2J" cleared the screen). Tabs and newlines pass. */
+    const unsigned char *c = (const unsigned char *) json_node_get_string (node);
+    for (gsize i = 0; c[i] != 0; i++)
+      {
+        guint code = c[i] < 0x20 || c[i] == 0x7f ? c[i] : c[i] == 0xc2 && c[i + 1] >= 0x80 && c[i + 1] <= 0x9f ? c[i + 1] : 0;
+        if (code != 0 && code != '\t' && code != '\n')
+          {
+            g_autofree char *reason = g_strdup_printf ("contains the control character U+%04X", code);
+            return bad_value (error, PLX_ERROR_INVALID_VALUE, source, path, key, node, reason);
+          }
+      }
+  }
   *out = json_node_get_string (node);
   return TRUE;
 }

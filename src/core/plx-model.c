@@ -518,11 +518,16 @@ plx_model_new_from_json (JsonNode   *config,
   if (!ok)
     return NULL;
 
+  /* Hugging Face's own name for the model, checked as every string is. */
   if (name == NULL)
-    name = json_object_has_member (obj, "_name_or_path") &&
-           JSON_NODE_HOLDS_VALUE (json_object_get_member (obj, "_name_or_path")) &&
-           json_node_get_value_type (json_object_get_member (obj, "_name_or_path")) == G_TYPE_STRING
-             ? json_object_get_string_member (obj, "_name_or_path") : model_type;
+    {
+      const char *hf_name = NULL;
+      JsonNode *n = json_object_get_member (obj, "_name_or_path");
+      if (n != NULL && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING &&
+          !plx_json_get_string (obj, source, "model", "_name_or_path", FALSE, &hf_name, error))
+        return NULL;
+      name = hf_name != NULL ? hf_name : model_type;
+    }
   m->name = g_strdup (name);
   model_build_ops (m);
 

@@ -512,7 +512,7 @@ test_scenario_preset (void)
 static void
 test_unknown_keys (void)
 {
-  static const struct { const char *text; const char *needles[3]; } cases[] = {
+  static const struct { const char *text; const char *needles[4]; } cases[] = {
     { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
       " \"strategy\": {\"zero_stag\": 1, \"global_batch_size\": 8}}",
       { "strategy.zero_stag: unknown key", "did you mean \"zero_stage\"?" } },
@@ -1196,6 +1196,61 @@ test_hostile_not_regular (void)
   test_rm_rf (dir);
 }
 
+/* Terminal escape sequences in names, keys and values: a string holding a control
+ * character is refused by key, and nothing in the message is raw. */
+#define EVIL_SCENARIO(name, extra) \
+  "{\"name\": \"" name "\", \"model\": {\"preset\": \"gpt2\"}, " \
+  "\"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1}, \"strategy\": {\"global_batch_size\": 8" extra "}}"
+
+static void
+assert_no_raw_controls (const char *message)
+{
+  for (const unsigned char *c = (const unsigned char *) message; *c != 0; c++)
+    {
+      g_assert_true (*c >= 0x20 && *c != 0x7f);
+      g_assert_false (c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f);
+    }
+}
+
+static void
+test_hostile_control_characters (void)
+{
+  const struct { const char *text; const char *needles[4]; } cases[] = {
+    { EVIL_SCENARIO ("clear\\u001b[2J", ""), { "name", "U+001B", "\\u001b[2J" } },
+    { EVIL_SCENARIO ("csi\\u009b2J", ""), { "name", "U+009B", "\\u009b2J" } },
+    { EVIL_SCENARIO ("bell\\u0007", ""), { "name", "U+0007", NULL } },
+    { EVIL_SCENARIO ("ok", ", \"schedule\": \"1f1b\\u001b[31m\""), { "strategy.schedule", "U+001B", NULL } },
+  };
+  g_autoptr (GError) key_error = NULL;
+  g_autoptr (PlxScenario) key_sc = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (PlxScenario) sc = load_scenario_text (cases[i].text, &error);
+
+      g_assert_null (sc);
+      check_error (error, PLX_ERROR_INVALID_VALUE, cases[i].needles);
+      assert_no_raw_controls (error->message);
+    }
+  /* An unknown key is named escaped. */
+  key_sc = load_scenario_text (EVIL_SCENARIO ("ok", ", \"zero\\u001b[31m\": 1"), &key_error);
+  g_assert_null (key_sc);
+  CHECK_ERROR (key_error, PLX_ERROR_UNKNOWN_KEY, "strategy.zero\\u001b[31m");
+  assert_no_raw_controls (key_error->message);
+  /* A tab is not a control a terminal obeys. */
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (PlxScenario) sc = load_scenario_text (EVIL_SCENARIO ("a\\tb", ""), &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (sc->name, ==, "a\tb");
+  }
+  {
+    g_autofree char *p = plx_printable ("x\033y\xff\xc2\x9bz");
+    g_assert_cmpstr (p, ==, "x\\u001by\\xFF\\u009bz");
+  }
+}
+
 /* ---- hostile: a 1 MB string wherever a string is read --------------------------- */
 
 typedef struct
@@ -1440,6 +1495,7 @@ main (int argc, char **argv)
   g_test_add_func ("/loaders/hostile/directory", test_hostile_directory);
   g_test_add_func ("/loaders/hostile/too-large", test_hostile_too_large);
   g_test_add_func ("/loaders/hostile/not-regular", test_hostile_not_regular);
+  g_test_add_func ("/loaders/hostile/control-characters", test_hostile_control_characters);
   for (guint i = 0; i < G_N_ELEMENTS (long_string_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/loaders/hostile/long-string/%s", long_string_names[i]);
