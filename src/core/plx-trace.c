@@ -4,6 +4,7 @@
  * Perfetto and chrome://tracing open it. Written to a temporary file beside the
  * target and renamed over it, so a failure never leaves a partial trace. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -31,6 +32,16 @@ write_string (FILE *f, const char *s)
   fputc ('"', f);
 }
 
+/* printf's %f and %g follow LC_NUMERIC: under de_DE they write "1,5", which is not
+ * JSON. Numbers go through g_ascii_formatd, which always writes a point. */
+typedef char Num[G_ASCII_DTOSTR_BUF_SIZE];
+
+static const char *
+num (Num buf, const char *format, double v)
+{
+  return g_ascii_formatd (buf, G_ASCII_DTOSTR_BUF_SIZE, format, isfinite (v) ? v : 0.0);
+}
+
 gboolean
 plx_timeline_write_chrome_trace (const PlxTimeline    *timeline,
                                  const PlxMemoryTrace *trace,
@@ -43,6 +54,7 @@ plx_timeline_write_chrome_trace (const PlxTimeline    *timeline,
   FILE *f;
   gboolean first = TRUE;
   int saved_errno;
+  Num a, b, n3;
 
   if (fd < 0)
     {
@@ -83,12 +95,13 @@ plx_timeline_write_chrome_trace (const PlxTimeline    *timeline,
       SEP ();
       fputs ("{\"ph\": \"X\", \"name\": ", f);
       write_string (f, ev->label);
-      fprintf (f, ", \"cat\": \"%s\", \"pid\": %u, \"tid\": %u, \"ts\": %.3f, \"dur\": %.3f, \"args\": {",
-               plx_task_kind_to_string (ev->kind), ev->rank, ev->stream, ev->start_s * 1e6,
-               (ev->end_s - ev->start_s) * 1e6);
+      fprintf (f, ", \"cat\": \"%s\", \"pid\": %u, \"tid\": %u, \"ts\": %s, \"dur\": %s, \"args\": {",
+               plx_task_kind_to_string (ev->kind), ev->rank, ev->stream, num (a, "%.3f", ev->start_s * 1e6),
+               num (b, "%.3f", (ev->end_s - ev->start_s) * 1e6));
       if (ev->micro_batch != PLX_NO_MICRO_BATCH)
         fprintf (f, "\"micro_batch\": %u, ", ev->micro_batch);
-      fprintf (f, "\"chunk\": %u, \"flops\": %.6g, \"bytes\": %.6g}}", ev->chunk, ev->flops, ev->bytes);
+      fprintf (f, "\"chunk\": %u, \"flops\": %s, \"bytes\": %s}}", ev->chunk, num (a, "%.6g", ev->flops),
+               num (b, "%.6g", ev->bytes));
     }
   if (trace != NULL)
     for (guint r = 0; r < trace->n_ranks; r++)
@@ -97,14 +110,15 @@ plx_timeline_write_chrome_trace (const PlxTimeline    *timeline,
         for (guint c = 0; c < PLX_N_MEM; c++)
           base += trace->static_bytes[(gsize) r * PLX_N_MEM + c];
         SEP ();
-        fprintf (f, "{\"ph\": \"C\", \"name\": \"memory\", \"pid\": %u, \"ts\": 0, \"args\": {\"static_bytes\": %.0f, \"activation_bytes\": 0}}",
-                 r, base);
+        fprintf (f, "{\"ph\": \"C\", \"name\": \"memory\", \"pid\": %u, \"ts\": 0, \"args\": {\"static_bytes\": %s, \"activation_bytes\": 0}}",
+                 r, num (a, "%.0f", base));
         for (guint i = 0; i < trace->samples[r]->len; i++)
           {
             const PlxMemorySample *sm = &g_array_index (trace->samples[r], PlxMemorySample, i);
             SEP ();
-            fprintf (f, "{\"ph\": \"C\", \"name\": \"memory\", \"pid\": %u, \"ts\": %.3f, \"args\": {\"static_bytes\": %.0f, \"activation_bytes\": %.0f}}",
-                     r, sm->time_s * 1e6, base, MAX (sm->activation_bytes, 0.0));
+            fprintf (f, "{\"ph\": \"C\", \"name\": \"memory\", \"pid\": %u, \"ts\": %s, \"args\": {\"static_bytes\": %s, \"activation_bytes\": %s}}",
+                     r, num (a, "%.3f", sm->time_s * 1e6), num (b, "%.0f", base),
+                     num (n3, "%.0f", MAX (sm->activation_bytes, 0.0)));
           }
       }
   fputs ("\n]}\n", f);

@@ -1,6 +1,7 @@
 /* The event simulator: pipeline bubbles and activation peaks against the schedules'
  * theory on synthetic balanced plans, agreement with the analytical engine, the
  * timeline's consistency, the Chrome trace, and the accuracy bar. */
+#include <locale.h>
 #include <math.h>
 #include <string.h>
 
@@ -494,6 +495,57 @@ test_chrome_trace (void)
 }
 
 static void
+test_chrome_trace_comma_locale (void)
+{
+  /* The window does not force LC_NUMERIC: under de_DE.UTF-8 printf writes "1,5".
+   * The trace written there is still JSON, with the same numbers as under C. */
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (
+    "{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 },"
+    "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 16, \"pp\": 4, \"dp\": 2 } }");
+  g_autoptr (PlxTimeline) tl = NULL;
+  g_autoptr (PlxMemoryTrace) trace = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("plx-trace-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "trace.json", NULL);
+  g_autoptr (JsonNode) root = NULL;
+  g_autofree char *old = g_strdup (setlocale (LC_NUMERIC, NULL));
+  char probe[32];
+  JsonArray *events;
+  const PlxTimelineEvent *last;
+  PlxReport r;
+
+  g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &r, NULL, &tl, &trace, &error));
+  if (setlocale (LC_NUMERIC, "de_DE.UTF-8") == NULL)
+    {
+      /* tools/install-deps generates it; without it this test would prove nothing. */
+      g_test_message ("the de_DE.UTF-8 locale is not installed (tools/install-deps generates it)");
+      g_test_fail ();
+      return;
+    }
+  g_snprintf (probe, sizeof probe, "%.1f", 1.5);
+  g_assert_cmpstr (probe, ==, "1,5");
+  g_assert_true (plx_timeline_write_chrome_trace (tl, trace, path, &error));
+  setlocale (LC_NUMERIC, old);
+  g_assert_no_error (error);
+  root = plx_json_parse_file (path, &error);
+  g_assert_no_error (error);
+  events = json_object_get_array_member (json_node_get_object (root), "traceEvents");
+  last = &g_array_index (tl->events, PlxTimelineEvent, tl->events->len - 1);
+  for (guint i = json_array_get_length (events); i-- > 0;)
+    {
+      JsonObject *ev = json_array_get_object_element (events, i);
+      if (g_str_equal (json_object_get_string_member (ev, "ph"), "X"))
+        {
+          /* The last event's start, in microseconds to the nanosecond. */
+          g_assert_cmpfloat (fabs (json_object_get_double_member (ev, "ts") - last->start_s * 1e6), <=, 0.0005);
+          break;
+        }
+    }
+  g_remove (path);
+  g_rmdir (dir);
+}
+
+static void
 test_validation_event (void)
 {
   /* The event engine meets the same accuracy bar as the analytical one. */
@@ -646,6 +698,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/agrees-with-analytic", test_agrees_with_analytic);
   g_test_add_func ("/sim/breakdown-sums", test_breakdown_sums);
   g_test_add_func ("/sim/chrome-trace", test_chrome_trace);
+  g_test_add_func ("/sim/chrome-trace-comma-locale", test_chrome_trace_comma_locale);
   g_test_add_func ("/sim/validation-event", test_validation_event);
   g_test_add_func ("/sim/too-many-passes", test_too_many_passes);
   g_test_add_func ("/sim/timeline-bounded", test_timeline_bounded);
