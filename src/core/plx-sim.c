@@ -378,6 +378,10 @@ plx_sim_run (const PlxPlan          *plan,
       const PlxPlanStage *st = &plan->stages[s];
       double t = grads_done[s], opt_end;
 
+      /* Communication is the transfer: the gradient reduction beyond the compute, and
+       * the tied all-reduce's own time. Waiting for the other end's gradients is
+       * bubble, not communication. */
+      exposed[s] = grads_done[s] - compute_end[s] + st->tied_embedding_s;
       if (st->tied_embedding_s > 0.0)
         {
           /* First and last stage sum their embedding gradients once both are done. */
@@ -387,7 +391,6 @@ plx_sim_run (const PlxPlan          *plan,
           t = t0 + st->tied_embedding_s;
           sim.stats.events++;
         }
-      exposed[s] = t - compute_end[s];
       opt_end = t + st->optimizer_s;
       record (&sim, s, PLX_STREAM_COMPUTE, PLX_KIND_OPTIMIZER, 0, PLX_NO_MICRO_BATCH, "optimizer step", t, opt_end, 0, 0);
       sim.stats.events++;
