@@ -468,6 +468,49 @@ parse_llama (PlxModel *m, JsonObject *obj, const char *source, gboolean moe, GEr
   return TRUE;
 }
 
+/* A model object is a Hugging Face config: real ones hold dozens of keys Parallax
+ * has no use for (bos_token_id, rope_theta, torch_dtype), so unknown keys cannot all
+ * be refused. A key within a typo of one that is read, though ("n_layr"), would
+ * silently leave the default in place: that is refused, naming the key meant. */
+static gboolean
+near_miss_keys (JsonObject *obj,
+                const char *source,
+                const char *model_type,
+                GError    **error)
+{
+  static const char *const gpt2_keys[] = { "model_type", "name", "source", "preset", "_name_or_path", "n_layer",
+                                           "n_embd", "n_head", "vocab_size", "n_positions", "n_inner", "n_ctx",
+                                           NULL };
+  static const char *const llama_keys[] = { "model_type", "name", "source", "preset", "_name_or_path",
+                                            "num_hidden_layers", "hidden_size", "num_attention_heads",
+                                            "num_key_value_heads", "intermediate_size", "vocab_size",
+                                            "max_position_embeddings", "head_dim", "tie_word_embeddings",
+                                            "num_local_experts", "num_experts_per_tok", NULL };
+  const char *const *known = g_str_equal (model_type, "gpt2") ? gpt2_keys : llama_keys;
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *value;
+
+  json_object_iter_init (&iter, obj);
+  while (json_object_iter_next (&iter, &key, &value))
+    {
+      const char *near;
+      gboolean exact = FALSE;
+
+      for (guint i = 0; known[i] != NULL && !exact; i++)
+        exact = g_str_equal (key, known[i]);
+      if (exact || (near = plx_json_closest_key (key, known)) == NULL)
+        continue;
+      {
+        g_autofree char *safe = plx_printable (key);
+        g_set_error (error, PLX_ERROR, PLX_ERROR_UNKNOWN_KEY, "%.200s: model.%.200s: unknown key; did you mean \"%s\"?",
+                     source, safe, near);
+      }
+      return FALSE;
+    }
+  return TRUE;
+}
+
 PlxModel *
 plx_model_new_from_json (JsonNode   *config,
                          const char *source,
@@ -516,6 +559,9 @@ plx_model_new_from_json (JsonNode   *config,
       return NULL;
     }
   if (!ok)
+    return NULL;
+
+  if (!near_miss_keys (obj, source, model_type, error))
     return NULL;
 
   /* Hugging Face's own name for the model, checked as every string is. */

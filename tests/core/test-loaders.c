@@ -1196,6 +1196,37 @@ test_hostile_not_regular (void)
   test_rm_rf (dir);
 }
 
+/* A model object is a Hugging Face config, whose many unused keys load; a key a typo
+ * away from one that is read is refused with the key meant. */
+static void
+test_model_near_miss_keys (void)
+{
+  g_autoptr (GError) e1 = NULL, e2 = NULL, e3 = NULL;
+  g_autoptr (PlxScenario) typo = load_scenario_text (
+    "{\"model\": {\"preset\": \"gpt2\", \"n_layr\": 3}, \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1},"
+    " \"strategy\": {\"global_batch_size\": 8}}", &e1);
+  g_autoptr (PlxScenario) typo2 = load_scenario_text (
+    "{\"model\": {\"preset\": \"llama-2-7b\", \"num_hidden_layer\": 3}, \"cluster\": {\"preset\": \"dgx-a100-80gb\","
+    " \"num_nodes\": 1}, \"strategy\": {\"global_batch_size\": 8}}", &e2);
+  /* Llama 2 7B's config.json as Hugging Face publishes it (meta-llama/Llama-2-7b-hf). */
+  g_autoptr (PlxScenario) real = load_scenario_text (
+    "{\"model\": {\"architectures\": [\"LlamaForCausalLM\"], \"bos_token_id\": 1, \"eos_token_id\": 2,"
+    " \"hidden_act\": \"silu\", \"hidden_size\": 4096, \"initializer_range\": 0.02, \"intermediate_size\": 11008,"
+    " \"max_position_embeddings\": 4096, \"model_type\": \"llama\", \"num_attention_heads\": 32,"
+    " \"num_hidden_layers\": 32, \"num_key_value_heads\": 32, \"pretraining_tp\": 1, \"rms_norm_eps\": 1e-05,"
+    " \"rope_scaling\": null, \"tie_word_embeddings\": false, \"torch_dtype\": \"float16\","
+    " \"transformers_version\": \"4.31.0.dev0\", \"use_cache\": true, \"vocab_size\": 32000},"
+    " \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1}, \"strategy\": {\"global_batch_size\": 8}}", &e3);
+
+  g_assert_null (typo);
+  CHECK_ERROR (e1, PLX_ERROR_UNKNOWN_KEY, "model.n_layr", "\"n_layer\"");
+  g_assert_null (typo2);
+  CHECK_ERROR (e2, PLX_ERROR_UNKNOWN_KEY, "model.num_hidden_layer", "\"num_hidden_layers\"");
+  g_assert_no_error (e3);
+  /* 32 x (4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096) + 2 x 32000 x 4096 + 4096 = 6,738,415,616 */
+  g_assert_cmpfloat (plx_model_get_n_params (real->model), ==, 6738415616.0);
+}
+
 /* Terminal escape sequences in names, keys and values: a string holding a control
  * character is refused by key, and nothing in the message is raw. */
 #define EVIL_SCENARIO(name, extra) \
@@ -1496,6 +1527,7 @@ main (int argc, char **argv)
   g_test_add_func ("/loaders/hostile/too-large", test_hostile_too_large);
   g_test_add_func ("/loaders/hostile/not-regular", test_hostile_not_regular);
   g_test_add_func ("/loaders/hostile/control-characters", test_hostile_control_characters);
+  g_test_add_func ("/loaders/model/near-miss-keys", test_model_near_miss_keys);
   for (guint i = 0; i < G_N_ELEMENTS (long_string_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/loaders/hostile/long-string/%s", long_string_names[i]);
