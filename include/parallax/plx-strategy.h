@@ -134,6 +134,10 @@ gboolean    plx_strategy_is_pytorch (const PlxStrategy *strategy);
  * which runs bf16 up to ZeRO-1). */
 gboolean    plx_strategy_accumulates_fp32_copy (const PlxStrategy *strategy);
 const char *plx_implementation_to_string (PlxImplementation implementation);
+/* The strategy as a "strategy" object of the scenario format, every key written as
+ * it stands (resolved: dp, seq_length, the bucket size), so that reading it back
+ * gives the same strategy. */
+JsonNode   *plx_strategy_to_json (const PlxStrategy *strategy);
 
 /* How many times its even share of routed tokens the busiest expert-parallel rank
  * computes and exchanges, for `routed` tokens per rank and micro-batch (tokens x top-k):

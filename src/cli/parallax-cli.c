@@ -1,6 +1,7 @@
 /* parallax-cli: the command line of Parallax (FORMATS.md §3).
  * Exit status: 0 success, 1 user error (bad file, inconsistent strategy), 2 usage. */
 #include <locale.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -157,6 +158,32 @@ cmd_presets (int argc, char **argv)
               c->hbm_bytes / 1073741824.0);
     }
   return 0;
+}
+
+/* Which revision of the --json objects this is (docs/formats.md): 2 added the keys of
+ * add_identity. */
+#define JSON_FORMAT_VERSION 2
+
+/* What a JSON report is about, so that a file of them stands on its own: the tool,
+ * the scenario, the model, the cluster and the strategy as resolved. */
+static void
+add_identity (JsonObject *o, const PlxScenario *sc)
+{
+  JsonObject *model = json_object_new (), *cluster = json_object_new ();
+
+  json_object_set_int_member (o, "format_version", JSON_FORMAT_VERSION);
+  json_object_set_string_member (o, "tool_version", PACKAGE_VERSION);
+  json_object_set_string_member (o, "scenario", sc->name);
+  json_object_set_string_member (model, "name", sc->model->name);
+  json_object_set_int_member (model, "n_params", (gint64) llround (plx_model_get_n_params (sc->model)));
+  json_object_set_int_member (model, "n_layers", sc->model->n_layers);
+  json_object_set_object_member (o, "model", model);
+  json_object_set_string_member (cluster, "name", sc->cluster->name);
+  json_object_set_string_member (cluster, "gpu", sc->cluster->gpu_name);
+  json_object_set_int_member (cluster, "num_nodes", sc->cluster->num_nodes);
+  json_object_set_int_member (cluster, "gpus_per_node", sc->cluster->gpus_per_node);
+  json_object_set_object_member (o, "cluster", cluster);
+  json_object_set_member (o, "strategy", plx_strategy_to_json (sc->strategy));
 }
 
 static void
@@ -569,6 +596,7 @@ cmd_simulate (int argc, char **argv)
   if (opts.json)
     {
       g_autoptr (JsonNode) out = plx_report_to_json (&report);
+      add_identity (json_node_get_object (out), sc);
       if (sc->strategy->schedule != PLX_SCHEDULE_FILE)
         json_object_set_int_member (json_node_get_object (out), "max_micro_batch_size", (gint64) max_mb);
       if (fixes != NULL)
@@ -699,10 +727,21 @@ cmd_compare (int argc, char **argv)
           g_autoptr (JsonBuilder) b = json_builder_new ();
           g_autoptr (JsonNode) root = NULL;
           json_builder_begin_object (b);
+          json_builder_set_member_name (b, "format_version");
+          json_builder_add_int_value (b, JSON_FORMAT_VERSION);
+          json_builder_set_member_name (b, "tool_version");
+          json_builder_add_string_value (b, PACKAGE_VERSION);
+          json_builder_set_member_name (b, "scenarios");
+          json_builder_begin_array (b);
+          json_builder_add_string_value (b, sc[0]->name);
+          json_builder_add_string_value (b, sc[1]->name);
+          json_builder_end_array (b);
           for (guint k = 0; k < 2; k++)
             {
+              JsonNode *side = plx_report_to_json (&report[k]);
+              add_identity (json_node_get_object (side), sc[k]);
               json_builder_set_member_name (b, k == 0 ? "a" : "b");
-              json_builder_add_value (b, plx_report_to_json (&report[k]));
+              json_builder_add_value (b, side);
             }
           json_builder_set_member_name (b, "step_time_ratio");
           json_builder_add_double_value (b, report[1].step_time_s / report[0].step_time_s);

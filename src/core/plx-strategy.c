@@ -556,3 +556,72 @@ plx_strategy_get_shard_size (const PlxStrategy *s)
 {
   return s->shard_group_size != 0 && s->shard_group_size <= s->dp ? s->shard_group_size : MAX (s->dp, 1);
 }
+
+JsonNode *
+plx_strategy_to_json (const PlxStrategy *s)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+#define INT(k, v) G_STMT_START { json_builder_set_member_name (b, k); json_builder_add_int_value (b, (gint64) (v)); } G_STMT_END
+#define STR(k, v) G_STMT_START { json_builder_set_member_name (b, k); json_builder_add_string_value (b, v); } G_STMT_END
+#define BOOL(k, v) G_STMT_START { json_builder_set_member_name (b, k); json_builder_add_boolean_value (b, v); } G_STMT_END
+  json_builder_begin_object (b);
+  STR ("workload", plx_workload_to_string (s->workload));
+  if (s->seq_length > 0)
+    INT ("seq_length", s->seq_length);
+  if (s->global_batch_size > 0)
+    INT ("global_batch_size", s->global_batch_size);
+  INT ("micro_batch_size", s->micro_batch_size);
+  if (s->dp > 0)
+    INT ("dp", s->dp);
+  INT ("tp", s->tp);
+  INT ("pp", s->pp);
+  INT ("cp", s->cp);
+  INT ("ep", s->ep);
+  INT ("virtual_stages", s->virtual_stages);
+  if (s->layers_per_stage_auto)
+    STR ("layers_per_stage", "auto");
+  else if (s->layers_per_stage != NULL)
+    {
+      json_builder_set_member_name (b, "layers_per_stage");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < s->n_layers_per_stage; i++)
+        json_builder_add_int_value (b, s->layers_per_stage[i]);
+      json_builder_end_array (b);
+    }
+  if (s->first_stage_layers > 0)
+    INT ("first_stage_layers", s->first_stage_layers);
+  if (s->last_stage_layers > 0)
+    INT ("last_stage_layers", s->last_stage_layers);
+  BOOL ("sequence_parallel", s->sequence_parallel);
+  STR ("schedule", s->schedule == PLX_SCHEDULE_FILE && s->schedule_path != NULL ? s->schedule_path
+                                                                                 : plx_schedule_to_string (s->schedule));
+  STR ("recompute", plx_recompute_to_string (s->recompute));
+  INT ("zero_stage", s->zero_stage);
+  STR ("dtype", plx_dtype_to_string (s->dtype));
+  BOOL ("overlap_dp_comm", s->overlap_dp_comm);
+  BOOL ("overlap_tp_comm", s->overlap_tp_comm);
+  BOOL ("flash_attention", s->flash_attention);
+  if (s->dp > 0)
+    INT ("grad_bucket_bytes", plx_strategy_get_grad_bucket_bytes (s));
+  else if (s->grad_bucket_bytes != PLX_GRAD_BUCKET_AUTO)
+    INT ("grad_bucket_bytes", s->grad_bucket_bytes);
+  STR ("implementation", plx_implementation_to_string (s->implementation));
+  if (s->shard_group_size > 0)
+    INT ("shard_group_size", s->shard_group_size);
+  if (s->moe_capacity_factor > 0.0)
+    {
+      json_builder_set_member_name (b, "moe_capacity_factor");
+      json_builder_add_double_value (b, s->moe_capacity_factor);
+    }
+  if (s->moe_load_imbalance > 0.0)
+    {
+      json_builder_set_member_name (b, "moe_load_imbalance");
+      json_builder_add_double_value (b, s->moe_load_imbalance);
+    }
+  json_builder_end_object (b);
+#undef INT
+#undef STR
+#undef BOOL
+  return json_builder_get_root (b);
+}

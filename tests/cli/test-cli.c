@@ -512,6 +512,58 @@ test_simulate_tp_override (void)
   g_assert_cmpfloat (step, !=, default_step_time ("event"));
 }
 
+/* simulate --json says what it is about (format 2): the tool, the scenario, the model
+ * with its parameter count, the cluster, and the strategy as resolved - which, read
+ * back as a scenario's strategy, gives the same prediction. */
+static void
+test_simulate_json_identity (void)
+{
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *path = test_write_file (dir, "gpt2.json",
+    "{\"name\": \"small\", \"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+    " \"strategy\": {\"pp\": 2, \"tp\": 2, \"global_batch_size\": 16, \"recompute\": \"full\"}}", -1);
+  g_auto (CliRun) first = { 0 };
+  g_auto (CliRun) again = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autofree char *strategy = NULL, *path2 = NULL, *text = NULL;
+  JsonObject *o, *model;
+
+  RUN_CLI (&first, "simulate", path, "--json");
+  assert_success (&first);
+  root = parse_stdout (&first);
+  g_assert_nonnull (root);
+  o = json_node_get_object (root);
+  g_assert_cmpint (json_object_get_int_member (o, "format_version"), ==, 2);
+  {
+    /* The version --version prints. */
+    g_auto (CliRun) version = { 0 };
+    g_autofree char *expected = NULL;
+    RUN_CLI (&version, "--version");
+    assert_success (&version);
+    g_assert_true (g_str_has_prefix (version.out, "parallax-cli "));
+    expected = g_strstrip (g_strdup (version.out + strlen ("parallax-cli ")));
+    g_assert_cmpstr (json_object_get_string_member (o, "tool_version"), ==, expected);
+  }
+  g_assert_cmpstr (json_object_get_string_member (o, "scenario"), ==, "small");
+  model = json_object_get_object_member (o, "model");
+  g_assert_cmpstr (json_object_get_string_member (model, "name"), ==, "gpt2");
+  /* 12 x (12 x 768^2 + 13 x 768) + 50257 x 768 + 1024 x 768 + 2 x 768 */
+  g_assert_cmpint (json_object_get_int_member (model, "n_params"), ==, 124439808);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (o, "cluster"), "gpu"), ==,
+                   "A100-SXM4-80GB");
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (o, "strategy"), "dp"), ==, 2);
+  json_generator_set_root (gen, json_object_get_member (o, "strategy"));
+  strategy = json_generator_to_data (gen, NULL);
+  text = g_strdup_printf ("{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+                          " \"strategy\": %s}", strategy);
+  path2 = test_write_file (dir, "again.json", text, -1);
+  RUN_CLI (&again, "simulate", path2, "--json");
+  assert_success (&again);
+  g_assert_cmpfloat (step_of (&again), ==, step_of (&first));
+  test_rm_rf (dir);
+}
+
 /* --layers-per-stage: counts by hand, checked against the pipeline; another --pp
  * drops the file's counts (they were one per stage of its own pipeline). */
 static void
@@ -2337,9 +2389,17 @@ test_compare_json (void)
   g_assert_true (json_object_has_member (o, "a"));
   g_assert_true (json_object_has_member (o, "b"));
   g_assert_true (json_object_has_member (o, "step_time_ratio"));
-  g_assert_cmpuint (json_object_get_size (o), ==, 3);
+  /* Format 2 names the tool and the two scenarios, and each side says what it is. */
+  g_assert_cmpint (json_object_get_int_member (o, "format_version"), ==, 2);
+  g_assert_true (json_object_has_member (o, "tool_version"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (o, "scenarios")), ==, 2);
+  g_assert_cmpuint (json_object_get_size (o), ==, 6);
   oa = json_object_get_object_member (o, "a");
   ob = json_object_get_object_member (o, "b");
+  g_assert_cmpstr (json_object_get_string_member (oa, "scenario"), ==,
+                   json_array_get_string_element (json_object_get_array_member (o, "scenarios"), 0));
+  g_assert_cmpstr (json_object_get_string_member (ob, "scenario"), ==,
+                   json_array_get_string_element (json_object_get_array_member (o, "scenarios"), 1));
   g_assert_nonnull (oa);
   g_assert_nonnull (ob);
   if (oa == NULL || ob == NULL)
@@ -2554,6 +2614,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/simulate/text", test_simulate_text);
   g_test_add_func ("/cli/simulate/json-keys", test_simulate_json_keys);
   g_test_add_func ("/cli/simulate/layers-per-stage", test_simulate_layers_per_stage);
+  g_test_add_func ("/cli/simulate/json-identity", test_simulate_json_identity);
   g_test_add_func ("/cli/simulate/json-keys-analytical", test_simulate_json_keys_analytical);
   g_test_add_func ("/cli/simulate/engine-analytical", test_simulate_json_engine_analytical);
   g_test_add_func ("/cli/simulate/engine-event-json", test_simulate_json_engine_event);
