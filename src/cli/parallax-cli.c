@@ -486,6 +486,7 @@ load_scenario (int              argc,
   applied = plx_cli_overrides_apply (overrides, node, &error);
   if (applied == NULL)
     return user_error (error);
+  plx_cli_overrides_adapt (overrides, applied, dir, source);
   *scenario = plx_scenario_new_from_json (applied, dir, source, &error);
   if (*scenario == NULL)
     return user_error_with_advice (error, applied, dir, source);

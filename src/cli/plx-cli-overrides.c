@@ -390,6 +390,35 @@ plx_cli_overrides_apply (PlxCliOverrides *o,
 }
 
 void
+plx_cli_overrides_adapt (PlxCliOverrides *o,
+                         JsonNode        *applied,
+                         const char      *dir,
+                         const char      *source)
+{
+  g_autoptr (PlxScenario) raw = NULL;
+  g_autoptr (JsonNode) adapted = NULL;
+  JsonObject *root, *strategy;
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *value;
+
+  if ((o->model == NULL && o->cluster == NULL) || !JSON_NODE_HOLDS_OBJECT (applied))
+    return;
+  root = json_node_get_object (applied);
+  raw = plx_scenario_new_unresolved (applied, dir, source, NULL);
+  if (raw == NULL)
+    return;
+  adapted = plx_advice_adapt_strategy (raw->model, raw->cluster, json_object_get_member (root, "strategy"));
+  if (adapted == NULL || !JSON_NODE_HOLDS_OBJECT (adapted))
+    return;
+  strategy = json_node_get_object (adapted);
+  json_object_iter_init (&iter, o->strategy);
+  while (json_object_iter_next (&iter, &key, &value))
+    json_object_set_member (strategy, key, json_node_copy (value));
+  json_object_set_member (root, "strategy", g_steal_pointer (&adapted));
+}
+
+void
 plx_cli_overrides_print_help (GString *out)
 {
   for (guint f = 0; f < G_N_ELEMENTS (strategy_flags); f++)

@@ -10,6 +10,15 @@ G_BEGIN_DECLS
 typedef struct _PlxCliOverrides PlxCliOverrides;
 
 PlxCliOverrides *plx_cli_overrides_new (void);
+/* After plx_cli_overrides_apply: with another --model or --cluster, the scenario's
+ * strategy is adapted to them as the window does on a preset change (every value
+ * still valid kept, each invalid one moved to its nearest valid value), then the
+ * strategy flags given are put back on top. In place; nothing if the model or the
+ * cluster does not load (the scenario's own error will say why). */
+void             plx_cli_overrides_adapt (PlxCliOverrides *o,
+                                          JsonNode        *applied,
+                                          const char      *dir,
+                                          const char      *source);
 void             plx_cli_overrides_free (PlxCliOverrides *o);
 
 /* Consumes argv[*i] (and its value) if it is an override flag. Returns TRUE if it

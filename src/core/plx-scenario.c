@@ -1,3 +1,5 @@
+#include <string.h>
+
 #include <glib/gi18n-lib.h>
 
 #include "parallax/plx-error.h"
@@ -5,10 +7,15 @@
 #include "parallax/plx-presets.h"
 #include "parallax/plx-scenario.h"
 
+/* A Hugging Face model as people download it: a config.json, or the snapshot
+ * directory that holds one. Its name, unless the config states one, is the
+ * directory's for a config.json ("Llama-2-7b-hf/config.json"), else the file's. The
+ * config file is what errors about the model name (*model_source). */
 static JsonNode *
 resolve_model_node (JsonObject *obj,
                     const char *base_dir,
                     const char *source,
+                    char      **model_source,
                     GError    **error)
 {
   JsonObject *model = plx_json_get_object (obj, source, "", "model", TRUE, error);
@@ -25,6 +32,12 @@ resolve_model_node (JsonObject *obj,
     return plx_json_deep_copy (json_object_get_member (obj, "model"));
 
   path = g_path_is_absolute (hf) ? g_strdup (hf) : g_build_filename (base_dir, hf, NULL);
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      char *inside = g_build_filename (path, "config.json", NULL);
+      g_free (path);
+      path = inside;
+    }
   config = plx_json_parse_file (path, error);
   if (config == NULL)
     {
@@ -36,6 +49,23 @@ resolve_model_node (JsonObject *obj,
       g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: model.hf_config: %s is not a JSON object", source, path);
       return NULL;
     }
+  if (!json_object_has_member (json_node_get_object (config), "name") &&
+      !json_object_has_member (json_node_get_object (config), "_name_or_path"))
+    {
+      g_autofree char *base = g_path_get_basename (path);
+      g_autofree char *dir = g_path_get_dirname (path);
+      g_autofree char *dir_base = g_path_get_basename (dir);
+      g_autofree char *name = NULL;
+
+      if (g_str_equal (base, "config.json") && !g_str_equal (dir_base, ".") && !g_str_equal (dir_base, "/"))
+        name = g_strdup (dir_base);
+      else
+        name = g_str_has_suffix (base, ".json") ? g_strndup (base, strlen (base) - 5) : g_strdup (base);
+      /* Checked as any name in a file is: a file name may hold controls too. */
+      if (g_utf8_validate (name, -1, NULL))
+        json_object_set_string_member (json_node_get_object (config), "name", name);
+    }
+  *model_source = g_strdup (path);
   overrides = plx_json_deep_copy (json_object_get_member (obj, "model"));
   json_object_remove_member (json_node_get_object (overrides), "hf_config");
   return plx_json_merge (config, overrides);
@@ -50,6 +80,7 @@ scenario_new (JsonNode   *node,
 {
   g_autoptr (PlxScenario) sc = g_new0 (PlxScenario, 1);
   g_autoptr (JsonNode) model_node = NULL;
+  g_autofree char *model_source = NULL;
   JsonObject *obj;
   JsonNode *strategy_node;
   const char *name = NULL;
@@ -71,10 +102,10 @@ scenario_new (JsonNode   *node,
   if (plx_json_get_object (obj, source, "", "cluster", TRUE, error) == NULL)
     return NULL;
 
-  model_node = resolve_model_node (obj, base_dir ? base_dir : ".", source, error);
+  model_node = resolve_model_node (obj, base_dir ? base_dir : ".", source, &model_source, error);
   if (model_node == NULL)
     return NULL;
-  sc->model = plx_model_new_from_json (model_node, source, error);
+  sc->model = plx_model_new_from_json (model_node, model_source != NULL ? model_source : source, error);
   if (sc->model == NULL)
     return NULL;
   sc->cluster = plx_cluster_new_from_json (json_object_get_member (obj, "cluster"), source, error);

@@ -512,6 +512,28 @@ test_simulate_tp_override (void)
   g_assert_cmpfloat (step, !=, default_step_time ("event"));
 }
 
+/* --model with no scenario: the built-in scenario's strategy (TP 8) is adapted to
+ * GPT-2's 12 heads as the window does on a preset change; a degree given on the
+ * command line is kept and refused by name if it does not fit. */
+static void
+test_simulate_model_adapts (void)
+{
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) forced = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+  JsonObject *strategy;
+
+  RUN_CLI (&r, "simulate", "--model", "gpt2", "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  g_assert_nonnull (root);
+  strategy = json_object_get_object_member (json_node_get_object (root), "strategy");
+  g_assert_cmpint (12 % json_object_get_int_member (strategy, "tp"), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (strategy, "tp"), ==, 4);
+  RUN_CLI (&forced, "simulate", "--model", "gpt2", "--tp", "8");
+  ASSERT_FAILURE (&forced, 1, "strategy.tp: 8 does not divide the model's 12 attention heads");
+}
+
 /* simulate --json says what it is about (format 2): the tool, the scenario, the model
  * with its parameter count, the cluster, and the strategy as resolved - which, read
  * back as a scenario's strategy, gives the same prediction. */
@@ -2615,6 +2637,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/simulate/json-keys", test_simulate_json_keys);
   g_test_add_func ("/cli/simulate/layers-per-stage", test_simulate_layers_per_stage);
   g_test_add_func ("/cli/simulate/json-identity", test_simulate_json_identity);
+  g_test_add_func ("/cli/simulate/model-adapts", test_simulate_model_adapts);
   g_test_add_func ("/cli/simulate/json-keys-analytical", test_simulate_json_keys_analytical);
   g_test_add_func ("/cli/simulate/engine-analytical", test_simulate_json_engine_analytical);
   g_test_add_func ("/cli/simulate/engine-event-json", test_simulate_json_engine_event);

@@ -1196,6 +1196,41 @@ test_hostile_not_regular (void)
   test_rm_rf (dir);
 }
 
+/* A Hugging Face snapshot directory stands for its config.json and names the model;
+ * an error in the config names the config file, not the scenario. */
+static void
+test_hf_snapshot_directory (void)
+{
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-loaders");
+  g_autofree char *snap = g_build_filename (dir, "Llama-2-7b-hf", NULL);
+  g_autofree char *config = NULL, *bad = NULL, *scenario = NULL, *text = NULL, *text_bad = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) sc = NULL, broken = NULL;
+  const char *llama = "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 11008,"
+                      " \"num_attention_heads\": 32, \"num_hidden_layers\": 32, \"vocab_size\": 32000,"
+                      " \"max_position_embeddings\": 4096, \"tie_word_embeddings\": false}";
+
+  g_assert_cmpint (g_mkdir (snap, 0700), ==, 0);
+  config = test_write_file (snap, "config.json", llama, -1);
+  bad = test_write_file (dir, "broken-config.json", "{\"model_type\": \"llama\", \"hidden_size\": 4096}", -1);
+  text = g_strdup_printf ("{\"model\": {\"hf_config\": \"%s\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
+                          " \"strategy\": {\"global_batch_size\": 8}}", snap);
+  scenario = test_write_file (dir, "s.json", text, -1);
+  sc = plx_scenario_new_from_file (scenario, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (sc->model->name, ==, "Llama-2-7b-hf");
+  g_assert_cmpfloat (plx_model_get_n_params (sc->model), ==, 6738415616.0);
+  text_bad = g_strdup_printf ("{\"model\": {\"hf_config\": \"broken-config.json\"}, \"cluster\": {\"preset\":"
+                              " \"dgx-a100-80gb\"}, \"strategy\": {\"global_batch_size\": 8}}");
+  g_free (scenario);
+  scenario = test_write_file (dir, "s2.json", text_bad, -1);
+  broken = plx_scenario_new_from_file (scenario, &error);
+  g_assert_null (broken);
+  CHECK_ERROR (error, PLX_ERROR_MISSING_KEY, bad, "num_hidden_layers");
+  g_assert_null (strstr (error->message, "s2.json"));
+  test_rm_rf (dir);
+}
+
 /* A model object is a Hugging Face config, whose many unused keys load; a key a typo
  * away from one that is read is refused with the key meant. */
 static void
@@ -1528,6 +1563,7 @@ main (int argc, char **argv)
   g_test_add_func ("/loaders/hostile/not-regular", test_hostile_not_regular);
   g_test_add_func ("/loaders/hostile/control-characters", test_hostile_control_characters);
   g_test_add_func ("/loaders/model/near-miss-keys", test_model_near_miss_keys);
+  g_test_add_func ("/loaders/model/hf-snapshot-directory", test_hf_snapshot_directory);
   for (guint i = 0; i < G_N_ELEMENTS (long_string_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/loaders/hostile/long-string/%s", long_string_names[i]);
