@@ -537,6 +537,23 @@ plx_model_new_from_json (JsonNode   *config,
     return NULL;
   obj = json_node_get_object (merged);
 
+  /* Some configs name only their class: "architectures": ["LlamaForCausalLM"]. */
+  if (!json_object_has_member (obj, "model_type") && json_object_has_member (obj, "architectures"))
+    {
+      static const char *const classes[][2] = { { "GPT2LMHeadModel", "gpt2" }, { "LlamaForCausalLM", "llama" },
+                                                { "MistralForCausalLM", "mistral" }, { "Qwen2ForCausalLM", "qwen2" },
+                                                { "MixtralForCausalLM", "mixtral" } };
+      JsonNode *arch = json_object_get_member (obj, "architectures");
+      if (JSON_NODE_HOLDS_ARRAY (arch) && json_array_get_length (json_node_get_array (arch)) > 0)
+        {
+          JsonNode *first = json_array_get_element (json_node_get_array (arch), 0);
+          const char *cls = JSON_NODE_HOLDS_VALUE (first) && json_node_get_value_type (first) == G_TYPE_STRING
+                              ? json_node_get_string (first) : "";
+          for (guint i = 0; i < G_N_ELEMENTS (classes); i++)
+            if (g_str_equal (cls, classes[i][0]))
+              json_object_set_string_member (obj, "model_type", classes[i][1]);
+        }
+    }
   if (!plx_json_get_string (obj, source, "model", "model_type", TRUE, &model_type, error) ||
       !plx_json_get_string (obj, source, "model", "name", FALSE, &name, error))
     return NULL;

@@ -1258,6 +1258,16 @@ test_model_near_miss_keys (void)
   g_assert_null (typo2);
   CHECK_ERROR (e2, PLX_ERROR_UNKNOWN_KEY, "model.num_hidden_layer", "\"num_hidden_layers\"");
   g_assert_no_error (e3);
+  {
+    /* Without model_type, the class in "architectures" says it. */
+    g_autoptr (GError) e4 = NULL;
+    g_autoptr (PlxScenario) by_class = load_scenario_text (
+      "{\"model\": {\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 4096, \"intermediate_size\": 11008,"
+      " \"num_attention_heads\": 32, \"num_hidden_layers\": 32, \"vocab_size\": 32000},"
+      " \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1}, \"strategy\": {\"global_batch_size\": 8}}", &e4);
+    g_assert_no_error (e4);
+    g_assert_cmpstr (by_class->model->model_type, ==, "llama");
+  }
   /* 32 x (4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096) + 2 x 32000 x 4096 + 4096 = 6,738,415,616 */
   g_assert_cmpfloat (plx_model_get_n_params (real->model), ==, 6738415616.0);
 }
