@@ -270,7 +270,6 @@ plx_cluster_new_from_json (JsonNode   *node,
 {
   g_autoptr (PlxCluster) c = NULL;
   g_autoptr (JsonNode) merged = NULL;
-  g_autoptr (GError) local_error = NULL;
   JsonObject *obj, *gpu, *flops, *eff;
   const char *name = NULL, *gpu_name = "GPU";
   gboolean had_preset;
