@@ -123,7 +123,11 @@ build_interleaved (PlxScheduleOrder *o)
 /* Zero-bubble H1 (Qi et al. 2023 §3.1): 1F1B's order and memory limit (at most
  * p - s micro-batches past their forward and before their backward on stage s), with
  * the weight-gradient pass W split from B and run only when neither a B nor an F can,
- * so that it fills what would be bubbles. The order is found by list-scheduling with
+ * so that it fills what would be bubbles. A W that waits keeps its layer inputs: at
+ * most p - 1 more micro-batches than 1F1B's may wait for theirs (F is held back
+ * otherwise), so the activation peak is bounded by the pipeline depth, not by the
+ * number of micro-batches - without that bound a W could wait to the end of the step
+ * and the peak grew with every micro-batch. The order is found by list-scheduling with
  * F = B = W = 1 time unit, the paper's setting, with priority B > F > W. */
 static void
 build_zero_bubble_h1 (PlxScheduleOrder *o)
@@ -151,7 +155,7 @@ build_zero_bubble_h1 (PlxScheduleOrder *o)
           guint64 f = f_next[s], b = b_next[s], w = w_next[s];
           gboolean b_ready = b < m && f_done[(gsize) s * m + b] <= t &&
                              (s == p - 1 || b_done[(gsize) (s + 1) * m + b] <= t);
-          gboolean f_ready = f < m && f - b < p - s &&
+          gboolean f_ready = f < m && f - b < p - s && f - w < 2 * p - s - 1 &&
                              (s == 0 || f_done[(gsize) (s - 1) * m + f] <= t);
           gboolean w_ready = w < b_prev[s] && b_done[(gsize) s * m + w] <= t;
 
