@@ -75,6 +75,27 @@ typedef struct
   guint64 eager_first_n;
 } PlxOp;
 
+/* What tells the decoder families apart (plx-model-families.c). */
+typedef struct
+{
+  gboolean generic;        /* built by the family builder */
+  gboolean layernorm;      /* LayerNorm (2h parameters with bias; h without) vs RMSNorm */
+  gboolean norm_bias;
+  gboolean qkv_bias;
+  gboolean out_bias;
+  gboolean mlp_bias;
+  gboolean gated;          /* SwiGLU/GeGLU: gate, up, down; else up, activation, down */
+  gboolean parallel;       /* attention and MLP from the same input (GPT-NeoX, Falcon) */
+  guint    block_norms;    /* norms per block: 2; 1 (Falcon 7B); 4 (Gemma 2) */
+  gboolean qk_norm;        /* RMSNorm over each head's Q and K (Qwen3) */
+  gboolean alibi;          /* ALiBi biases instead of rotary (BLOOM) */
+  gboolean embedding_norm; /* LayerNorm after the embedding (BLOOM) */
+  guint64  shared_ffn;     /* MoE: the shared expert's width, 0 if none */
+  gboolean shared_gate;    /* ... scaled by a sigmoid gate (Qwen2-MoE: h x 1) */
+  guint64  position_offset; /* learned position rows beyond max positions (OPT: 2) */
+  guint64  embed_dim;      /* OPT's word_embed_proj_dim when not the hidden size */
+} PlxModelArch;
+
 typedef struct
 {
   char   *name;
@@ -92,6 +113,9 @@ typedef struct
   gboolean tied_embeddings;
   gboolean dropout;           /* GPT-2/Megatron train with dropout; Llama does not */
   gboolean learned_positions; /* absolute position table (GPT-2) vs rotary */
+  /* The architecture of the families built by plx-model-families.c (all FALSE/0
+   * for gpt2 and the Llama family, whose builders predate them). */
+  PlxModelArch arch;
 
   PlxOp *pre_ops;   guint n_pre_ops;   /* before the first block: embedding */
   PlxOp *layer_ops; guint n_layer_ops; /* one transformer block */

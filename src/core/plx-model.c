@@ -325,6 +325,155 @@ mark_mlp_half (GArray     *ops,
     }
 }
 
+
+/* ---- the other decoder families (Hugging Face model types) ----------------------
+ * One block built from the features that tell them apart (PlxModelArch), out of the
+ * same ops as GPT-2 and Llama above; GPT-2 and the Llama family keep their own
+ * builders, which the published measurements were checked against. Sources: each
+ * family's modeling_*.py in Hugging Face transformers (layer by layer) and its paper:
+ * GPT-NeoX (Black et al. 2022: parallel attention and MLP), OPT (Zhang et al. 2022),
+ * BLOOM (Le Scao et al. 2022: ALiBi, embedding LayerNorm), Falcon (Almazrouei et al.
+ * 2023: multi-query, parallel block), Gemma (2024; Gemma 2: four norms per block),
+ * Qwen2/Qwen3 (QKV biases; Q/K RMSNorm), Qwen2-MoE (shared expert with a gate), DBRX. */
+
+static void
+add_norm_arch (GArray *ops, const char *name, const PlxModel *m, guint64 width)
+{
+  add_norm (ops, name, width, m->arch.layernorm);
+  if (m->arch.layernorm && !m->arch.norm_bias)
+    g_array_index (ops, PlxOp, ops->len - 1).params = width;
+}
+
+static void
+add_mlp_arch (GArray *ops, const PlxModel *m, guint64 width, gboolean expert, const char *prefix)
+{
+  PlxOp *op;
+  char *up = g_strconcat (prefix, m->arch.gated ? "gate_up_proj" : "fc1", NULL);
+  char *act = g_strconcat (prefix, m->arch.gated ? "glu" : "activation", NULL);
+  char *down = g_strconcat (prefix, m->arch.gated ? "down_proj" : "fc2", NULL);
+
+  /* Op names are static strings elsewhere: these few are interned once. */
+  op = add_matmul (ops, g_intern_string (up), m->hidden, (m->arch.gated ? 2 : 1) * width, FALSE,
+                   m->arch.mlp_bias && !expert);
+  op->expert = expert;
+  if (m->arch.gated)
+    {
+      op->eager_gemms = 2;
+      op->eager_first_n = width;
+      op = add_elementwise (ops, g_intern_string (act), PLX_SPLIT_TP, 3.0 * width, 5.0 * width, 2.0 * width);
+      op->eager_fwd_elems = 5.0 * width;
+      op->eager_bwd_elems = 8.0 * width;
+    }
+  else
+    op = add_elementwise (ops, g_intern_string (act), PLX_SPLIT_TP, 2.0 * width, 3.0 * width, (double) width);
+  op->expert = expert;
+  op = add_matmul (ops, g_intern_string (down), width, m->hidden, TRUE, m->arch.mlp_bias && !expert);
+  op->expert = expert;
+  g_free (up);
+  g_free (act);
+  g_free (down);
+}
+
+static void
+build_family_block (GArray *ops, const PlxModel *m)
+{
+  const guint64 h = m->hidden;
+  const guint64 q = (guint64) m->heads * m->head_dim;
+  const guint64 kv = (guint64) m->kv_heads * m->head_dim;
+  PlxOp *op;
+
+  add_norm_arch (ops, "input_norm", m, h);
+  op = add_matmul (ops, "qkv_proj", h, q + 2 * kv, FALSE, m->arch.qkv_bias);
+  op->eager_gemms = 3;
+  op->eager_first_n = q;
+  if (m->arch.qk_norm)
+    {
+      /* RMSNorm over each head's Q and K: a gain of head_dim each. */
+      op = add_elementwise (ops, "qk_norm", PLX_SPLIT_TP, 2.0 * (q + kv), 3.0 * (q + kv), (double) (q + kv));
+      op->params = 2 * m->head_dim;
+    }
+  if (!m->arch.alibi)
+    {
+      op = add_elementwise (ops, "rotary", PLX_SPLIT_TP, 2.0 * (q + kv), 2.0 * (q + kv), 0.0);
+      op->eager_fwd_elems = 11.0 * (q + kv);
+      op->eager_bwd_elems = 11.0 * (q + kv);
+    }
+  add_attention (ops, m);
+  add_matmul (ops, "o_proj", q, h, TRUE, m->arch.out_bias);
+  if (m->arch.block_norms == 4)
+    add_norm_arch (ops, "post_attention_norm", m, h);
+  if (!m->arch.parallel)
+    add_residual (ops, h, FALSE, "residual_1");
+  if (m->arch.block_norms >= 2)
+    add_norm_arch (ops, "mlp_norm", m, h);
+  else
+    /* Falcon 7B: the MLP reads the same normalised input as the attention. */
+    add_elementwise (ops, "mlp_norm", PLX_SPLIT_SEQ, 0.0, 0.0, 0.0);
+  if (m->experts > 0)
+    {
+      op = add_op (ops, "router", PLX_OP_MATMUL, PLX_SPLIT_SEQ, PLX_SPLIT_SEQ);
+      op->k = h;
+      op->n = m->experts;
+      op->params = h * m->experts;
+      op = add_elementwise (ops, "token_permute", PLX_SPLIT_SEQ, 4.0 * h, 4.0 * h, 0.0);
+      op->expert = TRUE;
+      add_mlp_arch (ops, m, m->ffn, TRUE, "expert_");
+      if (m->arch.shared_ffn > 0)
+        {
+          add_mlp_arch (ops, m, m->arch.shared_ffn, FALSE, "shared_");
+          if (m->arch.shared_gate)
+            {
+              op = add_op (ops, "shared_gate", PLX_OP_MATMUL, PLX_SPLIT_SEQ, PLX_SPLIT_SEQ);
+              op->k = h;
+              op->n = 1;
+              op->params = h;
+            }
+        }
+    }
+  else
+    add_mlp_arch (ops, m, m->ffn, FALSE, "");
+  if (m->arch.block_norms == 4)
+    add_norm_arch (ops, "post_mlp_norm", m, h);
+  add_residual (ops, h, FALSE, "residual_2");
+}
+
+static void
+build_family_pre_post (OpLists *lists, const PlxModel *m)
+{
+  build_pre_post (lists, m, m->arch.layernorm);
+  for (guint i = 0; i < lists->post->len; i++)
+    {
+      PlxOp *op = &g_array_index (lists->post, PlxOp, i);
+      if (g_str_equal (op->name, "final_norm") && m->arch.layernorm && !m->arch.norm_bias)
+        op->params = m->hidden;
+    }
+  for (guint i = 0; i < lists->pre->len; i++)
+    {
+      PlxOp *op = &g_array_index (lists->pre, PlxOp, i);
+      if (g_str_equal (op->name, "position_embedding"))
+        op->params = (m->max_positions + m->arch.position_offset) * m->hidden;
+      if (g_str_equal (op->name, "embedding") && m->arch.embed_dim > 0)
+        op->params = m->vocab * m->arch.embed_dim;
+    }
+  if (m->arch.embed_dim > 0)
+    {
+      /* OPT-350m: embeddings of word_embed_proj_dim, projected in and out. */
+      add_matmul (lists->pre, "project_in", m->arch.embed_dim, m->hidden, FALSE, FALSE)->fp8 = FALSE;
+      add_matmul (lists->post, "project_out", m->hidden, m->arch.embed_dim, FALSE, FALSE)->fp8 = FALSE;
+      for (guint i = 0; i < lists->post->len; i++)
+        {
+          PlxOp *op = &g_array_index (lists->post, PlxOp, i);
+          if (g_str_equal (op->name, "lm_head"))
+            {
+              op->k = m->arch.embed_dim;
+              op->params = m->tied_embeddings ? 0 : m->vocab * m->arch.embed_dim;
+            }
+        }
+    }
+  if (m->arch.embedding_norm)
+    add_norm_arch (lists->pre, "embedding_norm", m, m->hidden);
+}
+
 static void
 model_build_ops (PlxModel *m)
 {
@@ -335,24 +484,31 @@ model_build_ops (PlxModel *m)
   lists.layer = g_array_new (FALSE, TRUE, sizeof (PlxOp));
   lists.post = g_array_new (FALSE, TRUE, sizeof (PlxOp));
 
-  if (gpt2)
+  if (m->arch.generic)
+    {
+      build_family_block (lists.layer, m);
+      mark_mlp_half (lists.layer, "mlp_norm");
+      build_family_pre_post (&lists, m);
+    }
+  else if (gpt2)
     {
       build_gpt2_block (lists.layer, m);
       mark_mlp_half (lists.layer, "ln_2");
+      build_pre_post (&lists, m, gpt2);
     }
   else
     {
       build_llama_block (lists.layer, m);
       mark_mlp_half (lists.layer, "post_attention_norm");
+      build_pre_post (&lists, m, gpt2);
     }
-  build_pre_post (&lists, m, gpt2);
 
   m->n_pre_ops = lists.pre->len;
-  m->pre_ops = (PlxOp *) g_array_free (lists.pre, FALSE);
+  m->pre_ops = (PlxOp *) (void *) g_array_free (lists.pre, FALSE);
   m->n_layer_ops = lists.layer->len;
-  m->layer_ops = (PlxOp *) g_array_free (lists.layer, FALSE);
+  m->layer_ops = (PlxOp *) (void *) g_array_free (lists.layer, FALSE);
   m->n_post_ops = lists.post->len;
-  m->post_ops = (PlxOp *) g_array_free (lists.post, FALSE);
+  m->post_ops = (PlxOp *) (void *) g_array_free (lists.post, FALSE);
 }
 
 /* ---- Hugging Face config.json ------------------------------------------------ */
@@ -468,6 +624,190 @@ parse_llama (PlxModel *m, JsonObject *obj, const char *source, gboolean moe, GEr
   return TRUE;
 }
 
+
+/* The first of `keys` the config has (Hugging Face families name the same thing
+ * differently: num_hidden_layers, n_layer, n_layers); required: the first is named. */
+static gboolean
+get_dim_any (JsonObject *obj, const char *source, const char *const *keys, gboolean required, guint64 max,
+             guint64 *out, GError **error)
+{
+  for (guint i = 0; keys[i] != NULL; i++)
+    if (json_object_has_member (obj, keys[i]) && !JSON_NODE_HOLDS_NULL (json_object_get_member (obj, keys[i])))
+      return get_dim (obj, source, keys[i], TRUE, max, out, error);
+  if (required)
+    return get_dim (obj, source, keys[0], TRUE, max, out, error);
+  return TRUE;
+}
+
+static gboolean
+get_bool_default (JsonObject *obj, const char *source, const char *key, gboolean fallback, gboolean *out,
+                  GError **error)
+{
+  *out = fallback;
+  return plx_json_get_bool (obj, source, "model", key, out, error);
+}
+
+static const char *const family_types[] = { "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "phi3", "gemma", "gemma2",
+                                            "gpt_neox", "opt", "falcon", "bloom", "dbrx", NULL };
+
+static gboolean
+is_family (const char *model_type)
+{
+  return g_strv_contains (family_types, model_type);
+}
+
+static gboolean
+parse_family (PlxModel *m, JsonObject *obj, const char *source, const char *type, GError **error)
+{
+  static const char *const layer_keys[] = { "num_hidden_layers", "n_layer", "n_layers", NULL };
+  static const char *const hidden_keys[] = { "hidden_size", "n_embd", "n_embed", "d_model", NULL };
+  static const char *const head_keys[] = { "num_attention_heads", "n_head", "n_heads", NULL };
+  static const char *const kv_keys[] = { "num_key_value_heads", "num_kv_heads", NULL };
+  static const char *const ffn_keys[] = { "intermediate_size", "ffn_dim", "ffn_hidden_size", NULL };
+  static const char *const pos_keys[] = { "max_position_embeddings", "n_positions", "max_seq_len", NULL };
+  static const char *const head_dim_keys[] = { "head_dim", NULL };
+  static const char *const vocab_keys[] = { "vocab_size", NULL };
+  PlxModelArch *a = &m->arch;
+  JsonObject *ffn_obj = obj, *attn_obj = obj;
+  guint64 layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0, positions = 2048, head_dim = 0;
+  guint64 experts = 0, per_tok = 0, shared = 0, embed_dim = 0;
+  gboolean tied, flag;
+
+  a->generic = TRUE;
+  a->block_norms = 2;
+  if (g_str_equal (type, "dbrx"))
+    {
+      /* DBRX nests its attention and FFN settings. */
+      if ((attn_obj = plx_json_get_object (obj, source, "model", "attn_config", TRUE, error)) == NULL ||
+          (ffn_obj = plx_json_get_object (obj, source, "model", "ffn_config", TRUE, error)) == NULL)
+        return FALSE;
+    }
+  {
+    static const char *const dbrx_kv[] = { "kv_n_heads", NULL };
+    static const char *const moe_e[] = { "num_experts", "num_local_experts", "moe_num_experts", NULL };
+    static const char *const moe_k[] = { "num_experts_per_tok", "moe_top_k", NULL };
+    static const char *const moe_w[] = { "moe_intermediate_size", NULL };
+    static const char *const shared_w[] = { "shared_expert_intermediate_size", NULL };
+    static const char *const embed_w[] = { "word_embed_proj_dim", NULL };
+
+    if (!get_dim_any (obj, source, layer_keys, TRUE, MAX_LAYERS, &layers, error) ||
+        !get_dim_any (obj, source, hidden_keys, TRUE, MAX_DIM, &hidden, error) ||
+        !get_dim_any (obj, source, head_keys, TRUE, MAX_DIM, &heads, error) ||
+        !get_dim_any (attn_obj, source, attn_obj == obj ? kv_keys : dbrx_kv, FALSE, MAX_DIM, &kv_heads, error) ||
+        !get_dim_any (ffn_obj, source, ffn_keys, FALSE, MAX_DIM * 10, &ffn, error) ||
+        !get_dim_any (obj, source, vocab_keys, TRUE, MAX_DIM * 10, &vocab, error) ||
+        !get_dim_any (obj, source, pos_keys, FALSE, MAX_DIM * 10, &positions, error) ||
+        !get_dim_any (obj, source, head_dim_keys, FALSE, MAX_DIM, &head_dim, error) ||
+        !get_dim_any (ffn_obj, source, moe_e, FALSE, 100000, &experts, error) ||
+        !get_dim_any (ffn_obj, source, moe_k, FALSE, 100000, &per_tok, error) ||
+        !get_dim_any (obj, source, moe_w, FALSE, MAX_DIM * 10, &ffn, error) ||
+        !get_dim_any (obj, source, shared_w, FALSE, MAX_DIM * 10, &shared, error) ||
+        !get_dim_any (obj, source, embed_w, FALSE, MAX_DIM, &embed_dim, error))
+      return FALSE;
+  }
+
+  /* Per family: norms, biases, MLP shape, positions, tied embeddings by default. */
+  tied = FALSE;
+  a->gated = TRUE;
+  if (g_str_equal (type, "qwen3") || g_str_equal (type, "qwen3_moe"))
+    a->qk_norm = TRUE;
+  else if (g_str_equal (type, "qwen2"))
+    a->qkv_bias = TRUE;
+  else if (g_str_equal (type, "qwen2_moe"))
+    {
+      a->qkv_bias = TRUE;
+      a->shared_ffn = shared;
+      a->shared_gate = shared > 0;
+    }
+  else if (g_str_equal (type, "gemma") || g_str_equal (type, "gemma2"))
+    {
+      tied = TRUE;
+      a->block_norms = g_str_equal (type, "gemma2") ? 4 : 2;
+    }
+  else if (g_str_equal (type, "gpt_neox"))
+    {
+      a->layernorm = a->norm_bias = a->qkv_bias = a->out_bias = a->mlp_bias = TRUE;
+      a->gated = FALSE;
+      if (!get_bool_default (obj, source, "use_parallel_residual", TRUE, &a->parallel, error))
+        return FALSE;
+    }
+  else if (g_str_equal (type, "opt"))
+    {
+      tied = TRUE;
+      a->layernorm = a->norm_bias = a->gated = FALSE;
+      a->layernorm = a->norm_bias = TRUE;
+      if (!get_bool_default (obj, source, "enable_bias", TRUE, &flag, error))
+        return FALSE;
+      a->qkv_bias = a->out_bias = a->mlp_bias = flag;
+      m->learned_positions = TRUE;
+      a->position_offset = 2;   /* OPTLearnedPositionalEmbedding's offset */
+      a->embed_dim = embed_dim != hidden ? embed_dim : 0;
+    }
+  else if (g_str_equal (type, "falcon"))
+    {
+      gboolean new_arch = FALSE, multi_query = TRUE;
+      tied = TRUE;
+      a->gated = FALSE;
+      a->layernorm = a->norm_bias = TRUE;
+      if (!get_bool_default (obj, source, "bias", FALSE, &flag, error) ||
+          !get_bool_default (obj, source, "parallel_attn", TRUE, &a->parallel, error) ||
+          !get_bool_default (obj, source, "new_decoder_architecture", FALSE, &new_arch, error) ||
+          !get_bool_default (obj, source, "multi_query", TRUE, &multi_query, error))
+        return FALSE;
+      a->qkv_bias = a->out_bias = a->mlp_bias = flag;
+      a->block_norms = new_arch || !a->parallel ? 2 : 1;
+      if (!new_arch)
+        kv_heads = multi_query ? 1 : heads;
+    }
+  else if (g_str_equal (type, "bloom"))
+    {
+      tied = TRUE;
+      a->gated = FALSE;
+      a->layernorm = a->norm_bias = a->qkv_bias = a->out_bias = a->mlp_bias = TRUE;
+      a->alibi = a->embedding_norm = TRUE;
+    }
+  else if (g_str_equal (type, "dbrx"))
+    {
+      a->layernorm = TRUE;
+      a->norm_bias = FALSE;
+    }
+  if (!get_bool_default (obj, source, "tie_word_embeddings", tied, &tied, error))
+    return FALSE;
+  /* A gated MLP has no conventional width: its config must say it. */
+  if (a->gated && ffn == 0 && !get_dim_any (ffn_obj, source, ffn_keys, TRUE, MAX_DIM * 10, &ffn, error))
+    return FALSE;
+
+  if (kv_heads == 0)
+    kv_heads = heads;
+  if (heads % kv_heads != 0 || (head_dim == 0 && hidden % heads != 0))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "%s: model: %" G_GUINT64_FORMAT " attention heads do not split %" G_GUINT64_FORMAT
+                   " hidden units over %" G_GUINT64_FORMAT " key/value heads", source, heads, hidden, kv_heads);
+      return FALSE;
+    }
+  if (experts > 0 && (per_tok == 0 || per_tok > experts))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "%s: model: %" G_GUINT64_FORMAT " experts per token of %" G_GUINT64_FORMAT " experts",
+                   source, per_tok, experts);
+      return FALSE;
+    }
+  m->n_layers = (guint) layers;
+  m->hidden = hidden;
+  m->heads = (guint) heads;
+  m->kv_heads = (guint) kv_heads;
+  m->head_dim = head_dim > 0 ? head_dim : hidden / heads;
+  m->ffn = ffn > 0 ? ffn : 4 * hidden;
+  m->vocab = vocab;
+  m->max_positions = positions;
+  m->tied_embeddings = tied;
+  m->dropout = FALSE;
+  m->experts = (guint) experts;
+  m->experts_per_token = (guint) per_tok;
+  return TRUE;
+}
+
 /* A model object is a Hugging Face config: real ones hold dozens of keys Parallax
  * has no use for (bos_token_id, rope_theta, torch_dtype), so unknown keys cannot all
  * be refused. A key within a typo of one that is read, though ("n_layr"), would
@@ -562,16 +902,25 @@ plx_model_new_from_json (JsonNode   *config,
   m->model_type = g_strdup (model_type);
   if (g_str_equal (model_type, "gpt2"))
     ok = parse_gpt2 (m, obj, source, error);
-  else if (g_str_equal (model_type, "llama") || g_str_equal (model_type, "mistral") ||
-           g_str_equal (model_type, "qwen2"))
+  else if (g_str_equal (model_type, "llama") || g_str_equal (model_type, "mistral"))
     ok = parse_llama (m, obj, source, FALSE, error);
   else if (g_str_equal (model_type, "mixtral"))
     ok = parse_llama (m, obj, source, TRUE, error);
+  else if (is_family (model_type))
+    ok = parse_family (m, obj, source, model_type, error);
+  else if (g_str_has_prefix (model_type, "deepseek"))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
+                   "%s: model.model_type: \"%s\" is not modelled yet: its multi-head latent attention and its "
+                   "dense first layers before the experts need layers of more than one kind", source, model_type);
+      return NULL;
+    }
   else
     {
       g_autofree char *value = plx_json_value_to_string (json_object_get_member (obj, "model_type"));
       g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
-                   "%s: model.model_type: %s is not supported (supported: gpt2, llama, mistral, qwen2, mixtral)",
+                   "%s: model.model_type: %s is not supported (supported: gpt2, llama, mistral, qwen2, mixtral, qwen3, "
+                   "qwen2_moe, qwen3_moe, phi3, gemma, gemma2, gpt_neox, opt, falcon, bloom, dbrx)",
                    source, value);
       return NULL;
     }
