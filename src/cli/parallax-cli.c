@@ -195,6 +195,19 @@ print_scenario_header (const PlxScenario *sc)
                               ? g_strdup_printf (" (%u chunks)", s->virtual_stages) : g_strdup ("");
 
   printf ("Scenario          %s\n", sc->name);
+  if (s->dp == 0)
+    {
+      /* search on a strategy that does not resolve (load_scenario, any_strategy). */
+      printf ("Running           %s on %u GPUs: the strategy given does not resolve; every strategy is searched\n",
+              sc->model->name, plx_cluster_get_n_gpus (sc->cluster));
+      printf ("Model             %s (%.2f B parameters, %u layers)\n", sc->model->name,
+              plx_model_get_n_params (sc->model) / 1e9, sc->model->n_layers);
+      printf ("Cluster           %s: %u x %u %s\n", sc->cluster->name, sc->cluster->num_nodes,
+              sc->cluster->gpus_per_node, sc->cluster->gpu_name);
+      printf ("Strategy          global batch %" G_GUINT64_FORMAT ", sequence %" G_GUINT64_FORMAT
+              " (the rest searched)\n", s->global_batch_size, s->seq_length);
+      return;
+    }
   /* The stored name says what the file held; overrides may have changed it. */
   printf ("Running           %s\n", running);
   printf ("Model             %s (%.2f B parameters, %u layers)\n", sc->model->name,
@@ -390,6 +403,7 @@ static int
 load_scenario (int              argc,
                char           **argv,
                gboolean         is_plan,
+               gboolean         any_strategy,
                SimulateOptions *opts,
                PlxScenario    **scenario)
 {
@@ -488,6 +502,20 @@ load_scenario (int              argc,
     return user_error (error);
   plx_cli_overrides_adapt (overrides, applied, dir, source);
   *scenario = plx_scenario_new_from_json (applied, dir, source, &error);
+  if (*scenario == NULL && any_strategy)
+    {
+      /* A search needs only the model, the cluster, the batch and the sequence: a
+       * strategy that does not resolve is the question, not an error. */
+      PlxScenario *raw = plx_scenario_new_unresolved (applied, dir, source, NULL);
+      if (raw != NULL && raw->strategy->global_batch_size > 0)
+        {
+          if (raw->strategy->seq_length == 0)
+            raw->strategy->seq_length = raw->model->max_positions;
+          *scenario = raw;
+          return -1;
+        }
+      g_clear_pointer (&raw, plx_scenario_free);
+    }
   if (*scenario == NULL)
     return user_error_with_advice (error, applied, dir, source);
   return -1;
@@ -552,7 +580,7 @@ cmd_simulate (int argc, char **argv)
   g_autoptr (GPtrArray) fixes = NULL;
   PlxReport report = { 0 };
   guint64 max_mb = 0;
-  int status = load_scenario (argc, argv, FALSE, &opts, &sc);
+  int status = load_scenario (argc, argv, FALSE, FALSE, &opts, &sc);
   gboolean record = opts.trace != NULL || opts.timeline != NULL || opts.memory != NULL;
 
   if (status >= 0)
@@ -920,7 +948,7 @@ cmd_search (int argc, char **argv)
     }
   /* At least ten re-simulated, however few are shown: the closed form alone ranks less well. */
   so.top_k = CLAMP (top, 10u, 50u);
-  status = load_scenario ((int) rest->len, (char **) rest->pdata, TRUE, &opts, &sc);
+  status = load_scenario ((int) rest->len, (char **) rest->pdata, TRUE, TRUE, &opts, &sc);
   if (status >= 0)
     return status;
 
@@ -1000,7 +1028,7 @@ cmd_plan (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxPlan) plan = NULL;
   g_autofree char *text = NULL;
-  int status = load_scenario (argc, argv, TRUE, &opts, &sc);
+  int status = load_scenario (argc, argv, TRUE, FALSE, &opts, &sc);
 
   if (status >= 0)
     return status;

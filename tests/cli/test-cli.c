@@ -512,6 +512,33 @@ test_simulate_tp_override (void)
   g_assert_cmpfloat (step, !=, default_step_time ("event"));
 }
 
+/* search needs only the model, the cluster, the batch and the sequence: TP 5 x PP 7
+ * on 16 GPUs does not resolve, yet the search answers, and its best strategy is a
+ * valid one for the 16 GPUs. */
+static void
+test_search_any_strategy (void)
+{
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *path = test_write_file (dir, "bad.json",
+    "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 2},"
+    " \"strategy\": {\"tp\": 5, \"pp\": 7, \"global_batch_size\": 64}}", -1);
+  g_auto (CliRun) sim = { 0 };
+  g_auto (CliRun) r = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+  JsonObject *best;
+
+  RUN_CLI (&sim, "simulate", path);
+  ASSERT_FAILURE (&sim, 1, "does not divide the cluster's 16 GPUs");
+  RUN_CLI (&r, "search", path, "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  g_assert_nonnull (root);
+  best = json_array_get_object_element (json_object_get_array_member (json_node_get_object (root), "results"), 0);
+  g_assert_cmpint (json_object_get_int_member (best, "tp") * json_object_get_int_member (best, "pp") *
+                     json_object_get_int_member (best, "dp") * json_object_get_int_member (best, "cp"), ==, 16);
+  test_rm_rf (dir);
+}
+
 /* --model with no scenario: the built-in scenario's strategy (TP 8) is adapted to
  * GPT-2's 12 heads as the window does on a preset change; a degree given on the
  * command line is kept and refused by name if it does not fit. */
@@ -2638,6 +2665,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/simulate/layers-per-stage", test_simulate_layers_per_stage);
   g_test_add_func ("/cli/simulate/json-identity", test_simulate_json_identity);
   g_test_add_func ("/cli/simulate/model-adapts", test_simulate_model_adapts);
+  g_test_add_func ("/cli/search/any-strategy", test_search_any_strategy);
   g_test_add_func ("/cli/simulate/json-keys-analytical", test_simulate_json_keys_analytical);
   g_test_add_func ("/cli/simulate/engine-analytical", test_simulate_json_engine_analytical);
   g_test_add_func ("/cli/simulate/engine-event-json", test_simulate_json_engine_event);
