@@ -701,7 +701,8 @@ parse_family (PlxModel *m, JsonObject *obj, const char *source, const char *type
         !get_dim_any (ffn_obj, source, moe_e, FALSE, 100000, &experts, error) ||
         !get_dim_any (ffn_obj, source, moe_k, FALSE, 100000, &per_tok, error) ||
         !get_dim_any (obj, source, moe_w, FALSE, MAX_DIM * 10, &ffn, error) ||
-        !get_dim_any (obj, source, shared_w, FALSE, MAX_DIM * 10, &shared, error) ||
+        /* 0 says no shared expert (Qwen3-MoE configs write it so). */
+        !plx_json_get_uint (obj, source, "model", shared_w[0], FALSE, 0, MAX_DIM * 10, &shared, error) ||
         !get_dim_any (obj, source, embed_w, FALSE, MAX_DIM, &embed_dim, error))
       return FALSE;
   }

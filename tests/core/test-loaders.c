@@ -1196,6 +1196,108 @@ test_hostile_not_regular (void)
   test_rm_rf (dir);
 }
 
+/* "7.61B", "124M": a count as a model card writes it, and half a unit of its last
+ * digit (what rounding to it allows). */
+static double
+parse_published (const char *text, double *half_unit)
+{
+  char *end = NULL;
+  double v = g_ascii_strtod (text, &end), scale = *end == 'B' ? 1e9 : *end == 'M' ? 1e6 : 1.0;
+  const char *dot = strchr (text, '.');
+  guint decimals = dot != NULL && dot < end ? (guint) (end - dot - 1) : 0;
+
+  *half_unit = 0.5 * pow (10.0, -(double) decimals) * scale;
+  return v * scale;
+}
+
+/* Real Hugging Face configs of popular models (tests/data/hf-configs, SOURCES.md says
+ * where each was found): each loads and counts its published parameters - within 1 %,
+ * or rounding to the published figure - and the types not modelled are refused by
+ * name, the config file named. */
+static void
+test_hf_configs (void)
+{
+  g_autofree char *dir = g_test_build_filename (G_TEST_DIST, "data", "hf-configs", NULL);
+  g_autofree char *manifest = g_build_filename (dir, "expected.json", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) root = plx_json_parse_file (manifest, &error);
+  JsonObjectIter iter;
+  const char *file;
+  JsonNode *entry;
+  guint loaded = 0, refused = 0;
+
+  g_assert_no_error (error);
+  json_object_iter_init (&iter, json_node_get_object (root));
+  while (json_object_iter_next (&iter, &file, &entry))
+    {
+      g_autofree char *path = NULL;
+      g_autoptr (JsonNode) config = NULL;
+      g_autoptr (PlxModel) m = NULL;
+      JsonObject *e;
+
+      if (file[0] == '_')
+        continue;
+      e = json_node_get_object (entry);
+      path = g_build_filename (dir, file, NULL);
+      config = plx_json_parse_file (path, &error);
+      g_assert_no_error (error);
+      m = plx_model_new_from_json (config, path, &error);
+      if (json_object_has_member (e, "refused"))
+        {
+          g_assert_null (m);
+          CHECK_ERROR (error, PLX_ERROR_UNSUPPORTED, file, json_object_get_string_member (e, "refused"));
+          g_clear_error (&error);
+          refused++;
+          continue;
+        }
+      g_assert_no_error (error);
+      {
+        double half, want = parse_published (json_object_get_string_member (e, "published"), &half);
+        double got = (double) plx_model_get_n_params (m);
+
+        g_test_message ("%s: %.4g parameters, published %s", file, got, json_object_get_string_member (e, "published"));
+        g_assert_true (fabs (got - want) <= MAX (0.01 * want, half));
+      }
+      loaded++;
+    }
+  g_assert_cmpuint (loaded, >=, 20);
+  g_assert_cmpuint (refused, ==, 2);
+}
+
+/* The families without a stored real config, built from their published shapes
+ * (the Hugging Face config values of each model) and held to their published exact
+ * counts: Pythia 6.9B (GPT-NeoX, Biderman et al. 2023, Table 1 via the model card),
+ * BLOOM-560m, OPT-1.3B, Falcon-7B and Qwen2-7B as Hugging Face reports them. */
+static void
+test_model_families (void)
+{
+  const struct { const char *config; guint64 params; } cases[] = {
+    { "{\"model_type\": \"gpt_neox\", \"hidden_size\": 4096, \"intermediate_size\": 16384, \"num_attention_heads\": 32,"
+      " \"num_hidden_layers\": 32, \"vocab_size\": 50432, \"max_position_embeddings\": 2048,"
+      " \"tie_word_embeddings\": false, \"use_parallel_residual\": true}", G_GUINT64_CONSTANT (6857302016) },
+    { "{\"model_type\": \"bloom\", \"hidden_size\": 1024, \"n_layer\": 24, \"n_head\": 16, \"vocab_size\": 250880}",
+      G_GUINT64_CONSTANT (559214592) },
+    { "{\"model_type\": \"opt\", \"hidden_size\": 2048, \"ffn_dim\": 8192, \"num_hidden_layers\": 24,"
+      " \"num_attention_heads\": 32, \"vocab_size\": 50272, \"max_position_embeddings\": 2048,"
+      " \"word_embed_proj_dim\": 2048}", G_GUINT64_CONSTANT (1315758080) },
+    { "{\"model_type\": \"falcon\", \"hidden_size\": 4544, \"num_attention_heads\": 71, \"num_hidden_layers\": 32,"
+      " \"vocab_size\": 65024, \"multi_query\": true, \"parallel_attn\": true, \"bias\": false}",
+      G_GUINT64_CONSTANT (6921720704) },
+    { "{\"model_type\": \"qwen2\", \"hidden_size\": 3584, \"intermediate_size\": 18944, \"num_attention_heads\": 28,"
+      " \"num_key_value_heads\": 4, \"num_hidden_layers\": 28, \"vocab_size\": 152064,"
+      " \"tie_word_embeddings\": false}", G_GUINT64_CONSTANT (7615616512) },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (PlxModel) m = load_model (cases[i].config, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpuint (plx_model_get_n_params (m), ==, cases[i].params);
+    }
+}
+
 /* A Hugging Face snapshot directory stands for its config.json and names the model;
  * an error in the config names the config file, not the scenario. */
 static void
@@ -1574,6 +1676,8 @@ main (int argc, char **argv)
   g_test_add_func ("/loaders/hostile/control-characters", test_hostile_control_characters);
   g_test_add_func ("/loaders/model/near-miss-keys", test_model_near_miss_keys);
   g_test_add_func ("/loaders/model/hf-snapshot-directory", test_hf_snapshot_directory);
+  g_test_add_func ("/loaders/model/hf-configs", test_hf_configs);
+  g_test_add_func ("/loaders/model/families", test_model_families);
   for (guint i = 0; i < G_N_ELEMENTS (long_string_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/loaders/hostile/long-string/%s", long_string_names[i]);
