@@ -1042,7 +1042,6 @@ static const Law known_broken[] = {
   LAW_ZERO_STATES_ANALYTIC,    /* ZeRO-3 switches auto to PyTorch and its buffers */
   LAW_ZERO_STATES_EVENT,
   LAW_AGREE,                   /* ZB-H1, GPipe and ZeRO-3 corners, up to 70 % */
-  LAW_BREAKDOWN_ANALYTIC,      /* pp > 1: categories add up past the step */
 };
 
 static gboolean
