@@ -1039,7 +1039,7 @@ static const Law known_broken[] = {
   LAW_RECOMPUTE_ACT_EVENT,
   LAW_MBS_ACT_ANALYTIC,        /* GPipe: per-micro-batch terms */
   LAW_MBS_ACT_EVENT,
-  LAW_ZERO_STATES_ANALYTIC,    /* ZeRO-3 switches auto to PyTorch and its buffers */
+  LAW_ZERO_STATES_ANALYTIC,    /* the balanced split moves layers between stages */
   LAW_ZERO_STATES_EVENT,
   LAW_AGREE,                   /* ZB-H1, GPipe and ZeRO-3 corners, up to 70 % */
 };
