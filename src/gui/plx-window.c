@@ -416,6 +416,22 @@ record_history (PlxWindow *self, gboolean reset)
   update_history_actions (self);
 }
 
+/* Keeps the control that has the keyboard focus in view in the panel (Tab through
+ * the settings), as GtkViewport would, but not for a dropdown's open list. */
+static void
+on_focus_widget (GtkWindow *window, GParamSpec *pspec, PlxWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (self->panel_scroller);
+  graphene_rect_t b;
+
+  if (focus == NULL || !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->panel)) ||
+      gtk_widget_get_ancestor (focus, GTK_TYPE_POPOVER) != NULL ||
+      !gtk_widget_compute_bounds (focus, GTK_WIDGET (self->panel), &b))
+    return;
+  gtk_adjustment_clamp_page (adj, b.origin.y, b.origin.y + b.size.height);
+}
+
 static void
 on_panel_changed (PlxScenarioPanel *panel, PlxWindow *self)
 {
@@ -1298,6 +1314,17 @@ plx_window_init (PlxWindow *self)
 
   self->panel = PLX_SCENARIO_PANEL (plx_scenario_panel_new ());
   gtk_scrolled_window_set_child (self->panel_scroller, GTK_WIDGET (self->panel));
+  {
+    /* GtkViewport scrolls to whatever takes the focus inside it - including an item
+     * of a dropdown's popover, which is the row's child: pressing "PyTorch" in the
+     * Training code list scrolled the panel 40 px, the list moved with it and the
+     * release chose the item below. The panel follows the keyboard focus itself,
+     * except into popovers. */
+    GtkWidget *viewport = gtk_scrolled_window_get_child (self->panel_scroller);
+    if (GTK_IS_VIEWPORT (viewport))
+      gtk_viewport_set_scroll_to_focus (GTK_VIEWPORT (viewport), FALSE);
+    g_signal_connect (self, "notify::focus-widget", G_CALLBACK (on_focus_widget), self);
+  }
   g_signal_connect (self->panel, "changed", G_CALLBACK (on_panel_changed), self);
 
   timeline_pane = plx_timeline_pane_new ();
