@@ -781,6 +781,12 @@ on_cluster_spin_changed (GtkSpinButton *spin, PlxScenarioPanel *self)
 
   if (self->updating)
     return;
+  /* Leaving a field commits the text it shows: 2.039 TB/s shown as "2.04" became
+   * 2.04 when Tab passed through, and the scenario changed under the user. A value
+   * within half a shown digit of the cluster's is what was shown, not an edit. */
+  if (fabs (gtk_spin_button_get_value (spin) - cluster_value (self, cs)) <=
+      0.5 * pow (10.0, -(double) gtk_spin_button_get_digits (spin)) * (1.0 + 1e-9))
+    return;
   if (cs->path[1] != NULL)
     {
       /* Nested override: {"gpu": {"hbm_bytes": ...}}, keeping other overrides. */

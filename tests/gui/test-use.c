@@ -261,6 +261,33 @@ test_deepspeed_code (void)
 }
 
 static void
+test_tab_changes_nothing (void)
+{
+  /* Tabbing through the panel's fields changes nothing: leaving a field used to
+   * commit the rounded text it shows (2.039 TB/s of HBM bandwidth became 2.04). */
+  PlxWindow *w = open_window (1400, 900);
+  GtkWidget *layers;
+  PlxResult *r;
+  double before;
+
+  settle (w);
+  r = plx_window_get_result (w);
+  before = r->report.step_time_s;
+  g_assert_cmpfloat (r->scenario->cluster->hbm_bw_Bps, ==, 2.039e12);
+  layers = gi_find_type (gi_find_row (panel (w), "Layers"), GTK_TYPE_TEXT);
+  g_assert_nonnull (layers);
+  gi_click (layers);
+  for (guint i = 0; i < 40; i++)
+    gi_key (NULL, XK_Tab);
+  settle (w);
+  r = plx_window_get_result (w);
+  g_assert_false (plx_window_is_dirty (w));
+  g_assert_cmpfloat (r->scenario->cluster->hbm_bw_Bps, ==, 2.039e12);
+  g_assert_cmpfloat (r->report.step_time_s, ==, before);
+  close_window (w);
+}
+
+static void
 test_tp_drag_valid_only (void)
 {
   PlxWindow *w = open_window (1400, 900);
@@ -1158,6 +1185,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/tp-drag-valid-only", test_tp_drag_valid_only);
   g_test_add_func ("/gui/use/training-code-dropdown", test_training_code_dropdown);
   g_test_add_func ("/gui/use/deepspeed-code", test_deepspeed_code);
+  g_test_add_func ("/gui/use/tab-changes-nothing", test_tab_changes_nothing);
   g_test_add_func ("/gui/use/open-shows-values", test_open_shows_values);
   g_test_add_func ("/gui/use/invalid-keeps-page", test_invalid_keeps_page);
   g_test_add_func ("/gui/use/broken-file-message", test_broken_file_message);
