@@ -34,6 +34,13 @@ gboolean plx_json_check_keys (JsonObject        *obj,
                               GError           **error);
 /* The known key nearest to `key` in edit distance, if it is near enough to be a typo
  * of it (at most a third of its length, and at least 1 and at most 3 edits); NULL. */
+/* As plx_json_check_keys, but only a key a typo away from a known one is an error:
+ * for formats that carry keys of their own (Hugging Face configs). */
+gboolean plx_json_check_near_keys (JsonObject        *obj,
+                                   const char        *source,
+                                   const char        *path,
+                                   const char *const *known,
+                                   GError           **error);
 const char *plx_json_closest_key (const char        *key,
                                   const char *const *known);
 gboolean plx_json_get_uint (JsonObject *obj, const char *source, const char *path,

@@ -195,21 +195,13 @@ print_scenario_header (const PlxScenario *sc)
                               ? g_strdup_printf (" (%u chunks)", s->virtual_stages) : g_strdup ("");
 
   printf ("Scenario          %s\n", sc->name);
+  /* The stored name says what the file held; overrides may have changed it. A search
+   * may run on a strategy that does not resolve (load_scenario, any_strategy). */
   if (s->dp == 0)
-    {
-      /* search on a strategy that does not resolve (load_scenario, any_strategy). */
-      printf ("Running           %s on %u GPUs: the strategy given does not resolve; every strategy is searched\n",
-              sc->model->name, plx_cluster_get_n_gpus (sc->cluster));
-      printf ("Model             %s (%.2f B parameters, %u layers)\n", sc->model->name,
-              plx_model_get_n_params (sc->model) / 1e9, sc->model->n_layers);
-      printf ("Cluster           %s: %u x %u %s\n", sc->cluster->name, sc->cluster->num_nodes,
-              sc->cluster->gpus_per_node, sc->cluster->gpu_name);
-      printf ("Strategy          global batch %" G_GUINT64_FORMAT ", sequence %" G_GUINT64_FORMAT
-              " (the rest searched)\n", s->global_batch_size, s->seq_length);
-      return;
-    }
-  /* The stored name says what the file held; overrides may have changed it. */
-  printf ("Running           %s\n", running);
+    printf ("Running           %s on %u GPUs: the strategy given does not resolve; every strategy is searched\n",
+            sc->model->name, plx_cluster_get_n_gpus (sc->cluster));
+  else
+    printf ("Running           %s\n", running);
   printf ("Model             %s (%.2f B parameters, %u layers)\n", sc->model->name,
           plx_model_get_n_params (sc->model) / 1e9, sc->model->n_layers);
   printf ("Cluster           %s: %u x %u %s\n", sc->cluster->name, sc->cluster->num_nodes,
@@ -227,6 +219,12 @@ print_scenario_header (const PlxScenario *sc)
 
       printf ("                  %s%s%s: tensor cores at %.1f %% of full speed\n", cap,
               cap[0] != '\0' && lock[0] != '\0' ? ", " : "", lock, 100.0 * c->compute_clock_factor);
+    }
+  if (s->dp == 0)
+    {
+      printf ("Strategy          global batch %" G_GUINT64_FORMAT ", sequence %" G_GUINT64_FORMAT
+              " (the rest searched)\n", s->global_batch_size, s->seq_length);
+      return;
     }
   printf ("Strategy          dp %u, tp %u, pp %u, cp %u, ep %u; micro-batch %" G_GUINT64_FORMAT
           ", global batch %" G_GUINT64_FORMAT ", sequence %" G_GUINT64_FORMAT "\n",

@@ -246,6 +246,14 @@ plx_json_value_to_string (JsonNode *node)
   return plx_printable (text);
 }
 
+/* What a terminal obeys rather than shows: C0 controls, DEL and the C1 controls
+ * (U+0080-U+009F, CSI among them). */
+static gboolean
+is_terminal_control (gunichar c)
+{
+  return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f);
+}
+
 char *
 plx_printable (const char *text)
 {
@@ -262,7 +270,7 @@ plx_printable (const char *text)
           p++;
           continue;
         }
-      if (c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f))
+      if (is_terminal_control (c))
         g_string_append_printf (out, "\\u%04x", c);
       else
         g_string_append_len (out, p, g_utf8_next_char (p) - p);
@@ -324,12 +332,15 @@ plx_json_closest_key (const char        *key,
   return best_d <= limit ? best : NULL;
 }
 
-gboolean
-plx_json_check_keys (JsonObject        *obj,
-                     const char        *source,
-                     const char        *path,
-                     const char *const *known,
-                     GError           **error)
+/* Every key of `obj` not in `known` is an error naming the nearest known one; with
+ * near_only, only the keys that have a near one (a typo), the rest let pass. */
+static gboolean
+check_keys (JsonObject        *obj,
+            const char        *source,
+            const char        *path,
+            const char *const *known,
+            gboolean           near_only,
+            GError           **error)
 {
   JsonObjectIter iter;
   const char *key;
@@ -346,8 +357,10 @@ plx_json_check_keys (JsonObject        *obj,
         ok = g_str_equal (key, known[i]);
       if (ok)
         continue;
-      name = key_name (path, key);
       near = plx_json_closest_key (key, known);
+      if (near == NULL && near_only)
+        continue;
+      name = key_name (path, key);
       if (near != NULL)
         g_set_error (error, PLX_ERROR, PLX_ERROR_UNKNOWN_KEY, "%.200s: %.200s: unknown key; did you mean \"%s\"?",
                      source, name, near);
@@ -360,6 +373,26 @@ plx_json_check_keys (JsonObject        *obj,
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+plx_json_check_keys (JsonObject        *obj,
+                     const char        *source,
+                     const char        *path,
+                     const char *const *known,
+                     GError           **error)
+{
+  return check_keys (obj, source, path, known, FALSE, error);
+}
+
+gboolean
+plx_json_check_near_keys (JsonObject        *obj,
+                          const char        *source,
+                          const char        *path,
+                          const char *const *known,
+                          GError           **error)
+{
+  return check_keys (obj, source, path, known, TRUE, error);
 }
 
 /* "SOURCE: PATH.KEY: VALUE RULE" */
@@ -530,15 +563,16 @@ plx_json_get_string (JsonObject  *obj,
   {
     /* Names and labels reach terminals: an ESC or a C1 control would be obeyed, not
      * shown (a scenario named "\e[2J" cleared the screen). Tabs and newlines pass. */
-    const unsigned char *c = (const unsigned char *) json_node_get_string (node);
-    for (gsize i = 0; c[i] != 0; i++)
+    for (const char *p = json_node_get_string (node); *p != '\0'; p++)
       {
-        guint code = c[i] < 0x20 || c[i] == 0x7f ? c[i] : c[i] == 0xc2 && c[i + 1] >= 0x80 && c[i + 1] <= 0x9f ? c[i + 1] : 0;
-        if (code != 0 && code != '\t' && code != '\n')
+        gunichar c = g_utf8_get_char_validated (p, -1);
+        if (c < 0x80000000 && is_terminal_control (c) && c != '\t' && c != '\n')
           {
-            g_autofree char *reason = g_strdup_printf ("contains the control character U+%04X", code);
+            g_autofree char *reason = g_strdup_printf ("contains the control character U+%04X", c);
             return bad_value (error, PLX_ERROR_INVALID_VALUE, source, path, key, node, reason);
           }
+        if (c < 0x80000000)
+          p = g_utf8_next_char (p) - 1;
       }
   }
   *out = json_node_get_string (node);

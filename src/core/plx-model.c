@@ -189,6 +189,49 @@ build_gpt2_block (GArray         *ops,
   add_residual (ops, h, m->dropout, "dropout_add_2");
 }
 
+/* SwiGLU or GeGLU: reads gate and up, writes their product; keeps both inputs.
+ * Eager: the activation of gate (read 1, write 1) then * up (read 2, write 1);
+ * backward: the product's two gradients (read 3, write 2) and the activation's
+ * (read 2, write 1). */
+static PlxOp *
+add_glu (GArray *ops, const char *name, guint64 width)
+{
+  PlxOp *op = add_elementwise (ops, name, PLX_SPLIT_TP, 3.0 * width, 5.0 * width, 2.0 * width);
+
+  op->eager_fwd_elems = 5.0 * width;
+  op->eager_bwd_elems = 8.0 * width;
+  return op;
+}
+
+/* Rotary embedding rewrites Q and K in place (Su et al. 2021). Eager (torchtitan's
+ * complex form): .float() (2 + 4 bytes), complex multiply (4 + 4), .type_as (4 + 2):
+ * 20 bytes, plus the transposes around attention: 11 elements per value, both ways. */
+static void
+add_rotary (GArray *ops, guint64 q, guint64 kv)
+{
+  PlxOp *op = add_elementwise (ops, "rotary", PLX_SPLIT_TP, 2.0 * (q + kv), 2.0 * (q + kv), 0.0);
+
+  op->eager_fwd_elems = 11.0 * (q + kv);
+  op->eager_bwd_elems = 11.0 * (q + kv);
+}
+
+/* Router logits and top-k (Jiang et al. 2024, Mixtral §2.1); weights replicated.
+ * Each routed row is copied into its expert's slot before the dispatch and back,
+ * scaled by its router weight, after the combine (the permutation and
+ * un-permutation around the experts, Gale et al. 2023, MegaBlocks §2): read and
+ * write h elements each way, forward and backward; only indices are kept. */
+static void
+add_router (GArray *ops, const PlxModel *m)
+{
+  PlxOp *op = add_op (ops, "router", PLX_OP_MATMUL, PLX_SPLIT_SEQ, PLX_SPLIT_SEQ);
+
+  op->k = m->hidden;
+  op->n = m->experts;
+  op->params = m->hidden * m->experts;
+  op = add_elementwise (ops, "token_permute", PLX_SPLIT_SEQ, 4.0 * m->hidden, 4.0 * m->hidden, 0.0);
+  op->expert = TRUE;
+}
+
 static void
 add_swiglu_mlp (GArray         *ops,
                 const PlxModel *m,
@@ -201,14 +244,8 @@ add_swiglu_mlp (GArray         *ops,
   /* Eager: gate (w1) and up (w3) are two GEMMs; Megatron's linear_fc1 is one. */
   op->eager_gemms = 2;
   op->eager_first_n = m->ffn;
-  /* SwiGLU reads gate and up, writes their product; keeps both inputs. */
-  op = add_elementwise (ops, expert ? "expert_swiglu" : "swiglu", PLX_SPLIT_TP,
-                        3.0 * m->ffn, 5.0 * m->ffn, 2.0 * m->ffn);
+  op = add_glu (ops, expert ? "expert_swiglu" : "swiglu", m->ffn);
   op->expert = expert;
-  /* Eager: silu(gate) (read 1, write 1) then * up (read 2, write 1); backward: the
-   * product's two gradients (read 3, write 2) and silu's (read 2, write 1). */
-  op->eager_fwd_elems = 5.0 * m->ffn;
-  op->eager_bwd_elems = 8.0 * m->ffn;
   op = add_matmul (ops, expert ? "expert_down" : "down_proj", m->ffn, m->hidden, TRUE, FALSE);
   op->expert = expert;
 }
@@ -228,29 +265,14 @@ build_llama_block (GArray         *ops,
    * projects Q, K and V with three GEMMs; Megatron fuses them into one. */
   op->eager_gemms = 3;
   op->eager_first_n = q;
-  /* Rotary embedding rewrites Q and K in place (Su et al. 2021). Eager (torchtitan's
-   * complex form): .float() (2 + 4 bytes), complex multiply (4 + 4), .type_as (4 + 2):
-   * 20 bytes, plus the transposes around attention: 11 elements per value, both ways. */
-  op = add_elementwise (ops, "rotary", PLX_SPLIT_TP, 2.0 * (q + kv), 2.0 * (q + kv), 0.0);
-  op->eager_fwd_elems = 11.0 * (q + kv);
-  op->eager_bwd_elems = 11.0 * (q + kv);
+  add_rotary (ops, q, kv);
   add_attention (ops, m);
   add_matmul (ops, "o_proj", q, h, TRUE, FALSE);
   add_residual (ops, h, FALSE, "residual_1");
   add_norm (ops, "post_attention_norm", h, FALSE);
   if (m->experts > 0)
     {
-      /* Router logits and top-k (Jiang et al. 2024, Mixtral §2.1); weights replicated. */
-      op = add_op (ops, "router", PLX_OP_MATMUL, PLX_SPLIT_SEQ, PLX_SPLIT_SEQ);
-      op->k = h;
-      op->n = m->experts;
-      op->params = h * m->experts;
-      /* Each routed row is copied into its expert's slot before the dispatch and back,
-       * scaled by its router weight, after the combine (the permutation and
-       * un-permutation around the experts, Gale et al. 2023, MegaBlocks §2): read and
-       * write h elements each way, forward and backward; only indices are kept. */
-      op = add_elementwise (ops, "token_permute", PLX_SPLIT_SEQ, 4.0 * h, 4.0 * h, 0.0);
-      op->expert = TRUE;
+      add_router (ops, m);
       add_swiglu_mlp (ops, m, TRUE);
     }
   else
@@ -360,9 +382,7 @@ add_mlp_arch (GArray *ops, const PlxModel *m, guint64 width, gboolean expert, co
     {
       op->eager_gemms = 2;
       op->eager_first_n = width;
-      op = add_elementwise (ops, g_intern_string (act), PLX_SPLIT_TP, 3.0 * width, 5.0 * width, 2.0 * width);
-      op->eager_fwd_elems = 5.0 * width;
-      op->eager_bwd_elems = 8.0 * width;
+      op = add_glu (ops, g_intern_string (act), width);
     }
   else
     op = add_elementwise (ops, g_intern_string (act), PLX_SPLIT_TP, 2.0 * width, 3.0 * width, (double) width);
@@ -393,11 +413,7 @@ build_family_block (GArray *ops, const PlxModel *m)
       op->params = 2 * m->head_dim;
     }
   if (!m->arch.alibi)
-    {
-      op = add_elementwise (ops, "rotary", PLX_SPLIT_TP, 2.0 * (q + kv), 2.0 * (q + kv), 0.0);
-      op->eager_fwd_elems = 11.0 * (q + kv);
-      op->eager_bwd_elems = 11.0 * (q + kv);
-    }
+    add_rotary (ops, q, kv);
   add_attention (ops, m);
   add_matmul (ops, "o_proj", q, h, TRUE, m->arch.out_bias);
   if (m->arch.block_norms == 4)
@@ -411,12 +427,7 @@ build_family_block (GArray *ops, const PlxModel *m)
     add_elementwise (ops, "mlp_norm", PLX_SPLIT_SEQ, 0.0, 0.0, 0.0);
   if (m->experts > 0)
     {
-      op = add_op (ops, "router", PLX_OP_MATMUL, PLX_SPLIT_SEQ, PLX_SPLIT_SEQ);
-      op->k = h;
-      op->n = m->experts;
-      op->params = h * m->experts;
-      op = add_elementwise (ops, "token_permute", PLX_SPLIT_SEQ, 4.0 * h, 4.0 * h, 0.0);
-      op->expert = TRUE;
+      add_router (ops, m);
       add_mlp_arch (ops, m, m->ffn, TRUE, "expert_");
       if (m->arch.shared_ffn > 0)
         {
@@ -828,28 +839,8 @@ near_miss_keys (JsonObject *obj,
                                             "max_position_embeddings", "head_dim", "tie_word_embeddings",
                                             "num_local_experts", "num_experts_per_tok", NULL };
   const char *const *known = g_str_equal (model_type, "gpt2") ? gpt2_keys : llama_keys;
-  JsonObjectIter iter;
-  const char *key;
-  JsonNode *value;
 
-  json_object_iter_init (&iter, obj);
-  while (json_object_iter_next (&iter, &key, &value))
-    {
-      const char *near;
-      gboolean exact = FALSE;
-
-      for (guint i = 0; known[i] != NULL && !exact; i++)
-        exact = g_str_equal (key, known[i]);
-      if (exact || (near = plx_json_closest_key (key, known)) == NULL)
-        continue;
-      {
-        g_autofree char *safe = plx_printable (key);
-        g_set_error (error, PLX_ERROR, PLX_ERROR_UNKNOWN_KEY, "%.200s: model.%.200s: unknown key; did you mean \"%s\"?",
-                     source, safe, near);
-      }
-      return FALSE;
-    }
-  return TRUE;
+  return plx_json_check_near_keys (obj, source, "model", known, error);
 }
 
 PlxModel *

@@ -442,14 +442,17 @@ test_breakdown_sums (void)
   g_assert_cmpuint (mem, ==, r.peak_memory_bytes);
 }
 
+/* GPT-2 on one node, 4 stages, 8 micro-batches: a small trace to write. */
+#define SMALL_PIPELINE \
+  "{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 }," \
+  "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 16, \"pp\": 4, \"dp\": 2 } }"
+
 static void
 test_chrome_trace (void)
 {
   /* A small run written as a Chrome trace: valid JSON; one process per stage, four
    * named threads each; every timeline event as an "X" event; memory counters. */
-  g_autoptr (PlxScenario) sc = test_scenario_from_string (
-    "{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 },"
-    "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 16, \"pp\": 4, \"dp\": 2 } }");
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (SMALL_PIPELINE);
   g_autoptr (PlxTimeline) tl = NULL;
   g_autoptr (PlxMemoryTrace) trace = NULL;
   g_autoptr (GError) error = NULL;
@@ -499,9 +502,7 @@ test_chrome_trace_comma_locale (void)
 {
   /* The window does not force LC_NUMERIC: under de_DE.UTF-8 printf writes "1,5".
    * The trace written there is still JSON, with the same numbers as under C. */
-  g_autoptr (PlxScenario) sc = test_scenario_from_string (
-    "{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 },"
-    "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 16, \"pp\": 4, \"dp\": 2 } }");
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (SMALL_PIPELINE);
   g_autoptr (PlxTimeline) tl = NULL;
   g_autoptr (PlxMemoryTrace) trace = NULL;
   g_autoptr (GError) error = NULL;
