@@ -26,4 +26,25 @@ void     plx_layer_split (const PlxStrategy *s,
                           double             last_extra,
                           guint             *out);
 
+typedef enum
+{
+  PLX_CHUNK_FIRST,   /* chunk 0: with the embedding */
+  PLX_CHUNK_LAST,    /* chunk K-1: with the LM head and loss */
+  PLX_CHUNK_MIDDLE,
+} PlxChunkKind;
+
+/* A chunk's time (any unit) with n_layers layers; must not fall as n_layers grows. */
+typedef double (*PlxChunkCostFunc) (PlxChunkKind kind,
+                                    guint        n_layers,
+                                    gpointer     data);
+
+/* As plx_layer_split when the time of a chunk is not linear in its layers (ZeRO-3's
+ * gathers hide behind compute only partly): the split with the smallest largest
+ * chunk time under `cost`, exact for a chain of equal layers. */
+void     plx_layer_split_by_cost (const PlxStrategy *s,
+                                  guint              n_layers,
+                                  PlxChunkCostFunc   cost,
+                                  gpointer           data,
+                                  guint             *out);
+
 G_END_DECLS

@@ -31,6 +31,11 @@ typedef struct
   GArray  **stages;         /* pp arrays of PlxScheduleEntry, in execution order */
 } PlxScheduleOrder;
 
+/* Whether the schedule runs weight gradients as passes of their own (W): zero-bubble
+ * H1 on more than one stage. */
+gboolean plx_schedule_splits_backward (PlxSchedule schedule,
+                                       guint       pp);
+
 /* The built-in schedules: GPipe (Huang et al. 2019), 1F1B (Narayanan et al. 2021
  * §2.2.1, PipeDream-Flush), Megatron's interleaved 1F1B (§2.2.2) and zero-bubble H1
  * (Qi et al. 2023 §3.1). Not PLX_SCHEDULE_FILE. */

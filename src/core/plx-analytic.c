@@ -15,6 +15,7 @@
 #include <gsl/gsl_roots.h>
 
 #include "parallax/plx-analytic.h"
+#include "parallax/plx-schedule.h"
 #include "parallax/plx-collective.h"
 #include "parallax/plx-error.h"
 #include "parallax/plx-op-cost.h"
@@ -122,7 +123,7 @@ analytic_eval (const PlxModel    *model,
   double layers = (double) model->n_layers / s->pp;
   double t_first, t_last, t_mid, t_max, t_avg, w_avg, c_pp;
   double fwd_first, bwd_first, fwd_last, bwd_last;
-  double t_pipe, dp_exposed = 0.0, tied, optimizer;
+  double t_pipe, dp_exposed = 0.0, tied, optimizer = 0.0;
   double peak_flops, wb, gb_unused, ob_unused;
   PlxStageMemory mem_first, mem_last, mem_mid, *mem;
   guint peak_stage;
@@ -222,12 +223,22 @@ analytic_eval (const PlxModel    *model,
     report->stage_backward_s = t_first >= t_last ? bwd_first : bwd_last;
   }
 
-  /* Zero-bubble H1 fills the bubble with weight-gradient work: each fill step costs
-   * F + B - W instead of F + B + W (Qi et al. 2023 §3.1). */
+  /* Fill and drain pass once through every stage but the one that paces the steady
+   * state: with stage times t_i and m micro-batches a pipeline takes
+   * (m - 1) max t_i + sum t_i (a flow shop of m equal jobs; Narayanan et al. 2021
+   * §2.2.1's (m + p - 1) t when the stages are equal), so a fill step is the mean
+   * of the other stages, not of all - an unbalanced head or embedding counted in
+   * the fill overstated the step by up to 10 % against the event engine.
+   * Zero-bubble H1 fills the bubble with weight-gradient work: with m >= p each
+   * fill step costs F + B - W instead of F + B + W (Qi et al. 2023 §3.1), 2 (p - 1) W
+   * saved in all. With fewer micro-batches there are fewer W passes to defer: one
+   * micro-batch saves (p - 1) W (each stage sends its input gradient after B and runs
+   * W while the others continue: p (F + B) + W instead of p (F + B + W)), and each
+   * further one defers one more W, so min(m + p - 2, 2 (p - 1)) W in all. */
   {
-    double fill_unit = t_avg;
-    if (s->schedule == PLX_SCHEDULE_ZERO_BUBBLE_H1)
-      fill_unit = MAX (t_avg - 2.0 * w_avg, 0.0);
+    double fill_unit = p > 1 ? (p * t_avg - t_max) / (p - 1.0) : t_avg;
+    if (plx_schedule_splits_backward (s->schedule, s->pp))
+      fill_unit = MAX (fill_unit - w_avg * MIN (m + p - 2.0, 2.0 * (p - 1.0)) / (p - 1.0), 0.0);
     t_pipe = plx_pipeline_time_stages ((guint64) m, s->pp, s->virtual_stages, t_first, t_mid, t_last, fill_unit, c_pp);
   }
 
@@ -255,20 +266,54 @@ analytic_eval (const PlxModel    *model,
    * ZeRO-1/2 reduce-scatter them and all-gather the updated weights, hidden as far as
    * the next step's first forward allows (Rajbhandari et al. 2020 §7); ZeRO-3's
    * collectives are part of each pass (zero3_stage). Shared with the plan. */
-  if (s->dp > 1 && s->zero_stage < 3)
-    {
-      double lf_peak = layer->fwd_s + layer->comm_fwd_s;
-      double lb_peak = layer->bwd_s + layer->comm_bwd_s + layer->recompute_s + layer->comm_recompute_s;
-      double window = peak_stage == 0 ? bwd_first : peak_stage == s->pp - 1 ? bwd_last : layers_peak * lb_peak;
-      double fwd = peak_stage == 0 ? fwd_first : peak_stage == s->pp - 1 ? fwd_last : layers_peak * lf_peak;
-      double bucket_bytes, bucket_s, n_buckets;
+  /* Each stage reduces and updates after its own last backward; the drain reaches
+   * stage 0 last, so a stage st finishes the backward the drain's passes on stages
+   * 0..st-1 earlier and has that much more room to hide its reduction and run its
+   * optimizer step. The step ends with the stage that ends last - not with the one
+   * that holds the most memory (a GPipe last stage full of logits overstated the
+   * step by a quarter against the event engine). */
+  {
+    double slack = 0.0, tail = 0.0;
+    for (guint st = 0; st < s->pp; st++)
+      {
+        double lf_st = layer->fwd_s + layer->comm_fwd_s;
+        double lb_st = layer->bwd_s + layer->comm_bwd_s + layer->recompute_s + layer->comm_recompute_s;
+        double n_st = plx_costing_stage_layers (&cx, st);
+        double window = st == 0 ? bwd_first : st == s->pp - 1 ? bwd_last : n_st * lb_st;
+        double fwd = st == 0 ? fwd_first : st == s->pp - 1 ? fwd_last : n_st * lf_st;
+        double exposed = 0.0, opt = plx_costing_optimizer_time (&cx, &costs, st);
 
-      plx_costing_grad_buckets (&cx, &costs, peak_stage, &bucket_bytes, &bucket_s, &n_buckets);
-      dp_exposed = plx_costing_bucket_exposed (&cx, n_buckets, bucket_s, window) +
-                   plx_costing_param_gather_exposed (&cx, bucket_bytes, n_buckets, fwd);
-    }
+        /* Middle stages of an even split are alike: the first of them stands for all. */
+        if (split == NULL && st > 1 && st + 1 < s->pp)
+          {
+            slack += (window / v + c_pp);
+            continue;
+          }
+        if (s->dp > 1 && s->zero_stage < 3)
+          {
+            double bucket_bytes, bucket_s, n_buckets;
+
+            plx_costing_grad_buckets (&cx, &costs, st, &bucket_bytes, &bucket_s, &n_buckets);
+            exposed = plx_costing_bucket_exposed (&cx, n_buckets, bucket_s, window) +
+                      plx_costing_param_gather_exposed (&cx, bucket_bytes, n_buckets, fwd);
+          }
+        if (st == 0 || exposed + opt - slack > tail)
+          {
+            tail = exposed + opt - slack;
+            dp_exposed = exposed;
+            optimizer = opt;
+            if (slack > 0.0)
+              {
+                /* What the drain hides comes off the reduction first. */
+                double hidden = MIN (slack, dp_exposed);
+                dp_exposed -= hidden;
+                optimizer -= slack - hidden;
+              }
+          }
+        slack += window / v + c_pp;
+      }
+  }
   tied = plx_costing_tied_embedding_time (&cx);
-  optimizer = plx_costing_optimizer_time (&cx, &costs, peak_stage);
 
   report->engine = "analytical";
   report->step_time_s = t_pipe + dp_exposed + tied + optimizer;

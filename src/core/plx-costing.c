@@ -416,6 +416,34 @@ plx_costing_grad_bytes (PlxDtype dtype)
   return g;
 }
 
+typedef struct
+{
+  const PlxCosting    *cx;
+  const PlxStageCosts *costs;
+  PlxZero3Comm         zero3;
+} Zero3ChunkCost;
+
+/* One micro-batch's forward and backward through a chunk, with ZeRO-3's gathers and
+ * reduce-scatters as far as they outlast its compute (plx_costing_zero3_pass). */
+static double
+zero3_chunk_time (PlxChunkKind kind,
+                  guint        n_layers,
+                  gpointer     data)
+{
+  const Zero3ChunkCost *z = data;
+  const PlxBlockCost *l = &z->costs->layer, *pre = &z->costs->embedding, *post = &z->costs->head;
+  gboolean first = kind == PLX_CHUNK_FIRST, last = kind == PLX_CHUNK_LAST;
+  double t = n_layers * (l->fwd_s + l->comm_fwd_s + l->bwd_s + l->comm_bwd_s + l->recompute_s + l->comm_recompute_s);
+  double f, b;
+
+  if (first)
+    t += pre->fwd_s + pre->comm_fwd_s + pre->bwd_s + pre->comm_bwd_s;
+  if (last)
+    t += post->fwd_s + post->comm_fwd_s + post->bwd_s + post->comm_bwd_s;
+  plx_costing_zero3_pass (z->cx, z->costs, &z->zero3, n_layers, first, last, &f, &b);
+  return t + f + b;
+}
+
 guint *
 plx_costing_layer_split (const PlxCosting    *cx,
                          const PlxStageCosts *costs)
@@ -423,11 +451,21 @@ plx_costing_layer_split (const PlxCosting    *cx,
   const PlxStrategy *s = cx->strategy;
   const PlxBlockCost *l = &costs->layer, *pre = &costs->embedding, *post = &costs->head;
   double layer_s = l->fwd_s + l->comm_fwd_s + l->bwd_s + l->comm_bwd_s + l->recompute_s + l->comm_recompute_s;
+  Zero3ChunkCost zero3 = { cx, costs, { 0 } };
   guint *out;
 
   if (!plx_layer_split_is_uneven (s, cx->model->n_layers))
     return NULL;
   out = g_new (guint, (gsize) s->pp * s->virtual_stages);
+  /* ZeRO-3: a chunk's time is not its layers times a layer's - the embedding's and
+   * head's large gathers hide behind more or fewer layers - so the split balances
+   * the chunk times themselves. Otherwise linear, in layers of time. */
+  plx_costing_zero3_comm (cx, costs, &zero3.zero3);
+  if (zero3.zero3.active)
+    {
+      plx_layer_split_by_cost (s, cx->model->n_layers, zero3_chunk_time, &zero3, out);
+      return out;
+    }
   /* The embedding and the LM head with its loss, in layers of time (forward and
    * backward): what the first and last chunk carry besides their layers. */
   plx_layer_split (s, cx->model->n_layers,
@@ -514,9 +552,7 @@ plx_costing_stage_memory (const PlxCosting    *cx,
     mem->activations += ceil (in_flight / s->virtual_stages) * costs->embedding.saved_bytes;
   if (last)
     mem->activations += (s->schedule == PLX_SCHEDULE_GPIPE ? m : 1.0) * costs->head.saved_bytes;
-  /* Full recompute re-creates one layer's activations while that layer's backward runs. */
-  if (s->recompute == PLX_RECOMPUTE_FULL)
-    mem->activations += layer->full_saved_bytes;
+  mem->activations += plx_costing_recompute_transient_bytes (s, layer);
 
   /* Communication buffers: the pipeline's receive and send buffers (two hidden states)
    * and the tensor-parallel gather buffer of one hidden state; ZeRO-3 keeps the next
@@ -528,6 +564,21 @@ plx_costing_stage_memory (const PlxCosting    *cx,
     mem->other += cx->act_bytes;
   if (s->zero_stage >= 3 && s->dp > 1)
     mem->other += 2.0 * layer->params * wb;
+}
+
+/* Full recompute re-creates one layer's activations while that layer's backward
+ * runs (Korthikanti 2022 §5: the 2sbh input checkpoint per layer, and one layer's
+ * full set during its backward). The recomputed forward starts from the stored
+ * checkpoint and its first norm saves that same tensor, so what is added on top of
+ * the checkpoints is the layer's activations less its input: with one layer in
+ * flight full recompute then holds exactly what no recompute holds, never more. */
+double
+plx_costing_recompute_transient_bytes (const PlxStrategy  *s,
+                                       const PlxBlockCost *layer)
+{
+  if (s->recompute != PLX_RECOMPUTE_FULL)
+    return 0.0;
+  return MAX (0.0, layer->full_saved_bytes - layer->saved_bytes);
 }
 
 double

@@ -124,6 +124,8 @@ void   plx_costing_stage_memory (const PlxCosting    *cx,
                                  const PlxStageCosts *costs,
                                  guint                stage,
                                  PlxStageMemory      *mem);
+double plx_costing_recompute_transient_bytes (const PlxStrategy  *s,
+                                              const PlxBlockCost *layer);
 double plx_costing_stage_memory_total (const PlxStageMemory *mem);
 /* Bytes per parameter of weights, gradients and optimizer state. */
 void   plx_costing_state_bytes (PlxDtype dtype,

@@ -36,6 +36,64 @@ plx_layer_split_is_uneven (const PlxStrategy *s,
   return k > 1 && (s->layers_per_stage_auto || n_layers % k != 0);
 }
 
+/* The strategy's own counts, Megatron's ends, or equal shares: TRUE when one of
+ * these decides the split, so that no balancing is needed. */
+static gboolean
+fixed_split (const PlxStrategy *s,
+             guint              n_layers,
+             guint             *out)
+{
+  guint k = s->pp * s->virtual_stages;
+
+  if (s->layers_per_stage != NULL && s->n_layers_per_stage == k)
+    {
+      for (guint i = 0; i < k; i++)
+        out[i] = s->layers_per_stage[i];
+      return TRUE;
+    }
+  if (megatron_ends (s, n_layers))
+    {
+      guint ends = (s->first_stage_layers != 0) + (s->last_stage_layers != 0);
+      guint mid = (n_layers - s->first_stage_layers - s->last_stage_layers) / (k - ends);
+      for (guint i = 0; i < k; i++)
+        out[i] = mid;
+      if (s->first_stage_layers != 0)
+        out[0] = s->first_stage_layers;
+      if (s->last_stage_layers != 0)
+        out[k - 1] = s->last_stage_layers;
+      return TRUE;
+    }
+  if (k == 1 || (!s->layers_per_stage_auto && n_layers % k == 0))
+    {
+      for (guint i = 0; i < k; i++)
+        out[i] = n_layers / k;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* The chunks filled to the largest time hold at least n_layers; what is left over
+ * comes off, one layer each, from the first middle chunks on, then from the ends;
+ * every chunk keeps at least one layer. */
+static void
+trim_surplus (guint  k,
+              guint  n_layers,
+              guint *out)
+{
+  guint64 total = 0;
+  guint surplus;
+
+  for (guint i = 0; i < k; i++)
+    total += out[i];
+  surplus = total > n_layers ? (guint) (total - n_layers) : 0u;
+  for (guint i = 1; surplus > 0 && i + 1 < k; i++)
+    if (out[i] > 1)
+      out[i]--, surplus--;
+  for (guint i = 0; surplus > 0 && i < k; i = i == 0 ? k - 1 : k)
+    while (surplus > 0 && out[i] > 1)
+      out[i]--, surplus--;
+}
+
 /* Layers chunk k holds when no chunk may take longer than `t` layers of time. */
 static guint
 fits (double t, double extra)
@@ -59,34 +117,11 @@ plx_layer_split (const PlxStrategy *s,
                  guint             *out)
 {
   guint k = s->pp * s->virtual_stages;
-  guint64 total;
-  guint t, lo, hi, surplus;
+  guint t, lo, hi;
   double best;
 
-  if (s->layers_per_stage != NULL && s->n_layers_per_stage == k)
-    {
-      for (guint i = 0; i < k; i++)
-        out[i] = s->layers_per_stage[i];
-      return;
-    }
-  if (megatron_ends (s, n_layers))
-    {
-      guint ends = (s->first_stage_layers != 0) + (s->last_stage_layers != 0);
-      guint mid = (n_layers - s->first_stage_layers - s->last_stage_layers) / (k - ends);
-      for (guint i = 0; i < k; i++)
-        out[i] = mid;
-      if (s->first_stage_layers != 0)
-        out[0] = s->first_stage_layers;
-      if (s->last_stage_layers != 0)
-        out[k - 1] = s->last_stage_layers;
-      return;
-    }
-  if (k == 1 || (!s->layers_per_stage_auto && n_layers % k == 0))
-    {
-      for (guint i = 0; i < k; i++)
-        out[i] = n_layers / k;
-      return;
-    }
+  if (fixed_split (s, n_layers, out))
+    return;
 
   /* Equal layers and two extras (k >= 2 here): with no chunk longer than T (in
    * layers of time), chunk i takes floor(T - extra_i) layers, at least one, and the
@@ -116,16 +151,73 @@ plx_layer_split (const PlxStrategy *s,
   out[k - 1] = fits (best, last_extra);
   for (guint i = 1; i + 1 < k; i++)
     out[i] = fits (best, 0.0);
-  total = 0;
-  for (guint i = 0; i < k; i++)
-    total += out[i];
-  /* What is left over comes off, one layer each, from the first middle chunks on,
-   * then from the ends; every chunk keeps at least one layer. */
-  surplus = (guint) (total - n_layers);
-  for (guint i = 1; surplus > 0 && i + 1 < k; i++)
-    if (out[i] > 1)
-      out[i]--, surplus--;
-  for (guint i = 0; surplus > 0 && i < k; i = i == 0 ? k - 1 : k)
-    while (surplus > 0 && out[i] > 1)
-      out[i]--, surplus--;
+  trim_surplus (k, n_layers, out);
+}
+
+/* Layers a chunk of kind `kind` holds when none may take longer than `t`: the most
+ * n with cost(n) <= t (cost grows with n), at least one, at most all. */
+static guint
+cost_fits (PlxChunkCostFunc cost, gpointer data, PlxChunkKind kind, guint n_layers, double t)
+{
+  guint lo = 1, hi = n_layers;
+
+  if (cost (kind, 1, data) > t)
+    return 1;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo + 1) / 2;
+      if (cost (kind, mid, data) <= t)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+  return lo;
+}
+
+static guint64
+cost_holds (PlxChunkCostFunc cost, gpointer data, guint k, guint n_layers, double t)
+{
+  return (guint64) cost_fits (cost, data, PLX_CHUNK_FIRST, n_layers, t) +
+         cost_fits (cost, data, PLX_CHUNK_LAST, n_layers, t) +
+         (guint64) (k - 2) * (k > 2 ? cost_fits (cost, data, PLX_CHUNK_MIDDLE, n_layers, t) : 0u);
+}
+
+void
+plx_layer_split_by_cost (const PlxStrategy *s,
+                         guint              n_layers,
+                         PlxChunkCostFunc   cost,
+                         gpointer           data,
+                         guint             *out)
+{
+  guint k = s->pp * s->virtual_stages;
+  double best = G_MAXDOUBLE;
+
+  if (fixed_split (s, n_layers, out))
+    return;
+  /* As in plx_layer_split with any cost that grows with the layers: the optimum
+   * largest time is one of the chunk times cost(kind, n), and for each kind the
+   * first n whose time holds all the layers is found by bisection (the layers held
+   * grow with the time allowed). */
+  for (guint kind = PLX_CHUNK_FIRST; kind <= PLX_CHUNK_MIDDLE; kind++)
+    {
+      guint lo = 1, hi = n_layers + 1;
+
+      if (kind == PLX_CHUNK_MIDDLE && k <= 2)
+        continue;
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+          if (cost_holds (cost, data, k, n_layers, cost ((PlxChunkKind) kind, mid, data)) >= n_layers)
+            hi = mid;
+          else
+            lo = mid + 1;
+        }
+      if (lo <= n_layers)
+        best = MIN (best, cost ((PlxChunkKind) kind, lo, data));
+    }
+  out[0] = cost_fits (cost, data, PLX_CHUNK_FIRST, n_layers, best);
+  out[k - 1] = cost_fits (cost, data, PLX_CHUNK_LAST, n_layers, best);
+  for (guint i = 1; i + 1 < k; i++)
+    out[i] = cost_fits (cost, data, PLX_CHUNK_MIDDLE, n_layers, best);
+  trim_surplus (k, n_layers, out);
 }

@@ -4,6 +4,7 @@
  * collective, MLP half, its TP collective; backward in reverse, with recompute first. */
 #include "parallax/plx-error.h"
 #include "parallax/plx-plan.h"
+#include "parallax/plx-schedule.h"
 
 #include "plx-costing.h"
 
@@ -180,7 +181,7 @@ plx_plan_lower (const PlxModel    *model,
                 const PlxStrategy *s,
                 GError           **error)
 {
-  return plx_plan_lower_split (model, cluster, s, s->schedule == PLX_SCHEDULE_ZERO_BUBBLE_H1, error);
+  return plx_plan_lower_split (model, cluster, s, plx_schedule_splits_backward (s->schedule, s->pp), error);
 }
 
 PlxPlan *
@@ -260,7 +261,7 @@ plx_plan_lower_split (const PlxModel    *model,
       chunk->saved_bytes = layers_per_chunk * c.layer.saved_bytes + (first ? c.embedding.saved_bytes : 0.0) +
                            (last ? c.head.saved_bytes : 0.0);
       chunk->wgrad_saved_bytes = split_backward ? layers_per_chunk * c.layer.wgrad_saved_bytes : 0.0;
-      chunk->transient_bytes = s->recompute == PLX_RECOMPUTE_FULL ? c.layer.full_saved_bytes : 0.0;
+      chunk->transient_bytes = plx_costing_recompute_transient_bytes (s, &c.layer);
       chunk->grad_bytes = params * plx_costing_grad_bytes (s->dtype);
       lower_chunk (&b, &cx, &c, chunk, first, last, plan->split_backward);
     }

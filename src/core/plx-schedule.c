@@ -182,6 +182,13 @@ build_zero_bubble_h1 (PlxScheduleOrder *o)
     }
 }
 
+gboolean
+plx_schedule_splits_backward (PlxSchedule schedule,
+                              guint       pp)
+{
+  return schedule == PLX_SCHEDULE_ZERO_BUBBLE_H1 && pp > 1;
+}
+
 PlxScheduleOrder *
 plx_schedule_order_new (PlxSchedule schedule,
                         guint       pp,
@@ -202,8 +209,14 @@ plx_schedule_order_new (PlxSchedule schedule,
       build_interleaved (o);
       return o;
     case PLX_SCHEDULE_ZERO_BUBBLE_H1:
-      o = order_new (pp, 1, micro_batches, TRUE);
-      build_zero_bubble_h1 (o);
+      /* One stage has no bubble to fill: its backward stays whole (as 1F1B), so the
+       * gradients reach the data-parallel reduction during all of it, not only
+       * during a W pass run after it (plx_schedule_splits_backward). */
+      o = order_new (pp, 1, micro_batches, plx_schedule_splits_backward (schedule, pp));
+      if (o->split_backward)
+        build_zero_bubble_h1 (o);
+      else
+        build_1f1b (o);
       return o;
     case PLX_SCHEDULE_1F1B:
     case PLX_SCHEDULE_FILE:

@@ -73,6 +73,25 @@ test_table2_full (void)
   assert_close (layer_saved (SCENARIO_22B (8, true, "full")), 2.0 * s * b * h / 8.0);
 }
 
+/* Full recompute holds every layer's 2sbh/t input checkpoint and, while one layer's
+ * backward runs, that layer's full Table 2 set re-created from its own checkpoint
+ * (which the set contains as its first norm's input). On one stage with one
+ * micro-batch in flight, full less none is therefore (L - 1)(2sbh/t - A): L - 1
+ * layers keep only their checkpoint instead of A; the one being recomputed holds A
+ * either way. The embedding, head and buffers are the same on both sides. */
+static void
+test_full_recompute_peak (void)
+{
+  g_autoptr (PlxScenario) full = test_scenario_from_string (SCENARIO_22B (8, true, "full"));
+  g_autoptr (PlxScenario) none = test_scenario_from_string (SCENARIO_22B (8, true, "none"));
+  double t = 8, L = 48;
+  double A = s * b * h / t * (34.0 + 5.0 * a * s / h), ckpt = 2.0 * s * b * h / t;
+  PlxReport rf = test_run (full), rn = test_run (none);
+
+  g_assert_cmpfloat (fabs (((double) rf.memory_bytes[PLX_MEM_ACTIVATIONS] - (double) rn.memory_bytes[PLX_MEM_ACTIVATIONS]) -
+                           (L - 1.0) * (ckpt - A)), <=, 1.0);
+}
+
 /* A GPT-style model without dropout: the embedding keeps nothing, so the first
  * stage's activations are exactly its layers'. */
 #define PIPE_SCENARIO(schedule, v, gbs) \
@@ -214,6 +233,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/memory/table2/sequence-parallel", test_table2_sequence_parallel);
   g_test_add_func ("/core/memory/table2/selective", test_table2_selective);
   g_test_add_func ("/core/memory/table2/full", test_table2_full);
+  g_test_add_func ("/core/memory/full-recompute-peak", test_full_recompute_peak);
   g_test_add_func ("/core/memory/pipeline-activations", test_pipeline_activations);
   g_test_add_func ("/core/memory/chunks-in-flight", test_pipeline_chunks_in_flight);
   g_test_add_func ("/core/memory/model-states-zero", test_model_states_zero);
