@@ -121,7 +121,7 @@ analytic_eval (const PlxModel    *model,
   const PlxBlockCost *layer = &costs.layer, *pre = &costs.embedding, *post = &costs.head;
   double m, p = s->pp, v = s->virtual_stages;
   double layers = (double) model->n_layers / s->pp;
-  double t_first, t_last, t_mid, t_max, t_avg, w_avg, c_pp;
+  double t_first, t_last, t_mid, t_max, t_avg, w_avg, c_pp, max_f, max_b;
   double fwd_first, bwd_first, fwd_last, bwd_last;
   double t_pipe, dp_exposed = 0.0, tied, optimizer = 0.0;
   double peak_flops, wb, gb_unused, ob_unused;
@@ -195,6 +195,15 @@ analytic_eval (const PlxModel    *model,
     if (s->pp > 2)
       zero3_stage (&cx, &costs, &zero3, 1, &zf, &zb);
     t_mid = layers * (lf + lb) + (s->pp > 2 ? zf + zb : 0.0);
+    /* GPipe's phases (below), with each pass's send: forwards send on from all
+     * but the last stage, backwards from all but the first. */
+    max_f = MAX (fwd_first + (p > 1 ? c_pp : 0.0), fwd_last);
+    max_b = MAX (bwd_first, bwd_last + (p > 1 ? c_pp : 0.0));
+    if (s->pp > 2 && split == NULL)
+      {
+        max_f = MAX (max_f, layers * lf + zf + c_pp);
+        max_b = MAX (max_b, layers * lb + zb + c_pp);
+      }
     t_max = MAX (t_first, t_last);
     t_avg = p == 1 ? t_first : (t_first + t_last + (p - 2.0) * t_mid) / p;
     if (split != NULL && p > 2)
@@ -204,9 +213,11 @@ analytic_eval (const PlxModel    *model,
         double sum_mid = 0.0, max_mid = 0.0;
         for (guint st = 1; st + 1 < s->pp; st++)
           {
-            double t_i = plx_costing_stage_layers (&cx, st) * (lf + lb);
+            double n_i = plx_costing_stage_layers (&cx, st), t_i;
             zero3_stage (&cx, &costs, &zero3, st, &zf, &zb);
-            t_i += zf + zb;
+            t_i = n_i * (lf + lb) + zf + zb;
+            max_f = MAX (max_f, n_i * lf + zf + c_pp);
+            max_b = MAX (max_b, n_i * lb + zb + c_pp);
             sum_mid += t_i;
             max_mid = MAX (max_mid, t_i);
           }
@@ -216,6 +227,29 @@ analytic_eval (const PlxModel    *model,
       }
     else if (p > 2)
       t_max = MAX (t_max, t_mid);
+    /* GPipe runs all forwards, then all backwards: each phase is paced by its own
+     * slowest stage, (m - 1)(max f_i + max b_i) + sum t_i (Huang et al. 2019 §2.2
+     * with stage times of their own), more than the largest f_i + b_i when an LM
+     * head's forward-heavy stage is not the backward-heaviest. The pace goes in as
+     * every stage's time less the sends plx_pipeline_time_stages adds back. */
+    if (s->schedule == PLX_SCHEDULE_GPIPE && p > 1)
+      {
+        double pace = max_f + max_b;
+        double steady = MAX (t_first, t_last) + c_pp;
+
+        if (p > 2)
+          steady = MAX (steady, t_mid + 2.0 * c_pp);
+        if (pace > steady)
+          {
+            t_first = MAX (t_first, pace - c_pp);
+            t_last = MAX (t_last, pace - c_pp);
+            t_mid = MAX (t_mid, pace - 2.0 * c_pp);
+            /* The fill below takes the pacing stage's time out of sum t_i; its sends
+             * stay counted as where the slowest stage paced, so that the step grows
+             * without a jump as the pace passes it. */
+            t_max = pace - (steady - t_max);
+          }
+      }
     w_avg = layers * layer->wgrad_s + (post->wgrad_s + pre->wgrad_s) / p;
     report->layer_forward_s = lf;
     report->layer_backward_s = lb;
@@ -274,6 +308,7 @@ analytic_eval (const PlxModel    *model,
    * step by a quarter against the event engine). */
   {
     double slack = 0.0, tail = 0.0;
+    gboolean split_backward = plx_schedule_splits_backward (s->schedule, s->pp);
     for (guint st = 0; st < s->pp; st++)
       {
         double lf_st = layer->fwd_s + layer->comm_fwd_s;
@@ -281,14 +316,27 @@ analytic_eval (const PlxModel    *model,
         double n_st = plx_costing_stage_layers (&cx, st);
         double window = st == 0 ? bwd_first : st == s->pp - 1 ? bwd_last : n_st * lb_st;
         double fwd = st == 0 ? fwd_first : st == s->pp - 1 ? fwd_last : n_st * lf_st;
-        double exposed = 0.0, opt = plx_costing_optimizer_time (&cx, &costs, st);
+        double exposed = 0.0, opt;
+        /* Zero-bubble H1 produces the weight gradients in W passes: the last one
+         * on a stage is all the reduction can hide behind, and the drain before it
+         * carries input gradients only (B). */
+        double wgrad = n_st * layer->wgrad_s + (st == 0 ? pre->wgrad_s : 0.0) + (st == s->pp - 1 ? post->wgrad_s : 0.0);
+        double drain = window;
 
-        /* Middle stages of an even split are alike: the first of them stands for all. */
-        if (split == NULL && st > 1 && st + 1 < s->pp)
+        if (split_backward)
           {
-            slack += (window / v + c_pp);
+            drain = window - wgrad;
+            window = wgrad;
+          }
+
+        /* Middle stages of an even split hold stage 0's layers without its embedding
+         * and start their reduction earlier: they never end after stage 0. */
+        if (split == NULL && st > 0 && st + 1 < s->pp)
+          {
+            slack += drain / v + c_pp;
             continue;
           }
+        opt = plx_costing_optimizer_time (&cx, &costs, st);
         if (s->dp > 1 && s->zero_stage < 3)
           {
             double bucket_bytes, bucket_s, n_buckets;
@@ -310,7 +358,7 @@ analytic_eval (const PlxModel    *model,
                 optimizer -= slack - hidden;
               }
           }
-        slack += window / v + c_pp;
+        slack += drain / v + c_pp;
       }
   }
   tied = plx_costing_tied_embedding_time (&cx);

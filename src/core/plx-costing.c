@@ -793,7 +793,14 @@ plx_costing_chunk_params (const PlxCosting    *cx,
   guint K = s->pp * s->virtual_stages;
   double layers = cx->chunk_layers != NULL ? cx->chunk_layers[k] : (double) (cx->model->n_layers / K);
 
-  return layers * c->layer.params + (k == 0 ? c->embedding.params : 0.0) + (k + 1 == K ? c->head.params : 0.0);
+  double params = layers * c->layer.params + (k == 0 ? c->embedding.params : 0.0) + (k + 1 == K ? c->head.params : 0.0);
+
+  /* The last stage's copy of tied word embeddings has gradients too, reduced over
+   * the data-parallel group with the rest before the two copies are summed
+   * (plx_costing_stage_params). */
+  if (k + 1 == K && cx->model->tied_embeddings && s->pp > 1)
+    params += (double) cx->model->vocab * cx->model->hidden / s->tp;
+  return params;
 }
 
 /* Data-parallel gradient buckets (PyTorch DDP, Li et al. 2020 §3.2.3; Megatron-LM's

@@ -248,11 +248,8 @@ plx_plan_lower_split (const PlxModel    *model,
       PlxPlanChunk *chunk = &plan->chunks[k];
       gboolean first = k == 0, last = k == K - 1;
       guint layers_per_chunk = split != NULL ? split[k] : model->n_layers / K;
-      double params = layers_per_chunk * c.layer.params + (first ? c.embedding.params : 0.0) +
-                      (last ? c.head.params : 0.0);
+      double params = plx_costing_chunk_params (&cx, &c, k);
 
-      if (last && model->tied_embeddings && s->pp > 1)
-        params += (double) model->vocab * model->hidden / s->tp;
       chunk->stage = k % s->pp;
       chunk->chunk = k / s->pp;
       chunk->first_layer = first_layer;

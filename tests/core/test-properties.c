@@ -68,6 +68,10 @@
 #define VERIFY_EVERY 10u
 #define TIME_REL_TOL 1e-9
 #define AGREE_REL_TOL 0.05
+/* Law 7's exceptions (docs/robustness.md): the share of checks past 5 % may not
+ * exceed this, and none may pass the bound. */
+#define AGREE_MAX_SHARE 0.005
+#define AGREE_BOUND_REL_TOL 0.25
 #define SOURCE "prop"
 
 static const char *const model_presets[] = {
@@ -96,6 +100,7 @@ typedef enum
   LAW_PIPELINE_ACT_ANALYTIC,
   LAW_PIPELINE_ACT_EVENT,
   LAW_AGREE,
+  LAW_AGREE_BOUND,
   LAW_FRACTIONS_ANALYTIC,
   LAW_FRACTIONS_EVENT,
   LAW_BREAKDOWN_ANALYTIC,
@@ -116,7 +121,8 @@ static const char *const law_names[N_LAWS] = {
   "law 5 ZeRO k+1 not more weights+gradients+optimizer than k, dp > 1 (event)",
   "law 6 1F1B/ZB-H1 activations unchanged by 2x micro-batches when >= pp (analytical)",
   "law 6 1F1B/ZB-H1 activations unchanged by 2x micro-batches when >= pp (event)",
-  "law 7 analytical and event step time within 5 % (|e - a| / a)",
+  "law 7 analytical and event step time within 5 % (|e - a| / a), 99.5 % of checks",
+  "law 7 analytical and event step time within 25 %, every check",
   "law 8 mfu <= hfu <= 1, bubble_fraction <= 1 (analytical)",
   "law 8 mfu <= hfu <= 1, bubble_fraction <= 1 (event)",
   "law 9 time_s[] adds up to step_time_s, 1e-9 relative (analytical)",
@@ -689,8 +695,13 @@ eval_case (Worker     *w,
       double rel = fabs (ev->e.step_time_s - ev->a.step_time_s) / ev->a.step_time_s;
 
       w->n.checks[LAW_AGREE]++;
+      w->n.checks[LAW_AGREE_BOUND]++;
       if (!(rel <= AGREE_REL_TOL))
         violation (w, LAW_AGREE, rel, "analytical %.9g s, event %.9g s (%+.2f %%) in %s", ev->a.step_time_s,
+                   ev->e.step_time_s, 100.0 * (ev->e.step_time_s - ev->a.step_time_s) / ev->a.step_time_s,
+                   ev->json);
+      if (!(rel <= AGREE_BOUND_REL_TOL))
+        violation (w, LAW_AGREE_BOUND, rel, "analytical %.9g s, event %.9g s (%+.2f %%) in %s", ev->a.step_time_s,
                    ev->e.step_time_s, 100.0 * (ev->e.step_time_s - ev->a.step_time_s) / ev->a.step_time_s,
                    ev->json);
     }
@@ -902,10 +913,12 @@ check_case (Worker *w,
     eval_clear (&var2);
   }
 
-  /* Law 3: both links twice as fast. */
+  /* Law 3: both links twice as fast, on the base's layer split (as law 2: faster
+   * links change ZeRO-3's stage times and so the balanced split, whose objective -
+   * the largest chunk time - is not GPipe's pace, max f + max b). */
   if (base.a_ok)
     {
-      v = c;
+      v = p;
       v.inter_bw_Bps = 2.0 * base.cluster->inter_node.bw_Bps;
       v.intra_bw_Bps = 2.0 * base.cluster->intra_node.bw_Bps;
       eval_case (w, &v, TRUE, FALSE, &var);
@@ -1080,7 +1093,7 @@ env_uint (const char *name,
  * reported and counted, not failed on - but the test fails if one of them holds, so
  * the list only shrinks. Every law not here fails the test on its first violation. */
 static const Law known_broken[] = {
-  LAW_AGREE,                   /* ZB-H1, GPipe and ZeRO-3 corners, up to 70 % */
+  N_LAWS, /* none today; the first entry is a placeholder that names no law */
 };
 
 static gboolean
@@ -1176,6 +1189,8 @@ test_random (void)
     {
       g_autofree char *stages = NULL;
       g_autofree char *worst = NULL;
+      g_autofree char *share = NULL;
+      gboolean broken;
 
       if (n.per_stage[law] > 0 || n.other_stage[law] > 0)
         stages = g_strdup_printf ("  (%" G_GUINT64_FORMAT " of the checks stage by stage; %" G_GUINT64_FORMAT
@@ -1184,10 +1199,15 @@ test_random (void)
       if (n.violations[law] > 0 && n.worst[law] > 0)
         worst = g_strdup_printf ("  worst %.3g %% off (case %" G_GUINT64_FORMAT ")", 100.0 * n.worst[law],
                                  n.worst_case[law]);
-      g_test_message ("%-86s checks %8" G_GUINT64_FORMAT "  violations %6" G_GUINT64_FORMAT "%s%s%s", law_names[law],
-                      n.checks[law], n.violations[law], n.violations[law] > 0 ? "  FAIL" : "",
-                      worst != NULL ? worst : "", stages != NULL ? stages : "");
-      if (n.violations[law] > 0 && !law_known_broken (law))
+      /* Law 7 at 5 % allows its listed exceptions up to a share of the checks. */
+      broken = law == LAW_AGREE ? n.violations[law] > AGREE_MAX_SHARE * (double) n.checks[law] : n.violations[law] > 0;
+      if (law == LAW_AGREE && n.checks[law] > 0)
+        share = g_strdup_printf ("  (%.2f %% of the checks; at most %.1f %% may be)",
+                                 100.0 * (double) n.violations[law] / (double) n.checks[law], 100.0 * AGREE_MAX_SHARE);
+      g_test_message ("%-86s checks %8" G_GUINT64_FORMAT "  violations %6" G_GUINT64_FORMAT "%s%s%s%s", law_names[law],
+                      n.checks[law], n.violations[law], broken ? "  FAIL" : "",
+                      worst != NULL ? worst : "", stages != NULL ? stages : "", share != NULL ? share : "");
+      if (broken && !law_known_broken (law))
         failed_laws++;
       /* A law on the known list that now holds must come off it, so that it is
        * held from then on. */
@@ -1196,7 +1216,7 @@ test_random (void)
           g_test_message ("%s holds now: take it off the known-broken list", law_names[law]);
           failed_laws++;
         }
-      if (n.violations[law] > 0 && law_known_broken (law))
+      if (broken && law_known_broken (law))
         known_violated++;
     }
   if (failed_laws > 0)
