@@ -24,6 +24,16 @@ typedef enum
   PLX_OP_EMBEDDING,   /* table lookup (forward) and scatter-add (backward) */
 } PlxOpKind;
 
+/* Which blocks of the model hold an op: all of them, or - in a model whose first
+ * blocks have a dense MLP before the expert blocks (DeepSeek-V2/V3's
+ * first_k_dense_replace) - only the dense or only the MoE ones. */
+typedef enum
+{
+  PLX_OP_LAYERS_ALL,
+  PLX_OP_LAYERS_DENSE,
+  PLX_OP_LAYERS_MOE,
+} PlxOpLayers;
+
 /* How tensor parallelism (Megatron-LM, Shoeybi et al. 2019 §3) divides an op. */
 typedef enum
 {
@@ -49,6 +59,7 @@ typedef struct
   guint       fp8 : 1;       /* a block's linear layer: fp8 training runs its GEMMs in fp8
                               * (Transformer Engine's te.Linear, torchao's Float8Linear);
                               * the LM head, router and attention core stay 16-bit */
+  guint       layers : 2;    /* PlxOpLayers: which of the blocks have this op */
   /* Matmul: the full (unsharded) weight is k x n. Attention ops: k = head_dim. */
   guint64 k;
   guint64 n;
@@ -94,6 +105,14 @@ typedef struct
   gboolean shared_gate;    /* ... scaled by a sigmoid gate (Qwen2-MoE: h x 1) */
   guint64  position_offset; /* learned position rows beyond max positions (OPT: 2) */
   guint64  embed_dim;      /* OPT's word_embed_proj_dim when not the hidden size */
+  /* DeepSeek-V2/V3 (DeepSeek-AI 2024, arXiv 2405.04434 §2.1-2.2; arXiv 2412.19437 §2.1) */
+  guint    dense_layers;   /* the first blocks have a dense MLP instead of experts */
+  guint64  dense_ffn;      /* ... this wide */
+  guint64  q_lora_rank;    /* MLA: queries through a down-projection of this rank (0: direct) */
+  guint64  kv_lora_rank;   /* MLA: keys and values from a latent of this rank; 0: no MLA */
+  guint64  rope_head_dim;  /* MLA: the rotary part of each query and key head */
+  guint64  v_head_dim;     /* value head width when not head_dim (MLA) */
+  guint64  router_bias;    /* router parameters besides its weight (V3's correction bias) */
 } PlxModelArch;
 
 typedef struct
@@ -130,6 +149,9 @@ PlxModel   *plx_model_new_preset (const char *name,
 PlxModel   *plx_model_copy (const PlxModel *model);
 void        plx_model_free (PlxModel *model);
 
+/* How many of the model's blocks hold `op` (PlxOp.layers). */
+guint       plx_model_op_layers (const PlxModel *model,
+                                 const PlxOp    *op);
 /* Unique parameters (tied embeddings counted once). */
 guint64     plx_model_get_n_params (const PlxModel *model);
 /* Parameters used per token (MoE: only top_k experts count). */

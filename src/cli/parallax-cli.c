@@ -143,7 +143,7 @@ cmd_presets (int argc, char **argv)
       g_autoptr (PlxModel) m = plx_model_new_preset (models[i], NULL);
       if (m == NULL)
         continue;
-      printf ("  %-16s %-8s %3u layers, hidden %6" G_GUINT64_FORMAT ", %3u heads, %8.2f B parameters\n",
+      printf ("  %-16s %-11s %3u layers, hidden %6" G_GUINT64_FORMAT ", %3u heads, %8.2f B parameters\n",
               models[i], m->model_type, m->n_layers, m->hidden, m->heads,
               plx_model_get_n_params (m) / 1e9);
     }

@@ -68,6 +68,19 @@ skip_op (const PlxOp *op,
   return flash && op->attn_core;
 }
 
+/* An op held by some of the blocks only (DeepSeek's dense first blocks, its expert
+ * blocks) counts in the one block every layer is costed as by the share of blocks
+ * that hold it: totals over the model are exact, and a stage is charged the mean
+ * block - the dense blocks sit on the first stage in fact (docs/cost-model.md). */
+static void
+scale_op_cost (PlxOpCost *c,
+               double     share)
+{
+  G_STATIC_ASSERT (sizeof (PlxOpCost) % sizeof (double) == 0);
+  for (guint i = 0; i < sizeof (PlxOpCost) / sizeof (double); i++)
+    ((double *) c)[i] *= share;
+}
+
 static void
 cost_ops (const PlxCosting *cx,
           const PlxOp      *ops,
@@ -94,6 +107,8 @@ cost_ops (const PlxCosting *cx,
       if (half != PLX_HALF_BOTH && (half == PLX_HALF_MLP) != (gboolean) op->mlp_half)
         continue;
       plx_op_cost (op, &cx->ctx, cx->cluster, &c);
+      if (is_layer && op->layers != PLX_OP_LAYERS_ALL)
+        scale_op_cost (&c, (double) plx_model_op_layers (cx->model, op) / cx->model->n_layers);
       b->fwd_s += c.fwd_time_s;
       b->bwd_s += c.bwd_time_s;
       b->wgrad_s += c.wgrad_time_s;
@@ -223,9 +238,11 @@ half_comm (const PlxCosting *cx,
       /* The busiest rank's share sets the exchange's pace (plx_strategy_moe_load). */
       double a2a_bytes = cx->act_bytes * m->experts_per_token * cx->ctx.moe_load / (cx->ctx.sp ? s->tp : 1);
       double a2a = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_TO_ALL, &cx->ep_group, a2a_bytes);
-      fwd += 2.0 * a2a;
-      bwd += 2.0 * a2a;
-      bytes += 2.0 * a2a_bytes;
+      /* Only the expert blocks exchange tokens (the mean block, as scale_op_cost). */
+      double moe_share = 1.0 - (double) MIN (m->arch.dense_layers, m->n_layers) / m->n_layers;
+      fwd += 2.0 * a2a * moe_share;
+      bwd += 2.0 * a2a * moe_share;
+      bytes += 2.0 * a2a_bytes * moe_share;
     }
 
   /* Overlapping TP collectives with the GEMMs around them (Wang et al. 2023, "Overlap

@@ -101,8 +101,10 @@ static void
 add_attention (GArray         *ops,
                const PlxModel *m)
 {
+  /* MLA's values are narrower than its query/key heads (v_head_dim). */
+  const guint64 v_dim = m->arch.v_head_dim > 0 ? m->arch.v_head_dim : m->head_dim;
   const double q = (double) (m->heads * m->head_dim);
-  const double kv = (double) (m->kv_heads * m->head_dim);
+  const double qkv = q + (double) m->kv_heads * (m->head_dim + v_dim);
   PlxOp *op;
 
   /* Unfused Megatron attention core: Q K^T (keeps Q, K and V: 4sbh + 2sbh with full
@@ -111,7 +113,7 @@ add_attention (GArray         *ops,
   op = add_op (ops, "attn_scores", PLX_OP_ATTN_SCORES, PLX_SPLIT_TP, PLX_SPLIT_TP);
   op->attn_core = TRUE;
   op->k = m->head_dim;
-  op->saved_elems = q + 2.0 * kv;
+  op->saved_elems = qkv;
 
   op = add_elementwise (ops, "softmax", PLX_SPLIT_TP, 2.0, 3.0, 1.0);
   op->per_score = TRUE;
@@ -130,15 +132,15 @@ add_attention (GArray         *ops,
   op = add_op (ops, "attn_values", PLX_OP_ATTN_VALUES, PLX_SPLIT_TP, PLX_SPLIT_TP);
   op->attn_core = TRUE;
   op->per_score = TRUE;
-  op->k = m->head_dim;
+  op->k = v_dim;
   /* Without dropout P V reads the softmax output, which softmax already keeps. */
   op->saved_elems = m->dropout ? 1.0 : 0.0;
 
   /* FlashAttention (Dao et al. 2022 §3.1) keeps Q, K, V and the fp32 log-sum-exp per
    * head, and recomputes the scores in its backward pass. */
   op = add_op (ops, "flash_attention", PLX_OP_ATTN_FLASH, PLX_SPLIT_TP, PLX_SPLIT_TP);
-  op->k = m->head_dim;
-  op->saved_elems = q + 2.0 * kv;
+  op->k = (m->head_dim + v_dim) / 2;   /* Q K^T at head_dim, P V at v_dim */
+  op->saved_elems = qkv;
   op->saved_fp32 = (double) m->heads;
 }
 
@@ -394,6 +396,58 @@ add_mlp_arch (GArray *ops, const PlxModel *m, guint64 width, gboolean expert, co
   g_free (down);
 }
 
+/* A down-projection every tensor-parallel rank computes whole (Megatron-LM's MLA
+ * builds linear_q_down_proj and linear_kv_down_proj "duplicated"): weights
+ * replicated, work split only by sequence parallelism. */
+static PlxOp *
+add_down_proj (GArray *ops, const char *name, guint64 k, guint64 n)
+{
+  PlxOp *op = add_matmul (ops, name, k, n, FALSE, FALSE);
+
+  op->split = PLX_SPLIT_SEQ;
+  op->saved_split = PLX_SPLIT_SEQ;
+  return op;
+}
+
+/* Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 §2.1.2-2.1.3, eqs. 9-19;
+ * Hugging Face modeling_deepseek.py): queries through a rank-q_lora latent (or
+ * directly), keys and values up-projected per head from one rank-kv_lora latent, plus
+ * a rotary key part shared by all heads; each head's query and key are
+ * qk_nope + qk_rope wide (head_dim), its value v_head_dim. Training materialises
+ * every head's K and V, so the core is ordinary attention with those widths. */
+static void
+add_mla (GArray *ops, const PlxModel *m)
+{
+  const PlxModelArch *a = &m->arch;
+  const guint64 h = m->hidden, heads = m->heads;
+  const guint64 q = heads * m->head_dim, nope = m->head_dim - a->rope_head_dim;
+  PlxOp *op;
+
+  if (a->q_lora_rank > 0)
+    {
+      add_down_proj (ops, "q_down_proj", h, a->q_lora_rank);
+      add_norm (ops, "q_norm", a->q_lora_rank, FALSE);
+      add_matmul (ops, "q_up_proj", a->q_lora_rank, q, FALSE, FALSE);
+    }
+  else
+    add_matmul (ops, "q_proj", h, q, FALSE, FALSE);
+  add_down_proj (ops, "kv_down_proj", h, a->kv_lora_rank + a->rope_head_dim);
+  add_norm (ops, "kv_norm", a->kv_lora_rank, FALSE);
+  add_matmul (ops, "kv_up_proj", a->kv_lora_rank, heads * (nope + a->v_head_dim), FALSE, FALSE);
+  add_rotary (ops, heads * a->rope_head_dim, a->rope_head_dim);
+  add_attention (ops, m);
+  op = add_matmul (ops, "o_proj", heads * a->v_head_dim, h, TRUE, FALSE);
+  (void) op;
+}
+
+/* The ops from `from` on are in the dense blocks only, or the MoE blocks only. */
+static void
+set_op_layers (GArray *ops, guint from, PlxOpLayers layers)
+{
+  for (guint i = from; i < ops->len; i++)
+    g_array_index (ops, PlxOp, i).layers = layers;
+}
+
 static void
 build_family_block (GArray *ops, const PlxModel *m)
 {
@@ -403,19 +457,24 @@ build_family_block (GArray *ops, const PlxModel *m)
   PlxOp *op;
 
   add_norm_arch (ops, "input_norm", m, h);
-  op = add_matmul (ops, "qkv_proj", h, q + 2 * kv, FALSE, m->arch.qkv_bias);
-  op->eager_gemms = 3;
-  op->eager_first_n = q;
-  if (m->arch.qk_norm)
+  if (m->arch.kv_lora_rank > 0)
+    add_mla (ops, m);
+  else
     {
-      /* RMSNorm over each head's Q and K: a gain of head_dim each. */
-      op = add_elementwise (ops, "qk_norm", PLX_SPLIT_TP, 2.0 * (q + kv), 3.0 * (q + kv), (double) (q + kv));
-      op->params = 2 * m->head_dim;
+      op = add_matmul (ops, "qkv_proj", h, q + 2 * kv, FALSE, m->arch.qkv_bias);
+      op->eager_gemms = 3;
+      op->eager_first_n = q;
+      if (m->arch.qk_norm)
+        {
+          /* RMSNorm over each head's Q and K: a gain of head_dim each. */
+          op = add_elementwise (ops, "qk_norm", PLX_SPLIT_TP, 2.0 * (q + kv), 3.0 * (q + kv), (double) (q + kv));
+          op->params = 2 * m->head_dim;
+        }
+      if (!m->arch.alibi)
+        add_rotary (ops, q, kv);
+      add_attention (ops, m);
+      add_matmul (ops, "o_proj", q, h, TRUE, m->arch.out_bias);
     }
-  if (!m->arch.alibi)
-    add_rotary (ops, q, kv);
-  add_attention (ops, m);
-  add_matmul (ops, "o_proj", q, h, TRUE, m->arch.out_bias);
   if (m->arch.block_norms == 4)
     add_norm_arch (ops, "post_attention_norm", m, h);
   if (!m->arch.parallel)
@@ -425,10 +484,21 @@ build_family_block (GArray *ops, const PlxModel *m)
   else
     /* Falcon 7B: the MLP reads the same normalised input as the attention. */
     add_elementwise (ops, "mlp_norm", PLX_SPLIT_SEQ, 0.0, 0.0, 0.0);
+  if (m->experts > 0 && m->arch.dense_layers > 0)
+    {
+      /* DeepSeek: the first blocks' dense MLP; the expert blocks' ops below. */
+      guint first = ops->len;
+      add_mlp_arch (ops, m, m->arch.dense_ffn, FALSE, "dense_");
+      set_op_layers (ops, first, PLX_OP_LAYERS_DENSE);
+    }
   if (m->experts > 0)
     {
+      guint first = ops->len;
       add_router (ops, m);
+      g_array_index (ops, PlxOp, first).params += m->arch.router_bias;
       add_mlp_arch (ops, m, m->ffn, TRUE, "expert_");
+      if (m->arch.dense_layers > 0)
+        set_op_layers (ops, first, PLX_OP_LAYERS_MOE);
       if (m->arch.shared_ffn > 0)
         {
           add_mlp_arch (ops, m, m->arch.shared_ffn, FALSE, "shared_");
@@ -439,6 +509,8 @@ build_family_block (GArray *ops, const PlxModel *m)
               op->n = 1;
               op->params = h;
             }
+          if (m->arch.dense_layers > 0)
+            set_op_layers (ops, first, PLX_OP_LAYERS_MOE);
         }
     }
   else
@@ -659,7 +731,74 @@ get_bool_default (JsonObject *obj, const char *source, const char *key, gboolean
 }
 
 static const char *const family_types[] = { "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "phi3", "gemma", "gemma2",
-                                            "gpt_neox", "opt", "falcon", "bloom", "dbrx", NULL };
+                                            "gpt_neox", "opt", "falcon", "bloom", "dbrx", "deepseek_v2",
+                                            "deepseek_v3", NULL };
+
+/* DeepSeek-V2/V3: multi-head latent attention, shared and routed experts, dense
+ * first blocks (configuration_deepseek.py's keys). */
+static gboolean
+parse_deepseek (PlxModel *m, JsonObject *obj, const char *source, const char *type, guint64 layers,
+                guint64 *head_dim, guint64 *kv_heads, guint64 heads, guint64 experts, guint64 expert_ffn,
+                GError **error)
+{
+  static const char *const first_k[] = { "first_k_dense_replace", NULL };
+  static const char *const shared_k[] = { "n_shared_experts", NULL };
+  static const char *const q_lora_k[] = { "q_lora_rank", NULL };
+  static const char *const kv_lora_k[] = { "kv_lora_rank", NULL };
+  static const char *const nope_k[] = { "qk_nope_head_dim", NULL };
+  static const char *const rope_k[] = { "qk_rope_head_dim", NULL };
+  static const char *const v_k[] = { "v_head_dim", NULL };
+  static const char *const freq_k[] = { "moe_layer_freq", NULL };
+  static const char *const dense_k[] = { "intermediate_size", NULL };
+  PlxModelArch *a = &m->arch;
+  guint64 first = 0, shared = 0, q_lora = 0, kv_lora = 0, nope = 0, rope = 0, v = 0, freq = 1, dense = 0;
+  const char *topk_method = NULL;
+
+  if (!get_dim_any (obj, source, first_k, FALSE, MAX_LAYERS, &first, error) ||
+      !get_dim_any (obj, source, shared_k, FALSE, 100000, &shared, error) ||
+      !get_dim_any (obj, source, q_lora_k, FALSE, MAX_DIM, &q_lora, error) ||
+      !get_dim_any (obj, source, kv_lora_k, TRUE, MAX_DIM, &kv_lora, error) ||
+      !get_dim_any (obj, source, nope_k, TRUE, MAX_DIM, &nope, error) ||
+      !get_dim_any (obj, source, rope_k, TRUE, MAX_DIM, &rope, error) ||
+      !get_dim_any (obj, source, v_k, TRUE, MAX_DIM, &v, error) ||
+      !get_dim_any (obj, source, freq_k, FALSE, MAX_LAYERS, &freq, error) ||
+      !get_dim_any (obj, source, dense_k, first > 0, MAX_DIM * 10, &dense, error) ||
+      !plx_json_get_string (obj, source, "model", "topk_method", FALSE, &topk_method, error))
+    return FALSE;
+  if (experts == 0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "%s: model.n_routed_experts: a %s model needs its routed experts", source, type);
+      return FALSE;
+    }
+  if (first >= layers)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "%s: model.first_k_dense_replace: %" G_GUINT64_FORMAT " dense blocks leave none of the %"
+                   G_GUINT64_FORMAT " blocks for the experts", source, first, layers);
+      return FALSE;
+    }
+  if (freq != 1)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
+                   "%s: model.moe_layer_freq: %" G_GUINT64_FORMAT " is not modelled (experts in every block after "
+                   "the dense ones: 1)", source, freq);
+      return FALSE;
+    }
+  a->dense_layers = (guint) first;
+  a->dense_ffn = dense;
+  a->q_lora_rank = q_lora;
+  a->kv_lora_rank = kv_lora;
+  a->rope_head_dim = rope;
+  a->v_head_dim = v;
+  a->shared_ffn = shared * expert_ffn;   /* n_shared_experts of moe_intermediate_size */
+  /* V3's sigmoid router adds a bias per expert for load balancing without an
+   * auxiliary loss (arXiv 2412.19437 §2.1.2, e_score_correction_bias). */
+  a->router_bias = topk_method != NULL && g_str_equal (topk_method, "noaux_tc") ? experts : 0;
+  *head_dim = nope + rope;
+  *kv_heads = heads;   /* training materialises every head's key and value */
+  return TRUE;
+}
 
 static gboolean
 is_family (const char *model_type)
@@ -695,7 +834,8 @@ parse_family (PlxModel *m, JsonObject *obj, const char *source, const char *type
     }
   {
     static const char *const dbrx_kv[] = { "kv_n_heads", NULL };
-    static const char *const moe_e[] = { "num_experts", "num_local_experts", "moe_num_experts", NULL };
+    static const char *const moe_e[] = { "num_experts", "num_local_experts", "moe_num_experts", "n_routed_experts",
+                                         NULL };
     static const char *const moe_k[] = { "num_experts_per_tok", "moe_top_k", NULL };
     static const char *const moe_w[] = { "moe_intermediate_size", NULL };
     static const char *const shared_w[] = { "shared_expert_intermediate_size", NULL };
@@ -783,6 +923,9 @@ parse_family (PlxModel *m, JsonObject *obj, const char *source, const char *type
       a->layernorm = TRUE;
       a->norm_bias = FALSE;
     }
+  else if (g_str_has_prefix (type, "deepseek_v") &&
+           !parse_deepseek (m, obj, source, type, layers, &head_dim, &kv_heads, heads, experts, ffn, error))
+    return FALSE;
   if (!get_bool_default (obj, source, "tie_word_embeddings", tied, &tied, error))
     return FALSE;
   /* A gated MLP has no conventional width: its config must say it. */
@@ -838,7 +981,17 @@ near_miss_keys (JsonObject *obj,
                                             "num_key_value_heads", "intermediate_size", "vocab_size",
                                             "max_position_embeddings", "head_dim", "tie_word_embeddings",
                                             "num_local_experts", "num_experts_per_tok", NULL };
-  const char *const *known = g_str_equal (model_type, "gpt2") ? gpt2_keys : llama_keys;
+  static const char *const deepseek_keys[] = { "model_type", "name", "source", "preset", "_name_or_path",
+                                               "num_hidden_layers", "hidden_size", "num_attention_heads",
+                                               "num_key_value_heads", "intermediate_size", "vocab_size",
+                                               "max_position_embeddings", "tie_word_embeddings",
+                                               "num_experts_per_tok", "n_routed_experts", "n_shared_experts",
+                                               "moe_intermediate_size", "first_k_dense_replace", "moe_layer_freq",
+                                               "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
+                                               "qk_rope_head_dim", "v_head_dim", "topk_method", NULL };
+  const char *const *known = g_str_equal (model_type, "gpt2")               ? gpt2_keys
+                             : g_str_has_prefix (model_type, "deepseek_v") ? deepseek_keys
+                                                                            : llama_keys;
 
   return plx_json_check_near_keys (obj, source, "model", known, error);
 }
@@ -900,19 +1053,12 @@ plx_model_new_from_json (JsonNode   *config,
     ok = parse_llama (m, obj, source, TRUE, error);
   else if (is_family (model_type))
     ok = parse_family (m, obj, source, model_type, error);
-  else if (g_str_has_prefix (model_type, "deepseek"))
-    {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
-                   "%s: model.model_type: \"%s\" is not modelled yet: its multi-head latent attention and its "
-                   "dense first layers before the experts need layers of more than one kind", source, model_type);
-      return NULL;
-    }
   else
     {
       g_autofree char *value = plx_json_value_to_string (json_object_get_member (obj, "model_type"));
       g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
                    "%s: model.model_type: %s is not supported (supported: gpt2, llama, mistral, qwen2, mixtral, qwen3, "
-                   "qwen2_moe, qwen3_moe, phi3, gemma, gemma2, gpt_neox, opt, falcon, bloom, dbrx)",
+                   "qwen2_moe, qwen3_moe, phi3, gemma, gemma2, gpt_neox, opt, falcon, bloom, dbrx, deepseek_v2, deepseek_v3)",
                    source, value);
       return NULL;
     }
@@ -940,8 +1086,9 @@ plx_model_new_from_json (JsonNode   *config,
   {
     double total = 0.0;
     for (guint i = 0; i < m->n_layer_ops; i++)
-      total += (double) m->layer_ops[i].params * (m->layer_ops[i].expert ? MAX (m->experts, 1) : 1);
-    total = total * m->n_layers + (double) m->vocab * m->hidden * 2.0;
+      total += (double) m->layer_ops[i].params * (m->layer_ops[i].expert ? MAX (m->experts, 1) : 1) *
+               plx_model_op_layers (m, &m->layer_ops[i]);
+    total += (double) m->vocab * m->hidden * 2.0;
     if (total > 1e15)
       {
         g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
@@ -990,25 +1137,45 @@ plx_model_free (PlxModel *model)
   g_free (model);
 }
 
-/* An expert op's params are one expert's; `experts` says how many count. */
+guint
+plx_model_op_layers (const PlxModel *model,
+                     const PlxOp    *op)
+{
+  guint dense = MIN (model->arch.dense_layers, model->n_layers);
+
+  switch ((PlxOpLayers) op->layers)
+    {
+    case PLX_OP_LAYERS_DENSE:
+      return dense;
+    case PLX_OP_LAYERS_MOE:
+      return model->n_layers - dense;
+    case PLX_OP_LAYERS_ALL:
+    default:
+      return model->n_layers;
+    }
+}
+
+/* An expert op's params are one expert's; `experts` says how many count. A block
+ * op counts once per block that holds it (`model` given), else once. */
 static guint64
-sum_params (const PlxOp *ops,
-            guint        n,
-            guint        experts)
+sum_params (const PlxModel *model,
+            const PlxOp    *ops,
+            guint           n,
+            guint           experts)
 {
   guint64 total = 0;
 
   for (guint i = 0; i < n; i++)
-    total += ops[i].params * (ops[i].expert ? experts : 1);
+    total += ops[i].params * (ops[i].expert ? experts : 1) * (model != NULL ? plx_model_op_layers (model, &ops[i]) : 1);
   return total;
 }
 
 guint64
 plx_model_get_n_params (const PlxModel *model)
 {
-  return sum_params (model->pre_ops, model->n_pre_ops, model->experts) +
-         model->n_layers * sum_params (model->layer_ops, model->n_layer_ops, model->experts) +
-         sum_params (model->post_ops, model->n_post_ops, model->experts);
+  return sum_params (NULL, model->pre_ops, model->n_pre_ops, model->experts) +
+         sum_params (model, model->layer_ops, model->n_layer_ops, model->experts) +
+         sum_params (NULL, model->post_ops, model->n_post_ops, model->experts);
 }
 
 guint64
@@ -1016,9 +1183,9 @@ plx_model_get_n_active_params (const PlxModel *model)
 {
   guint k = model->experts_per_token;
 
-  return sum_params (model->pre_ops, model->n_pre_ops, k) +
-         model->n_layers * sum_params (model->layer_ops, model->n_layer_ops, k) +
-         sum_params (model->post_ops, model->n_post_ops, k);
+  return sum_params (NULL, model->pre_ops, model->n_pre_ops, k) +
+         sum_params (model, model->layer_ops, model->n_layer_ops, k) +
+         sum_params (NULL, model->post_ops, model->n_post_ops, k);
 }
 
 double
@@ -1033,13 +1200,15 @@ plx_model_get_forward_flops (const PlxModel *model,
       const PlxOp *op = &model->layer_ops[i];
       double tokens = op->expert ? s * model->experts_per_token : s;
 
+      double blocks = plx_model_op_layers (model, op);
+
       if (op->kind == PLX_OP_MATMUL)
-        layer += 2.0 * tokens * op->k * op->n;
+        layer += blocks * 2.0 * tokens * op->k * op->n;
       else if (op->kind == PLX_OP_ATTN_SCORES || op->kind == PLX_OP_ATTN_VALUES)
-        layer += 2.0 * s * s * model->heads * op->k;
+        layer += blocks * 2.0 * s * s * model->heads * op->k;
     }
   for (guint i = 0; i < model->n_post_ops; i++)
     if (model->post_ops[i].kind == PLX_OP_MATMUL)
       post += 2.0 * s * model->post_ops[i].k * model->post_ops[i].n;
-  return model->n_layers * layer + post;
+  return layer + post;
 }

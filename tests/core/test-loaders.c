@@ -1212,8 +1212,8 @@ parse_published (const char *text, double *half_unit)
 
 /* Real Hugging Face configs of popular models (tests/data/hf-configs, SOURCES.md says
  * where each was found): each loads and counts its published parameters - within 1 %,
- * or rounding to the published figure - and the types not modelled are refused by
- * name, the config file named. */
+ * or rounding to the published figure; a type not modelled ("refused" in the
+ * manifest) must be refused by name, the config file named. */
 static void
 test_hf_configs (void)
 {
@@ -1260,8 +1260,8 @@ test_hf_configs (void)
       }
       loaded++;
     }
-  g_assert_cmpuint (loaded, >=, 20);
-  g_assert_cmpuint (refused, ==, 2);
+  g_assert_cmpuint (loaded, >=, 25);
+  g_assert_cmpuint (refused, ==, 0);
 }
 
 /* The families without a stored real config, built from their published shapes
@@ -1296,6 +1296,51 @@ test_model_families (void)
       g_assert_no_error (error);
       g_assert_cmpuint (plx_model_get_n_params (m), ==, cases[i].params);
     }
+}
+
+/* DeepSeek, counted by hand from the configs (arXiv 2405.04434 §2.1.2, 2.2).
+ * V3 (tests/data/hf-configs): per block, MLA 187,107,328 - q down 7168 x 1536, its
+ * norm 1536, q up 1536 x 128(128 + 64), kv down 7168 x (512 + 64), its norm 512, kv
+ * up 512 x 128(128 + 128), o 128 x 128 x 7168 - and two norms of 7168; 3 dense blocks
+ * with a 3 x 7168 x 18432 MLP; 58 expert blocks with 257 experts of 3 x 7168 x 2048
+ * (256 routed, 1 shared) and a router of 256 x 7168 plus 256 biases; untied 129280 x
+ * 7168 embedding and head and the final norm: 671,026,419,200 (671B published).
+ * Active: 8 routed experts of 256: 37,552,297,472 (37B published; 36.6B without
+ * the embedding). V2-Lite (its Hugging Face config): no q down-projection, 16 heads,
+ * 2048 wide, 1 dense block (10944), 26 of 64 routed + 2 shared experts of 1408, 102400
+ * vocabulary: 15,706,484,224 (15.7B published). */
+static void
+test_model_deepseek (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "hf-configs", "deepseek-ai--DeepSeek-V3.json",
+                                                 NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) config = plx_json_parse_file (path, &error);
+  g_autoptr (PlxModel) v3 = plx_model_new_from_json (config, path, &error);
+  g_autoptr (PlxModel) lite = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (plx_model_get_n_params (v3), ==, G_GUINT64_CONSTANT (671026419200));
+  g_assert_cmpuint (plx_model_get_n_active_params (v3), ==, G_GUINT64_CONSTANT (37552297472));
+  lite = load_model ("{\"model_type\": \"deepseek_v2\", \"hidden_size\": 2048, \"num_hidden_layers\": 27,"
+                     " \"num_attention_heads\": 16, \"num_key_value_heads\": 16, \"q_lora_rank\": null,"
+                     " \"kv_lora_rank\": 512, \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64,"
+                     " \"v_head_dim\": 128, \"intermediate_size\": 10944, \"moe_intermediate_size\": 1408,"
+                     " \"n_routed_experts\": 64, \"n_shared_experts\": 2, \"num_experts_per_tok\": 6,"
+                     " \"first_k_dense_replace\": 1, \"moe_layer_freq\": 1, \"topk_method\": \"greedy\","
+                     " \"vocab_size\": 102400, \"tie_word_embeddings\": false}", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plx_model_get_n_params (lite), ==, G_GUINT64_CONSTANT (15706484224));
+  /* Every block dense, or experts only every other block: refused by name. */
+  g_clear_pointer (&lite, plx_model_free);
+  lite = load_model ("{\"model_type\": \"deepseek_v2\", \"hidden_size\": 2048, \"num_hidden_layers\": 27,"
+                     " \"num_attention_heads\": 16, \"kv_lora_rank\": 512, \"qk_nope_head_dim\": 128,"
+                     " \"qk_rope_head_dim\": 64, \"v_head_dim\": 128, \"intermediate_size\": 10944,"
+                     " \"moe_intermediate_size\": 1408, \"n_routed_experts\": 64, \"num_experts_per_tok\": 6,"
+                     " \"first_k_dense_replace\": 1, \"moe_layer_freq\": 2, \"vocab_size\": 102400}", &error);
+  g_assert_null (lite);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "model.moe_layer_freq: 2"));
 }
 
 /* A Hugging Face snapshot directory stands for its config.json and names the model;
@@ -1678,6 +1723,7 @@ main (int argc, char **argv)
   g_test_add_func ("/loaders/model/hf-snapshot-directory", test_hf_snapshot_directory);
   g_test_add_func ("/loaders/model/hf-configs", test_hf_configs);
   g_test_add_func ("/loaders/model/families", test_model_families);
+  g_test_add_func ("/loaders/model/deepseek", test_model_deepseek);
   for (guint i = 0; i < G_N_ELEMENTS (long_string_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/loaders/hostile/long-string/%s", long_string_names[i]);

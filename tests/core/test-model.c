@@ -31,6 +31,7 @@ static const ParamCase param_cases[] = {
   { "llama-3-70b", 70553706496, TRUE },
   { "llama-3.1-405b", 405853388800, TRUE },
   { "mixtral-8x7b", 46702792704, TRUE },
+  { "deepseek-v3", 671026419200, TRUE }, /* by hand: test-loaders /loaders/model/deepseek */
 };
 
 static void
