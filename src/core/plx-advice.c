@@ -301,7 +301,7 @@ static void
 rank_fix (GArray *ranked, const PlxModel *model, const PlxCluster *cluster, PlxStrategy *s, const char *message,
           const char *key, JsonNode *value, char *label, double dist)
 {
-  g_autoptr (PlxStrategy) owned = s;
+  g_autoptr (PlxStrategy) owned G_GNUC_UNUSED = s;
   Ranked r;
 
   if (!resolves (model, cluster, s))
@@ -411,7 +411,7 @@ static gboolean
 consider (GPtrArray *out, const PlxModel *model, const PlxCluster *cluster, PlxStrategy *s, const char *key,
           JsonNode *value, char *label)
 {
-  g_autoptr (PlxStrategy) owned = s;
+  g_autoptr (PlxStrategy) owned G_GNUC_UNUSED = s;
   PlxAdviceFix *fix;
 
   if (!resolves (model, cluster, s))

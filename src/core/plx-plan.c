@@ -75,7 +75,7 @@ finish_pass (Builder     *b,
              PlxPlanPass *pass)
 {
   pass->n_tasks = b->tasks->len;
-  pass->tasks = (PlxPlanTask *) g_array_free (b->tasks, FALSE);
+  pass->tasks = (PlxPlanTask *) (void *) g_array_free (b->tasks, FALSE);
   pass->duration_s = 0.0;
   for (guint i = 0; i < pass->n_tasks; i++)
     pass->duration_s += pass->tasks[i].duration_s;

@@ -100,12 +100,12 @@ summarise_rows (const PlxValidation *v, int metric, PlxValidationSummary *sum)
   sum->n = abs_err->len;
   if (sum->n == 0)
     return;
-  sum->mean_abs_error_pct = gsl_stats_mean ((double *) abs_err->data, 1, abs_err->len);
-  sum->max_abs_error_pct = gsl_stats_max ((double *) abs_err->data, 1, abs_err->len);
-  sum->stddev_error_pct = sum->n > 1 ? gsl_stats_sd ((double *) err->data, 1, err->len) : 0.0;
-  sum->bias_pct = gsl_stats_mean ((double *) err->data, 1, err->len);
+  sum->mean_abs_error_pct = gsl_stats_mean ((double *) (void *) abs_err->data, 1, abs_err->len);
+  sum->max_abs_error_pct = gsl_stats_max ((double *) (void *) abs_err->data, 1, abs_err->len);
+  sum->stddev_error_pct = sum->n > 1 ? gsl_stats_sd ((double *) (void *) err->data, 1, err->len) : 0.0;
+  sum->bias_pct = gsl_stats_mean ((double *) (void *) err->data, 1, err->len);
   /* gsl_stats_median sorts in place: a copy is already ours. */
-  sum->median_abs_error_pct = gsl_stats_median ((double *) abs_err->data, 1, abs_err->len);
+  sum->median_abs_error_pct = gsl_stats_median ((double *) (void *) abs_err->data, 1, abs_err->len);
 }
 
 static void

@@ -502,7 +502,7 @@ render_columns (const PlxTimelineLayout *l,
     colors[k] = 0xff000000u | ((guint32) round (style->kind[k].r * 255) << 16) |
                 ((guint32) round (style->kind[k].g * 255) << 8) | (guint32) round (style->kind[k].b * 255);
   raster = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, rw, rh);
-  pixels = (guint32 *) cairo_image_surface_get_data (raster);
+  pixels = (guint32 *) (void *) cairo_image_surface_get_data (raster);
   stride = cairo_image_surface_get_stride (raster) / 4;
   for (guint i = 0; i < l->bars->len; i++)
     {

@@ -1103,7 +1103,7 @@ test_simulate_scenario_file (void)
 {
   /* hf_config is relative to the scenario file, not to the working directory. */
   g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
-  g_autofree char *config
+  g_autofree char *config G_GNUC_UNUSED
       = test_write_file (dir, "models/config.json",
                          "{\"model_type\": \"gpt2\", \"n_layer\": 12, \"n_embd\": 768, \"n_head\": 12,"
                          " \"vocab_size\": 50257, \"n_positions\": 1024}",

@@ -547,7 +547,7 @@ test_unknown_keys (void)
   /* The model is a Hugging Face config, whose many other keys stay ignored. */
   {
     g_autoptr (GError) error = NULL;
-    g_autoptr (PlxScenario) sc = load_scenario_text (
+    g_autoptr (PlxScenario) sc G_GNUC_UNUSED = load_scenario_text (
       "{\"model\": {\"preset\": \"llama-2-7b\", \"architectures\": [\"LlamaForCausalLM\"]}" SCENARIO_TAIL, &error);
     g_assert_no_error (error);
   }
@@ -660,7 +660,7 @@ static void
 test_hf_config_relative (void)
 {
   g_autofree char *dir = test_make_tmp_dir ("plx-test-loaders");
-  g_autofree char *config = test_write_file (dir, "models/tiny/config.json", tiny_llama_config, -1);
+  g_autofree char *config G_GNUC_UNUSED = test_write_file (dir, "models/tiny/config.json", tiny_llama_config, -1);
   g_autofree char *path = test_write_file (dir, "scenarios/run.json",
                                            "{\"model\": {\"hf_config\": \"../models/tiny/config.json\"},"
                                            " \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
@@ -691,7 +691,7 @@ static void
 test_hf_config_override (void)
 {
   g_autofree char *dir = test_make_tmp_dir ("plx-test-loaders");
-  g_autofree char *config = test_write_file (dir, "config.json", tiny_llama_config, -1);
+  g_autofree char *config G_GNUC_UNUSED = test_write_file (dir, "config.json", tiny_llama_config, -1);
   g_autofree char *path
       = test_write_file (dir, "run.json",
                          "{\"model\": {\"hf_config\": \"config.json\", \"num_hidden_layers\": 4,"
@@ -737,8 +737,8 @@ static void
 test_hf_config_errors (void)
 {
   g_autofree char *dir = test_make_tmp_dir ("plx-test-loaders");
-  g_autofree char *array = test_write_file (dir, "array.json", "[1, 2, 3]", -1);
-  g_autofree char *broken = test_write_file (dir, "broken.json", "{\"model_type\": ", -1);
+  g_autofree char *array G_GNUC_UNUSED = test_write_file (dir, "array.json", "[1, 2, 3]", -1);
+  g_autofree char *broken G_GNUC_UNUSED = test_write_file (dir, "broken.json", "{\"model_type\": ", -1);
   g_autofree char *s1 = test_write_file (
       dir, "missing.json", "{\"model\": {\"hf_config\": \"nowhere/config.json\"}" SCENARIO_TAIL, -1);
   g_autofree char *s2 = test_write_file (dir, "on-array.json",

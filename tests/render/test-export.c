@@ -132,7 +132,7 @@ pixel_at (cairo_surface_t *surface,
 
   cairo_surface_flush (surface);
   data = cairo_image_surface_get_data (surface);
-  argb = *(const guint32 *) (data + (gsize) y * cairo_image_surface_get_stride (surface) + (gsize) x * 4);
+  argb = *(const guint32 *) (const void *) (data + (gsize) y * cairo_image_surface_get_stride (surface) + (gsize) x * 4);
   if (cairo_image_surface_get_format (surface) == CAIRO_FORMAT_ARGB32)
     g_assert_cmphex (argb >> 24, ==, 0xff);
   return argb & 0xffffff;

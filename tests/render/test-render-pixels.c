@@ -15,7 +15,7 @@ pixel (cairo_surface_t *s, double x, double y, PlxColor *out)
   guint32 v;
 
   cairo_surface_flush (s);
-  data = (guint32 *) cairo_image_surface_get_data (s);
+  data = (guint32 *) (void *) cairo_image_surface_get_data (s);
   stride = cairo_image_surface_get_stride (s) / 4;
   v = data[(int) y * stride + (int) x];
   out->r = ((v >> 16) & 0xff) / 255.0;

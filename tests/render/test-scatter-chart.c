@@ -187,7 +187,7 @@ pixel (cairo_surface_t *s, double x, double y)
   PlxColor c;
 
   cairo_surface_flush (s);
-  v = ((guint32 *) cairo_image_surface_get_data (s))[(int) y * stride + (int) x];
+  v = ((guint32 *) (void *) cairo_image_surface_get_data (s))[(int) y * stride + (int) x];
   c.r = ((v >> 16) & 0xff) / 255.0;
   c.g = ((v >> 8) & 0xff) / 255.0;
   c.b = (v & 0xff) / 255.0;
