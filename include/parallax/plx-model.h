@@ -60,6 +60,10 @@ typedef struct
                               * (Transformer Engine's te.Linear, torchao's Float8Linear);
                               * the LM head, router and attention core stay 16-bit */
   guint       layers : 2;    /* PlxOpLayers: which of the blocks have this op */
+  /* Sliding-window attention (ATTN_FLASH): each query sees at most `window` keys in
+   * `window_share` of the blocks (Mistral: all; Gemma 2: every other one); 0: none. */
+  guint64     window;
+  double      window_share;
   /* Matmul: the full (unsharded) weight is k x n. Attention ops: k = head_dim. */
   guint64 k;
   guint64 n;
@@ -113,6 +117,12 @@ typedef struct
   guint64  rope_head_dim;  /* MLA: the rotary part of each query and key head */
   guint64  v_head_dim;     /* value head width when not head_dim (MLA) */
   guint64  router_bias;    /* router parameters besides its weight (V3's correction bias) */
+  /* Sliding-window attention (Mistral 7B, Jiang et al. 2023 §2; Gemma 2, 2024 §2:
+   * every other block) and Gemma 2's tanh soft-capping of logits. */
+  guint64  sliding_window; /* keys a query sees at most; 0: all */
+  double   sliding_share;  /* ... in this share of the blocks */
+  double   attn_softcap;   /* cap of the attention scores; 0: none */
+  double   final_softcap;  /* cap of the output logits; 0: none */
 } PlxModelArch;
 
 typedef struct

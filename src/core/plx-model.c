@@ -115,6 +115,17 @@ add_attention (GArray         *ops,
   op->k = m->head_dim;
   op->saved_elems = qkv;
 
+  if (m->arch.attn_softcap > 0.0)
+    {
+      /* Gemma 2: scores = cap * tanh(scores / cap), per score: read and write; the
+       * backward reads the kept tanh and the gradient. Eager: divide, tanh and
+       * multiply as three kernels. */
+      op = add_elementwise (ops, "attn_softcap", PLX_SPLIT_TP, 2.0, 3.0, 1.0);
+      op->per_score = TRUE;
+      op->attn_core = TRUE;
+      op->eager_fwd_elems = 6.0;
+      op->eager_bwd_elems = 9.0;
+    }
   op = add_elementwise (ops, "softmax", PLX_SPLIT_TP, 2.0, 3.0, 1.0);
   op->per_score = TRUE;
   op->attn_core = TRUE;
@@ -141,6 +152,10 @@ add_attention (GArray         *ops,
   op = add_op (ops, "flash_attention", PLX_OP_ATTN_FLASH, PLX_SPLIT_TP, PLX_SPLIT_TP);
   op->k = (m->head_dim + v_dim) / 2;   /* Q K^T at head_dim, P V at v_dim */
   op->saved_elems = qkv;
+  /* Only a fused kernel skips the key tiles outside the window; the unfused ops
+   * above compute every score and mask them. Soft-capping runs inside it. */
+  op->window = m->arch.sliding_window;
+  op->window_share = m->arch.sliding_share;
   op->saved_fp32 = (double) m->heads;
 }
 
@@ -555,6 +570,26 @@ build_family_pre_post (OpLists *lists, const PlxModel *m)
     }
   if (m->arch.embedding_norm)
     add_norm_arch (lists->pre, "embedding_norm", m, m->hidden);
+  if (m->arch.final_softcap > 0.0)
+    {
+      /* Gemma 2's logits = cap * tanh(logits / cap), before the loss: per logit read
+       * and write, the tanh kept; eager as three kernels. */
+      PlxOp *op;
+      guint at = 0;
+      for (guint i = 0; i < lists->post->len; i++)
+        if (g_str_equal (g_array_index (lists->post, PlxOp, i).name, "cross_entropy"))
+          at = i;
+      op = add_elementwise (lists->post, "final_softcap", PLX_SPLIT_TP, 2.0 * m->vocab, 3.0 * m->vocab,
+                            (double) m->vocab);
+      op->eager_fwd_elems = 6.0 * m->vocab;
+      op->eager_bwd_elems = 9.0 * m->vocab;
+      /* In order: before the loss. */
+      {
+        PlxOp cap = *op;
+        g_array_remove_index (lists->post, lists->post->len - 1);
+        g_array_insert_val (lists->post, at, cap);
+      }
+    }
 }
 
 static void
@@ -728,6 +763,40 @@ get_bool_default (JsonObject *obj, const char *source, const char *key, gboolean
 {
   *out = fallback;
   return plx_json_get_bool (obj, source, "model", key, out, error);
+}
+
+/* An optional number that a config may also write as null (none). */
+static gboolean
+get_cap (JsonObject *obj, const char *source, const char *key, double *out, GError **error)
+{
+  *out = 0.0;
+  if (!json_object_has_member (obj, key) || JSON_NODE_HOLDS_NULL (json_object_get_member (obj, key)))
+    return TRUE;
+  return plx_json_get_double (obj, source, "model", key, FALSE, 0.0, 1e9, out, error);
+}
+
+/* Sliding-window attention and soft-capping, where a config has them: Mistral's
+ * sliding_window (every block), Gemma 2's (every other block: its layer_types
+ * alternate sliding and full), and Qwen2/Qwen3's, which apply only when
+ * use_sliding_window says so (their configs carry a window they do not use). */
+static gboolean
+parse_window (PlxModel *m, JsonObject *obj, const char *source, const char *type, GError **error)
+{
+  static const char *const window_k[] = { "sliding_window", NULL };
+  guint64 window = 0;
+  gboolean use = !g_str_has_prefix (type, "qwen");
+
+  if (!get_dim_any (obj, source, window_k, FALSE, MAX_DIM * 10, &window, error) ||
+      !get_bool_default (obj, source, "use_sliding_window", use, &use, error) ||
+      !get_cap (obj, source, "attn_logit_softcapping", &m->arch.attn_softcap, error) ||
+      !get_cap (obj, source, "final_logit_softcapping", &m->arch.final_softcap, error))
+    return FALSE;
+  if (use && window > 0)
+    {
+      m->arch.sliding_window = window;
+      m->arch.sliding_share = g_str_equal (type, "gemma2") ? 0.5 : 1.0;
+    }
+  return TRUE;
 }
 
 static const char *const family_types[] = { "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "phi3", "gemma", "gemma2",
@@ -980,7 +1049,9 @@ near_miss_keys (JsonObject *obj,
                                             "num_hidden_layers", "hidden_size", "num_attention_heads",
                                             "num_key_value_heads", "intermediate_size", "vocab_size",
                                             "max_position_embeddings", "head_dim", "tie_word_embeddings",
-                                            "num_local_experts", "num_experts_per_tok", NULL };
+                                            "num_local_experts", "num_experts_per_tok", "sliding_window",
+                                            "use_sliding_window", "attn_logit_softcapping",
+                                            "final_logit_softcapping", NULL };
   static const char *const deepseek_keys[] = { "model_type", "name", "source", "preset", "_name_or_path",
                                                "num_hidden_layers", "hidden_size", "num_attention_heads",
                                                "num_key_value_heads", "intermediate_size", "vocab_size",
@@ -1048,11 +1119,11 @@ plx_model_new_from_json (JsonNode   *config,
   if (g_str_equal (model_type, "gpt2"))
     ok = parse_gpt2 (m, obj, source, error);
   else if (g_str_equal (model_type, "llama") || g_str_equal (model_type, "mistral"))
-    ok = parse_llama (m, obj, source, FALSE, error);
+    ok = parse_llama (m, obj, source, FALSE, error) && parse_window (m, obj, source, model_type, error);
   else if (g_str_equal (model_type, "mixtral"))
-    ok = parse_llama (m, obj, source, TRUE, error);
+    ok = parse_llama (m, obj, source, TRUE, error) && parse_window (m, obj, source, model_type, error);
   else if (is_family (model_type))
-    ok = parse_family (m, obj, source, model_type, error);
+    ok = parse_family (m, obj, source, model_type, error) && parse_window (m, obj, source, model_type, error);
   else
     {
       g_autofree char *value = plx_json_value_to_string (json_object_get_member (obj, "model_type"));

@@ -230,7 +230,18 @@ attention_cost (const PlxOp           *op,
          * share). The FLOPs reported stay the full matrix, as MFU counts them. */
         double n = ceil (skv / 128.0), causal = (n + 1.0) / (2.0 * n);
         double cap = ctx->eager ? c->attention_efficiency_pytorch : c->attention_efficiency;
-        double work = causal * flops;
+        double work;
+
+        /* A sliding window of w keys leaves each row of query tiles at most
+         * ceil(w/128) + 1 key tiles: sum over rows of min(i + 1, b) = b n - b(b-1)/2
+         * of the n^2 (FlashAttention-2's window_size, Dao 2023 §3.1.1 tiling). */
+        if (op->window > 0 && (double) op->window < skv && op->window_share > 0.0)
+          {
+            double b = MIN (ceil ((double) op->window / 128.0) + 1.0, n);
+            double windowed = (b * n - b * (b - 1.0) / 2.0) / (n * n);
+            causal = (1.0 - op->window_share) * causal + op->window_share * windowed;
+          }
+        work = causal * flops;
 
         bytes = eb * heads * (2.0 * sq * d + 2.0 * skv * d);
         cost->fwd_flops = 2.0 * flops;

@@ -162,6 +162,57 @@ test_attention (void)
   }
 }
 
+static PlxModel *
+model_from (const char *json)
+{
+  g_autoptr (JsonNode) node = plx_json_parse_data (json, -1, "test", NULL);
+  g_autoptr (GError) error = NULL;
+  PlxModel *m = plx_model_new_from_json (node, "test", &error);
+
+  g_assert_no_error (error);
+  return m;
+}
+
+#define WINDOWED(type, window, extra) \
+  "{\"model_type\": \"" type "\", \"hidden_size\": 768, \"num_attention_heads\": 12," \
+  " \"num_hidden_layers\": 12, \"intermediate_size\": 3072, \"vocab_size\": 50257," \
+  " \"sliding_window\": " #window extra "}"
+
+static void
+test_sliding_window (void)
+{
+  /* GPT-2 small's attention shape with a 256-key window, 1024 tokens: of each row of
+   * the 8 x 8 query/key tiles the kernel computes at most ceil(256/128) + 1 = 3:
+   * 1 + 2 + 3 x 6 = 21 of 64 (causal alone: 36 of 64, test_attention). Gemma 2
+   * windows every other block: (36 + 21)/2 of 64. Compute-bound on the ideal GPU. */
+  g_autoptr (PlxModel) mistral = model_from (WINDOWED ("mistral", 256, ""));
+  g_autoptr (PlxModel) wide = model_from (WINDOWED ("mistral", 4096, ""));
+  g_autoptr (PlxModel) gemma2 = model_from (WINDOWED ("gemma2", 256, ", \"attn_logit_softcapping\": 50.0, "
+                                                               "\"final_logit_softcapping\": 30.0, \"head_dim\": 64"));
+  g_autoptr (PlxModel) qwen = model_from (WINDOWED ("qwen2", 256, ", \"use_sliding_window\": false"));
+  g_autoptr (PlxCluster) c = ideal ();
+  PlxShardContext ctx = context (2, FALSE);
+  const double full = 2.0 * 2.0 * 6 * 1024 * 1024 * 64;
+  PlxOpCost cost;
+
+  plx_op_cost (find_op (mistral, "flash_attention"), &ctx, c, &cost);
+  g_assert_cmpfloat (cost.fwd_flops, ==, full);   /* as MFU counts them */
+  g_assert_cmpfloat_with_epsilon (cost.fwd_time_s, 21.0 / 64.0 * full / 1e14, 1e-15);
+  /* A window wider than the sequence changes nothing; Qwen's unused one neither. */
+  plx_op_cost (find_op (wide, "flash_attention"), &ctx, c, &cost);
+  g_assert_cmpfloat_with_epsilon (cost.fwd_time_s, 36.0 / 64.0 * full / 1e14, 1e-15);
+  plx_op_cost (find_op (qwen, "flash_attention"), &ctx, c, &cost);
+  g_assert_cmpfloat_with_epsilon (cost.fwd_time_s, 36.0 / 64.0 * full / 1e14, 1e-15);
+  plx_op_cost (find_op (gemma2, "flash_attention"), &ctx, c, &cost);
+  g_assert_cmpfloat_with_epsilon (cost.fwd_time_s, (36.0 + 21.0) / 128.0 * full / 1e14, 1e-15);
+  /* Soft-capping, unfused: a read and a write of the 6 x 1024 x 1024 scores of this
+   * rank's heads; the logits' cap a read and a write of the 50257 logits a token. */
+  plx_op_cost (find_op (gemma2, "attn_softcap"), &ctx, c, &cost);
+  g_assert_cmpfloat (cost.fwd_bytes, ==, 2.0 * 2.0 * 6 * 1024 * 1024);
+  plx_op_cost (find_op (gemma2, "final_softcap"), &ctx, c, &cost);
+  g_assert_cmpfloat (cost.fwd_bytes, ==, 2.0 * 2.0 * 1024 * 50257 / 2);
+}
+
 static void
 test_expert (void)
 {
@@ -339,6 +390,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/op-cost/memory-bound", test_memory_bound);
   g_test_add_func ("/core/op-cost/power-cap", test_power_cap);
   g_test_add_func ("/core/op-cost/attention", test_attention);
+  g_test_add_func ("/core/op-cost/sliding-window", test_sliding_window);
   g_test_add_func ("/core/op-cost/expert", test_expert);
   g_test_add_func ("/core/op-cost/expert-load", test_expert_load);
   g_test_add_func ("/core/op-cost/kernel-floor", test_kernel_floor);
