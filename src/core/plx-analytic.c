@@ -308,15 +308,17 @@ analytic_eval (const PlxModel    *model,
    * step by a quarter against the event engine). */
   {
     double slack = 0.0, tail = 0.0;
+    double lf_st = layer->fwd_s + layer->comm_fwd_s;
+    double lb_st = layer->bwd_s + layer->comm_bwd_s + layer->recompute_s + layer->comm_recompute_s;
     gboolean split_backward = plx_schedule_splits_backward (s->schedule, s->pp);
-    for (guint st = 0; st < s->pp; st++)
+    guint st = 0;
+
+    while (st < s->pp)
       {
-        double lf_st = layer->fwd_s + layer->comm_fwd_s;
-        double lb_st = layer->bwd_s + layer->comm_bwd_s + layer->recompute_s + layer->comm_recompute_s;
         double n_st = plx_costing_stage_layers (&cx, st);
         double window = st == 0 ? bwd_first : st == s->pp - 1 ? bwd_last : n_st * lb_st;
         double fwd = st == 0 ? fwd_first : st == s->pp - 1 ? fwd_last : n_st * lf_st;
-        double exposed = 0.0, opt;
+        double exposed = 0.0, opt = plx_costing_optimizer_time (&cx, &costs, st);
         /* Zero-bubble H1 produces the weight gradients in W passes: the last one
          * on a stage is all the reduction can hide behind, and the drain before it
          * carries input gradients only (B). */
@@ -328,15 +330,6 @@ analytic_eval (const PlxModel    *model,
             drain = window - wgrad;
             window = wgrad;
           }
-
-        /* Middle stages of an even split hold stage 0's layers without its embedding
-         * and start their reduction earlier: they never end after stage 0. */
-        if (split == NULL && st > 0 && st + 1 < s->pp)
-          {
-            slack += drain / v + c_pp;
-            continue;
-          }
-        opt = plx_costing_optimizer_time (&cx, &costs, st);
         if (s->dp > 1 && s->zero_stage < 3)
           {
             double bucket_bytes, bucket_s, n_buckets;
@@ -359,6 +352,17 @@ analytic_eval (const PlxModel    *model,
               }
           }
         slack += drain / v + c_pp;
+        if (split == NULL && st == 0 && s->pp > 2)
+          {
+            /* Middle stages of an even split hold stage 0's layers without its
+             * embedding and start their reduction earlier: they never end after
+             * stage 0. Their drains are added at once, and the last stage is next. */
+            double mid = layers * (split_backward ? lb_st - layer->wgrad_s : lb_st);
+            slack += (s->pp - 2.0) * (mid / v + c_pp);
+            st = s->pp - 1;
+          }
+        else
+          st++;
       }
   }
   tied = plx_costing_tied_embedding_time (&cx);
