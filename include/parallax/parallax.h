@@ -7,6 +7,7 @@
 #include "plx-collective.h"
 #include "plx-curve.h"
 #include "plx-error.h"
+#include "plx-ir.h"
 #include "plx-json.h"
 #include "plx-layer-split.h"
 #include "plx-model.h"

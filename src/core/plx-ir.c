@@ -1,0 +1,717 @@
+/* The distributed-program IR: reading, checking and writing (docs/ir.md). */
+#include <string.h>
+
+#include "parallax/plx-error.h"
+#include "parallax/plx-ir.h"
+#include "parallax/plx-json.h"
+
+#define MAX_DIM G_GINT64_CONSTANT (1099511627776) /* 2^40 elements along one dimension */
+#define MAX_ITEMS 10000000u                        /* tensors, ops, devices */
+
+/* Name, and the inputs and outputs each kind takes (max 0: any number). FLOPs per
+ * element of the first output (per input element for reductions and the loss): what
+ * the op's arithmetic does, counted as kernels count it, not as MFU does. */
+static const struct
+{
+  const char *name;
+  guint       min_in, max_in, min_out, max_out;
+  double      flops_per_element;
+} kinds[PLX_N_IR_KINDS] = {
+  [PLX_IR_MATMUL] = { "matmul", 2, 2, 1, 1, 0.0 },
+  [PLX_IR_ADD] = { "add", 2, 2, 1, 1, 1.0 },
+  [PLX_IR_MUL] = { "mul", 2, 2, 1, 1, 1.0 },
+  [PLX_IR_RELU] = { "relu", 1, 1, 1, 1, 1.0 },
+  [PLX_IR_GELU] = { "gelu", 1, 1, 1, 1, 8.0 },
+  [PLX_IR_TANH] = { "tanh", 1, 1, 1, 1, 4.0 },
+  [PLX_IR_SOFTMAX] = { "softmax", 1, 1, 1, 1, 5.0 },
+  [PLX_IR_LAYER_NORM] = { "layer_norm", 1, 3, 1, 1, 8.0 },
+  [PLX_IR_RMS_NORM] = { "rms_norm", 1, 2, 1, 1, 4.0 },
+  [PLX_IR_REDUCE_MEAN] = { "reduce_mean", 1, 1, 1, 1, 1.0 },
+  [PLX_IR_GATHER] = { "gather", 2, 2, 1, 1, 0.0 },
+  [PLX_IR_RESHAPE] = { "reshape", 1, 1, 1, 1, 0.0 },
+  [PLX_IR_TRANSPOSE] = { "transpose", 1, 1, 1, 1, 0.0 },
+  [PLX_IR_CONCAT] = { "concat", 1, 0, 1, 1, 0.0 },
+  [PLX_IR_SPLIT] = { "split", 1, 1, 1, 0, 0.0 },
+  [PLX_IR_LOSS] = { "loss", 2, 2, 1, 1, 5.0 },
+  [PLX_IR_OPTIMIZER] = { "optimizer", 1, 0, 1, 0, 10.0 },
+  [PLX_IR_ALL_REDUCE] = { "all_reduce", 1, 1, 1, 1, 0.0 },
+  [PLX_IR_ALL_GATHER] = { "all_gather", 1, 1, 1, 1, 0.0 },
+  [PLX_IR_REDUCE_SCATTER] = { "reduce_scatter", 1, 1, 1, 1, 0.0 },
+  [PLX_IR_ALL_TO_ALL] = { "all_to_all", 1, 1, 1, 1, 0.0 },
+  [PLX_IR_BROADCAST] = { "broadcast", 1, 1, 1, 1, 0.0 },
+  [PLX_IR_SEND] = { "send", 1, 1, 1, 1, 0.0 },
+};
+
+const char *
+plx_ir_kind_to_string (PlxIrKind kind)
+{
+  return kind < PLX_N_IR_KINDS ? kinds[kind].name : "?";
+}
+
+gboolean
+plx_ir_kind_is_collective (PlxIrKind kind)
+{
+  return kind >= PLX_IR_ALL_REDUCE && kind <= PLX_IR_SEND;
+}
+
+static void
+tensor_free (gpointer data)
+{
+  PlxIrTensor *t = data;
+
+  g_free (t->name);
+  g_free (t);
+}
+
+static void
+op_free (gpointer data)
+{
+  PlxIrOp *op = data;
+
+  g_free (op->name);
+  g_free (op->inputs);
+  g_free (op->outputs);
+  g_free (op->devices);
+  g_free (op);
+}
+
+void
+plx_ir_graph_free (PlxIrGraph *graph)
+{
+  if (graph == NULL)
+    return;
+  g_ptr_array_unref (graph->tensors);
+  g_ptr_array_unref (graph->ops);
+  g_free (graph);
+}
+
+gint64
+plx_ir_tensor_elements (const PlxIrTensor *tensor)
+{
+  gint64 n = 1;
+
+  for (guint i = 0; i < tensor->rank; i++)
+    n *= tensor->shape[i];
+  return n;
+}
+
+double
+plx_ir_tensor_bytes (const PlxIrTensor *tensor)
+{
+  return (double) plx_ir_tensor_elements (tensor) * plx_dtype_bytes (tensor->dtype);
+}
+
+static const PlxIrTensor *
+tensor_at (const PlxIrGraph *g, guint index)
+{
+  return g->tensors->pdata[index];
+}
+
+double
+plx_ir_op_flops (const PlxIrGraph *graph,
+                 const PlxIrOp    *op)
+{
+  const PlxIrTensor *out = tensor_at (graph, op->outputs[0]);
+
+  if (op->kind == PLX_IR_MATMUL)
+    {
+      /* Each output element is a dot product of length k: k multiplies, k adds. */
+      const PlxIrTensor *a = tensor_at (graph, op->inputs[0]);
+      return 2.0 * (double) plx_ir_tensor_elements (out) * (double) a->shape[a->rank - 1];
+    }
+  if (op->kind == PLX_IR_REDUCE_MEAN || op->kind == PLX_IR_LOSS || op->kind == PLX_IR_OPTIMIZER)
+    return kinds[op->kind].flops_per_element * (double) plx_ir_tensor_elements (tensor_at (graph, op->inputs[0]));
+  return kinds[op->kind].flops_per_element * (double) plx_ir_tensor_elements (out);
+}
+
+double
+plx_ir_op_bytes (const PlxIrGraph *graph,
+                 const PlxIrOp    *op)
+{
+  double bytes = 0.0;
+
+  for (guint i = 0; i < op->n_inputs; i++)
+    bytes += plx_ir_tensor_bytes (tensor_at (graph, op->inputs[i]));
+  for (guint i = 0; i < op->n_outputs; i++)
+    bytes += plx_ir_tensor_bytes (tensor_at (graph, op->outputs[i]));
+  return bytes;
+}
+
+/* ---- reading ------------------------------------------------------------------ */
+
+static JsonArray *
+get_array (JsonObject *obj, const char *source, const char *path, const char *key, gboolean required,
+           GError **error)
+{
+  JsonNode *n = json_object_get_member (obj, key);
+
+  if (n == NULL)
+    {
+      if (required)
+        g_set_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY, "%s: %s.%s is missing", source, path, key);
+      return NULL;
+    }
+  if (!JSON_NODE_HOLDS_ARRAY (n))
+    {
+      g_autofree char *value = plx_json_value_to_string (n);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: %s.%s: %s is not an array", source, path, key, value);
+      return NULL;
+    }
+  if (json_array_get_length (json_node_get_array (n)) > MAX_ITEMS)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %s.%s: more than %u entries", source, path, key,
+                   MAX_ITEMS);
+      return NULL;
+    }
+  return json_node_get_array (n);
+}
+
+static JsonObject *
+element_object (JsonArray *array, guint i, const char *source, const char *path, GError **error)
+{
+  JsonNode *n = json_array_get_element (array, i);
+
+  if (!JSON_NODE_HOLDS_OBJECT (n))
+    {
+      g_autofree char *value = plx_json_value_to_string (n);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: %s[%u]: %s is not an object", source, path, i, value);
+      return NULL;
+    }
+  return json_node_get_object (n);
+}
+
+static gboolean
+parse_tensor (JsonObject *obj, const char *source, const char *path, GHashTable *names, PlxIrTensor *t,
+              GError **error)
+{
+  static const char *const keys[] = { "name", "shape", "dtype", NULL };
+  const char *name = NULL, *dtype = "bf16";
+  JsonArray *shape;
+
+  if (!plx_json_check_keys (obj, source, path, keys, error) ||
+      !plx_json_get_string (obj, source, path, "name", TRUE, &name, error) ||
+      !plx_json_get_string (obj, source, path, "dtype", FALSE, &dtype, error) ||
+      (shape = get_array (obj, source, path, "shape", TRUE, error)) == NULL)
+    return FALSE;
+  if (g_hash_table_contains (names, name))
+    {
+      g_autofree char *p = plx_printable (name);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %s.name: tensor \"%s\" is defined twice", source,
+                   path, p);
+      return FALSE;
+    }
+  if (!plx_dtype_from_string (dtype, &t->dtype))
+    {
+      g_autofree char *p = plx_printable (dtype);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %s.dtype: \"%s\" is not a dtype (bf16, fp16, "
+                   "fp8, fp32, tf32)", source, path, p);
+      return FALSE;
+    }
+  if (json_array_get_length (shape) > PLX_IR_MAX_RANK)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %s.shape: %u dimensions, at most %d", source,
+                   path, json_array_get_length (shape), PLX_IR_MAX_RANK);
+      return FALSE;
+    }
+  t->rank = json_array_get_length (shape);
+  {
+    double elements = 1.0;
+    for (guint d = 0; d < t->rank; d++)
+      {
+        JsonNode *n = json_array_get_element (shape, d);
+        gint64 v = JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_INT64 ? json_node_get_int (n)
+                                                                                                : 0;
+        if (v < 1 || v > MAX_DIM)
+          {
+            g_autofree char *value = plx_json_value_to_string (n);
+            g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                         "%s: %s.shape[%u]: %s is not a whole number from 1 to 2^40", source, path, d, value);
+            return FALSE;
+          }
+        t->shape[d] = v;
+        elements *= (double) v;
+      }
+    if (elements > 1e15)
+      {
+        g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %s.shape: %.3g elements, at most 1e15", source,
+                     path, elements);
+        return FALSE;
+      }
+  }
+  t->name = g_strdup (name);
+  t->producer = -1;
+  return TRUE;
+}
+
+/* A list of tensor names, each defined, as indices. */
+static gboolean
+parse_refs (JsonObject *obj, const char *source, const char *path, const char *key, GHashTable *names,
+            guint **out, guint *n_out, GError **error)
+{
+  JsonArray *array = get_array (obj, source, path, key, TRUE, error);
+  guint n;
+
+  if (array == NULL)
+    return FALSE;
+  n = json_array_get_length (array);
+  *out = g_new0 (guint, MAX (n, 1));
+  *n_out = n;
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *e = json_array_get_element (array, i);
+      const char *name = JSON_NODE_HOLDS_VALUE (e) && json_node_get_value_type (e) == G_TYPE_STRING
+                           ? json_node_get_string (e) : NULL;
+      gpointer index;
+
+      if (name == NULL || !g_hash_table_lookup_extended (names, name, NULL, &index))
+        {
+          g_autofree char *value = plx_json_value_to_string (e);
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %s.%s[%u]: %s is not a tensor of the program",
+                       source, path, key, i, value);
+          return FALSE;
+        }
+      (*out)[i] = GPOINTER_TO_UINT (index);
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_devices (JsonObject *obj, const char *source, const char *path, guint n_devices, PlxIrOp *op, GError **error)
+{
+  JsonArray *array = get_array (obj, source, path, "devices", FALSE, error);
+
+  if (array == NULL)
+    {
+      if (error != NULL && *error != NULL)
+        return FALSE;
+      op->devices = g_new0 (guint, 1);
+      op->n_devices = 1;
+      return TRUE;
+    }
+  op->n_devices = json_array_get_length (array);
+  if (op->n_devices == 0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %s.devices: an op runs on at least one device",
+                   source, path);
+      return FALSE;
+    }
+  op->devices = g_new0 (guint, op->n_devices);
+  for (guint i = 0; i < op->n_devices; i++)
+    {
+      JsonNode *n = json_array_get_element (array, i);
+      gint64 v = JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_INT64 ? json_node_get_int (n) : -1;
+
+      if (v < 0 || v >= n_devices)
+        {
+          g_autofree char *value = plx_json_value_to_string (n);
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %s.devices[%u]: %s is not a device (0 to %u)",
+                       source, path, i, value, n_devices - 1);
+          return FALSE;
+        }
+      op->devices[i] = (guint) v;
+    }
+  return TRUE;
+}
+
+static gboolean
+same_shape (const PlxIrTensor *a, const PlxIrTensor *b)
+{
+  return a->rank == b->rank && memcmp (a->shape, b->shape, a->rank * sizeof a->shape[0]) == 0;
+}
+
+/* b is a over all but the last `rank` dimensions of a, which b matches. */
+static gboolean
+broadcasts (const PlxIrTensor *b, const PlxIrTensor *a)
+{
+  if (b->rank > a->rank)
+    return FALSE;
+  for (guint i = 0; i < b->rank; i++)
+    {
+      gint64 bd = b->shape[b->rank - 1 - i], ad = a->shape[a->rank - 1 - i];
+      if (bd != ad && bd != 1)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static char *
+shape_string (const PlxIrTensor *t)
+{
+  GString *s = g_string_new ("[");
+
+  for (guint i = 0; i < t->rank; i++)
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? ", " : "", t->shape[i]);
+  g_string_append_c (s, ']');
+  return g_string_free (s, FALSE);
+}
+
+/* Whether the op's shapes agree with its kind; the error names the op. */
+static gboolean
+check_shapes (const PlxIrGraph *g, const PlxIrOp *op, const char *source, const char *path, GError **error)
+{
+  const PlxIrTensor *in = tensor_at (g, op->inputs[0]), *out = tensor_at (g, op->outputs[0]);
+  const PlxIrTensor *in2 = op->n_inputs > 1 ? tensor_at (g, op->inputs[1]) : NULL;
+  const char *why = NULL;
+  gint64 group = op->n_devices;
+
+  switch (op->kind)
+    {
+    case PLX_IR_MATMUL:
+      if (in->rank < 2 || in2->rank < 2 || in->shape[in->rank - 1] != in2->shape[in2->rank - 2])
+        why = "the first input's last dimension is not the second's next to last";
+      else if (in2->rank > 2 && (in2->rank != in->rank ||
+                                 memcmp (in->shape, in2->shape, (in->rank - 2) * sizeof in->shape[0]) != 0))
+        why = "the batch dimensions of the inputs differ";
+      else if (out->rank != in->rank || memcmp (out->shape, in->shape, (in->rank - 1) * sizeof in->shape[0]) != 0 ||
+               out->shape[out->rank - 1] != in2->shape[in2->rank - 1])
+        why = "the output is not [..., m, n]";
+      break;
+    case PLX_IR_ADD:
+    case PLX_IR_MUL:
+      if (!same_shape (out, in) || !broadcasts (in2, in))
+        why = "the output is not the first input's shape, or the second does not broadcast to it";
+      break;
+    case PLX_IR_RELU:
+    case PLX_IR_GELU:
+    case PLX_IR_TANH:
+    case PLX_IR_SOFTMAX:
+    case PLX_IR_LAYER_NORM:
+    case PLX_IR_RMS_NORM:
+    case PLX_IR_ALL_REDUCE:
+    case PLX_IR_BROADCAST:
+    case PLX_IR_SEND:
+      if (!same_shape (out, in))
+        why = "the output is not the input's shape";
+      break;
+    case PLX_IR_RESHAPE:
+    case PLX_IR_TRANSPOSE:
+    case PLX_IR_ALL_TO_ALL:
+      if (plx_ir_tensor_elements (out) != plx_ir_tensor_elements (in))
+        why = "the output does not hold the input's elements";
+      break;
+    case PLX_IR_ALL_GATHER:
+    case PLX_IR_REDUCE_SCATTER:
+      {
+        const PlxIrTensor *part = op->kind == PLX_IR_ALL_GATHER ? in : out, *whole = op->kind == PLX_IR_ALL_GATHER ? out : in;
+        guint axis = op->axis < 0 ? 0 : (guint) op->axis;
+        if (axis >= part->rank || part->rank != whole->rank || whole->shape[axis] != part->shape[axis] * group)
+          why = "the whole is not the part times the group along the axis";
+        else
+          for (guint d = 0; d < part->rank; d++)
+            if (d != axis && part->shape[d] != whole->shape[d])
+              why = "the part and the whole differ off the axis";
+        break;
+      }
+    case PLX_IR_GATHER:
+      if (out->rank != in2->rank + 1 || memcmp (out->shape, in2->shape, in2->rank * sizeof in2->shape[0]) != 0 ||
+          out->shape[out->rank - 1] != in->shape[in->rank - 1])
+        why = "the output is not the indices' shape and the table's width";
+      break;
+    case PLX_IR_CONCAT:
+    case PLX_IR_SPLIT:
+      {
+        const PlxIrOp *o = op;
+        guint axis = op->axis < 0 ? 0 : (guint) op->axis;
+        const PlxIrTensor *whole = op->kind == PLX_IR_CONCAT ? out : in;
+        guint n_parts = op->kind == PLX_IR_CONCAT ? o->n_inputs : o->n_outputs;
+        gint64 sum = 0;
+        for (guint i = 0; i < n_parts && why == NULL; i++)
+          {
+            const PlxIrTensor *p = tensor_at (g, op->kind == PLX_IR_CONCAT ? o->inputs[i] : o->outputs[i]);
+            if (axis >= whole->rank || p->rank != whole->rank)
+              why = "a part's rank is not the whole's, or the axis is past it";
+            else
+              for (guint d = 0; d < p->rank; d++)
+                if (d != axis && p->shape[d] != whole->shape[d])
+                  why = "a part differs from the whole off the axis";
+            if (why == NULL)
+              sum += p->shape[axis];
+          }
+        if (why == NULL && sum != whole->shape[axis])
+          why = "the parts do not add up to the whole along the axis";
+        break;
+      }
+    case PLX_IR_REDUCE_MEAN:
+      if (plx_ir_tensor_elements (out) > plx_ir_tensor_elements (in) ||
+          plx_ir_tensor_elements (in) % plx_ir_tensor_elements (out) != 0)
+        why = "the output is not a reduction of the input";
+      break;
+    case PLX_IR_LOSS:
+    case PLX_IR_OPTIMIZER:
+    case PLX_N_IR_KINDS:
+    default:
+      break;
+    }
+  if (op->kind == PLX_IR_SEND && (op->n_devices != 1 || op->peer == op->devices[0]))
+    why = "a send runs on one device and goes to another";
+  if (why != NULL)
+    {
+      g_autofree char *p = plx_printable (op->name);
+      g_autofree char *s_in = shape_string (in), *s_out = shape_string (out);
+      g_autofree char *s_in2 = in2 != NULL ? shape_string (in2) : NULL;
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %s: %s \"%s\" (%s%s%s -> %s): %s", source, path,
+                   kinds[op->kind].name, p, s_in, s_in2 != NULL ? ", " : "", s_in2 != NULL ? s_in2 : "", s_out, why);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* "2", "1 to 3", "1 or more" (max 0: no bound). */
+static char *
+arity (guint min, guint max)
+{
+  if (max == 0)
+    return g_strdup_printf ("%u or more", min);
+  if (max == min)
+    return g_strdup_printf ("%u", min);
+  return g_strdup_printf ("%u to %u", min, max);
+}
+
+static gboolean
+parse_op (JsonObject *obj, const char *source, const char *path, PlxIrGraph *g, GHashTable *tensor_names,
+          GHashTable *op_names, PlxIrOp *op, GError **error)
+{
+  static const char *const keys[] = { "name", "op", "inputs", "outputs", "devices", "axis", "peer", NULL };
+  const char *name = NULL, *kind = NULL;
+  guint64 axis = G_MAXUINT64, peer = 0;
+  guint k;
+
+  if (!plx_json_check_keys (obj, source, path, keys, error) ||
+      !plx_json_get_string (obj, source, path, "name", TRUE, &name, error) ||
+      !plx_json_get_string (obj, source, path, "op", TRUE, &kind, error) ||
+      !plx_json_get_uint (obj, source, path, "axis", FALSE, 0, PLX_IR_MAX_RANK - 1, &axis, error) ||
+      !plx_json_get_uint (obj, source, path, "peer", FALSE, 0, g->n_devices - 1, &peer, error))
+    return FALSE;
+  if (g_hash_table_contains (op_names, name))
+    {
+      g_autofree char *p = plx_printable (name);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %s.name: op \"%s\" is defined twice", source, path,
+                   p);
+      return FALSE;
+    }
+  for (k = 0; k < PLX_N_IR_KINDS && !g_str_equal (kinds[k].name, kind); k++)
+    ;
+  if (k == PLX_N_IR_KINDS)
+    {
+      g_autofree char *p = plx_printable (kind), *n = plx_printable (name);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED, "%s: %s.op: \"%s\" (op \"%s\") is not an op Parallax can "
+                   "cost (docs/ir.md lists them)", source, path, p, n);
+      return FALSE;
+    }
+  op->name = g_strdup (name);
+  op->kind = (PlxIrKind) k;
+  op->axis = axis == G_MAXUINT64 ? -1 : (gint) axis;
+  op->peer = (guint) peer;
+  if (!parse_refs (obj, source, path, "inputs", tensor_names, &op->inputs, &op->n_inputs, error) ||
+      !parse_refs (obj, source, path, "outputs", tensor_names, &op->outputs, &op->n_outputs, error) ||
+      !parse_devices (obj, source, path, g->n_devices, op, error))
+    return FALSE;
+  if (op->n_inputs < kinds[k].min_in || (kinds[k].max_in > 0 && op->n_inputs > kinds[k].max_in) ||
+      op->n_outputs < kinds[k].min_out || (kinds[k].max_out > 0 && op->n_outputs > kinds[k].max_out))
+    {
+      g_autofree char *n = plx_printable (name);
+      g_autofree char *want_in = arity (kinds[k].min_in, kinds[k].max_in);
+      g_autofree char *want_out = arity (kinds[k].min_out, kinds[k].max_out);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %s: %s \"%s\" takes inputs: %s, outputs: %s; it has "
+                   "%u and %u", source, path, kinds[k].name, n, want_in, want_out, op->n_inputs, op->n_outputs);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+PlxIrGraph *
+plx_ir_graph_new_from_json (JsonNode   *node,
+                            const char *source,
+                            GError    **error)
+{
+  static const char *const keys[] = { "format", "version", "devices", "tensors", "ops", NULL };
+  g_autoptr (PlxIrGraph) g = g_new0 (PlxIrGraph, 1);
+  g_autoptr (GHashTable) tensor_names = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GHashTable) op_names = g_hash_table_new (g_str_hash, g_str_equal);
+  JsonObject *obj;
+  JsonArray *tensors, *ops;
+  const char *format = "parallax-ir";
+  guint64 version = 1, devices = 1;
+
+  g->tensors = g_ptr_array_new_with_free_func (tensor_free);
+  g->ops = g_ptr_array_new_with_free_func (op_free);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: a program is a JSON object", source);
+      return NULL;
+    }
+  obj = json_node_get_object (node);
+  if (!plx_json_check_keys (obj, source, "program", keys, error) ||
+      !plx_json_get_string (obj, source, "program", "format", FALSE, &format, error) ||
+      !plx_json_get_uint (obj, source, "program", "version", FALSE, 1, 1, &version, error) ||
+      !plx_json_get_uint (obj, source, "program", "devices", FALSE, 1, MAX_ITEMS, &devices, error))
+    return NULL;
+  if (!g_str_equal (format, "parallax-ir"))
+    {
+      g_autofree char *p = plx_printable (format);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: program.format: \"%s\" is not \"parallax-ir\"",
+                   source, p);
+      return NULL;
+    }
+  g->n_devices = (guint) devices;
+  if ((tensors = get_array (obj, source, "program", "tensors", TRUE, error)) == NULL ||
+      (ops = get_array (obj, source, "program", "ops", TRUE, error)) == NULL)
+    return NULL;
+
+  for (guint i = 0; i < json_array_get_length (tensors); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("tensors[%u]", i);
+      JsonObject *t_obj = element_object (tensors, i, source, path, error);
+      PlxIrTensor *t = g_new0 (PlxIrTensor, 1);
+
+      if (t_obj == NULL || !parse_tensor (t_obj, source, path, tensor_names, t, error))
+        {
+          tensor_free (t);
+          return NULL;
+        }
+      g_ptr_array_add (g->tensors, t);
+      g_hash_table_insert (tensor_names, t->name, GUINT_TO_POINTER (i));
+    }
+
+  for (guint i = 0; i < json_array_get_length (ops); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("ops[%u]", i);
+      JsonObject *o_obj = element_object (ops, i, source, path, error);
+      PlxIrOp *op = g_new0 (PlxIrOp, 1);
+
+      if (o_obj == NULL || !parse_op (o_obj, source, path, g, tensor_names, op_names, op, error))
+        {
+          op_free (op);
+          return NULL;
+        }
+      g_ptr_array_add (g->ops, op);
+      g_hash_table_insert (op_names, op->name, op);
+      /* Topological order, one writer per tensor: an op reads graph inputs and what
+       * ops before it wrote, and writes tensors nothing has read or written yet. */
+      for (guint j = 0; j < op->n_outputs; j++)
+        {
+          PlxIrTensor *t = g->tensors->pdata[op->outputs[j]];
+          if (t->producer != -1)
+            {
+              g_autofree char *tn = plx_printable (t->name), *on = plx_printable (op->name);
+              const PlxIrOp *first = g->ops->pdata[t->producer];
+              g_autofree char *fn = plx_printable (first->name);
+              g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                           "%s: %s.outputs: tensor \"%s\" is written by op \"%s\" and again by op \"%s\"", source,
+                           path, tn, fn, on);
+              return NULL;
+            }
+          t->producer = (gint) i;
+        }
+      if (!check_shapes (g, op, source, path, error))
+        return NULL;
+    }
+  /* A tensor read before the op that writes it: the ops are out of order. */
+  for (guint i = 0; i < g->ops->len; i++)
+    {
+      const PlxIrOp *op = g->ops->pdata[i];
+      for (guint j = 0; j < op->n_inputs; j++)
+        {
+          const PlxIrTensor *t = g->tensors->pdata[op->inputs[j]];
+          if (t->producer >= (gint) i)
+            {
+              g_autofree char *tn = plx_printable (t->name), *on = plx_printable (op->name);
+              const PlxIrOp *w = g->ops->pdata[t->producer];
+              g_autofree char *wn = plx_printable (w->name);
+              g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                           "%s: ops[%u].inputs: op \"%s\" reads tensor \"%s\" before op \"%s\" writes it (ops are "
+                           "listed in the order they run)", source, i, on, tn, wn);
+              return NULL;
+            }
+        }
+    }
+  return g_steal_pointer (&g);
+}
+
+PlxIrGraph *
+plx_ir_graph_new_from_file (const char *path,
+                            GError    **error)
+{
+  g_autoptr (JsonNode) node = plx_json_parse_file (path, error);
+
+  if (node == NULL)
+    return NULL;
+  return plx_ir_graph_new_from_json (node, path, error);
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+
+static void
+add_names (JsonBuilder *b, const PlxIrGraph *g, const guint *refs, guint n)
+{
+  json_builder_begin_array (b);
+  for (guint i = 0; i < n; i++)
+    json_builder_add_string_value (b, tensor_at (g, refs[i])->name);
+  json_builder_end_array (b);
+}
+
+JsonNode *
+plx_ir_graph_to_json (const PlxIrGraph *graph)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "format");
+  json_builder_add_string_value (b, "parallax-ir");
+  json_builder_set_member_name (b, "version");
+  json_builder_add_int_value (b, 1);
+  json_builder_set_member_name (b, "devices");
+  json_builder_add_int_value (b, graph->n_devices);
+  json_builder_set_member_name (b, "tensors");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < graph->tensors->len; i++)
+    {
+      const PlxIrTensor *t = graph->tensors->pdata[i];
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, t->name);
+      json_builder_set_member_name (b, "shape");
+      json_builder_begin_array (b);
+      for (guint d = 0; d < t->rank; d++)
+        json_builder_add_int_value (b, t->shape[d]);
+      json_builder_end_array (b);
+      json_builder_set_member_name (b, "dtype");
+      json_builder_add_string_value (b, plx_dtype_to_string (t->dtype));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "ops");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PlxIrOp *op = graph->ops->pdata[i];
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, op->name);
+      json_builder_set_member_name (b, "op");
+      json_builder_add_string_value (b, kinds[op->kind].name);
+      json_builder_set_member_name (b, "inputs");
+      add_names (b, graph, op->inputs, op->n_inputs);
+      json_builder_set_member_name (b, "outputs");
+      add_names (b, graph, op->outputs, op->n_outputs);
+      json_builder_set_member_name (b, "devices");
+      json_builder_begin_array (b);
+      for (guint d = 0; d < op->n_devices; d++)
+        json_builder_add_int_value (b, op->devices[d]);
+      json_builder_end_array (b);
+      if (op->axis >= 0)
+        {
+          json_builder_set_member_name (b, "axis");
+          json_builder_add_int_value (b, op->axis);
+        }
+      if (op->kind == PLX_IR_SEND)
+        {
+          json_builder_set_member_name (b, "peer");
+          json_builder_add_int_value (b, op->peer);
+        }
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}

@@ -1,0 +1,209 @@
+/* The distributed-program IR (docs/ir.md): a two-layer MLP split over two devices,
+ * read, counted by hand and written back; and every kind of bad program refused
+ * with an error that names the op, the tensor and the value. */
+#include <string.h>
+
+#include "parallax/parallax.h"
+
+/* DistIR's MLP shape (Santhanam et al. 2021 §5.1), horizontally parallel over two
+ * devices (Megatron's column then row split, Shoeybi et al. 2019 §3): each device
+ * multiplies the batch by its half of w1 (1024 x 2048 of 1024 x 4096), applies ReLU,
+ * multiplies by its half of w2 (2048 x 1024), and the partial sums are all-reduced;
+ * device 1 then sends the result to device 0. */
+#define MLP_TP2 \
+  "{ \"format\": \"parallax-ir\", \"version\": 1, \"devices\": 2," \
+  "  \"tensors\": [" \
+  "    { \"name\": \"x\", \"shape\": [64, 1024] }," \
+  "    { \"name\": \"w1_0\", \"shape\": [1024, 2048] }, { \"name\": \"w1_1\", \"shape\": [1024, 2048] }," \
+  "    { \"name\": \"h_0\", \"shape\": [64, 2048] }, { \"name\": \"h_1\", \"shape\": [64, 2048] }," \
+  "    { \"name\": \"a_0\", \"shape\": [64, 2048] }, { \"name\": \"a_1\", \"shape\": [64, 2048] }," \
+  "    { \"name\": \"w2_0\", \"shape\": [2048, 1024] }, { \"name\": \"w2_1\", \"shape\": [2048, 1024] }," \
+  "    { \"name\": \"y_0\", \"shape\": [64, 1024], \"dtype\": \"fp32\" }," \
+  "    { \"name\": \"y_1\", \"shape\": [64, 1024], \"dtype\": \"fp32\" }," \
+  "    { \"name\": \"y\", \"shape\": [64, 1024], \"dtype\": \"fp32\" }," \
+  "    { \"name\": \"y_at_0\", \"shape\": [64, 1024], \"dtype\": \"fp32\" } ]," \
+  "  \"ops\": [" \
+  "    { \"name\": \"fc1_0\", \"op\": \"matmul\", \"inputs\": [\"x\", \"w1_0\"], \"outputs\": [\"h_0\"], \"devices\": [0] }," \
+  "    { \"name\": \"fc1_1\", \"op\": \"matmul\", \"inputs\": [\"x\", \"w1_1\"], \"outputs\": [\"h_1\"], \"devices\": [1] }," \
+  "    { \"name\": \"relu_0\", \"op\": \"relu\", \"inputs\": [\"h_0\"], \"outputs\": [\"a_0\"], \"devices\": [0] }," \
+  "    { \"name\": \"relu_1\", \"op\": \"relu\", \"inputs\": [\"h_1\"], \"outputs\": [\"a_1\"], \"devices\": [1] }," \
+  "    { \"name\": \"fc2_0\", \"op\": \"matmul\", \"inputs\": [\"a_0\", \"w2_0\"], \"outputs\": [\"y_0\"], \"devices\": [0] }," \
+  "    { \"name\": \"fc2_1\", \"op\": \"matmul\", \"inputs\": [\"a_1\", \"w2_1\"], \"outputs\": [\"y_1\"], \"devices\": [1] }," \
+  "    { \"name\": \"sum\", \"op\": \"all_reduce\", \"inputs\": [\"y_1\"], \"outputs\": [\"y\"], \"devices\": [0, 1] }," \
+  "    { \"name\": \"to_0\", \"op\": \"send\", \"inputs\": [\"y\"], \"outputs\": [\"y_at_0\"], \"devices\": [1], \"peer\": 0 } ] }"
+
+static PlxIrGraph *
+load (const char *text, GError **error)
+{
+  g_autoptr (JsonNode) node = plx_json_parse_data (text, -1, "mlp.json", error);
+
+  if (node == NULL)
+    return NULL;
+  return plx_ir_graph_new_from_json (node, "mlp.json", error);
+}
+
+static const PlxIrOp *
+find (const PlxIrGraph *g, const char *name)
+{
+  for (guint i = 0; i < g->ops->len; i++)
+    if (g_str_equal (((const PlxIrOp *) g->ops->pdata[i])->name, name))
+      return g->ops->pdata[i];
+  g_assert_not_reached ();
+  return NULL;
+}
+
+static void
+test_mlp (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) g = load (MLP_TP2, &error);
+  double flops = 0.0;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (g->n_devices, ==, 2);
+  g_assert_cmpuint (g->tensors->len, ==, 13);
+  g_assert_cmpuint (g->ops->len, ==, 8);
+  /* fc1 on one device: 64 x 2048 outputs, each 1024 multiply-adds: 268,435,456. */
+  g_assert_cmpfloat (plx_ir_op_flops (g, find (g, "fc1_0")), ==, 2.0 * 64 * 2048 * 1024);
+  /* It reads x (64 x 1024) and its w1 half (1024 x 2048) and writes h (64 x 2048),
+   * 2 bytes each in bf16: 4,587,520 bytes. */
+  g_assert_cmpfloat (plx_ir_op_bytes (g, find (g, "fc1_0")), ==, 2.0 * (64 * 1024 + 1024 * 2048 + 64 * 2048));
+  /* fc2 writes fp32: 2 x (64 x 2048 + 2048 x 1024) + 4 x 64 x 1024. */
+  g_assert_cmpfloat (plx_ir_op_bytes (g, find (g, "fc2_1")), ==, 2.0 * (64 * 2048 + 2048 * 1024) + 4.0 * 64 * 1024);
+  g_assert_cmpfloat (plx_ir_op_flops (g, find (g, "relu_1")), ==, 64.0 * 2048);
+  g_assert_cmpfloat (plx_ir_op_flops (g, find (g, "sum")), ==, 0.0);
+  g_assert_true (plx_ir_kind_is_collective (find (g, "sum")->kind));
+  g_assert_false (plx_ir_kind_is_collective (find (g, "fc2_1")->kind));
+  /* The whole MLP's matmuls, split or not: 2 x 64 x (1024 x 4096 + 4096 x 1024). */
+  for (guint i = 0; i < g->ops->len; i++)
+    if (((const PlxIrOp *) g->ops->pdata[i])->kind == PLX_IR_MATMUL)
+      flops += plx_ir_op_flops (g, g->ops->pdata[i]);
+  g_assert_cmpfloat (flops, ==, 2.0 * 64 * (1024.0 * 4096 + 4096.0 * 1024));
+  g_assert_cmpuint (find (g, "to_0")->peer, ==, 0);
+  g_assert_cmpint (((const PlxIrTensor *) g->tensors->pdata[0])->producer, ==, -1);
+}
+
+static void
+test_round_trip (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) g = load (MLP_TP2, &error);
+  g_autoptr (JsonNode) once = NULL, twice = NULL;
+  g_autoptr (PlxIrGraph) again = NULL;
+  g_autofree char *a = NULL, *b = NULL;
+
+  g_assert_no_error (error);
+  once = plx_ir_graph_to_json (g);
+  again = plx_ir_graph_new_from_json (once, "written", &error);
+  g_assert_no_error (error);
+  twice = plx_ir_graph_to_json (again);
+  a = json_to_string (once, FALSE);
+  b = json_to_string (twice, FALSE);
+  g_assert_cmpstr (a, ==, b);
+  /* What is written is what was read: shapes, dtypes, devices, the peer. */
+  g_assert_nonnull (strstr (a, "{\"name\":\"y_0\",\"shape\":[64,1024],\"dtype\":\"fp32\"}"));
+  g_assert_nonnull (strstr (a, "\"op\":\"send\",\"inputs\":[\"y\"],\"outputs\":[\"y_at_0\"],\"devices\":[1],\"peer\":0"));
+}
+
+/* A program with one op replaced: `find` in the MLP text becomes `replace`. */
+static void
+check_bad (const char *find_text, const char *replace, PlxErrorCode code, const char *const *needles)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) g = NULL;
+  const char *at = strstr (MLP_TP2, find_text);
+
+  g_assert_nonnull (at);
+  text = g_strdup_printf ("%.*s%s%s", (int) (at - MLP_TP2), MLP_TP2, replace, at + strlen (find_text));
+  g = load (text, &error);
+  g_assert_null (g);
+  g_assert_error (error, PLX_ERROR, (gint) code);
+  for (guint i = 0; needles[i] != NULL; i++)
+    {
+      if (strstr (error->message, needles[i]) == NULL)
+        g_test_message ("\"%s\" not in: %s", needles[i], error->message);
+      g_assert_nonnull (strstr (error->message, needles[i]));
+    }
+}
+
+#define BAD(find_text, replace, code, ...) \
+  G_STMT_START { \
+    const char *const needles_[] = { __VA_ARGS__, NULL }; \
+    check_bad (find_text, replace, code, needles_); \
+  } G_STMT_END
+
+static void
+test_errors (void)
+{
+  /* An op nobody can cost. */
+  BAD ("\"op\": \"relu\", \"inputs\": [\"h_0\"]", "\"op\": \"swish2\", \"inputs\": [\"h_0\"]", PLX_ERROR_UNSUPPORTED,
+       "mlp.json", "ops[2].op", "\"swish2\"", "relu_0");
+  /* Inner dimensions that do not meet: w1 as 2048 x 1024. */
+  BAD ("{ \"name\": \"w1_0\", \"shape\": [1024, 2048] }", "{ \"name\": \"w1_0\", \"shape\": [2048, 1024] }",
+       PLX_ERROR_INCONSISTENT, "ops[0]", "matmul \"fc1_0\"", "[64, 1024], [2048, 1024] -> [64, 2048]");
+  /* A tensor that is not there. */
+  BAD ("[\"x\", \"w1_0\"]", "[\"x\", \"w1\"]", PLX_ERROR_INCONSISTENT, "ops[0].inputs[1]", "\"w1\"",
+       "not a tensor");
+  /* Out of order: ReLU before the matmul that writes its input. */
+  BAD ("{ \"name\": \"fc1_0\", \"op\": \"matmul\", \"inputs\": [\"x\", \"w1_0\"], \"outputs\": [\"h_0\"], \"devices\": [0] },"
+       "    { \"name\": \"fc1_1\", \"op\": \"matmul\", \"inputs\": [\"x\", \"w1_1\"], \"outputs\": [\"h_1\"], \"devices\": [1] },"
+       "    { \"name\": \"relu_0\", \"op\": \"relu\", \"inputs\": [\"h_0\"], \"outputs\": [\"a_0\"], \"devices\": [0] },",
+       "{ \"name\": \"relu_0\", \"op\": \"relu\", \"inputs\": [\"h_0\"], \"outputs\": [\"a_0\"], \"devices\": [0] },"
+       "    { \"name\": \"fc1_0\", \"op\": \"matmul\", \"inputs\": [\"x\", \"w1_0\"], \"outputs\": [\"h_0\"], \"devices\": [0] },"
+       "    { \"name\": \"fc1_1\", \"op\": \"matmul\", \"inputs\": [\"x\", \"w1_1\"], \"outputs\": [\"h_1\"], \"devices\": [1] },",
+       PLX_ERROR_INCONSISTENT, "op \"relu_0\" reads tensor \"h_0\" before op \"fc1_0\" writes it");
+  /* Two writers of one tensor. */
+  BAD ("\"outputs\": [\"h_1\"]", "\"outputs\": [\"h_0\"]", PLX_ERROR_INCONSISTENT,
+       "tensor \"h_0\" is written by op \"fc1_0\" and again by op \"fc1_1\"");
+  /* A device the program does not have. */
+  BAD ("\"outputs\": [\"a_1\"], \"devices\": [1]", "\"outputs\": [\"a_1\"], \"devices\": [5]",
+       PLX_ERROR_INVALID_VALUE, "ops[3].devices[0]: 5 is not a device (0 to 1)");
+  /* A misspelt key: the one meant is named. */
+  BAD ("\"op\": \"relu\", \"inputs\": [\"h_1\"]", "\"op\": \"relu\", \"input\": [\"h_1\"]", PLX_ERROR_UNKNOWN_KEY,
+       "mlp.json: ops[3].input: unknown key", "\"inputs\"");
+  /* A negative or zero dimension. */
+  BAD ("\"shape\": [64, 1024] },", "\"shape\": [64, -1] },", PLX_ERROR_INVALID_VALUE, "tensors[0].shape[1]",
+       "-1");
+  /* A send to itself. */
+  BAD ("\"devices\": [1], \"peer\": 0", "\"devices\": [1], \"peer\": 1", PLX_ERROR_INCONSISTENT,
+       "send \"to_0\"", "goes to another");
+  /* An all-gather whose output is not the group's parts side by side. */
+  BAD ("\"op\": \"all_reduce\", \"inputs\": [\"y_1\"]", "\"op\": \"all_gather\", \"inputs\": [\"y_1\"]",
+       PLX_ERROR_INCONSISTENT, "all_gather \"sum\"", "the whole is not the part times the group");
+  /* Too many inputs. */
+  BAD ("\"inputs\": [\"h_0\"], \"outputs\": [\"a_0\"]", "\"inputs\": [\"h_0\", \"x\"], \"outputs\": [\"a_0\"]",
+       PLX_ERROR_INCONSISTENT, "relu \"relu_0\" takes inputs: 1, outputs: 1; it has 2 and 1");
+  /* Not this format. */
+  BAD ("\"format\": \"parallax-ir\"", "\"format\": \"onnx\"", PLX_ERROR_INVALID_VALUE, "program.format",
+       "\"onnx\"");
+}
+
+static void
+test_data_movement (void)
+{
+  /* GPT-2's embedding looked up, split in halves along the width and joined again,
+   * reduce-scattered over 4 devices along the batch and gathered back, flattened and
+   * averaged: the shape rules of each, and the mean's 1024 x 768 additions. */
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "ir", "gather-split-collectives.json", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) g = plx_ir_graph_new_from_file (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (g->n_devices, ==, 4);
+  g_assert_cmpfloat (plx_ir_op_flops (g, find (g, "embed")), ==, 0.0);
+  g_assert_cmpfloat (plx_ir_op_flops (g, find (g, "avg")), ==, 1024.0 * 768);
+  g_assert_cmpint (find (g, "scatter")->axis, ==, 0);
+  g_assert_cmpuint (find (g, "gather_back")->n_devices, ==, 4);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/core/ir/mlp", test_mlp);
+  g_test_add_func ("/core/ir/round-trip", test_round_trip);
+  g_test_add_func ("/core/ir/errors", test_errors);
+  g_test_add_func ("/core/ir/data-movement", test_data_movement);
+  return g_test_run ();
+}
