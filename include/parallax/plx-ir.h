@@ -11,6 +11,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "plx-cluster.h"
 #include "plx-types.h"
 
 G_BEGIN_DECLS
@@ -98,6 +99,34 @@ double      plx_ir_op_flops (const PlxIrGraph *graph,
 /* Bytes the op reads and writes: its inputs and outputs once each. */
 double      plx_ir_op_bytes (const PlxIrGraph *graph,
                              const PlxIrOp    *op);
+
+/* A run of a program (plx_ir_simulate): when each op ran, when each device is done. */
+typedef struct
+{
+  double  makespan_s;     /* the last op's end */
+  guint   n_devices;
+  double *device_free_s;  /* when each device finished its last op */
+  double *device_busy_s;  /* the time each device spent running ops */
+  guint   n_ops;
+  double *op_start_s;
+  double *op_end_s;
+} PlxIrRun;
+
+/* One op's time on `cluster`: a matmul by the GEMM roofline (plx_gemm_time), the
+ * collectives and sends by the collective model on where its devices sit, a reshape
+ * nothing, every other op its bytes through HBM (plx_memory_time). */
+double      plx_ir_op_time (const PlxIrGraph *graph,
+                            const PlxIrOp    *op,
+                            const PlxCluster *cluster);
+/* Runs the program on the cluster's first devices (device d is GPU d, node by
+ * node): each device runs its ops in program order, an op starting when its inputs
+ * are ready and all the devices it occupies (a collective's group; a send's two
+ * ends) are free (DistIR's simulator, Santhanam et al. 2021 §4). */
+gboolean    plx_ir_simulate (const PlxIrGraph *graph,
+                             const PlxCluster *cluster,
+                             PlxIrRun         *run,
+                             GError          **error);
+void        plx_ir_run_clear (PlxIrRun *run);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxIrGraph, plx_ir_graph_free)
 

@@ -34,11 +34,11 @@ static const struct
   [PLX_IR_SPLIT] = { "split", 1, 1, 1, 0, 0.0 },
   [PLX_IR_LOSS] = { "loss", 2, 2, 1, 1, 5.0 },
   [PLX_IR_OPTIMIZER] = { "optimizer", 1, 0, 1, 0, 10.0 },
-  [PLX_IR_ALL_REDUCE] = { "all_reduce", 1, 1, 1, 1, 0.0 },
-  [PLX_IR_ALL_GATHER] = { "all_gather", 1, 1, 1, 1, 0.0 },
-  [PLX_IR_REDUCE_SCATTER] = { "reduce_scatter", 1, 1, 1, 1, 0.0 },
-  [PLX_IR_ALL_TO_ALL] = { "all_to_all", 1, 1, 1, 1, 0.0 },
-  [PLX_IR_BROADCAST] = { "broadcast", 1, 1, 1, 1, 0.0 },
+  [PLX_IR_ALL_REDUCE] = { "all_reduce", 1, 0, 1, 0, 0.0 },
+  [PLX_IR_ALL_GATHER] = { "all_gather", 1, 0, 1, 0, 0.0 },
+  [PLX_IR_REDUCE_SCATTER] = { "reduce_scatter", 1, 0, 1, 0, 0.0 },
+  [PLX_IR_ALL_TO_ALL] = { "all_to_all", 1, 0, 1, 0, 0.0 },
+  [PLX_IR_BROADCAST] = { "broadcast", 1, 0, 1, 0, 0.0 },
   [PLX_IR_SEND] = { "send", 1, 1, 1, 1, 0.0 },
 };
 
@@ -444,6 +444,19 @@ check_shapes (const PlxIrGraph *g, const PlxIrOp *op, const char *source, const 
     }
   if (op->kind == PLX_IR_SEND && (op->n_devices != 1 || op->peer == op->devices[0]))
     why = "a send runs on one device and goes to another";
+  if (plx_ir_kind_is_collective (op->kind) && op->kind != PLX_IR_SEND)
+    {
+      /* One tensor a device of the group, in the group's order, or one standing for
+       * each device's own (the SPMD shorthand); all of one shape. */
+      if ((op->n_inputs != 1 && op->n_inputs != op->n_devices) || (op->n_outputs != 1 && op->n_outputs != op->n_devices))
+        why = "a collective takes one input (and output) or one per device of its group";
+      for (guint i = 1; why == NULL && i < op->n_inputs; i++)
+        if (!same_shape (tensor_at (g, op->inputs[i]), in))
+          why = "the group's inputs differ in shape";
+      for (guint i = 1; why == NULL && i < op->n_outputs; i++)
+        if (!same_shape (tensor_at (g, op->outputs[i]), out))
+          why = "the group's outputs differ in shape";
+    }
   if (why != NULL)
     {
       g_autofree char *p = plx_printable (op->name);

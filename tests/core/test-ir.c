@@ -5,6 +5,8 @@
 
 #include "parallax/parallax.h"
 
+#include "test-util.h"
+
 /* DistIR's MLP shape (Santhanam et al. 2021 §5.1), horizontally parallel over two
  * devices (Megatron's column then row split, Shoeybi et al. 2019 §3): each device
  * multiplies the batch by its half of w1 (1024 x 2048 of 1024 x 4096), applies ReLU,
@@ -29,7 +31,7 @@
   "    { \"name\": \"relu_1\", \"op\": \"relu\", \"inputs\": [\"h_1\"], \"outputs\": [\"a_1\"], \"devices\": [1] }," \
   "    { \"name\": \"fc2_0\", \"op\": \"matmul\", \"inputs\": [\"a_0\", \"w2_0\"], \"outputs\": [\"y_0\"], \"devices\": [0] }," \
   "    { \"name\": \"fc2_1\", \"op\": \"matmul\", \"inputs\": [\"a_1\", \"w2_1\"], \"outputs\": [\"y_1\"], \"devices\": [1] }," \
-  "    { \"name\": \"sum\", \"op\": \"all_reduce\", \"inputs\": [\"y_1\"], \"outputs\": [\"y\"], \"devices\": [0, 1] }," \
+  "    { \"name\": \"sum\", \"op\": \"all_reduce\", \"inputs\": [\"y_0\", \"y_1\"], \"outputs\": [\"y\"], \"devices\": [0, 1] }," \
   "    { \"name\": \"to_0\", \"op\": \"send\", \"inputs\": [\"y\"], \"outputs\": [\"y_at_0\"], \"devices\": [1], \"peer\": 0 } ] }"
 
 static PlxIrGraph *
@@ -169,8 +171,11 @@ test_errors (void)
   BAD ("\"devices\": [1], \"peer\": 0", "\"devices\": [1], \"peer\": 1", PLX_ERROR_INCONSISTENT,
        "send \"to_0\"", "goes to another");
   /* An all-gather whose output is not the group's parts side by side. */
-  BAD ("\"op\": \"all_reduce\", \"inputs\": [\"y_1\"]", "\"op\": \"all_gather\", \"inputs\": [\"y_1\"]",
+  BAD ("\"op\": \"all_reduce\", \"inputs\": [\"y_0\", \"y_1\"]", "\"op\": \"all_gather\", \"inputs\": [\"y_0\", \"y_1\"]",
        PLX_ERROR_INCONSISTENT, "all_gather \"sum\"", "the whole is not the part times the group");
+  /* A collective over two devices with three inputs. */
+  BAD ("\"inputs\": [\"y_0\", \"y_1\"], \"outputs\": [\"y\"]", "\"inputs\": [\"y_0\", \"y_1\", \"y_0\"], \"outputs\": [\"y\"]",
+       PLX_ERROR_INCONSISTENT, "all_reduce \"sum\"", "one input (and output) or one per device of its group");
   /* Too many inputs. */
   BAD ("\"inputs\": [\"h_0\"], \"outputs\": [\"a_0\"]", "\"inputs\": [\"h_0\", \"x\"], \"outputs\": [\"a_0\"]",
        PLX_ERROR_INCONSISTENT, "relu \"relu_0\" takes inputs: 1, outputs: 1; it has 2 and 1");
@@ -197,6 +202,40 @@ test_data_movement (void)
   g_assert_cmpuint (find (g, "gather_back")->n_devices, ==, 4);
 }
 
+static void
+test_simulate (void)
+{
+  /* The MLP on one ideal node (1e14 FLOP/s, 1e12 B/s of HBM, 1e11 B/s NVLink, no
+   * latency): both devices in step. fc1 is memory-bound, 4,587,520 B: 4.58752 us
+   * (its 268 MFLOP take 2.68 us); ReLU reads and writes 64 x 2048 x 2 B: 0.524288 us;
+   * fc2 moves 4,718,592 B: 4.718592 us; the ring all-reduce of 262,144 B over 2
+   * ranks moves 2(n-1)/n of it: 2.62144 us; the send the same 262,144 B: 2.62144 us.
+   * 15.07328 us in all, and device 0 busy all of it: the send occupies both ends. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) g = load (MLP_TP2, &error);
+  g_autoptr (JsonNode) cluster_node = plx_json_parse_data (TEST_IDEAL_CLUSTER (1, 1e11, 1e10), -1, "ideal", NULL);
+  g_autoptr (PlxCluster) c = plx_cluster_new_from_json (cluster_node, "ideal", NULL);
+  PlxIrRun run;
+
+  g_assert_no_error (error);
+  g_assert_true (plx_ir_simulate (g, c, &run, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (run.op_end_s[0], 4.58752e-6, 1e-15);
+  g_assert_cmpfloat_with_epsilon (run.op_start_s[1], 0.0, 1e-15);     /* fc1_1 beside fc1_0 */
+  g_assert_cmpfloat_with_epsilon (run.op_end_s[4], 4.58752e-6 + 0.524288e-6 + 4.718592e-6, 1e-15);
+  g_assert_cmpfloat_with_epsilon (run.op_end_s[6] - run.op_start_s[6], 2.62144e-6, 1e-15);
+  g_assert_cmpfloat_with_epsilon (run.makespan_s, 15.07328e-6, 1e-15);
+  g_assert_cmpfloat_with_epsilon (run.device_busy_s[0], 15.07328e-6, 1e-15);
+  g_assert_cmpfloat_with_epsilon (run.device_free_s[1], 15.07328e-6, 1e-15);
+  plx_ir_run_clear (&run);
+  /* A program for more devices than the cluster has is refused by name. */
+  g->n_devices = 16;
+  g_assert_false (plx_ir_simulate (g, c, &run, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
+  g_assert_nonnull (strstr (error->message, "16 devices, but the cluster \"ideal\" has 8 GPUs"));
+  plx_ir_run_clear (&run);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -205,5 +244,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ir/round-trip", test_round_trip);
   g_test_add_func ("/core/ir/errors", test_errors);
   g_test_add_func ("/core/ir/data-movement", test_data_movement);
+  g_test_add_func ("/core/ir/simulate", test_simulate);
   return g_test_run ();
 }
