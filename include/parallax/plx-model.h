@@ -159,9 +159,14 @@ PlxModel   *plx_model_new_preset (const char *name,
 PlxModel   *plx_model_copy (const PlxModel *model);
 void        plx_model_free (PlxModel *model);
 
-/* How many of the model's blocks hold `op` (PlxOp.layers). */
+/* How many of the model's blocks hold `op` (PlxOp.layers); the blocks of a kind,
+ * in number and as a share of all. */
 guint       plx_model_op_layers (const PlxModel *model,
                                  const PlxOp    *op);
+guint       plx_model_layers_holding (const PlxModel *model,
+                                      PlxOpLayers     which);
+double      plx_model_layers_share (const PlxModel *model,
+                                    PlxOpLayers     which);
 /* Unique parameters (tied embeddings counted once). */
 guint64     plx_model_get_n_params (const PlxModel *model);
 /* Parameters used per token (MoE: only top_k experts count). */

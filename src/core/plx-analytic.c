@@ -15,10 +15,10 @@
 #include <gsl/gsl_roots.h>
 
 #include "parallax/plx-analytic.h"
-#include "parallax/plx-schedule.h"
 #include "parallax/plx-collective.h"
 #include "parallax/plx-error.h"
 #include "parallax/plx-op-cost.h"
+#include "parallax/plx-schedule.h"
 #include "parallax/plx-pipeline.h"
 
 #include "plx-costing.h"
@@ -122,6 +122,7 @@ analytic_eval (const PlxModel    *model,
   double m, p = s->pp, v = s->virtual_stages;
   double layers = (double) model->n_layers / s->pp;
   double t_first, t_last, t_mid, t_max, t_avg, w_avg, c_pp, max_f, max_b;
+  double lf, lb; /* one block, one micro-batch: forward; backward with recompute */
   double fwd_first, bwd_first, fwd_last, bwd_last;
   double t_pipe, dp_exposed = 0.0, tied, optimizer = 0.0;
   double peak_flops, wb, gb_unused, ob_unused;
@@ -168,20 +169,19 @@ analytic_eval (const PlxModel    *model,
   c_pp = costs.send_s;
   plx_costing_state_bytes (s->dtype, &wb, &gb_unused, &ob_unused);
   /* Uneven stages: each stage's own layers; the even case keeps n_layers / pp. */
-  split = plx_costing_layer_split (&cx, &costs);
+  plx_costing_zero3_comm (&cx, &costs, &zero3);
+  split = plx_costing_layer_split (&cx, &costs, &zero3);
   cx.chunk_layers = split;
   layers_first = plx_costing_stage_layers (&cx, 0);
   layers_last = plx_costing_stage_layers (&cx, s->pp - 1);
 
   /* Per micro-batch, all chunks of a stage: forward, and backward with recompute. */
+  lf = layer->fwd_s + layer->comm_fwd_s;
+  lb = layer->bwd_s + layer->comm_bwd_s + layer->recompute_s + layer->comm_recompute_s;
   {
-    double lf = layer->fwd_s + layer->comm_fwd_s;
-    double lb = layer->bwd_s + layer->comm_bwd_s + layer->recompute_s + layer->comm_recompute_s;
     double pf = pre->fwd_s + pre->comm_fwd_s, pb = pre->bwd_s + pre->comm_bwd_s;
     double qf = post->fwd_s + post->comm_fwd_s, qb = post->bwd_s + post->comm_bwd_s;
     double zf, zb;
-
-    plx_costing_zero3_comm (&cx, &costs, &zero3);
 
     zero3_stage (&cx, &costs, &zero3, 0, &zf, &zb);
     fwd_first = layers_first * lf + pf + (p == 1 ? qf : 0.0) + zf;
@@ -299,8 +299,8 @@ analytic_eval (const PlxModel    *model,
    * only what outlasts that backward pass, and at least the last bucket, is exposed.
    * ZeRO-1/2 reduce-scatter them and all-gather the updated weights, hidden as far as
    * the next step's first forward allows (Rajbhandari et al. 2020 §7); ZeRO-3's
-   * collectives are part of each pass (zero3_stage). Shared with the plan. */
-  /* Each stage reduces and updates after its own last backward; the drain reaches
+   * collectives are part of each pass (zero3_stage). Shared with the plan.
+   * Each stage reduces and updates after its own last backward; the drain reaches
    * stage 0 last, so a stage st finishes the backward the drain's passes on stages
    * 0..st-1 earlier and has that much more room to hide its reduction and run its
    * optimizer step. The step ends with the stage that ends last - not with the one
@@ -308,16 +308,14 @@ analytic_eval (const PlxModel    *model,
    * step by a quarter against the event engine). */
   {
     double slack = 0.0, tail = 0.0;
-    double lf_st = layer->fwd_s + layer->comm_fwd_s;
-    double lb_st = layer->bwd_s + layer->comm_bwd_s + layer->recompute_s + layer->comm_recompute_s;
     gboolean split_backward = plx_schedule_splits_backward (s->schedule, s->pp);
     guint st = 0;
 
     while (st < s->pp)
       {
         double n_st = plx_costing_stage_layers (&cx, st);
-        double window = st == 0 ? bwd_first : st == s->pp - 1 ? bwd_last : n_st * lb_st;
-        double fwd = st == 0 ? fwd_first : st == s->pp - 1 ? fwd_last : n_st * lf_st;
+        double window = st == 0 ? bwd_first : st == s->pp - 1 ? bwd_last : n_st * lb;
+        double fwd = st == 0 ? fwd_first : st == s->pp - 1 ? fwd_last : n_st * lf;
         double exposed = 0.0, opt = plx_costing_optimizer_time (&cx, &costs, st);
         /* Zero-bubble H1 produces the weight gradients in W passes: the last one
          * on a stage is all the reduction can hide behind, and the drain before it
@@ -357,7 +355,7 @@ analytic_eval (const PlxModel    *model,
             /* Middle stages of an even split hold stage 0's layers without its
              * embedding and start their reduction earlier: they never end after
              * stage 0. Their drains are added at once, and the last stage is next. */
-            double mid = layers * (split_backward ? lb_st - layer->wgrad_s : lb_st);
+            double mid = layers * (split_backward ? lb - layer->wgrad_s : lb);
             slack += (s->pp - 2.0) * (mid / v + c_pp);
             st = s->pp - 1;
           }

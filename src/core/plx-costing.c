@@ -108,7 +108,7 @@ cost_ops (const PlxCosting *cx,
         continue;
       plx_op_cost (op, &cx->ctx, cx->cluster, &c);
       if (is_layer && op->layers != PLX_OP_LAYERS_ALL)
-        scale_op_cost (&c, (double) plx_model_op_layers (cx->model, op) / cx->model->n_layers);
+        scale_op_cost (&c, plx_model_layers_share (cx->model, (PlxOpLayers) op->layers));
       b->fwd_s += c.fwd_time_s;
       b->bwd_s += c.bwd_time_s;
       b->wgrad_s += c.wgrad_time_s;
@@ -239,7 +239,7 @@ half_comm (const PlxCosting *cx,
       double a2a_bytes = cx->act_bytes * m->experts_per_token * cx->ctx.moe_load / (cx->ctx.sp ? s->tp : 1);
       double a2a = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_TO_ALL, &cx->ep_group, a2a_bytes);
       /* Only the expert blocks exchange tokens (the mean block, as scale_op_cost). */
-      double moe_share = 1.0 - (double) MIN (m->arch.dense_layers, m->n_layers) / m->n_layers;
+      double moe_share = plx_model_layers_share (m, PLX_OP_LAYERS_MOE);
       fwd += 2.0 * a2a * moe_share;
       bwd += 2.0 * a2a * moe_share;
       bytes += 2.0 * a2a_bytes * moe_share;
@@ -437,7 +437,7 @@ typedef struct
 {
   const PlxCosting    *cx;
   const PlxStageCosts *costs;
-  PlxZero3Comm         zero3;
+  const PlxZero3Comm  *zero3;
 } Zero3ChunkCost;
 
 /* One micro-batch's forward and backward through a chunk, with ZeRO-3's gathers and
@@ -457,18 +457,18 @@ zero3_chunk_time (PlxChunkKind kind,
     t += pre->fwd_s + pre->comm_fwd_s + pre->bwd_s + pre->comm_bwd_s;
   if (last)
     t += post->fwd_s + post->comm_fwd_s + post->bwd_s + post->comm_bwd_s;
-  plx_costing_zero3_pass (z->cx, z->costs, &z->zero3, n_layers, first, last, &f, &b);
+  plx_costing_zero3_pass (z->cx, z->costs, z->zero3, n_layers, first, last, &f, &b);
   return t + f + b;
 }
 
 guint *
 plx_costing_layer_split (const PlxCosting    *cx,
-                         const PlxStageCosts *costs)
+                         const PlxStageCosts *costs,
+                         const PlxZero3Comm  *zero3)
 {
   const PlxStrategy *s = cx->strategy;
   const PlxBlockCost *l = &costs->layer, *pre = &costs->embedding, *post = &costs->head;
   double layer_s = l->fwd_s + l->comm_fwd_s + l->bwd_s + l->comm_bwd_s + l->recompute_s + l->comm_recompute_s;
-  Zero3ChunkCost zero3 = { cx, costs, { 0 } };
   guint *out;
 
   if (!plx_layer_split_is_uneven (s, cx->model->n_layers))
@@ -477,10 +477,10 @@ plx_costing_layer_split (const PlxCosting    *cx,
   /* ZeRO-3: a chunk's time is not its layers times a layer's - the embedding's and
    * head's large gathers hide behind more or fewer layers - so the split balances
    * the chunk times themselves. Otherwise linear, in layers of time. */
-  plx_costing_zero3_comm (cx, costs, &zero3.zero3);
-  if (zero3.zero3.active)
+  if (zero3->active)
     {
-      plx_layer_split_by_cost (s, cx->model->n_layers, zero3_chunk_time, &zero3, out);
+      Zero3ChunkCost chunk = { cx, costs, zero3 };
+      plx_layer_split_by_cost (s, cx->model->n_layers, zero3_chunk_time, &chunk, out);
       return out;
     }
   /* The embedding and the LM head with its loss, in layers of time (forward and
@@ -512,18 +512,10 @@ plx_costing_stage_params (const PlxCosting    *cx,
                           guint                stage)
 {
   const PlxStrategy *s = cx->strategy;
-  double params = plx_costing_stage_layers (cx, stage) * costs->layer.params;
+  double params = 0.0;
 
-  if (stage == 0)
-    params += costs->embedding.params;
-  if (stage == s->pp - 1)
-    {
-      params += costs->head.params;
-      /* Tied embeddings: the last stage keeps its own copy of the word embeddings
-       * when it is not also the first (Megatron-LM, Narayanan et al. 2021 §4). */
-      if (cx->model->tied_embeddings && s->pp > 1)
-        params += (double) cx->model->vocab * cx->model->hidden / s->tp;
-    }
+  for (guint c = 0; c < s->virtual_stages; c++)
+    params += plx_costing_chunk_params (cx, costs, c * s->pp + stage);
   return params;
 }
 
@@ -808,13 +800,13 @@ plx_costing_chunk_params (const PlxCosting    *cx,
 {
   const PlxStrategy *s = cx->strategy;
   guint K = s->pp * s->virtual_stages;
-  double layers = cx->chunk_layers != NULL ? cx->chunk_layers[k] : (double) (cx->model->n_layers / K);
-
+  double layers = cx->chunk_layers != NULL ? cx->chunk_layers[k] : (double) cx->model->n_layers / K;
   double params = layers * c->layer.params + (k == 0 ? c->embedding.params : 0.0) + (k + 1 == K ? c->head.params : 0.0);
 
-  /* The last stage's copy of tied word embeddings has gradients too, reduced over
-   * the data-parallel group with the rest before the two copies are summed
-   * (plx_costing_stage_params). */
+  /* Tied embeddings: the last stage keeps its own copy of the word embeddings when
+   * it is not also the first (Megatron-LM, Narayanan et al. 2021 §4); its gradients
+   * are reduced over the data-parallel group with the rest before the two copies
+   * are summed. */
   if (k + 1 == K && cx->model->tied_embeddings && s->pp > 1)
     params += (double) cx->model->vocab * cx->model->hidden / s->tp;
   return params;

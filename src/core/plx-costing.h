@@ -109,10 +109,6 @@ double plx_costing_collective (const PlxCosting *cx,
                                PlxCollectiveKind kind,
                                const PlxGroup   *group,
                                double            bytes);
-/* The chunks' layer counts when they are uneven (plx-layer-split.h, with the
- * embedding and head worth their time in layers), newly allocated; NULL when even. */
-guint *plx_costing_layer_split (const PlxCosting    *cx,
-                                const PlxStageCosts *costs);
 /* Layers on a stage's GPU: all its chunks'. */
 double plx_costing_stage_layers (const PlxCosting *cx,
                                  guint             stage);
@@ -150,6 +146,13 @@ typedef struct
   double   copy_in[3];
 } PlxZero3Comm;
 
+/* The chunks' layer counts when they are uneven (plx-layer-split.h, with the
+ * embedding and head worth their time in layers; under ZeRO-3, `zero3` from
+ * plx_costing_zero3_comm, the chunk times themselves), newly allocated; NULL when
+ * even. */
+guint *plx_costing_layer_split (const PlxCosting    *cx,
+                                const PlxStageCosts *costs,
+                                const PlxZero3Comm  *zero3);
 void   plx_costing_zero3_comm (const PlxCosting    *cx,
                                const PlxStageCosts *costs,
                                PlxZero3Comm        *zero3);
@@ -164,7 +167,8 @@ void   plx_costing_zero3_pass (const PlxCosting    *cx,
                                gboolean             last,
                                double              *fwd_extra,
                                double              *bwd_extra);
-/* Parameters of model chunk k (its layers, with the embedding or head if it has them). */
+/* Parameters of model chunk k: its layers, with the embedding or the head (and a
+ * copy of tied embeddings) if it has them. A stage's are its chunks'. */
 double plx_costing_chunk_params (const PlxCosting    *cx,
                                  const PlxStageCosts *costs,
                                  guint                k);

@@ -410,14 +410,13 @@ check_shapes (const PlxIrGraph *g, const PlxIrOp *op, const char *source, const 
     case PLX_IR_CONCAT:
     case PLX_IR_SPLIT:
       {
-        const PlxIrOp *o = op;
         guint axis = op->axis < 0 ? 0 : (guint) op->axis;
         const PlxIrTensor *whole = op->kind == PLX_IR_CONCAT ? out : in;
-        guint n_parts = op->kind == PLX_IR_CONCAT ? o->n_inputs : o->n_outputs;
+        guint n_parts = op->kind == PLX_IR_CONCAT ? op->n_inputs : op->n_outputs;
         gint64 sum = 0;
         for (guint i = 0; i < n_parts && why == NULL; i++)
           {
-            const PlxIrTensor *p = tensor_at (g, op->kind == PLX_IR_CONCAT ? o->inputs[i] : o->outputs[i]);
+            const PlxIrTensor *p = tensor_at (g, op->kind == PLX_IR_CONCAT ? op->inputs[i] : op->outputs[i]);
             if (axis >= whole->rank || p->rank != whole->rank)
               why = "a part's rank is not the whole's, or the axis is past it";
             else

@@ -349,13 +349,10 @@ check_keys (JsonObject        *obj,
   json_object_iter_init (&iter, obj);
   while (json_object_iter_next (&iter, &key, &value))
     {
-      gboolean ok = FALSE;
       const char *near;
       g_autofree char *name = NULL;
 
-      for (guint i = 0; known[i] != NULL && !ok; i++)
-        ok = g_str_equal (key, known[i]);
-      if (ok)
+      if (g_strv_contains (known, key))
         continue;
       near = plx_json_closest_key (key, known);
       if (near == NULL && near_only)

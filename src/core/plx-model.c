@@ -338,6 +338,15 @@ build_pre_post (OpLists        *lists,
    * bytes, 19 16-bit elements. Backward: scaling the kept softmax by the incoming
    * gradient (4 + 4) and the downcast (4 + 2): 14 bytes, 7 elements. With a 131k
    * vocabulary this is a tenth of a 2B model's step. */
+  if (m->arch.final_softcap > 0.0)
+    {
+      /* Gemma 2's logits = cap * tanh(logits / cap) before the loss: per logit a read
+       * and a write, the tanh kept; eager as three kernels. */
+      op = add_elementwise (lists->post, "final_softcap", PLX_SPLIT_TP, 2.0 * m->vocab, 3.0 * m->vocab,
+                            (double) m->vocab);
+      op->eager_fwd_elems = 6.0 * m->vocab;
+      op->eager_bwd_elems = 9.0 * m->vocab;
+    }
   op = add_elementwise (lists->post, "cross_entropy", PLX_SPLIT_TP, 19.0 * m->vocab, 7.0 * m->vocab, 0.0);
   op->saved_fp32 = (double) m->vocab;
   /* Eager (F.cross_entropy on logits.float()): the upcast (2 + 4 bytes) and one
@@ -436,7 +445,6 @@ add_mla (GArray *ops, const PlxModel *m)
   const PlxModelArch *a = &m->arch;
   const guint64 h = m->hidden, heads = m->heads;
   const guint64 q = heads * m->head_dim, nope = m->head_dim - a->rope_head_dim;
-  PlxOp *op;
 
   if (a->q_lora_rank > 0)
     {
@@ -451,15 +459,14 @@ add_mla (GArray *ops, const PlxModel *m)
   add_matmul (ops, "kv_up_proj", a->kv_lora_rank, heads * (nope + a->v_head_dim), FALSE, FALSE);
   add_rotary (ops, heads * a->rope_head_dim, a->rope_head_dim);
   add_attention (ops, m);
-  op = add_matmul (ops, "o_proj", heads * a->v_head_dim, h, TRUE, FALSE);
-  (void) op;
+  add_matmul (ops, "o_proj", heads * a->v_head_dim, h, TRUE, FALSE);
 }
 
-/* The ops from `from` on are in the dense blocks only, or the MoE blocks only. */
+/* The ops from `from` up to `to` are in the dense blocks only, or the MoE ones only. */
 static void
-set_op_layers (GArray *ops, guint from, PlxOpLayers layers)
+set_op_layers (GArray *ops, guint from, guint to, PlxOpLayers layers)
 {
-  for (guint i = from; i < ops->len; i++)
+  for (guint i = from; i < to; i++)
     g_array_index (ops, PlxOp, i).layers = layers;
 }
 
@@ -499,21 +506,16 @@ build_family_block (GArray *ops, const PlxModel *m)
   else
     /* Falcon 7B: the MLP reads the same normalised input as the attention. */
     add_elementwise (ops, "mlp_norm", PLX_SPLIT_SEQ, 0.0, 0.0, 0.0);
-  if (m->experts > 0 && m->arch.dense_layers > 0)
-    {
-      /* DeepSeek: the first blocks' dense MLP; the expert blocks' ops below. */
-      guint first = ops->len;
-      add_mlp_arch (ops, m, m->arch.dense_ffn, FALSE, "dense_");
-      set_op_layers (ops, first, PLX_OP_LAYERS_DENSE);
-    }
   if (m->experts > 0)
     {
-      guint first = ops->len;
-      add_router (ops, m);
-      g_array_index (ops, PlxOp, first).params += m->arch.router_bias;
-      add_mlp_arch (ops, m, m->ffn, TRUE, "expert_");
+      guint dense = ops->len, moe;
+
       if (m->arch.dense_layers > 0)
-        set_op_layers (ops, first, PLX_OP_LAYERS_MOE);
+        add_mlp_arch (ops, m, m->arch.dense_ffn, FALSE, "dense_");
+      moe = ops->len;
+      add_router (ops, m);
+      g_array_index (ops, PlxOp, moe).params += m->arch.router_bias;
+      add_mlp_arch (ops, m, m->ffn, TRUE, "expert_");
       if (m->arch.shared_ffn > 0)
         {
           add_mlp_arch (ops, m, m->arch.shared_ffn, FALSE, "shared_");
@@ -524,8 +526,12 @@ build_family_block (GArray *ops, const PlxModel *m)
               op->n = 1;
               op->params = h;
             }
-          if (m->arch.dense_layers > 0)
-            set_op_layers (ops, first, PLX_OP_LAYERS_MOE);
+        }
+      if (m->arch.dense_layers > 0)
+        {
+          /* DeepSeek: the first blocks have the dense MLP, the others the experts. */
+          set_op_layers (ops, dense, moe, PLX_OP_LAYERS_DENSE);
+          set_op_layers (ops, moe, ops->len, PLX_OP_LAYERS_MOE);
         }
     }
   else
@@ -570,26 +576,6 @@ build_family_pre_post (OpLists *lists, const PlxModel *m)
     }
   if (m->arch.embedding_norm)
     add_norm_arch (lists->pre, "embedding_norm", m, m->hidden);
-  if (m->arch.final_softcap > 0.0)
-    {
-      /* Gemma 2's logits = cap * tanh(logits / cap), before the loss: per logit read
-       * and write, the tanh kept; eager as three kernels. */
-      PlxOp *op;
-      guint at = 0;
-      for (guint i = 0; i < lists->post->len; i++)
-        if (g_str_equal (g_array_index (lists->post, PlxOp, i).name, "cross_entropy"))
-          at = i;
-      op = add_elementwise (lists->post, "final_softcap", PLX_SPLIT_TP, 2.0 * m->vocab, 3.0 * m->vocab,
-                            (double) m->vocab);
-      op->eager_fwd_elems = 6.0 * m->vocab;
-      op->eager_bwd_elems = 9.0 * m->vocab;
-      /* In order: before the loss. */
-      {
-        PlxOp cap = *op;
-        g_array_remove_index (lists->post, lists->post->len - 1);
-        g_array_insert_val (lists->post, at, cap);
-      }
-    }
 }
 
 static void
@@ -1212,9 +1198,23 @@ guint
 plx_model_op_layers (const PlxModel *model,
                      const PlxOp    *op)
 {
+  return plx_model_layers_holding (model, (PlxOpLayers) op->layers);
+}
+
+double
+plx_model_layers_share (const PlxModel *model,
+                        PlxOpLayers     which)
+{
+  return (double) plx_model_layers_holding (model, which) / model->n_layers;
+}
+
+guint
+plx_model_layers_holding (const PlxModel *model,
+                          PlxOpLayers     which)
+{
   guint dense = MIN (model->arch.dense_layers, model->n_layers);
 
-  switch ((PlxOpLayers) op->layers)
+  switch (which)
     {
     case PLX_OP_LAYERS_DENSE:
       return dense;

@@ -86,6 +86,7 @@ static void
 lower_chunk (Builder             *b,
              const PlxCosting    *cx,
              const PlxStageCosts *c,
+             const PlxZero3Comm  *zero3,
              PlxPlanChunk        *chunk,
              gboolean             first,
              gboolean             last,
@@ -96,12 +97,10 @@ lower_chunk (Builder             *b,
   gboolean full = s->recompute == PLX_RECOMPUTE_FULL;
   double ws = split ? 1.0 : 0.0;   /* weight gradients move to W when split */
   double zero3_fwd, zero3_bwd;
-  PlxZero3Comm zero3;
 
   /* ZeRO-3's gathers and reduce-scatters, as far as they outlast the compute they
    * are prefetched under (plx_costing_zero3_pass): shown at the pass's start. */
-  plx_costing_zero3_comm (cx, c, &zero3);
-  plx_costing_zero3_pass (cx, c, &zero3, chunk->n_layers, first, last, &zero3_fwd, &zero3_bwd);
+  plx_costing_zero3_pass (cx, c, zero3, chunk->n_layers, first, last, &zero3_fwd, &zero3_bwd);
   add (b, PLX_STREAM_DP, PLX_KIND_DP_COMM, zero3_fwd, 0, 0, "ZeRO-3 weight gathers (exposed)");
 
   /* Forward. */
@@ -195,6 +194,7 @@ plx_plan_lower_split (const PlxModel    *model,
   PlxCosting cx;
   PlxStageCosts c;
   Builder b;
+  PlxZero3Comm zero3;
   guint K, first_layer = 0;
   g_autofree guint *split = NULL;
   double wb, gb, ob;
@@ -210,7 +210,8 @@ plx_plan_lower_split (const PlxModel    *model,
   plx_costing_compute (&cx, &c);
   plx_costing_grad_accumulation (&cx, &c);
   plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
-  split = plx_costing_layer_split (&cx, &c);
+  plx_costing_zero3_comm (&cx, &c, &zero3);
+  split = plx_costing_layer_split (&cx, &c, &zero3);
   cx.chunk_layers = split;
 
   plan = g_new0 (PlxPlan, 1);
@@ -260,7 +261,7 @@ plx_plan_lower_split (const PlxModel    *model,
       chunk->wgrad_saved_bytes = split_backward ? layers_per_chunk * c.layer.wgrad_saved_bytes : 0.0;
       chunk->transient_bytes = plx_costing_recompute_transient_bytes (s, &c.layer);
       chunk->grad_bytes = params * plx_costing_grad_bytes (s->dtype);
-      lower_chunk (&b, &cx, &c, chunk, first, last, plan->split_backward);
+      lower_chunk (&b, &cx, &c, &zero3, chunk, first, last, plan->split_backward);
     }
   g_array_unref (b.tasks);
 
