@@ -38,6 +38,17 @@ typedef enum
   PLX_IR_SPLIT,
   PLX_IR_LOSS,          /* softmax cross-entropy */
   PLX_IR_OPTIMIZER,     /* an optimizer update of the weights it reads */
+  PLX_IR_REDUCE_SUM,
+  PLX_IR_EXPAND,        /* x -> a larger shape holding copies of it (reduce's gradient) */
+  /* gradients, as the backward pass (plx_ir_training_graph) writes them */
+  PLX_IR_RELU_GRAD,     /* (dy, x) -> dx */
+  PLX_IR_GELU_GRAD,
+  PLX_IR_TANH_GRAD,
+  PLX_IR_SOFTMAX_GRAD,  /* (dy, y) -> dx */
+  PLX_IR_LAYER_NORM_GRAD, /* (dy, x [, weight]) -> dx [, dweight [, dbias]] */
+  PLX_IR_RMS_NORM_GRAD,
+  PLX_IR_GATHER_GRAD,   /* (dy, indices) -> dtable */
+  PLX_IR_LOSS_GRAD,     /* (logits, labels) -> dlogits */
   /* communication */
   PLX_IR_ALL_REDUCE,
   PLX_IR_ALL_GATHER,
@@ -48,6 +59,23 @@ typedef enum
   PLX_N_IR_KINDS
 } PlxIrKind;
 
+/* What a graph input is: data split along its first (batch) dimension by data
+ * parallelism and micro-batches; a weight, trained; a constant; optimizer state. */
+typedef enum
+{
+  PLX_IR_ROLE_DATA,
+  PLX_IR_ROLE_WEIGHT,
+  PLX_IR_ROLE_CONSTANT,
+  PLX_IR_ROLE_STATE,
+} PlxIrRole;
+
+typedef enum
+{
+  PLX_IR_PHASE_FORWARD,
+  PLX_IR_PHASE_BACKWARD,
+  PLX_IR_PHASE_OPTIMIZER,
+} PlxIrPhase;
+
 typedef struct
 {
   char    *name;
@@ -55,6 +83,7 @@ typedef struct
   gint64   shape[PLX_IR_MAX_RANK];
   PlxDtype dtype;
   gint     producer; /* the op that writes it, or -1 for a graph input */
+  PlxIrRole role;    /* graph inputs only */
 } PlxIrTensor;
 
 typedef struct
@@ -65,7 +94,14 @@ typedef struct
   guint    *outputs; guint n_outputs;
   guint    *devices; guint n_devices;  /* a collective's group; else where it runs */
   gint      axis;                      /* gather/scatter/concat/split axis; -1 if none */
-  guint     peer;                      /* SEND: the receiving device */
+  guint    *peers;                     /* SEND: where each of `devices` sends (NULL otherwise) */
+  gboolean  transpose_a, transpose_b;  /* MATMUL: an operand's last two dimensions swapped */
+  guint     groups;                    /* collective: `devices` is this many groups, one after
+                                        * another, each reducing or gathering on its own (1) */
+  /* Where the op came from, for the transforms (not written to files): the pass,
+   * and the forward op it belongs to (its own index for a forward op). */
+  PlxIrPhase phase;
+  gint       origin;
 } PlxIrOp;
 
 typedef struct
@@ -76,7 +112,10 @@ typedef struct
 } PlxIrGraph;
 
 const char *plx_ir_kind_to_string (PlxIrKind kind);
+const char *plx_ir_role_to_string (PlxIrRole role);
+/* Collectives and sends; the rest are compute (or data movement on one device). */
 gboolean    plx_ir_kind_is_collective (PlxIrKind kind);
+#define plx_ir_kind_is_compute(kind) (!plx_ir_kind_is_collective (kind))
 
 /* Reads and checks a program: unique names, every reference defined, ops in
  * topological order, devices in range, shapes that agree with each op's kind.
@@ -90,6 +129,46 @@ PlxIrGraph *plx_ir_graph_new_from_file (const char *path,
 JsonNode   *plx_ir_graph_to_json (const PlxIrGraph *graph);
 void        plx_ir_graph_free (PlxIrGraph *graph);
 
+/* Building a program in code. Names are copied; the caller keeps them unique and
+ * adds ops in an order where each reads only inputs and earlier outputs. */
+PlxIrGraph *plx_ir_graph_new (guint n_devices);
+guint       plx_ir_graph_add_tensor (PlxIrGraph   *graph,
+                                     const char   *name,
+                                     guint         rank,
+                                     const gint64 *shape,
+                                     PlxDtype      dtype,
+                                     PlxIrRole     role);
+PlxIrOp    *plx_ir_graph_add_op (PlxIrGraph  *graph,
+                                 const char  *name,
+                                 PlxIrKind    kind,
+                                 const guint *inputs,
+                                 guint        n_inputs,
+                                 const guint *outputs,
+                                 guint        n_outputs,
+                                 const guint *devices,
+                                 guint        n_devices);
+/* Checks a built program as plx_ir_graph_new_from_json checks a file: written out
+ * and read back (a transform's self-check in the tests). */
+gboolean    plx_ir_graph_check (const PlxIrGraph *graph,
+                                const char       *source,
+                                GError          **error);
+
+typedef enum
+{
+  PLX_IR_OPTIMIZER_SGD,   /* the weight and its gradient */
+  PLX_IR_OPTIMIZER_ADAM,  /* and two fp32 moments, and an fp32 master copy of a 16-bit weight */
+} PlxIrOptimizerKind;
+
+/* The training program of a forward graph on one device: the forward ops, the
+ * backward pass (each op's gradient, in reverse; gradients of a tensor read twice
+ * added), and one optimizer update per weight (role "weight") the loss depends on.
+ * The forward graph has one loss op, no communication and no gradient ops. Errors
+ * name `source` and the op. */
+PlxIrGraph *plx_ir_training_graph (const PlxIrGraph  *forward,
+                                   PlxIrOptimizerKind optimizer,
+                                   const char        *source,
+                                   GError           **error);
+
 gint64      plx_ir_tensor_elements (const PlxIrTensor *tensor);
 double      plx_ir_tensor_bytes (const PlxIrTensor *tensor);
 /* Floating-point operations of one run of the op: 2mnk a matmul; a few per element
@@ -100,13 +179,19 @@ double      plx_ir_op_flops (const PlxIrGraph *graph,
 double      plx_ir_op_bytes (const PlxIrGraph *graph,
                              const PlxIrOp    *op);
 
-/* A run of a program (plx_ir_simulate): when each op ran, when each device is done. */
+/* A run of a program (plx_ir_simulate): when each op ran, when each device is done,
+ * and what each device held at its fullest. */
 typedef struct
 {
-  double  makespan_s;     /* the last op's end */
+  double  makespan_s;         /* the last op's end */
+  double  flops;              /* every device's compute ops' FLOPs, summed */
+  double  peak_bytes;         /* the fullest device's peak */
   guint   n_devices;
-  double *device_free_s;  /* when each device finished its last op */
-  double *device_busy_s;  /* the time each device spent running ops */
+  double *device_free_s;      /* when each device finished its last op */
+  double *device_compute_s;   /* time each device's compute stream was busy */
+  double *device_comm_s;      /* time its communication stream was busy */
+  double *device_peak_bytes;  /* the most it held at once */
+  double *device_input_bytes; /* of which graph inputs (weights, data, state) */
   guint   n_ops;
   double *op_start_s;
   double *op_end_s;
@@ -119,9 +204,12 @@ double      plx_ir_op_time (const PlxIrGraph *graph,
                             const PlxIrOp    *op,
                             const PlxCluster *cluster);
 /* Runs the program on the cluster's first devices (device d is GPU d, node by
- * node): each device runs its ops in program order, an op starting when its inputs
- * are ready and all the devices it occupies (a collective's group; a send's two
- * ends) are free (DistIR's simulator, Santhanam et al. 2021 §4). */
+ * node), after DistIR's simulator (Santhanam et al. 2021 §4): each device has a
+ * compute and a communication stream, each running its ops in program order; an op
+ * starts when its inputs are ready and its stream is free on every device it
+ * occupies (an op on several devices runs on each at once; a collective occupies
+ * its group, a send both ends). Memory: graph inputs held throughout, each output
+ * from its op's start until its last reader ends. */
 gboolean    plx_ir_simulate (const PlxIrGraph *graph,
                              const PlxCluster *cluster,
                              PlxIrRun         *run,

@@ -49,24 +49,40 @@ plx_ir_op_time (const PlxIrGraph *graph,
     case PLX_IR_ALL_GATHER:
     case PLX_IR_ALL_TO_ALL:
     case PLX_IR_BROADCAST:
-      if (op->n_devices < 2)
-        return 0.0;
-      group = group_of (cluster, op->devices, op->n_devices);
-      /* Bytes as plx_collective_time takes them: each rank's whole buffer for
-       * all-reduce and reduce-scatter, the gathered result for all-gather (a
-       * broadcast moves as much), each rank's send buffer for all-to-all. */
-      if (op->kind == PLX_IR_ALL_REDUCE)
-        return plx_collective_time (cluster, PLX_COLLECTIVE_ALL_REDUCE, &group, plx_ir_tensor_bytes (in));
-      if (op->kind == PLX_IR_REDUCE_SCATTER)
-        return plx_collective_time (cluster, PLX_COLLECTIVE_REDUCE_SCATTER, &group, plx_ir_tensor_bytes (in));
-      if (op->kind == PLX_IR_ALL_TO_ALL)
-        return plx_collective_time (cluster, PLX_COLLECTIVE_ALL_TO_ALL, &group, plx_ir_tensor_bytes (in));
-      return plx_collective_time (cluster, PLX_COLLECTIVE_ALL_GATHER, &group, plx_ir_tensor_bytes (out));
+      {
+        /* Bytes as plx_collective_time takes them: each rank's whole buffer for
+         * all-reduce and reduce-scatter, the gathered result for all-gather (a
+         * broadcast moves as much), each rank's send buffer for all-to-all. */
+        PlxCollectiveKind kind = op->kind == PLX_IR_ALL_REDUCE      ? PLX_COLLECTIVE_ALL_REDUCE
+                             : op->kind == PLX_IR_REDUCE_SCATTER ? PLX_COLLECTIVE_REDUCE_SCATTER
+                             : op->kind == PLX_IR_ALL_TO_ALL     ? PLX_COLLECTIVE_ALL_TO_ALL
+                                                                 : PLX_COLLECTIVE_ALL_GATHER;
+        double bytes = plx_ir_tensor_bytes (kind == PLX_COLLECTIVE_ALL_GATHER ? out : in);
+        guint size = op->n_devices / op->groups;
+        double slowest = 0.0;
+
+        if (size < 2)
+          return 0.0;
+        /* The groups run at once, each on its own devices: the slowest sets the time. */
+        for (guint k = 0; k < op->groups; k++)
+          {
+            group = group_of (cluster, op->devices + k * size, size);
+            slowest = MAX (slowest, plx_collective_time (cluster, kind, &group, bytes));
+          }
+        return slowest;
+      }
     case PLX_IR_SEND:
       {
-        guint pair[2] = { op->devices[0], op->peer };
-        group = group_of (cluster, pair, 2);
-        return plx_collective_time (cluster, PLX_COLLECTIVE_SEND_RECV, &group, plx_ir_tensor_bytes (in));
+        /* The pairs send at once; the slowest pair's link sets the time. */
+        double slowest = 0.0;
+        for (guint d = 0; d < op->n_devices; d++)
+          {
+            guint pair[2] = { op->devices[d], op->peers[d] };
+            group = group_of (cluster, pair, 2);
+            slowest = MAX (slowest, plx_collective_time (cluster, PLX_COLLECTIVE_SEND_RECV, &group,
+                                                         plx_ir_tensor_bytes (in)));
+          }
+        return slowest;
       }
     case PLX_IR_ADD:
     case PLX_IR_MUL:
@@ -90,6 +106,115 @@ plx_ir_op_time (const PlxIrGraph *graph,
     }
 }
 
+/* Where an op's i-th input or output lives: a collective with one tensor per device
+ * of its group has the i-th on the i-th device; otherwise each tensor is on every
+ * device the op runs on (SPMD), and a send's output on its peers. */
+static void
+places (const PlxIrOp *op, gboolean output, guint i, guint n_tensors, const guint **devices, guint *n)
+{
+  if (plx_ir_kind_is_collective (op->kind) && op->kind != PLX_IR_SEND && n_tensors == op->n_devices &&
+      n_tensors > 1)
+    {
+      *devices = op->devices + i;
+      *n = 1;
+      return;
+    }
+  *devices = output && op->kind == PLX_IR_SEND ? op->peers : op->devices;
+  *n = op->n_devices;
+}
+
+typedef struct
+{
+  double time_s;
+  double bytes;  /* + allocated, - freed */
+  guint  device;
+} MemoryEvent;
+
+static int
+compare_events (const void *pa, const void *pb)
+{
+  const MemoryEvent *a = pa, *b = pb;
+
+  if (a->time_s != b->time_s)
+    return a->time_s < b->time_s ? -1 : 1;
+  /* At one instant, what an op ends frees before what the next allocates. */
+  return (a->bytes > b->bytes) - (a->bytes < b->bytes);
+}
+
+/* Each device's peak: graph inputs held throughout; an op's outputs from its start
+ * until the last op reading them ends (outputs nothing reads, to the end). */
+static void
+memory_peaks (const PlxIrGraph *graph, PlxIrRun *run)
+{
+  g_autoptr (GArray) events = g_array_new (FALSE, FALSE, sizeof (MemoryEvent));
+  g_autofree double *last_read = g_new (double, MAX (graph->tensors->len, 1));
+  g_autofree double *live = g_new0 (double, MAX (graph->n_devices, 1));
+  g_autofree guint8 *input_on = NULL;
+  guint n_dev = graph->n_devices;
+
+  for (guint t = 0; t < graph->tensors->len; t++)
+    last_read[t] = -1.0;
+  /* Graph inputs are held by every device that reads them. */
+  input_on = g_new0 (guint8, (gsize) MAX (graph->tensors->len, 1) * n_dev);
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PlxIrOp *op = graph->ops->pdata[i];
+      for (guint j = 0; j < op->n_inputs; j++)
+        {
+          const PlxIrTensor *t = graph->tensors->pdata[op->inputs[j]];
+          const guint *devs;
+          guint n;
+
+          last_read[op->inputs[j]] = MAX (last_read[op->inputs[j]], run->op_end_s[i]);
+          if (t->producer != -1)
+            continue;
+          places (op, FALSE, j, op->n_inputs, &devs, &n);
+          for (guint d = 0; d < n; d++)
+            input_on[(gsize) op->inputs[j] * n_dev + devs[d]] = 1;
+        }
+    }
+  for (guint t = 0; t < graph->tensors->len; t++)
+    {
+      const PlxIrTensor *tensor = graph->tensors->pdata[t];
+      if (tensor->producer != -1)
+        continue;
+      for (guint d = 0; d < n_dev; d++)
+        if (input_on[(gsize) t * n_dev + d])
+          live[d] += plx_ir_tensor_bytes (tensor);
+    }
+  for (guint d = 0; d < n_dev; d++)
+    run->device_peak_bytes[d] = run->device_input_bytes[d] = live[d];
+
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PlxIrOp *op = graph->ops->pdata[i];
+      for (guint j = 0; j < op->n_outputs; j++)
+        {
+          double bytes = plx_ir_tensor_bytes (graph->tensors->pdata[op->outputs[j]]);
+          double end = last_read[op->outputs[j]];
+          const guint *devs;
+          guint n;
+
+          places (op, TRUE, j, op->n_outputs, &devs, &n);
+          for (guint d = 0; d < n; d++)
+            {
+              MemoryEvent alloc = { run->op_start_s[i], bytes, devs[d] };
+              MemoryEvent release = { MAX (end, run->op_end_s[i]), -bytes, devs[d] };
+              g_array_append_val (events, alloc);
+              if (end >= 0.0)
+                g_array_append_val (events, release);
+            }
+        }
+    }
+  g_array_sort (events, compare_events);
+  for (guint e = 0; e < events->len; e++)
+    {
+      const MemoryEvent *ev = &g_array_index (events, MemoryEvent, e);
+      live[ev->device] += ev->bytes;
+      run->device_peak_bytes[ev->device] = MAX (run->device_peak_bytes[ev->device], live[ev->device]);
+    }
+}
+
 gboolean
 plx_ir_simulate (const PlxIrGraph *graph,
                  const PlxCluster *cluster,
@@ -98,6 +223,7 @@ plx_ir_simulate (const PlxIrGraph *graph,
 {
   guint n_gpus = cluster->num_nodes * cluster->gpus_per_node;
   g_autofree double *ready = NULL;
+  g_autofree double *compute_free = NULL, *comm_free = NULL;
 
   memset (run, 0, sizeof *run);
   if (graph->n_devices > n_gpus)
@@ -108,39 +234,57 @@ plx_ir_simulate (const PlxIrGraph *graph,
     }
   run->n_devices = graph->n_devices;
   run->device_free_s = g_new0 (double, graph->n_devices);
-  run->device_busy_s = g_new0 (double, graph->n_devices);
+  run->device_compute_s = g_new0 (double, graph->n_devices);
+  run->device_comm_s = g_new0 (double, graph->n_devices);
+  run->device_peak_bytes = g_new0 (double, graph->n_devices);
+  run->device_input_bytes = g_new0 (double, graph->n_devices);
   run->n_ops = graph->ops->len;
   run->op_start_s = g_new0 (double, MAX (graph->ops->len, 1));
   run->op_end_s = g_new0 (double, MAX (graph->ops->len, 1));
   ready = g_new0 (double, MAX (graph->tensors->len, 1));
+  compute_free = g_new0 (double, graph->n_devices);
+  comm_free = g_new0 (double, graph->n_devices);
 
   for (guint i = 0; i < graph->ops->len; i++)
     {
       const PlxIrOp *op = graph->ops->pdata[i];
-      double start = 0.0, time = plx_ir_op_time (graph, op, cluster);
+      gboolean comm = plx_ir_kind_is_collective (op->kind);
+      /* Communication runs on its own stream beside computation, as NCCL's kernels
+       * do on their own CUDA stream; each stream runs its ops in program order. */
+      double *stream = comm ? comm_free : compute_free;
+      double *busy = comm ? run->device_comm_s : run->device_compute_s;
+      double start = 0.0, time = plx_ir_op_time (graph, op, cluster), end;
 
       for (guint j = 0; j < op->n_inputs; j++)
         start = MAX (start, ready[op->inputs[j]]);
       for (guint d = 0; d < op->n_devices; d++)
-        start = MAX (start, run->device_free_s[op->devices[d]]);
-      if (op->kind == PLX_IR_SEND)
-        start = MAX (start, run->device_free_s[op->peer]);
+        start = MAX (start, stream[op->devices[d]]);
+      for (guint d = 0; op->kind == PLX_IR_SEND && d < op->n_devices; d++)
+        start = MAX (start, stream[op->peers[d]]);
+      end = start + time;
       run->op_start_s[i] = start;
-      run->op_end_s[i] = start + time;
+      run->op_end_s[i] = end;
       for (guint d = 0; d < op->n_devices; d++)
         {
-          run->device_free_s[op->devices[d]] = start + time;
-          run->device_busy_s[op->devices[d]] += time;
+          stream[op->devices[d]] = end;
+          busy[op->devices[d]] += time;
         }
-      if (op->kind == PLX_IR_SEND)
+      for (guint d = 0; op->kind == PLX_IR_SEND && d < op->n_devices; d++)
         {
-          run->device_free_s[op->peer] = start + time;
-          run->device_busy_s[op->peer] += time;
+          stream[op->peers[d]] = end;
+          busy[op->peers[d]] += time;
         }
       for (guint j = 0; j < op->n_outputs; j++)
-        ready[op->outputs[j]] = start + time;
-      run->makespan_s = MAX (run->makespan_s, start + time);
+        ready[op->outputs[j]] = end;
+      run->makespan_s = MAX (run->makespan_s, end);
+      if (plx_ir_kind_is_compute (op->kind))
+        run->flops += plx_ir_op_flops (graph, op) * op->n_devices;
     }
+  for (guint d = 0; d < graph->n_devices; d++)
+    run->device_free_s[d] = MAX (compute_free[d], comm_free[d]);
+  memory_peaks (graph, run);
+  for (guint d = 0; d < graph->n_devices; d++)
+    run->peak_bytes = MAX (run->peak_bytes, run->device_peak_bytes[d]);
   return TRUE;
 }
 
@@ -148,7 +292,10 @@ void
 plx_ir_run_clear (PlxIrRun *run)
 {
   g_clear_pointer (&run->device_free_s, g_free);
-  g_clear_pointer (&run->device_busy_s, g_free);
+  g_clear_pointer (&run->device_compute_s, g_free);
+  g_clear_pointer (&run->device_comm_s, g_free);
+  g_clear_pointer (&run->device_peak_bytes, g_free);
+  g_clear_pointer (&run->device_input_bytes, g_free);
   g_clear_pointer (&run->op_start_s, g_free);
   g_clear_pointer (&run->op_end_s, g_free);
 }

@@ -34,6 +34,16 @@ static const struct
   [PLX_IR_SPLIT] = { "split", 1, 1, 1, 0, 0.0 },
   [PLX_IR_LOSS] = { "loss", 2, 2, 1, 1, 5.0 },
   [PLX_IR_OPTIMIZER] = { "optimizer", 1, 0, 1, 0, 10.0 },
+  [PLX_IR_REDUCE_SUM] = { "reduce_sum", 1, 1, 1, 1, 1.0 },
+  [PLX_IR_EXPAND] = { "expand", 1, 1, 1, 1, 0.0 },
+  [PLX_IR_RELU_GRAD] = { "relu_grad", 2, 2, 1, 1, 1.0 },
+  [PLX_IR_GELU_GRAD] = { "gelu_grad", 2, 2, 1, 1, 16.0 },
+  [PLX_IR_TANH_GRAD] = { "tanh_grad", 2, 2, 1, 1, 3.0 },
+  [PLX_IR_SOFTMAX_GRAD] = { "softmax_grad", 2, 2, 1, 1, 4.0 },
+  [PLX_IR_LAYER_NORM_GRAD] = { "layer_norm_grad", 2, 3, 1, 3, 12.0 },
+  [PLX_IR_RMS_NORM_GRAD] = { "rms_norm_grad", 2, 3, 1, 2, 8.0 },
+  [PLX_IR_GATHER_GRAD] = { "gather_grad", 2, 2, 1, 1, 1.0 },
+  [PLX_IR_LOSS_GRAD] = { "loss_grad", 2, 2, 1, 1, 4.0 },
   [PLX_IR_ALL_REDUCE] = { "all_reduce", 1, 0, 1, 0, 0.0 },
   [PLX_IR_ALL_GATHER] = { "all_gather", 1, 0, 1, 0, 0.0 },
   [PLX_IR_REDUCE_SCATTER] = { "reduce_scatter", 1, 0, 1, 0, 0.0 },
@@ -41,6 +51,13 @@ static const struct
   [PLX_IR_BROADCAST] = { "broadcast", 1, 0, 1, 0, 0.0 },
   [PLX_IR_SEND] = { "send", 1, 1, 1, 1, 0.0 },
 };
+
+const char *
+plx_ir_role_to_string (PlxIrRole role)
+{
+  static const char *const names[] = { "data", "weight", "constant", "state" };
+  return (guint) role < G_N_ELEMENTS (names) ? names[role] : "?";
+}
 
 const char *
 plx_ir_kind_to_string (PlxIrKind kind)
@@ -72,6 +89,7 @@ op_free (gpointer data)
   g_free (op->inputs);
   g_free (op->outputs);
   g_free (op->devices);
+  g_free (op->peers);
   g_free (op);
 }
 
@@ -117,9 +135,10 @@ plx_ir_op_flops (const PlxIrGraph *graph,
     {
       /* Each output element is a dot product of length k: k multiplies, k adds. */
       const PlxIrTensor *a = tensor_at (graph, op->inputs[0]);
-      return 2.0 * (double) plx_ir_tensor_elements (out) * (double) a->shape[a->rank - 1];
+      return 2.0 * (double) plx_ir_tensor_elements (out) * (double) a->shape[a->rank - (op->transpose_a ? 2 : 1)];
     }
-  if (op->kind == PLX_IR_REDUCE_MEAN || op->kind == PLX_IR_LOSS || op->kind == PLX_IR_OPTIMIZER)
+  if (op->kind == PLX_IR_REDUCE_MEAN || op->kind == PLX_IR_REDUCE_SUM || op->kind == PLX_IR_LOSS ||
+      op->kind == PLX_IR_OPTIMIZER || op->kind == PLX_IR_GATHER_GRAD)
     return kinds[op->kind].flops_per_element * (double) plx_ir_tensor_elements (tensor_at (graph, op->inputs[0]));
   return kinds[op->kind].flops_per_element * (double) plx_ir_tensor_elements (out);
 }
@@ -135,6 +154,82 @@ plx_ir_op_bytes (const PlxIrGraph *graph,
   for (guint i = 0; i < op->n_outputs; i++)
     bytes += plx_ir_tensor_bytes (tensor_at (graph, op->outputs[i]));
   return bytes;
+}
+
+/* ---- building ----------------------------------------------------------------- */
+
+PlxIrGraph *
+plx_ir_graph_new (guint n_devices)
+{
+  PlxIrGraph *g = g_new0 (PlxIrGraph, 1);
+
+  g->n_devices = n_devices;
+  g->tensors = g_ptr_array_new_with_free_func (tensor_free);
+  g->ops = g_ptr_array_new_with_free_func (op_free);
+  return g;
+}
+
+guint
+plx_ir_graph_add_tensor (PlxIrGraph   *graph,
+                         const char   *name,
+                         guint         rank,
+                         const gint64 *shape,
+                         PlxDtype      dtype,
+                         PlxIrRole     role)
+{
+  PlxIrTensor *t = g_new0 (PlxIrTensor, 1);
+
+  g_return_val_if_fail (rank <= PLX_IR_MAX_RANK, 0);
+  t->name = g_strdup (name);
+  t->rank = rank;
+  if (rank > 0)
+    memcpy (t->shape, shape, rank * sizeof shape[0]);
+  t->dtype = dtype;
+  t->role = role;
+  t->producer = -1;
+  g_ptr_array_add (graph->tensors, t);
+  return graph->tensors->len - 1;
+}
+
+PlxIrOp *
+plx_ir_graph_add_op (PlxIrGraph  *graph,
+                     const char  *name,
+                     PlxIrKind    kind,
+                     const guint *inputs,
+                     guint        n_inputs,
+                     const guint *outputs,
+                     guint        n_outputs,
+                     const guint *devices,
+                     guint        n_devices)
+{
+  PlxIrOp *op = g_new0 (PlxIrOp, 1);
+
+  op->name = g_strdup (name);
+  op->kind = kind;
+  op->inputs = g_memdup2 (inputs, MAX (n_inputs, 1) * sizeof (guint));
+  op->n_inputs = n_inputs;
+  op->outputs = g_memdup2 (outputs, MAX (n_outputs, 1) * sizeof (guint));
+  op->n_outputs = n_outputs;
+  op->devices = g_memdup2 (devices, MAX (n_devices, 1) * sizeof (guint));
+  op->n_devices = n_devices;
+  op->axis = -1;
+  op->groups = 1;
+  op->origin = (gint) graph->ops->len;
+  for (guint j = 0; j < n_outputs; j++)
+    ((PlxIrTensor *) graph->tensors->pdata[outputs[j]])->producer = (gint) graph->ops->len;
+  g_ptr_array_add (graph->ops, op);
+  return op;
+}
+
+gboolean
+plx_ir_graph_check (const PlxIrGraph *graph,
+                    const char       *source,
+                    GError          **error)
+{
+  g_autoptr (JsonNode) node = plx_ir_graph_to_json (graph);
+  g_autoptr (PlxIrGraph) back = plx_ir_graph_new_from_json (node, source, error);
+
+  return back != NULL;
 }
 
 /* ---- reading ------------------------------------------------------------------ */
@@ -184,13 +279,15 @@ static gboolean
 parse_tensor (JsonObject *obj, const char *source, const char *path, GHashTable *names, PlxIrTensor *t,
               GError **error)
 {
-  static const char *const keys[] = { "name", "shape", "dtype", NULL };
-  const char *name = NULL, *dtype = "bf16";
+  static const char *const keys[] = { "name", "shape", "dtype", "role", NULL };
+  const char *name = NULL, *dtype = "bf16", *role = "data";
   JsonArray *shape;
+  guint r;
 
   if (!plx_json_check_keys (obj, source, path, keys, error) ||
       !plx_json_get_string (obj, source, path, "name", TRUE, &name, error) ||
       !plx_json_get_string (obj, source, path, "dtype", FALSE, &dtype, error) ||
+      !plx_json_get_string (obj, source, path, "role", FALSE, &role, error) ||
       (shape = get_array (obj, source, path, "shape", TRUE, error)) == NULL)
     return FALSE;
   if (g_hash_table_contains (names, name))
@@ -205,6 +302,16 @@ parse_tensor (JsonObject *obj, const char *source, const char *path, GHashTable 
       g_autofree char *p = plx_printable (dtype);
       g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %s.dtype: \"%s\" is not a dtype (bf16, fp16, "
                    "fp8, fp32, tf32)", source, path, p);
+      return FALSE;
+    }
+  for (r = 0; r <= PLX_IR_ROLE_STATE && !g_str_equal (plx_ir_role_to_string ((PlxIrRole) r), role); r++)
+    ;
+  t->role = (PlxIrRole) r;
+  if (r > PLX_IR_ROLE_STATE)
+    {
+      g_autofree char *p = plx_printable (role);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %s.role: \"%s\" is not a role (data, weight, "
+                   "constant, state)", source, path, p);
       return FALSE;
     }
   if (json_array_get_length (shape) > PLX_IR_MAX_RANK)
@@ -275,28 +382,30 @@ parse_refs (JsonObject *obj, const char *source, const char *path, const char *k
   return TRUE;
 }
 
+/* A list of devices (`key`), each in range; absent: device 0. */
 static gboolean
-parse_devices (JsonObject *obj, const char *source, const char *path, guint n_devices, PlxIrOp *op, GError **error)
+parse_devices (JsonObject *obj, const char *source, const char *path, const char *key, guint n_devices,
+               guint **out, guint *n_out, GError **error)
 {
-  JsonArray *array = get_array (obj, source, path, "devices", FALSE, error);
+  JsonArray *array = get_array (obj, source, path, key, FALSE, error);
 
   if (array == NULL)
     {
       if (error != NULL && *error != NULL)
         return FALSE;
-      op->devices = g_new0 (guint, 1);
-      op->n_devices = 1;
+      *out = g_new0 (guint, 1);
+      *n_out = 1;
       return TRUE;
     }
-  op->n_devices = json_array_get_length (array);
-  if (op->n_devices == 0)
+  *n_out = json_array_get_length (array);
+  *out = g_new0 (guint, MAX (*n_out, 1));
+  if (*n_out == 0)
     {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %s.devices: an op runs on at least one device",
-                   source, path);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %s.%s: an op runs on at least one device",
+                   source, path, key);
       return FALSE;
     }
-  op->devices = g_new0 (guint, op->n_devices);
-  for (guint i = 0; i < op->n_devices; i++)
+  for (guint i = 0; i < *n_out; i++)
     {
       JsonNode *n = json_array_get_element (array, i);
       gint64 v = JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_INT64 ? json_node_get_int (n) : -1;
@@ -304,11 +413,53 @@ parse_devices (JsonObject *obj, const char *source, const char *path, guint n_de
       if (v < 0 || v >= n_devices)
         {
           g_autofree char *value = plx_json_value_to_string (n);
-          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %s.devices[%u]: %s is not a device (0 to %u)",
-                       source, path, i, value, n_devices - 1);
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %s.%s[%u]: %s is not a device (0 to %u)",
+                       source, path, key, i, value, n_devices - 1);
           return FALSE;
         }
-      op->devices[i] = (guint) v;
+      (*out)[i] = (guint) v;
+    }
+  return TRUE;
+}
+
+/* A send's receivers: `peer` for one sending device, `peers` (one per device) for
+ * several sending at once; neither for any other op. */
+static gboolean
+parse_peers (JsonObject *obj, const char *source, const char *path, guint n_devices, guint64 peer, PlxIrOp *op,
+             GError **error)
+{
+  gboolean has_peers = json_object_has_member (obj, "peers"), has_peer = peer != G_MAXUINT64;
+  g_autofree char *n = plx_printable (op->name);
+  guint n_peers = 0;
+
+  if (op->kind != PLX_IR_SEND)
+    {
+      if (!has_peer && !has_peers)
+        return TRUE;
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %s.%s: op \"%s\" is a %s; only a send has one",
+                   source, path, has_peer ? "peer" : "peers", n, kinds[op->kind].name);
+      return FALSE;
+    }
+  if (has_peer == has_peers || (has_peer && op->n_devices != 1))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY, "%s: %s: send \"%s\" needs \"peer\" (from one device) "
+                   "or \"peers\" (one per device), not %s", source, path, n,
+                   has_peer && has_peers ? "both" : has_peer ? "\"peer\" from several devices" : "neither");
+      return FALSE;
+    }
+  if (has_peer)
+    {
+      op->peers = g_new (guint, 1);
+      op->peers[0] = (guint) peer;
+      return TRUE;
+    }
+  if (!parse_devices (obj, source, path, "peers", n_devices, &op->peers, &n_peers, error))
+    return FALSE;
+  if (n_peers != op->n_devices)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %s.peers: send \"%s\" has %u devices and %u peers",
+                   source, path, n, op->n_devices, n_peers);
+      return FALSE;
     }
   return TRUE;
 }
@@ -352,19 +503,27 @@ check_shapes (const PlxIrGraph *g, const PlxIrOp *op, const char *source, const 
   const PlxIrTensor *in = tensor_at (g, op->inputs[0]), *out = tensor_at (g, op->outputs[0]);
   const PlxIrTensor *in2 = op->n_inputs > 1 ? tensor_at (g, op->inputs[1]) : NULL;
   const char *why = NULL;
-  gint64 group = op->n_devices;
+  gint64 group = op->n_devices / MAX (op->groups, 1);
 
   switch (op->kind)
     {
     case PLX_IR_MATMUL:
-      if (in->rank < 2 || in2->rank < 2 || in->shape[in->rank - 1] != in2->shape[in2->rank - 2])
-        why = "the first input's last dimension is not the second's next to last";
-      else if (in2->rank > 2 && (in2->rank != in->rank ||
-                                 memcmp (in->shape, in2->shape, (in->rank - 2) * sizeof in->shape[0]) != 0))
-        why = "the batch dimensions of the inputs differ";
-      else if (out->rank != in->rank || memcmp (out->shape, in->shape, (in->rank - 1) * sizeof in->shape[0]) != 0 ||
-               out->shape[out->rank - 1] != in2->shape[in2->rank - 1])
-        why = "the output is not [..., m, n]";
+      if (in->rank < 2 || in2->rank < 2)
+        why = "an input has fewer than two dimensions";
+      else
+        {
+          /* The operands as multiplied: [..., m, k] x [k, n], each maybe stored swapped. */
+          gint64 m = in->shape[in->rank - (op->transpose_a ? 1 : 2)], ka = in->shape[in->rank - (op->transpose_a ? 2 : 1)];
+          gint64 kb = in2->shape[in2->rank - (op->transpose_b ? 1 : 2)], n = in2->shape[in2->rank - (op->transpose_b ? 2 : 1)];
+          if (ka != kb)
+            why = "the inner dimensions of the operands (as multiplied) differ";
+          else if (in2->rank > 2 && (in2->rank != in->rank ||
+                                     memcmp (in->shape, in2->shape, (in->rank - 2) * sizeof in->shape[0]) != 0))
+            why = "the batch dimensions of the inputs differ";
+          else if (out->rank != in->rank || memcmp (out->shape, in->shape, (in->rank - 2) * sizeof in->shape[0]) != 0 ||
+                   out->shape[out->rank - 2] != m || out->shape[out->rank - 1] != n)
+            why = "the output is not [..., m, n]";
+        }
       break;
     case PLX_IR_ADD:
     case PLX_IR_MUL:
@@ -382,6 +541,32 @@ check_shapes (const PlxIrGraph *g, const PlxIrOp *op, const char *source, const 
     case PLX_IR_SEND:
       if (!same_shape (out, in))
         why = "the output is not the input's shape";
+      break;
+    case PLX_IR_RELU_GRAD:
+    case PLX_IR_GELU_GRAD:
+    case PLX_IR_TANH_GRAD:
+    case PLX_IR_SOFTMAX_GRAD:
+    case PLX_IR_LOSS_GRAD:
+    case PLX_IR_LAYER_NORM_GRAD:
+    case PLX_IR_RMS_NORM_GRAD:
+      if (!same_shape (out, in2) || (op->kind != PLX_IR_LOSS_GRAD && !same_shape (in, in2)))
+        why = "the gradient is not the shape of the input it is taken for";
+      /* A norm's weight and bias gradients are the weight's shape; without a weight
+       * there are none. */
+      if (why == NULL && op->n_outputs > 1 && op->n_inputs < 3)
+        why = "weight gradients without the weight";
+      for (guint i = 1; why == NULL && i < op->n_outputs; i++)
+        if (!same_shape (tensor_at (g, op->outputs[i]), tensor_at (g, op->inputs[2])))
+          why = "a weight's gradient is not the weight's shape";
+      break;
+    case PLX_IR_GATHER_GRAD:
+      if (in->rank != in2->rank + 1 || memcmp (in->shape, in2->shape, in2->rank * sizeof in2->shape[0]) != 0 ||
+          out->rank != 2 || out->shape[1] != in->shape[in->rank - 1])
+        why = "the gradient is not the indices' shape and the table's width, or the table is not [V, h]";
+      break;
+    case PLX_IR_EXPAND:
+      if (plx_ir_tensor_elements (out) % plx_ir_tensor_elements (in) != 0)
+        why = "the output is not a whole number of copies of the input";
       break;
     case PLX_IR_RESHAPE:
     case PLX_IR_TRANSPOSE:
@@ -431,6 +616,7 @@ check_shapes (const PlxIrGraph *g, const PlxIrOp *op, const char *source, const 
         break;
       }
     case PLX_IR_REDUCE_MEAN:
+    case PLX_IR_REDUCE_SUM:
       if (plx_ir_tensor_elements (out) > plx_ir_tensor_elements (in) ||
           plx_ir_tensor_elements (in) % plx_ir_tensor_elements (out) != 0)
         why = "the output is not a reduction of the input";
@@ -441,13 +627,15 @@ check_shapes (const PlxIrGraph *g, const PlxIrOp *op, const char *source, const 
     default:
       break;
     }
-  if (op->kind == PLX_IR_SEND && (op->n_devices != 1 || op->peer == op->devices[0]))
-    why = "a send runs on one device and goes to another";
+  for (guint d = 0; op->kind == PLX_IR_SEND && d < op->n_devices; d++)
+    if (op->peers[d] == op->devices[d])
+      why = "a device sends to itself";
   if (plx_ir_kind_is_collective (op->kind) && op->kind != PLX_IR_SEND)
     {
       /* One tensor a device of the group, in the group's order, or one standing for
        * each device's own (the SPMD shorthand); all of one shape. */
-      if ((op->n_inputs != 1 && op->n_inputs != op->n_devices) || (op->n_outputs != 1 && op->n_outputs != op->n_devices))
+      if ((op->n_inputs != 1 && (op->n_inputs != op->n_devices || op->groups > 1)) ||
+          (op->n_outputs != 1 && (op->n_outputs != op->n_devices || op->groups > 1)))
         why = "a collective takes one input (and output) or one per device of its group";
       for (guint i = 1; why == NULL && i < op->n_inputs; i++)
         if (!same_shape (tensor_at (g, op->inputs[i]), in))
@@ -483,16 +671,20 @@ static gboolean
 parse_op (JsonObject *obj, const char *source, const char *path, PlxIrGraph *g, GHashTable *tensor_names,
           GHashTable *op_names, PlxIrOp *op, GError **error)
 {
-  static const char *const keys[] = { "name", "op", "inputs", "outputs", "devices", "axis", "peer", NULL };
+  static const char *const keys[] = { "name", "op", "inputs", "outputs", "devices", "axis", "peer", "peers",
+                                      "transpose_a", "transpose_b", "groups", NULL };
   const char *name = NULL, *kind = NULL;
-  guint64 axis = G_MAXUINT64, peer = 0;
+  guint64 axis = G_MAXUINT64, peer = G_MAXUINT64, groups = 1;
   guint k;
 
   if (!plx_json_check_keys (obj, source, path, keys, error) ||
       !plx_json_get_string (obj, source, path, "name", TRUE, &name, error) ||
       !plx_json_get_string (obj, source, path, "op", TRUE, &kind, error) ||
       !plx_json_get_uint (obj, source, path, "axis", FALSE, 0, PLX_IR_MAX_RANK - 1, &axis, error) ||
-      !plx_json_get_uint (obj, source, path, "peer", FALSE, 0, g->n_devices - 1, &peer, error))
+      !plx_json_get_uint (obj, source, path, "peer", FALSE, 0, g->n_devices - 1, &peer, error) ||
+      !plx_json_get_bool (obj, source, path, "transpose_a", &op->transpose_a, error) ||
+      !plx_json_get_bool (obj, source, path, "transpose_b", &op->transpose_b, error) ||
+      !plx_json_get_uint (obj, source, path, "groups", FALSE, 1, MAX_ITEMS, &groups, error))
     return FALSE;
   if (g_hash_table_contains (op_names, name))
     {
@@ -513,11 +705,28 @@ parse_op (JsonObject *obj, const char *source, const char *path, PlxIrGraph *g, 
   op->name = g_strdup (name);
   op->kind = (PlxIrKind) k;
   op->axis = axis == G_MAXUINT64 ? -1 : (gint) axis;
-  op->peer = (guint) peer;
   if (!parse_refs (obj, source, path, "inputs", tensor_names, &op->inputs, &op->n_inputs, error) ||
       !parse_refs (obj, source, path, "outputs", tensor_names, &op->outputs, &op->n_outputs, error) ||
-      !parse_devices (obj, source, path, g->n_devices, op, error))
+      !parse_devices (obj, source, path, "devices", g->n_devices, &op->devices, &op->n_devices, error) ||
+      !parse_peers (obj, source, path, g->n_devices, peer, op, error))
     return FALSE;
+  op->groups = (guint) groups;
+  if (groups > 1 && (!plx_ir_kind_is_collective (op->kind) || op->kind == PLX_IR_SEND ||
+                     op->n_devices % groups != 0))
+    {
+      g_autofree char *n = plx_printable (name);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %s.groups: %s \"%s\" on %u devices cannot be %u "
+                   "groups (a collective's devices, in groups of equal size)", source, path, kinds[k].name, n,
+                   op->n_devices, (guint) groups);
+      return FALSE;
+    }
+  if ((op->transpose_a || op->transpose_b) && op->kind != PLX_IR_MATMUL)
+    {
+      g_autofree char *n = plx_printable (name);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %s.transpose_%c: op \"%s\" is a %s, not a matmul",
+                   source, path, op->transpose_a ? 'a' : 'b', n, kinds[k].name);
+      return FALSE;
+    }
   if (op->n_inputs < kinds[k].min_in || (kinds[k].max_in > 0 && op->n_inputs > kinds[k].max_in) ||
       op->n_outputs < kinds[k].min_out || (kinds[k].max_out > 0 && op->n_outputs > kinds[k].max_out))
     {
@@ -596,6 +805,7 @@ plx_ir_graph_new_from_json (JsonNode   *node,
           op_free (op);
           return NULL;
         }
+      op->origin = (gint) i;
       g_ptr_array_add (g->ops, op);
       g_hash_table_insert (op_names, op->name, op);
       /* Topological order, one writer per tensor: an op reads graph inputs and what
@@ -689,6 +899,11 @@ plx_ir_graph_to_json (const PlxIrGraph *graph)
       json_builder_end_array (b);
       json_builder_set_member_name (b, "dtype");
       json_builder_add_string_value (b, plx_dtype_to_string (t->dtype));
+      if (t->role != PLX_IR_ROLE_DATA)
+        {
+          json_builder_set_member_name (b, "role");
+          json_builder_add_string_value (b, plx_ir_role_to_string (t->role));
+        }
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -716,10 +931,33 @@ plx_ir_graph_to_json (const PlxIrGraph *graph)
           json_builder_set_member_name (b, "axis");
           json_builder_add_int_value (b, op->axis);
         }
-      if (op->kind == PLX_IR_SEND)
+      if (op->kind == PLX_IR_SEND && op->n_devices == 1)
         {
           json_builder_set_member_name (b, "peer");
-          json_builder_add_int_value (b, op->peer);
+          json_builder_add_int_value (b, op->peers[0]);
+        }
+      else if (op->kind == PLX_IR_SEND)
+        {
+          json_builder_set_member_name (b, "peers");
+          json_builder_begin_array (b);
+          for (guint d = 0; d < op->n_devices; d++)
+            json_builder_add_int_value (b, op->peers[d]);
+          json_builder_end_array (b);
+        }
+      if (op->groups > 1)
+        {
+          json_builder_set_member_name (b, "groups");
+          json_builder_add_int_value (b, op->groups);
+        }
+      if (op->transpose_a || op->transpose_b)
+        {
+          json_builder_set_member_name (b, op->transpose_a ? "transpose_a" : "transpose_b");
+          json_builder_add_boolean_value (b, TRUE);
+          if (op->transpose_a && op->transpose_b)
+            {
+              json_builder_set_member_name (b, "transpose_b");
+              json_builder_add_boolean_value (b, TRUE);
+            }
         }
       json_builder_end_object (b);
     }

@@ -81,7 +81,7 @@ test_mlp (void)
     if (((const PlxIrOp *) g->ops->pdata[i])->kind == PLX_IR_MATMUL)
       flops += plx_ir_op_flops (g, g->ops->pdata[i]);
   g_assert_cmpfloat (flops, ==, 2.0 * 64 * (1024.0 * 4096 + 4096.0 * 1024));
-  g_assert_cmpuint (find (g, "to_0")->peer, ==, 0);
+  g_assert_cmpuint (find (g, "to_0")->peers[0], ==, 0);
   g_assert_cmpint (((const PlxIrTensor *) g->tensors->pdata[0])->producer, ==, -1);
 }
 
@@ -169,7 +169,24 @@ test_errors (void)
        "-1");
   /* A send to itself. */
   BAD ("\"devices\": [1], \"peer\": 0", "\"devices\": [1], \"peer\": 1", PLX_ERROR_INCONSISTENT,
-       "send \"to_0\"", "goes to another");
+       "send \"to_0\"", "a device sends to itself");
+  /* A send from one device given as a list of receivers that does not match. */
+  BAD ("\"devices\": [1], \"peer\": 0", "\"devices\": [1], \"peers\": [0, 1]", PLX_ERROR_INCONSISTENT,
+       "ops[7].peers: send \"to_0\" has 1 devices and 2 peers");
+  /* A receiver on an op that is not a send. */
+  BAD ("\"outputs\": [\"a_1\"], \"devices\": [1]", "\"outputs\": [\"a_1\"], \"devices\": [1], \"peer\": 0",
+       PLX_ERROR_INCONSISTENT, "ops[3].peer: op \"relu_1\" is a relu; only a send has one");
+  /* A transposed operand on an op that is not a matmul. */
+  BAD ("\"outputs\": [\"a_1\"], \"devices\": [1]", "\"outputs\": [\"a_1\"], \"devices\": [1], \"transpose_a\": true",
+       PLX_ERROR_INCONSISTENT, "ops[3].transpose_a: op \"relu_1\" is a relu, not a matmul");
+  /* A transposed weight whose dimensions then do not meet. */
+  BAD ("\"inputs\": [\"x\", \"w1_0\"], \"outputs\": [\"h_0\"], \"devices\": [0]",
+       "\"inputs\": [\"x\", \"w1_0\"], \"outputs\": [\"h_0\"], \"devices\": [0], \"transpose_b\": true",
+       PLX_ERROR_INCONSISTENT, "matmul \"fc1_0\" ([64, 1024], [1024, 2048] -> [64, 2048])",
+       "the inner dimensions of the operands (as multiplied) differ");
+  /* A role that is not one. */
+  BAD ("{ \"name\": \"x\", \"shape\": [64, 1024] }", "{ \"name\": \"x\", \"shape\": [64, 1024], \"role\": \"bias\" }",
+       PLX_ERROR_INVALID_VALUE, "tensors[0].role: \"bias\" is not a role (data, weight, constant, state)");
   /* An all-gather whose output is not the group's parts side by side. */
   BAD ("\"op\": \"all_reduce\", \"inputs\": [\"y_0\", \"y_1\"]", "\"op\": \"all_gather\", \"inputs\": [\"y_0\", \"y_1\"]",
        PLX_ERROR_INCONSISTENT, "all_gather \"sum\"", "the whole is not the part times the group");
@@ -210,7 +227,12 @@ test_simulate (void)
    * (its 268 MFLOP take 2.68 us); ReLU reads and writes 64 x 2048 x 2 B: 0.524288 us;
    * fc2 moves 4,718,592 B: 4.718592 us; the ring all-reduce of 262,144 B over 2
    * ranks moves 2(n-1)/n of it: 2.62144 us; the send the same 262,144 B: 2.62144 us.
-   * 15.07328 us in all, and device 0 busy all of it: the send occupies both ends. */
+   * 15.07328 us in all: device 0 computes 9.8304 us and communicates 5.24288 us (the
+   * send occupies both ends).
+   * Memory on device 0: x (131,072 B), w1_0 and w2_0 (4,194,304 B each) held
+   * throughout, 8,519,680 B; at most two 262,144 B intermediates live at once (h_0
+   * and a_0 during the ReLU; a_0 and y_0 during fc2, h_0 freed as fc2 starts; y_0 and
+   * y; y and y_at_0): 9,043,968 B. */
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxIrGraph) g = load (MLP_TP2, &error);
   g_autoptr (JsonNode) cluster_node = plx_json_parse_data (TEST_IDEAL_CLUSTER (1, 1e11, 1e10), -1, "ideal", NULL);
@@ -225,7 +247,12 @@ test_simulate (void)
   g_assert_cmpfloat_with_epsilon (run.op_end_s[4], 4.58752e-6 + 0.524288e-6 + 4.718592e-6, 1e-15);
   g_assert_cmpfloat_with_epsilon (run.op_end_s[6] - run.op_start_s[6], 2.62144e-6, 1e-15);
   g_assert_cmpfloat_with_epsilon (run.makespan_s, 15.07328e-6, 1e-15);
-  g_assert_cmpfloat_with_epsilon (run.device_busy_s[0], 15.07328e-6, 1e-15);
+  g_assert_cmpfloat_with_epsilon (run.device_compute_s[0], 9.8304e-6, 1e-15);
+  g_assert_cmpfloat_with_epsilon (run.device_comm_s[0], 5.24288e-6, 1e-15);
+  g_assert_cmpfloat (run.device_input_bytes[0], ==, 8519680.0);
+  g_assert_cmpfloat (run.device_peak_bytes[0], ==, 9043968.0);
+  g_assert_cmpfloat (run.device_peak_bytes[1], ==, 9043968.0);
+  g_assert_cmpfloat (run.flops, ==, 2.0 * (2 * 64.0 * 2048 * 1024 + 2 * 64.0 * 1024 * 2048 + 64.0 * 2048));
   g_assert_cmpfloat_with_epsilon (run.device_free_s[1], 15.07328e-6, 1e-15);
   plx_ir_run_clear (&run);
   /* A program for more devices than the cluster has is refused by name. */
