@@ -169,6 +169,34 @@ PlxIrGraph *plx_ir_training_graph (const PlxIrGraph  *forward,
                                    const char        *source,
                                    GError           **error);
 
+typedef enum
+{
+  PLX_IR_SCHEDULE_GPIPE,  /* every micro-batch's forward, then every backward */
+  PLX_IR_SCHEDULE_1F1B,   /* PipeDream-Flush: warm up, then one forward one backward */
+} PlxIrSchedule;
+
+/* How a training program is spread: data parallel `dp` (the batch split, weights
+ * replicated, gradients all-reduced), tensor parallel `tp` (weights split, Megatron's
+ * column then row), `pp` pipeline stages, the batch in `micro_batches`. */
+typedef struct
+{
+  guint         dp, tp, pp, micro_batches;
+  PlxIrSchedule schedule;
+} PlxIrParallel;
+
+/* The distributed program of a training graph (plx_ir_training_graph) on
+ * pp x dp x tp devices (device = stage * dp * tp + d * tp + t): each tensor's
+ * sharding over the micro-batch, data and tensor axes found op by op, collectives
+ * where an op needs what its input is not (docs/ir.md, "Parallel programs"); the
+ * forward ops split into pp contiguous stages of about equal time on `cluster`, each
+ * backward and update op on its forward op's stage, sends between stages, each
+ * stage's ops in the schedule's order. */
+PlxIrGraph *plx_ir_parallelize (const PlxIrGraph    *training,
+                                const PlxIrParallel *parallel,
+                                const PlxCluster    *cluster,
+                                const char          *source,
+                                GError             **error);
+
 gint64      plx_ir_tensor_elements (const PlxIrTensor *tensor);
 double      plx_ir_tensor_bytes (const PlxIrTensor *tensor);
 /* Floating-point operations of one run of the op: 2mnk a matmul; a few per element

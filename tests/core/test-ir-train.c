@@ -166,6 +166,188 @@ test_refusals (void)
                   "f.json: op \"ar\" (all_reduce): a forward graph has no communication");
 }
 
+static PlxCluster *
+ideal_node (void)
+{
+  g_autoptr (JsonNode) node = plx_json_parse_data (TEST_IDEAL_CLUSTER (1, 1e11, 1e10), -1, "ideal", NULL);
+  return plx_cluster_new_from_json (node, "ideal", NULL);
+}
+
+static PlxIrGraph *
+lower (const char *file, guint dp, guint tp, guint pp, guint m, PlxIrSchedule schedule, GError **error)
+{
+  g_autoptr (PlxIrGraph) fwd = load_file (file);
+  g_autoptr (PlxIrGraph) t = plx_ir_training_graph (fwd, PLX_IR_OPTIMIZER_SGD, file, error);
+  g_autoptr (PlxCluster) c = ideal_node ();
+  PlxIrParallel par = { dp, tp, pp, m, schedule };
+
+  if (t == NULL)
+    return NULL;
+  return plx_ir_parallelize (t, &par, c, file, error);
+}
+
+static const PlxIrTensor *
+tensor_named (const PlxIrGraph *g, guint index)
+{
+  return g->tensors->pdata[index];
+}
+
+static void
+test_mlp_dp_tp (void)
+{
+  /* Data parallel 2 x tensor parallel 2 on the two-layer MLP (DistIR's D2.H2).
+   * Tensor parallel: w1 split by column (fc1's input is whole), so h1 and a1 are
+   * split along their width; fc2 contracts over that width, so w2 is split by row
+   * and h2 is a partial sum, all-reduced before the ReLU (Megatron's g). x is data:
+   * no gradient, so no backward all-reduce (Megatron's f). Data parallel: the batch
+   * split, each weight gradient a partial sum over the two replicas, all-reduced
+   * before its update. So 3 collectives: h2 over the tensor pair ([32, 1024] bf16 on
+   * each device), dW1 and dW2 over the data pair ([1024, 512] and [512, 1024]). */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) p = lower ("mlp-2layer.json", 2, 2, 1, 1, PLX_IR_SCHEDULE_1F1B, &error);
+  g_autoptr (PlxCluster) c = ideal_node ();
+  guint n_ar = 0, n_tp = 0, n_dp = 0;
+  PlxIrRun run;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (p->n_devices, ==, 4);
+  g_assert_cmpuint (p->ops->len, ==, 16);
+  for (guint i = 0; i < p->ops->len; i++)
+    {
+      const PlxIrOp *op = p->ops->pdata[i];
+      const PlxIrTensor *in = tensor_named (p, op->inputs[0]);
+      if (op->kind != PLX_IR_ALL_REDUCE)
+        {
+          g_assert_false (plx_ir_kind_is_collective (op->kind));
+          continue;
+        }
+      n_ar++;
+      g_assert_cmpuint (op->groups, ==, 2);
+      if (op->devices[1] == 1)
+        {
+          /* tensor-parallel pairs are neighbours: {0, 1}, {2, 3} */
+          n_tp++;
+          g_assert_cmpstr (in->name, ==, "h2");
+          g_assert_cmpint (in->shape[0], ==, 32);
+          g_assert_cmpint (in->shape[1], ==, 1024);
+        }
+      else
+        {
+          /* data-parallel pairs strided: {0, 2}, {1, 3} */
+          n_dp++;
+          g_assert_cmpuint (op->devices[1], ==, 2);
+          g_assert_cmpfloat (plx_ir_tensor_bytes (in), ==, 1024.0 * 512 * 2);
+        }
+    }
+  g_assert_cmpuint (n_ar, ==, 3);
+  g_assert_cmpuint (n_tp, ==, 1);
+  g_assert_cmpuint (n_dp, ==, 2);
+  g_assert_true (plx_ir_graph_check (p, "dp2-tp2", &error));
+  g_assert_no_error (error);
+
+  /* No work is repeated: the four devices' matmul FLOPs add up to one device's
+   * 671,088,640. Each device holds a quarter of the weights and half the batch:
+   * 2 x 1 MiB + x and z (32 x 1024 x 2 B each) = 2,228,224 B of inputs. */
+  g_assert_true (plx_ir_simulate (p, c, &run, &error));
+  g_assert_cmpfloat (matmul_flops (p) * 4, ==, 5 * 2.0 * 64 * 1024 * 1024);
+  g_assert_cmpfloat (run.device_input_bytes[3], ==, 2228224.0);
+  plx_ir_run_clear (&run);
+}
+
+/* The order device 0 runs its ops in, as "F0 F1 B0 ..." (each micro-batch's forward
+ * or backward at its first op). */
+static char *
+task_order (const PlxIrGraph *p)
+{
+  GString *s = g_string_new (NULL);
+  char last[32] = "";
+
+  for (guint i = 0; i < p->ops->len; i++)
+    {
+      const PlxIrOp *op = p->ops->pdata[i];
+      const char *hash = strrchr (op->name, '#');
+      char now[32];
+
+      if (op->devices[0] != 0 || hash == NULL || op->kind == PLX_IR_SEND || op->phase == PLX_IR_PHASE_OPTIMIZER)
+        continue;
+      g_snprintf (now, sizeof now, "%c%s", op->phase == PLX_IR_PHASE_FORWARD ? 'F' : 'B', hash + 1);
+      if (!g_str_equal (now, last))
+        g_string_append_printf (s, "%s%s", s->len ? " " : "", now);
+      g_strlcpy (last, now, sizeof last);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+test_mlp_pipeline (void)
+{
+  /* Two stages, four micro-batches of 16. The forward ops' times on one GPU are fc1
+   * 2.359 us, ReLU 0.262, fc2 2.359, ReLU 0.262, loss 0.262: half of the 5.505 us
+   * falls nearest the boundary after the first ReLU, so stage 0 is fc1 and its ReLU.
+   * Each micro-batch sends a1 forward and its gradient back: 8 sends. Stage 0 under
+   * 1F1B (Narayanan et al. 2021 §2.2) warms up with one forward, then alternates; each
+   * stage adds its weight's four gradients in 3 adds. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) p = lower ("mlp-2layer.json", 1, 1, 2, 4, PLX_IR_SCHEDULE_1F1B, &error);
+  g_autoptr (PlxIrGraph) gp = NULL;
+  g_autoptr (PlxCluster) c = ideal_node ();
+  g_autofree char *order = NULL, *gorder = NULL;
+  PlxIrRun run, grun;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (p->n_devices, ==, 2);
+  g_assert_cmpuint (count_kind (p, PLX_IR_SEND), ==, 8);
+  g_assert_cmpuint (count_kind (p, PLX_IR_ADD), ==, 6);
+  g_assert_cmpuint (find_op (p, "fc1#0")->devices[0], ==, 0);
+  g_assert_cmpuint (find_op (p, "relu1#0")->devices[0], ==, 0);
+  g_assert_cmpuint (find_op (p, "fc2#0")->devices[0], ==, 1);
+  g_assert_cmpuint (find_op (p, "update:w1")->devices[0], ==, 0);
+  g_assert_cmpuint (find_op (p, "update:w2")->devices[0], ==, 1);
+  g_assert_cmpint (tensor_named (p, find_op (p, "fc1#2")->inputs[0])->shape[0], ==, 16);
+  order = task_order (p);
+  g_assert_cmpstr (order, ==, "F0 F1 B0 F2 B1 F3 B2 B3");
+  g_assert_true (plx_ir_graph_check (p, "pp2", &error));
+  g_assert_no_error (error);
+
+  /* GPipe runs every forward first, so stage 0 holds all four micro-batches'
+   * activations where 1F1B holds at most two (pp). */
+  gp = lower ("mlp-2layer.json", 1, 1, 2, 4, PLX_IR_SCHEDULE_GPIPE, &error);
+  g_assert_no_error (error);
+  gorder = task_order (gp);
+  g_assert_cmpstr (gorder, ==, "F0 F1 F2 F3 B0 B1 B2 B3");
+  g_assert_true (plx_ir_simulate (p, c, &run, &error));
+  g_assert_true (plx_ir_simulate (gp, c, &grun, &error));
+  g_assert_cmpfloat (grun.device_peak_bytes[0] - grun.device_input_bytes[0], >,
+                     run.device_peak_bytes[0] - run.device_input_bytes[0]);
+  plx_ir_run_clear (&run);
+  plx_ir_run_clear (&grun);
+}
+
+static void
+test_parallel_refusals (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) p = NULL;
+
+  /* A batch of 64 in 128 pieces. */
+  p = lower ("mlp-2layer.json", 4, 1, 1, 32, PLX_IR_SCHEDULE_1F1B, &error);
+  g_assert_null (p);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
+  g_assert_nonnull (strstr (error->message, "mlp-2layer.json: tensor \"x\": dimension 0 (64) does not split into 128 "
+                                            "(micro-batches 32 x data parallel 4)"));
+  g_clear_error (&error);
+  /* More stages than forward ops. */
+  p = lower ("mlp-2layer.json", 1, 1, 6, 1, PLX_IR_SCHEDULE_1F1B, &error);
+  g_assert_null (p);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
+  g_assert_nonnull (strstr (error->message, "6 pipeline stages, but the model has 5 forward ops"));
+  g_clear_error (&error);
+  /* A zero degree. */
+  p = lower ("mlp-2layer.json", 0, 1, 1, 1, PLX_IR_SCHEDULE_1F1B, &error);
+  g_assert_null (p);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -173,5 +355,8 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ir-train/mlp-backward", test_mlp_backward);
   g_test_add_func ("/core/ir-train/mlp-adam", test_mlp_adam);
   g_test_add_func ("/core/ir-train/refusals", test_refusals);
+  g_test_add_func ("/core/ir-train/mlp-dp-tp", test_mlp_dp_tp);
+  g_test_add_func ("/core/ir-train/mlp-pipeline", test_mlp_pipeline);
+  g_test_add_func ("/core/ir-train/parallel-refusals", test_parallel_refusals);
   return g_test_run ();
 }

@@ -1,0 +1,1024 @@
+/* A training graph spread over devices (docs/ir.md, "Parallel programs").
+ *
+ * Three mesh axes: micro-batches (sequential), data parallel, tensor parallel. On
+ * each, a tensor is replicated, split along one dimension, or a partial sum (GSPMD,
+ * Xu et al. 2021 §3.2, for the notation; DistIR's transforms, Santhanam et al. 2021
+ * §3.3, for what each strategy does to an MLP). Data is split along its first
+ * dimension over micro-batches and data-parallel ranks; a weight is replicated over
+ * both, and its sharding over the tensor axis is chosen where a matmul first reads
+ * it: split by column when the matmul's other operand is replicated, by row when
+ * that operand is split along the contracted dimension (Megatron, Shoeybi et al.
+ * 2019 §3). Each op's rule gives its outputs' shardings from its inputs', or asks
+ * for an input replicated first: an all-reduce of a partial sum, an all-gather of a
+ * split, and over micro-batches an accumulation - which is how the gradient
+ * all-reduce of data parallelism and the activation all-reduces of tensor
+ * parallelism arise, from the same rules. */
+#include <math.h>
+#include <string.h>
+
+#include "parallax/plx-error.h"
+#include "parallax/plx-ir.h"
+
+enum { AX_MB, AX_DP, AX_TP, N_AX };
+#define REPL      (-1)
+#define PARTIAL   (-2)
+#define UNDECIDED (-3)
+#define ACCUMULATE PLX_N_IR_KINDS   /* a sharded op's kind: sum over micro-batches */
+
+static const char *const axis_names[N_AX] = { "mb", "dp", "tp" };
+
+typedef struct
+{
+  const char *name;                 /* owned by the table of names */
+  guint    rank;
+  gint64   shape[PLX_IR_MAX_RANK];  /* global */
+  PlxDtype dtype;
+  PlxIrRole role;
+  gint     producer;                /* sharded op, or -1 */
+  gint     st[N_AX];
+  gint     converted[N_AX];         /* its replicated copy on the axis, once made */
+} STensor;
+
+typedef struct
+{
+  const char *name;                 /* owned by the table of names */
+  guint      kind;                  /* PlxIrKind or ACCUMULATE */
+  GArray    *in, *out;              /* guint */
+  gint       axis;
+  gboolean   ta, tb;
+  PlxIrPhase phase;
+  gint       origin;
+  gint       comm_axis;             /* collectives: the axis the group spans */
+} SOp;
+
+typedef struct
+{
+  const PlxIrGraph    *t;
+  const PlxIrParallel *par;
+  const char          *source;
+  guint                size[N_AX];
+  GArray              *tensors;     /* STensor */
+  GPtrArray           *ops;         /* SOp* */
+  GHashTable          *names;
+  guint               *map;         /* training tensor -> sharded tensor */
+} Shard;
+
+static void
+sop_free (gpointer data)
+{
+  SOp *op = data;
+
+  g_array_unref (op->in);
+  g_array_unref (op->out);
+  g_free (op);
+}
+
+static STensor *
+st_at (Shard *s, guint i)
+{
+  return &g_array_index (s->tensors, STensor, i);
+}
+
+static const char *
+unique (Shard *s, const char *base)
+{
+  char *name = g_strdup (base);
+
+  for (guint k = 2; g_hash_table_contains (s->names, name); k++)
+    {
+      g_free (name);
+      name = g_strdup_printf ("%s~%u", base, k);
+    }
+  g_hash_table_add (s->names, name);
+  return name;
+}
+
+static guint
+add_tensor (Shard *s, const STensor *like, const char *name)
+{
+  STensor t = *like;
+
+  t.name = unique (s, name);
+  t.producer = -1;
+  for (guint a = 0; a < N_AX; a++)
+    t.converted[a] = -1;
+  g_array_append_val (s->tensors, t);
+  return s->tensors->len - 1;
+}
+
+static SOp *
+add_op (Shard *s, const char *name, guint kind, const PlxIrOp *from)
+{
+  SOp *op = g_new0 (SOp, 1);
+
+  op->name = unique (s, name);
+  op->kind = kind;
+  op->in = g_array_new (FALSE, FALSE, sizeof (guint));
+  op->out = g_array_new (FALSE, FALSE, sizeof (guint));
+  op->axis = -1;
+  op->phase = from->phase;
+  op->origin = from->origin;
+  op->comm_axis = -1;
+  g_ptr_array_add (s->ops, op);
+  return op;
+}
+
+/* Tensor i made replicated over axis a, by the op `from` needs it for: an
+ * all-reduce of a partial sum, an all-gather of a split, an accumulation over
+ * micro-batches; one copy however many ops need it. */
+static gboolean
+replicate (Shard *s, guint *i, guint a, const PlxIrOp *from, GError **error)
+{
+  STensor *t = st_at (s, *i);
+  gint state = t->st[a];
+  g_autofree char *name = NULL;
+  guint out;
+  SOp *op;
+
+  if (state == REPL || state == UNDECIDED)
+    {
+      t->st[a] = REPL;
+      return TRUE;
+    }
+  if (t->converted[a] >= 0)
+    {
+      *i = (guint) t->converted[a];
+      return TRUE;
+    }
+  if (a == AX_MB && state != PARTIAL)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED, "%s: op \"%s\" (%s) needs all of tensor \"%s\" at once, "
+                   "which micro-batches split; use micro_batches 1", s->source, from->name,
+                   plx_ir_kind_to_string (from->kind), t->name);
+      return FALSE;
+    }
+  name = g_strdup_printf ("%s:%s.%s", t->name, state == PARTIAL ? (a == AX_MB ? "acc" : "ar") : "ag", axis_names[a]);
+  out = add_tensor (s, t, name);
+  st_at (s, out)->st[a] = REPL;
+  op = add_op (s, st_at (s, out)->name, a == AX_MB ? ACCUMULATE : state == PARTIAL ? PLX_IR_ALL_REDUCE
+                                                                 : PLX_IR_ALL_GATHER, from);
+  op->comm_axis = (gint) a;
+  if (state >= 0)
+    op->axis = state;
+  g_array_append_val (op->in, *i);
+  g_array_append_val (op->out, out);
+  st_at (s, out)->producer = (gint) s->ops->len - 1;
+  st_at (s, *i)->converted[a] = (gint) out;
+  *i = out;
+  return TRUE;
+}
+
+/* Where each of the small tensor's dimensions is among the big one's, matching
+ * sizes in order; FALSE if they are not all found. */
+static gboolean
+match_dims (guint small_rank, const gint64 *small, guint big_rank, const gint64 *big, gint *map)
+{
+  guint j = 0;
+
+  for (guint i = 0; i < small_rank; i++)
+    {
+      while (j < big_rank && big[j] != small[i])
+        j++;
+      if (j == big_rank)
+        return FALSE;
+      map[i] = (gint) j++;
+    }
+  return TRUE;
+}
+
+static gint
+decide (Shard *s, guint i, guint a, gint want)
+{
+  STensor *t = st_at (s, i);
+
+  if (t->st[a] == UNDECIDED)
+    t->st[a] = want;
+  return t->st[a];
+}
+
+static gboolean
+is_last_dim_op (PlxIrKind kind)
+{
+  return kind == PLX_IR_SOFTMAX || kind == PLX_IR_LAYER_NORM || kind == PLX_IR_RMS_NORM || kind == PLX_IR_LOSS ||
+         kind == PLX_IR_SOFTMAX_GRAD || kind == PLX_IR_LAYER_NORM_GRAD || kind == PLX_IR_RMS_NORM_GRAD ||
+         kind == PLX_IR_LOSS_GRAD;
+}
+
+/* The output shardings of one op over axis a from its inputs' (in[]), or the index
+ * of an input to replicate first (*redo). With every input replicated, every rule
+ * gives replicated outputs. */
+static void
+rule (Shard *s, const PlxIrOp *op, const guint *in, guint a, gint *out, gint *redo)
+{
+  const PlxIrTensor *o = s->t->tensors->pdata[op->outputs[0]];
+  const STensor *x = st_at (s, in[0]);
+  const STensor *y = op->n_inputs > 1 ? st_at (s, in[1]) : NULL;
+  gint sx = x->st[a], sy = y != NULL ? y->st[a] : REPL, r = (gint) x->rank;
+  gint map[PLX_IR_MAX_RANK];
+
+  *redo = -1;
+  for (guint j = 0; j < op->n_outputs; j++)
+    out[j] = REPL;
+  if (op->kind != PLX_IR_MATMUL && op->kind != PLX_IR_ADD && op->kind != PLX_IR_MUL &&
+      op->kind != PLX_IR_OPTIMIZER)
+    for (guint j = 0; j < op->n_inputs; j++)
+      decide (s, in[j], a, REPL);
+  sx = x->st[a];
+  sy = y != NULL ? y->st[a] : REPL;
+
+  switch (op->kind)
+    {
+    case PLX_IR_MATMUL:
+      {
+        /* [..., m, k] x [k, n]: A split along m or a batch dimension keeps it; B
+         * split along n likewise; both along k give partial sums (Megatron's row
+         * split); a partial sum times a replicated matrix stays one. */
+        gint rb = (gint) y->rank;
+        gint ma = r - (op->transpose_a ? 1 : 2), ka = r - (op->transpose_a ? 2 : 1);
+        gint kb = rb - (op->transpose_b ? 1 : 2), nb = rb - (op->transpose_b ? 2 : 1);
+
+        sx = decide (s, in[0], a, REPL);
+        sy = decide (s, in[1], a, sx == ka ? kb : sx == REPL ? nb : REPL);
+        if (sx == REPL && sy == REPL)
+          out[0] = REPL;
+        else if ((sx == PARTIAL && sy == REPL) || (sx == REPL && sy == PARTIAL))
+          out[0] = PARTIAL;
+        else if (sx >= 0 && sx < r - 2)
+          {
+            if (rb == 2 ? sy == REPL : (sy == sx || sy == REPL))
+              out[0] = sx;
+            else
+              *redo = 1;
+          }
+        else if (sx == ma)
+          {
+            if (sy == REPL)
+              out[0] = r - 2;
+            else
+              *redo = 1;
+          }
+        else if (sx == ka)
+          {
+            if (sy == kb)
+              out[0] = PARTIAL;
+            else
+              *redo = sy == REPL ? 0 : 1;
+          }
+        else if (sx == REPL)
+          {
+            if (sy == nb)
+              out[0] = r - 1;
+            else if (rb > 2 && sy >= 0 && sy < rb - 2)
+              out[0] = sy;
+            else
+              *redo = 1;
+          }
+        else
+          *redo = 0;
+        return;
+      }
+    case PLX_IR_ADD:
+    case PLX_IR_MUL:
+      {
+        /* b broadcasts over a's leading dimensions: aligned from the right. */
+        gint off = r - (gint) y->rank, mapped;
+
+        sx = decide (s, in[0], a, REPL);
+        sy = decide (s, in[1], a, sx >= off && y->shape[sx - off] == x->shape[sx] ? sx - off : REPL);
+        if (sx == PARTIAL || sy == PARTIAL)
+          {
+            /* A sum of partial sums is one; a product is linear in one factor. */
+            if (op->kind == PLX_IR_ADD)
+              {
+                if (sx == PARTIAL && sy == PARTIAL && off == 0)
+                  out[0] = PARTIAL;
+                else
+                  *redo = sx == PARTIAL ? 0 : 1;
+              }
+            else if (sx == PARTIAL && sy == REPL)
+              out[0] = PARTIAL;
+            else if (sy == PARTIAL && sx == REPL)
+              out[0] = PARTIAL;
+            else
+              *redo = 1;
+            return;
+          }
+        mapped = sy >= 0 ? sy + off : REPL;
+        if (sx == mapped || sy == REPL)
+          out[0] = sx;
+        else if (sx == REPL && y->shape[sy] == x->shape[mapped])
+          out[0] = mapped;
+        else
+          *redo = 1;
+        return;
+      }
+    case PLX_IR_RELU:
+    case PLX_IR_GELU:
+    case PLX_IR_TANH:
+    case PLX_IR_SOFTMAX:
+    case PLX_IR_LAYER_NORM:
+    case PLX_IR_RMS_NORM:
+    case PLX_IR_LOSS:
+      /* Not linear: a partial sum is summed first; a row-wise op needs its rows. */
+      if (sx == PARTIAL || (is_last_dim_op (op->kind) && sx == r - 1))
+        *redo = 0;
+      else if (op->kind == PLX_IR_LOSS && (sy == PARTIAL || (sy >= 0 && sy != sx)))
+        *redo = 1;
+      else if (op->kind != PLX_IR_LOSS && op->n_inputs > 1 && sy != REPL)
+        *redo = 1;
+      else if (op->kind != PLX_IR_LOSS && op->n_inputs > 2 && st_at (s, in[2])->st[a] != REPL)
+        *redo = 2;
+      else
+        out[0] = op->kind == PLX_IR_LOSS && sx >= 0 ? PARTIAL : sx;
+      return;
+    case PLX_IR_RELU_GRAD:
+    case PLX_IR_GELU_GRAD:
+    case PLX_IR_TANH_GRAD:
+    case PLX_IR_SOFTMAX_GRAD:
+    case PLX_IR_LOSS_GRAD:
+    case PLX_IR_LAYER_NORM_GRAD:
+    case PLX_IR_RMS_NORM_GRAD:
+      if (sx == PARTIAL || (is_last_dim_op (op->kind) && sx == r - 1))
+        *redo = 0;
+      else if (sy == PARTIAL || (is_last_dim_op (op->kind) && sy == r - 1))
+        *redo = 1;
+      else if (op->n_inputs > 2 && st_at (s, in[2])->st[a] != REPL)
+        *redo = 2;
+      else if (op->kind == PLX_IR_LOSS_GRAD)
+        {
+          if (sy >= 0 && sy != sx)
+            *redo = 1;
+          else
+            out[0] = sx;
+        }
+      else if (sx == sy || sy == REPL)
+        out[0] = sx;
+      else if (sx == REPL)
+        out[0] = sy;
+      else
+        *redo = 1;
+      /* A norm's weight gradients sum over the rows: partial where rows are split. */
+      for (guint j = 1; *redo < 0 && j < op->n_outputs; j++)
+        out[j] = out[0] >= 0 ? PARTIAL : REPL;
+      return;
+    case PLX_IR_REDUCE_MEAN:
+    case PLX_IR_REDUCE_SUM:
+      if (sx == PARTIAL || sx == REPL)
+        out[0] = sx;
+      else if (!match_dims (o->rank, o->shape, x->rank, x->shape, map))
+        *redo = 0;
+      else
+        {
+          out[0] = PARTIAL;    /* the split dimension summed away */
+          for (guint j = 0; j < o->rank; j++)
+            if (map[j] == sx)
+              out[0] = (gint) j;
+        }
+      return;
+    case PLX_IR_EXPAND:
+      if (sx == PARTIAL || sx == REPL)
+        out[0] = sx;
+      else if (!match_dims (x->rank, x->shape, o->rank, o->shape, map))
+        *redo = 0;
+      else
+        out[0] = map[sx];
+      return;
+    case PLX_IR_GATHER:
+      /* The table whole on every device; the lookups split as the indices are. */
+      if (sx != REPL)
+        *redo = 0;
+      else if (sy == PARTIAL)
+        *redo = 1;
+      else
+        out[0] = sy;
+      return;
+    case PLX_IR_GATHER_GRAD:
+      if (sx == r - 1)
+        *redo = 0;
+      else
+        out[0] = sx == REPL ? REPL : PARTIAL;
+      return;
+    case PLX_IR_RESHAPE:
+      if (sx == PARTIAL || sx == REPL)
+        out[0] = sx;
+      else if (sx == 0 && (o->shape[0] % x->shape[0] == 0 || x->shape[0] % o->shape[0] == 0))
+        out[0] = 0;
+      else if (sx == r - 1 && o->shape[o->rank - 1] == x->shape[r - 1])
+        out[0] = (gint) o->rank - 1;
+      else
+        *redo = 0;
+      return;
+    case PLX_IR_TRANSPOSE:
+      if (sx == PARTIAL || sx == REPL)
+        out[0] = sx;
+      else
+        *redo = 0;
+      return;
+    case PLX_IR_CONCAT:
+    case PLX_IR_SPLIT:
+      for (guint j = 0; j < op->n_inputs; j++)
+        if (st_at (s, in[j])->st[a] != sx || sx == (op->axis < 0 ? 0 : op->axis))
+          {
+            *redo = (gint) j;
+            return;
+          }
+      for (guint j = 0; j < op->n_outputs; j++)
+        out[j] = sx;
+      return;
+    case PLX_IR_OPTIMIZER:
+      {
+        /* The update where the weight lives: its gradient summed and split as the
+         * weight is, its optimizer state split alike. */
+        gint sw = decide (s, in[0], a, REPL);
+        if (sy != sw && !(sy == REPL && sw >= 0))
+          {
+            *redo = 1;
+            return;
+          }
+        for (guint j = 2; j < op->n_inputs; j++)
+          if (decide (s, in[j], a, sw) != sw)
+            {
+              *redo = (gint) j;
+              return;
+            }
+        for (guint j = 0; j < op->n_outputs; j++)
+          out[j] = sw;
+        return;
+      }
+    case PLX_IR_ALL_REDUCE:
+    case PLX_IR_ALL_GATHER:
+    case PLX_IR_REDUCE_SCATTER:
+    case PLX_IR_ALL_TO_ALL:
+    case PLX_IR_BROADCAST:
+    case PLX_IR_SEND:
+    case PLX_N_IR_KINDS:
+    default:
+      *redo = 0;
+      return;
+    }
+}
+
+/* The training graph's op i, sharded: inputs made what the rule needs on every
+ * axis, outputs with the shardings it gives. */
+static gboolean
+shard_op (Shard *s, guint i, GError **error)
+{
+  const PlxIrOp *op = s->t->ops->pdata[i];
+  g_autofree guint *in = g_new (guint, MAX (op->n_inputs, 1));
+  g_autofree gint *out = g_new (gint, MAX (op->n_outputs, 1) * N_AX);
+  SOp *sop;
+
+  for (guint j = 0; j < op->n_inputs; j++)
+    in[j] = s->map[op->inputs[j]];
+  for (guint a = 0; a < N_AX; a++)
+    {
+      gint *o = out + a * op->n_outputs;
+      guint tries = 0;
+
+      if (s->size[a] == 1)
+        {
+          for (guint j = 0; j < op->n_outputs; j++)
+            o[j] = REPL;
+          continue;
+        }
+      for (;;)
+        {
+          gint redo;
+          rule (s, op, in, a, o, &redo);
+          if (redo < 0)
+            break;
+          if (++tries > 2 * op->n_inputs + 2)
+            {
+              g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED, "%s: op \"%s\": no sharding over %s settles",
+                           s->source, op->name, axis_names[a]);
+              return FALSE;
+            }
+          if (st_at (s, in[redo])->st[a] == REPL)
+            {
+              /* The rule wants more than this input replicated: replicate them all. */
+              for (guint j = 0; j < op->n_inputs; j++)
+                if (!replicate (s, &in[j], a, op, error))
+                  return FALSE;
+            }
+          else if (!replicate (s, &in[redo], a, op, error))
+            return FALSE;
+        }
+    }
+  sop = add_op (s, op->name, op->kind, op);
+  sop->axis = op->axis;
+  sop->ta = op->transpose_a;
+  sop->tb = op->transpose_b;
+  g_array_append_vals (sop->in, in, op->n_inputs);
+  for (guint j = 0; j < op->n_outputs; j++)
+    {
+      const PlxIrTensor *tt = s->t->tensors->pdata[op->outputs[j]];
+      STensor like = { 0 };
+      guint t;
+
+      like.rank = tt->rank;
+      memcpy (like.shape, tt->shape, sizeof like.shape);
+      like.dtype = tt->dtype;
+      like.role = tt->role;
+      for (guint a = 0; a < N_AX; a++)
+        like.st[a] = out[a * op->n_outputs + j];
+      t = add_tensor (s, &like, tt->name);
+      st_at (s, t)->producer = (gint) s->ops->len - 1;
+      g_array_append_val (sop->out, t);
+      s->map[op->outputs[j]] = t;
+    }
+  return TRUE;
+}
+
+/* Each dimension divided by the axes that split it; FALSE (naming the tensor) if
+ * one does not divide. */
+static gboolean
+local_shape (Shard *s, const STensor *t, gint64 *shape, GError **error)
+{
+  for (guint d = 0; d < t->rank; d++)
+    {
+      guint parts = 1;
+      GString *by = g_string_new (NULL);
+
+      for (guint a = 0; a < N_AX; a++)
+        if (t->st[a] == (gint) d)
+          {
+            parts *= s->size[a];
+            g_string_append_printf (by, "%s%s %u", by->len ? " x " : "",
+                                    a == AX_MB ? "micro-batches" : a == AX_DP ? "data parallel" : "tensor parallel",
+                                    s->size[a]);
+          }
+      if (t->shape[d] % parts != 0)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: tensor \"%s\": dimension %u (%" G_GINT64_FORMAT
+                       ") does not split into %u (%s)", s->source, t->name, d, t->shape[d], parts, by->str);
+          g_string_free (by, TRUE);
+          return FALSE;
+        }
+      g_string_free (by, TRUE);
+      shape[d] = t->shape[d] / parts;
+    }
+  return TRUE;
+}
+
+/* ---- the program: stages, micro-batches, sends, the schedule ------------------- */
+
+enum { TASK_PRE, TASK_F, TASK_B, TASK_POST };
+
+typedef struct
+{
+  Shard       *s;
+  PlxIrGraph  *p;
+  guint        m, pp, per_stage;
+  guint       *stage;        /* per sharded op */
+  guint8      *task;         /* per sharded op: TASK_* */
+  gboolean    *per_mb;       /* per sharded op */
+  GArray     **consumers;    /* per sharded tensor: the stages that read it (guint, unique) */
+  GHashTable  *where;        /* (tensor, instance, stage) -> program tensor + 1 */
+  GHashTable  *names;
+  gint        *acc;          /* per sharded op (ACCUMULATE): the running sum, or -1 */
+  GError     **error;
+} Emit;
+
+static gboolean
+tensor_per_mb (const STensor *t)
+{
+  return t->st[AX_MB] != REPL && t->st[AX_MB] != UNDECIDED;
+}
+
+static gint64
+where_key (Emit *e, guint t, guint k, guint stage)
+{
+  return ((gint64) t * (e->m + 1) + k) * e->pp + stage;
+}
+
+static gint
+where_get (Emit *e, guint t, guint k, guint stage)
+{
+  gint64 key = where_key (e, t, k, stage);
+  return GPOINTER_TO_INT (g_hash_table_lookup (e->where, &key)) - 1;
+}
+
+static void
+where_set (Emit *e, guint t, guint k, guint stage, guint p)
+{
+  gint64 *key = g_new (gint64, 1);
+
+  *key = where_key (e, t, k, stage);
+  g_hash_table_insert (e->where, key, GINT_TO_POINTER ((gint) p + 1));
+}
+
+static const char *
+p_name (Emit *e, const char *base)
+{
+  char *name = g_strdup (base);
+
+  for (guint k = 2; g_hash_table_contains (e->names, name); k++)
+    {
+      g_free (name);
+      name = g_strdup_printf ("%s~%u", base, k);
+    }
+  g_hash_table_add (e->names, name);
+  return name;
+}
+
+/* A program tensor for instance k of sharded tensor t: named after it, "#k" for a
+ * micro-batch's own (always with `numbered`), then `suffix`. */
+static guint
+p_tensor (Emit *e, guint t, guint k, gboolean numbered, const char *suffix)
+{
+  const STensor *st = st_at (e->s, t);
+  gint64 shape[PLX_IR_MAX_RANK];
+  g_autofree char *base = tensor_per_mb (st) || numbered ? g_strdup_printf ("%s#%u%s", st->name, k, suffix)
+                                                         : g_strdup_printf ("%s%s", st->name, suffix);
+
+  local_shape (e->s, st, shape, NULL);   /* checked for every tensor before emitting */
+  return plx_ir_graph_add_tensor (e->p, p_name (e, base), st->rank, shape, st->dtype,
+                                  st->producer < 0 ? st->role : PLX_IR_ROLE_DATA);
+}
+
+/* The program tensor for sharded tensor t, instance k, on `stage`; graph inputs are
+ * made on first use (one tensor, held by each device that reads it). -1: not yet. */
+static gint
+lookup (Emit *e, guint t, guint k, guint stage)
+{
+  const STensor *st = st_at (e->s, t);
+  guint kk = tensor_per_mb (st) ? k : e->m;
+  gint p = where_get (e, t, kk, stage);
+
+  if (p >= 0 || st->producer >= 0)
+    return p;
+  p = (gint) p_tensor (e, t, k, FALSE, "");
+  for (guint s = 0; s < e->pp; s++)
+    where_set (e, t, kk, s, (guint) p);
+  return p;
+}
+
+/* The devices of `stage`, in the order a collective over axis `comm` lists its
+ * groups: tensor-parallel groups are neighbours, data-parallel ones strided. */
+static void
+stage_devices (Emit *e, guint stage, gint comm, guint *devices)
+{
+  guint dp = e->s->size[AX_DP], tp = e->s->size[AX_TP], base = stage * e->per_stage, n = 0;
+
+  if (comm == AX_DP)
+    {
+      for (guint t = 0; t < tp; t++)
+        for (guint d = 0; d < dp; d++)
+          devices[n++] = base + d * tp + t;
+      return;
+    }
+  for (guint i = 0; i < e->per_stage; i++)
+    devices[i] = base + i;
+}
+
+/* Whether sharded op i's instance k can run on its stage now: each input made by
+ * an earlier task is there (ops of one task run in order, so their own outputs are). */
+static gboolean
+ready (Emit *e, guint i, guint k)
+{
+  const SOp *op = e->s->ops->pdata[i];
+
+  for (guint j = 0; j < op->in->len; j++)
+    {
+      guint t = g_array_index (op->in, guint, j);
+      gint producer = st_at (e->s, t)->producer;
+
+      if (producer >= 0 && e->stage[producer] == e->stage[i] && e->task[producer] == e->task[i])
+        continue;   /* made earlier in this task */
+      if (producer >= 0 && lookup (e, t, k, e->stage[i]) < 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+register_output (Emit *e, guint i, guint t, guint k, guint p)
+{
+  const STensor *st = st_at (e->s, t);
+  guint kk = tensor_per_mb (st) ? k : e->m, s = e->stage[i];
+  GArray *readers = e->consumers[t];
+
+  where_set (e, t, kk, s, p);
+  for (guint r = 0; r < readers->len; r++)
+    {
+      guint to = g_array_index (readers, guint, r);
+      g_autofree char *suffix = g_strdup_printf ("@%u", to);
+      g_autofree guint *from_dev = g_new (guint, e->per_stage);
+      guint copy;
+      PlxIrOp *send;
+      g_autofree char *oname = NULL;
+
+      if (to == s)
+        continue;
+      copy = p_tensor (e, t, k, FALSE, suffix);
+      oname = g_strdup_printf ("send:%s", ((PlxIrTensor *) e->p->tensors->pdata[copy])->name);
+      stage_devices (e, s, -1, from_dev);
+      send = plx_ir_graph_add_op (e->p, p_name (e, oname), PLX_IR_SEND, &p, 1, &copy, 1, from_dev, e->per_stage);
+      send->phase = ((const SOp *) e->s->ops->pdata[i])->phase;
+      send->peers = g_new (guint, e->per_stage);
+      stage_devices (e, to, -1, send->peers);
+      where_set (e, t, kk, to, copy);
+    }
+}
+
+static void
+emit_op (Emit *e, guint i, guint k)
+{
+  const SOp *op = e->s->ops->pdata[i];
+  guint s = e->stage[i];
+  g_autofree guint *in = g_new (guint, MAX (op->in->len, 1));
+  g_autofree guint *out = g_new (guint, MAX (op->out->len, 1));
+  g_autofree guint *devices = g_new (guint, e->per_stage);
+  g_autofree char *oname = e->per_mb[i] ? g_strdup_printf ("%s#%u", op->name, k) : g_strdup (op->name);
+  PlxIrOp *pop;
+
+  for (guint j = 0; j < op->in->len; j++)
+    in[j] = (guint) lookup (e, g_array_index (op->in, guint, j), k, s);
+  stage_devices (e, s, op->comm_axis, devices);
+  if (op->kind == ACCUMULATE)
+    {
+      /* Micro-batch k's gradient added to the sum of those before it. */
+      guint t = g_array_index (op->out, guint, 0);
+      if (k == 0)
+        e->acc[i] = (gint) in[0];
+      else
+        {
+          guint both[2] = { (guint) e->acc[i], in[0] };
+          guint sum = p_tensor (e, t, k, TRUE, "");
+          PlxIrOp *add = plx_ir_graph_add_op (e->p, p_name (e, oname), PLX_IR_ADD, both, 2, &sum, 1, devices,
+                                              e->per_stage);
+          add->phase = PLX_IR_PHASE_BACKWARD;
+          e->acc[i] = (gint) sum;
+        }
+      if (k + 1 == e->m)
+        register_output (e, i, t, k, (guint) e->acc[i]);
+      return;
+    }
+  for (guint j = 0; j < op->out->len; j++)
+    out[j] = p_tensor (e, g_array_index (op->out, guint, j), k, FALSE, "");
+  pop = plx_ir_graph_add_op (e->p, p_name (e, oname), (PlxIrKind) op->kind, in, op->in->len, out, op->out->len,
+                             devices, e->per_stage);
+  pop->axis = op->axis;
+  pop->transpose_a = op->ta;
+  pop->transpose_b = op->tb;
+  pop->phase = op->phase;
+  if (op->comm_axis >= 0)
+    pop->groups = e->per_stage / e->s->size[op->comm_axis];
+  for (guint j = 0; j < op->out->len; j++)
+    register_output (e, i, g_array_index (op->out, guint, j), k, out[j]);
+}
+
+/* The forward ops cut into pp runs of about equal time: each cut at the boundary
+ * whose running time is nearest to its share of the whole. */
+static gboolean
+split_stages (const PlxIrGraph *t, guint pp, const PlxCluster *cluster, guint *fwd_stage, guint n_fwd,
+              const char *source, GError **error)
+{
+  g_autofree double *cum = g_new0 (double, n_fwd + 1);
+  guint start = 0;
+
+  if (pp > n_fwd)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %u pipeline stages, but the model has %u forward "
+                   "ops", source, pp, n_fwd);
+      return FALSE;
+    }
+  for (guint i = 0; i < n_fwd; i++)
+    cum[i + 1] = cum[i] + plx_ir_op_time (t, t->ops->pdata[i], cluster);
+  for (guint st = 0; st < pp; st++)
+    {
+      guint end = n_fwd;
+      if (st + 1 < pp)
+        {
+          double target = cum[n_fwd] * (st + 1) / pp;
+          /* at least one op here, and one left for each later stage */
+          guint lo = start + 1, hi = n_fwd - (pp - st - 1);
+          end = lo;
+          for (guint b = lo; b <= hi; b++)
+            if (fabs (cum[b] - target) < fabs (cum[end] - target))
+              end = b;
+        }
+      for (guint i = start; i < end; i++)
+        fwd_stage[i] = st;
+      start = end;
+    }
+  return TRUE;
+}
+
+/* Each stage's tasks in the schedule's order: PRE, the micro-batches' forwards (F)
+ * and backwards (B), POST. GPipe runs every F, then every B (Huang et al. 2019
+ * §2.2); 1F1B warms up with pp - stage - 1 forwards, then alternates (Narayanan et
+ * al. 2021 §2.2, PipeDream-Flush). */
+static GArray *
+stage_tasks (guint stage, guint pp, guint m, PlxIrSchedule schedule)
+{
+  GArray *tasks = g_array_new (FALSE, FALSE, sizeof (guint));
+  guint task;
+
+#define PUSH(kind, k) (task = (kind) | ((k) << 2), g_array_append_val (tasks, task))
+  PUSH (TASK_PRE, 0);
+  if (schedule == PLX_IR_SCHEDULE_GPIPE)
+    {
+      for (guint k = 0; k < m; k++)
+        PUSH (TASK_F, k);
+      for (guint k = 0; k < m; k++)
+        PUSH (TASK_B, k);
+    }
+  else
+    {
+      guint warm = MIN (pp - stage - 1, m), f = 0, b = 0;
+      for (; f < warm; f++)
+        PUSH (TASK_F, f);
+      while (b < m)
+        {
+          if (f < m)
+            {
+              PUSH (TASK_F, f);
+              f++;
+            }
+          PUSH (TASK_B, b);
+          b++;
+        }
+    }
+  PUSH (TASK_POST, 0);
+#undef PUSH
+  return tasks;
+}
+
+PlxIrGraph *
+plx_ir_parallelize (const PlxIrGraph    *training,
+                    const PlxIrParallel *parallel,
+                    const PlxCluster    *cluster,
+                    const char          *source,
+                    GError             **error)
+{
+  g_autoptr (GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GPtrArray) ops = g_ptr_array_new_with_free_func (sop_free);
+  g_autoptr (GArray) tensors = g_array_new (FALSE, FALSE, sizeof (STensor));
+  g_autofree guint *map = g_new0 (guint, MAX (training->tensors->len, 1));
+  Shard s = { training, parallel, source, { parallel->micro_batches, parallel->dp, parallel->tp }, tensors, ops,
+              names, map };
+  guint n_fwd = 0, pp = parallel->pp, n_dev;
+  g_autofree guint *fwd_stage = NULL;
+  g_autoptr (PlxIrGraph) p = NULL;
+  Emit e = { 0 };
+  g_autoptr (GHashTable) where = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr (GHashTable) p_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GPtrArray) tasks = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autofree guint *pos = NULL;
+  guint remaining = 0;
+  gboolean ok = TRUE;
+
+  if (parallel->dp == 0 || parallel->tp == 0 || pp == 0 || parallel->micro_batches == 0 ||
+      (guint64) parallel->dp * parallel->tp * pp > 1u << 20)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: dp %u, tp %u, pp %u, micro-batches %u: each must "
+                   "be at least 1, and dp x tp x pp at most 1048576", source, parallel->dp, parallel->tp, pp,
+                   parallel->micro_batches);
+      return NULL;
+    }
+  n_dev = parallel->dp * parallel->tp * pp;
+
+  /* Shardings, op by op. */
+  for (guint t = 0; t < training->tensors->len; t++)
+    {
+      const PlxIrTensor *tt = training->tensors->pdata[t];
+      STensor like = { 0 };
+
+      if (tt->producer >= 0)
+        continue;   /* named when its op is sharded */
+      like.rank = tt->rank;
+      memcpy (like.shape, tt->shape, sizeof like.shape);
+      like.dtype = tt->dtype;
+      like.role = tt->role;
+      like.st[AX_MB] = like.st[AX_DP] = like.st[AX_TP] = REPL;
+      if (tt->producer < 0 && tt->role == PLX_IR_ROLE_DATA)
+        {
+          if (tt->rank == 0 && (s.size[AX_MB] > 1 || s.size[AX_DP] > 1))
+            {
+              g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: data tensor \"%s\" has no batch "
+                           "dimension to split", source, tt->name);
+              return NULL;
+            }
+          like.st[AX_MB] = s.size[AX_MB] > 1 ? 0 : REPL;
+          like.st[AX_DP] = s.size[AX_DP] > 1 ? 0 : REPL;
+        }
+      else if (tt->producer < 0 && (tt->role == PLX_IR_ROLE_WEIGHT || tt->role == PLX_IR_ROLE_STATE) &&
+               s.size[AX_TP] > 1)
+        like.st[AX_TP] = UNDECIDED;
+      map[t] = add_tensor (&s, &like, tt->name);
+    }
+  for (guint i = 0; i < training->ops->len; i++)
+    {
+      const PlxIrOp *op = training->ops->pdata[i];
+      if (op->phase == PLX_IR_PHASE_FORWARD)
+        n_fwd = MAX (n_fwd, (guint) op->origin + 1);
+      if (!shard_op (&s, i, error))
+        return NULL;
+    }
+  for (guint t = 0; t < tensors->len; t++)
+    {
+      gint64 shape[PLX_IR_MAX_RANK];
+      STensor *st = st_at (&s, t);
+      for (guint a = 0; a < N_AX; a++)
+        if (st->st[a] == UNDECIDED)
+          st->st[a] = REPL;
+      if (!local_shape (&s, st, shape, error))
+        return NULL;
+    }
+
+  /* Stages, tasks. */
+  fwd_stage = g_new0 (guint, MAX (n_fwd, 1));
+  if (!split_stages (training, pp, cluster, fwd_stage, n_fwd, source, error))
+    return NULL;
+  p = plx_ir_graph_new (n_dev);
+  e.s = &s;
+  e.p = p;
+  e.m = parallel->micro_batches;
+  e.pp = pp;
+  e.per_stage = parallel->dp * parallel->tp;
+  e.stage = g_new0 (guint, MAX (ops->len, 1));
+  e.task = g_new0 (guint8, MAX (ops->len, 1));
+  e.per_mb = g_new0 (gboolean, MAX (ops->len, 1));
+  e.acc = g_new (gint, MAX (ops->len, 1));
+  e.consumers = g_new0 (GArray *, MAX (tensors->len, 1));
+  e.where = where;
+  e.names = p_names;
+  e.error = error;
+  for (guint t = 0; t < tensors->len; t++)
+    e.consumers[t] = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < ops->len; i++)
+    {
+      const SOp *op = ops->pdata[i];
+      gboolean mb = op->kind == ACCUMULATE;
+
+      e.acc[i] = -1;
+      e.stage[i] = fwd_stage[MIN ((guint) op->origin, n_fwd - 1)];
+      for (guint j = 0; j < op->out->len; j++)
+        mb |= tensor_per_mb (st_at (&s, g_array_index (op->out, guint, j)));
+      e.per_mb[i] = mb;
+      e.task[i] = mb ? (op->phase == PLX_IR_PHASE_FORWARD ? TASK_F : TASK_B)
+                     : (op->phase == PLX_IR_PHASE_FORWARD ? TASK_PRE : TASK_POST);
+      for (guint j = 0; j < op->in->len; j++)
+        {
+          GArray *c = e.consumers[g_array_index (op->in, guint, j)];
+          gboolean seen = FALSE;
+          for (guint r = 0; r < c->len; r++)
+            seen |= g_array_index (c, guint, r) == e.stage[i];
+          if (!seen)
+            g_array_append_val (c, e.stage[i]);
+        }
+    }
+
+  /* Emit the stages' tasks in turn, each as soon as what it reads has been made. */
+  pos = g_new0 (guint, pp);
+  for (guint st = 0; st < pp; st++)
+    {
+      g_ptr_array_add (tasks, stage_tasks (st, pp, e.m, parallel->schedule));
+      remaining += ((GArray *) tasks->pdata[st])->len;
+    }
+  while (remaining > 0 && ok)
+    {
+      gboolean progress = FALSE;
+      for (guint st = 0; st < pp; st++)
+        for (;;)
+          {
+            GArray *list = tasks->pdata[st];
+            guint task, kind, k;
+            gboolean can = TRUE;
+
+            if (pos[st] == list->len)
+              break;
+            task = g_array_index (list, guint, pos[st]);
+            kind = task & 3;
+            k = task >> 2;
+            for (guint i = 0; i < ops->len && can; i++)
+              if (e.stage[i] == st && e.task[i] == kind)
+                can = ready (&e, i, k);
+            if (!can)
+              break;
+            for (guint i = 0; i < ops->len; i++)
+              if (e.stage[i] == st && e.task[i] == kind)
+                emit_op (&e, i, k);
+            pos[st]++;
+            remaining--;
+            progress = TRUE;
+          }
+      if (!progress)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED, "%s: the pipeline schedule cannot go on (a stage waits "
+                       "for what no stage makes)", source);
+          ok = FALSE;
+        }
+    }
+  for (guint t = 0; t < tensors->len; t++)
+    g_array_unref (e.consumers[t]);
+  g_free (e.consumers);
+  g_free (e.stage);
+  g_free (e.task);
+  g_free (e.per_mb);
+  g_free (e.acc);
+  if (!ok)
+    return NULL;
+  return g_steal_pointer (&p);
+}
