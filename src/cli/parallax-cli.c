@@ -10,6 +10,7 @@
 #include "parallax/parallax.h"
 
 #include "plx-cli-calibrate.h"
+#include "plx-cli-graph.h"
 #include "plx-cli-overrides.h"
 #include "plx-cli-util.h"
 #include "plx-compare-chart.h"
@@ -76,6 +77,9 @@ static const char *const main_help =
   "  presets                     list the built-in models and clusters\n"
   "  simulate [SCENARIO] [...]   predict one scenario (default: the built-in GPT-3 175B scenario)\n"
   "  plan [SCENARIO] [...]       print the distributed program the simulator runs\n"
+  "  simulate --model GRAPH.json [--dp N --tp N --pp N ...]\n"
+  "                              any model as a graph of ops (simulate --model G --help)\n"
+  "  simulate --program FILE     run a distributed program (plan --model G --json) as written\n"
   "  compare A B --out CHART     simulate two scenarios and draw them side by side\n"
   "  search [SCENARIO] [...]     the best strategies for the scenario's model, cluster and batch\n"
   "  validate TABLE... [--json]  hold predictions against published measurements\n"
@@ -1144,6 +1148,10 @@ main (int argc, char **argv)
     }
   if (g_str_equal (argv[1], "presets"))
     return cmd_presets (argc, argv);
+  if ((g_str_equal (argv[1], "simulate") || g_str_equal (argv[1], "plan")) && plx_cli_graph_wanted (argc, argv))
+    return plx_cli_graph (argc, argv, g_str_equal (argv[1], "plan"));
+  if (g_str_equal (argv[1], "search") && plx_cli_graph_wanted (argc, argv))
+    return plx_cli_graph_search (argc, argv);
   if (g_str_equal (argv[1], "simulate"))
     return cmd_simulate (argc, argv);
   if (g_str_equal (argv[1], "plan"))

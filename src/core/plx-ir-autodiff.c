@@ -29,26 +29,10 @@ tensor (const PlxIrGraph *g, guint i)
   return g->tensors->pdata[i];
 }
 
-/* `base`, or `base~2`, `base~3`... whichever the graph has not used (owned by the
- * table of names). */
-static const char *
-unique_name (Diff *d, const char *base)
-{
-  char *name = g_strdup (base);
-
-  for (guint k = 2; g_hash_table_contains (d->names, name); k++)
-    {
-      g_free (name);
-      name = g_strdup_printf ("%s~%u", base, k);
-    }
-  g_hash_table_add (d->names, name);
-  return name;
-}
-
 static guint
 new_tensor (Diff *d, const char *base, guint rank, const gint64 *shape, PlxDtype dtype, PlxIrRole role)
 {
-  const char *name = unique_name (d, base);
+  const char *name = plx_ir_unique_name (d->names, base);
 
   return plx_ir_graph_add_tensor (d->g, name, rank, shape, dtype, role);
 }
@@ -69,7 +53,7 @@ emit (Diff *d, const char *base, PlxIrKind kind, const guint *in, guint n_in, co
       PlxIrPhase phase)
 {
   static const guint device0 = 0;
-  const char *name = unique_name (d, base);
+  const char *name = plx_ir_unique_name (d->names, base);
   PlxIrOp *op = plx_ir_graph_add_op (d->g, name, kind, in, n_in, out, n_out, &device0, 1);
 
   op->phase = phase;
@@ -375,6 +359,13 @@ add_update (Diff *d, guint w, guint dw, PlxIrOptimizerKind kind, guint first_rea
   emit (d, oname, PLX_IR_OPTIMIZER, in, n_in, out, n_out, PLX_IR_PHASE_OPTIMIZER);
 }
 
+static gint
+by_gradient (gconstpointer a, gconstpointer b, gpointer grad)
+{
+  const gint *g = grad;
+  return g[*(const guint *) a] - g[*(const guint *) b];
+}
+
 PlxIrGraph *
 plx_ir_training_graph (const PlxIrGraph  *forward,
                        PlxIrOptimizerKind optimizer,
@@ -455,8 +446,20 @@ plx_ir_training_graph (const PlxIrGraph  *forward,
       if (!op_grad (&d, forward->ops->pdata[i], error))
         return NULL;
     }
-  for (guint t = 0; t < n_t; t++)
-    if (needs[t] && tensor (forward, t)->producer == -1 && grad[t] >= 0)
-      add_update (&d, t, (guint) grad[t], optimizer, (guint) first_reader[t]);
+  /* Updates in the order the gradients became final, as DDP orders its buckets
+   * (Li et al. 2020 §3.2.3, reverse parameter order): a communication stream that
+   * runs them in program order then starts each reduction as soon as it can. */
+  {
+    g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (guint));
+    for (guint t = 0; t < n_t; t++)
+      if (needs[t] && tensor (forward, t)->producer == -1 && grad[t] >= 0)
+        g_array_append_val (order, t);
+    g_array_sort_with_data (order, by_gradient, grad);
+    for (guint j = 0; j < order->len; j++)
+      {
+        guint t = g_array_index (order, guint, j);
+        add_update (&d, t, (guint) grad[t], optimizer, (guint) first_reader[t]);
+      }
+  }
   return g_steal_pointer (&g);
 }

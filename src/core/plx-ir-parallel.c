@@ -79,26 +79,12 @@ st_at (Shard *s, guint i)
   return &g_array_index (s->tensors, STensor, i);
 }
 
-static const char *
-unique (Shard *s, const char *base)
-{
-  char *name = g_strdup (base);
-
-  for (guint k = 2; g_hash_table_contains (s->names, name); k++)
-    {
-      g_free (name);
-      name = g_strdup_printf ("%s~%u", base, k);
-    }
-  g_hash_table_add (s->names, name);
-  return name;
-}
-
 static guint
 add_tensor (Shard *s, const STensor *like, const char *name)
 {
   STensor t = *like;
 
-  t.name = unique (s, name);
+  t.name = plx_ir_unique_name (s->names, name);
   t.producer = -1;
   for (guint a = 0; a < N_AX; a++)
     t.converted[a] = -1;
@@ -111,7 +97,7 @@ add_op (Shard *s, const char *name, guint kind, const PlxIrOp *from)
 {
   SOp *op = g_new0 (SOp, 1);
 
-  op->name = unique (s, name);
+  op->name = plx_ir_unique_name (s->names, name);
   op->kind = kind;
   op->in = g_array_new (FALSE, FALSE, sizeof (guint));
   op->out = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -607,20 +593,6 @@ where_set (Emit *e, guint t, guint k, guint stage, guint p)
   g_hash_table_insert (e->where, key, GINT_TO_POINTER ((gint) p + 1));
 }
 
-static const char *
-p_name (Emit *e, const char *base)
-{
-  char *name = g_strdup (base);
-
-  for (guint k = 2; g_hash_table_contains (e->names, name); k++)
-    {
-      g_free (name);
-      name = g_strdup_printf ("%s~%u", base, k);
-    }
-  g_hash_table_add (e->names, name);
-  return name;
-}
-
 /* A program tensor for instance k of sharded tensor t: named after it, "#k" for a
  * micro-batch's own (always with `numbered`), then `suffix`. */
 static guint
@@ -632,7 +604,7 @@ p_tensor (Emit *e, guint t, guint k, gboolean numbered, const char *suffix)
                                                          : g_strdup_printf ("%s%s", st->name, suffix);
 
   local_shape (e->s, st, shape, NULL);   /* checked for every tensor before emitting */
-  return plx_ir_graph_add_tensor (e->p, p_name (e, base), st->rank, shape, st->dtype,
+  return plx_ir_graph_add_tensor (e->p, plx_ir_unique_name (e->names, base), st->rank, shape, st->dtype,
                                   st->producer < 0 ? st->role : PLX_IR_ROLE_DATA);
 }
 
@@ -713,7 +685,7 @@ register_output (Emit *e, guint i, guint t, guint k, guint p)
       copy = p_tensor (e, t, k, FALSE, suffix);
       oname = g_strdup_printf ("send:%s", ((PlxIrTensor *) e->p->tensors->pdata[copy])->name);
       stage_devices (e, s, -1, from_dev);
-      send = plx_ir_graph_add_op (e->p, p_name (e, oname), PLX_IR_SEND, &p, 1, &copy, 1, from_dev, e->per_stage);
+      send = plx_ir_graph_add_op (e->p, plx_ir_unique_name (e->names, oname), PLX_IR_SEND, &p, 1, &copy, 1, from_dev, e->per_stage);
       send->phase = ((const SOp *) e->s->ops->pdata[i])->phase;
       send->peers = g_new (guint, e->per_stage);
       stage_devices (e, to, -1, send->peers);
@@ -745,7 +717,7 @@ emit_op (Emit *e, guint i, guint k)
         {
           guint both[2] = { (guint) e->acc[i], in[0] };
           guint sum = p_tensor (e, t, k, TRUE, "");
-          PlxIrOp *add = plx_ir_graph_add_op (e->p, p_name (e, oname), PLX_IR_ADD, both, 2, &sum, 1, devices,
+          PlxIrOp *add = plx_ir_graph_add_op (e->p, plx_ir_unique_name (e->names, oname), PLX_IR_ADD, both, 2, &sum, 1, devices,
                                               e->per_stage);
           add->phase = PLX_IR_PHASE_BACKWARD;
           e->acc[i] = (gint) sum;
@@ -756,7 +728,7 @@ emit_op (Emit *e, guint i, guint k)
     }
   for (guint j = 0; j < op->out->len; j++)
     out[j] = p_tensor (e, g_array_index (op->out, guint, j), k, FALSE, "");
-  pop = plx_ir_graph_add_op (e->p, p_name (e, oname), (PlxIrKind) op->kind, in, op->in->len, out, op->out->len,
+  pop = plx_ir_graph_add_op (e->p, plx_ir_unique_name (e->names, oname), (PlxIrKind) op->kind, in, op->in->len, out, op->out->len,
                              devices, e->per_stage);
   pop->axis = op->axis;
   pop->transpose_a = op->ta;

@@ -221,6 +221,21 @@ plx_ir_graph_add_op (PlxIrGraph  *graph,
   return op;
 }
 
+const char *
+plx_ir_unique_name (GHashTable *names,
+                    const char *base)
+{
+  char *name = g_strdup (base);
+
+  for (guint k = 2; g_hash_table_contains (names, name); k++)
+    {
+      g_free (name);
+      name = g_strdup_printf ("%s~%u", base, k);
+    }
+  g_hash_table_add (names, name);
+  return name;
+}
+
 gboolean
 plx_ir_graph_check (const PlxIrGraph *graph,
                     const char       *source,

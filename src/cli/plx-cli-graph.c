@@ -1,0 +1,461 @@
+/* parallax-cli simulate/plan on any model: a graph file (--model GRAPH.json) spread
+ * by dp/tp/pp/micro-batches, or a distributed program run as written (--program);
+ * docs/ir.md, docs/graph-format.md. */
+#include <stdio.h>
+#include <string.h>
+
+#include "parallax/parallax.h"
+
+#include "plx-cli-graph.h"
+#include "plx-cli-util.h"
+
+static const char *const graph_help =
+  "Usage: parallax-cli simulate --model GRAPH.json [OPTIONS]\n"
+  "       parallax-cli simulate --program PROGRAM.json [--cluster C] [--json]\n"
+  "       parallax-cli plan --model GRAPH.json [OPTIONS] [--json]\n"
+  "       parallax-cli search --model GRAPH.json --devices N [--json]\n\n"
+  "Any model as a graph of ops (docs/graph-format.md): its backward pass and optimizer\n"
+  "are written, it is spread over dp x tp x pp GPUs, and the program is simulated\n"
+  "(each GPU a compute and a communication stream). `plan --json` prints the program,\n"
+  "which `simulate --program` runs as written.\n\n"
+  "Options:\n"
+  "  --cluster PRESET|FILE    the cluster (default: the default scenario's)\n"
+  "  --nodes N                that many nodes of it\n"
+  "  --dp N --tp N --pp N     data, tensor and pipeline parallel degrees (1)\n"
+  "  --micro-batches N        the batch in N micro-batches (1)\n"
+  "  --schedule 1f1b|gpipe    the pipeline schedule (1f1b)\n"
+  "  --optimizer adam|sgd     the update each weight gets (adam)\n"
+  "  --devices N              search: every dp x tp x pp of N (a power of two) GPUs,\n"
+  "                           micro-batches 2 to 128 with pipelining (DistIR's grid)\n"
+  "  --json                   JSON output\n";
+
+typedef struct
+{
+  const char   *model, *program, *cluster;
+  guint         nodes, devices;
+  PlxIrParallel par;
+  PlxIrOptimizerKind optimizer;
+  gboolean      json;
+} GraphOptions;
+
+gboolean
+plx_cli_graph_wanted (int argc, char **argv)
+{
+  for (int i = 2; i < argc; i++)
+    {
+      if (g_str_equal (argv[i], "--program") || g_str_has_prefix (argv[i], "--program="))
+        return TRUE;
+      if ((g_str_equal (argv[i], "--model") && i + 1 < argc) || g_str_has_prefix (argv[i], "--model="))
+        {
+          const char *path = g_str_has_prefix (argv[i], "--model=") ? argv[i] + 8 : argv[i + 1];
+          g_autoptr (JsonNode) node = NULL;
+
+          if (!g_str_has_suffix (path, ".json") || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+            return FALSE;
+          node = plx_json_parse_file (path, NULL);
+          /* A graph has ops; a Hugging Face config or a model file does not. */
+          return node != NULL && JSON_NODE_HOLDS_OBJECT (node) &&
+                 json_object_has_member (json_node_get_object (node), "ops");
+        }
+    }
+  return FALSE;
+}
+
+static int
+parse_count (const char *flag, const char *value, guint max, guint *out)
+{
+  char *end = NULL;
+  guint64 v = g_ascii_strtoull (value, &end, 10);
+
+  if (end == value || *end != '\0' || v < 1 || v > max || value[0] == '-')
+    return usage_error ("%s: \"%s\" is not a whole number from 1 to %u", flag, value, max);
+  *out = (guint) v;
+  return -1;
+}
+
+static int
+parse_options (int argc, char **argv, GraphOptions *o)
+{
+  o->par = (PlxIrParallel) { 1, 1, 1, 1, PLX_IR_SCHEDULE_1F1B };
+  o->optimizer = PLX_IR_OPTIMIZER_ADAM;
+  for (int i = 2; i < argc; i++)
+    {
+      const char *arg = argv[i], *eq = strchr (arg, '=');
+      g_autofree char *flag = eq != NULL ? g_strndup (arg, eq - arg) : g_strdup (arg);
+      const char *value = NULL;
+      int status = -1;
+
+      if (g_str_equal (arg, "--help") || g_str_equal (arg, "-h"))
+        {
+          printf ("%s", graph_help);
+          return 0;
+        }
+      if (g_str_equal (arg, "--json"))
+        {
+          o->json = TRUE;
+          continue;
+        }
+      if (arg[0] != '-' || arg[1] != '-')
+        return usage_error ("%s: unexpected argument \"%s\" (the graph comes with --model or --program)", argv[1],
+                            arg);
+      if (eq != NULL)
+        value = eq + 1;
+      else if (i + 1 < argc)
+        value = argv[++i];
+      else
+        return usage_error ("%s needs a value", flag);
+      if (g_str_equal (flag, "--model"))
+        o->model = value;
+      else if (g_str_equal (flag, "--program"))
+        o->program = value;
+      else if (g_str_equal (flag, "--cluster"))
+        o->cluster = value;
+      else if (g_str_equal (flag, "--nodes"))
+        status = parse_count (flag, value, 100000, &o->nodes);
+      else if (g_str_equal (flag, "--devices"))
+        status = parse_count (flag, value, 1u << 20, &o->devices);
+      else if (g_str_equal (flag, "--dp"))
+        status = parse_count (flag, value, 1u << 20, &o->par.dp);
+      else if (g_str_equal (flag, "--tp"))
+        status = parse_count (flag, value, 1u << 20, &o->par.tp);
+      else if (g_str_equal (flag, "--pp"))
+        status = parse_count (flag, value, 1u << 20, &o->par.pp);
+      else if (g_str_equal (flag, "--micro-batches"))
+        status = parse_count (flag, value, 1u << 20, &o->par.micro_batches);
+      else if (g_str_equal (flag, "--schedule"))
+        {
+          if (g_str_equal (value, "1f1b"))
+            o->par.schedule = PLX_IR_SCHEDULE_1F1B;
+          else if (g_str_equal (value, "gpipe"))
+            o->par.schedule = PLX_IR_SCHEDULE_GPIPE;
+          else
+            return usage_error ("--schedule: \"%s\" is not 1f1b or gpipe", value);
+        }
+      else if (g_str_equal (flag, "--optimizer"))
+        {
+          if (g_str_equal (value, "adam"))
+            o->optimizer = PLX_IR_OPTIMIZER_ADAM;
+          else if (g_str_equal (value, "sgd"))
+            o->optimizer = PLX_IR_OPTIMIZER_SGD;
+          else
+            return usage_error ("--optimizer: \"%s\" is not adam or sgd", value);
+        }
+      else
+        return usage_error ("%s: unknown option \"%s\" for a graph model (see --help)", argv[1], flag);
+      if (status >= 0)
+        return status;
+    }
+  if ((o->model == NULL) == (o->program == NULL))
+    return usage_error ("%s: give a graph (--model) or a program (--program), not %s", argv[1],
+                        o->model == NULL ? "neither" : "both");
+  if (o->program != NULL && (o->par.dp > 1 || o->par.tp > 1 || o->par.pp > 1 || o->par.micro_batches > 1))
+    return usage_error ("%s: --program runs a program as written; --dp, --tp, --pp and --micro-batches apply to "
+                        "--model", argv[1]);
+  return -1;
+}
+
+static PlxCluster *
+load_cluster (const GraphOptions *o, GError **error)
+{
+  g_autoptr (PlxCluster) c = NULL;
+
+  if (o->cluster == NULL)
+    {
+      g_autoptr (JsonNode) sc = plx_scenario_default_json ();
+      c = plx_cluster_new_from_json (json_object_get_member (json_node_get_object (sc), "cluster"),
+                                     "built-in default scenario", error);
+    }
+  else if (strchr (o->cluster, '/') != NULL || g_str_has_suffix (o->cluster, ".json"))
+    {
+      g_autoptr (JsonNode) node = plx_json_parse_file (o->cluster, error);
+      if (node != NULL)
+        c = plx_cluster_new_from_json (node, o->cluster, error);
+    }
+  else
+    c = plx_cluster_new_preset (o->cluster, error);
+  if (c != NULL && o->nodes > 0)
+    c->num_nodes = o->nodes;
+  return g_steal_pointer (&c);
+}
+
+/* The global batch: the first dimension of the forward graph's first data input. */
+static gint64
+batch_size (const PlxIrGraph *g)
+{
+  for (guint t = 0; t < g->tensors->len; t++)
+    {
+      const PlxIrTensor *x = g->tensors->pdata[t];
+      if (x->producer < 0 && x->role == PLX_IR_ROLE_DATA && x->rank > 0)
+        return x->shape[0];
+    }
+  return 0;
+}
+
+static double
+matmul_flops (const PlxIrGraph *p)
+{
+  double f = 0.0;
+
+  for (guint i = 0; i < p->ops->len; i++)
+    {
+      const PlxIrOp *op = p->ops->pdata[i];
+      if (op->kind == PLX_IR_MATMUL)
+        f += plx_ir_op_flops (p, op) * op->n_devices;
+    }
+  return f;
+}
+
+static void
+print_text (const GraphOptions *o, const PlxIrGraph *p, const PlxCluster *c, const PlxIrRun *run, gint64 batch,
+            double mfu)
+{
+  guint busiest = 0;
+
+  for (guint d = 1; d < run->n_devices; d++)
+    if (run->device_compute_s[d] > run->device_compute_s[busiest])
+      busiest = d;
+  if (o->model != NULL)
+    printf ("Model             %s: dp %u, tp %u, pp %u, %u micro-batch%s, %s, %s\n", o->model, o->par.dp, o->par.tp,
+            o->par.pp, o->par.micro_batches, o->par.micro_batches == 1 ? "" : "es",
+            o->par.schedule == PLX_IR_SCHEDULE_GPIPE ? "GPipe" : "1F1B",
+            o->optimizer == PLX_IR_OPTIMIZER_ADAM ? "Adam" : "SGD");
+  else
+    printf ("Program           %s\n", o->program);
+  printf ("Cluster           %s: %u GPUs used of %u\n", c->name, p->n_devices, plx_cluster_get_n_gpus (c));
+  printf ("Program size      %u ops, %u tensors\n", p->ops->len, p->tensors->len);
+  printf ("Step time         %.3f ms\n", run->makespan_s * 1e3);
+  if (batch > 0)
+    printf ("Throughput        %.1f samples/s (batch %" G_GINT64_FORMAT ")\n", batch / run->makespan_s, batch);
+  printf ("MFU               %.1f %%\n", mfu * 100.0);
+  printf ("Busiest GPU       %u: compute %.3f ms, communication %.3f ms\n", busiest,
+          run->device_compute_s[busiest] * 1e3, run->device_comm_s[busiest] * 1e3);
+  printf ("Peak memory       %.3f GiB on the fullest GPU (of which weights, data and optimizer state %.3f GiB)\n",
+          run->peak_bytes / 1073741824.0, run->device_input_bytes[0] / 1073741824.0);
+}
+
+static void
+print_json_report (const PlxIrGraph *p, const PlxIrRun *run, gint64 batch, double mfu)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "step_time_s");
+  json_builder_add_double_value (b, run->makespan_s);
+  if (batch > 0)
+    {
+      json_builder_set_member_name (b, "samples_per_s");
+      json_builder_add_double_value (b, batch / run->makespan_s);
+    }
+  json_builder_set_member_name (b, "mfu");
+  json_builder_add_double_value (b, mfu);
+  json_builder_set_member_name (b, "matmul_flops");
+  json_builder_add_double_value (b, matmul_flops (p));
+  json_builder_set_member_name (b, "peak_memory_bytes");
+  json_builder_add_int_value (b, (gint64) run->peak_bytes);
+  json_builder_set_member_name (b, "n_devices");
+  json_builder_add_int_value (b, p->n_devices);
+  json_builder_set_member_name (b, "n_ops");
+  json_builder_add_int_value (b, p->ops->len);
+  json_builder_set_member_name (b, "devices");
+  json_builder_begin_array (b);
+  for (guint d = 0; d < run->n_devices; d++)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "compute_s");
+      json_builder_add_double_value (b, run->device_compute_s[d]);
+      json_builder_set_member_name (b, "communication_s");
+      json_builder_add_double_value (b, run->device_comm_s[d]);
+      json_builder_set_member_name (b, "finish_s");
+      json_builder_add_double_value (b, run->device_free_s[d]);
+      json_builder_set_member_name (b, "peak_memory_bytes");
+      json_builder_add_int_value (b, (gint64) run->device_peak_bytes[d]);
+      json_builder_set_member_name (b, "input_bytes");
+      json_builder_add_int_value (b, (gint64) run->device_input_bytes[d]);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  print_json (root);
+}
+
+int
+plx_cli_graph (int argc, char **argv, gboolean plan)
+{
+  GraphOptions o = { 0 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxCluster) cluster = NULL;
+  g_autoptr (PlxIrGraph) fwd = NULL;
+  g_autoptr (PlxIrGraph) program = NULL;
+  gint64 batch = 0;
+  int status = parse_options (argc, argv, &o);
+  PlxIrRun run;
+  double mfu;
+
+  if (status >= 0)
+    return status;
+  cluster = load_cluster (&o, &error);
+  if (cluster == NULL)
+    return user_error (error);
+  if (o.program != NULL)
+    program = plx_ir_graph_new_from_file (o.program, &error);
+  else
+    {
+      g_autoptr (PlxIrGraph) training = NULL;
+      fwd = plx_ir_graph_new_from_file (o.model, &error);
+      if (fwd != NULL)
+        training = plx_ir_training_graph (fwd, o.optimizer, o.model, &error);
+      if (training != NULL)
+        program = plx_ir_parallelize (training, &o.par, cluster, o.model, &error);
+      if (fwd != NULL)
+        batch = batch_size (fwd);
+    }
+  if (program == NULL)
+    return user_error (error);
+  if (plan)
+    {
+      if (o.json)
+        {
+          g_autoptr (JsonNode) node = plx_ir_graph_to_json (program);
+          print_json (node);
+          return 0;
+        }
+      printf ("%-6s %-28s %-15s %-12s %s\n", "op", "name", "kind", "devices", "time (us)");
+      for (guint i = 0; i < program->ops->len; i++)
+        {
+          const PlxIrOp *op = program->ops->pdata[i];
+          g_autofree char *devs = op->n_devices == 1 ? g_strdup_printf ("%u", op->devices[0])
+                                                     : g_strdup_printf ("%u (%u GPUs)", op->devices[0], op->n_devices);
+          printf ("%-6u %-28s %-15s %-12s %10.3f\n", i, op->name, plx_ir_kind_to_string (op->kind), devs,
+                  plx_ir_op_time (program, op, cluster) * 1e6);
+        }
+      return 0;
+    }
+  if (!plx_ir_simulate (program, cluster, &run, &error))
+    return user_error (error);
+  mfu = run.makespan_s > 0.0 ? matmul_flops (program) /
+                                 (program->n_devices * cluster->peak_flops[PLX_DTYPE_BF16] * run.makespan_s)
+                             : 0.0;
+  if (o.json)
+    print_json_report (program, &run, batch, mfu);
+  else
+    print_text (&o, program, cluster, &run, batch, mfu);
+  plx_ir_run_clear (&run);
+  return 0;
+}
+
+typedef struct
+{
+  PlxIrParallel par;
+  double        step_s, peak_bytes;
+} Candidate;
+
+static gint
+by_step (gconstpointer a, gconstpointer b)
+{
+  const Candidate *x = a, *y = b;
+  return (x->step_s > y->step_s) - (x->step_s < y->step_s);
+}
+
+/* DistIR's grid (Santhanam et al. 2021 §5.1, examples/mlp_grid_search.py): every
+ * power-of-two dp x tp x pp of the devices, micro-batches 1 without pipelining and
+ * 2 to 128 with it; a configuration whose batch does not split is skipped. */
+int
+plx_cli_graph_search (int argc, char **argv)
+{
+  GraphOptions o = { 0 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxCluster) cluster = NULL;
+  g_autoptr (PlxIrGraph) fwd = NULL;
+  g_autoptr (PlxIrGraph) training = NULL;
+  g_autoptr (GArray) found = g_array_new (FALSE, FALSE, sizeof (Candidate));
+  guint skipped = 0;
+  gint64 batch;
+  int status = parse_options (argc, argv, &o);
+
+  if (status >= 0)
+    return status;
+  if (o.model == NULL || o.devices == 0 || (o.devices & (o.devices - 1)) != 0)
+    return usage_error ("search: give --model GRAPH.json and --devices N, N a power of two");
+  cluster = load_cluster (&o, &error);
+  if (cluster == NULL)
+    return user_error (error);
+  fwd = plx_ir_graph_new_from_file (o.model, &error);
+  if (fwd != NULL)
+    training = plx_ir_training_graph (fwd, o.optimizer, o.model, &error);
+  if (training == NULL)
+    return user_error (error);
+  batch = batch_size (fwd);
+  for (guint dp = 1; dp <= o.devices; dp *= 2)
+    for (guint tp = 1; dp * tp <= o.devices; tp *= 2)
+      {
+        guint pp = o.devices / (dp * tp);
+        for (guint m = pp == 1 ? 1 : 2; m <= (pp == 1 ? 1u : 128u); m *= 2)
+          {
+            Candidate c = { { dp, tp, pp, m, o.par.schedule }, 0, 0 };
+            g_autoptr (PlxIrGraph) program = plx_ir_parallelize (training, &c.par, cluster, o.model, NULL);
+            PlxIrRun run;
+
+            if (program == NULL || !plx_ir_simulate (program, cluster, &run, NULL))
+              {
+                skipped++;
+                continue;
+              }
+            c.step_s = run.makespan_s;
+            c.peak_bytes = run.peak_bytes;
+            plx_ir_run_clear (&run);
+            g_array_append_val (found, c);
+          }
+      }
+  g_array_sort (found, by_step);
+  if (o.json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      g_autoptr (JsonNode) root = NULL;
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "configurations");
+      json_builder_add_int_value (b, found->len);
+      json_builder_set_member_name (b, "skipped");
+      json_builder_add_int_value (b, skipped);
+      json_builder_set_member_name (b, "results");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < found->len; i++)
+        {
+          const Candidate *c = &g_array_index (found, Candidate, i);
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "dp");
+          json_builder_add_int_value (b, c->par.dp);
+          json_builder_set_member_name (b, "tp");
+          json_builder_add_int_value (b, c->par.tp);
+          json_builder_set_member_name (b, "pp");
+          json_builder_add_int_value (b, c->par.pp);
+          json_builder_set_member_name (b, "micro_batches");
+          json_builder_add_int_value (b, c->par.micro_batches);
+          json_builder_set_member_name (b, "step_time_s");
+          json_builder_add_double_value (b, c->step_s);
+          json_builder_set_member_name (b, "samples_per_s");
+          json_builder_add_double_value (b, batch / c->step_s);
+          json_builder_set_member_name (b, "peak_memory_bytes");
+          json_builder_add_int_value (b, (gint64) c->peak_bytes);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+      root = json_builder_get_root (b);
+      print_json (root);
+      return 0;
+    }
+  printf ("%s on %u GPUs of %s: %u configurations simulated", o.model, o.devices, cluster->name, found->len);
+  if (skipped > 0)
+    printf (", %u skipped (the batch of %" G_GINT64_FORMAT " does not split)", skipped, batch);
+  printf ("\n\n");
+  printf ("%4s %4s %4s %6s %12s %14s %12s\n", "dp", "tp", "pp", "micro", "step (ms)", "samples/s", "peak (GiB)");
+  for (guint i = 0; i < MIN (found->len, 15u); i++)
+    {
+      const Candidate *c = &g_array_index (found, Candidate, i);
+      printf ("%4u %4u %4u %6u %12.3f %14.1f %12.3f\n", c->par.dp, c->par.tp, c->par.pp, c->par.micro_batches,
+              c->step_s * 1e3, batch / c->step_s, c->peak_bytes / 1073741824.0);
+    }
+  return 0;
+}
