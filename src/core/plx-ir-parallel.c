@@ -942,9 +942,22 @@ plx_ir_parallelize (const PlxIrGraph    *training,
         }
     }
 
+  {
+    /* A program the reader could not take back (10 million ops) is refused up front. */
+    double n_ops = 0.0;
+    for (guint i = 0; i < ops->len; i++)
+      n_ops += e.per_mb[i] ? e.m : 1.0;
+    if (n_ops > 1e7)
+      {
+        g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %u micro-batches make a program of %.3g ops, "
+                     "more than 10 million; use fewer micro-batches", source, e.m, n_ops);
+        ok = FALSE;
+        remaining = 0;
+      }
+  }
   /* Emit the stages' tasks in turn, each as soon as what it reads has been made. */
   pos = g_new0 (guint, pp);
-  for (guint st = 0; st < pp; st++)
+  for (guint st = 0; st < pp && ok; st++)
     {
       g_ptr_array_add (tasks, stage_tasks (st, pp, e.m, parallel->schedule));
       remaining += ((GArray *) tasks->pdata[st])->len;

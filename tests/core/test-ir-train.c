@@ -342,6 +342,38 @@ test_parallel_refusals (void)
   g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
   g_assert_nonnull (strstr (error->message, "6 pipeline stages, but the model has 5 forward ops"));
   g_clear_error (&error);
+  /* A million micro-batches of a three-layer MLP: 13 ops each, 13.6 million in all,
+   * refused before any is written. */
+  {
+    g_autoptr (PlxIrGraph) fwd = plx_ir_graph_new (1);
+    g_autoptr (PlxIrGraph) t = NULL;
+    g_autoptr (PlxCluster) c = ideal_node ();
+    const gint64 rows[2] = { 1 << 20, 4 }, square[2] = { 4, 4 }, one = 1;
+    PlxIrParallel par = { 1, 1, 1, 1 << 20, PLX_IR_SCHEDULE_1F1B };
+    guint x = plx_ir_graph_add_tensor (fwd, "x", 2, rows, PLX_DTYPE_BF16, PLX_IR_ROLE_DATA), dev = 0;
+
+    for (guint l = 0; l < 3; l++)
+      {
+        g_autofree char *wn = g_strdup_printf ("w%u", l), *hn = g_strdup_printf ("h%u", l);
+        g_autofree char *on = g_strdup_printf ("fc%u", l);
+        guint in[2] = { x, plx_ir_graph_add_tensor (fwd, wn, 2, square, PLX_DTYPE_BF16, PLX_IR_ROLE_WEIGHT) };
+        guint h = plx_ir_graph_add_tensor (fwd, hn, 2, rows, PLX_DTYPE_BF16, PLX_IR_ROLE_DATA);
+        plx_ir_graph_add_op (fwd, on, PLX_IR_MATMUL, in, 2, &h, 1, &dev, 1);
+        x = h;
+      }
+    {
+      guint in[2] = { x, 0 }, l = plx_ir_graph_add_tensor (fwd, "l", 1, &one, PLX_DTYPE_FP32, PLX_IR_ROLE_DATA);
+      plx_ir_graph_add_op (fwd, "loss", PLX_IR_LOSS, in, 2, &l, 1, &dev, 1);
+    }
+    t = plx_ir_training_graph (fwd, PLX_IR_OPTIMIZER_SGD, "big", &error);
+    g_assert_no_error (error);
+    p = plx_ir_parallelize (t, &par, c, "big", &error);
+    g_assert_null (p);
+    g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+    g_assert_nonnull (strstr (error->message, "big: 1048576 micro-batches make a program of 1.36e+07 ops, more than "
+                                              "10 million"));
+    g_clear_error (&error);
+  }
   /* A zero degree. */
   p = lower ("mlp-2layer.json", 0, 1, 1, 1, PLX_IR_SCHEDULE_1F1B, &error);
   g_assert_null (p);
