@@ -8,6 +8,7 @@
 #include "plx-curve.h"
 #include "plx-error.h"
 #include "plx-ir.h"
+#include "plx-onnx.h"
 #include "plx-json.h"
 #include "plx-layer-split.h"
 #include "plx-model.h"

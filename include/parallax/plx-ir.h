@@ -40,6 +40,8 @@ typedef enum
   PLX_IR_OPTIMIZER,     /* an optimizer update of the weights it reads */
   PLX_IR_REDUCE_SUM,
   PLX_IR_EXPAND,        /* x -> a larger shape holding copies of it (reduce's gradient) */
+  PLX_IR_CONV,          /* x [N, C, H, W], w [K, C/groups, R, S] (, bias [K]) -> [N, K, P, Q] */
+  PLX_IR_SLICE,         /* this device's part of x along `axis` (a view) */        /* x -> a larger shape holding copies of it (reduce's gradient) */
   /* gradients, as the backward pass (plx_ir_training_graph) writes them */
   PLX_IR_RELU_GRAD,     /* (dy, x) -> dx */
   PLX_IR_GELU_GRAD,
@@ -49,6 +51,7 @@ typedef enum
   PLX_IR_RMS_NORM_GRAD,
   PLX_IR_GATHER_GRAD,   /* (dy, indices) -> dtable */
   PLX_IR_LOSS_GRAD,     /* (logits, labels) -> dlogits */
+  PLX_IR_CONV_GRAD,     /* (dy, x, w) -> dx, dw (, dbias) */
   /* communication */
   PLX_IR_ALL_REDUCE,
   PLX_IR_ALL_GATHER,
@@ -96,6 +99,8 @@ typedef struct
   gint      axis;                      /* gather/scatter/concat/split axis; -1 if none */
   guint    *peers;                     /* SEND: where each of `devices` sends (NULL otherwise) */
   gboolean  transpose_a, transpose_b;  /* MATMUL: an operand's last two dimensions swapped */
+  guint     n_perm;                    /* TRANSPOSE: output dimension i is input dimension */
+  guint8    perm[PLX_IR_MAX_RANK];     /* perm[i]; 0 dimensions given: not known */
   guint     groups;                    /* collective: `devices` is this many groups, one after
                                         * another, each reducing or gathering on its own (1) */
   /* Where the op came from, for the transforms (not written to files): the pass,

@@ -14,7 +14,8 @@ static const char *const graph_help =
   "       parallax-cli simulate --program PROGRAM.json [--cluster C] [--json]\n"
   "       parallax-cli plan --model GRAPH.json [OPTIONS] [--json]\n"
   "       parallax-cli search --model GRAPH.json --devices N [--json]\n\n"
-  "Any model as a graph of ops (docs/graph-format.md): its backward pass and optimizer\n"
+  "Any model as a graph of ops (docs/graph-format.md) or an ONNX file (a loss put on\n"
+  "its first output): its backward pass and optimizer\n"
   "are written, it is spread over dp x tp x pp GPUs, and the program is simulated\n"
   "(each GPU a compute and a communication stream). `plan --json` prints the program,\n"
   "which `simulate --program` runs as written.\n\n"
@@ -25,6 +26,7 @@ static const char *const graph_help =
   "  --micro-batches N        the batch in N micro-batches (1)\n"
   "  --schedule 1f1b|gpipe    the pipeline schedule (1f1b)\n"
   "  --optimizer adam|sgd     the update each weight gets (adam)\n"
+  "  --dim NAME=N             an ONNX model's symbolic dimension (repeatable)\n"
   "  --devices N              search: every dp x tp x pp of N (a power of two) GPUs,\n"
   "                           micro-batches 2 to 128 with pipelining (DistIR's grid)\n"
   "  --json                   JSON output\n";
@@ -36,7 +38,18 @@ typedef struct
   PlxIrParallel par;
   PlxIrOptimizerKind optimizer;
   gboolean      json;
+  GPtrArray    *dim_names;    /* --dim NAME=N, for an ONNX model's symbolic sizes */
+  GArray       *dim_values;   /* gint64 */
 } GraphOptions;
+
+static void
+graph_options_clear (GraphOptions *o)
+{
+  g_clear_pointer (&o->dim_names, g_ptr_array_unref);
+  g_clear_pointer (&o->dim_values, g_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (GraphOptions, graph_options_clear)
 
 gboolean
 plx_cli_graph_wanted (int argc, char **argv)
@@ -50,6 +63,8 @@ plx_cli_graph_wanted (int argc, char **argv)
           const char *path = g_str_has_prefix (argv[i], "--model=") ? argv[i] + 8 : argv[i + 1];
           g_autoptr (JsonNode) node = NULL;
 
+          if (g_str_has_suffix (path, ".onnx"))
+            return TRUE;
           if (!g_str_has_suffix (path, ".json") || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
             return FALSE;
           node = plx_json_parse_file (path, NULL);
@@ -77,6 +92,8 @@ static int
 parse_options (int argc, char **argv, GraphOptions *o)
 {
   o->par = (PlxIrParallel) { 1, 1, 1, 1, PLX_IR_SCHEDULE_1F1B };
+  o->dim_names = g_ptr_array_new_with_free_func (g_free);
+  o->dim_values = g_array_new (FALSE, FALSE, sizeof (gint64));
   o->optimizer = PLX_IR_OPTIMIZER_ADAM;
   for (int i = 2; i < argc; i++)
     {
@@ -112,6 +129,16 @@ parse_options (int argc, char **argv, GraphOptions *o)
         o->cluster = value;
       else if (g_str_equal (flag, "--nodes"))
         status = parse_count (flag, value, 100000, &o->nodes);
+      else if (g_str_equal (flag, "--dim"))
+        {
+          const char *eqv = strchr (value, '=');
+          char *end = NULL;
+          gint64 n = eqv != NULL ? g_ascii_strtoll (eqv + 1, &end, 10) : 0;
+          if (eqv == NULL || eqv == value || end == eqv + 1 || *end != '\0' || n < 1 || n > (G_GINT64_CONSTANT (1) << 40))
+            return usage_error ("--dim: \"%s\" is not NAME=N with N a whole number from 1 to 2^40", value);
+          g_ptr_array_add (o->dim_names, g_strndup (value, eqv - value));
+          g_array_append_val (o->dim_values, n);
+        }
       else if (g_str_equal (flag, "--devices"))
         status = parse_count (flag, value, 1u << 20, &o->devices);
       else if (g_str_equal (flag, "--dp"))
@@ -176,6 +203,20 @@ load_cluster (const GraphOptions *o, GError **error)
   if (c != NULL && o->nodes > 0)
     c->num_nodes = o->nodes;
   return g_steal_pointer (&c);
+}
+
+/* The forward graph: an ONNX model (with a loss put on its first output) or a
+ * graph file. */
+static PlxIrGraph *
+load_model (const GraphOptions *o, GError **error)
+{
+  if (g_str_has_suffix (o->model, ".onnx"))
+    {
+      PlxOnnxOptions opts = { (const char *const *) o->dim_names->pdata, (const gint64 *) (const void *) o->dim_values->data,
+                              o->dim_names->len, TRUE };
+      return plx_onnx_import (o->model, &opts, error);
+    }
+  return plx_ir_graph_new_from_file (o->model, error);
 }
 
 /* The global batch: the first dimension of the forward graph's first data input. */
@@ -283,7 +324,7 @@ print_json_report (const PlxIrGraph *p, const PlxIrRun *run, gint64 batch, doubl
 int
 plx_cli_graph (int argc, char **argv, gboolean plan)
 {
-  GraphOptions o = { 0 };
+  g_auto (GraphOptions) o = { 0 };
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxCluster) cluster = NULL;
   g_autoptr (PlxIrGraph) fwd = NULL;
@@ -303,7 +344,7 @@ plx_cli_graph (int argc, char **argv, gboolean plan)
   else
     {
       g_autoptr (PlxIrGraph) training = NULL;
-      fwd = plx_ir_graph_new_from_file (o.model, &error);
+      fwd = load_model (&o, &error);
       if (fwd != NULL)
         training = plx_ir_training_graph (fwd, o.optimizer, o.model, &error);
       if (training != NULL)
@@ -364,7 +405,7 @@ by_step (gconstpointer a, gconstpointer b)
 int
 plx_cli_graph_search (int argc, char **argv)
 {
-  GraphOptions o = { 0 };
+  g_auto (GraphOptions) o = { 0 };
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxCluster) cluster = NULL;
   g_autoptr (PlxIrGraph) fwd = NULL;
@@ -381,7 +422,7 @@ plx_cli_graph_search (int argc, char **argv)
   cluster = load_cluster (&o, &error);
   if (cluster == NULL)
     return user_error (error);
-  fwd = plx_ir_graph_new_from_file (o.model, &error);
+  fwd = load_model (&o, &error);
   if (fwd != NULL)
     training = plx_ir_training_graph (fwd, o.optimizer, o.model, &error);
   if (training == NULL)

@@ -270,6 +270,23 @@ op_grad (Diff *d, const PlxIrOp *op, GError **error)
       if (d->needs[x])
         accumulate (d, x, grad_op (d, PLX_IR_EXPAND, (guint *) &dy, 1, x, xn));
       return TRUE;
+    case PLX_IR_CONV:
+      {
+        /* One kernel pair: the input's and the weight's (and bias's) gradients. */
+        guint in[3] = { (guint) dy, x, op->inputs[1] };
+        guint out[3];
+        g_autofree char *oname = g_strdup_printf ("conv_grad:%s", op->name);
+        for (guint j = 0; j < op->n_inputs; j++)
+          {
+            g_autofree char *tname = g_strdup_printf ("d:%s", tensor (d->fwd, op->inputs[j])->name);
+            out[j] = tensor_like (d, tname, op->inputs[j]);
+          }
+        emit (d, oname, PLX_IR_CONV_GRAD, in, 3, out, op->n_inputs, PLX_IR_PHASE_BACKWARD);
+        for (guint j = 0; j < op->n_inputs; j++)
+          if (d->needs[op->inputs[j]])
+            accumulate (d, op->inputs[j], out[j]);
+        return TRUE;
+      }
     case PLX_IR_EXPAND:
       if (d->needs[x])
         accumulate (d, x, grad_op (d, PLX_IR_REDUCE_SUM, (guint *) &dy, 1, x, xn));
@@ -277,7 +294,15 @@ op_grad (Diff *d, const PlxIrOp *op, GError **error)
     case PLX_IR_RESHAPE:
     case PLX_IR_TRANSPOSE:
       if (d->needs[x])
-        accumulate (d, x, grad_op (d, op->kind, (guint *) &dy, 1, x, xn));
+        {
+          guint g = grad_op (d, op->kind, (guint *) &dy, 1, x, xn);
+          PlxIrOp *back = d->g->ops->pdata[d->g->ops->len - 1];
+          /* A permutation's gradient is the inverse permutation. */
+          back->n_perm = op->n_perm;
+          for (guint i = 0; i < op->n_perm; i++)
+            back->perm[op->perm[i]] = (guint8) i;
+          accumulate (d, x, g);
+        }
       return TRUE;
     case PLX_IR_GATHER:
       if (d->needs[x])
@@ -315,6 +340,7 @@ op_grad (Diff *d, const PlxIrOp *op, GError **error)
     case PLX_IR_RMS_NORM_GRAD:
     case PLX_IR_GATHER_GRAD:
     case PLX_IR_LOSS_GRAD:
+    case PLX_IR_CONV_GRAD:
     case PLX_IR_ALL_REDUCE:
     case PLX_IR_ALL_GATHER:
     case PLX_IR_REDUCE_SCATTER:
@@ -424,6 +450,8 @@ plx_ir_training_graph (const PlxIrGraph  *forward,
       copy->axis = op->axis;
       copy->transpose_a = op->transpose_a;
       copy->transpose_b = op->transpose_b;
+      copy->n_perm = op->n_perm;
+      memcpy (copy->perm, op->perm, sizeof copy->perm);
       g_hash_table_add (names, g_strdup (copy->name));
     }
   if (loss == G_MAXUINT)

@@ -46,6 +46,8 @@ typedef struct
   GArray    *in, *out;              /* guint */
   gint       axis;
   gboolean   ta, tb;
+  guint      n_perm;
+  guint8     perm[PLX_IR_MAX_RANK];
   PlxIrPhase phase;
   gint       origin;
   gint       comm_axis;             /* collectives: the axis the group spans */
@@ -154,8 +156,27 @@ replicate (Shard *s, guint *i, guint a, const PlxIrOp *from, GError **error)
   return TRUE;
 }
 
+/* Tensor i, whole over axis a, cut to each device's part along dimension `dim`:
+ * a view (PLX_IR_SLICE), no communication. */
+static void
+take_part (Shard *s, guint *i, guint a, gint dim, const PlxIrOp *from)
+{
+  g_autofree char *name = g_strdup_printf ("%s:part.%s", st_at (s, *i)->name, axis_names[a]);
+  guint out = add_tensor (s, st_at (s, *i), name);
+  SOp *op;
+
+  st_at (s, out)->st[a] = dim;
+  op = add_op (s, st_at (s, out)->name, PLX_IR_SLICE, from);
+  op->axis = dim;
+  g_array_append_val (op->in, *i);
+  g_array_append_val (op->out, out);
+  st_at (s, out)->producer = (gint) s->ops->len - 1;
+  *i = out;
+}
+
 /* Where each of the small tensor's dimensions is among the big one's, matching
- * sizes in order; FALSE if they are not all found. */
+ * sizes in order (a 1 found nowhere is a dimension kept after summing it: -1);
+ * FALSE if they are not all found. */
 static gboolean
 match_dims (guint small_rank, const gint64 *small, guint big_rank, const gint64 *big, gint *map)
 {
@@ -163,11 +184,18 @@ match_dims (guint small_rank, const gint64 *small, guint big_rank, const gint64 
 
   for (guint i = 0; i < small_rank; i++)
     {
-      while (j < big_rank && big[j] != small[i])
-        j++;
-      if (j == big_rank)
+      guint k = j;
+      while (k < big_rank && big[k] != small[i])
+        k++;
+      if (k == big_rank && small[i] == 1)
+        {
+          map[i] = -1;
+          continue;
+        }
+      if (k == big_rank)
         return FALSE;
-      map[i] = (gint) j++;
+      map[i] = (gint) k;
+      j = k + 1;
     }
   return TRUE;
 }
@@ -194,7 +222,7 @@ is_last_dim_op (PlxIrKind kind)
  * of an input to replicate first (*redo). With every input replicated, every rule
  * gives replicated outputs. */
 static void
-rule (Shard *s, const PlxIrOp *op, const guint *in, guint a, gint *out, gint *redo)
+rule (Shard *s, const PlxIrOp *op, const guint *in, guint a, gint *out, gint *redo, gint *slice)
 {
   const PlxIrTensor *o = s->t->tensors->pdata[op->outputs[0]];
   const STensor *x = st_at (s, in[0]);
@@ -203,6 +231,9 @@ rule (Shard *s, const PlxIrOp *op, const guint *in, guint a, gint *out, gint *re
   gint map[PLX_IR_MAX_RANK];
 
   *redo = -1;
+  *slice = -1;
+#define SLICE(j, d) \
+  do { *redo = (j); *slice = (d); return; } while (0)
   for (guint j = 0; j < op->n_outputs; j++)
     out[j] = REPL;
   if (op->kind != PLX_IR_MATMUL && op->kind != PLX_IR_ADD && op->kind != PLX_IR_MUL &&
@@ -231,7 +262,9 @@ rule (Shard *s, const PlxIrOp *op, const guint *in, guint a, gint *out, gint *re
           out[0] = PARTIAL;
         else if (sx >= 0 && sx < r - 2)
           {
-            if (rb == 2 ? sy == REPL : (sy == sx || sy == REPL))
+            if (rb > 2 && sy == REPL)
+              SLICE (1, sx);   /* a whole operand is sliced where it lies, for free */
+            if (rb == 2 ? sy == REPL : sy == sx)
               out[0] = sx;
             else
               *redo = 1;
@@ -245,17 +278,21 @@ rule (Shard *s, const PlxIrOp *op, const guint *in, guint a, gint *out, gint *re
           }
         else if (sx == ka)
           {
+            if (sy == REPL)
+              SLICE (1, kb);
             if (sy == kb)
               out[0] = PARTIAL;
             else
-              *redo = sy == REPL ? 0 : 1;
+              *redo = 1;
           }
         else if (sx == REPL)
           {
             if (sy == nb)
               out[0] = r - 1;
+            else if (sy == kb)
+              SLICE (0, ka);
             else if (rb > 2 && sy >= 0 && sy < rb - 2)
-              out[0] = sy;
+              SLICE (0, sy);
             else
               *redo = 1;
           }
@@ -290,10 +327,12 @@ rule (Shard *s, const PlxIrOp *op, const guint *in, guint a, gint *out, gint *re
             return;
           }
         mapped = sy >= 0 ? sy + off : REPL;
+        if (sy == REPL && sx >= off && y->shape[sx - off] == x->shape[sx] && x->shape[sx] > 1)
+          SLICE (1, sx - off);
         if (sx == mapped || sy == REPL)
           out[0] = sx;
         else if (sx == REPL && y->shape[sy] == x->shape[mapped])
-          out[0] = mapped;
+          SLICE (0, mapped);
         else
           *redo = 1;
         return;
@@ -337,10 +376,12 @@ rule (Shard *s, const PlxIrOp *op, const guint *in, guint a, gint *out, gint *re
           else
             out[0] = sx;
         }
-      else if (sx == sy || sy == REPL)
+      else if (sx == sy)
         out[0] = sx;
+      else if (sy == REPL)
+        SLICE (1, sx);
       else if (sx == REPL)
-        out[0] = sy;
+        SLICE (0, sy);
       else
         *redo = 1;
       /* A norm's weight gradients sum over the rows: partial where rows are split. */
@@ -360,6 +401,29 @@ rule (Shard *s, const PlxIrOp *op, const guint *in, guint a, gint *out, gint *re
             if (map[j] == sx)
               out[0] = (gint) j;
         }
+      return;
+    case PLX_IR_CONV:
+    case PLX_IR_CONV_GRAD:
+      /* Images split along the batch stay split; anything else whole. A weight's
+       * gradient over split images is a partial sum. */
+      if (sx != REPL && sx != 0)
+        *redo = 0;
+      else if (op->kind == PLX_IR_CONV_GRAD && sy == REPL && sx == 0)
+        SLICE (1, 0);
+      else if (op->kind == PLX_IR_CONV_GRAD && sy != sx)
+        *redo = 1;
+      else
+        for (guint j = 1; j < op->n_inputs; j++)
+          if (st_at (s, in[j])->st[a] != REPL && !(op->kind == PLX_IR_CONV_GRAD && j == 1))
+            {
+              *redo = (gint) j;
+              return;
+            }
+      if (*redo >= 0)
+        return;
+      out[0] = sx;
+      for (guint j = 1; j < op->n_outputs; j++)
+        out[j] = op->kind == PLX_IR_CONV_GRAD && sx == 0 ? PARTIAL : REPL;
       return;
     case PLX_IR_EXPAND:
       if (sx == PARTIAL || sx == REPL)
@@ -381,6 +445,8 @@ rule (Shard *s, const PlxIrOp *op, const guint *in, guint a, gint *out, gint *re
     case PLX_IR_GATHER_GRAD:
       if (sx == r - 1)
         *redo = 0;
+      else if (sx >= 0 && sy == REPL)
+        SLICE (1, sx);
       else
         out[0] = sx == REPL ? REPL : PARTIAL;
       return;
@@ -395,10 +461,19 @@ rule (Shard *s, const PlxIrOp *op, const guint *in, guint a, gint *out, gint *re
         *redo = 0;
       return;
     case PLX_IR_TRANSPOSE:
+      /* A split dimension moves where the permutation puts it. */
       if (sx == PARTIAL || sx == REPL)
         out[0] = sx;
       else
-        *redo = 0;
+        {
+          *redo = 0;
+          for (guint d = 0; d < op->n_perm; d++)
+            if (op->perm[d] == sx)
+              {
+                out[0] = (gint) d;
+                *redo = -1;
+              }
+        }
       return;
     case PLX_IR_CONCAT:
     case PLX_IR_SPLIT:
@@ -416,7 +491,9 @@ rule (Shard *s, const PlxIrOp *op, const guint *in, guint a, gint *out, gint *re
         /* The update where the weight lives: its gradient summed and split as the
          * weight is, its optimizer state split alike. */
         gint sw = decide (s, in[0], a, REPL);
-        if (sy != sw && !(sy == REPL && sw >= 0))
+        if (sy == REPL && sw >= 0)
+          SLICE (1, sw);
+        if (sy != sw)
           {
             *redo = 1;
             return;
@@ -469,17 +546,19 @@ shard_op (Shard *s, guint i, GError **error)
         }
       for (;;)
         {
-          gint redo;
-          rule (s, op, in, a, o, &redo);
+          gint redo, slice;
+          rule (s, op, in, a, o, &redo, &slice);
           if (redo < 0)
             break;
-          if (++tries > 2 * op->n_inputs + 2)
+          if (++tries > 3 * op->n_inputs + 2)
             {
               g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED, "%s: op \"%s\": no sharding over %s settles",
                            s->source, op->name, axis_names[a]);
               return FALSE;
             }
-          if (st_at (s, in[redo])->st[a] == REPL)
+          if (slice >= 0)
+            take_part (s, &in[redo], a, slice, op);
+          else if (st_at (s, in[redo])->st[a] == REPL)
             {
               /* The rule wants more than this input replicated: replicate them all. */
               for (guint j = 0; j < op->n_inputs; j++)
@@ -494,6 +573,8 @@ shard_op (Shard *s, guint i, GError **error)
   sop->axis = op->axis;
   sop->ta = op->transpose_a;
   sop->tb = op->transpose_b;
+  sop->n_perm = op->n_perm;
+  memcpy (sop->perm, op->perm, sizeof sop->perm);
   g_array_append_vals (sop->in, in, op->n_inputs);
   for (guint j = 0; j < op->n_outputs; j++)
     {
@@ -644,9 +725,10 @@ stage_devices (Emit *e, guint stage, gint comm, guint *devices)
 }
 
 /* Whether sharded op i's instance k can run on its stage now: each input made by
- * an earlier task is there (ops of one task run in order, so their own outputs are). */
+ * an earlier task is there (ops of one task run in order, so their own outputs are).
+ * If not, *missing is the input it waits for. */
 static gboolean
-ready (Emit *e, guint i, guint k)
+ready (Emit *e, guint i, guint k, guint *missing)
 {
   const SOp *op = e->s->ops->pdata[i];
 
@@ -658,7 +740,10 @@ ready (Emit *e, guint i, guint k)
       if (producer >= 0 && e->stage[producer] == e->stage[i] && e->task[producer] == e->task[i])
         continue;   /* made earlier in this task */
       if (producer >= 0 && lookup (e, t, k, e->stage[i]) < 0)
-        return FALSE;
+        {
+          *missing = t;
+          return FALSE;
+        }
     }
   return TRUE;
 }
@@ -733,6 +818,8 @@ emit_op (Emit *e, guint i, guint k)
   pop->axis = op->axis;
   pop->transpose_a = op->ta;
   pop->transpose_b = op->tb;
+  pop->n_perm = op->n_perm;
+  memcpy (pop->perm, op->perm, sizeof pop->perm);
   pop->phase = op->phase;
   if (op->comm_axis >= 0)
     pop->groups = e->per_stage / e->s->size[op->comm_axis];
@@ -838,7 +925,8 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   g_autoptr (GHashTable) p_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr (GPtrArray) tasks = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autofree guint *pos = NULL;
-  guint remaining = 0;
+  g_autofree gboolean *data_dep = NULL;
+  guint remaining = 0, missing = 0, stuck_op = 0, stuck_stage = 0;
   gboolean ok = TRUE;
 
   if (parallel->dp == 0 || parallel->tp == 0 || pp == 0 || parallel->micro_batches == 0 ||
@@ -864,14 +952,10 @@ plx_ir_parallelize (const PlxIrGraph    *training,
       like.dtype = tt->dtype;
       like.role = tt->role;
       like.st[AX_MB] = like.st[AX_DP] = like.st[AX_TP] = REPL;
-      if (tt->producer < 0 && tt->role == PLX_IR_ROLE_DATA)
+      /* Data with a first dimension of 1 (position ids broadcast over the batch)
+       * or none carries no batch: every device reads all of it. */
+      if (tt->producer < 0 && tt->role == PLX_IR_ROLE_DATA && tt->rank > 0 && tt->shape[0] > 1)
         {
-          if (tt->rank == 0 && (s.size[AX_MB] > 1 || s.size[AX_DP] > 1))
-            {
-              g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: data tensor \"%s\" has no batch "
-                           "dimension to split", source, tt->name);
-              return NULL;
-            }
           like.st[AX_MB] = s.size[AX_MB] > 1 ? 0 : REPL;
           like.st[AX_DP] = s.size[AX_DP] > 1 ? 0 : REPL;
         }
@@ -913,6 +997,7 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   e.task = g_new0 (guint8, MAX (ops->len, 1));
   e.per_mb = g_new0 (gboolean, MAX (ops->len, 1));
   e.acc = g_new (gint, MAX (ops->len, 1));
+  data_dep = g_new0 (gboolean, MAX (ops->len, 1));
   e.consumers = g_new0 (GArray *, MAX (tensors->len, 1));
   e.where = where;
   e.names = p_names;
@@ -929,8 +1014,17 @@ plx_ir_parallelize (const PlxIrGraph    *training,
       for (guint j = 0; j < op->out->len; j++)
         mb |= tensor_per_mb (st_at (&s, g_array_index (op->out, guint, j)));
       e.per_mb[i] = mb;
+      /* Outside the micro-batch loop: a backward or update op that depends on the
+       * data runs after it (POST: a summed gradient's all-reduce, the update); the
+       * rest before it (PRE: a weight gathered once for every micro-batch). */
+      for (guint j = 0; j < op->in->len; j++)
+        {
+          guint t = g_array_index (op->in, guint, j);
+          gint producer = st_at (&s, t)->producer;
+          data_dep[i] |= producer >= 0 ? data_dep[producer] : st_at (&s, t)->role == PLX_IR_ROLE_DATA;
+        }
       e.task[i] = mb ? (op->phase == PLX_IR_PHASE_FORWARD ? TASK_F : TASK_B)
-                     : (op->phase == PLX_IR_PHASE_FORWARD ? TASK_PRE : TASK_POST);
+                     : (op->phase != PLX_IR_PHASE_FORWARD && data_dep[i] ? TASK_POST : TASK_PRE);
       for (guint j = 0; j < op->in->len; j++)
         {
           GArray *c = e.consumers[g_array_index (op->in, guint, j)];
@@ -979,7 +1073,14 @@ plx_ir_parallelize (const PlxIrGraph    *training,
             k = task >> 2;
             for (guint i = 0; i < ops->len && can; i++)
               if (e.stage[i] == st && e.task[i] == kind)
-                can = ready (&e, i, k);
+                {
+                  can = ready (&e, i, k, &missing);
+                  if (!can)
+                    {
+                      stuck_op = i;
+                      stuck_stage = st;
+                    }
+                }
             if (!can)
               break;
             for (guint i = 0; i < ops->len; i++)
@@ -991,8 +1092,11 @@ plx_ir_parallelize (const PlxIrGraph    *training,
           }
       if (!progress)
         {
-          g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED, "%s: the pipeline schedule cannot go on (a stage waits "
-                       "for what no stage makes)", source);
+          const SOp *op = ops->pdata[stuck_op];
+          const STensor *t = st_at (&s, missing);
+          g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED, "%s: the pipeline schedule cannot go on: op \"%s\" "
+                       "on stage %u waits for tensor \"%s\" from stage %u, which the schedule runs later", source,
+                       op->name, stuck_stage, t->name, t->producer >= 0 ? e.stage[t->producer] : 0);
           ok = FALSE;
         }
     }

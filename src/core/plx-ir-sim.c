@@ -39,10 +39,13 @@ plx_ir_op_time (const PlxIrGraph *graph,
   switch (op->kind)
     {
     case PLX_IR_MATMUL:
+    case PLX_IR_CONV:        /* cuDNN's implicit GEMM (Chetlur et al. 2014 §3) */
+    case PLX_IR_CONV_GRAD:
       /* Roofline of the measured GEMM efficiency and HBM (plx_gemm_time). */
       return plx_gemm_time (cluster, plx_gemm_dtype (cluster, in->dtype, FALSE), plx_ir_op_flops (graph, op),
                             plx_ir_op_bytes (graph, op));
     case PLX_IR_RESHAPE:
+    case PLX_IR_SLICE:
       return 0.0;   /* a view: no kernel */
     case PLX_IR_ALL_REDUCE:
     case PLX_IR_REDUCE_SCATTER:

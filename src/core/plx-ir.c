@@ -36,6 +36,8 @@ static const struct
   [PLX_IR_OPTIMIZER] = { "optimizer", 1, 0, 1, 0, 10.0 },
   [PLX_IR_REDUCE_SUM] = { "reduce_sum", 1, 1, 1, 1, 1.0 },
   [PLX_IR_EXPAND] = { "expand", 1, 1, 1, 1, 0.0 },
+  [PLX_IR_CONV] = { "conv", 2, 3, 1, 1, 0.0 },
+  [PLX_IR_SLICE] = { "slice", 1, 1, 1, 1, 0.0 },
   [PLX_IR_RELU_GRAD] = { "relu_grad", 2, 2, 1, 1, 1.0 },
   [PLX_IR_GELU_GRAD] = { "gelu_grad", 2, 2, 1, 1, 16.0 },
   [PLX_IR_TANH_GRAD] = { "tanh_grad", 2, 2, 1, 1, 3.0 },
@@ -44,6 +46,7 @@ static const struct
   [PLX_IR_RMS_NORM_GRAD] = { "rms_norm_grad", 2, 3, 1, 2, 8.0 },
   [PLX_IR_GATHER_GRAD] = { "gather_grad", 2, 2, 1, 1, 1.0 },
   [PLX_IR_LOSS_GRAD] = { "loss_grad", 2, 2, 1, 1, 4.0 },
+  [PLX_IR_CONV_GRAD] = { "conv_grad", 3, 3, 2, 3, 0.0 },
   [PLX_IR_ALL_REDUCE] = { "all_reduce", 1, 0, 1, 0, 0.0 },
   [PLX_IR_ALL_GATHER] = { "all_gather", 1, 0, 1, 0, 0.0 },
   [PLX_IR_REDUCE_SCATTER] = { "reduce_scatter", 1, 0, 1, 0, 0.0 },
@@ -136,6 +139,16 @@ plx_ir_op_flops (const PlxIrGraph *graph,
       /* Each output element is a dot product of length k: k multiplies, k adds. */
       const PlxIrTensor *a = tensor_at (graph, op->inputs[0]);
       return 2.0 * (double) plx_ir_tensor_elements (out) * (double) a->shape[a->rank - (op->transpose_a ? 2 : 1)];
+    }
+  if (op->kind == PLX_IR_CONV || op->kind == PLX_IR_CONV_GRAD)
+    {
+      /* Each output element a dot product over C/groups x R x S (Chetlur et al. 2014
+       * §3, convolution as a matrix product); the backward pass two such products,
+       * for the input and for the weight. */
+      const PlxIrTensor *w = tensor_at (graph, op->inputs[op->kind == PLX_IR_CONV ? 1 : 2]);
+      const PlxIrTensor *y = op->kind == PLX_IR_CONV ? out : tensor_at (graph, op->inputs[0]);
+      double fwd = 2.0 * (double) plx_ir_tensor_elements (y) * (double) (w->shape[1] * w->shape[2] * w->shape[3]);
+      return op->kind == PLX_IR_CONV ? fwd : 2.0 * fwd;
     }
   if (op->kind == PLX_IR_REDUCE_MEAN || op->kind == PLX_IR_REDUCE_SUM || op->kind == PLX_IR_LOSS ||
       op->kind == PLX_IR_OPTIMIZER || op->kind == PLX_IR_GATHER_GRAD)
@@ -437,6 +450,34 @@ parse_devices (JsonObject *obj, const char *source, const char *path, const char
   return TRUE;
 }
 
+/* A transpose's permutation: each input dimension once. */
+static gboolean
+parse_perm (JsonObject *obj, const char *source, const char *path, PlxIrOp *op, GError **error)
+{
+  JsonArray *array = get_array (obj, source, path, "perm", FALSE, error);
+  guint seen = 0;
+
+  if (array == NULL)
+    return error == NULL || *error == NULL;
+  op->n_perm = json_array_get_length (array);
+  for (guint i = 0; i < op->n_perm; i++)
+    {
+      JsonNode *n = json_array_get_element (array, i);
+      gint64 v = JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_INT64 ? json_node_get_int (n) : -1;
+      if (op->kind != PLX_IR_TRANSPOSE || op->n_perm > PLX_IR_MAX_RANK || v < 0 || v >= (gint64) op->n_perm ||
+          (seen & (1u << v)) != 0)
+        {
+          g_autofree char *n_ = plx_printable (op->name);
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %s.perm: op \"%s\": not a permutation of a "
+                       "transpose's dimensions", source, path, n_);
+          return FALSE;
+        }
+      seen |= 1u << v;
+      op->perm[i] = (guint8) v;
+    }
+  return TRUE;
+}
+
 /* A send's receivers: `peer` for one sending device, `peers` (one per device) for
  * several sending at once; neither for any other op. */
 static gboolean
@@ -564,7 +605,7 @@ check_shapes (const PlxIrGraph *g, const PlxIrOp *op, const char *source, const 
     case PLX_IR_LOSS_GRAD:
     case PLX_IR_LAYER_NORM_GRAD:
     case PLX_IR_RMS_NORM_GRAD:
-      if (!same_shape (out, in2) || (op->kind != PLX_IR_LOSS_GRAD && !same_shape (in, in2)))
+      if (op->kind == PLX_IR_LOSS_GRAD ? !same_shape (out, in) : (!same_shape (out, in2) || !same_shape (in, in2)))
         why = "the gradient is not the shape of the input it is taken for";
       /* A norm's weight and bias gradients are the weight's shape; without a weight
        * there are none. */
@@ -574,6 +615,21 @@ check_shapes (const PlxIrGraph *g, const PlxIrOp *op, const char *source, const 
         if (!same_shape (tensor_at (g, op->outputs[i]), tensor_at (g, op->inputs[2])))
           why = "a weight's gradient is not the weight's shape";
       break;
+    case PLX_IR_CONV:
+      if (in->rank != 4 || in2->rank != 4 || out->rank != 4 || out->shape[0] != in->shape[0] ||
+          out->shape[1] != in2->shape[0] || in->shape[1] % in2->shape[1] != 0)
+        why = "not x [N, C, H, W], w [K, C/groups, R, S] -> [N, K, P, Q]";
+      else if (op->n_inputs == 3 && plx_ir_tensor_elements (tensor_at (g, op->inputs[2])) != in2->shape[0])
+        why = "the bias is not one value per output channel";
+      break;
+    case PLX_IR_CONV_GRAD:
+      {
+        const PlxIrTensor *w = tensor_at (g, op->inputs[2]);
+        if (in->rank != 4 || in2->rank != 4 || w->rank != 4 || !same_shape (out, in2) ||
+            !same_shape (tensor_at (g, op->outputs[1]), w) || in->shape[0] != in2->shape[0] || in->shape[1] != w->shape[0])
+          why = "not (dy, x, w) -> dx (x's shape), dw (w's shape)";
+        break;
+      }
     case PLX_IR_GATHER_GRAD:
       if (in->rank != in2->rank + 1 || memcmp (in->shape, in2->shape, in2->rank * sizeof in2->shape[0]) != 0 ||
           out->rank != 2 || out->shape[1] != in->shape[in->rank - 1])
@@ -588,6 +644,11 @@ check_shapes (const PlxIrGraph *g, const PlxIrOp *op, const char *source, const 
     case PLX_IR_ALL_TO_ALL:
       if (plx_ir_tensor_elements (out) != plx_ir_tensor_elements (in))
         why = "the output does not hold the input's elements";
+      else if (op->n_perm > 0 && (op->n_perm != in->rank || out->rank != in->rank))
+        why = "the permutation is not of the input's dimensions";
+      for (guint d = 0; why == NULL && d < op->n_perm; d++)
+        if (out->shape[d] != in->shape[op->perm[d]])
+          why = "the output is not the input with its dimensions permuted";
       break;
     case PLX_IR_ALL_GATHER:
     case PLX_IR_REDUCE_SCATTER:
@@ -607,6 +668,16 @@ check_shapes (const PlxIrGraph *g, const PlxIrOp *op, const char *source, const 
           out->shape[out->rank - 1] != in->shape[in->rank - 1])
         why = "the output is not the indices' shape and the table's width";
       break;
+    case PLX_IR_SLICE:
+      {
+        guint axis = op->axis < 0 ? 0 : (guint) op->axis;
+        if (axis >= in->rank || out->rank != in->rank || in->shape[axis] % out->shape[axis] != 0)
+          why = "the output is not a part of the input along the axis";
+        for (guint d = 0; why == NULL && d < in->rank; d++)
+          if (d != axis && in->shape[d] != out->shape[d])
+            why = "the part differs from the whole off the axis";
+        break;
+      }
     case PLX_IR_CONCAT:
     case PLX_IR_SPLIT:
       {
@@ -687,7 +758,7 @@ parse_op (JsonObject *obj, const char *source, const char *path, PlxIrGraph *g, 
           GHashTable *op_names, PlxIrOp *op, GError **error)
 {
   static const char *const keys[] = { "name", "op", "inputs", "outputs", "devices", "axis", "peer", "peers",
-                                      "transpose_a", "transpose_b", "groups", NULL };
+                                      "transpose_a", "transpose_b", "groups", "perm", NULL };
   const char *name = NULL, *kind = NULL;
   guint64 axis = G_MAXUINT64, peer = G_MAXUINT64, groups = 1;
   guint k;
@@ -724,6 +795,8 @@ parse_op (JsonObject *obj, const char *source, const char *path, PlxIrGraph *g, 
       !parse_refs (obj, source, path, "outputs", tensor_names, &op->outputs, &op->n_outputs, error) ||
       !parse_devices (obj, source, path, "devices", g->n_devices, &op->devices, &op->n_devices, error) ||
       !parse_peers (obj, source, path, g->n_devices, peer, op, error))
+    return FALSE;
+  if (!parse_perm (obj, source, path, op, error))
     return FALSE;
   op->groups = (guint) groups;
   if (groups > 1 && (!plx_ir_kind_is_collective (op->kind) || op->kind == PLX_IR_SEND ||
@@ -957,6 +1030,14 @@ plx_ir_graph_to_json (const PlxIrGraph *graph)
           json_builder_begin_array (b);
           for (guint d = 0; d < op->n_devices; d++)
             json_builder_add_int_value (b, op->peers[d]);
+          json_builder_end_array (b);
+        }
+      if (op->n_perm > 0)
+        {
+          json_builder_set_member_name (b, "perm");
+          json_builder_begin_array (b);
+          for (guint d = 0; d < op->n_perm; d++)
+            json_builder_add_int_value (b, op->perm[d]);
           json_builder_end_array (b);
         }
       if (op->groups > 1)

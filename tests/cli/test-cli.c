@@ -2734,6 +2734,36 @@ test_graph_program_round_trip (void)
   g_rmdir (dir);
 }
 
+static void
+test_graph_onnx (void)
+{
+  /* An ONNX GPT-2-shaped decoder written by python3-onnx (tests/onnx/make-models.py):
+   * simulated with its symbolic batch given, refused without it. */
+  g_autofree char *script = g_build_filename (g_test_get_dir (G_TEST_DIST), "onnx", "make-models.py", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("plx-cli-onnx-XXXXXX", NULL);
+  g_autofree char *model = g_build_filename (dir, "gpt2.onnx", NULL);
+  const char *argv[] = { "/usr/bin/python3", script, dir, NULL };
+  int wait = 0;
+  g_auto (CliRun) ok;
+  g_auto (CliRun) bad;
+  g_autoptr (JsonNode) root = NULL;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &wait, NULL));
+  g_assert_true (g_spawn_check_wait_status (wait, NULL));
+  RUN_CLI (&ok, "simulate", "--model", model, "--dim", "batch=8", "--dp", "2", "--tp", "2", "--json");
+  assert_success (&ok);
+  root = parse_stdout (&ok);
+  g_assert_cmpint (get_int (json_node_get_object (root), "n_devices"), ==, 4);
+  /* 8 sequences a step */
+  g_assert_true (close_rel (get_number (json_node_get_object (root), "samples_per_s") *
+                            get_number (json_node_get_object (root), "step_time_s"), 8.0, 1e-12));
+  RUN_CLI (&bad, "simulate", "--model", model);
+  g_assert_cmpint (bad.status, ==, 1);
+  g_assert_nonnull (strstr (bad.err, "input \"ids\": dimension 0 is symbolic (\"batch\"); give its size "
+                                     "(--dim batch=N)"));
+  test_rm_rf (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2838,6 +2868,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/json", test_search_json);
   g_test_add_func ("/cli/graph/search", test_graph_search);
   g_test_add_func ("/cli/graph/program-round-trip", test_graph_program_round_trip);
+  g_test_add_func ("/cli/graph/onnx", test_graph_onnx);
   g_test_add_func ("/cli/search/csv-and-errors", test_search_csv_and_errors);
 
   return g_test_run ();

@@ -1,0 +1,249 @@
+/* ONNX import (docs/graph-format.md, "ONNX"): real models written at test time by
+ * Debian's python3-onnx (tests/onnx/make-models.py) - an MLP, a small CNN (also
+ * with its weights in a deleted external file), a GPT-2-shaped decoder - read, their
+ * FLOPs counted by hand, trained and spread; and the refusals. */
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "parallax/parallax.h"
+
+#include "test-files.h"
+#include "test-util.h"
+
+static char *models_dir;
+
+static void
+make_models (void)
+{
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "onnx", "make-models.py", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *err = NULL;
+  const char *argv[] = { "/usr/bin/python3", script, NULL, NULL };
+  int status = 0;
+
+  models_dir = g_dir_make_tmp ("plx-onnx-XXXXXX", &error);
+  g_assert_no_error (error);
+  argv[2] = models_dir;
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, &err, &status, &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("make-models.py failed (is python3-onnx installed? tools/install-deps installs it): %s", err);
+}
+
+static PlxIrGraph *
+import (const char *name, const PlxOnnxOptions *options, GError **error)
+{
+  g_autofree char *path = g_build_filename (models_dir, name, NULL);
+  return plx_onnx_import (path, options, error);
+}
+
+static double
+flops_of (const PlxIrGraph *g, PlxIrKind kind)
+{
+  double f = 0.0;
+
+  for (guint i = 0; i < g->ops->len; i++)
+    if (((const PlxIrOp *) g->ops->pdata[i])->kind == kind)
+      f += plx_ir_op_flops (g, g->ops->pdata[i]);
+  return f;
+}
+
+static guint
+count (const PlxIrGraph *g, PlxIrKind kind)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < g->ops->len; i++)
+    n += ((const PlxIrOp *) g->ops->pdata[i])->kind == kind;
+  return n;
+}
+
+static const PlxIrTensor *
+tensor_named (const PlxIrGraph *g, const char *name)
+{
+  for (guint i = 0; i < g->tensors->len; i++)
+    if (g_str_equal (((const PlxIrTensor *) g->tensors->pdata[i])->name, name))
+      return g->tensors->pdata[i];
+  g_error ("no tensor \"%s\"", name);
+  return NULL;
+}
+
+static void
+test_mlp (void)
+{
+  /* Gemm x [32, 256] by w1 [256, 512] plus its bias: a matmul and an add;
+   * ReLU; MatMul by w2 [512, 10]. Matmul FLOPs 2 x 32 x 256 x 512 + 2 x 32 x 512 x 10
+   * = 8,716,288. Initializers are weights; x is data. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) g = import ("mlp.onnx", NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (g->ops->len, ==, 4);
+  g_assert_cmpuint (count (g, PLX_IR_MATMUL), ==, 2);
+  g_assert_cmpuint (count (g, PLX_IR_ADD), ==, 1);
+  g_assert_cmpfloat (flops_of (g, PLX_IR_MATMUL), ==, 8716288.0);
+  g_assert_cmpint (tensor_named (g, "w1")->role, ==, PLX_IR_ROLE_WEIGHT);
+  g_assert_cmpint (tensor_named (g, "x")->role, ==, PLX_IR_ROLE_DATA);
+  g_assert_cmpint (tensor_named (g, "x")->dtype, ==, PLX_DTYPE_FP32);
+  g_assert_cmpint (tensor_named (g, "y")->shape[1], ==, 10);
+}
+
+static void
+test_cnn (void)
+{
+  /* conv1: 3x3 over 3 channels into 16, padding 1: [8, 16, 32, 32], 2 x 131,072 x 27
+   * = 7,077,888 FLOPs. conv2: stride 2, (32 + 2 - 2 - 1) / 2 + 1 = 16: [8, 32, 16, 16],
+   * 2 x 65,536 x 144 = 18,874,368. The pool keeps [8, 32, 1, 1], flattened to [8, 32];
+   * the classifier 2 x 8 x 32 x 10 = 5,120. The copy whose weights were in a file
+   * that no longer exists reads the same. */
+  const char *files[] = { "cnn.onnx", "cnn-external.onnx" };
+
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (PlxIrGraph) g = import (files[f], NULL, &error);
+      const PlxIrTensor *h2;
+
+      g_assert_no_error (error);
+      g_assert_cmpfloat (flops_of (g, PLX_IR_CONV), ==, 7077888.0 + 18874368.0);
+      g_assert_cmpfloat (flops_of (g, PLX_IR_MATMUL), ==, 5120.0);
+      h2 = tensor_named (g, "h2");
+      g_assert_cmpint (h2->shape[1], ==, 32);
+      g_assert_cmpint (h2->shape[2], ==, 16);
+      g_assert_cmpint (h2->shape[3], ==, 16);
+      g_assert_cmpint (tensor_named (g, "f")->rank, ==, 2);
+    }
+}
+
+static void
+test_cnn_training (void)
+{
+  /* Trained with a loss on its output, data parallel over 2: the images split
+   * along the batch; each weight's gradient (the convolutions' among them) a
+   * partial sum, all-reduced - 5 weights and biases, 5 all-reduces. Each
+   * convolution's backward pass is one kernel pair, dX and dW, twice the forward
+   * FLOPs: 2 x (7,077,888 + 18,874,368) on one device, halved by the split. (conv1's
+   * dX is counted too, which a framework skips for an input that needs no gradient:
+   * docs/ir.md.) */
+  PlxOnnxOptions opts = { NULL, NULL, 0, TRUE };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) g = import ("cnn.onnx", &opts, &error);
+  g_autoptr (PlxIrGraph) t = NULL;
+  g_autoptr (PlxIrGraph) p = NULL;
+  g_autoptr (JsonNode) cnode = plx_json_parse_data (TEST_IDEAL_CLUSTER (1, 1e11, 1e10), -1, "ideal", NULL);
+  g_autoptr (PlxCluster) c = plx_cluster_new_from_json (cnode, "ideal", NULL);
+  PlxIrParallel par = { 2, 1, 1, 1, PLX_IR_SCHEDULE_1F1B };
+
+  g_assert_no_error (error);
+  t = plx_ir_training_graph (g, PLX_IR_OPTIMIZER_SGD, "cnn.onnx", &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (flops_of (t, PLX_IR_CONV_GRAD), ==, 2.0 * (7077888.0 + 18874368.0));
+  p = plx_ir_parallelize (t, &par, c, "cnn.onnx", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count (p, PLX_IR_ALL_REDUCE), ==, 5);
+  g_assert_cmpfloat (flops_of (p, PLX_IR_CONV_GRAD), ==, 7077888.0 + 18874368.0);
+  g_assert_true (plx_ir_graph_check (p, "cnn dp2", &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_gpt2 (void)
+{
+  /* GPT-2's decoder, 2 blocks of hidden 128, 4 heads, 64 positions, vocabulary 1000,
+   * batch 4 (the symbolic "batch" given): 256 rows. Per block, 2 x 256 x: QKV
+   * 128 x 384 (25,165,824), the output projection 128 x 128 (8,388,608), the MLP
+   * 128 x 512 and back (33,554,432 each); the scores and the context
+   * 2 x (4 x 4 x 64 x 64) x 32 each (4,194,304): 109,051,904; the LM head
+   * 2 x 256 x 128 x 1000 = 65,536,000. 283,639,808 in all (Kaplan et al. 2020 §2.1
+   * count the same matmuls). */
+  const char *names[] = { "batch" };
+  const gint64 values[] = { 4 };
+  PlxOnnxOptions opts = { names, values, 1, TRUE };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) g = import ("gpt2.onnx", &opts, &error);
+  g_autoptr (PlxIrGraph) t = NULL;
+  g_autoptr (JsonNode) cnode = plx_json_parse_data (TEST_IDEAL_CLUSTER (1, 1e11, 1e10), -1, "ideal", NULL);
+  g_autoptr (PlxCluster) c = plx_cluster_new_from_json (cnode, "ideal", NULL);
+  const PlxIrTensor *scores;
+
+  g_assert_no_error (error);
+  g_assert_cmpfloat (flops_of (g, PLX_IR_MATMUL), ==, 283639808.0);
+  g_assert_cmpuint (count (g, PLX_IR_LAYER_NORM), ==, 5);
+  g_assert_cmpuint (count (g, PLX_IR_SOFTMAX), ==, 2);
+  g_assert_cmpuint (count (g, PLX_IR_GELU), ==, 2);
+  scores = tensor_named (g, "h1.s0");
+  g_assert_cmpuint (scores->rank, ==, 4);
+  g_assert_cmpint (scores->shape[1], ==, 4);
+  g_assert_cmpint (scores->shape[3], ==, 64);
+  g_assert_cmpint (tensor_named (g, "tok")->shape[0], ==, 4);
+
+  /* It trains and spreads: data parallel 2 x tensor parallel 2 over 2 stages of 2
+   * micro-batches, every shape rule holding in the program; the position ids ([1,
+   * 64], no batch) are read whole by every device. */
+  t = plx_ir_training_graph (g, PLX_IR_OPTIMIZER_ADAM, "gpt2.onnx", &error);
+  g_assert_no_error (error);
+  {
+    PlxIrParallel par = { 2, 2, 2, 2, PLX_IR_SCHEDULE_1F1B };
+    g_autoptr (PlxIrGraph) p = plx_ir_parallelize (t, &par, c, "gpt2.onnx", &error);
+    PlxIrRun run;
+    g_assert_no_error (error);
+    g_assert_cmpuint (p->n_devices, ==, 8);
+    plx_ir_graph_check (p, "gpt2 program", &error);
+    g_assert_no_error (error);
+    g_assert_true (plx_ir_simulate (p, c, &run, &error));
+    g_assert_cmpfloat (run.makespan_s, >, 0.0);
+    plx_ir_run_clear (&run);
+  }
+}
+
+static void
+test_refusals (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) g = NULL;
+  g_autofree char *junk = g_build_filename (models_dir, "junk.onnx", NULL);
+
+  /* An op Parallax cannot cost: named with its node. */
+  g = import ("einsum.onnx", NULL, &error);
+  g_assert_null (g);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "einsum.onnx: node \"mix\" (Einsum): Parallax cannot cost this op"));
+  g_clear_error (&error);
+  /* A symbolic batch without its size. */
+  g = import ("gpt2.onnx", NULL, &error);
+  g_assert_null (g);
+  g_assert_nonnull (strstr (error->message, "input \"ids\": dimension 0 is symbolic (\"batch\"); give its size "
+                                            "(--dim batch=N)"));
+  g_clear_error (&error);
+  /* Not a model at all. */
+  g_assert_true (g_file_set_contents (junk, "{ \"this\": \"is JSON\" }", -1, NULL));
+  g = import ("junk.onnx", NULL, &error);
+  g_assert_null (g);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_PARSE);
+  g_assert_nonnull (strstr (error->message, "junk.onnx: not an ONNX model"));
+  g_clear_error (&error);
+  /* A file that is not there. */
+  g = import ("absent.onnx", NULL, &error);
+  g_assert_null (g);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_NOT_FOUND);
+  g_unlink (junk);
+}
+
+int
+main (int argc, char **argv)
+{
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+  make_models ();
+  g_test_add_func ("/core/onnx/mlp", test_mlp);
+  g_test_add_func ("/core/onnx/cnn", test_cnn);
+  g_test_add_func ("/core/onnx/cnn-training", test_cnn_training);
+  g_test_add_func ("/core/onnx/gpt2", test_gpt2);
+  g_test_add_func ("/core/onnx/refusals", test_refusals);
+  status = g_test_run ();
+  test_rm_rf (models_dir);
+  g_free (models_dir);
+  return status;
+}

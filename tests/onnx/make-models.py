@@ -1,0 +1,148 @@
+#!/usr/bin/python3
+"""Writes the ONNX models test-onnx reads, with Debian's python3-onnx: an MLP, a small
+CNN (also with its weights in external data, then deleted), a GPT-2-shaped decoder
+with a symbolic batch, and a model with an op Parallax cannot cost.
+
+Usage: make-models.py OUTDIR"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = [helper.make_opsetid("", 17)]
+
+
+def weight(name, *dims):
+    return numpy_helper.from_array(np.zeros(dims, dtype=np.float32), name)
+
+
+def ints(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def save(graph, path, **kw):
+    model = helper.make_model(graph, opset_imports=OPSET, producer_name="parallax-tests")
+    onnx.save(model, path, **kw)
+
+
+def mlp(out):
+    # x [32, 256] -> Gemm (256 x 512, bias) -> Relu -> MatMul (512 x 10)
+    nodes = [
+        helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], name="fc1"),
+        helper.make_node("Relu", ["h"], ["a"], name="relu"),
+        helper.make_node("MatMul", ["a", "w2"], ["y"], name="fc2"),
+    ]
+    g = helper.make_graph(
+        nodes, "mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [32, 256])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [32, 10])],
+        [weight("w1", 256, 512), weight("b1", 512), weight("w2", 512, 10)])
+    save(g, os.path.join(out, "mlp.onnx"))
+
+
+def cnn(out):
+    # [8, 3, 32, 32] -> Conv 3x3 (16) -> Relu -> Conv 3x3 stride 2 (32) -> Relu
+    #   -> GlobalAveragePool -> Flatten -> Gemm (32 x 10)
+    nodes = [
+        helper.make_node("Conv", ["x", "c1", "c1b"], ["h1"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["h1"], ["a1"], name="relu1"),
+        helper.make_node("Conv", ["a1", "c2"], ["h2"], name="conv2", pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Relu", ["h2"], ["a2"], name="relu2"),
+        helper.make_node("GlobalAveragePool", ["a2"], ["p"], name="pool"),
+        helper.make_node("Flatten", ["p"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "fc", "fcb"], ["y"], name="fc"),
+    ]
+    g = helper.make_graph(
+        nodes, "cnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 3, 32, 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, 10])],
+        [weight("c1", 16, 3, 3, 3), weight("c1b", 16), weight("c2", 32, 16, 3, 3),
+         weight("fc", 32, 10), weight("fcb", 10)])
+    save(g, os.path.join(out, "cnn.onnx"))
+    # The same with every weight in a side file, which is then removed: Parallax
+    # needs the shapes only.
+    save(g, os.path.join(out, "cnn-external.onnx"), save_as_external_data=True,
+         all_tensors_to_one_file=True, location="cnn-external.data", size_threshold=0)
+    os.remove(os.path.join(out, "cnn-external.data"))
+
+
+def gpt2(out, layers=2, seq=64, hidden=128, heads=4, vocab=1000):
+    # GPT-2's decoder (Radford et al. 2019): token and position embeddings; per
+    # block LayerNorm, fused QKV projection, attention over heads, output
+    # projection, residual; LayerNorm, 4h MLP with GELU, residual; final LayerNorm
+    # and the LM head. The batch is symbolic.
+    d = hidden // heads
+    nodes, inits = [], [weight("wte", vocab, hidden), weight("wpe", seq, hidden),
+                        ints("heads_shape", [0, seq, heads, d]), ints("merge_shape", [0, seq, hidden]),
+                        numpy_helper.from_array(np.array(1.0 / np.sqrt(d), dtype=np.float32), "scale")]
+    nodes += [helper.make_node("Gather", ["wte", "ids"], ["tok"], name="wte"),
+              helper.make_node("Gather", ["wpe", "pos"], ["posemb"], name="wpe"),
+              helper.make_node("Add", ["tok", "posemb"], ["x0"], name="embed")]
+    x = "x0"
+    for i in range(layers):
+        p = f"h{i}."
+        inits += [weight(p + "ln1_g", hidden), weight(p + "ln1_b", hidden),
+                  weight(p + "attn_w", hidden, 3 * hidden), weight(p + "attn_b", 3 * hidden),
+                  weight(p + "proj_w", hidden, hidden), weight(p + "proj_b", hidden),
+                  weight(p + "ln2_g", hidden), weight(p + "ln2_b", hidden),
+                  weight(p + "fc_w", hidden, 4 * hidden), weight(p + "fc_b", 4 * hidden),
+                  weight(p + "out_w", 4 * hidden, hidden), weight(p + "out_b", hidden)]
+        n = lambda op, ins, outs, **kw: nodes.append(
+            helper.make_node(op, [p + v if not v.startswith("@") else v[1:] for v in ins],
+                             [p + v for v in outs], name=p + outs[0], **kw))
+        n("LayerNormalization", ["@" + x, "ln1_g", "ln1_b"], ["ln1"], axis=-1)
+        n("MatMul", ["ln1", "attn_w"], ["qkv0"])
+        n("Add", ["qkv0", "attn_b"], ["qkv"])
+        n("Split", ["qkv"], ["q0", "k0", "v0"], axis=2)
+        for t in ("q", "k", "v"):
+            n("Reshape", [t + "0", "@heads_shape"], [t + "1"])
+        n("Transpose", ["q1"], ["q"], perm=[0, 2, 1, 3])
+        n("Transpose", ["k1"], ["kT"], perm=[0, 2, 3, 1])
+        n("Transpose", ["v1"], ["v"], perm=[0, 2, 1, 3])
+        n("MatMul", ["q", "kT"], ["s0"])
+        n("Mul", ["s0", "@scale"], ["s"])
+        n("Softmax", ["s"], ["pr"], axis=-1)
+        n("MatMul", ["pr", "v"], ["ctx0"])
+        n("Transpose", ["ctx0"], ["ctx1"], perm=[0, 2, 1, 3])
+        n("Reshape", ["ctx1", "@merge_shape"], ["ctx"])
+        n("MatMul", ["ctx", "proj_w"], ["o0"])
+        n("Add", ["o0", "proj_b"], ["o"])
+        n("Add", ["@" + x, "o"], ["r1"])
+        n("LayerNormalization", ["r1", "ln2_g", "ln2_b"], ["ln2"], axis=-1)
+        n("MatMul", ["ln2", "fc_w"], ["f0"])
+        n("Add", ["f0", "fc_b"], ["f1"])
+        n("Gelu", ["f1"], ["f2"])
+        n("MatMul", ["f2", "out_w"], ["m0"])
+        n("Add", ["m0", "out_b"], ["m"])
+        n("Add", ["r1", "m"], ["r2"])
+        x = p + "r2"
+    inits += [weight("lnf_g", hidden), weight("lnf_b", hidden), weight("lm_head", hidden, vocab)]
+    nodes += [helper.make_node("LayerNormalization", [x, "lnf_g", "lnf_b"], ["lnf"], name="lnf", axis=-1),
+              helper.make_node("MatMul", ["lnf", "lm_head"], ["logits"], name="lm_head")]
+    g = helper.make_graph(
+        nodes, "gpt2",
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", seq]),
+         helper.make_tensor_value_info("pos", TensorProto.INT64, [1, seq])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", seq, vocab])],
+        inits)
+    save(g, os.path.join(out, "gpt2.onnx"))
+
+
+def unsupported(out):
+    nodes = [helper.make_node("Einsum", ["x", "w"], ["y"], name="mix", equation="ij,jk->ik")]
+    g = helper.make_graph(
+        nodes, "einsum",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])],
+        [weight("w", 8, 8)])
+    save(g, os.path.join(out, "einsum.onnx"))
+
+
+if __name__ == "__main__":
+    out = sys.argv[1]
+    mlp(out)
+    cnn(out)
+    gpt2(out)
+    unsupported(out)
