@@ -7,6 +7,7 @@
 #include "plx-collective.h"
 #include "plx-curve.h"
 #include "plx-error.h"
+#include "plx-inference.h"
 #include "plx-ir.h"
 #include "plx-onnx.h"
 #include "plx-json.h"

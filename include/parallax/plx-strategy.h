@@ -50,6 +50,8 @@ typedef enum
 typedef struct
 {
   PlxWorkload  workload;
+  guint64      prompt_length;     /* inference: tokens of each prompt (0 until resolved: 512) */
+  guint64      decode_tokens;     /* inference: tokens generated for each (0 until resolved: 128) */
   guint64      seq_length;        /* 0 until resolved: the model's max positions */
   guint64      global_batch_size; /* 0 = not given */
   guint64      micro_batch_size;

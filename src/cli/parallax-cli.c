@@ -588,6 +588,28 @@ cmd_simulate (int argc, char **argv)
   if (status >= 0)
     return status;
 
+  if (sc->strategy->workload == PLX_WORKLOAD_INFERENCE)
+    {
+      PlxInferenceReport inf;
+      if (record)
+        return usage_error ("--trace, --timeline and --memory chart training steps; not inference");
+      if (!plx_inference_run (sc->model, sc->cluster, sc->strategy, &inf, &error))
+        return user_error (error);
+      if (opts.json)
+        {
+          g_autoptr (JsonNode) out = plx_inference_report_to_json (&inf);
+          add_identity (json_node_get_object (out), sc);
+          print_json (out);
+        }
+      else
+        {
+          g_autofree char *text = plx_inference_report_to_text (&inf, sc->strategy);
+          print_scenario_header (sc);
+          printf ("%s", text);
+        }
+      return 0;
+    }
+
   if (g_str_equal (opts.engine, "event"))
     {
       if (!plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &report, NULL,

@@ -38,6 +38,8 @@ static const StrategyFlag strategy_flags[] = {
   { "--recompute", "recompute", FLAG_STRING, "none, selective, full" },
   { "--dtype", "dtype", FLAG_STRING, "bf16, fp16, fp8, fp32" },
   { "--workload", "workload", FLAG_STRING, "training or inference" },
+  { "--prompt-length", "prompt_length", FLAG_INT, "inference: tokens of each prompt (512)" },
+  { "--decode-tokens", "decode_tokens", FLAG_INT, "inference: tokens generated for each (128)" },
   { "--implementation", "implementation", FLAG_STRING, "auto, megatron (fused kernels), pytorch (eager, FSDP) or deepspeed (Megatron-DeepSpeed)" },
   { "--sequence-parallel", "sequence_parallel", FLAG_BOOL_ON, "Megatron sequence parallelism" },
   { "--no-sequence-parallel", "sequence_parallel", FLAG_BOOL_OFF, NULL },

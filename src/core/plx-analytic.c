@@ -466,6 +466,12 @@ check_resolved (const PlxStrategy *s,
                    s->schedule_path);
       return FALSE;
     }
+  if (s->workload == PLX_WORKLOAD_INFERENCE)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED, "strategy.workload: inference is reported by "
+                   "plx_inference_run (parallax-cli simulate), not by the training engines");
+      return FALSE;
+    }
   if (s->dp == 0 || s->seq_length == 0 || plx_strategy_get_n_micro_batches (s) == 0)
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,

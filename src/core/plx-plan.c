@@ -180,6 +180,12 @@ plx_plan_lower (const PlxModel    *model,
                 const PlxStrategy *s,
                 GError           **error)
 {
+  if (s->workload == PLX_WORKLOAD_INFERENCE)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED, "strategy.workload: inference is reported by "
+                   "plx_inference_run (parallax-cli simulate), not by the training engines");
+      return NULL;
+    }
   return plx_plan_lower_split (model, cluster, s, plx_schedule_splits_backward (s->schedule, s->pp), error);
 }
 

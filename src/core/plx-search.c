@@ -377,7 +377,9 @@ plx_search_run (const PlxModel          *model,
     if (MAX (model->experts, 1) % e == 0 && fixed_ok (options->fix_ep, e))
       g_array_append_val (ep_values, e);
 
-  for (guint gi = 0; gi < se.n_counts; gi++)
+  /* A cancel is heeded while the work is listed and handed out too: a thousand GPU
+   * counts make millions of items, seconds of work before the first is run. */
+  for (guint gi = 0; gi < se.n_counts && !g_cancellable_is_cancelled (cancellable); gi++)
     for (guint ti = 0; ti < tp_values->len; ti++)
       for (guint ci = 0; ci < cp_values->len; ci++)
         for (guint ei = 0; ei < ep_values->len; ei++)
@@ -400,7 +402,7 @@ plx_search_run (const PlxModel          *model,
 
   n_threads = options->n_threads ? options->n_threads : g_get_num_processors ();
   pool = g_thread_pool_new (run_item, &se, (gint) n_threads, TRUE, NULL);
-  for (guint i = 0; i < items->len; i++)
+  for (guint i = 0; i < items->len && !g_cancellable_is_cancelled (cancellable); i++)
     g_thread_pool_push (pool, &g_array_index (items, WorkItem, i), NULL);
   /* Progress from the calling thread while the pool works. */
   while (TRUE)
@@ -411,11 +413,12 @@ plx_search_run (const PlxModel          *model,
       g_mutex_unlock (&se.lock);
       if (progress != NULL)
         progress (items->len ? (double) done / items->len : 1.0, progress_data);
-      if (done >= items->len)
+      if (done >= items->len || g_cancellable_is_cancelled (cancellable))
         break;
       g_usleep (2000);
     }
-  g_thread_pool_free (pool, FALSE, TRUE);
+  /* Cancelled: the items still queued are dropped, those running finish. */
+  g_thread_pool_free (pool, g_cancellable_is_cancelled (cancellable), TRUE);
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     {

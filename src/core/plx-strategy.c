@@ -116,7 +116,7 @@ static const char *const strategy_keys[] = {
   "workload", "seq_length", "global_batch_size", "micro_batch_size", "dp", "tp", "pp", "cp", "ep",
   "virtual_stages", "layers_per_stage", "first_stage_layers", "last_stage_layers", "sequence_parallel", "schedule", "recompute", "zero_stage", "dtype",
   "overlap_dp_comm", "overlap_tp_comm", "flash_attention", "grad_bucket_bytes", "implementation", "shard_group_size",
-  "moe_capacity_factor", "moe_load_imbalance", NULL,
+  "moe_capacity_factor", "moe_load_imbalance", "prompt_length", "decode_tokens", NULL,
 };
 
 /* "layers_per_stage": [5, 6, ..., 5] or "auto". */
@@ -191,6 +191,8 @@ plx_strategy_new_from_json (JsonNode   *node,
                  &implementation, error) ||
       !get_enum (obj, source, "recompute", recompute_names, G_N_ELEMENTS (recompute_names), &recompute, error) ||
       !plx_json_get_uint (obj, source, "strategy", "seq_length", FALSE, 1, 1u << 30, &s->seq_length, error) ||
+      !plx_json_get_uint (obj, source, "strategy", "prompt_length", FALSE, 1, 1u << 24, &s->prompt_length, error) ||
+      !plx_json_get_uint (obj, source, "strategy", "decode_tokens", FALSE, 1, 1u << 20, &s->decode_tokens, error) ||
       !plx_json_get_uint (obj, source, "strategy", "global_batch_size", FALSE, 1, 1u << 30, &s->global_batch_size, error) ||
       !plx_json_get_uint (obj, source, "strategy", "micro_batch_size", FALSE, 1, 1u << 30, &s->micro_batch_size, error) ||
       !get_degree (obj, source, "dp", &s->dp, error) ||
@@ -325,7 +327,32 @@ plx_strategy_resolve (PlxStrategy      *s,
           source, s->dp, s->tp, s->pp, s->cp, gpus);
 
   if (s->workload == PLX_WORKLOAD_INFERENCE)
-    FAIL (PLX_ERROR_UNSUPPORTED, "%s: strategy.workload: \"inference\" is not modelled yet; only \"training\"", source);
+    {
+      /* Serving (plx-inference.c): tensor, pipeline and data parallelism. Training's
+       * settings (ZeRO, recomputation, the schedule) do not apply and are set aside. */
+      if (s->cp > 1 || s->ep > 1)
+        FAIL (PLX_ERROR_UNSUPPORTED, "%s: strategy.%s: inference models tp, pp and dp; not %s", source,
+              s->cp > 1 ? "cp" : "ep", s->cp > 1 ? "context parallelism" : "expert parallelism");
+      s->zero_stage = 0;
+      s->shard_group_size = 0;
+      s->virtual_stages = 1;
+      s->recompute = PLX_RECOMPUTE_NONE;
+      g_clear_pointer (&s->layers_per_stage, g_free);
+      s->n_layers_per_stage = 0;
+      s->layers_per_stage_auto = FALSE;
+      s->first_stage_layers = s->last_stage_layers = 0;
+      if (s->prompt_length == 0)
+        s->prompt_length = 512;
+      if (s->decode_tokens == 0)
+        s->decode_tokens = 128;
+      s->seq_length = s->prompt_length + s->decode_tokens;
+      s->schedule = PLX_SCHEDULE_1F1B;
+      g_clear_pointer (&s->schedule_path, g_free);
+      s->sequence_parallel = FALSE;
+    }
+  else if (s->prompt_length > 0 || s->decode_tokens > 0)
+    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.%s: applies to workload \"inference\", not \"training\"", source,
+          s->prompt_length > 0 ? "prompt_length" : "decode_tokens");
 
   if (s->dp == 0)
     {
@@ -447,7 +474,16 @@ plx_strategy_resolve (PlxStrategy      *s,
     }
 
   if (s->global_batch_size == 0)
-    FAIL (PLX_ERROR_MISSING_KEY, "%s: strategy.global_batch_size: required for training", source);
+    FAIL (PLX_ERROR_MISSING_KEY, "%s: strategy.global_batch_size: required for %s", source,
+          s->workload == PLX_WORKLOAD_INFERENCE ? "inference (the sequences served at once)" : "training");
+  if (s->workload == PLX_WORKLOAD_INFERENCE)
+    {
+      /* Each replica serves its share of the sequences as one batch. */
+      if (s->global_batch_size % s->dp != 0)
+        FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.global_batch_size: %" G_GUINT64_FORMAT " sequences do not split "
+              "over dp = %u replicas", source, s->global_batch_size, s->dp);
+      s->micro_batch_size = s->global_batch_size / s->dp;
+    }
   if (s->global_batch_size % ((guint64) s->dp * s->micro_batch_size) != 0)
     FAIL (PLX_ERROR_INCONSISTENT,
           "%s: strategy.global_batch_size: %" G_GUINT64_FORMAT " is not a multiple of dp*micro_batch_size = %u*%" G_GUINT64_FORMAT,
@@ -567,6 +603,10 @@ plx_strategy_to_json (const PlxStrategy *s)
 #define BOOL(k, v) G_STMT_START { json_builder_set_member_name (b, k); json_builder_add_boolean_value (b, v); } G_STMT_END
   json_builder_begin_object (b);
   STR ("workload", plx_workload_to_string (s->workload));
+  if (s->prompt_length > 0)
+    INT ("prompt_length", s->prompt_length);
+  if (s->decode_tokens > 0)
+    INT ("decode_tokens", s->decode_tokens);
   if (s->seq_length > 0)
     INT ("seq_length", s->seq_length);
   if (s->global_batch_size > 0)

@@ -2764,6 +2764,35 @@ test_graph_onnx (void)
   test_rm_rf (dir);
 }
 
+static void
+test_inference_json (void)
+{
+  /* Llama 3 8B served on one DGX A100, one sequence a GPU (DP 8): the contract's keys;
+   * the KV cache of 1,024 + 256 tokens x 32 layers x 4,096 B (2 x 8 heads x 128 x 2 B)
+   * = 167,772,160 B; 8 x 256 tokens generated in the decode time. */
+  g_auto (CliRun) r;
+  g_auto (CliRun) bad;
+  g_autoptr (JsonNode) root = NULL;
+  JsonObject *o, *mem;
+
+  RUN_CLI (&r, "simulate", "--model", "llama-3-8b", "--cluster", "dgx-a100-80gb", "--nodes", "1", "--tp", "1",
+           "--pp", "1", "--workload", "inference", "--global-batch-size", "8", "--prompt-length", "1024",
+           "--decode-tokens", "256", "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  o = json_node_get_object (root);
+  g_assert_cmpstr (json_object_get_string_member (o, "workload"), ==, "inference");
+  g_assert_cmpfloat (get_number (o, "prefill_time_s"), >, 0.0);
+  g_assert_cmpfloat (get_number (o, "decode_time_per_token_s"), >, 0.0);
+  g_assert_true (close_rel (get_number (o, "tokens_per_s") * get_number (o, "decode_time_s"), 8.0 * 256, 1e-12));
+  mem = json_object_get_object_member (o, "memory_bytes");
+  g_assert_nonnull (mem);
+  g_assert_cmpint (get_int (mem, "kv_cache"), ==, 167772160);
+  /* Charts are of training steps. */
+  RUN_CLI (&bad, "simulate", "--workload", "inference", "--timeline", "x.png");
+  g_assert_cmpint (bad.status, ==, 2);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2869,6 +2898,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/graph/search", test_graph_search);
   g_test_add_func ("/cli/graph/program-round-trip", test_graph_program_round_trip);
   g_test_add_func ("/cli/graph/onnx", test_graph_onnx);
+  g_test_add_func ("/cli/inference/json", test_inference_json);
   g_test_add_func ("/cli/search/csv-and-errors", test_search_csv_and_errors);
 
   return g_test_run ();

@@ -527,8 +527,17 @@ test_fp8_a100 (void)
 static void
 test_inference (void)
 {
-  EXPECT_ERROR (GPT3, A100_64, "{\"tp\": 8, \"pp\": 8, \"workload\": \"inference\", \"global_batch_size\": 64}",
-                PLX_ERROR_UNSUPPORTED, "strategy.workload", "\"inference\"");
+  /* Serving models tp, pp and dp (docs/inference.md); the rest is refused by name. */
+  EXPECT_ERROR (MIXTRAL, A100_64, "{\"tp\": 8, \"ep\": 2, \"workload\": \"inference\", \"global_batch_size\": 64}",
+                PLX_ERROR_UNSUPPORTED, "strategy.ep", "expert parallelism");
+  EXPECT_ERROR (GPT3, A100_64, "{\"tp\": 8, \"workload\": \"inference\", \"global_batch_size\": 63}",
+                PLX_ERROR_INCONSISTENT, "strategy.global_batch_size", "63 sequences do not split over dp = 8");
+  EXPECT_ERROR (GPT3, A100_64, "{\"tp\": 8, \"prompt_length\": 100, \"global_batch_size\": 64}",
+                PLX_ERROR_INCONSISTENT, "strategy.prompt_length", "workload \"inference\"");
+  /* GPT-2 has 1024 learned positions: a 1000-token prompt leaves no room for 100 more. */
+  EXPECT_ERROR (GPT2, A100_64, "{\"tp\": 1, \"workload\": \"inference\", \"global_batch_size\": 64, "
+                "\"prompt_length\": 1000, \"decode_tokens\": 100}",
+                PLX_ERROR_INCONSISTENT, "strategy.seq_length", "1100", "1024 learned positions");
 }
 
 static void

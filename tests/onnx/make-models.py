@@ -3,7 +3,9 @@
 CNN (also with its weights in external data, then deleted), a GPT-2-shaped decoder
 with a symbolic batch, and a model with an op Parallax cannot cost.
 
-Usage: make-models.py OUTDIR"""
+Usage: make-models.py OUTDIR
+       make-models.py OUTDIR --gpt2-big LAYERS   (bench-ir: GPT-2 small's width, the
+                                                  weights in a side file that is absent)"""
 import os
 import sys
 
@@ -14,8 +16,17 @@ from onnx import TensorProto, helper, numpy_helper
 OPSET = [helper.make_opsetid("", 17)]
 
 
+ABSENT = False   # weights as references to a data file that does not exist
+
+
 def weight(name, *dims):
-    return numpy_helper.from_array(np.zeros(dims, dtype=np.float32), name)
+    if not ABSENT:
+        return numpy_helper.from_array(np.zeros(dims, dtype=np.float32), name)
+    t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=dims,
+                    data_location=TensorProto.EXTERNAL)
+    entry = t.external_data.add()
+    entry.key, entry.value = "location", "absent.data"
+    return t
 
 
 def ints(name, values):
@@ -68,7 +79,7 @@ def cnn(out):
     os.remove(os.path.join(out, "cnn-external.data"))
 
 
-def gpt2(out, layers=2, seq=64, hidden=128, heads=4, vocab=1000):
+def gpt2(out, layers=2, seq=64, hidden=128, heads=4, vocab=1000, name="gpt2.onnx"):
     # GPT-2's decoder (Radford et al. 2019): token and position embeddings; per
     # block LayerNorm, fused QKV projection, attention over heads, output
     # projection, residual; LayerNorm, 4h MLP with GELU, residual; final LayerNorm
@@ -127,7 +138,7 @@ def gpt2(out, layers=2, seq=64, hidden=128, heads=4, vocab=1000):
          helper.make_tensor_value_info("pos", TensorProto.INT64, [1, seq])],
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", seq, vocab])],
         inits)
-    save(g, os.path.join(out, "gpt2.onnx"))
+    save(g, os.path.join(out, name))
 
 
 def unsupported(out):
@@ -142,6 +153,11 @@ def unsupported(out):
 
 if __name__ == "__main__":
     out = sys.argv[1]
+    if len(sys.argv) == 4 and sys.argv[2] == "--gpt2-big":
+        ABSENT = True
+        gpt2(out, layers=int(sys.argv[3]), seq=1024, hidden=768, heads=12, vocab=50257,
+             name="gpt2-big.onnx")
+        sys.exit(0)
     mlp(out)
     cnn(out)
     gpt2(out)
