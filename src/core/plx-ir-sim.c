@@ -13,9 +13,30 @@
 static PlxGroup
 group_of (const PlxCluster *cluster, const guint *devices, guint n)
 {
-  g_autoptr (GHashTable) per_node = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr (GHashTable) per_node = NULL;
   PlxGroup g = { n, 0, 0 };
 
+  if (n <= 64)
+    {
+      /* Small groups (every tensor- and most data-parallel ones): count in place,
+       * no table to allocate per collective. */
+      guint nodes[64], counts[64], n_nodes = 0;
+      for (guint i = 0; i < n; i++)
+        {
+          guint node = devices[i] / cluster->gpus_per_node, k;
+          for (k = 0; k < n_nodes && nodes[k] != node; k++)
+            ;
+          if (k == n_nodes)
+            {
+              nodes[n_nodes] = node;
+              counts[n_nodes++] = 0;
+            }
+          g.ranks_per_node = MAX (g.ranks_per_node, ++counts[k]);
+        }
+      g.nodes = n_nodes;
+      return g;
+    }
+  per_node = g_hash_table_new (g_direct_hash, g_direct_equal);
   for (guint i = 0; i < n; i++)
     {
       guint node = devices[i] / cluster->gpus_per_node;
@@ -126,11 +147,14 @@ places (const PlxIrOp *op, gboolean output, guint i, guint n_tensors, const guin
   *n = op->n_devices;
 }
 
+/* One tensor made or freed at once on each of its devices (an SPMD op's output is on
+ * all of them): one event, not one a device, so a 64-GPU program sorts no more. */
 typedef struct
 {
-  double time_s;
-  double bytes;  /* + allocated, - freed */
-  guint  device;
+  double       time_s;
+  double       bytes;  /* + allocated, - freed */
+  const guint *devices;
+  guint        n_devices;
 } MemoryEvent;
 
 static int
@@ -199,22 +223,25 @@ memory_peaks (const PlxIrGraph *graph, PlxIrRun *run)
           guint n;
 
           places (op, TRUE, j, op->n_outputs, &devs, &n);
-          for (guint d = 0; d < n; d++)
-            {
-              MemoryEvent alloc = { run->op_start_s[i], bytes, devs[d] };
-              MemoryEvent release = { MAX (end, run->op_end_s[i]), -bytes, devs[d] };
-              g_array_append_val (events, alloc);
-              if (end >= 0.0)
-                g_array_append_val (events, release);
-            }
+          {
+            MemoryEvent alloc = { run->op_start_s[i], bytes, devs, n };
+            MemoryEvent release = { MAX (end, run->op_end_s[i]), -bytes, devs, n };
+            g_array_append_val (events, alloc);
+            if (end >= 0.0)
+              g_array_append_val (events, release);
+          }
         }
     }
   g_array_sort (events, compare_events);
   for (guint e = 0; e < events->len; e++)
     {
       const MemoryEvent *ev = &g_array_index (events, MemoryEvent, e);
-      live[ev->device] += ev->bytes;
-      run->device_peak_bytes[ev->device] = MAX (run->device_peak_bytes[ev->device], live[ev->device]);
+      for (guint d = 0; d < ev->n_devices; d++)
+        {
+          guint dev = ev->devices[d];
+          live[dev] += ev->bytes;
+          run->device_peak_bytes[dev] = MAX (run->device_peak_bytes[dev], live[dev]);
+        }
     }
 }
 
