@@ -152,8 +152,9 @@ PlxIrOp    *plx_ir_graph_add_op (PlxIrGraph  *graph,
                                  guint        n_outputs,
                                  const guint *devices,
                                  guint        n_devices);
-/* `base`, or `base~2`, `base~3`... whichever `names` (a set of strings it owns)
- * does not hold yet; added to it, and owned by it. */
+/* `base`, or `base~2`, `base~3`... whichever `names` does not hold yet; added to
+ * it, and owned by it. `names` maps each name (a string it owns) to the next suffix
+ * to try (NULL: 2); add names of your own with the value NULL. */
 const char *plx_ir_unique_name (GHashTable *names,
                                 const char *base);
 /* Checks a built program as plx_ir_graph_new_from_json checks a file: written out

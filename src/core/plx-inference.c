@@ -40,18 +40,43 @@ skipped (const PlxOp *op)
  * the cache - keys and values of every kv head (GQA shares them; Ainslie et al. 2023)
  * or, with MLA, the compressed latent and the rotary key (DeepSeek-V2 §2.1.3). */
 static double
-decode_attention_time (const Serve *sv, double rows, double context, double *flops)
+decode_attention_time (const Serve *sv, const PlxOp *op, double rows, double context, double *flops)
 {
   const PlxModel *m = sv->model;
   double heads = (double) m->heads / sv->ctx.tp, d = (double) m->head_dim;
   double cache_per_token = m->arch.kv_lora_rank > 0
                              ? (double) (m->arch.kv_lora_rank + m->arch.rope_head_dim) * sv->eb
                              : 2.0 * ((double) m->kv_heads / sv->ctx.tp) * d * sv->eb;
-  double f = 4.0 * heads * rows * context * d;
-  double bytes = rows * context * cache_per_token + 2.0 * rows * heads * d * sv->eb;
+  double f, bytes;
+
+  /* A sliding window of w keys reads at most w of them, in the blocks that have it
+   * (Mistral: all; Gemma 2: every other one). */
+  if (op != NULL && op->window > 0 && (double) op->window < context && op->window_share > 0.0)
+    context = (1.0 - op->window_share) * context + op->window_share * (double) op->window;
+  f = 4.0 * heads * rows * context * d;
+  bytes = rows * context * cache_per_token + 2.0 * rows * heads * d * sv->eb;
 
   *flops += f;
   return plx_gemm_time (sv->cluster, plx_gemm_dtype (sv->cluster, sv->ctx.dtype, FALSE), f, bytes);
+}
+
+/* A block's decode attention ops (each weighted by the share of blocks holding it)
+ * at one context: time, and their FLOPs added to *flops. */
+static double
+attn_time (const Serve *sv, double rows, double context, double *flops)
+{
+  double t = 0.0;
+
+  for (guint i = 0; i < sv->model->n_layer_ops; i++)
+    {
+      const PlxOp *op = &sv->model->layer_ops[i];
+      double share = plx_model_layers_share (sv->model, (PlxOpLayers) op->layers), f = 0.0;
+      if (op->kind != PLX_OP_ATTN_FLASH)
+        continue;
+      t += share * decode_attention_time (sv, op, rows, context, &f);
+      *flops += share * f;
+    }
+  return t;
 }
 
 /* One block's ops for `tokens` rows attending over `context` keys: time, matmul
@@ -74,7 +99,7 @@ block_time (Serve *sv, double tokens, double per_seq, double context, gboolean d
       if (op->kind == PLX_OP_ATTN_FLASH && decode)
         {
           double f = 0.0;
-          t += share * decode_attention_time (sv, tokens, context, &f);
+          t += share * decode_attention_time (sv, op, tokens, context, &f);
           *flops += share * f;
           continue;
         }
@@ -83,7 +108,9 @@ block_time (Serve *sv, double tokens, double per_seq, double context, gboolean d
       plx_op_cost (op, &sv->ctx, sv->cluster, &c);
       t += share * c.fwd_time_s;
       *flops += share * c.fwd_flops;
-      *largest = MAX (*largest, c.fwd_bytes);
+      /* the working set: what the op reads and writes, less its weights (counted apart) */
+      *largest = MAX (*largest, c.fwd_bytes - c.params * plx_dtype_bytes (sv->ctx.dtype == PLX_DTYPE_FP8
+                                                                             ? PLX_DTYPE_BF16 : sv->ctx.dtype));
     }
   /* Megatron's all-reduce after the attention and after the MLP (Shoeybi §3). */
   if (sv->ctx.tp > 1)
@@ -107,7 +134,8 @@ ends_time (Serve *sv, const PlxOp *ops, guint n, double tokens, double *flops, d
       plx_op_cost (&ops[i], &sv->ctx, sv->cluster, &c);
       t += c.fwd_time_s;
       *flops += c.fwd_flops;
-      *largest = MAX (*largest, c.fwd_bytes);
+      *largest = MAX (*largest, c.fwd_bytes - c.params * plx_dtype_bytes (sv->ctx.dtype == PLX_DTYPE_FP8
+                                                                            ? PLX_DTYPE_BF16 : sv->ctx.dtype));
     }
   return t;
 }
@@ -180,15 +208,11 @@ plx_inference_run (const PlxModel      *model,
   send_decode = s->pp > 1 ? plx_collective_time (cluster, PLX_COLLECTIVE_SEND_RECV, &sv.pp_group,
                                                   b * (double) model->hidden * sv.eb) : 0.0;
   {
-    double f_fixed = 0.0, unused = 0.0, attn_share = 0.0;
+    double f_fixed = 0.0, unused = 0.0;
     double with_attn = block_time (&sv, b, 1.0, prompt, TRUE, &f_fixed, &unused);
-    double attn_flops = 0.0, attn_at_prompt = 0.0;
-    for (guint i = 0; i < model->n_layer_ops; i++)
-      if (model->layer_ops[i].kind == PLX_OP_ATTN_FLASH)
-        attn_share += plx_model_layers_share (model, (PlxOpLayers) model->layer_ops[i].layers);
-    attn_at_prompt = attn_share * decode_attention_time (&sv, b, prompt, &attn_flops);
+    double attn_flops = 0.0, attn_at_prompt = attn_time (&sv, b, prompt, &attn_flops);
     block_decode_fixed = with_attn - attn_at_prompt;
-    block_flops = f_fixed - attn_share * attn_flops;
+    block_flops = f_fixed - attn_flops;
     ends_flops = 0.0;
     {
       double ends = ends_time (&sv, model->pre_ops, model->n_pre_ops, b, &ends_flops, &unused) +
@@ -198,8 +222,8 @@ plx_inference_run (const PlxModel      *model,
       for (double k = 0; k < steps; k++)
         {
           double f = 0.0;
-          decode_total += step_fixed + model->n_layers * attn_share * decode_attention_time (&sv, b, prompt + k, &f);
-          mean_attn_flops += f * attn_share / steps;
+          decode_total += step_fixed + model->n_layers * attn_time (&sv, b, prompt + k, &f);
+          mean_attn_flops += f / steps;
         }
       r->decode_flops = model->n_layers * (block_flops + mean_attn_flops) + ends_flops;
     }
@@ -208,6 +232,8 @@ plx_inference_run (const PlxModel      *model,
   r->decode_time_per_token_s = steps > 0 ? decode_total / steps : 0.0;
   r->request_time_s = r->prefill_time_s + r->decode_time_s;
   r->tokens_per_s = decode_total > 0.0 ? (double) s->global_batch_size * steps / decode_total : 0.0;
+  /* The FLOPs above are one tensor-parallel rank's; the replica's are tp times. */
+  r->decode_flops *= s->tp;
   r->mfu_decode = r->decode_time_per_token_s > 0.0
                     ? r->decode_flops / (r->decode_time_per_token_s * (double) s->tp * s->pp *
                                          cluster->peak_flops[plx_gemm_dtype (cluster, s->dtype, FALSE)])
@@ -222,6 +248,9 @@ plx_inference_run (const PlxModel      *model,
                    (s->pp == 1 ? params_of (&sv, model->post_ops, model->n_post_ops, 0.0) : 0.0)) * wb;
   weights_last = (params_of (&sv, model->layer_ops, model->n_layer_ops, layers_last) +
                   params_of (&sv, model->post_ops, model->n_post_ops, 0.0)) * wb;
+  /* A tied LM head reads the embedding table, which the last stage holds a copy of. */
+  if (model->tied_embeddings && s->pp > 1)
+    weights_last += (double) model->vocab * (double) model->hidden / s->tp * wb;
   {
     double per_token = model->arch.kv_lora_rank > 0
                          ? (double) (model->arch.kv_lora_rank + model->arch.rope_head_dim) * sv.eb
@@ -229,11 +258,12 @@ plx_inference_run (const PlxModel      *model,
     double logits = b * (double) model->vocab / s->tp * 4.0;
     double kv_first = b * (prompt + steps) * layers_first * per_token;
     double kv_last = b * (prompt + steps) * layers_last * per_token;
-    gboolean first_fuller = weights_first + kv_first >= weights_last + kv_last + logits;
+    /* One stage holds everything, the logits included; else the fuller of the ends. */
+    gboolean first = s->pp == 1 || weights_first + kv_first >= weights_last + kv_last + logits;
 
-    r->weights_bytes = first_fuller ? weights_first : weights_last;
-    r->kv_cache_bytes = first_fuller ? kv_first : kv_last;
-    r->activation_bytes = largest + (first_fuller ? 0.0 : logits);
+    r->weights_bytes = first ? weights_first : weights_last;
+    r->kv_cache_bytes = first ? kv_first : kv_last;
+    r->activation_bytes = largest + (first && s->pp > 1 ? 0.0 : logits);
   }
   r->total_bytes = r->weights_bytes + r->kv_cache_bytes + r->activation_bytes + (double) cluster->reserved_bytes;
   r->fits_in_memory = r->total_bytes <= (double) cluster->hbm_bytes;

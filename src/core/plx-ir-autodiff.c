@@ -94,8 +94,12 @@ accumulate (Diff *d, guint t, guint g)
 static void
 accumulate_broadcast (Diff *d, guint t, guint g)
 {
-  if (plx_ir_tensor_elements (tensor (d->g, g)) != plx_ir_tensor_elements (tensor (d->fwd, t)))
-    g = grad_op (d, PLX_IR_REDUCE_SUM, &g, 1, t, tensor (d->fwd, t)->name);
+  const PlxIrTensor *have = tensor (d->g, g), *want = tensor (d->fwd, t);
+
+  if (plx_ir_tensor_elements (have) != plx_ir_tensor_elements (want))
+    g = grad_op (d, PLX_IR_REDUCE_SUM, &g, 1, t, want->name);
+  else if (have->rank != want->rank || memcmp (have->shape, want->shape, want->rank * sizeof want->shape[0]) != 0)
+    g = grad_op (d, PLX_IR_RESHAPE, &g, 1, t, want->name);   /* [1, h] to [h]: a view */
   accumulate (d, t, g);
 }
 
@@ -191,6 +195,8 @@ op_grad (Diff *d, const PlxIrOp *op, GError **error)
         accumulate (d, x, grad_op (d, PLX_IR_LOSS_GRAD, op->inputs, 2, x, xn));
       return TRUE;
     }
+  if (op->kind == PLX_IR_SPLIT && !d->needs[x])
+    return TRUE;
   if (op->kind == PLX_IR_SPLIT)
     {
       g_autofree guint *parts = g_new (guint, op->n_outputs);
@@ -413,7 +419,7 @@ plx_ir_training_graph (const PlxIrGraph  *forward,
       first_reader[t] = -1;
       needs[t] = x->producer == -1 && x->role == PLX_IR_ROLE_WEIGHT;
       plx_ir_graph_add_tensor (g, x->name, x->rank, x->shape, x->dtype, x->role);
-      g_hash_table_add (names, g_strdup (x->name));
+      g_hash_table_insert (names, g_strdup (x->name), NULL);
     }
   for (guint i = 0; i < forward->ops->len; i++)
     {
@@ -452,7 +458,7 @@ plx_ir_training_graph (const PlxIrGraph  *forward,
       copy->transpose_b = op->transpose_b;
       copy->n_perm = op->n_perm;
       memcpy (copy->perm, op->perm, sizeof copy->perm);
-      g_hash_table_add (names, g_strdup (copy->name));
+      g_hash_table_insert (names, g_strdup (copy->name), NULL);
     }
   if (loss == G_MAXUINT)
     {

@@ -133,6 +133,20 @@ replicate (Shard *s, guint *i, guint a, const PlxIrOp *from, GError **error)
       *i = (guint) t->converted[a];
       return TRUE;
     }
+  /* A sum over micro-batches exists after the last one: an op inside the loop (one
+   * that reads a micro-batch's own data too) cannot wait for it. */
+  if (a == AX_MB && state == PARTIAL)
+    for (guint j = 0; j < from->n_inputs; j++)
+      {
+        const STensor *other = st_at (s, s->map[from->inputs[j]]);
+        if (other->st[AX_MB] >= 0)
+          {
+            g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED, "%s: op \"%s\" (%s) needs tensor \"%s\" summed "
+                         "over the whole batch inside each micro-batch; use micro_batches 1", s->source, from->name,
+                         plx_ir_kind_to_string (from->kind), t->name);
+            return FALSE;
+          }
+      }
   if (a == AX_MB && state != PARTIAL)
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED, "%s: op \"%s\" (%s) needs all of tensor \"%s\" at once, "
@@ -205,8 +219,10 @@ decide (Shard *s, guint i, guint a, gint want)
 {
   STensor *t = st_at (s, i);
 
+  /* A weight is split only where the axis divides it (a 10-wide head stays whole
+   * over 4 ranks). */
   if (t->st[a] == UNDECIDED)
-    t->st[a] = want;
+    t->st[a] = want >= 0 && t->shape[want] % s->size[a] != 0 ? REPL : want;
   return t->st[a];
 }
 
@@ -345,7 +361,7 @@ rule (Shard *s, const PlxIrOp *op, const guint *in, guint a, gint *out, gint *re
     case PLX_IR_RMS_NORM:
     case PLX_IR_LOSS:
       /* Not linear: a partial sum is summed first; a row-wise op needs its rows. */
-      if (sx == PARTIAL || (is_last_dim_op (op->kind) && sx == r - 1))
+      if (sx == PARTIAL || (is_last_dim_op (op->kind) && r > 0 && sx == r - 1))
         *redo = 0;
       else if (op->kind == PLX_IR_LOSS && (sy == PARTIAL || (sy >= 0 && sy != sx)))
         *redo = 1;
@@ -363,9 +379,9 @@ rule (Shard *s, const PlxIrOp *op, const guint *in, guint a, gint *out, gint *re
     case PLX_IR_LOSS_GRAD:
     case PLX_IR_LAYER_NORM_GRAD:
     case PLX_IR_RMS_NORM_GRAD:
-      if (sx == PARTIAL || (is_last_dim_op (op->kind) && sx == r - 1))
+      if (sx == PARTIAL || (is_last_dim_op (op->kind) && r > 0 && sx == r - 1))
         *redo = 0;
-      else if (sy == PARTIAL || (is_last_dim_op (op->kind) && sy == r - 1))
+      else if (sy == PARTIAL || (is_last_dim_op (op->kind) && r > 0 && sy == r - 1))
         *redo = 1;
       else if (op->n_inputs > 2 && st_at (s, in[2])->st[a] != REPL)
         *redo = 2;
@@ -443,19 +459,26 @@ rule (Shard *s, const PlxIrOp *op, const guint *in, guint a, gint *out, gint *re
         out[0] = sy;
       return;
     case PLX_IR_GATHER_GRAD:
-      if (sx == r - 1)
+      /* dY and the indices must be split alike: the rows each device scatters. */
+      if (sx == r - 1 || sx == PARTIAL)
         *redo = 0;
+      else if (sy == PARTIAL)
+        *redo = 1;
       else if (sx >= 0 && sy == REPL)
         SLICE (1, sx);
+      else if (sx == REPL && sy >= 0)
+        SLICE (0, sy);
+      else if (sx != sy)
+        *redo = 1;
       else
         out[0] = sx == REPL ? REPL : PARTIAL;
       return;
     case PLX_IR_RESHAPE:
       if (sx == PARTIAL || sx == REPL)
         out[0] = sx;
-      else if (sx == 0 && (o->shape[0] % x->shape[0] == 0 || x->shape[0] % o->shape[0] == 0))
+      else if (sx == 0 && o->rank > 0 && (o->shape[0] % x->shape[0] == 0 || x->shape[0] % o->shape[0] == 0))
         out[0] = 0;
-      else if (sx == r - 1 && o->shape[o->rank - 1] == x->shape[r - 1])
+      else if (sx == r - 1 && o->rank > 0 && o->shape[o->rank - 1] == x->shape[r - 1])
         out[0] = (gint) o->rank - 1;
       else
         *redo = 0;
@@ -603,7 +626,7 @@ local_shape (Shard *s, const STensor *t, gint64 *shape, GError **error)
 {
   for (guint d = 0; d < t->rank; d++)
     {
-      guint parts = 1;
+      guint64 parts = 1;   /* micro-batches x data parallel may pass 2^32 */
       GString *by = g_string_new (NULL);
 
       for (guint a = 0; a < N_AX; a++)
@@ -614,15 +637,16 @@ local_shape (Shard *s, const STensor *t, gint64 *shape, GError **error)
                                     a == AX_MB ? "micro-batches" : a == AX_DP ? "data parallel" : "tensor parallel",
                                     s->size[a]);
           }
-      if (t->shape[d] % parts != 0)
+      if (parts > (guint64) t->shape[d] || t->shape[d] % (gint64) parts != 0)
         {
           g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: tensor \"%s\": dimension %u (%" G_GINT64_FORMAT
-                       ") does not split into %u (%s)", s->source, t->name, d, t->shape[d], parts, by->str);
+                       ") does not split into %" G_GUINT64_FORMAT " (%s)", s->source, t->name, d, t->shape[d], parts,
+                       by->str);
           g_string_free (by, TRUE);
           return FALSE;
         }
       g_string_free (by, TRUE);
-      shape[d] = t->shape[d] / parts;
+      shape[d] = t->shape[d] / (gint64) parts;
     }
   return TRUE;
 }
@@ -737,8 +761,10 @@ ready (Emit *e, guint i, guint k, guint *missing)
       guint t = g_array_index (op->in, guint, j);
       gint producer = st_at (e->s, t)->producer;
 
-      if (producer >= 0 && e->stage[producer] == e->stage[i] && e->task[producer] == e->task[i])
-        continue;   /* made earlier in this task */
+      /* made earlier in this task - but a sum over micro-batches only after the last */
+      if (producer >= 0 && e->stage[producer] == e->stage[i] && e->task[producer] == e->task[i] &&
+          ((const SOp *) e->s->ops->pdata[producer])->kind != ACCUMULATE)
+        continue;
       if (producer >= 0 && lookup (e, t, k, e->stage[i]) < 0)
         {
           *missing = t;
@@ -983,6 +1009,19 @@ plx_ir_parallelize (const PlxIrGraph    *training,
         return NULL;
     }
 
+  if (s.size[AX_MB] > 1)
+    {
+      gboolean split = FALSE;
+      for (guint t = 0; t < tensors->len && !split; t++)
+        split = st_at (&s, t)->st[AX_MB] >= 0;
+      if (!split)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %u micro-batches, but no data tensor has a "
+                       "batch (a first dimension over 1) to split", source, s.size[AX_MB]);
+          return NULL;
+        }
+    }
+
   /* Stages, tasks. */
   fwd_stage = g_new0 (guint, MAX (n_fwd, 1));
   if (!split_stages (training, pp, cluster, fwd_stage, n_fwd, source, error))
@@ -1021,8 +1060,14 @@ plx_ir_parallelize (const PlxIrGraph    *training,
         {
           guint t = g_array_index (op->in, guint, j);
           gint producer = st_at (&s, t)->producer;
-          data_dep[i] |= producer >= 0 ? data_dep[producer] : st_at (&s, t)->role == PLX_IR_ROLE_DATA;
+          /* weights, constants and state alone (a weight gathered once) run before the
+           * loop; anything computed from the data or the forward pass, after it */
+          data_dep[i] |= producer >= 0 ? (data_dep[producer] || e.per_mb[producer])
+                                       : st_at (&s, t)->role == PLX_IR_ROLE_DATA;
         }
+      /* the forward pass's own computations (not a weight's gather or slice) */
+      data_dep[i] |= op->phase == PLX_IR_PHASE_FORWARD && op->kind != PLX_IR_SLICE && op->kind != ACCUMULATE &&
+                     !plx_ir_kind_is_collective ((PlxIrKind) op->kind);
       e.task[i] = mb ? (op->phase == PLX_IR_PHASE_FORWARD ? TASK_F : TASK_B)
                      : (op->phase != PLX_IR_PHASE_FORWARD && data_dep[i] ? TASK_POST : TASK_PRE);
       for (guint j = 0; j < op->in->len; j++)

@@ -238,14 +238,27 @@ const char *
 plx_ir_unique_name (GHashTable *names,
                     const char *base)
 {
-  char *name = g_strdup (base);
+  gpointer orig = NULL, next = NULL;
+  guint k;
+  char *name;
 
-  for (guint k = 2; g_hash_table_contains (names, name); k++)
+  if (!g_hash_table_lookup_extended (names, base, &orig, &next))
+    {
+      name = g_strdup (base);
+      g_hash_table_insert (names, name, GUINT_TO_POINTER (2));
+      return name;
+    }
+  /* Each name remembers the next suffix to try, so n ops of one base cost n tries,
+   * not n^2 (a hostile model of 200,000 unnamed nodes). */
+  k = MAX (GPOINTER_TO_UINT (next), 2u);
+  name = g_strdup_printf ("%s~%u", base, k);
+  while (g_hash_table_contains (names, name))
     {
       g_free (name);
-      name = g_strdup_printf ("%s~%u", base, k);
+      name = g_strdup_printf ("%s~%u", base, ++k);
     }
-  g_hash_table_add (names, name);
+  g_hash_table_insert (names, g_strdup (orig), GUINT_TO_POINTER (k + 1));
+  g_hash_table_insert (names, name, GUINT_TO_POINTER (2));
   return name;
 }
 
@@ -655,7 +668,8 @@ check_shapes (const PlxIrGraph *g, const PlxIrOp *op, const char *source, const 
       {
         const PlxIrTensor *part = op->kind == PLX_IR_ALL_GATHER ? in : out, *whole = op->kind == PLX_IR_ALL_GATHER ? out : in;
         guint axis = op->axis < 0 ? 0 : (guint) op->axis;
-        if (axis >= part->rank || part->rank != whole->rank || whole->shape[axis] != part->shape[axis] * group)
+        if (axis >= part->rank || part->rank != whole->rank || whole->shape[axis] % group != 0 ||
+            whole->shape[axis] / group != part->shape[axis])
           why = "the whole is not the part times the group along the axis";
         else
           for (guint d = 0; d < part->rank; d++)
@@ -664,9 +678,9 @@ check_shapes (const PlxIrGraph *g, const PlxIrOp *op, const char *source, const 
         break;
       }
     case PLX_IR_GATHER:
-      if (out->rank != in2->rank + 1 || memcmp (out->shape, in2->shape, in2->rank * sizeof in2->shape[0]) != 0 ||
+      if (in->rank != 2 || out->rank != in2->rank + 1 || memcmp (out->shape, in2->shape, in2->rank * sizeof in2->shape[0]) != 0 ||
           out->shape[out->rank - 1] != in->shape[in->rank - 1])
-        why = "the output is not the indices' shape and the table's width";
+        why = "the table is not [rows, width], or the output is not the indices' shape and its width";
       break;
     case PLX_IR_SLICE:
       {
@@ -696,6 +710,8 @@ check_shapes (const PlxIrGraph *g, const PlxIrOp *op, const char *source, const 
                   why = "a part differs from the whole off the axis";
             if (why == NULL)
               sum += p->shape[axis];
+            if (why == NULL && sum > whole->shape[axis])
+              why = "the parts do not add up to the whole along the axis";
           }
         if (why == NULL && sum != whole->shape[axis])
           why = "the parts do not add up to the whole along the axis";

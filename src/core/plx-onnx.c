@@ -188,10 +188,21 @@ broadcasts_to (const PlxIrTensor *b, const PlxIrTensor *a)
   return TRUE;
 }
 
+/* An ONNX axis (negative: from the end) as an index; G_MAXUINT outside -rank..rank,
+ * which every caller refuses. */
 static guint
 norm_axis (gint64 axis, guint rank)
 {
+  if (axis < -(gint64) rank || axis > (gint64) rank)
+    return G_MAXUINT;
   return (guint) (axis < 0 ? axis + (gint64) rank : axis);
+}
+
+/* An optional input: present and not "" (ONNX's way of leaving one out). */
+static gboolean
+has_input (const Onnx__NodeProto *node, guint i)
+{
+  return i < node->n_input && node->input[i] != NULL && node->input[i][0] != '\0';
 }
 
 static gboolean
@@ -314,7 +325,7 @@ read_node (Import *im, GError **error)
   if (g_str_equal (op, "Softmax") || g_str_equal (op, "LayerNormalization"))
     {
       gboolean ln = g_str_equal (op, "LayerNormalization");
-      guint n = ln ? (guint) MIN (node->n_input, 3) : 1;
+      guint n = ln ? (has_input (node, 2) ? 3 : has_input (node, 1) ? 2 : 1) : 1;
       if (x->rank == 0 || norm_axis (attr_int (node, "axis", -1), x->rank) != x->rank - 1)
         return fail (im, error, "only the last axis is modelled");
       for (guint j = 1; j < n; j++)
@@ -353,7 +364,7 @@ read_node (Import *im, GError **error)
           shape[d] = target[d] == 0 && d < x->rank ? x->shape[d] : target[d];
           if (shape[d] == -1 && infer < 0)
             infer = (gint) d;
-          else if (shape[d] < 1 || shape[d] > total)
+          else if (shape[d] < 1 || shape[d] > total / known)
             return fail (im, error, "target dimension %u is %" G_GINT64_FORMAT ", for %" G_GINT64_FORMAT
                          " elements", d, target[d], total);
           else
@@ -378,9 +389,11 @@ read_node (Import *im, GError **error)
       guint8 p[PLX_IR_MAX_RANK];
       guint seen = 0;
       PlxIrOp *tr;
+      if (perm != NULL && perm->n_ints != x->rank)
+        return fail (im, error, "perm has %zu entries for %u dimensions", perm->n_ints, x->rank);
       for (guint d = 0; d < x->rank; d++)
         {
-          gint64 from = perm != NULL && perm->n_ints == x->rank ? perm->ints[d] : (gint64) (x->rank - 1 - d);
+          gint64 from = perm != NULL ? perm->ints[d] : (gint64) (x->rank - 1 - d);
           if (from < 0 || from >= (gint64) x->rank || (seen & (1u << from)) != 0)
             return fail (im, error, "perm is not a permutation of the %u dimensions", x->rank);
           seen |= 1u << from;
@@ -433,6 +446,8 @@ read_node (Import *im, GError **error)
           memcpy (shape, x->shape, sizeof shape);
           shape[axis] = part;
           sum += part;
+          if (sum > x->shape[axis])
+            return fail (im, error, "parts longer than the axis of %" G_GINT64_FORMAT, x->shape[axis]);
           if (!output (im, j, x->rank, shape, x->dtype, &outs[j], error))
             return FALSE;
         }
@@ -476,12 +491,19 @@ read_node (Import *im, GError **error)
       gboolean keep = attr_int (node, "keepdims", 1) != 0, global = g_str_equal (op, "GlobalAveragePool");
       guint rank = 0;
       gboolean reduced[PLX_IR_MAX_RANK] = { FALSE };
+      gsize n_axes = axes != NULL ? axes->n_ints : 0;
+      const gint64 *axis_list = axes != NULL ? axes->ints : NULL;
 
+      /* Since opset 18 the axes are an input (a constant here). */
+      if (axes == NULL && has_input (node, 1) && (axis_list = const_ints (im, node->input[1], &n_axes)) == NULL)
+        return fail (im, error, "the axes are not a constant int64 tensor");
+      if (global && x->rank < 3)
+        return fail (im, error, "pools the spatial dimensions of [N, C, ...]; the input has %u dimensions", x->rank);
       for (guint d = 0; d < x->rank; d++)
-        reduced[d] = global ? d >= 2 : axes == NULL;
-      for (size_t k = 0; !global && axes != NULL && k < axes->n_ints; k++)
+        reduced[d] = global ? d >= 2 : axis_list == NULL;
+      for (size_t k = 0; !global && axis_list != NULL && k < n_axes; k++)
         {
-          guint d = norm_axis (axes->ints[k], x->rank);
+          guint d = norm_axis (axis_list[k], x->rank);
           if (d >= x->rank)
             return fail (im, error, "an axis past the input's %u dimensions", x->rank);
           reduced[d] = TRUE;
@@ -499,7 +521,7 @@ read_node (Import *im, GError **error)
       const Onnx__AttributeProto *strides = attr (node, "strides"), *pads = attr (node, "pads");
       const Onnx__AttributeProto *dil = attr (node, "dilations"), *ap = attr (node, "auto_pad");
       const PlxIrTensor *w;
-      guint n = (guint) MIN (node->n_input, 3);
+      guint n = has_input (node, 2) ? 3 : (guint) MIN (node->n_input, 2);
       for (guint j = 1; j < n; j++)
         if (!get_value (im, node->input[j], &in[j], error))
           return FALSE;
@@ -642,7 +664,7 @@ plx_onnx_import_data (const guint8         *data,
       /* Softmax cross-entropy on the first output against labels of its shape. */
       gpointer v = graph->n_output > 0 && graph->output[0]->name != NULL
                      ? g_hash_table_lookup (values, graph->output[0]->name) : NULL;
-      if (v == NULL)
+      if (v == NULL || ir_tensor (&im, GPOINTER_TO_UINT (v) - 1)->producer < 0)
         ok = fail (&im, error, "the first graph output is not made by any node; no loss can be put on it");
       else
         {

@@ -374,10 +374,61 @@ test_parallel_refusals (void)
                                               "10 million"));
     g_clear_error (&error);
   }
+  /* Micro-batches times data-parallel ranks past 2^32: refused, not divided by zero. */
+  p = lower ("mlp-2layer.json", 65536, 1, 1, 65536, PLX_IR_SCHEDULE_1F1B, &error);
+  g_assert_null (p);
+  g_assert_nonnull (strstr (error->message, "does not split into 4294967296 (micro-batches 65536 x data parallel 65536)"));
+  g_clear_error (&error);
   /* A zero degree. */
   p = lower ("mlp-2layer.json", 0, 1, 1, 1, PLX_IR_SCHEDULE_1F1B, &error);
   g_assert_null (p);
   g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+}
+
+/* Lowers tests/data/graphs/edge/NAME under the degrees, simulates the program and
+ * reads it back; or expects the refusal `needle`. */
+static void
+edge_case (const char *name, guint dp, guint tp, guint pp, guint m, const char *needle)
+{
+  g_autofree char *file = g_build_filename ("edge", name, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) p = lower (file, dp, tp, pp, m, PLX_IR_SCHEDULE_1F1B, &error);
+  g_autoptr (PlxCluster) c = ideal_node ();
+  PlxIrRun run;
+
+  if (needle != NULL)
+    {
+      g_assert_null (p);
+      g_assert_nonnull (error);
+      if (strstr (error->message, needle) == NULL)
+        g_error ("%s: \"%s\" not in: %s", name, needle, error->message);
+      return;
+    }
+  g_assert_no_error (error);
+  g_assert_true (plx_ir_graph_check (p, name, &error));
+  g_assert_no_error (error);
+  g_assert_true (plx_ir_simulate (p, c, &run, &error));
+  g_assert_cmpfloat (run.makespan_s, >, 0.0);
+  plx_ir_run_clear (&run);
+}
+
+static void
+test_edge_cases (void)
+{
+  /* Graphs a review found breaking the transforms, each now lowered to a program
+   * that reads back, or refused by name. */
+  /* A mean over the batch inside each micro-batch: refused, not a crash. */
+  edge_case ("batch-mean.json", 1, 1, 1, 2, "needs tensor \"mu\" summed over the whole batch inside each micro-batch");
+  /* A bias through a GELU added to a batch of one: its gradient reshaped, not mis-shaped. */
+  edge_case ("batch1-bias.json", 1, 1, 1, 1, NULL);
+  /* Inputs all constants, two stages: the backward pass after the forward. */
+  edge_case ("constant-inputs.json", 1, 1, 2, 1, NULL);
+  /* Embeddings summed over the batch, data parallel: dY cut to the device's rows. */
+  edge_case ("bag-of-embeddings.json", 2, 1, 1, 1, NULL);
+  /* A one-wide head over two tensor ranks stays whole; a scalar loss input. */
+  edge_case ("scalar-output.json", 1, 2, 1, 1, NULL);
+  /* Half of a split data tensor unused: it needs no gradient. */
+  edge_case ("half-used-split.json", 1, 1, 1, 1, NULL);
 }
 
 int
@@ -390,5 +441,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ir-train/mlp-dp-tp", test_mlp_dp_tp);
   g_test_add_func ("/core/ir-train/mlp-pipeline", test_mlp_pipeline);
   g_test_add_func ("/core/ir-train/parallel-refusals", test_parallel_refusals);
+  g_test_add_func ("/core/ir-train/edge-cases", test_edge_cases);
   return g_test_run ();
 }
