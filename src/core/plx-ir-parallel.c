@@ -676,6 +676,9 @@ tensor_per_mb (const STensor *t)
   return t->st[AX_MB] != REPL && t->st[AX_MB] != UNDECIDED;
 }
 
+/* Keys live in the pointers of the table (64-bit hosts). */
+G_STATIC_ASSERT (sizeof (gsize) >= sizeof (gint64));
+
 static gint64
 where_key (Emit *e, guint t, guint k, guint stage)
 {
@@ -685,17 +688,15 @@ where_key (Emit *e, guint t, guint k, guint stage)
 static gint
 where_get (Emit *e, guint t, guint k, guint stage)
 {
-  gint64 key = where_key (e, t, k, stage);
-  return GPOINTER_TO_INT (g_hash_table_lookup (e->where, &key)) - 1;
+  /* the key in the pointer itself: no allocation per entry */
+  return GPOINTER_TO_INT (g_hash_table_lookup (e->where, GSIZE_TO_POINTER ((gsize) where_key (e, t, k, stage)))) - 1;
 }
 
 static void
 where_set (Emit *e, guint t, guint k, guint stage, guint p)
 {
-  gint64 *key = g_new (gint64, 1);
-
-  *key = where_key (e, t, k, stage);
-  g_hash_table_insert (e->where, key, GINT_TO_POINTER ((gint) p + 1));
+  g_hash_table_insert (e->where, GSIZE_TO_POINTER ((gsize) where_key (e, t, k, stage)),
+                       GINT_TO_POINTER ((gint) p + 1));
 }
 
 /* A program tensor for instance k of sharded tensor t: named after it, "#k" for a
@@ -947,9 +948,10 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   g_autofree guint *fwd_stage = NULL;
   g_autoptr (PlxIrGraph) p = NULL;
   Emit e = { 0 };
-  g_autoptr (GHashTable) where = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr (GHashTable) where = g_hash_table_new (g_direct_hash, g_direct_equal);
   g_autoptr (GHashTable) p_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr (GPtrArray) tasks = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autoptr (GPtrArray) by_task = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autofree guint *pos = NULL;
   g_autofree gboolean *data_dep = NULL;
   guint remaining = 0, missing = 0, stuck_op = 0, stuck_stage = 0;
@@ -1094,6 +1096,12 @@ plx_ir_parallelize (const PlxIrGraph    *training,
         remaining = 0;
       }
   }
+  /* Each stage's ops of each task kind, in program order. */
+  for (guint i = 0; i < pp * 4; i++)
+    g_ptr_array_add (by_task, g_array_new (FALSE, FALSE, sizeof (guint)));
+  for (guint i = 0; i < ops->len; i++)
+    g_array_append_val ((GArray *) by_task->pdata[e.stage[i] * 4 + e.task[i]], i);
+
   /* Emit the stages' tasks in turn, each as soon as what it reads has been made. */
   pos = g_new0 (guint, pp);
   for (guint st = 0; st < pp && ok; st++)
@@ -1107,7 +1115,7 @@ plx_ir_parallelize (const PlxIrGraph    *training,
       for (guint st = 0; st < pp; st++)
         for (;;)
           {
-            GArray *list = tasks->pdata[st];
+            GArray *list = tasks->pdata[st], *members;
             guint task, kind, k;
             gboolean can = TRUE;
 
@@ -1116,21 +1124,21 @@ plx_ir_parallelize (const PlxIrGraph    *training,
             task = g_array_index (list, guint, pos[st]);
             kind = task & 3;
             k = task >> 2;
-            for (guint i = 0; i < ops->len && can; i++)
-              if (e.stage[i] == st && e.task[i] == kind)
-                {
-                  can = ready (&e, i, k, &missing);
-                  if (!can)
-                    {
-                      stuck_op = i;
-                      stuck_stage = st;
-                    }
-                }
+            members = by_task->pdata[st * 4 + kind];
+            for (guint x = 0; x < members->len && can; x++)
+              {
+                guint i = g_array_index (members, guint, x);
+                can = ready (&e, i, k, &missing);
+                if (!can)
+                  {
+                    stuck_op = i;
+                    stuck_stage = st;
+                  }
+              }
             if (!can)
               break;
-            for (guint i = 0; i < ops->len; i++)
-              if (e.stage[i] == st && e.task[i] == kind)
-                emit_op (&e, i, k);
+            for (guint x = 0; x < members->len; x++)
+              emit_op (&e, g_array_index (members, guint, x), k);
             pos[st]++;
             remaining--;
             progress = TRUE;

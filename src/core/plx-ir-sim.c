@@ -177,12 +177,17 @@ memory_peaks (const PlxIrGraph *graph, PlxIrRun *run)
   g_autofree double *last_read = g_new (double, MAX (graph->tensors->len, 1));
   g_autofree double *live = g_new0 (double, MAX (graph->n_devices, 1));
   g_autofree guint8 *input_on = NULL;
-  guint n_dev = graph->n_devices;
+  g_autofree guint *input_index = g_new (guint, MAX (graph->tensors->len, 1));
+  guint n_dev = graph->n_devices, n_inputs = 0;
 
+  /* Graph inputs are held by every device that reads them: a device map for each
+   * input only (a program's inputs are a few of its tensors). */
   for (guint t = 0; t < graph->tensors->len; t++)
-    last_read[t] = -1.0;
-  /* Graph inputs are held by every device that reads them. */
-  input_on = g_new0 (guint8, (gsize) MAX (graph->tensors->len, 1) * n_dev);
+    {
+      last_read[t] = -1.0;
+      input_index[t] = ((const PlxIrTensor *) graph->tensors->pdata[t])->producer == -1 ? n_inputs++ : G_MAXUINT;
+    }
+  input_on = g_new0 (guint8, (gsize) MAX (n_inputs, 1) * n_dev);
   for (guint i = 0; i < graph->ops->len; i++)
     {
       const PlxIrOp *op = graph->ops->pdata[i];
@@ -197,7 +202,7 @@ memory_peaks (const PlxIrGraph *graph, PlxIrRun *run)
             continue;
           places (op, FALSE, j, op->n_inputs, &devs, &n);
           for (guint d = 0; d < n; d++)
-            input_on[(gsize) op->inputs[j] * n_dev + devs[d]] = 1;
+            input_on[(gsize) input_index[op->inputs[j]] * n_dev + devs[d]] = 1;
         }
     }
   for (guint t = 0; t < graph->tensors->len; t++)
@@ -206,7 +211,7 @@ memory_peaks (const PlxIrGraph *graph, PlxIrRun *run)
       if (tensor->producer != -1)
         continue;
       for (guint d = 0; d < n_dev; d++)
-        if (input_on[(gsize) t * n_dev + d])
+        if (input_on[(gsize) input_index[t] * n_dev + d])
           live[d] += plx_ir_tensor_bytes (tensor);
     }
   for (guint d = 0; d < n_dev; d++)
