@@ -22,7 +22,7 @@ typedef struct
   const PlxCluster *cluster;
   PlxShardContext   ctx;
   PlxGroup          tp_group, pp_group;
-  double            eb;              /* bytes an activation element */
+  double            eb;              /* bytes an element, activation or weight (fp8 kept in 16 bits) */
 } Serve;
 
 /* Ops that do not run when serving: dropout, the loss; and the attention kernel
@@ -35,6 +35,19 @@ skipped (const PlxOp *op)
   return strstr (op->name, "dropout") != NULL || g_str_equal (op->name, "cross_entropy");
 }
 
+/* Bytes of KV cache a token holds on a GPU, per layer: keys and values of every kv
+ * head (GQA shares them; Ainslie et al. 2023), or with MLA the compressed latent and
+ * the rotary key, not split by TP (DeepSeek-V2 §2.1.3). */
+static double
+kv_bytes_per_token (const Serve *sv)
+{
+  const PlxModel *m = sv->model;
+
+  if (m->arch.kv_lora_rank > 0)
+    return (double) (m->arch.kv_lora_rank + m->arch.rope_head_dim) * sv->eb;
+  return 2.0 * ((double) m->kv_heads / sv->ctx.tp) * (double) m->head_dim * sv->eb;
+}
+
 /* Decode attention for `rows` new tokens (one a sequence) over `context` cached keys
  * each: Q K^T and P V, 4 x heads x context x head_dim FLOPs a token, while reading
  * the cache - keys and values of every kv head (GQA shares them; Ainslie et al. 2023)
@@ -44,9 +57,6 @@ decode_attention_time (const Serve *sv, const PlxOp *op, double rows, double con
 {
   const PlxModel *m = sv->model;
   double heads = (double) m->heads / sv->ctx.tp, d = (double) m->head_dim;
-  double cache_per_token = m->arch.kv_lora_rank > 0
-                             ? (double) (m->arch.kv_lora_rank + m->arch.rope_head_dim) * sv->eb
-                             : 2.0 * ((double) m->kv_heads / sv->ctx.tp) * d * sv->eb;
   double f, bytes;
 
   /* A sliding window of w keys reads at most w of them, in the blocks that have it
@@ -54,7 +64,7 @@ decode_attention_time (const Serve *sv, const PlxOp *op, double rows, double con
   if (op != NULL && op->window > 0 && (double) op->window < context && op->window_share > 0.0)
     context = (1.0 - op->window_share) * context + op->window_share * (double) op->window;
   f = 4.0 * heads * rows * context * d;
-  bytes = rows * context * cache_per_token + 2.0 * rows * heads * d * sv->eb;
+  bytes = rows * context * kv_bytes_per_token (sv) + 2.0 * rows * heads * d * sv->eb;
 
   *flops += f;
   return plx_gemm_time (sv->cluster, plx_gemm_dtype (sv->cluster, sv->ctx.dtype, FALSE), f, bytes);
@@ -80,8 +90,8 @@ attn_time (const Serve *sv, double rows, double context, double *flops)
 }
 
 /* One block's ops for `tokens` rows attending over `context` keys: time, matmul
- * FLOPs and the largest op's bytes. Decode (context > tokens per sequence) uses the
- * cache reading attention; prefill the causal flash kernel. */
+ * FLOPs and the largest op's working set. Prefill includes the causal flash kernel;
+ * decode leaves attention out, costed each step at its own context (attn_time). */
 static double
 block_time (Serve *sv, double tokens, double per_seq, double context, gboolean decode, double *flops,
             double *largest)
@@ -96,21 +106,13 @@ block_time (Serve *sv, double tokens, double per_seq, double context, gboolean d
       double share = plx_model_layers_share (sv->model, (PlxOpLayers) op->layers);
       PlxOpCost c;
 
-      if (op->kind == PLX_OP_ATTN_FLASH && decode)
-        {
-          double f = 0.0;
-          t += share * decode_attention_time (sv, op, tokens, context, &f);
-          *flops += share * f;
-          continue;
-        }
-      if (skipped (op) && op->kind != PLX_OP_ATTN_FLASH)
+      if (op->kind == PLX_OP_ATTN_FLASH ? decode : skipped (op))
         continue;
       plx_op_cost (op, &sv->ctx, sv->cluster, &c);
       t += share * c.fwd_time_s;
       *flops += share * c.fwd_flops;
       /* the working set: what the op reads and writes, less its weights (counted apart) */
-      *largest = MAX (*largest, c.fwd_bytes - c.params * plx_dtype_bytes (sv->ctx.dtype == PLX_DTYPE_FP8
-                                                                             ? PLX_DTYPE_BF16 : sv->ctx.dtype));
+      *largest = MAX (*largest, c.fwd_bytes - c.params * sv->eb);
     }
   /* Megatron's all-reduce after the attention and after the MLP (Shoeybi §3). */
   if (sv->ctx.tp > 1)
@@ -134,8 +136,7 @@ ends_time (Serve *sv, const PlxOp *ops, guint n, double tokens, double *flops, d
       plx_op_cost (&ops[i], &sv->ctx, sv->cluster, &c);
       t += c.fwd_time_s;
       *flops += c.fwd_flops;
-      *largest = MAX (*largest, c.fwd_bytes - c.params * plx_dtype_bytes (sv->ctx.dtype == PLX_DTYPE_FP8
-                                                                            ? PLX_DTYPE_BF16 : sv->ctx.dtype));
+      *largest = MAX (*largest, c.fwd_bytes - c.params * sv->eb);
     }
   return t;
 }
@@ -164,8 +165,7 @@ plx_inference_run (const PlxModel      *model,
   Serve sv = { model, cluster, { 0 }, { 0 }, { 0 }, 0.0 };
   double b, prompt = (double) s->prompt_length, steps = (double) s->decode_tokens;
   double layers_first, layers_last, stage_layers, block_flops = 0.0, largest = 0.0, scratch = 0.0;
-  double send_prefill, send_decode, decode_total = 0.0, wb, weights_first, weights_last, ends_flops = 0.0;
-  double block_decode_fixed;
+  double send_prefill, send_decode, decode_total = 0.0, weights_first, weights_last, ends_flops = 0.0;
 
   memset (r, 0, sizeof *r);
   if (s->workload != PLX_WORKLOAD_INFERENCE || s->dp == 0 || s->global_batch_size % s->dp != 0)
@@ -208,12 +208,8 @@ plx_inference_run (const PlxModel      *model,
   send_decode = s->pp > 1 ? plx_collective_time (cluster, PLX_COLLECTIVE_SEND_RECV, &sv.pp_group,
                                                   b * (double) model->hidden * sv.eb) : 0.0;
   {
-    double f_fixed = 0.0, unused = 0.0;
-    double with_attn = block_time (&sv, b, 1.0, prompt, TRUE, &f_fixed, &unused);
-    double attn_flops = 0.0, attn_at_prompt = attn_time (&sv, b, prompt, &attn_flops);
-    block_decode_fixed = with_attn - attn_at_prompt;
-    block_flops = f_fixed - attn_flops;
-    ends_flops = 0.0;
+    double unused = 0.0;
+    double block_decode_fixed = block_time (&sv, b, 1.0, prompt, TRUE, &block_flops, &unused);
     {
       double ends = ends_time (&sv, model->pre_ops, model->n_pre_ops, b, &ends_flops, &unused) +
                     ends_time (&sv, model->post_ops, model->n_post_ops, b, &ends_flops, &unused);
@@ -241,20 +237,17 @@ plx_inference_run (const PlxModel      *model,
 
   /* Memory on the fullest stage: its weights, its blocks' KV cache for every
    * sequence served, and the largest prefill op's working set with the logits. */
-  wb = plx_dtype_bytes (s->dtype == PLX_DTYPE_FP8 ? PLX_DTYPE_BF16 : s->dtype);
   sv.ctx.tokens = 1.0;
   weights_first = (params_of (&sv, model->layer_ops, model->n_layer_ops, layers_first) +
                    params_of (&sv, model->pre_ops, model->n_pre_ops, 0.0) +
-                   (s->pp == 1 ? params_of (&sv, model->post_ops, model->n_post_ops, 0.0) : 0.0)) * wb;
+                   (s->pp == 1 ? params_of (&sv, model->post_ops, model->n_post_ops, 0.0) : 0.0)) * sv.eb;
   weights_last = (params_of (&sv, model->layer_ops, model->n_layer_ops, layers_last) +
-                  params_of (&sv, model->post_ops, model->n_post_ops, 0.0)) * wb;
+                  params_of (&sv, model->post_ops, model->n_post_ops, 0.0)) * sv.eb;
   /* A tied LM head reads the embedding table, which the last stage holds a copy of. */
   if (model->tied_embeddings && s->pp > 1)
-    weights_last += (double) model->vocab * (double) model->hidden / s->tp * wb;
+    weights_last += (double) model->vocab * (double) model->hidden / s->tp * sv.eb;
   {
-    double per_token = model->arch.kv_lora_rank > 0
-                         ? (double) (model->arch.kv_lora_rank + model->arch.rope_head_dim) * sv.eb
-                         : 2.0 * ((double) model->kv_heads / s->tp) * (double) model->head_dim * sv.eb;
+    double per_token = kv_bytes_per_token (&sv);
     double logits = b * (double) model->vocab / s->tp * 4.0;
     double kv_first = b * (prompt + steps) * layers_first * per_token;
     double kv_last = b * (prompt + steps) * layers_last * per_token;

@@ -81,6 +81,19 @@ st_at (Shard *s, guint i)
   return &g_array_index (s->tensors, STensor, i);
 }
 
+/* A training-graph tensor's shape, dtype and role, as a sharded tensor to fill in. */
+static STensor
+stensor_of (const PlxIrTensor *tt)
+{
+  STensor t = { 0 };
+
+  t.rank = tt->rank;
+  memcpy (t.shape, tt->shape, sizeof t.shape);
+  t.dtype = tt->dtype;
+  t.role = tt->role;
+  return t;
+}
+
 static guint
 add_tensor (Shard *s, const STensor *like, const char *name)
 {
@@ -111,6 +124,25 @@ add_op (Shard *s, const char *name, guint kind, const PlxIrOp *from)
   return op;
 }
 
+/* A copy of tensor i whose sharding over axis a is `state`, made by a new op of
+ * `kind` (acting along `dim`, or -1) for the op `from`; its index. */
+static guint
+add_conversion (Shard *s, guint i, guint a, gint state, guint kind, gint dim, const char *suffix,
+                const PlxIrOp *from)
+{
+  g_autofree char *name = g_strdup_printf ("%s:%s.%s", st_at (s, i)->name, suffix, axis_names[a]);
+  guint out = add_tensor (s, st_at (s, i), name);
+  SOp *op;
+
+  st_at (s, out)->st[a] = state;
+  op = add_op (s, st_at (s, out)->name, kind, from);
+  op->axis = dim;
+  g_array_append_val (op->in, i);
+  g_array_append_val (op->out, out);
+  st_at (s, out)->producer = (gint) s->ops->len - 1;
+  return out;
+}
+
 /* Tensor i made replicated over axis a, by the op `from` needs it for: an
  * all-reduce of a partial sum, an all-gather of a split, an accumulation over
  * micro-batches; one copy however many ops need it. */
@@ -119,9 +151,7 @@ replicate (Shard *s, guint *i, guint a, const PlxIrOp *from, GError **error)
 {
   STensor *t = st_at (s, *i);
   gint state = t->st[a];
-  g_autofree char *name = NULL;
   guint out;
-  SOp *op;
 
   if (state == REPL || state == UNDECIDED)
     {
@@ -154,17 +184,10 @@ replicate (Shard *s, guint *i, guint a, const PlxIrOp *from, GError **error)
                    plx_ir_kind_to_string (from->kind), t->name);
       return FALSE;
     }
-  name = g_strdup_printf ("%s:%s.%s", t->name, state == PARTIAL ? (a == AX_MB ? "acc" : "ar") : "ag", axis_names[a]);
-  out = add_tensor (s, t, name);
-  st_at (s, out)->st[a] = REPL;
-  op = add_op (s, st_at (s, out)->name, a == AX_MB ? ACCUMULATE : state == PARTIAL ? PLX_IR_ALL_REDUCE
-                                                                 : PLX_IR_ALL_GATHER, from);
-  op->comm_axis = (gint) a;
-  if (state >= 0)
-    op->axis = state;
-  g_array_append_val (op->in, *i);
-  g_array_append_val (op->out, out);
-  st_at (s, out)->producer = (gint) s->ops->len - 1;
+  out = add_conversion (s, *i, a, REPL,
+                        a == AX_MB ? ACCUMULATE : state == PARTIAL ? PLX_IR_ALL_REDUCE : PLX_IR_ALL_GATHER,
+                        state >= 0 ? state : -1, state == PARTIAL ? (a == AX_MB ? "acc" : "ar") : "ag", from);
+  ((SOp *) s->ops->pdata[s->ops->len - 1])->comm_axis = (gint) a;
   st_at (s, *i)->converted[a] = (gint) out;
   *i = out;
   return TRUE;
@@ -175,17 +198,7 @@ replicate (Shard *s, guint *i, guint a, const PlxIrOp *from, GError **error)
 static void
 take_part (Shard *s, guint *i, guint a, gint dim, const PlxIrOp *from)
 {
-  g_autofree char *name = g_strdup_printf ("%s:part.%s", st_at (s, *i)->name, axis_names[a]);
-  guint out = add_tensor (s, st_at (s, *i), name);
-  SOp *op;
-
-  st_at (s, out)->st[a] = dim;
-  op = add_op (s, st_at (s, out)->name, PLX_IR_SLICE, from);
-  op->axis = dim;
-  g_array_append_val (op->in, *i);
-  g_array_append_val (op->out, out);
-  st_at (s, out)->producer = (gint) s->ops->len - 1;
-  *i = out;
+  *i = add_conversion (s, *i, a, dim, PLX_IR_SLICE, dim, "part", from);
 }
 
 /* Where each of the small tensor's dimensions is among the big one's, matching
@@ -602,13 +615,9 @@ shard_op (Shard *s, guint i, GError **error)
   for (guint j = 0; j < op->n_outputs; j++)
     {
       const PlxIrTensor *tt = s->t->tensors->pdata[op->outputs[j]];
-      STensor like = { 0 };
+      STensor like = stensor_of (tt);
       guint t;
 
-      like.rank = tt->rank;
-      memcpy (like.shape, tt->shape, sizeof like.shape);
-      like.dtype = tt->dtype;
-      like.role = tt->role;
       for (guint a = 0; a < N_AX; a++)
         like.st[a] = out[a * op->n_outputs + j];
       t = add_tensor (s, &like, tt->name);
@@ -971,14 +980,11 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   for (guint t = 0; t < training->tensors->len; t++)
     {
       const PlxIrTensor *tt = training->tensors->pdata[t];
-      STensor like = { 0 };
+      STensor like;
 
       if (tt->producer >= 0)
         continue;   /* named when its op is sharded */
-      like.rank = tt->rank;
-      memcpy (like.shape, tt->shape, sizeof like.shape);
-      like.dtype = tt->dtype;
-      like.role = tt->role;
+      like = stensor_of (tt);
       like.st[AX_MB] = like.st[AX_DP] = like.st[AX_TP] = REPL;
       /* Data with a first dimension of 1 (position ids broadcast over the batch)
        * or none carries no batch: every device reads all of it. */
