@@ -9,6 +9,7 @@
 #include "plx-error.h"
 #include "plx-inference.h"
 #include "plx-ir.h"
+#include "plx-ir-lower.h"
 #include "plx-onnx.h"
 #include "plx-json.h"
 #include "plx-layer-split.h"

@@ -41,7 +41,7 @@ typedef enum
   PLX_IR_REDUCE_SUM,
   PLX_IR_EXPAND,        /* x -> a larger shape holding copies of it (reduce's gradient) */
   PLX_IR_CONV,          /* x [N, C, H, W], w [K, C/groups, R, S] (, bias [K]) -> [N, K, P, Q] */
-  PLX_IR_SLICE,         /* this device's part of x along `axis` (a view) */        /* x -> a larger shape holding copies of it (reduce's gradient) */
+  PLX_IR_SLICE,         /* this device's part of x along `axis` (a view) */
   /* gradients, as the backward pass (plx_ir_training_graph) writes them */
   PLX_IR_RELU_GRAD,     /* (dy, x) -> dx */
   PLX_IR_GELU_GRAD,
@@ -52,6 +52,9 @@ typedef enum
   PLX_IR_GATHER_GRAD,   /* (dy, indices) -> dtable */
   PLX_IR_LOSS_GRAD,     /* (logits, labels) -> dlogits */
   PLX_IR_CONV_GRAD,     /* (dy, x, w) -> dx, dw (, dbias) */
+  /* a group of ops costed as one: its FLOPs and HBM bytes given (`flops`, `bytes`),
+   * as a transformer block's fused kernels are (plx_ir_lower_scenario) */
+  PLX_IR_KERNEL,
   /* communication */
   PLX_IR_ALL_REDUCE,
   PLX_IR_ALL_GATHER,
@@ -107,13 +110,32 @@ typedef struct
    * and the forward op it belongs to (its own index for a forward op). */
   PlxIrPhase phase;
   gint       origin;
+  /* Costs a finer model worked out (a transformer scenario's program carries them on
+   * every op): the op's time, or NAN for the cost model's (plx_ir_op_time); a
+   * kernel's FLOPs and HBM bytes (bytes NAN: its tensors', once each). */
+  double     time_s;
+  double     flops;
+  double     bytes;
+  /* The stream it runs on (an index into the graph's streams), or -1: "compute" for
+   * compute, "comm" for communication; a send's stream on the receiving end. */
+  gint       stream;
+  gint       peer_stream;
 } PlxIrOp;
+
+/* The streams every program has; a program names more in its ops. */
+#define PLX_IR_STREAM_COMPUTE 0
+#define PLX_IR_STREAM_COMM    1
+#define PLX_IR_MAX_STREAMS    16
 
 typedef struct
 {
   guint      n_devices;
   GPtrArray *tensors; /* PlxIrTensor* */
   GPtrArray *ops;     /* PlxIrOp*, topological order */
+  GPtrArray *streams; /* names: "compute", "comm", then those the ops name */
+  /* How much compute slows beside a collective (PlxCluster.overlap_slowdown), as
+   * the program was costed; NAN: the cluster's. */
+  double     overlap_slowdown;
 } PlxIrGraph;
 
 const char *plx_ir_kind_to_string (PlxIrKind kind);
@@ -152,6 +174,9 @@ PlxIrOp    *plx_ir_graph_add_op (PlxIrGraph  *graph,
                                  guint        n_outputs,
                                  const guint *devices,
                                  guint        n_devices);
+/* The index of stream `name`, added if new; -1 past PLX_IR_MAX_STREAMS. */
+gint        plx_ir_graph_stream (PlxIrGraph *graph,
+                                 const char *name);
 /* `base`, or `base~2`, `base~3`... whichever `names` does not hold yet; added to
  * it, and owned by it. `names` maps each name (a string it owns) to the next suffix
  * to try (NULL: 2); add names of your own with the value NULL. */

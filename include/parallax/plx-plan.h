@@ -10,6 +10,7 @@
 
 #include "plx-cluster.h"
 #include "plx-model.h"
+#include "plx-report.h"
 #include "plx-schedule.h"
 #include "plx-strategy.h"
 
@@ -115,6 +116,20 @@ PlxPlan *plx_plan_lower_split (const PlxModel    *model,
                                gboolean           split_backward,
                                GError           **error);
 void     plx_plan_free (PlxPlan *plan);
+/* The report of a step of `step_s` simulated from the plan, for `stage` (the one with
+ * the highest memory peak): its activations' peak, its time per task kind (kt,
+ * PLX_N_KINDS; the optimizer's is the plan's), and the data-parallel communication
+ * the step waited for once per step (gradient reduction beyond the compute with its
+ * contention, the tied all-reduce, ZeRO's weight gather). Both simulators report
+ * through it. */
+void     plx_plan_report (const PlxPlan *plan,
+                          const char    *engine,
+                          double         step_s,
+                          guint          stage,
+                          double         activation_bytes,
+                          const double  *kt,
+                          double         dp_exposed_s,
+                          PlxReport     *report);
 const PlxPlanChunk *plx_plan_get_chunk (const PlxPlan *plan,
                                         guint          stage,
                                         guint          chunk);

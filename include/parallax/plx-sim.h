@@ -73,6 +73,15 @@ gboolean plx_sim_run (const PlxPlan          *plan,
                       PlxSimStats            *stats,
                       GError                **error);
 
+/* What the event engine runs for a resolved scenario: its schedule, built or loaded
+ * (a file with W entries splits the weight gradients off), and the plan lowered for
+ * it. Errors on an unresolved strategy or more than PLX_SIM_MAX_PASSES passes. */
+gboolean plx_sim_prepare (const PlxModel     *model,
+                          const PlxCluster   *cluster,
+                          const PlxStrategy  *strategy,
+                          PlxPlan           **plan,
+                          PlxScheduleOrder  **order,
+                          GError            **error);
 /* The whole event engine for a resolved scenario: lower, build or load the schedule,
  * simulate. */
 gboolean plx_sim_run_scenario (const PlxModel    *model,

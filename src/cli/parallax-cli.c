@@ -383,7 +383,8 @@ static const char *const simulate_help =
   "Predict step time, throughput, MFU and memory per GPU. Without a file, the\n"
   "built-in default scenario (GPT-3 175B on 64 A100-80GB) is used.\n\n"
   "Options:\n"
-  "  --engine event|analytical  the event simulator (default) or the closed form\n"
+  "  --engine event|analytical|ir  the event simulator (default), the closed form,\n"
+  "                           or the event engine's program run by the IR simulator\n"
   "  --json                   print the report as JSON\n"
   "  --trace OUT.json         write the timeline as a Chrome trace (event engine)\n"
   "  --timeline CHART         draw the timeline (.png, .svg or .pdf)\n"
@@ -397,7 +398,9 @@ static const char *const plan_help =
   "Print the plan that the event simulator runs: per stage and model chunk, the\n"
   "tasks of one micro-batch's forward (F), backward (B) and weight-gradient (W)\n"
   "passes with their stream, kind, FLOPs, bytes and duration, then what each stage\n"
-  "does once per step. Takes the same overrides as simulate:\n";
+  "does once per step. With --json, the same as a distributed program (docs/ir.md,\n"
+  "one device per pipeline stage) that simulate --program runs.\n"
+  "Takes the same overrides as simulate:\n";
 
 /* Parses a scenario command's arguments and builds the scenario. Returns -1 on
  * success, else the exit status. */
@@ -439,7 +442,7 @@ load_scenario (int              argc,
             return status;
           continue;
         }
-      if (!is_plan && g_str_equal (arg, "--json"))
+      if (g_str_equal (arg, "--json"))
         opts->json = TRUE;
       else if (!is_plan && (g_str_equal (arg, "--engine") || g_str_equal (arg, "--trace") ||
                             g_str_equal (arg, "--timeline") || g_str_equal (arg, "--memory")))
@@ -471,8 +474,9 @@ load_scenario (int              argc,
       else
         return usage_error ("%s: more than one scenario given (\"%s\", \"%s\")", argv[1], opts->path, arg);
     }
-  if (!g_str_equal (opts->engine, "analytical") && !g_str_equal (opts->engine, "event"))
-    return usage_error ("--engine: \"%s\" is not analytical or event", opts->engine);
+  if (!g_str_equal (opts->engine, "analytical") && !g_str_equal (opts->engine, "event") &&
+      !g_str_equal (opts->engine, "ir"))
+    return usage_error ("--engine: \"%s\" is not analytical, event or ir", opts->engine);
   if ((opts->trace != NULL || opts->timeline != NULL || opts->memory != NULL) && !g_str_equal (opts->engine, "event"))
     return usage_error ("%s needs the event engine, not --engine %s",
                         opts->trace ? "--trace" : opts->timeline ? "--timeline" : "--memory", opts->engine);
@@ -614,6 +618,11 @@ cmd_simulate (int argc, char **argv)
     {
       if (!plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &report, NULL,
                                  record ? &timeline : NULL, record ? &trace : NULL, &error))
+        return user_error (error);
+    }
+  else if (g_str_equal (opts.engine, "ir"))
+    {
+      if (!plx_ir_run_scenario (sc->model, sc->cluster, sc->strategy, &report, &error))
         return user_error (error);
     }
   else if (!plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, &error))
@@ -1056,6 +1065,17 @@ cmd_plan (int argc, char **argv)
 
   if (status >= 0)
     return status;
+  if (opts.json)
+    {
+      g_autoptr (PlxIrGraph) program = plx_ir_lower_scenario (sc->model, sc->cluster, sc->strategy, NULL, NULL,
+                                                              &error);
+      g_autoptr (JsonNode) node = NULL;
+      if (program == NULL)
+        return user_error (error);
+      node = plx_ir_graph_to_json (program);
+      print_json (node);
+      return 0;
+    }
   plan = plx_plan_lower (sc->model, sc->cluster, sc->strategy, &error);
   if (plan == NULL)
     return user_error (error);
@@ -1079,7 +1099,7 @@ cmd_validate (int argc, char **argv)
         json = TRUE;
       else if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
         {
-          printf ("Usage: parallax-cli validate TABLE.json... [--json] [--engine event|analytical]\n\n"
+          printf ("Usage: parallax-cli validate TABLE.json... [--json] [--engine event|analytical|ir]\n\n"
                   "Predict every case of the validation tables and report the error against the\n"
                   "published measurements, per case and as mean, median, largest absolute error and\n"
                   "bias per metric. With several tables, also one line per table and the pooled\n"
@@ -1091,8 +1111,8 @@ cmd_validate (int argc, char **argv)
           if (i + 1 >= argc)
             return usage_error ("--engine needs a value");
           engine = argv[++i];
-          if (!g_str_equal (engine, "analytical") && !g_str_equal (engine, "event"))
-            return usage_error ("--engine: \"%s\" is not analytical or event", engine);
+          if (!g_str_equal (engine, "analytical") && !g_str_equal (engine, "event") && !g_str_equal (engine, "ir"))
+            return usage_error ("--engine: \"%s\" is not analytical, event or ir", engine);
         }
       else if (argv[i][0] == '-' && argv[i][1] != '\0')
         return usage_error ("validate: unknown option \"%s\"", argv[i]);

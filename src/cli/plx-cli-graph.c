@@ -240,7 +240,8 @@ matmul_flops (const PlxIrGraph *p)
   for (guint i = 0; i < p->ops->len; i++)
     {
       const PlxIrOp *op = p->ops->pdata[i];
-      if (op->kind == PLX_IR_MATMUL)
+      /* A kernel (a transformer program's fused block) is matmuls in the main. */
+      if (op->kind == PLX_IR_MATMUL || op->kind == PLX_IR_KERNEL)
         f += plx_ir_op_flops (p, op) * op->n_devices;
     }
   return f;
@@ -250,11 +251,15 @@ static void
 print_text (const GraphOptions *o, const PlxIrGraph *p, const PlxCluster *c, const PlxIrRun *run, gint64 batch,
             double mfu)
 {
-  guint busiest = 0;
+  guint busiest = 0, fullest = 0;
 
   for (guint d = 1; d < run->n_devices; d++)
-    if (run->device_compute_s[d] > run->device_compute_s[busiest])
-      busiest = d;
+    {
+      if (run->device_compute_s[d] > run->device_compute_s[busiest])
+        busiest = d;
+      if (run->device_peak_bytes[d] > run->device_peak_bytes[fullest])
+        fullest = d;
+    }
   if (o->model != NULL)
     printf ("Model             %s: dp %u, tp %u, pp %u, %u micro-batch%s, %s, %s\n", o->model, o->par.dp, o->par.tp,
             o->par.pp, o->par.micro_batches, o->par.micro_batches == 1 ? "" : "es",
@@ -270,8 +275,8 @@ print_text (const GraphOptions *o, const PlxIrGraph *p, const PlxCluster *c, con
   printf ("MFU               %.1f %%\n", mfu * 100.0);
   printf ("Busiest GPU       %u: compute %.3f ms, communication %.3f ms\n", busiest,
           run->device_compute_s[busiest] * 1e3, run->device_comm_s[busiest] * 1e3);
-  printf ("Peak memory       %.3f GiB on the fullest GPU (of which weights, data and optimizer state %.3f GiB)\n",
-          run->peak_bytes / 1073741824.0, run->device_input_bytes[0] / 1073741824.0);
+  printf ("Peak memory       %.3f GiB on GPU %u, the fullest (of which weights, data and optimizer state %.3f GiB)\n",
+          run->peak_bytes / 1073741824.0, fullest, run->device_input_bytes[fullest] / 1073741824.0);
 }
 
 static void

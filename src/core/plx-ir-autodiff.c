@@ -335,6 +335,7 @@ op_grad (Diff *d, const PlxIrOp *op, GError **error)
             accumulate (d, op->inputs[j], parts[j]);
         return TRUE;
       }
+    case PLX_IR_KERNEL:     /* refused before differentiating */
     case PLX_IR_SPLIT:
     case PLX_IR_LOSS:
     case PLX_IR_OPTIMIZER:
@@ -439,7 +440,10 @@ plx_ir_training_graph (const PlxIrGraph  *forward,
       if (op->kind >= PLX_IR_RELU_GRAD || op->kind == PLX_IR_OPTIMIZER)
         {
           d.origin = i;
-          unsupported (&d, op, "a forward graph has no communication, gradient or optimizer ops", error);
+          unsupported (&d, op, op->kind == PLX_IR_KERNEL ? "a kernel is ops costed as one, whose gradient is not "
+                                                           "known: write out its ops"
+                                                         : "a forward graph has no communication, gradient or "
+                                                           "optimizer ops", error);
           return NULL;
         }
       for (guint j = 0; j < op->n_inputs; j++)

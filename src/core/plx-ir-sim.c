@@ -2,6 +2,7 @@
  * (Santhanam et al. 2021 §4): each device runs its ops one at a time in program
  * order; an op starts when its inputs are ready and every device it occupies is
  * free, and takes its cost-model time. */
+#include <math.h>
 #include <string.h>
 
 #include "parallax/plx-collective.h"
@@ -53,12 +54,17 @@ plx_ir_op_time (const PlxIrGraph *graph,
                 const PlxIrOp    *op,
                 const PlxCluster *cluster)
 {
-  const PlxIrTensor *in = graph->tensors->pdata[op->inputs[0]];
   const PlxIrTensor *out = graph->tensors->pdata[op->outputs[0]];
+  const PlxIrTensor *in = op->n_inputs > 0 ? graph->tensors->pdata[op->inputs[0]] : out;
   PlxGroup group;
 
+  if (!isnan (op->time_s))
+    return op->time_s;
   switch (op->kind)
     {
+    case PLX_IR_KERNEL:
+      /* Its own FLOPs and bytes through the GEMM roofline: a fused kernel. */
+      return plx_gemm_time (cluster, plx_gemm_dtype (cluster, out->dtype, FALSE), op->flops, plx_ir_op_bytes (graph, op));
     case PLX_IR_MATMUL:
     case PLX_IR_CONV:        /* cuDNN's implicit GEMM (Chetlur et al. 2014 §3) */
     case PLX_IR_CONV_GRAD:
@@ -250,6 +256,42 @@ memory_peaks (const PlxIrGraph *graph, PlxIrRun *run)
     }
 }
 
+typedef struct
+{
+  double start_s, end_s;
+} Interval;
+
+static gint
+op_stream (const PlxIrOp *op)
+{
+  if (op->stream >= 0)
+    return op->stream;
+  return plx_ir_kind_is_collective (op->kind) ? PLX_IR_STREAM_COMM : PLX_IR_STREAM_COMPUTE;
+}
+
+/* Contention (plx_costing_contention, arXiv 2507.03114): a collective that runs
+ * beside compute slows it by `slowdown` times the time they ran together. Each
+ * device keeps, per stream, the collectives nobody has waited on yet; the first op
+ * that reads one's output on that device pays for all of them: the part of each
+ * that ran before the device's compute stream went idle, times the slowdown. So a
+ * step's gradient reduction behind the backward pass delays the update that waits
+ * for it, as the event engine has it (plx-sim.c). */
+static double
+settle (GArray **unpaid, guint slot, double compute_free, double slowdown)
+{
+  double overlap = 0.0;
+
+  if (unpaid[slot] == NULL)
+    return 0.0;
+  for (guint i = 0; i < unpaid[slot]->len; i++)
+    {
+      const Interval *iv = &g_array_index (unpaid[slot], Interval, i);
+      overlap += MAX (0.0, MIN (iv->end_s, compute_free) - iv->start_s);
+    }
+  g_array_set_size (unpaid[slot], 0);
+  return slowdown * overlap;
+}
+
 gboolean
 plx_ir_simulate (const PlxIrGraph *graph,
                  const PlxCluster *cluster,
@@ -257,57 +299,98 @@ plx_ir_simulate (const PlxIrGraph *graph,
                  GError          **error)
 {
   guint n_gpus = cluster->num_nodes * cluster->gpus_per_node;
+  guint n_dev = graph->n_devices, n_streams = graph->streams != NULL ? graph->streams->len : 2;
+  double slowdown = isnan (graph->overlap_slowdown) ? cluster->overlap_slowdown : graph->overlap_slowdown;
   g_autofree double *ready = NULL;
-  g_autofree double *compute_free = NULL, *comm_free = NULL;
+  g_autofree double *free_at = NULL;   /* [stream * n_dev + device] */
+  g_autofree double *debt = NULL;
+  GArray **unpaid = NULL;              /* [stream * n_dev + device], contention only */
 
   memset (run, 0, sizeof *run);
-  if (graph->n_devices > n_gpus)
+  if (n_dev > n_gpus)
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
-                   "program: %u devices, but the cluster \"%s\" has %u GPUs", graph->n_devices, cluster->name, n_gpus);
+                   "program: %u devices, but the cluster \"%s\" has %u GPUs", n_dev, cluster->name, n_gpus);
       return FALSE;
     }
-  run->n_devices = graph->n_devices;
-  run->device_free_s = g_new0 (double, graph->n_devices);
-  run->device_compute_s = g_new0 (double, graph->n_devices);
-  run->device_comm_s = g_new0 (double, graph->n_devices);
-  run->device_peak_bytes = g_new0 (double, graph->n_devices);
-  run->device_input_bytes = g_new0 (double, graph->n_devices);
+  run->n_devices = n_dev;
+  run->device_free_s = g_new0 (double, n_dev);
+  run->device_compute_s = g_new0 (double, n_dev);
+  run->device_comm_s = g_new0 (double, n_dev);
+  run->device_peak_bytes = g_new0 (double, n_dev);
+  run->device_input_bytes = g_new0 (double, n_dev);
   run->n_ops = graph->ops->len;
   run->op_start_s = g_new0 (double, MAX (graph->ops->len, 1));
   run->op_end_s = g_new0 (double, MAX (graph->ops->len, 1));
   ready = g_new0 (double, MAX (graph->tensors->len, 1));
-  compute_free = g_new0 (double, graph->n_devices);
-  comm_free = g_new0 (double, graph->n_devices);
+  free_at = g_new0 (double, (gsize) n_streams * n_dev);
+  if (slowdown > 0.0)
+    {
+      unpaid = g_new0 (GArray *, (gsize) n_streams * n_dev);
+      debt = g_new0 (double, n_dev);
+    }
 
   for (guint i = 0; i < graph->ops->len; i++)
     {
       const PlxIrOp *op = graph->ops->pdata[i];
       gboolean comm = plx_ir_kind_is_collective (op->kind);
-      /* Communication runs on its own stream beside computation, as NCCL's kernels
-       * do on their own CUDA stream; each stream runs its ops in program order. */
-      double *stream = comm ? comm_free : compute_free;
-      double *busy = comm ? run->device_comm_s : run->device_compute_s;
-      double start = 0.0, time = plx_ir_op_time (graph, op, cluster), end;
+      gboolean per_device = comm && op->kind != PLX_IR_SEND && op->n_inputs == op->n_devices && op->n_inputs > 1;
+      /* Each stream of a device runs its ops in program order; communication has
+       * its own, as NCCL's kernels run on their own CUDA stream. */
+      guint stream = (guint) op_stream (op);
+      guint peer_stream = op->peer_stream >= 0 ? (guint) op->peer_stream : stream;
+      double *busy = stream == PLX_IR_STREAM_COMPUTE ? run->device_compute_s : run->device_comm_s;
+      double *peer_busy = peer_stream == PLX_IR_STREAM_COMPUTE ? run->device_compute_s : run->device_comm_s;
+      double start = 0.0, time = plx_ir_op_time (graph, op, cluster), end, common = 0.0;
 
-      for (guint j = 0; j < op->n_inputs; j++)
-        start = MAX (start, ready[op->inputs[j]]);
+      /* Inputs on every device (one per device for a collective that takes them so). */
+      for (guint j = 0; !per_device && j < op->n_inputs; j++)
+        common = MAX (common, ready[op->inputs[j]]);
       for (guint d = 0; d < op->n_devices; d++)
-        start = MAX (start, stream[op->devices[d]]);
+        {
+          guint dev = op->devices[d];
+          double at = MAX (common, free_at[(gsize) stream * n_dev + dev]);
+
+          if (per_device)
+            at = MAX (at, ready[op->inputs[d]]);
+          if (unpaid != NULL)
+            {
+              debt[dev] = 0.0;
+              for (guint j = 0; j < op->n_inputs; j++)
+                {
+                  const PlxIrTensor *t = graph->tensors->pdata[op->inputs[j]];
+                  const PlxIrOp *w = t->producer >= 0 ? graph->ops->pdata[t->producer] : NULL;
+                  if (w != NULL && plx_ir_kind_is_collective (w->kind))
+                    debt[dev] += settle (unpaid, (guint) op_stream (w) * n_dev + dev,
+                                         free_at[(gsize) PLX_IR_STREAM_COMPUTE * n_dev + dev], slowdown);
+                }
+              at += debt[dev];
+            }
+          start = MAX (start, at);
+        }
       for (guint d = 0; op->kind == PLX_IR_SEND && d < op->n_devices; d++)
-        start = MAX (start, stream[op->peers[d]]);
+        start = MAX (start, free_at[(gsize) peer_stream * n_dev + op->peers[d]]);
       end = start + time;
       run->op_start_s[i] = start;
       run->op_end_s[i] = end;
       for (guint d = 0; d < op->n_devices; d++)
         {
-          stream[op->devices[d]] = end;
-          busy[op->devices[d]] += time;
+          guint dev = op->devices[d];
+          free_at[(gsize) stream * n_dev + dev] = end;
+          busy[dev] += time;
+          if (unpaid != NULL && comm && stream != PLX_IR_STREAM_COMPUTE && time > 0.0)
+            {
+              gsize slot = (gsize) stream * n_dev + dev;
+              Interval iv = { start, end };
+              if (unpaid[slot] == NULL)
+                unpaid[slot] = g_array_new (FALSE, FALSE, sizeof (Interval));
+              g_array_append_val (unpaid[slot], iv);
+            }
         }
       for (guint d = 0; op->kind == PLX_IR_SEND && d < op->n_devices; d++)
         {
-          stream[op->peers[d]] = end;
-          busy[op->peers[d]] += time;
+          free_at[(gsize) peer_stream * n_dev + op->peers[d]] = end;
+          peer_busy[op->peers[d]] += time;
         }
       for (guint j = 0; j < op->n_outputs; j++)
         ready[op->outputs[j]] = end;
@@ -315,10 +398,18 @@ plx_ir_simulate (const PlxIrGraph *graph,
       if (plx_ir_kind_is_compute (op->kind))
         run->flops += plx_ir_op_flops (graph, op) * op->n_devices;
     }
-  for (guint d = 0; d < graph->n_devices; d++)
-    run->device_free_s[d] = MAX (compute_free[d], comm_free[d]);
+  for (guint d = 0; d < n_dev; d++)
+    for (guint st = 0; st < n_streams; st++)
+      run->device_free_s[d] = MAX (run->device_free_s[d], free_at[(gsize) st * n_dev + d]);
+  if (unpaid != NULL)
+    {
+      for (gsize k = 0; k < (gsize) n_streams * n_dev; k++)
+        if (unpaid[k] != NULL)
+          g_array_unref (unpaid[k]);
+      g_free (unpaid);
+    }
   memory_peaks (graph, run);
-  for (guint d = 0; d < graph->n_devices; d++)
+  for (guint d = 0; d < n_dev; d++)
     run->peak_bytes = MAX (run->peak_bytes, run->device_peak_bytes[d]);
   return TRUE;
 }

@@ -1,4 +1,5 @@
 /* The distributed-program IR: reading, checking and writing (docs/ir.md). */
+#include <math.h>
 #include <string.h>
 
 #include "parallax/plx-error.h"
@@ -47,6 +48,7 @@ static const struct
   [PLX_IR_GATHER_GRAD] = { "gather_grad", 2, 2, 1, 1, 1.0 },
   [PLX_IR_LOSS_GRAD] = { "loss_grad", 2, 2, 1, 1, 4.0 },
   [PLX_IR_CONV_GRAD] = { "conv_grad", 3, 3, 2, 3, 0.0 },
+  [PLX_IR_KERNEL] = { "kernel", 0, 0, 1, 0, 0.0 },
   [PLX_IR_ALL_REDUCE] = { "all_reduce", 1, 0, 1, 0, 0.0 },
   [PLX_IR_ALL_GATHER] = { "all_gather", 1, 0, 1, 0, 0.0 },
   [PLX_IR_REDUCE_SCATTER] = { "reduce_scatter", 1, 0, 1, 0, 0.0 },
@@ -103,6 +105,8 @@ plx_ir_graph_free (PlxIrGraph *graph)
     return;
   g_ptr_array_unref (graph->tensors);
   g_ptr_array_unref (graph->ops);
+  if (graph->streams != NULL)
+    g_ptr_array_unref (graph->streams);
   g_free (graph);
 }
 
@@ -134,6 +138,8 @@ plx_ir_op_flops (const PlxIrGraph *graph,
 {
   const PlxIrTensor *out = tensor_at (graph, op->outputs[0]);
 
+  if (op->kind == PLX_IR_KERNEL)
+    return op->flops;
   if (op->kind == PLX_IR_MATMUL)
     {
       /* Each output element is a dot product of length k: k multiplies, k adds. */
@@ -162,6 +168,8 @@ plx_ir_op_bytes (const PlxIrGraph *graph,
 {
   double bytes = 0.0;
 
+  if (op->kind == PLX_IR_KERNEL && !isnan (op->bytes))
+    return op->bytes;
   for (guint i = 0; i < op->n_inputs; i++)
     bytes += plx_ir_tensor_bytes (tensor_at (graph, op->inputs[i]));
   for (guint i = 0; i < op->n_outputs; i++)
@@ -171,6 +179,24 @@ plx_ir_op_bytes (const PlxIrGraph *graph,
 
 /* ---- building ----------------------------------------------------------------- */
 
+static void
+init_streams (PlxIrGraph *g)
+{
+  g->streams = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (g->streams, g_strdup ("compute"));
+  g_ptr_array_add (g->streams, g_strdup ("comm"));
+  g->overlap_slowdown = NAN;
+}
+
+static void
+init_op_costs (PlxIrOp *op)
+{
+  op->time_s = NAN;
+  op->flops = 0.0;
+  op->bytes = NAN;
+  op->stream = op->peer_stream = -1;
+}
+
 PlxIrGraph *
 plx_ir_graph_new (guint n_devices)
 {
@@ -179,7 +205,21 @@ plx_ir_graph_new (guint n_devices)
   g->n_devices = n_devices;
   g->tensors = g_ptr_array_new_with_free_func (tensor_free);
   g->ops = g_ptr_array_new_with_free_func (op_free);
+  init_streams (g);
   return g;
+}
+
+gint
+plx_ir_graph_stream (PlxIrGraph *graph,
+                     const char *name)
+{
+  for (guint i = 0; i < graph->streams->len; i++)
+    if (g_str_equal (graph->streams->pdata[i], name))
+      return (gint) i;
+  if (graph->streams->len >= PLX_IR_MAX_STREAMS)
+    return -1;
+  g_ptr_array_add (graph->streams, g_strdup (name));
+  return (gint) graph->streams->len - 1;
 }
 
 guint
@@ -219,7 +259,8 @@ plx_ir_graph_add_op (PlxIrGraph  *graph,
 
   op->name = g_strdup (name);
   op->kind = kind;
-  op->inputs = g_memdup2 (inputs, MAX (n_inputs, 1) * sizeof (guint));
+  /* Never an empty array: code that looks at a first input finds tensor 0. */
+  op->inputs = n_inputs > 0 ? g_memdup2 (inputs, n_inputs * sizeof (guint)) : g_new0 (guint, 1);
   op->n_inputs = n_inputs;
   op->outputs = g_memdup2 (outputs, MAX (n_outputs, 1) * sizeof (guint));
   op->n_outputs = n_outputs;
@@ -228,6 +269,7 @@ plx_ir_graph_add_op (PlxIrGraph  *graph,
   op->axis = -1;
   op->groups = 1;
   op->origin = (gint) graph->ops->len;
+  init_op_costs (op);
   for (guint j = 0; j < n_outputs; j++)
     ((PlxIrTensor *) graph->tensors->pdata[outputs[j]])->producer = (gint) graph->ops->len;
   g_ptr_array_add (graph->ops, op);
@@ -774,8 +816,9 @@ parse_op (JsonObject *obj, const char *source, const char *path, PlxIrGraph *g, 
           GHashTable *op_names, PlxIrOp *op, GError **error)
 {
   static const char *const keys[] = { "name", "op", "inputs", "outputs", "devices", "axis", "peer", "peers",
-                                      "transpose_a", "transpose_b", "groups", "perm", NULL };
-  const char *name = NULL, *kind = NULL;
+                                      "transpose_a", "transpose_b", "groups", "perm", "time_s", "flops", "bytes",
+                                      "stream", "peer_stream", NULL };
+  const char *name = NULL, *kind = NULL, *stream = NULL, *peer_stream = NULL;
   guint64 axis = G_MAXUINT64, peer = G_MAXUINT64, groups = 1;
   guint k;
 
@@ -787,6 +830,14 @@ parse_op (JsonObject *obj, const char *source, const char *path, PlxIrGraph *g, 
       !plx_json_get_bool (obj, source, path, "transpose_a", &op->transpose_a, error) ||
       !plx_json_get_bool (obj, source, path, "transpose_b", &op->transpose_b, error) ||
       !plx_json_get_uint (obj, source, path, "groups", FALSE, 1, MAX_ITEMS, &groups, error))
+    return FALSE;
+  /* A year per op, 10^24 FLOPs, a petabyte: past any real kernel, short of overflow. */
+  init_op_costs (op);
+  if (!plx_json_get_double (obj, source, path, "time_s", FALSE, 0.0, 3.2e7, &op->time_s, error) ||
+      !plx_json_get_double (obj, source, path, "flops", FALSE, 0.0, 1e24, &op->flops, error) ||
+      !plx_json_get_double (obj, source, path, "bytes", FALSE, 0.0, 1e15, &op->bytes, error) ||
+      !plx_json_get_string (obj, source, path, "stream", FALSE, &stream, error) ||
+      !plx_json_get_string (obj, source, path, "peer_stream", FALSE, &peer_stream, error))
     return FALSE;
   if (g_hash_table_contains (op_names, name))
     {
@@ -815,6 +866,30 @@ parse_op (JsonObject *obj, const char *source, const char *path, PlxIrGraph *g, 
   if (!parse_perm (obj, source, path, op, error))
     return FALSE;
   op->groups = (guint) groups;
+  if ((json_object_has_member (obj, "flops") || json_object_has_member (obj, "bytes")) && op->kind != PLX_IR_KERNEL)
+    {
+      g_autofree char *n = plx_printable (name);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %s.%s: op \"%s\" is a %s; only a kernel is given "
+                   "its FLOPs and bytes", source, path, json_object_has_member (obj, "flops") ? "flops" : "bytes", n,
+                   kinds[k].name);
+      return FALSE;
+    }
+  if (peer_stream != NULL && op->kind != PLX_IR_SEND)
+    {
+      g_autofree char *n = plx_printable (name);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %s.peer_stream: op \"%s\" is a %s; only a send has "
+                   "a receiving end", source, path, n, kinds[k].name);
+      return FALSE;
+    }
+  if ((stream != NULL && (op->stream = plx_ir_graph_stream (g, stream)) < 0) ||
+      (peer_stream != NULL && (op->peer_stream = plx_ir_graph_stream (g, peer_stream)) < 0))
+    {
+      g_autofree char *n = plx_printable (name);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %s.%s: op \"%s\": more than %d streams in one "
+                   "program", source, path, stream != NULL && op->stream < 0 ? "stream" : "peer_stream", n,
+                   PLX_IR_MAX_STREAMS);
+      return FALSE;
+    }
   if (groups > 1 && (!plx_ir_kind_is_collective (op->kind) || op->kind == PLX_IR_SEND ||
                      op->n_devices % groups != 0))
     {
@@ -849,7 +924,7 @@ plx_ir_graph_new_from_json (JsonNode   *node,
                             const char *source,
                             GError    **error)
 {
-  static const char *const keys[] = { "format", "version", "devices", "tensors", "ops", NULL };
+  static const char *const keys[] = { "format", "version", "devices", "tensors", "ops", "overlap_slowdown", NULL };
   g_autoptr (PlxIrGraph) g = g_new0 (PlxIrGraph, 1);
   g_autoptr (GHashTable) tensor_names = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr (GHashTable) op_names = g_hash_table_new (g_str_hash, g_str_equal);
@@ -860,6 +935,7 @@ plx_ir_graph_new_from_json (JsonNode   *node,
 
   g->tensors = g_ptr_array_new_with_free_func (tensor_free);
   g->ops = g_ptr_array_new_with_free_func (op_free);
+  init_streams (g);
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: a program is a JSON object", source);
@@ -869,7 +945,8 @@ plx_ir_graph_new_from_json (JsonNode   *node,
   if (!plx_json_check_keys (obj, source, "program", keys, error) ||
       !plx_json_get_string (obj, source, "program", "format", FALSE, &format, error) ||
       !plx_json_get_uint (obj, source, "program", "version", FALSE, 1, 1, &version, error) ||
-      !plx_json_get_uint (obj, source, "program", "devices", FALSE, 1, MAX_ITEMS, &devices, error))
+      !plx_json_get_uint (obj, source, "program", "devices", FALSE, 1, MAX_ITEMS, &devices, error) ||
+      !plx_json_get_double (obj, source, "program", "overlap_slowdown", FALSE, 0.0, 0.9, &g->overlap_slowdown, error))
     return NULL;
   if (!g_str_equal (format, "parallax-ir"))
     {
@@ -988,6 +1065,11 @@ plx_ir_graph_to_json (const PlxIrGraph *graph)
   json_builder_add_int_value (b, 1);
   json_builder_set_member_name (b, "devices");
   json_builder_add_int_value (b, graph->n_devices);
+  if (!isnan (graph->overlap_slowdown))
+    {
+      json_builder_set_member_name (b, "overlap_slowdown");
+      json_builder_add_double_value (b, graph->overlap_slowdown);
+    }
   json_builder_set_member_name (b, "tensors");
   json_builder_begin_array (b);
   for (guint i = 0; i < graph->tensors->len; i++)
@@ -1060,6 +1142,31 @@ plx_ir_graph_to_json (const PlxIrGraph *graph)
         {
           json_builder_set_member_name (b, "groups");
           json_builder_add_int_value (b, op->groups);
+        }
+      if (op->kind == PLX_IR_KERNEL)
+        {
+          json_builder_set_member_name (b, "flops");
+          json_builder_add_double_value (b, op->flops);
+          if (!isnan (op->bytes))
+            {
+              json_builder_set_member_name (b, "bytes");
+              json_builder_add_double_value (b, op->bytes);
+            }
+        }
+      if (!isnan (op->time_s))
+        {
+          json_builder_set_member_name (b, "time_s");
+          json_builder_add_double_value (b, op->time_s);
+        }
+      if (op->stream >= 0)
+        {
+          json_builder_set_member_name (b, "stream");
+          json_builder_add_string_value (b, graph->streams->pdata[op->stream]);
+        }
+      if (op->peer_stream >= 0)
+        {
+          json_builder_set_member_name (b, "peer_stream");
+          json_builder_add_string_value (b, graph->streams->pdata[op->peer_stream]);
         }
       if (op->transpose_a || op->transpose_b)
         {

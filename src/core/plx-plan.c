@@ -2,6 +2,8 @@
  * the analytical engine composes (plx-costing.c). Megatron-LM's order inside a block
  * (Shoeybi et al. 2019 §3, Korthikanti et al. 2022 §4.2.2): attention half, its TP
  * collective, MLP half, its TP collective; backward in reverse, with recompute first. */
+#include <math.h>
+
 #include "parallax/plx-error.h"
 #include "parallax/plx-plan.h"
 #include "parallax/plx-schedule.h"
@@ -299,6 +301,60 @@ plx_plan_lower_split (const PlxModel    *model,
         }
     }
   return g_steal_pointer (&plan);
+}
+
+void
+plx_plan_report (const PlxPlan *plan,
+                 const char    *engine,
+                 double         step_s,
+                 guint          stage,
+                 double         activation_bytes,
+                 const double  *kt,
+                 double         dp_exposed_s,
+                 PlxReport     *report)
+{
+  const PlxPlanStage *st = &plan->stages[stage];
+  double busy = 0.0;
+  double bytes[PLX_N_MEM] = { st->static_bytes[0], st->static_bytes[1], st->static_bytes[2], activation_bytes,
+                              st->static_bytes[4] };
+
+  *report = (PlxReport) { 0 };
+  report->engine = engine;
+  report->step_time_s = step_s;
+  report->n_gpus = plan->n_gpus;
+  report->tokens_per_s = plan->tokens_per_step / step_s;
+  report->model_flops_per_step = plan->model_flops_per_step;
+  report->hardware_flops_per_step = plan->hardware_flops_per_step;
+  report->mfu = plan->model_flops_per_step / (step_s * plan->n_gpus * plan->peak_flops);
+  report->hfu = plan->hardware_flops_per_step / (step_s * plan->n_gpus * plan->peak_flops);
+  report->reported_stage = stage;
+  report->layer_forward_s = plan->layer_forward_s;
+  report->layer_backward_s = plan->layer_backward_s;
+  report->hbm_bytes = (guint64) plan->hbm_bytes;
+  report->hbm_usable_bytes = (guint64) plan->hbm_usable_bytes;
+  report->peak_memory_bytes = 0;
+  for (guint c = 0; c < PLX_N_MEM; c++)
+    {
+      report->memory_bytes[c] = bytes[c] >= 1.8e19 ? G_MAXUINT64 : (guint64) ceil (MAX (bytes[c], 0.0));
+      report->peak_memory_bytes = report->memory_bytes[c] > G_MAXUINT64 - report->peak_memory_bytes
+                                    ? G_MAXUINT64 : report->peak_memory_bytes + report->memory_bytes[c];
+    }
+  report->fits_in_memory = report->peak_memory_bytes <= report->hbm_usable_bytes;
+  report->time_s[PLX_TIME_COMPUTE] = kt[PLX_KIND_FORWARD] + kt[PLX_KIND_BACKWARD] + kt[PLX_KIND_WEIGHT_GRAD];
+  report->time_s[PLX_TIME_RECOMPUTE] = kt[PLX_KIND_RECOMPUTE];
+  report->time_s[PLX_TIME_TP_COMM] = kt[PLX_KIND_TP_COMM];
+  report->time_s[PLX_TIME_PP_COMM] = kt[PLX_KIND_PP_SEND];
+  /* Once per step, and ZeRO-3's exposed part of each pass. */
+  report->time_s[PLX_TIME_DP_COMM] = dp_exposed_s + kt[PLX_KIND_DP_COMM];
+  report->time_s[PLX_TIME_OPTIMIZER] = st->optimizer_s;
+  for (guint i = 0; i < PLX_N_TIME; i++)
+    if (i != PLX_TIME_BUBBLE)
+      busy += report->time_s[i];
+  report->time_s[PLX_TIME_BUBBLE] = MAX (0.0, step_s - busy);
+  report->bubble_fraction = report->time_s[PLX_TIME_BUBBLE] / step_s;
+  report->stage_forward_s = plan->chunks[0].pass[0].duration_s * plan->virtual_stages;
+  report->stage_backward_s = (plan->chunks[0].pass[1].duration_s + plan->chunks[0].pass[2].duration_s) *
+                             plan->virtual_stages;
 }
 
 void

@@ -418,53 +418,8 @@ plx_sim_run (const PlxPlan          *plan,
           peak_stage = s;
         }
     }
-  {
-    const double *kt = &sim.kind_time[(gsize) peak_stage * PLX_N_KINDS];
-    const PlxPlanStage *st = &plan->stages[peak_stage];
-    double busy = 0.0;
-    double bytes[PLX_N_MEM] = { st->static_bytes[0], st->static_bytes[1], st->static_bytes[2],
-                                sim.act_peak[peak_stage], st->static_bytes[4] };
-
-    *report = (PlxReport) { 0 };
-    report->engine = "event";
-    report->step_time_s = step;
-    report->n_gpus = plan->n_gpus;
-    report->tokens_per_s = plan->tokens_per_step / step;
-    report->model_flops_per_step = plan->model_flops_per_step;
-    report->hardware_flops_per_step = plan->hardware_flops_per_step;
-    report->mfu = plan->model_flops_per_step / (step * plan->n_gpus * plan->peak_flops);
-    report->hfu = plan->hardware_flops_per_step / (step * plan->n_gpus * plan->peak_flops);
-    report->reported_stage = peak_stage;
-    report->layer_forward_s = plan->layer_forward_s;
-    report->layer_backward_s = plan->layer_backward_s;
-    report->hbm_bytes = (guint64) plan->hbm_bytes;
-    report->hbm_usable_bytes = (guint64) plan->hbm_usable_bytes;
-    report->peak_memory_bytes = 0;
-    for (guint c = 0; c < PLX_N_MEM; c++)
-      {
-        report->memory_bytes[c] = bytes[c] >= 1.8e19 ? G_MAXUINT64 : (guint64) ceil (MAX (bytes[c], 0.0));
-        report->peak_memory_bytes = report->memory_bytes[c] > G_MAXUINT64 - report->peak_memory_bytes
-                                      ? G_MAXUINT64 : report->peak_memory_bytes + report->memory_bytes[c];
-      }
-    report->fits_in_memory = report->peak_memory_bytes <= report->hbm_usable_bytes;
-    report->time_s[PLX_TIME_COMPUTE] = kt[PLX_KIND_FORWARD] + kt[PLX_KIND_BACKWARD] + kt[PLX_KIND_WEIGHT_GRAD];
-    report->time_s[PLX_TIME_RECOMPUTE] = kt[PLX_KIND_RECOMPUTE];
-    report->time_s[PLX_TIME_TP_COMM] = kt[PLX_KIND_TP_COMM];
-    report->time_s[PLX_TIME_PP_COMM] = kt[PLX_KIND_PP_SEND];
-    /* Once per step, and ZeRO-3's exposed part of each pass. */
-    report->time_s[PLX_TIME_DP_COMM] = exposed[peak_stage] + kt[PLX_KIND_DP_COMM];
-    report->time_s[PLX_TIME_OPTIMIZER] = st->optimizer_s;
-    for (guint i = 0; i < PLX_N_TIME; i++)
-      if (i != PLX_TIME_BUBBLE)
-        busy += report->time_s[i];
-    report->time_s[PLX_TIME_BUBBLE] = MAX (0.0, step - busy);
-    report->bubble_fraction = report->time_s[PLX_TIME_BUBBLE] / step;
-    {
-      const PlxPlanChunk *c0 = &plan->chunks[0];
-      report->stage_forward_s = c0->pass[0].duration_s * plan->virtual_stages;
-      report->stage_backward_s = (c0->pass[1].duration_s + c0->pass[2].duration_s) * plan->virtual_stages;
-    }
-  }
+  plx_plan_report (plan, "event", step, peak_stage, sim.act_peak[peak_stage],
+                   &sim.kind_time[(gsize) peak_stage * PLX_N_KINDS], exposed[peak_stage], report);
 
   if (timeline_out != NULL)
     {
@@ -523,14 +478,12 @@ out:
 }
 
 gboolean
-plx_sim_run_scenario (const PlxModel    *model,
-                      const PlxCluster  *cluster,
-                      const PlxStrategy *s,
-                      PlxReport         *report,
-                      PlxPlan          **plan_out,
-                      PlxTimeline      **timeline,
-                      PlxMemoryTrace   **trace,
-                      GError           **error)
+plx_sim_prepare (const PlxModel     *model,
+                 const PlxCluster   *cluster,
+                 const PlxStrategy  *s,
+                 PlxPlan           **plan_out,
+                 PlxScheduleOrder  **order_out,
+                 GError            **error)
 {
   g_autoptr (PlxPlan) plan = NULL;
   g_autoptr (PlxScheduleOrder) order = NULL;
@@ -561,6 +514,26 @@ plx_sim_run_scenario (const PlxModel    *model,
   /* A schedule file with W entries splits the weight gradients off, as ZB-H1 does. */
   plan = plx_plan_lower_split (model, cluster, s, order->split_backward, error);
   if (plan == NULL)
+    return FALSE;
+  *plan_out = g_steal_pointer (&plan);
+  *order_out = g_steal_pointer (&order);
+  return TRUE;
+}
+
+gboolean
+plx_sim_run_scenario (const PlxModel    *model,
+                      const PlxCluster  *cluster,
+                      const PlxStrategy *s,
+                      PlxReport         *report,
+                      PlxPlan          **plan_out,
+                      PlxTimeline      **timeline,
+                      PlxMemoryTrace   **trace,
+                      GError           **error)
+{
+  g_autoptr (PlxPlan) plan = NULL;
+  g_autoptr (PlxScheduleOrder) order = NULL;
+
+  if (!plx_sim_prepare (model, cluster, s, &plan, &order, error))
     return FALSE;
   if (!plx_sim_run (plan, order, report, timeline, trace, NULL, error))
     return FALSE;

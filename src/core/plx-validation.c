@@ -4,6 +4,7 @@
 
 #include "parallax/plx-analytic.h"
 #include "parallax/plx-error.h"
+#include "parallax/plx-ir-lower.h"
 #include "parallax/plx-json.h"
 #include "parallax/plx-scenario.h"
 #include "parallax/plx-sim.h"
@@ -236,6 +237,18 @@ plx_validation_predicted (PlxMetric        metric,
   return predicted_value (metric, report);
 }
 
+/* "event", "analytical", or "ir" (the event engine's program run by the IR
+ * simulator, plx-ir-lower.h). */
+static gboolean
+known_engine (const char *engine, GError **error)
+{
+  if (g_str_equal (engine, "analytical") || g_str_equal (engine, "event") || g_str_equal (engine, "ir"))
+    return TRUE;
+  g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED, "engine \"%.60s\" is not \"analytical\", \"event\" or \"ir\"",
+               engine);
+  return FALSE;
+}
+
 PlxValidation *
 plx_validation_run_table (const PlxValidationTable *t,
                           const char               *engine,
@@ -245,15 +258,11 @@ plx_validation_run_table (const PlxValidationTable *t,
 
   if (engine == NULL)
     engine = "event";
-  if (!g_str_equal (engine, "analytical") && !g_str_equal (engine, "event"))
-    {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
-                   "engine \"%.60s\" is not \"analytical\" or \"event\"", engine);
-      return NULL;
-    }
+  if (!known_engine (engine, error))
+    return NULL;
   v = g_new0 (PlxValidation, 1);
   v->source = g_strdup (t->source);
-  v->engine = g_str_equal (engine, "event") ? "event" : "analytical";
+  v->engine = g_str_equal (engine, "event") ? "event" : g_str_equal (engine, "ir") ? "ir" : "analytical";
   v->file = g_strdup (t->file);
   v->rows = g_array_new (FALSE, TRUE, sizeof (PlxValidationRow));
   g_array_set_clear_func (v->rows, row_clear);
@@ -266,7 +275,8 @@ plx_validation_run_table (const PlxValidationTable *t,
 
       if (g_str_equal (engine, "event")
             ? !plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &report, NULL, NULL, NULL, error)
-            : !plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, error))
+            : g_str_equal (engine, "ir") ? !plx_ir_run_scenario (sc->model, sc->cluster, sc->strategy, &report, error)
+                                         : !plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, error))
         {
           g_prefix_error (error, "%s: ", c->where);
           return NULL;
@@ -297,12 +307,8 @@ plx_validation_run_file (const char *path,
 {
   g_autoptr (PlxValidationTable) t = NULL;
 
-  if (engine != NULL && !g_str_equal (engine, "analytical") && !g_str_equal (engine, "event"))
-    {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
-                   "engine \"%.60s\" is not \"analytical\" or \"event\"", engine);
-      return NULL;
-    }
+  if (engine != NULL && !known_engine (engine, error))
+    return NULL;
   t = plx_validation_table_load (path, error);
   if (t == NULL)
     return NULL;

@@ -2735,6 +2735,37 @@ test_graph_program_round_trip (void)
 }
 
 static void
+test_scenario_program (void)
+{
+  /* A transformer scenario's program: `plan --json` prints it, `simulate --program`
+   * runs it (on as many GPUs as stages, one each) to the step the event engine
+   * predicts (docs/ir.md: the same plan, the same dependencies; within 1 %), and
+   * `simulate --engine ir` does both in one go. The default scenario: GPT-3 175B,
+   * 8 stages of 3 chunks, interleaved 1F1B. */
+  g_autofree char *dir = g_dir_make_tmp ("plx-program-XXXXXX", NULL);
+  g_autofree char *program = g_build_filename (dir, "gpt3.json", NULL);
+  g_auto (CliRun) plan = { 0 };
+  g_auto (CliRun) run = { 0 };
+  g_autoptr (JsonNode) p = NULL;
+  g_autoptr (JsonNode) r = NULL;
+  double event = default_step_time ("event"), ir = default_step_time ("ir");
+
+  g_assert_true (close_rel (ir, event, 0.01));
+  RUN_CLI (&plan, "plan", "--json");
+  assert_success (&plan);
+  p = parse_stdout (&plan);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (p), "format"), ==, "parallax-ir");
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (p), "devices"), ==, 8);
+  g_assert_true (g_file_set_contents (program, plan.out, -1, NULL));
+  RUN_CLI (&run, "simulate", "--program", program, "--json");
+  assert_success (&run);
+  r = parse_stdout (&run);
+  g_assert_cmpfloat (get_number (json_node_get_object (r), "step_time_s"), ==, ir);
+  g_unlink (program);
+  g_rmdir (dir);
+}
+
+static void
 test_graph_onnx (void)
 {
   /* An ONNX GPT-2-shaped decoder written by python3-onnx (tests/onnx/make-models.py):
@@ -2898,6 +2929,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/graph/search", test_graph_search);
   g_test_add_func ("/cli/graph/program-round-trip", test_graph_program_round_trip);
   g_test_add_func ("/cli/graph/onnx", test_graph_onnx);
+  g_test_add_func ("/cli/graph/scenario-program", test_scenario_program);
   g_test_add_func ("/cli/inference/json", test_inference_json);
   g_test_add_func ("/cli/search/csv-and-errors", test_search_csv_and_errors);
 

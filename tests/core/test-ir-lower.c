@@ -1,0 +1,287 @@
+/* Transformer scenarios as distributed programs (docs/ir.md, "Transformer
+ * scenarios"): the IR simulator runs the program the event engine's plan becomes and
+ * agrees with the event engine within 1 % on every published case in tests/data;
+ * the program's shape is counted by hand; the streams and the contention rule are
+ * checked on a program whose times are worked out by hand. */
+#include <math.h>
+#include <string.h>
+
+#include "parallax/parallax.h"
+
+#include "test-util.h"
+
+static void
+test_validation_cases (void)
+{
+  /* Every case of every validation table: step time and peak memory per GPU. */
+  static const char *const tables[] = { "bloom176b.json", "fms-fsdp-a100-h100.json", "korthikanti2022.json",
+                                        "megatron-lm-readme-h100.json", "nemo-perf-h100-fp8.json",
+                                        "torchtitan-a100.json" };
+  guint n_cases = 0;
+  double worst = 0.0;
+
+  for (guint t = 0; t < G_N_ELEMENTS (tables); t++)
+    {
+      g_autofree char *path = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", tables[t], NULL);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (PlxValidationTable) table = plx_validation_table_load (path, &error);
+
+      g_assert_no_error (error);
+      for (guint i = 0; i < table->cases->len; i++)
+        {
+          const PlxValidationCase *c = table->cases->pdata[i];
+          const PlxScenario *sc = c->scenario;
+          PlxReport event = { 0 }, ir = { 0 };
+          double dt, dm;
+
+          g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &event, NULL, NULL, NULL, &error));
+          g_assert_true (plx_ir_run_scenario (sc->model, sc->cluster, sc->strategy, &ir, &error));
+          g_assert_no_error (error);
+          g_assert_cmpstr (ir.engine, ==, "ir");
+          dt = fabs (ir.step_time_s / event.step_time_s - 1.0);
+          dm = fabs ((double) ir.peak_memory_bytes / (double) event.peak_memory_bytes - 1.0);
+          if (dt >= 0.01 || dm >= 0.01)
+            g_error ("%s, %s: the IR simulator's step %.6g s, peak %.6g B; the event engine's %.6g s, %.6g B",
+                     tables[t], c->name, ir.step_time_s, (double) ir.peak_memory_bytes, event.step_time_s,
+                     (double) event.peak_memory_bytes);
+          /* Same static memory, same stage reported. */
+          g_assert_cmpuint (ir.reported_stage, ==, event.reported_stage);
+          g_assert_cmpuint (ir.memory_bytes[PLX_MEM_WEIGHTS], ==, event.memory_bytes[PLX_MEM_WEIGHTS]);
+          worst = MAX (worst, dt);
+          n_cases++;
+        }
+    }
+  g_assert_cmpuint (n_cases, >=, 45);
+  g_test_message ("%u cases, largest step-time difference %.3f %%", n_cases, worst * 100.0);
+}
+
+/* Two stages, four micro-batches of one sequence, 1F1B, data parallel 2: small
+ * enough to count by hand. */
+#define SMALL_SCENARIO \
+  "{ \"model\": { \"model_type\": \"gpt2\", \"n_layer\": 4, \"n_embd\": 1024, \"n_head\": 16," \
+  "              \"vocab_size\": 51200, \"n_positions\": 1024 }," \
+  "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 }," \
+  "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 8, \"micro_batch_size\": 1, \"tp\": 2, \"pp\": 2," \
+  "                \"dp\": 2, \"schedule\": \"1f1b\", \"recompute\": \"selective\" } }"
+
+static guint
+count_ops (const PlxIrGraph *g, PlxIrKind kind)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < g->ops->len; i++)
+    n += ((const PlxIrOp *) g->ops->pdata[i])->kind == kind;
+  return n;
+}
+
+static void
+test_program_shape (void)
+{
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (SMALL_SCENARIO);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxPlan) plan = NULL;
+  g_autoptr (PlxIrGraph) g = plx_ir_lower_scenario (sc->model, sc->cluster, sc->strategy, &plan, NULL, &error);
+  g_autoptr (JsonNode) node = NULL;
+  g_autoptr (PlxIrGraph) back = NULL;
+  PlxIrRun run, run_back;
+  PlxReport event;
+  guint activations = 0, kernels = 0, tasks = 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (g->n_devices, ==, 2);
+  /* dp 2 leaves 8 / 2 = 4 micro-batches per rank; each forward pass but the last
+   * stage's sends its activations on, each backward pass but the first stage's its
+   * gradients back: 2 x 4 x (2 - 1) sends. */
+  g_assert_cmpuint (plan->micro_batches, ==, 4);
+  g_assert_cmpuint (count_ops (g, PLX_IR_SEND), ==, 8);
+  /* One tensor of kept activations per stage and micro-batch, of the plan's size. */
+  for (guint i = 0; i < g->tensors->len; i++)
+    {
+      const PlxIrTensor *t = g->tensors->pdata[i];
+      if (g_str_has_suffix (t->name, " activations"))
+        {
+          guint s = t->name[3] - '0';
+          activations++;
+          g_assert_cmpfloat (fabs (plx_ir_tensor_bytes (t) - plan->chunks[s].saved_bytes), <=, 0.5);
+        }
+    }
+  g_assert_cmpuint (activations, ==, 2 * 4);
+  /* Every compute task is a kernel with the plan's time and FLOPs; every pass
+   * starts with one (embedding, layer 2 attention, LM head backward, layer 1 MLP
+   * backward), so needs no marker to begin; stage 1's backward passes end with a TP
+   * all-reduce, so each of its 4 has a marker op after it that releases its
+   * activations; and each stage has one "passes done", "gradients ready" and
+   * optimizer step. */
+  for (guint k = 0; k < 2; k++)
+    for (guint p = 0; p < 2; p++)
+      for (guint j = 0; j < plan->chunks[k].pass[p].n_tasks; j++)
+        tasks += plan->chunks[k].pass[p].tasks[j].stream == PLX_STREAM_COMPUTE;
+  for (guint i = 0; i < g->ops->len; i++)
+    kernels += ((const PlxIrOp *) g->ops->pdata[i])->kind == PLX_IR_KERNEL;
+  g_assert_cmpuint (kernels, ==, tasks * 4 + 4 + 3 * 2);
+  /* The gradient buckets reduce on a stream of their own, and the tied embedding's
+   * gradients between the two stages. */
+  g_assert_cmpint (plx_ir_graph_stream (g, "dp"), >=, 2);
+
+  /* It runs to the event engine's step, and reads back from its JSON to the same. */
+  g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &event, NULL, NULL, NULL, &error));
+  g_assert_true (plx_ir_simulate (g, sc->cluster, &run, &error));
+  g_assert_cmpfloat (fabs (run.makespan_s / event.step_time_s - 1.0), <, 0.01);
+  node = plx_ir_graph_to_json (g);
+  back = plx_ir_graph_new_from_json (node, "program", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->ops->len, ==, g->ops->len);
+  g_assert_true (plx_ir_simulate (back, sc->cluster, &run_back, &error));
+  g_assert_cmpfloat (run_back.makespan_s, ==, run.makespan_s);
+  g_assert_cmpfloat (run_back.peak_bytes, ==, run.peak_bytes);
+  plx_ir_run_clear (&run);
+  plx_ir_run_clear (&run_back);
+}
+
+/* Times worked out by hand: device 0 computes a (4 s) while a gradient all-reduce r
+ * (2 s) runs beside it on the "dp" stream; b reads both. With overlap_slowdown 0.1
+ * the compute beside r lost 0.1 x 2 s, so b starts at 4 + 0.2 s, ends 5.2. The send
+ * s (3 s) holds device 0's compute stream (5.2 to 8.2), so c, whose input was ready
+ * at 4 s, starts at 8.2. On device 1, d (1 s on "comm") is not held up by the
+ * receive, which runs on "recv"; e reads what s sent: 8.2 to 9.2. */
+#define STREAMS_PROGRAM(slowdown) \
+  "{ \"format\": \"parallax-ir\", \"devices\": 2, \"overlap_slowdown\": " slowdown "," \
+  "  \"tensors\": [ { \"name\": \"x\", \"shape\": [] }, { \"name\": \"ta\", \"shape\": [] }," \
+  "    { \"name\": \"tr\", \"shape\": [] }, { \"name\": \"tb\", \"shape\": [] }, { \"name\": \"ts\", \"shape\": [] }," \
+  "    { \"name\": \"tc\", \"shape\": [] }, { \"name\": \"td\", \"shape\": [] }, { \"name\": \"te\", \"shape\": [] } ]," \
+  "  \"ops\": [" \
+  "    { \"name\": \"a\", \"op\": \"kernel\", \"inputs\": [], \"outputs\": [\"ta\"], \"time_s\": 4 }," \
+  "    { \"name\": \"r\", \"op\": \"all_reduce\", \"inputs\": [\"x\"], \"outputs\": [\"tr\"], \"time_s\": 2," \
+  "      \"stream\": \"dp\" }," \
+  "    { \"name\": \"b\", \"op\": \"kernel\", \"inputs\": [\"ta\", \"tr\"], \"outputs\": [\"tb\"], \"time_s\": 1 }," \
+  "    { \"name\": \"s\", \"op\": \"send\", \"inputs\": [\"tb\"], \"outputs\": [\"ts\"], \"peer\": 1, \"time_s\": 3," \
+  "      \"stream\": \"compute\", \"peer_stream\": \"recv\" }," \
+  "    { \"name\": \"c\", \"op\": \"kernel\", \"inputs\": [\"ta\"], \"outputs\": [\"tc\"], \"time_s\": 1 }," \
+  "    { \"name\": \"d\", \"op\": \"all_reduce\", \"inputs\": [\"x\"], \"outputs\": [\"td\"], \"devices\": [1]," \
+  "      \"time_s\": 1 }," \
+  "    { \"name\": \"e\", \"op\": \"kernel\", \"inputs\": [\"ts\"], \"outputs\": [\"te\"], \"devices\": [1]," \
+  "      \"time_s\": 1 } ] }"
+
+static PlxIrGraph *
+parse_program (const char *text, GError **error)
+{
+  g_autoptr (JsonNode) node = plx_json_parse_data (text, -1, "streams.json", error);
+
+  return node != NULL ? plx_ir_graph_new_from_json (node, "streams.json", error) : NULL;
+}
+
+static void
+test_streams_and_contention (void)
+{
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (SMALL_SCENARIO);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) g = parse_program (STREAMS_PROGRAM ("0.1"), &error);
+  g_autoptr (PlxIrGraph) none = NULL;
+  static const double start[] = { 0, 0, 4.2, 5.2, 8.2, 0, 8.2 }, end[] = { 4, 2, 5.2, 8.2, 9.2, 1, 9.2 };
+  PlxIrRun run;
+
+  g_assert_no_error (error);
+  g_assert_true (plx_ir_simulate (g, sc->cluster, &run, &error));
+  for (guint i = 0; i < G_N_ELEMENTS (start); i++)
+    {
+      g_assert_cmpfloat_with_epsilon (run.op_start_s[i], start[i], 1e-12);
+      g_assert_cmpfloat_with_epsilon (run.op_end_s[i], end[i], 1e-12);
+    }
+  g_assert_cmpfloat_with_epsilon (run.makespan_s, 9.2, 1e-12);
+  /* Compute stream of device 0: a, b, the send, c. */
+  g_assert_cmpfloat_with_epsilon (run.device_compute_s[0], 9.0, 1e-12);
+  plx_ir_run_clear (&run);
+
+  /* No slowdown: b starts when a ends. */
+  none = parse_program (STREAMS_PROGRAM ("0"), &error);
+  g_assert_no_error (error);
+  g_assert_true (plx_ir_simulate (none, sc->cluster, &run, &error));
+  g_assert_cmpfloat_with_epsilon (run.op_start_s[2], 4.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (run.makespan_s, 9.0, 1e-12);
+  plx_ir_run_clear (&run);
+}
+
+static void
+test_bad_programs (void)
+{
+  static const struct
+  {
+    const char *op;
+    const char *message;
+  } cases[] = {
+    { "{ \"name\": \"m\", \"op\": \"relu\", \"inputs\": [\"x\"], \"outputs\": [\"y\"], \"flops\": 5 }",
+      "ops[0].flops: op \"m\" is a relu; only a kernel is given its FLOPs and bytes" },
+    { "{ \"name\": \"m\", \"op\": \"relu\", \"inputs\": [\"x\"], \"outputs\": [\"y\"], \"peer_stream\": \"r\" }",
+      "ops[0].peer_stream: op \"m\" is a relu; only a send has a receiving end" },
+    { "{ \"name\": \"m\", \"op\": \"kernel\", \"inputs\": [], \"outputs\": [\"y\"], \"time_s\": -1 }",
+      "ops[0].time_s" },
+    { "{ \"name\": \"m\", \"op\": \"kernel\", \"inputs\": [], \"outputs\": [\"y\"], \"time_s\": \"soon\" }",
+      "ops[0].time_s" },
+    { "{ \"name\": \"m\", \"op\": \"kernel\", \"inputs\": [], \"outputs\": [\"y\"], \"stream\": 3 }",
+      "ops[0].stream" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = g_strdup_printf ("{ \"devices\": 1, \"tensors\": [ { \"name\": \"x\", \"shape\": [4] },"
+                                               " { \"name\": \"y\", \"shape\": [4] } ], \"ops\": [ %s ] }",
+                                               cases[i].op);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (PlxIrGraph) g = parse_program (text, &error);
+
+      g_assert_null (g);
+      g_assert_nonnull (error);
+      if (strstr (error->message, cases[i].message) == NULL)
+        g_error ("case %u: \"%s\" does not say \"%s\"", i, error->message, cases[i].message);
+      g_assert_nonnull (strstr (error->message, "streams.json"));
+    }
+
+  /* Seventeen streams: one more than a program may name. */
+  {
+    g_autoptr (GString) text = g_string_new ("{ \"devices\": 1, \"tensors\": [");
+    g_autoptr (GError) error = NULL;
+    g_autoptr (PlxIrGraph) g = NULL;
+    for (guint i = 0; i < 16; i++)
+      g_string_append_printf (text, "%s{ \"name\": \"t%u\", \"shape\": [] }", i ? ", " : "", i);
+    g_string_append (text, " ], \"ops\": [");
+    for (guint i = 0; i < 16; i++)
+      g_string_append_printf (text, "%s{ \"name\": \"o%u\", \"op\": \"kernel\", \"inputs\": [], \"outputs\": "
+                              "[\"t%u\"], \"stream\": \"s%u\" }", i ? ", " : "", i, i, i);
+    g_string_append (text, " ] }");
+    g = parse_program (text->str, &error);
+    g_assert_null (g);
+    g_assert_nonnull (strstr (error->message, "ops[14].stream: op \"o14\": more than 16 streams in one program"));
+  }
+}
+
+static void
+test_kernel_has_no_gradient (void)
+{
+  /* A forward graph with a kernel in it: the backward pass cannot be written. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) fwd = parse_program (
+    "{ \"tensors\": [ { \"name\": \"x\", \"shape\": [4, 4] }, { \"name\": \"w\", \"shape\": [4, 4], \"role\": \"weight\" },"
+    "  { \"name\": \"h\", \"shape\": [4, 4] }, { \"name\": \"k\", \"shape\": [4, 4] }, { \"name\": \"l\", \"shape\": [] } ],"
+    "  \"ops\": [ { \"name\": \"mm\", \"op\": \"matmul\", \"inputs\": [\"x\", \"w\"], \"outputs\": [\"h\"] },"
+    "    { \"name\": \"fused\", \"op\": \"kernel\", \"inputs\": [\"h\"], \"outputs\": [\"k\"], \"flops\": 64 },"
+    "    { \"name\": \"loss\", \"op\": \"loss\", \"inputs\": [\"k\", \"x\"], \"outputs\": [\"l\"] } ] }", &error);
+  g_autoptr (PlxIrGraph) training = NULL;
+
+  g_assert_no_error (error);
+  training = plx_ir_training_graph (fwd, PLX_IR_OPTIMIZER_SGD, "fused.json", &error);
+  g_assert_null (training);
+  if (strstr (error->message, "fused.json: op \"fused\" (kernel): a kernel is ops costed as one") == NULL)
+    g_error ("%s", error->message);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/ir-lower/validation-cases", test_validation_cases);
+  g_test_add_func ("/ir-lower/program-shape", test_program_shape);
+  g_test_add_func ("/ir-lower/streams-and-contention", test_streams_and_contention);
+  g_test_add_func ("/ir-lower/bad-programs", test_bad_programs);
+  g_test_add_func ("/ir-lower/kernel-has-no-gradient", test_kernel_has_no_gradient);
+  return g_test_run ();
+}
