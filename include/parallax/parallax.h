@@ -10,6 +10,7 @@
 #include "plx-inference.h"
 #include "plx-ir.h"
 #include "plx-ir-lower.h"
+#include "plx-ir-timeline.h"
 #include "plx-onnx.h"
 #include "plx-json.h"
 #include "plx-layer-split.h"

@@ -8,6 +8,7 @@
 #include "plx-plan.h"
 #include "plx-report.h"
 #include "plx-schedule.h"
+#include "plx-sim.h"
 
 G_BEGIN_DECLS
 
@@ -33,11 +34,14 @@ PlxIrGraph *plx_ir_lower_scenario (const PlxModel    *model,
                                    guint8           **op_kinds,
                                    GError           **error);
 /* The "ir" engine: the scenario lowered and run by plx_ir_simulate, reported as the
- * event engine reports (the stage with the highest memory peak). */
+ * event engine reports (the stage with the highest memory peak); the timeline and
+ * memory trace (optional) a rank per stage, as the event engine's. */
 gboolean    plx_ir_run_scenario (const PlxModel    *model,
                                  const PlxCluster  *cluster,
                                  const PlxStrategy *strategy,
                                  PlxReport         *report,
+                                 PlxTimeline      **timeline,
+                                 PlxMemoryTrace   **trace,
                                  GError           **error);
 
 G_END_DECLS

@@ -39,6 +39,7 @@ typedef struct
   GArray *events;          /* PlxTimelineEvent, in the order they were scheduled */
   guint64 dropped;         /* events past PLX_TIMELINE_MAX_EVENTS, not recorded */
   double  recorded_until_s; /* with dropped > 0: the first unrecorded event's start */
+  gboolean per_device;     /* ranks are devices of a program (plx-ir-timeline.h), not stages */
 } PlxTimeline;
 
 typedef struct
@@ -54,6 +55,7 @@ typedef struct
   double  *peak_activation_bytes; /* n_ranks */
   double  *peak_time_s;      /* n_ranks: when the peak was first reached */
   GArray **samples;          /* n_ranks arrays of PlxMemorySample, time-ordered */
+  gboolean per_device;       /* ranks are devices of a program, not stages */
 } PlxMemoryTrace;
 
 typedef struct
@@ -82,6 +84,13 @@ gboolean plx_sim_prepare (const PlxModel     *model,
                           PlxPlan           **plan,
                           PlxScheduleOrder  **order,
                           GError            **error);
+/* plx_report_check on a simulator's report; when it fails, the timeline and trace
+ * (either may be NULL) are freed and cleared. */
+gboolean plx_sim_check_report (const PlxReport   *report,
+                               const PlxStrategy *strategy,
+                               PlxTimeline      **timeline,
+                               PlxMemoryTrace   **trace,
+                               GError           **error);
 /* The whole event engine for a resolved scenario: lower, build or load the schedule,
  * simulate. */
 gboolean plx_sim_run_scenario (const PlxModel    *model,

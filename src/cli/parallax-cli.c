@@ -10,6 +10,7 @@
 #include "parallax/parallax.h"
 
 #include "plx-cli-calibrate.h"
+#include "plx-cli-charts.h"
 #include "plx-cli-graph.h"
 #include "plx-cli-overrides.h"
 #include "plx-cli-util.h"
@@ -327,48 +328,6 @@ parse_chart_option (int argc, char **argv, int *i, SimulateOptions *opts, int *s
   return TRUE;
 }
 
-typedef struct
-{
-  const PlxTimeline    *timeline;
-  const PlxMemoryTrace *trace;
-  const PlxReport      *report;
-  const PlxRenderStyle *style;
-  const char           *title;
-  const PlxCompareSide *sides;
-  double                t0, t1;
-} ChartData;
-
-static void
-draw_timeline (cairo_t *cr, double width, double height, gpointer data)
-{
-  ChartData *d = data;
-  PlxTimelineOptions o;
-  g_autoptr (PlxTimelineLayout) layout = NULL;
-
-  plx_timeline_options_init (&o, width, height);
-  o.title = d->title;
-  o.t0_s = d->t0;
-  o.t1_s = d->t1;
-  layout = plx_timeline_layout_new (d->timeline, &o);
-  plx_timeline_chart_render (layout, d->style, cr, width, height);
-}
-
-static void
-draw_memory (cairo_t *cr, double width, double height, gpointer data)
-{
-  ChartData *d = data;
-  PlxMemoryOptions o;
-  g_autoptr (PlxMemoryLayout) layout = NULL;
-
-  plx_memory_options_init (&o, width, height);
-  o.capacity_bytes = (double) d->report->hbm_bytes;
-  o.usable_bytes = (double) d->report->hbm_usable_bytes;
-  o.step_time_s = d->report->step_time_s;
-  o.title = d->title;
-  layout = plx_memory_layout_new (d->trace, &o);
-  plx_memory_chart_render (layout, d->style, cr, width, height);
-}
-
 static void
 draw_compare (cairo_t *cr, double width, double height, gpointer data)
 {
@@ -477,8 +436,9 @@ load_scenario (int              argc,
   if (!g_str_equal (opts->engine, "analytical") && !g_str_equal (opts->engine, "event") &&
       !g_str_equal (opts->engine, "ir"))
     return usage_error ("--engine: \"%s\" is not analytical, event or ir", opts->engine);
-  if ((opts->trace != NULL || opts->timeline != NULL || opts->memory != NULL) && !g_str_equal (opts->engine, "event"))
-    return usage_error ("%s needs the event engine, not --engine %s",
+  if ((opts->trace != NULL || opts->timeline != NULL || opts->memory != NULL) &&
+      g_str_equal (opts->engine, "analytical"))
+    return usage_error ("%s needs a simulator (--engine event or ir), not --engine %s",
                         opts->trace ? "--trace" : opts->timeline ? "--timeline" : "--memory", opts->engine);
   {
     PlxExportFormat format;
@@ -622,7 +582,8 @@ cmd_simulate (int argc, char **argv)
     }
   else if (g_str_equal (opts.engine, "ir"))
     {
-      if (!plx_ir_run_scenario (sc->model, sc->cluster, sc->strategy, &report, &error))
+      if (!plx_ir_run_scenario (sc->model, sc->cluster, sc->strategy, &report, record ? &timeline : NULL,
+                                record ? &trace : NULL, &error))
         return user_error (error);
     }
   else if (!plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, &error))

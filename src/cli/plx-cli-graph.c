@@ -6,8 +6,10 @@
 
 #include "parallax/parallax.h"
 
+#include "plx-cli-charts.h"
 #include "plx-cli-graph.h"
 #include "plx-cli-util.h"
+#include "plx-render-export.h"
 
 static const char *const graph_help =
   "Usage: parallax-cli simulate --model GRAPH.json [OPTIONS]\n"
@@ -27,13 +29,15 @@ static const char *const graph_help =
   "  --schedule 1f1b|gpipe    the pipeline schedule (1f1b)\n"
   "  --optimizer adam|sgd     the update each weight gets (adam)\n"
   "  --dim NAME=N             an ONNX model's symbolic dimension (repeatable)\n"
+  "  --timeline CHART         simulate: draw the run, a row per GPU (.png, .svg, .pdf)\n"
+  "  --memory CHART           simulate: draw memory per GPU and over the step\n"
   "  --devices N              search: every dp x tp x pp of N (a power of two) GPUs,\n"
   "                           micro-batches 2 to 128 with pipelining (DistIR's grid)\n"
   "  --json                   JSON output\n";
 
 typedef struct
 {
-  const char   *model, *program, *cluster;
+  const char   *model, *program, *cluster, *timeline, *memory;
   guint         nodes, devices;
   PlxIrParallel par;
   PlxIrOptimizerKind optimizer;
@@ -127,6 +131,17 @@ parse_options (int argc, char **argv, GraphOptions *o)
         o->program = value;
       else if (g_str_equal (flag, "--cluster"))
         o->cluster = value;
+      else if (g_str_equal (flag, "--timeline") || g_str_equal (flag, "--memory"))
+        {
+          PlxExportFormat format;
+          g_autoptr (GError) error = NULL;
+          if (!plx_export_format_for_path (value, &format, &error))
+            return usage_error ("%s: %s", flag, error->message);
+          if (g_str_equal (flag, "--timeline"))
+            o->timeline = value;
+          else
+            o->memory = value;
+        }
       else if (g_str_equal (flag, "--nodes"))
         status = parse_count (flag, value, 100000, &o->nodes);
       else if (g_str_equal (flag, "--dim"))
@@ -326,6 +341,29 @@ print_json_report (const PlxIrGraph *p, const PlxIrRun *run, gint64 batch, doubl
   print_json (root);
 }
 
+/* --timeline and --memory: the run drawn as simulate draws a scenario's step. */
+static gboolean
+export_charts (const GraphOptions *o, const PlxIrGraph *program, const PlxCluster *cluster, const PlxIrRun *run,
+               GError **error)
+{
+  g_autoptr (PlxTimeline) timeline = NULL;
+  g_autoptr (PlxMemoryTrace) trace = NULL;
+  g_autofree char *title = g_path_get_basename (o->model != NULL ? o->model : o->program);
+  PlxReport report;
+  PlxRenderStyle style;
+  ChartData data;
+
+  plx_ir_run_charts (program, run, NULL, &timeline, &trace);
+  plx_ir_run_report (program, run, cluster, &report);
+  plx_render_style_init (&style, FALSE, 1.0);
+  data = (ChartData) { timeline, trace, &report, &style, title, NULL, 0.0, 0.0 };
+  if (o->timeline != NULL && !plx_render_export (o->timeline, 1600, 900, 1.0, &style, draw_timeline, &data, error))
+    return FALSE;
+  if (o->memory != NULL && !plx_render_export (o->memory, 1200, 800, 1.0, &style, draw_memory, &data, error))
+    return FALSE;
+  return TRUE;
+}
+
 int
 plx_cli_graph (int argc, char **argv, gboolean plan)
 {
@@ -383,10 +421,19 @@ plx_cli_graph (int argc, char **argv, gboolean plan)
   mfu = run.makespan_s > 0.0 ? matmul_flops (program) /
                                  (program->n_devices * cluster->peak_flops[PLX_DTYPE_BF16] * run.makespan_s)
                              : 0.0;
+  if ((o.timeline != NULL || o.memory != NULL) && !export_charts (&o, program, cluster, &run, &error))
+    {
+      plx_ir_run_clear (&run);
+      return user_error (error);
+    }
   if (o.json)
     print_json_report (program, &run, batch, mfu);
   else
     print_text (&o, program, cluster, &run, batch, mfu);
+  if (!o.json && o.timeline != NULL)
+    printf ("Timeline chart    %s\n", o.timeline);
+  if (!o.json && o.memory != NULL)
+    printf ("Memory chart      %s\n", o.memory);
   plx_ir_run_clear (&run);
   return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "parallax/plx-error.h"
 #include "parallax/plx-ir-lower.h"
+#include "parallax/plx-ir-timeline.h"
 #include "parallax/plx-sim.h"
 
 #define NONE G_MAXUINT
@@ -540,6 +541,8 @@ plx_ir_run_scenario (const PlxModel    *model,
                      const PlxCluster  *cluster,
                      const PlxStrategy *s,
                      PlxReport         *report,
+                     PlxTimeline      **timeline,
+                     PlxMemoryTrace   **trace,
                      GError           **error)
 {
   g_autoptr (PlxPlan) plan = NULL;
@@ -571,6 +574,22 @@ plx_ir_run_scenario (const PlxModel    *model,
    * gathers are in kind_time. */
   plx_plan_report (plan, "ir", run.makespan_s, peak, run.device_peak_bytes[peak] - run.device_input_bytes[peak],
                    kind_time, run.op_start_s[ready_op[peak]] - run.op_start_s[done_op[peak]], report);
+  if (timeline != NULL || trace != NULL)
+    {
+      /* Ranks are the plan's stages; the static memory by the plan's categories
+       * (the program holds gradients as optimizer-step inputs of role state). */
+      plx_ir_run_charts (graph, &run, kinds, timeline, trace);
+      if (timeline != NULL)
+        (*timeline)->per_device = FALSE;
+      if (trace != NULL)
+        {
+          (*trace)->per_device = FALSE;
+          for (guint st = 0; st < plan->pp; st++)
+            for (guint c = 0; c < PLX_N_MEM; c++)
+              (*trace)->static_bytes[(gsize) st * PLX_N_MEM + c] = c == PLX_MEM_ACTIVATIONS ? 0.0
+                                                                    : plan->stages[st].static_bytes[c];
+        }
+    }
   plx_ir_run_clear (&run);
-  return plx_report_check (report, s->seq_length, s->micro_batch_size, error);
+  return plx_sim_check_report (report, s, timeline, trace, error);
 }

@@ -9,6 +9,7 @@
 #include "parallax/plx-error.h"
 #include "parallax/plx-ir.h"
 #include "parallax/plx-op-cost.h"
+#include "parallax/plx-ir-timeline.h"
 
 /* Where an op's devices sit: the group the collective model prices. */
 static PlxGroup
@@ -177,7 +178,7 @@ compare_events (const void *pa, const void *pb)
 /* Each device's peak: graph inputs held throughout; an op's outputs from its start
  * until the last op reading them ends (outputs nothing reads, to the end). */
 static void
-memory_peaks (const PlxIrGraph *graph, PlxIrRun *run)
+memory_peaks (const PlxIrGraph *graph, PlxIrRun *run, GArray **samples, double *static_bytes)
 {
   g_autoptr (GArray) events = g_array_new (FALSE, FALSE, sizeof (MemoryEvent));
   g_autofree double *last_read = g_new (double, MAX (graph->tensors->len, 1));
@@ -218,7 +219,14 @@ memory_peaks (const PlxIrGraph *graph, PlxIrRun *run)
         continue;
       for (guint d = 0; d < n_dev; d++)
         if (input_on[(gsize) input_index[t] * n_dev + d])
-          live[d] += plx_ir_tensor_bytes (tensor);
+          {
+            live[d] += plx_ir_tensor_bytes (tensor);
+            if (static_bytes != NULL)
+              static_bytes[(gsize) d * PLX_N_MEM + (tensor->role == PLX_IR_ROLE_WEIGHT  ? PLX_MEM_WEIGHTS
+                                                     : tensor->role == PLX_IR_ROLE_STATE ? PLX_MEM_OPTIMIZER
+                                                                                         : PLX_MEM_OTHER)] +=
+                plx_ir_tensor_bytes (tensor);
+          }
     }
   for (guint d = 0; d < n_dev; d++)
     run->device_peak_bytes[d] = run->device_input_bytes[d] = live[d];
@@ -252,6 +260,12 @@ memory_peaks (const PlxIrGraph *graph, PlxIrRun *run)
           guint dev = ev->devices[d];
           live[dev] += ev->bytes;
           run->device_peak_bytes[dev] = MAX (run->device_peak_bytes[dev], live[dev]);
+          if (samples != NULL)
+            {
+              /* What the device made, over its inputs: the activations' line. */
+              PlxMemorySample sample = { ev->time_s, live[dev] - run->device_input_bytes[dev] };
+              g_array_append_val (samples[dev], sample);
+            }
         }
     }
 }
@@ -408,7 +422,7 @@ plx_ir_simulate (const PlxIrGraph *graph,
           g_array_unref (unpaid[k]);
       g_free (unpaid);
     }
-  memory_peaks (graph, run);
+  memory_peaks (graph, run, NULL, NULL);
   for (guint d = 0; d < n_dev; d++)
     run->peak_bytes = MAX (run->peak_bytes, run->device_peak_bytes[d]);
   return TRUE;
@@ -424,4 +438,210 @@ plx_ir_run_clear (PlxIrRun *run)
   g_clear_pointer (&run->device_input_bytes, g_free);
   g_clear_pointer (&run->op_start_s, g_free);
   g_clear_pointer (&run->op_end_s, g_free);
+}
+
+/* What the charts draw of a run (plx-ir-timeline.h). */
+/* Per op: a collective whose output an optimizer update reads, or that runs on a
+ * "dp" stream, is data-parallel gradient communication (the rest of the collectives
+ * are tensor-parallel). */
+static gboolean *
+gradient_collectives (const PlxIrGraph *graph)
+{
+  gboolean *dp = g_new0 (gboolean, MAX (graph->ops->len, 1));
+  gint dp_stream = -1;
+
+  for (guint i = 0; graph->streams != NULL && i < graph->streams->len; i++)
+    if (g_str_equal (graph->streams->pdata[i], "dp"))
+      dp_stream = (gint) i;
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PlxIrOp *op = graph->ops->pdata[i];
+      if (plx_ir_kind_is_collective (op->kind) && dp_stream >= 0 && op->stream == dp_stream)
+        dp[i] = TRUE;
+      if (op->kind != PLX_IR_OPTIMIZER)
+        continue;
+      for (guint j = 0; j < op->n_inputs; j++)
+        {
+          gint w = ((const PlxIrTensor *) graph->tensors->pdata[op->inputs[j]])->producer;
+          if (w >= 0 && plx_ir_kind_is_collective (((const PlxIrOp *) graph->ops->pdata[w])->kind))
+            dp[w] = TRUE;
+        }
+    }
+  return dp;
+}
+
+static PlxTaskKind
+task_kind (const PlxIrOp *op, gboolean gradient_collective)
+{
+  if (op->kind == PLX_IR_SEND)
+    return PLX_KIND_PP_SEND;
+  if (plx_ir_kind_is_collective (op->kind))
+    return gradient_collective ? PLX_KIND_DP_COMM : PLX_KIND_TP_COMM;
+  if (op->kind == PLX_IR_OPTIMIZER || op->phase == PLX_IR_PHASE_OPTIMIZER)
+    return PLX_KIND_OPTIMIZER;
+  if (op->phase == PLX_IR_PHASE_BACKWARD || (op->kind >= PLX_IR_RELU_GRAD && op->kind <= PLX_IR_CONV_GRAD))
+    return PLX_KIND_BACKWARD;
+  return PLX_KIND_FORWARD;
+}
+
+static PlxStream
+task_stream (PlxTaskKind kind)
+{
+  switch (kind)
+    {
+    case PLX_KIND_TP_COMM:
+      return PLX_STREAM_TP;
+    case PLX_KIND_PP_SEND:
+      return PLX_STREAM_PP;
+    case PLX_KIND_DP_COMM:
+      return PLX_STREAM_DP;
+    case PLX_KIND_FORWARD:
+    case PLX_KIND_BACKWARD:
+    case PLX_KIND_WEIGHT_GRAD:
+    case PLX_KIND_RECOMPUTE:
+    case PLX_KIND_OPTIMIZER:
+    case PLX_N_KINDS:
+    default:
+      return PLX_STREAM_COMPUTE;
+    }
+}
+
+void
+plx_ir_run_charts (const PlxIrGraph *graph,
+                   const PlxIrRun   *run,
+                   const guint8     *op_kinds,
+                   PlxTimeline     **timeline_out,
+                   PlxMemoryTrace  **trace_out)
+{
+  g_autofree gboolean *dp = gradient_collectives (graph);
+  guint n_dev = graph->n_devices;
+
+  if (timeline_out != NULL)
+    {
+      PlxTimeline *tl = g_new0 (PlxTimeline, 1);
+      tl->n_ranks = n_dev;
+      tl->per_device = TRUE;
+      tl->step_time_s = run->makespan_s;
+      tl->events = g_array_new (FALSE, FALSE, sizeof (PlxTimelineEvent));
+      tl->recorded_until_s = run->makespan_s;
+      for (guint i = 0; i < graph->ops->len; i++)
+        {
+          const PlxIrOp *op = graph->ops->pdata[i];
+          PlxTimelineEvent ev = { 0 };
+          guint8 kind = op_kinds != NULL && op_kinds[i] != G_MAXUINT8 ? op_kinds[i]
+                                                                       : (guint8) task_kind (op, dp[i]);
+
+          /* Markers of no time draw nothing. */
+          if (op_kinds != NULL && op_kinds[i] == G_MAXUINT8 && run->op_end_s[i] <= run->op_start_s[i])
+            continue;
+          ev.kind = kind;
+          ev.stream = (guint8) (op->kind == PLX_IR_SEND ? PLX_STREAM_PP : task_stream ((PlxTaskKind) kind));
+          ev.micro_batch = PLX_NO_MICRO_BATCH;
+          /* Interned: a timeline outlives the program that named its events. */
+          ev.label = g_intern_string (op->name);
+          ev.start_s = run->op_start_s[i];
+          ev.end_s = run->op_end_s[i];
+          ev.flops = plx_ir_kind_is_compute (op->kind) ? plx_ir_op_flops (graph, op) : 0.0;
+          ev.bytes = plx_ir_op_bytes (graph, op);
+          for (guint d = 0; d < op->n_devices; d++)
+            {
+              if (tl->events->len >= PLX_TIMELINE_MAX_EVENTS)
+                {
+                  if (tl->dropped++ == 0)
+                    tl->recorded_until_s = ev.start_s;
+                  tl->recorded_until_s = MIN (tl->recorded_until_s, ev.start_s);
+                  continue;
+                }
+              ev.rank = op->devices[d];
+              g_array_append_val (tl->events, ev);
+            }
+        }
+      *timeline_out = tl;
+    }
+  if (trace_out != NULL)
+    {
+      PlxMemoryTrace *tr = g_new0 (PlxMemoryTrace, 1);
+      PlxIrRun copy = *run;
+      g_autofree double *peaks = g_new0 (double, MAX (n_dev, 1));
+      g_autofree double *inputs = g_new0 (double, MAX (n_dev, 1));
+
+      tr->n_ranks = n_dev;
+      tr->per_device = TRUE;
+      tr->static_bytes = g_new0 (double, (gsize) MAX (n_dev, 1) * PLX_N_MEM);
+      tr->samples = g_new0 (GArray *, MAX (n_dev, 1));
+      tr->peak_activation_bytes = g_new0 (double, MAX (n_dev, 1));
+      tr->peak_time_s = g_new0 (double, MAX (n_dev, 1));
+      for (guint d = 0; d < n_dev; d++)
+        tr->samples[d] = g_array_new (FALSE, FALSE, sizeof (PlxMemorySample));
+      /* The sweep again, on copies of the peaks, recording each device's line. */
+      copy.device_peak_bytes = peaks;
+      copy.device_input_bytes = inputs;
+      memory_peaks (graph, &copy, tr->samples, tr->static_bytes);
+      for (guint d = 0; d < n_dev; d++)
+        for (guint j = 0; j < tr->samples[d]->len; j++)
+          {
+            const PlxMemorySample *smp = &g_array_index (tr->samples[d], PlxMemorySample, j);
+            if (smp->activation_bytes > tr->peak_activation_bytes[d] * (1.0 + 1e-12))
+              {
+                tr->peak_activation_bytes[d] = smp->activation_bytes;
+                tr->peak_time_s[d] = smp->time_s;
+              }
+          }
+      *trace_out = tr;
+    }
+}
+
+void
+plx_ir_run_report (const PlxIrGraph *graph,
+                   const PlxIrRun   *run,
+                   const PlxCluster *cluster,
+                   PlxReport        *report)
+{
+  g_autoptr (PlxMemoryTrace) trace = NULL;
+  guint fullest = 0, n_dev = graph->n_devices;
+  double flops = 0.0, busy = 0.0;
+  double *kind_time = g_new0 (double, PLX_N_KINDS);
+  g_autofree gboolean *dp = gradient_collectives (graph);
+
+  plx_ir_run_charts (graph, run, NULL, NULL, &trace);
+  for (guint d = 1; d < n_dev; d++)
+    if (run->device_peak_bytes[d] > run->device_peak_bytes[fullest] * (1.0 + 1e-12))
+      fullest = d;
+  for (guint i = 0; i < graph->ops->len; i++)
+    {
+      const PlxIrOp *op = graph->ops->pdata[i];
+      if (op->kind == PLX_IR_MATMUL || op->kind == PLX_IR_KERNEL || op->kind == PLX_IR_CONV ||
+          op->kind == PLX_IR_CONV_GRAD)
+        flops += plx_ir_op_flops (graph, op) * op->n_devices;
+      for (guint d = 0; d < op->n_devices; d++)
+        if (op->devices[d] == fullest || (op->kind == PLX_IR_SEND && op->peers[d] == fullest))
+          kind_time[task_kind (op, dp[i])] += run->op_end_s[i] - run->op_start_s[i];
+    }
+  *report = (PlxReport) { 0 };
+  report->engine = "ir";
+  report->step_time_s = run->makespan_s;
+  report->n_gpus = n_dev;
+  report->model_flops_per_step = report->hardware_flops_per_step = flops;
+  if (run->makespan_s > 0.0)
+    report->mfu = report->hfu = flops / (n_dev * cluster->peak_flops[PLX_DTYPE_BF16] * run->makespan_s);
+  report->reported_stage = fullest;
+  report->hbm_bytes = cluster->hbm_bytes;
+  report->hbm_usable_bytes = cluster->hbm_bytes - cluster->reserved_bytes;
+  for (guint c = 0; c < PLX_N_MEM; c++)
+    report->memory_bytes[c] = (guint64) ceil (trace->static_bytes[(gsize) fullest * PLX_N_MEM + c]);
+  report->memory_bytes[PLX_MEM_ACTIVATIONS] =
+    (guint64) ceil (MAX (0.0, run->device_peak_bytes[fullest] - run->device_input_bytes[fullest]));
+  for (guint c = 0; c < PLX_N_MEM; c++)
+    report->peak_memory_bytes += report->memory_bytes[c];
+  report->fits_in_memory = report->peak_memory_bytes <= report->hbm_usable_bytes;
+  report->time_s[PLX_TIME_COMPUTE] = kind_time[PLX_KIND_FORWARD] + kind_time[PLX_KIND_BACKWARD];
+  report->time_s[PLX_TIME_TP_COMM] = kind_time[PLX_KIND_TP_COMM];
+  report->time_s[PLX_TIME_PP_COMM] = kind_time[PLX_KIND_PP_SEND];
+  report->time_s[PLX_TIME_DP_COMM] = kind_time[PLX_KIND_DP_COMM];
+  report->time_s[PLX_TIME_OPTIMIZER] = kind_time[PLX_KIND_OPTIMIZER];
+  for (guint i = 0; i < PLX_N_TIME; i++)
+    busy += report->time_s[i];
+  report->time_s[PLX_TIME_BUBBLE] = MAX (0.0, run->makespan_s - busy);
+  report->bubble_fraction = run->makespan_s > 0.0 ? report->time_s[PLX_TIME_BUBBLE] / run->makespan_s : 0.0;
+  g_free (kind_time);
 }

@@ -521,6 +521,22 @@ plx_sim_prepare (const PlxModel     *model,
 }
 
 gboolean
+plx_sim_check_report (const PlxReport   *report,
+                      const PlxStrategy *s,
+                      PlxTimeline      **timeline,
+                      PlxMemoryTrace   **trace,
+                      GError           **error)
+{
+  if (plx_report_check (report, s->seq_length, s->micro_batch_size, error))
+    return TRUE;
+  if (timeline != NULL)
+    g_clear_pointer (timeline, plx_timeline_free);
+  if (trace != NULL)
+    g_clear_pointer (trace, plx_memory_trace_free);
+  return FALSE;
+}
+
+gboolean
 plx_sim_run_scenario (const PlxModel    *model,
                       const PlxCluster  *cluster,
                       const PlxStrategy *s,
@@ -537,14 +553,8 @@ plx_sim_run_scenario (const PlxModel    *model,
     return FALSE;
   if (!plx_sim_run (plan, order, report, timeline, trace, NULL, error))
     return FALSE;
-  if (!plx_report_check (report, s->seq_length, s->micro_batch_size, error))
-    {
-      if (timeline != NULL)
-        g_clear_pointer (timeline, plx_timeline_free);
-      if (trace != NULL)
-        g_clear_pointer (trace, plx_memory_trace_free);
-      return FALSE;
-    }
+  if (!plx_sim_check_report (report, s, timeline, trace, error))
+    return FALSE;
   if (plan_out != NULL)
     *plan_out = g_steal_pointer (&plan);
   return TRUE;

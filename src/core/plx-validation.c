@@ -275,7 +275,7 @@ plx_validation_run_table (const PlxValidationTable *t,
 
       if (g_str_equal (engine, "event")
             ? !plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &report, NULL, NULL, NULL, error)
-            : g_str_equal (engine, "ir") ? !plx_ir_run_scenario (sc->model, sc->cluster, sc->strategy, &report, error)
+            : g_str_equal (engine, "ir") ? !plx_ir_run_scenario (sc->model, sc->cluster, sc->strategy, &report, NULL, NULL, error)
                                          : !plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, error))
         {
           g_prefix_error (error, "%s: ", c->where);

@@ -124,6 +124,7 @@ plx_memory_layout_new (const PlxMemoryTrace   *t,
   double max_total = 0.0, top_px, bars_h_px, slot_px, bar_px;
   guint n = MAX (t->n_ranks, 1);
 
+  l->per_device = t->per_device;
   l->bars = g_array_new (FALSE, FALSE, sizeof (PlxMemoryBar));
   l->bar_ticks = g_array_new (FALSE, FALSE, sizeof (PlxAxisTick));
   l->points = g_array_new (FALSE, FALSE, sizeof (PlxChartPoint));
@@ -226,7 +227,8 @@ plx_memory_layout_new (const PlxMemoryTrace   *t,
       l->time_capacity_y = l->time_y1 - o->capacity_bytes / l->time_max_bytes * (l->time_y1 - l->time_y0);
       l->time_usable_y = l->time_y1 - usable / l->time_max_bytes * (l->time_y1 - l->time_y0);
       l->time_static_y = l->time_y1 - base / l->time_max_bytes * (l->time_y1 - l->time_y0);
-      snprintf (l->time_title, sizeof l->time_title, _("Stage %u over the step"), r);
+      snprintf (l->time_title, sizeof l->time_title, t->per_device ? _("GPU %u over the step")
+                                                                    : _("Stage %u over the step"), r);
 
 #define Y_OF(bytes) (l->time_y1 - (bytes) / l->time_max_bytes * (l->time_y1 - l->time_y0))
 #define X_OF(secs) (l->time_x0 + (secs) / t_end * (l->time_x1 - l->time_x0))
@@ -349,7 +351,7 @@ plx_memory_chart_render (const PlxMemoryLayout *l,
                            style->muted, 0.5, 0.0, PLX_TEXT_NORMAL);
         }
     }
-  plx_render_text (cr, style, _("pipeline stage"), (l->bars_x0 + l->bars_x1) / 2.0 * width, l->bars_y1 * height + 6.0 + fs,
+  plx_render_text (cr, style, l->per_device ? _("GPU") : _("pipeline stage"), (l->bars_x0 + l->bars_x1) / 2.0 * width, l->bars_y1 * height + 6.0 + fs,
                    fs * 0.9, style->muted, 0.5, 0.0, PLX_TEXT_NORMAL);
 
   /* Usable memory: the line the fit check and the hatching use; labelled in the legend. */

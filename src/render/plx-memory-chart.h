@@ -79,6 +79,7 @@ typedef struct
   GArray *time_byte_ticks;      /* PlxAxisTick along y */
   char    title[200];
   char    time_title[120];
+  gboolean per_device;          /* bars are a program's devices, not pipeline stages */
   gboolean any_over;
 } PlxMemoryLayout;
 

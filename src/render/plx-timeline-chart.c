@@ -298,7 +298,9 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
     l->rank_stride++;
   shown = (n_ranks + l->rank_stride - 1) / l->rank_stride;
   if (l->rank_stride > 1)
-    snprintf (l->note, sizeof l->note, _("every %u. stage shown (%u of %u)"), l->rank_stride, shown, n_ranks);
+    snprintf (l->note, sizeof l->note, tl->per_device ? _("every %u. GPU shown (%u of %u)")
+                                                      : _("every %u. stage shown (%u of %u)"),
+              l->rank_stride, shown, n_ranks);
 
   /* Rows, top to bottom: stage 0 first. */
   row_of = g_new (gint, (gsize) n_ranks * PLX_N_STREAMS);
@@ -353,7 +355,7 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
         row.y1 = row.y0 + row_px / h * (row_px >= 6.0 ? 0.86 : 1.0);
         row.busy_x1 = l->plot_x0 + CLAMP ((rank_end[r] - t0) / (t1 - t0), 0.0, 1.0) * (l->plot_x1 - l->plot_x0);
         if (st == PLX_STREAM_COMPUTE)
-          snprintf (row.label, sizeof row.label, _("stage %u"), r);
+          snprintf (row.label, sizeof row.label, tl->per_device ? _("GPU %u") : _("stage %u"), r);
         else
           snprintf (row.label, sizeof row.label, "%s", merged_comm ? _("comm") : plx_stream_to_string (st));
         if (merged_comm)

@@ -2762,6 +2762,64 @@ test_scenario_program (void)
   r = parse_stdout (&run);
   g_assert_cmpfloat (get_number (json_node_get_object (r), "step_time_s"), ==, ir);
   g_unlink (program);
+
+  /* The IR engine's charts: a rank per stage, the same tasks at the same times, so
+   * the same drawing as the event engine's, byte for byte. */
+  {
+    const char *const names[] = { "ir-timeline.svg", "ir-memory.svg", "event-timeline.svg", "event-memory.svg" };
+    g_autofree char *paths[4] = { NULL };
+    g_auto (CliRun) a = { 0 };
+    g_auto (CliRun) b = { 0 };
+    g_autofree char *ta = NULL, *tb = NULL, *ma = NULL, *mb = NULL;
+
+    for (guint i = 0; i < 4; i++)
+      paths[i] = g_build_filename (dir, names[i], NULL);
+    RUN_CLI (&a, "simulate", "--engine", "ir", "--timeline", paths[0], "--memory", paths[1]);
+    assert_success (&a);
+    RUN_CLI (&b, "simulate", "--timeline", paths[2], "--memory", paths[3]);
+    assert_success (&b);
+    g_assert_true (g_file_get_contents (paths[0], &ta, NULL, NULL));
+    g_assert_true (g_file_get_contents (paths[1], &ma, NULL, NULL));
+    g_assert_true (g_file_get_contents (paths[2], &tb, NULL, NULL));
+    g_assert_true (g_file_get_contents (paths[3], &mb, NULL, NULL));
+    g_assert_cmpuint (strlen (ta), >, 10000);
+    g_assert_true (g_str_equal (ta, tb));
+    g_assert_true (g_str_equal (ma, mb));
+    for (guint i = 0; i < 4; i++)
+      g_unlink (paths[i]);
+  }
+  g_rmdir (dir);
+}
+
+static void
+test_graph_charts (void)
+{
+  /* A graph model's run drawn: a timeline row per GPU and memory per GPU. */
+  g_autofree char *graph = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "graphs", "mlp-2layer.json",
+                                             NULL);
+  g_autofree char *dir = g_dir_make_tmp ("plx-graph-charts-XXXXXX", NULL);
+  g_autofree char *timeline = g_build_filename (dir, "timeline.png", NULL);
+  g_autofree char *memory = g_build_filename (dir, "memory.pdf", NULL);
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) bad = { 0 };
+  g_autofree char *png = NULL, *pdf = NULL;
+  gsize n_png = 0, n_pdf = 0;
+
+  RUN_CLI (&r, "simulate", "--model", graph, "--dp", "2", "--pp", "2", "--micro-batches", "4", "--timeline", timeline,
+           "--memory", memory);
+  assert_success (&r);
+  g_assert_nonnull (strstr (r.out, "Timeline chart"));
+  g_assert_true (g_file_get_contents (timeline, &png, &n_png, NULL));
+  g_assert_true (g_file_get_contents (memory, &pdf, &n_pdf, NULL));
+  g_assert_cmpuint (n_png, >, 8);
+  g_assert_cmpint (memcmp (png, "\x89PNG", 4), ==, 0);
+  g_assert_cmpint (memcmp (pdf, "%PDF", 4), ==, 0);
+  /* A chart name the exporter cannot write is a usage error before anything runs. */
+  RUN_CLI (&bad, "simulate", "--model", graph, "--timeline", "chart.bmp");
+  g_assert_cmpint (bad.status, ==, 2);
+  g_assert_nonnull (strstr (bad.err, "--timeline"));
+  g_unlink (timeline);
+  g_unlink (memory);
   g_rmdir (dir);
 }
 
@@ -2930,6 +2988,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/graph/program-round-trip", test_graph_program_round_trip);
   g_test_add_func ("/cli/graph/onnx", test_graph_onnx);
   g_test_add_func ("/cli/graph/scenario-program", test_scenario_program);
+  g_test_add_func ("/cli/graph/charts", test_graph_charts);
   g_test_add_func ("/cli/inference/json", test_inference_json);
   g_test_add_func ("/cli/search/csv-and-errors", test_search_csv_and_errors);
 

@@ -35,7 +35,7 @@ test_validation_cases (void)
           double dt, dm;
 
           g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &event, NULL, NULL, NULL, &error));
-          g_assert_true (plx_ir_run_scenario (sc->model, sc->cluster, sc->strategy, &ir, &error));
+          g_assert_true (plx_ir_run_scenario (sc->model, sc->cluster, sc->strategy, &ir, NULL, NULL, &error));
           g_assert_no_error (error);
           g_assert_cmpstr (ir.engine, ==, "ir");
           dt = fabs (ir.step_time_s / event.step_time_s - 1.0);
@@ -202,6 +202,56 @@ test_streams_and_contention (void)
 }
 
 static void
+test_run_charts (void)
+{
+  /* The streams program's run as the charts see it: one event per op and device, at
+   * the times worked out above; the all-reduce on "dp" is data-parallel
+   * communication, the send a pipeline send. */
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (SMALL_SCENARIO);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) g = parse_program (STREAMS_PROGRAM ("0.1"), &error);
+  g_autoptr (PlxTimeline) timeline = NULL;
+  g_autoptr (PlxMemoryTrace) trace = NULL;
+  PlxReport report;
+  PlxIrRun run;
+
+  g_assert_no_error (error);
+  g_assert_true (plx_ir_simulate (g, sc->cluster, &run, &error));
+  plx_ir_run_charts (g, &run, NULL, &timeline, &trace);
+  g_assert_true (timeline->per_device);
+  g_assert_cmpuint (timeline->n_ranks, ==, 2);
+  g_assert_cmpuint (timeline->events->len, ==, 7);
+  {
+    const PlxTimelineEvent *r = &g_array_index (timeline->events, PlxTimelineEvent, 1);
+    const PlxTimelineEvent *send = &g_array_index (timeline->events, PlxTimelineEvent, 3);
+    const PlxTimelineEvent *e = &g_array_index (timeline->events, PlxTimelineEvent, 6);
+    g_assert_cmpstr (r->label, ==, "r");
+    g_assert_cmpuint (r->kind, ==, PLX_KIND_DP_COMM);
+    g_assert_cmpuint (r->stream, ==, PLX_STREAM_DP);
+    g_assert_cmpuint (send->kind, ==, PLX_KIND_PP_SEND);
+    g_assert_cmpfloat_with_epsilon (send->start_s, 5.2, 1e-12);
+    g_assert_cmpuint (e->rank, ==, 1);
+    g_assert_cmpfloat_with_epsilon (e->end_s, 9.2, 1e-12);
+  }
+  /* Device 0 holds x (a bf16 scalar, 2 bytes) as "other" (a data input). */
+  g_assert_cmpfloat (trace->static_bytes[PLX_MEM_OTHER], ==, 2.0);
+  g_assert_cmpfloat (trace->peak_activation_bytes[0], >, 0.0);
+  plx_ir_run_report (g, &run, sc->cluster, &report);
+  g_assert_cmpstr (report.engine, ==, "ir");
+  g_assert_cmpfloat_with_epsilon (report.step_time_s, 9.2, 1e-12);
+  /* The fullest device is device 0 (x and four outputs, bf16 scalars, against
+   * device 1's x and three). Its time by kind: compute a, b and c 6 s, the send 3 s,
+   * the reduction 2 s; 11 s in a 9.2 s step (the reduction ran beside a), so no
+   * bubble. */
+  g_assert_cmpuint (report.reported_stage, ==, 0);
+  g_assert_cmpfloat_with_epsilon (report.time_s[PLX_TIME_COMPUTE], 6.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (report.time_s[PLX_TIME_PP_COMM], 3.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (report.time_s[PLX_TIME_DP_COMM], 2.0, 1e-12);
+  g_assert_cmpfloat (report.time_s[PLX_TIME_BUBBLE], ==, 0.0);
+  plx_ir_run_clear (&run);
+}
+
+static void
 test_bad_programs (void)
 {
   static const struct
@@ -281,6 +331,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir-lower/validation-cases", test_validation_cases);
   g_test_add_func ("/ir-lower/program-shape", test_program_shape);
   g_test_add_func ("/ir-lower/streams-and-contention", test_streams_and_contention);
+  g_test_add_func ("/ir-lower/run-charts", test_run_charts);
   g_test_add_func ("/ir-lower/bad-programs", test_bad_programs);
   g_test_add_func ("/ir-lower/kernel-has-no-gradient", test_kernel_has_no_gradient);
   return g_test_run ();
