@@ -907,9 +907,16 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode, 
 
 /* ---- what the tooltip and the details line say -------------------------------- */
 
+/* Whether the timeline's ranks are a program's GPUs rather than pipeline stages. */
+static gboolean
+per_device (PlxChartView *self)
+{
+  return self->result != NULL && self->result->timeline != NULL && self->result->timeline->per_device;
+}
+
 /* An event in four parts: what, where, when, how much work. */
 static char *
-describe_event (const PlxTimelineEvent *ev, const char *separator)
+describe_event (const PlxTimelineEvent *ev, gboolean per_device, const char *separator)
 {
   g_autofree char *label = g_markup_escape_text (ev->label != NULL ? ev->label : "", -1);
   g_autofree char *start = plx_format_time (ev->start_s);
@@ -917,7 +924,8 @@ describe_event (const PlxTimelineEvent *ev, const char *separator)
   GString *text = g_string_new (NULL);
 
   g_string_append_printf (text, "<b>%s</b>: %s%s", plx_task_kind_display_name (ev->kind), label, separator);
-  g_string_append_printf (text, _("Stage %u, %s stream"), ev->rank, plx_stream_to_string (ev->stream));
+  g_string_append_printf (text, per_device ? _("GPU %u, %s stream") : _("Stage %u, %s stream"), ev->rank,
+                          plx_stream_to_string (ev->stream));
   if (ev->micro_batch != PLX_NO_MICRO_BATCH)
     g_string_append_printf (text, _(", micro-batch %u"), ev->micro_batch);
   g_string_append (text, separator);
@@ -1013,7 +1021,7 @@ plx_chart_view_describe_at (PlxChartView *self,
   bar = bar_at (l, x / w, y / h);
   if (bar == NULL || event_at (self, (gint) bar->event) == NULL)
     return NULL;
-  event = describe_event (event_at (self, (gint) bar->event), "\n");
+  event = describe_event (event_at (self, (gint) bar->event), per_device (self), "\n");
   if (bar->aggregate)
     {
       g_autofree char *column = describe_column (self->result->timeline, l, bar);
@@ -1029,7 +1037,7 @@ on_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip
 
   /* Asked for from the keyboard, the tooltip tells the selected event. */
   if (keyboard && event_at (self, self->selected) != NULL)
-    text = describe_event (event_at (self, self->selected), "\n");
+    text = describe_event (event_at (self, self->selected), per_device (self), "\n");
   else
     text = plx_chart_view_describe_at (self, x, y);
   if (text == NULL)
@@ -1079,7 +1087,8 @@ describe_range (PlxChartView *self)
       for (guint r = 0; r < n; r++)
         {
           g_string_append (text, r == 0 ? " " : ", ");
-          g_string_append_printf (text, _("stage %u %.0f %%"), r, 100.0 * self->range_busy[r]);
+          g_string_append_printf (text, per_device (self) ? _("GPU %u %.0f %%") : _("stage %u %.0f %%"), r,
+                                  100.0 * self->range_busy[r]);
         }
     }
   else
@@ -1108,7 +1117,7 @@ update_details (PlxChartView *self)
 
   if (self->have_range && self->result != NULL)
     compute_range_busy (self);
-  line1 = ev != NULL ? describe_event (ev, "  ·  ")
+  line1 = ev != NULL ? describe_event (ev, per_device (self), "  ·  ")
                      : g_markup_escape_text (_("No event selected: click one, or step through the marked row "
                                                "with ] and [ (Up and Down change the row)."),
                                              -1);

@@ -5,6 +5,7 @@
 #include "plx-render-style.h"
 #include "plx-engine.h"
 #include "plx-format.h"
+#include "plx-graph-page.h"
 #include "plx-history.h"
 #include "plx-scenario-panel.h"
 #include "plx-search-page.h"
@@ -44,6 +45,9 @@ struct _PlxWindow
   double           bd_fraction[PLX_N_TIME];
   GtkLabel        *bd_total;
   AdwViewStackPage *compare_page;
+  PlxGraphPage    *graph_page;     /* a graph or ONNX model opened (hidden until one is) */
+  AdwViewStackPage *graph_stack_page;
+  char            *graph_cluster;  /* the cluster the graph page runs on, as JSON text */
   GtkLabel        *card_value[N_CARDS];
   GtkLabel        *card_detail[N_CARDS];
   GtkWidget       *card_box[N_CARDS];
@@ -351,6 +355,18 @@ static void
 on_computed (PlxEngine *engine, PlxResult *r, PlxWindow *self)
 {
   show_result (self, r);
+  /* An open graph runs on the scenario's cluster: follow it when it changes. */
+  if (adw_view_stack_page_get_visible (self->graph_stack_page) && r->json != NULL)
+    {
+      JsonNode *cluster = json_object_get_member (json_node_get_object (r->json), "cluster");
+      g_autofree char *text = cluster != NULL ? json_to_string (cluster, FALSE) : NULL;
+      if (text != NULL && g_strcmp0 (text, self->graph_cluster) != 0)
+        {
+          g_free (self->graph_cluster);
+          self->graph_cluster = g_steal_pointer (&text);
+          plx_graph_page_set_cluster (self->graph_page, r->scenario->cluster);
+        }
+    }
 }
 
 /* An inconsistent strategy: the page stays where the user is; its charts and numbers
@@ -569,6 +585,42 @@ plx_window_get_file_error (PlxWindow *self)
   return gtk_revealer_get_reveal_child (self->file_revealer) ? gtk_label_get_text (self->file_label) : NULL;
 }
 
+/* The scenario's cluster, as the panel has it now, and as JSON text. */
+static PlxCluster *
+current_cluster (PlxWindow *self, char **text)
+{
+  g_autoptr (JsonNode) json = plx_scenario_panel_get_json (self->panel);
+  JsonNode *cluster = json_object_get_member (json_node_get_object (json), "cluster");
+
+  if (text != NULL)
+    *text = cluster != NULL ? json_to_string (cluster, FALSE) : NULL;
+  return cluster != NULL ? plx_cluster_new_from_json (cluster, "cluster", NULL) : NULL;
+}
+
+/* A graph or ONNX model: its own page, on the scenario's cluster; the scenario
+ * stays as it was. */
+static gboolean
+open_graph (PlxWindow *self, const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (PlxCluster) cluster = current_cluster (self, &text);
+
+  if (cluster == NULL)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   _("%s: the scenario's cluster has an error; fix it to run the graph on it"), path);
+      return FALSE;
+    }
+  if (!plx_graph_page_open (self->graph_page, path, cluster, error))
+    return FALSE;
+  g_free (self->graph_cluster);
+  self->graph_cluster = g_steal_pointer (&text);
+  adw_view_stack_page_set_visible (self->graph_stack_page, TRUE);
+  adw_view_stack_set_visible_child_name (self->stack, "graph");
+  gtk_revealer_set_reveal_child (self->file_revealer, FALSE);
+  return TRUE;
+}
+
 gboolean
 plx_window_open_file (PlxWindow  *self,
                       GFile      *file,
@@ -586,6 +638,8 @@ plx_window_open_file (PlxWindow  *self,
       g_set_error (error, PLX_ERROR, PLX_ERROR_IO, _("%s: only local files can be opened"), g_file_peek_path (file));
       return FALSE;
     }
+  if (g_str_has_suffix (path, ".onnx"))
+    return open_graph (self, path, error);
   node = plx_json_parse_file (path, error);
   if (node == NULL)
     return FALSE;
@@ -596,6 +650,9 @@ plx_window_open_file (PlxWindow  *self,
     }
   dir = g_path_get_dirname (path);
   root = json_node_get_object (node);
+  /* A graph of ops (docs/graph-format.md) has ops and no model. */
+  if (json_object_has_member (root, "ops") && !json_object_has_member (root, "model"))
+    return open_graph (self, path, error);
   if (json_object_has_member (root, "model") && json_object_has_member (root, "cluster"))
     scenario = json_node_ref (node);
   else
@@ -737,17 +794,30 @@ on_open_response (GtkNativeDialog *dialog, int response, PlxWindow *self)
   g_object_unref (dialog);
 }
 
+typedef enum
+{
+  FILES_SCENARIO,     /* what Save writes */
+  FILES_OPEN,         /* what Open reads: scenarios, models, configs, graphs */
+  FILES_IMAGES,
+} FileKinds;
+
 static void
-add_filters (GtkFileChooser *chooser, gboolean images)
+add_filters (GtkFileChooser *chooser, FileKinds kinds)
 {
   g_autoptr (GtkFileFilter) f = gtk_file_filter_new ();
 
-  if (images)
+  if (kinds == FILES_IMAGES)
     {
       gtk_file_filter_set_name (f, _("PNG, SVG or PDF"));
       gtk_file_filter_add_suffix (f, "png");
       gtk_file_filter_add_suffix (f, "svg");
       gtk_file_filter_add_suffix (f, "pdf");
+    }
+  else if (kinds == FILES_OPEN)
+    {
+      gtk_file_filter_set_name (f, _("Scenarios, models and graphs (JSON, ONNX)"));
+      gtk_file_filter_add_suffix (f, "json");
+      gtk_file_filter_add_suffix (f, "onnx");
     }
   else
     {
@@ -764,7 +834,7 @@ open_action (GtkWidget *widget, const char *action, GVariant *param)
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Open a Scenario, Model or Config"), GTK_WINDOW (self),
                                                               GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
 
-  add_filters (GTK_FILE_CHOOSER (dialog), FALSE);
+  add_filters (GTK_FILE_CHOOSER (dialog), FILES_OPEN);
   {
     /* Start where the current scenario lives (or the working directory), rather than
      * in the recent files, where a typed path is not taken. */
@@ -796,7 +866,7 @@ save_as (PlxWindow *self, gboolean then_close)
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Save Scenario"), GTK_WINDOW (self),
                                                               GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
 
-  add_filters (GTK_FILE_CHOOSER (dialog), FALSE);
+  add_filters (GTK_FILE_CHOOSER (dialog), FILES_SCENARIO);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), "scenario.json");
   g_object_set_data (G_OBJECT (dialog), "then-close", GINT_TO_POINTER (then_close));
   g_signal_connect (dialog, "response", G_CALLBACK (on_save_response), self);
@@ -871,7 +941,7 @@ export_action (GtkWidget *widget, const char *action, GVariant *param)
   trace = g_str_equal (which, "trace");
   dialog = gtk_file_chooser_native_new (trace ? _("Export Chrome Trace") : _("Export Chart"), GTK_WINDOW (self),
                                         GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
-  add_filters (GTK_FILE_CHOOSER (dialog), !trace);
+  add_filters (GTK_FILE_CHOOSER (dialog), trace ? FILES_SCENARIO : FILES_IMAGES);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), trace                             ? "trace.json"
                                                                  : g_str_equal (which, "memory")  ? "memory.png"
                                                                  : g_str_equal (which, "compare") ? "compare.png"
@@ -1179,6 +1249,7 @@ plx_window_dispose (GObject *object)
   g_clear_pointer (&self->result, plx_result_unref);
   g_clear_pointer (&self->pinned, plx_result_unref);
   g_clear_pointer (&self->error, g_free);
+  g_clear_pointer (&self->graph_cluster, g_free);
   g_clear_object (&self->file);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->before_choice, json_node_unref);
@@ -1361,6 +1432,14 @@ plx_window_init (PlxWindow *self)
   self->compare_page = adw_view_stack_add_titled (self->stack, self->charts[2], "compare", _("Compare"));
   adw_view_stack_page_set_icon_name (self->compare_page, "view-dual-symbolic");
   adw_view_stack_page_set_visible (self->compare_page, FALSE);
+  self->graph_page = PLX_GRAPH_PAGE (plx_graph_page_new ());
+  /* Scrolls, as the search page does, when the window is short. */
+  scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->graph_page));
+  self->graph_stack_page = adw_view_stack_add_titled (self->stack, scroller, "graph", _("Graph"));
+  adw_view_stack_page_set_icon_name (self->graph_stack_page, "network-workgroup-symbolic");
+  adw_view_stack_page_set_visible (self->graph_stack_page, FALSE);
 
   self->history = plx_history_new ();
   self->engine = plx_engine_new ();
@@ -1495,6 +1574,12 @@ plx_window_show_page (PlxWindow  *self,
                       const char *page)
 {
   adw_view_stack_set_visible_child_name (self->stack, page);
+}
+
+GtkWidget *
+plx_window_get_graph_page (PlxWindow *self)
+{
+  return GTK_WIDGET (self->graph_page);
 }
 
 const char *

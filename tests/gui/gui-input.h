@@ -444,12 +444,12 @@ gi_wait_still (GtkWidget *w)
     }
 }
 
-/* Opens a combo row's list by clicking it and clicks the item whose text starts with `item`;
- * asserts the list closes again. */
+/* Opens a dropdown's list by clicking it (a GtkDropDown, or a combo row) and clicks the
+ * item whose text starts with `item`; asserts the list closes again. */
 G_GNUC_UNUSED static void
-gi_choose_in_combo (GtkWidget *root, const char *row_title, const char *item)
+gi_choose_in_dropdown (GtkWidget *row, const char *item)
 {
-  GtkWidget *row = gi_find_row (root, row_title), *popover, *label;
+  GtkWidget *popover, *label;
 
   g_assert_nonnull (row);
   gi_doing = "opening a dropdown";
@@ -491,4 +491,11 @@ gi_choose_in_combo (GtkWidget *root, const char *row_title, const char *item)
   gi_flush (60);
   g_assert_true (gi_wait (gi_popover_is_closed, NULL, 3000));
   gi_doing = "after a dropdown choice";
+}
+
+/* The same for the dropdown of a combo row titled `row_title` under `root`. */
+G_GNUC_UNUSED static void
+gi_choose_in_combo (GtkWidget *root, const char *row_title, const char *item)
+{
+  gi_choose_in_dropdown (gi_find_row (root, row_title), item);
 }

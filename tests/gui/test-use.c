@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "plx-chart-view.h"
+#include "plx-graph-page.h"
 #include "plx-history.h"
 #include "plx-scenario-panel.h"
 #include "plx-search-page.h"
@@ -373,11 +374,10 @@ test_open_shows_values (void)
 
 /* ---- typing into a spin row ------------------------------------------------------ */
 
+/* Clicks into a spin button's text, selects all, types `text` and presses Return. */
 static void
-type_into_spin (PlxWindow *w, const char *row_title, const char *text)
+type_into_spin_button (GtkWidget *spin, const char *text)
 {
-  GtkWidget *row = gi_find_row (panel (w), row_title);
-  GtkWidget *spin = gi_find_type (row, GTK_TYPE_SPIN_BUTTON);
   GtkWidget *entry = gi_find_type (spin, GTK_TYPE_TEXT);
 
   g_assert_nonnull (entry);
@@ -385,6 +385,14 @@ type_into_spin (PlxWindow *w, const char *row_title, const char *text)
   gi_key ("ctrl", XK_a);
   gi_type (text);
   gi_key (NULL, XK_Return);
+}
+
+static void
+type_into_spin (PlxWindow *w, const char *row_title, const char *text)
+{
+  GtkWidget *row = gi_find_row (panel (w), row_title);
+
+  type_into_spin_button (gi_find_type (row, GTK_TYPE_SPIN_BUTTON), text);
   settle (w);
 }
 
@@ -1182,12 +1190,125 @@ test_fit_advice (void)
   close_window (w);
 }
 
+/* ---- a graph model ------------------------------------------------------------------ */
+
+static gboolean
+graph_computed (gpointer data)
+{
+  PlxGraphPage *page = data;
+  return !plx_graph_page_is_busy (page) &&
+         (plx_graph_page_get_result (page) != NULL || plx_graph_page_get_error (page) != NULL);
+}
+
+/* The CLI's step time for the graph with these flags (parallax-cli simulate --model). */
+static double
+cli_graph_step (const char *graph, const char *const *flags)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *out = NULL;
+  g_autoptr (JsonNode) root = NULL;
+  int status = 0;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("PLX_CLI"));
+  g_ptr_array_add (argv, (gpointer) "simulate");
+  g_ptr_array_add (argv, (gpointer) "--model");
+  g_ptr_array_add (argv, (gpointer) graph);
+  g_ptr_array_add (argv, (gpointer) "--json");
+  for (guint i = 0; flags[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) flags[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL,
+                               &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  root = json_from_string (out, NULL);
+  g_assert_nonnull (root);
+  return json_object_get_double_member (json_node_get_object (root), "step_time_s");
+}
+
+static void
+type_into (PlxGraphPage *page, GtkWidget *spin, const char *text)
+{
+  type_into_spin_button (spin, text);
+  gi_pump (100);
+  g_assert_true (gi_wait (graph_computed, page, 10000));
+  gi_pump (100);
+}
+
+/* Opening a graph of ops (what Ctrl+O's dialog and a drop do with the file) shows it
+ * on its own page, run on the scenario's cluster, with the step the CLI predicts;
+ * typing a degree, pressing a spin button's +, and choosing in a dropdown rerun it to
+ * the CLI's step with the same flags; a degree the batch does not split into says
+ * why, naming the file, tensor and sizes. At 1024x640 and at 1600x1000. */
+static void
+test_open_graph (void)
+{
+  static const guint sizes[][2] = { { 1024, 640 }, { 1600, 1000 } };
+  g_autofree char *graph = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "graphs", "mlp-2layer.json", NULL);
+
+  for (guint z = 0; z < G_N_ELEMENTS (sizes); z++)
+    {
+      PlxWindow *w = open_window ((int) sizes[z][0], (int) sizes[z][1]);
+      g_autoptr (GFile) file = g_file_new_for_path (graph);
+      PlxGraphPage *page = PLX_GRAPH_PAGE (plx_window_get_graph_page (w));
+      GtkWidget *dp, *pp, *plus = NULL;
+      static const char *const none[] = { NULL };
+      static const char *const dp2[] = { "--dp", "2", NULL };
+      static const char *const dp2pp2[] = { "--dp", "2", "--pp", "2", NULL };
+      static const char *const sgd[] = { "--dp", "2", "--pp", "2", "--optimizer", "sgd", NULL };
+      const char *error;
+
+      g_assert_true (plx_window_open_file (w, file, NULL));
+      g_assert_cmpstr (plx_window_get_page (w), ==, "graph");
+      g_assert_true (gi_wait (graph_computed, page, 10000));
+      gi_pump (200);
+      g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (page)));
+      g_assert_nonnull (strstr (plx_graph_page_get_facts (page), "mlp-2layer.json: a graph of "));
+      g_assert_true (g_str_has_prefix (plx_graph_page_get_numbers (page), "Step "));
+      g_assert_cmpfloat (plx_graph_page_get_result (page)->report.step_time_s, ==, cli_graph_step (graph, none));
+      g_assert_true (plx_graph_page_get_result (page)->timeline->per_device);
+
+      /* Typed: data parallel 2. */
+      dp = plx_graph_page_get_control (page, "dp");
+      type_into (page, dp, "2");
+      g_assert_cmpfloat (plx_graph_page_get_result (page)->report.step_time_s, ==, cli_graph_step (graph, dp2));
+      g_assert_cmpuint (plx_graph_page_get_result (page)->timeline->n_ranks, ==, 2);
+
+      /* Pressed: the pipeline spin's "+". */
+      pp = plx_graph_page_get_control (page, "pp");
+      for (GtkWidget *c = gtk_widget_get_last_child (pp); c != NULL && plus == NULL; c = gtk_widget_get_prev_sibling (c))
+        if (GTK_IS_BUTTON (c) && gtk_widget_is_sensitive (c))
+          plus = c;
+      g_assert_nonnull (plus);
+      gi_click (plus);
+      gi_pump (100);
+      g_assert_true (gi_wait (graph_computed, page, 10000));
+      g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (pp)), ==, 2.0);
+      g_assert_cmpfloat (plx_graph_page_get_result (page)->report.step_time_s, ==, cli_graph_step (graph, dp2pp2));
+
+      /* Chosen: SGD in the optimizer's dropdown, through its popover. */
+      gi_choose_in_dropdown (plx_graph_page_get_control (page, "optimizer"), "SGD");
+      g_assert_true (gi_wait (graph_computed, page, 10000));
+      gi_pump (100);
+      g_assert_true (gi_wait (graph_computed, page, 10000));
+      g_assert_cmpfloat (plx_graph_page_get_result (page)->report.step_time_s, ==, cli_graph_step (graph, sgd));
+
+      /* A batch of 64 does not split 3 ways: said, the last charts kept. */
+      type_into (page, dp, "3");
+      error = plx_graph_page_get_error (page);
+      g_assert_nonnull (error);
+      g_assert_nonnull (strstr (error, "mlp-2layer.json: tensor \"x\": dimension 0 (64) does not split into 3"));
+      g_assert_true (gtk_widget_get_mapped (gi_find_label (GTK_WIDGET (page), error)));
+      close_window (w);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   char *home = gui_env_init (&argc, &argv);
 
   g_test_add_func ("/gui/use/model-dropdown-mouse", test_model_dropdown_mouse);
+  g_test_add_func ("/gui/use/open-graph", test_open_graph);
   g_test_add_func ("/gui/use/model-dropdown-keyboard", test_model_dropdown_keyboard);
   g_test_add_func ("/gui/use/cluster-dropdown", test_cluster_dropdown);
   g_test_add_func ("/gui/use/power-limit", test_power_limit);

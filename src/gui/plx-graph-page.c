@@ -1,0 +1,452 @@
+/* The window's page for a graph or ONNX model (plx-graph-page.h). The program is
+ * what `parallax-cli simulate --model FILE --dp .. --tp .. --pp ..` runs: the
+ * backward pass and optimizer written (plx_ir_training_graph), spread
+ * (plx_ir_parallelize), simulated (plx_ir_simulate), drawn (plx_ir_run_charts). */
+#include <glib/gi18n.h>
+
+#include "plx-chart-view.h"
+#include "plx-format.h"
+#include "plx-graph-page.h"
+
+/* The forward graph, shared by the page and the jobs computing from it: a job may
+ * outlive the graph the page has moved on from. */
+typedef struct
+{
+  PlxIrGraph *graph;
+} Forward;
+
+static void
+forward_clear (Forward *f)
+{
+  plx_ir_graph_free (f->graph);
+}
+
+static void
+forward_unref (Forward *f)
+{
+  g_atomic_rc_box_release_full (f, (GDestroyNotify) forward_clear);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Forward, forward_unref)
+
+typedef struct
+{
+  Forward           *forward;
+  PlxIrParallel      par;
+  PlxIrOptimizerKind optimizer;
+  PlxCluster        *cluster;
+  char              *source;
+  guint              generation;
+} Job;
+
+static void
+job_free (Job *job)
+{
+  forward_unref (job->forward);
+  plx_cluster_free (job->cluster);
+  g_free (job->source);
+  g_free (job);
+}
+
+struct _PlxGraphPage
+{
+  GtkBox        parent_instance;
+  GtkLabel     *facts;
+  GtkLabel     *numbers;
+  GtkLabel     *error;
+  GtkSpinButton *dp, *tp, *pp, *micro_batches;
+  GtkDropDown  *schedule, *optimizer;
+  PlxChartView *timeline, *memory;
+  Forward      *forward;
+  char         *path;
+  PlxCluster   *cluster;
+  PlxResult    *result;
+  guint         generation;  /* of the controls' latest values */
+  gboolean      busy, pending;
+};
+
+G_DEFINE_FINAL_TYPE (PlxGraphPage, plx_graph_page, GTK_TYPE_BOX)
+
+static void start (PlxGraphPage *self);
+
+/* ---- the worker --------------------------------------------------------------- */
+
+static void
+compute (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  Job *job = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) training = plx_ir_training_graph (job->forward->graph, job->optimizer, job->source, &error);
+  g_autoptr (PlxIrGraph) program = NULL;
+  PlxResult *r;
+  PlxIrRun run;
+
+  (void) source;
+  (void) cancellable;
+  if (training != NULL)
+    program = plx_ir_parallelize (training, &job->par, job->cluster, job->source, &error);
+  if (program == NULL || !plx_ir_simulate (program, job->cluster, &run, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  r = g_atomic_rc_box_new0 (PlxResult);
+  r->scenario_dir = g_strdup (".");
+  r->max_micro_batch = G_MAXUINT64;
+  plx_ir_run_charts (program, &run, NULL, &r->timeline, &r->trace);
+  plx_ir_run_report (program, &run, job->cluster, &r->report);
+  plx_ir_run_clear (&run);
+  g_task_return_pointer (task, r, (GDestroyNotify) plx_result_unref);
+}
+
+/* The batch: the first dimension of the first data input (as the CLI takes it). */
+static gint64
+graph_batch (const PlxIrGraph *g)
+{
+  for (guint t = 0; t < g->tensors->len; t++)
+    {
+      const PlxIrTensor *x = g->tensors->pdata[t];
+      if (x->producer < 0 && x->role == PLX_IR_ROLE_DATA && x->rank > 0)
+        return x->shape[0];
+    }
+  return 0;
+}
+
+static void
+show_result (PlxGraphPage *self, PlxResult *r)
+{
+  const PlxReport *rep = &r->report;
+  g_autofree char *step = plx_format_time (rep->step_time_s);
+  g_autofree char *peak = plx_format_bytes ((double) rep->peak_memory_bytes);
+  g_autofree char *usable = plx_format_bytes ((double) rep->hbm_usable_bytes);
+  g_autofree char *text = NULL;
+  gint64 batch = graph_batch (self->forward->graph);
+  /* TRANSLATORS: step time, samples per second, MFU, peak memory on one GPU, which
+   * GPU, usable memory, and whether it fits. */
+  text = g_strdup_printf (_("Step %s · %.1f samples/s · MFU %.1f %% · peak %s on GPU %u of %s usable: %s"), step,
+                          rep->step_time_s > 0.0 ? (double) batch / rep->step_time_s : 0.0, rep->mfu * 100.0, peak,
+                          rep->reported_stage, usable, rep->fits_in_memory ? _("fits") : _("does not fit"));
+  gtk_label_set_text (self->numbers, text);
+  g_clear_pointer (&self->result, plx_result_unref);
+  self->result = plx_result_ref (r);
+  plx_chart_view_set_error (self->timeline, NULL);
+  plx_chart_view_set_error (self->memory, NULL);
+  plx_chart_view_set_result (self->timeline, r);
+  plx_chart_view_set_result (self->memory, r);
+  gtk_widget_set_visible (GTK_WIDGET (self->error), FALSE);
+}
+
+static void
+show_error (PlxGraphPage *self, const char *message)
+{
+  gtk_label_set_text (self->error, message);
+  gtk_widget_set_visible (GTK_WIDGET (self->error), TRUE);
+  /* The last good charts stay, greyed, with the reason over them. */
+  plx_chart_view_set_error (self->timeline, message);
+  plx_chart_view_set_error (self->memory, message);
+}
+
+static void
+on_computed (GObject *source, GAsyncResult *res, gpointer data)
+{
+  PlxGraphPage *self = PLX_GRAPH_PAGE (source);
+  Job *job = g_task_get_task_data (G_TASK (res));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxResult) r = g_task_propagate_pointer (G_TASK (res), &error);
+
+  (void) data;
+  self->busy = FALSE;
+  /* Only the controls' latest values are shown; newer ones start now. */
+  if (job->generation == self->generation && job->forward == self->forward)
+    {
+      if (r != NULL)
+        show_result (self, r);
+      else
+        show_error (self, error->message);
+    }
+  if (self->pending)
+    start (self);
+}
+
+static void
+start (PlxGraphPage *self)
+{
+  Job *job;
+  g_autoptr (GTask) task = NULL;
+
+  if (self->forward == NULL || self->cluster == NULL)
+    return;
+  if (self->busy)
+    {
+      self->pending = TRUE;
+      return;
+    }
+  self->pending = FALSE;
+  self->busy = TRUE;
+  job = g_new0 (Job, 1);
+  job->forward = g_atomic_rc_box_acquire (self->forward);
+  job->par.dp = (guint) gtk_spin_button_get_value_as_int (self->dp);
+  job->par.tp = (guint) gtk_spin_button_get_value_as_int (self->tp);
+  job->par.pp = (guint) gtk_spin_button_get_value_as_int (self->pp);
+  job->par.micro_batches = (guint) gtk_spin_button_get_value_as_int (self->micro_batches);
+  job->par.schedule = gtk_drop_down_get_selected (self->schedule) == 1 ? PLX_IR_SCHEDULE_GPIPE : PLX_IR_SCHEDULE_1F1B;
+  job->optimizer = gtk_drop_down_get_selected (self->optimizer) == 1 ? PLX_IR_OPTIMIZER_SGD : PLX_IR_OPTIMIZER_ADAM;
+  job->cluster = plx_cluster_copy (self->cluster);
+  job->source = g_strdup (self->path);
+  job->generation = self->generation;
+  task = g_task_new (self, NULL, on_computed, NULL);
+  g_task_set_task_data (task, job, (GDestroyNotify) job_free);
+  g_task_run_in_thread (task, compute);
+}
+
+static void
+on_control_changed (PlxGraphPage *self)
+{
+  self->generation++;
+  start (self);
+}
+
+/* ---- building ------------------------------------------------------------------- */
+
+static GtkWidget *
+labelled (const char *label, GtkWidget *control)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *l = gtk_label_new_with_mnemonic (label);
+
+  gtk_label_set_mnemonic_widget (GTK_LABEL (l), control);
+  gtk_box_append (GTK_BOX (box), l);
+  gtk_box_append (GTK_BOX (box), control);
+  return box;
+}
+
+static GtkSpinButton *
+degree (PlxGraphPage *self, GtkWidget *flow, const char *label, const char *name, double max)
+{
+  GtkWidget *spin = gtk_spin_button_new_with_range (1.0, max, 1.0);
+
+  gtk_widget_set_name (spin, name);
+  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
+  g_signal_connect_swapped (spin, "value-changed", G_CALLBACK (on_control_changed), self);
+  gtk_flow_box_append (GTK_FLOW_BOX (flow), labelled (label, spin));
+  return GTK_SPIN_BUTTON (spin);
+}
+
+static GtkDropDown *
+choice (PlxGraphPage *self, GtkWidget *flow, const char *label, const char *name, const char *const *items)
+{
+  GtkWidget *dd = gtk_drop_down_new_from_strings (items);
+
+  gtk_widget_set_name (dd, name);
+  g_signal_connect_swapped (dd, "notify::selected", G_CALLBACK (on_control_changed), self);
+  gtk_flow_box_append (GTK_FLOW_BOX (flow), labelled (label, dd));
+  return GTK_DROP_DOWN (dd);
+}
+
+static void
+plx_graph_page_dispose (GObject *object)
+{
+  PlxGraphPage *self = PLX_GRAPH_PAGE (object);
+
+  g_clear_pointer (&self->forward, forward_unref);
+  g_clear_pointer (&self->cluster, plx_cluster_free);
+  g_clear_pointer (&self->result, plx_result_unref);
+  g_clear_pointer (&self->path, g_free);
+  G_OBJECT_CLASS (plx_graph_page_parent_class)->dispose (object);
+}
+
+static void
+plx_graph_page_class_init (PlxGraphPageClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = plx_graph_page_dispose;
+}
+
+static void
+plx_graph_page_init (PlxGraphPage *self)
+{
+  static const char *const schedules[] = { "1F1B", "GPipe", NULL };
+  static const char *const optimizers[] = { "Adam", "SGD", NULL };
+  GtkWidget *flow = gtk_flow_box_new ();
+  GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
+
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
+  gtk_box_set_spacing (GTK_BOX (self), 6);
+  gtk_widget_set_margin_start (GTK_WIDGET (self), 12);
+  gtk_widget_set_margin_end (GTK_WIDGET (self), 12);
+  gtk_widget_set_margin_top (GTK_WIDGET (self), 6);
+
+  self->facts = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_wrap (self->facts, TRUE);
+  gtk_label_set_xalign (self->facts, 0.0);
+  gtk_label_set_selectable (self->facts, TRUE);
+  gtk_box_append (GTK_BOX (self), GTK_WIDGET (self->facts));
+
+  gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (flow), GTK_SELECTION_NONE);
+  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (flow), 6);
+  gtk_flow_box_set_column_spacing (GTK_FLOW_BOX (flow), 12);
+  self->dp = degree (self, flow, _("_Data parallel"), "dp", 4096);
+  self->tp = degree (self, flow, _("_Tensor parallel"), "tp", 1024);
+  self->pp = degree (self, flow, _("_Pipeline stages"), "pp", 1024);
+  self->micro_batches = degree (self, flow, _("_Micro-batches"), "micro-batches", 65536);
+  self->schedule = choice (self, flow, _("_Schedule"), "schedule", schedules);
+  self->optimizer = choice (self, flow, _("_Optimizer"), "optimizer", optimizers);
+  gtk_box_append (GTK_BOX (self), flow);
+
+  self->numbers = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->numbers, 0.0);
+  gtk_label_set_wrap (self->numbers, TRUE);
+  gtk_label_set_selectable (self->numbers, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->numbers), "heading");
+  gtk_box_append (GTK_BOX (self), GTK_WIDGET (self->numbers));
+  self->error = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->error, 0.0);
+  gtk_label_set_wrap (self->error, TRUE);
+  gtk_label_set_selectable (self->error, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->error), "error");
+  gtk_widget_set_visible (GTK_WIDGET (self->error), FALSE);
+  gtk_box_append (GTK_BOX (self), GTK_WIDGET (self->error));
+
+  self->timeline = PLX_CHART_VIEW (plx_chart_view_new (PLX_CHART_TIMELINE));
+  self->memory = PLX_CHART_VIEW (plx_chart_view_new (PLX_CHART_MEMORY));
+  gtk_widget_set_size_request (GTK_WIDGET (self->timeline), -1, 220);
+  gtk_widget_set_size_request (GTK_WIDGET (self->memory), -1, 320);
+  gtk_paned_set_start_child (GTK_PANED (paned), GTK_WIDGET (self->timeline));
+  gtk_paned_set_end_child (GTK_PANED (paned), GTK_WIDGET (self->memory));
+  gtk_paned_set_resize_start_child (GTK_PANED (paned), TRUE);
+  gtk_paned_set_shrink_start_child (GTK_PANED (paned), FALSE);
+  gtk_paned_set_shrink_end_child (GTK_PANED (paned), FALSE);
+  gtk_widget_set_vexpand (paned, TRUE);
+  gtk_box_append (GTK_BOX (self), paned);
+}
+
+GtkWidget *
+plx_graph_page_new (void)
+{
+  return g_object_new (PLX_TYPE_GRAPH_PAGE, NULL);
+}
+
+/* ---- opening ---------------------------------------------------------------------- */
+
+static char *
+describe (const char *path, const PlxIrGraph *g)
+{
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *params = NULL, *flops = NULL, *batch_text = NULL;
+  double n_params = 0.0, fwd = 0.0;
+  guint weights = 0;
+  gint64 batch = graph_batch (g);
+
+  for (guint t = 0; t < g->tensors->len; t++)
+    {
+      const PlxIrTensor *x = g->tensors->pdata[t];
+      if (x->producer < 0 && x->role == PLX_IR_ROLE_WEIGHT)
+        {
+          weights++;
+          n_params += (double) plx_ir_tensor_elements (x);
+        }
+    }
+  for (guint i = 0; i < g->ops->len; i++)
+    fwd += plx_ir_op_flops (g, g->ops->pdata[i]);
+  params = plx_format_count (n_params);
+  flops = plx_format_flops (fwd);
+  batch_text = plx_format_count ((double) batch);
+  /* TRANSLATORS: file name, ops, weight tensors, parameters, batch, forward FLOPs. */
+  return g_strdup_printf (_("%s: a graph of %u ops, %u weights (%s parameters), batch %s, forward pass %s. Its "
+                            "backward pass and optimizer are written, it is spread over data × tensor × pipeline "
+                            "parallel GPUs of the scenario's cluster, and simulated."),
+                          base, g->ops->len, weights, params, batch_text, flops);
+}
+
+gboolean
+plx_graph_page_open (PlxGraphPage      *self,
+                     const char        *path,
+                     const PlxCluster  *cluster,
+                     GError           **error)
+{
+  PlxIrGraph *g;
+  Forward *f;
+  g_autofree char *facts = NULL;
+
+  if (g_str_has_suffix (path, ".onnx"))
+    {
+      PlxOnnxOptions opts = { NULL, NULL, 0, TRUE };
+      g = plx_onnx_import (path, &opts, error);
+    }
+  else
+    g = plx_ir_graph_new_from_file (path, error);
+  if (g == NULL)
+    return FALSE;
+  f = g_atomic_rc_box_new0 (Forward);
+  f->graph = g;
+  g_clear_pointer (&self->forward, forward_unref);
+  self->forward = f;
+  g_free (self->path);
+  self->path = g_strdup (path);
+  facts = describe (path, g);
+  gtk_label_set_text (self->facts, facts);
+  g_clear_pointer (&self->cluster, plx_cluster_free);
+  self->cluster = plx_cluster_copy (cluster);
+  self->generation++;
+  start (self);
+  return TRUE;
+}
+
+void
+plx_graph_page_set_cluster (PlxGraphPage     *self,
+                            const PlxCluster *cluster)
+{
+  g_clear_pointer (&self->cluster, plx_cluster_free);
+  self->cluster = plx_cluster_copy (cluster);
+  self->generation++;
+  start (self);
+}
+
+const char *
+plx_graph_page_get_path (PlxGraphPage *self)
+{
+  return self->path;
+}
+
+GtkWidget *
+plx_graph_page_get_control (PlxGraphPage *self,
+                            const char   *name)
+{
+  GtkWidget *controls[] = { GTK_WIDGET (self->dp), GTK_WIDGET (self->tp), GTK_WIDGET (self->pp),
+                            GTK_WIDGET (self->micro_batches), GTK_WIDGET (self->schedule),
+                            GTK_WIDGET (self->optimizer) };
+
+  for (guint i = 0; i < G_N_ELEMENTS (controls); i++)
+    if (g_str_equal (gtk_widget_get_name (controls[i]), name))
+      return controls[i];
+  return NULL;
+}
+
+const char *
+plx_graph_page_get_facts (PlxGraphPage *self)
+{
+  return gtk_label_get_text (self->facts);
+}
+
+const char *
+plx_graph_page_get_numbers (PlxGraphPage *self)
+{
+  return gtk_label_get_text (self->numbers);
+}
+
+const char *
+plx_graph_page_get_error (PlxGraphPage *self)
+{
+  return gtk_widget_get_visible (GTK_WIDGET (self->error)) ? gtk_label_get_text (self->error) : NULL;
+}
+
+PlxResult *
+plx_graph_page_get_result (PlxGraphPage *self)
+{
+  return self->result;
+}
+
+gboolean
+plx_graph_page_is_busy (PlxGraphPage *self)
+{
+  return self->busy || self->pending;
+}

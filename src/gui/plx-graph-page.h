@@ -1,0 +1,42 @@
+/* plx-graph-page.h: the window's page for a model opened as a graph of ops or an
+ * ONNX file (docs/graph-format.md): the graph's facts, its data, tensor and pipeline
+ * parallel degrees, micro-batches, schedule and optimizer as controls, and the run
+ * of its distributed program on the scenario's cluster as numbers, a timeline (a
+ * row per GPU) and memory per GPU. Computed off the UI thread; a change while one
+ * runs replaces what comes after it. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "plx-result.h"
+
+G_BEGIN_DECLS
+
+#define PLX_TYPE_GRAPH_PAGE (plx_graph_page_get_type ())
+G_DECLARE_FINAL_TYPE (PlxGraphPage, plx_graph_page, PLX, GRAPH_PAGE, GtkBox)
+
+GtkWidget  *plx_graph_page_new (void);
+/* Reads the graph (.onnx: imported, a loss put on its first output) and computes it
+ * on `cluster` (copied). Errors name the file. */
+gboolean    plx_graph_page_open (PlxGraphPage      *self,
+                                 const char        *path,
+                                 const PlxCluster  *cluster,
+                                 GError           **error);
+/* The cluster the program runs on (copied); recomputes. */
+void        plx_graph_page_set_cluster (PlxGraphPage     *self,
+                                        const PlxCluster *cluster);
+const char *plx_graph_page_get_path (PlxGraphPage *self);
+/* The controls, by name: "dp", "tp", "pp", "micro-batches" (GtkSpinButton),
+ * "schedule", "optimizer" (GtkDropDown). */
+GtkWidget  *plx_graph_page_get_control (PlxGraphPage *self,
+                                        const char   *name);
+/* What the labels say: the graph's facts, the run's numbers, the last error (NULL
+ * when the program ran). */
+const char *plx_graph_page_get_facts (PlxGraphPage *self);
+const char *plx_graph_page_get_numbers (PlxGraphPage *self);
+const char *plx_graph_page_get_error (PlxGraphPage *self);
+/* The last run (report, timeline, memory), or NULL. */
+PlxResult  *plx_graph_page_get_result (PlxGraphPage *self);
+gboolean    plx_graph_page_is_busy (PlxGraphPage *self);
+
+G_END_DECLS
