@@ -11,6 +11,7 @@
 #include "plx-ir.h"
 #include "plx-ir-lower.h"
 #include "plx-ir-timeline.h"
+#include "plx-ir-inference.h"
 #include "plx-onnx.h"
 #include "plx-json.h"
 #include "plx-layer-split.h"

@@ -1,6 +1,7 @@
 /* parallax-cli simulate/plan on any model: a graph file (--model GRAPH.json) spread
  * by dp/tp/pp/micro-batches, or a distributed program run as written (--program);
  * docs/ir.md, docs/graph-format.md. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,6 +31,10 @@ static const char *const graph_help =
   "  --optimizer adam|sgd     the update each weight gets (adam)\n"
   "  --dim NAME=N             an ONNX model's symbolic dimension (repeatable)\n"
   "  --timeline CHART         simulate: draw the run, a row per GPU (.png, .svg, .pdf)\n"
+  "  --workload inference     serve an ONNX decoder with a KV cache (docs/inference.md):\n"
+  "                           --prompt-length N (512) --decode-tokens N (128), the batch\n"
+  "                           as --dim batch=N; dp replicas, tp and pp in each; the\n"
+  "                           dimensions' names with --batch-dim, --sequence-dim, --past-dim\n"
   "  --memory CHART           simulate: draw memory per GPU and over the step\n"
   "  --devices N              search: every dp x tp x pp of N (a power of two) GPUs,\n"
   "                           micro-batches 2 to 128 with pipelining (DistIR's grid)\n"
@@ -38,6 +43,9 @@ static const char *const graph_help =
 typedef struct
 {
   const char   *model, *program, *cluster, *timeline, *memory;
+  const char   *batch_dim, *sequence_dim, *past_dim;
+  gboolean      inference;
+  guint         prompt_length, decode_tokens;
   guint         nodes, devices;
   PlxIrParallel par;
   PlxIrOptimizerKind optimizer;
@@ -156,6 +164,22 @@ parse_options (int argc, char **argv, GraphOptions *o)
         }
       else if (g_str_equal (flag, "--devices"))
         status = parse_count (flag, value, 1u << 20, &o->devices);
+      else if (g_str_equal (flag, "--workload"))
+        {
+          if (!g_str_equal (value, "training") && !g_str_equal (value, "inference"))
+            return usage_error ("--workload: \"%s\" is not training or inference", value);
+          o->inference = g_str_equal (value, "inference");
+        }
+      else if (g_str_equal (flag, "--prompt-length"))
+        status = parse_count (flag, value, 1u << 24, &o->prompt_length);
+      else if (g_str_equal (flag, "--decode-tokens"))
+        status = parse_count (flag, value, 1u << 24, &o->decode_tokens);
+      else if (g_str_equal (flag, "--batch-dim"))
+        o->batch_dim = value;
+      else if (g_str_equal (flag, "--sequence-dim"))
+        o->sequence_dim = value;
+      else if (g_str_equal (flag, "--past-dim"))
+        o->past_dim = value;
       else if (g_str_equal (flag, "--dp"))
         status = parse_count (flag, value, 1u << 20, &o->par.dp);
       else if (g_str_equal (flag, "--tp"))
@@ -341,6 +365,103 @@ print_json_report (const PlxIrGraph *p, const PlxIrRun *run, gint64 batch, doubl
   print_json (root);
 }
 
+/* --workload inference: prefill and decode with a KV cache (plx-ir-inference.h). */
+static int
+serve (const GraphOptions *o, const PlxCluster *cluster)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  g_autoptr (GArray) values = g_array_new (FALSE, FALSE, sizeof (gint64));
+  const char *batch_dim = o->batch_dim != NULL ? o->batch_dim : "batch";
+  PlxIrInferenceOptions opts = { 0 };
+  PlxIrInferenceReport r;
+  g_autofree char *base = g_path_get_basename (o->model);
+
+  /* The batch is the batch dimension's size; the other dimensions pass through. */
+  for (guint i = 0; i < o->dim_names->len; i++)
+    if (g_str_equal (o->dim_names->pdata[i], batch_dim))
+      opts.batch = (guint64) g_array_index (o->dim_values, gint64, i);
+    else
+      {
+        g_ptr_array_add (names, o->dim_names->pdata[i]);
+        g_array_append_val (values, g_array_index (o->dim_values, gint64, i));
+      }
+  if (opts.batch == 0)
+    return usage_error ("simulate: --workload inference needs the batch: --dim %s=N", batch_dim);
+  opts.path = o->model;
+  opts.dim_names = (const char *const *) names->pdata;
+  opts.dim_values = (const gint64 *) (const void *) values->data;
+  opts.n_dims = names->len;
+  opts.batch_dim = batch_dim;
+  opts.sequence_dim = o->sequence_dim;
+  opts.past_dim = o->past_dim;
+  opts.prompt_length = o->prompt_length ? o->prompt_length : 512;
+  opts.decode_tokens = o->decode_tokens ? o->decode_tokens : 128;
+  opts.dp = MAX (o->par.dp, 1);
+  opts.tp = MAX (o->par.tp, 1);
+  opts.pp = MAX (o->par.pp, 1);
+  if (!plx_ir_inference_run (&opts, cluster, &r, &error))
+    return user_error (error);
+  if (o->json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      g_autoptr (JsonNode) root = NULL;
+      const struct { const char *key; double value; } numbers[] = {
+        { "prefill_time_s", r.prefill_s }, { "time_to_first_token_s", r.prefill_s },
+        { "decode_time_per_token_s", r.decode_per_token_s }, { "decode_first_token_s", r.decode_first_s },
+        { "decode_last_token_s", r.decode_last_s }, { "decode_time_s", r.decode_s }, { "step_time_s", r.step_s },
+        { "tokens_per_s", r.tokens_per_s }, { "mfu", r.mfu },
+      };
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "workload");
+      json_builder_add_string_value (b, "inference");
+      json_builder_set_member_name (b, "engine");
+      json_builder_add_string_value (b, "ir");
+      json_builder_set_member_name (b, "batch");
+      json_builder_add_int_value (b, (gint64) opts.batch);
+      json_builder_set_member_name (b, "prompt_length");
+      json_builder_add_int_value (b, (gint64) opts.prompt_length);
+      json_builder_set_member_name (b, "decode_tokens");
+      json_builder_add_int_value (b, (gint64) opts.decode_tokens);
+      json_builder_set_member_name (b, "n_devices");
+      json_builder_add_int_value (b, r.n_devices);
+      for (guint i = 0; i < G_N_ELEMENTS (numbers); i++)
+        {
+          json_builder_set_member_name (b, numbers[i].key);
+          json_builder_add_double_value (b, numbers[i].value);
+        }
+      json_builder_set_member_name (b, "memory_bytes");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "weights");
+      json_builder_add_int_value (b, (gint64) ceil (r.weight_bytes));
+      json_builder_set_member_name (b, "kv_cache");
+      json_builder_add_int_value (b, (gint64) ceil (r.kv_cache_bytes));
+      json_builder_set_member_name (b, "total");
+      json_builder_add_int_value (b, (gint64) ceil (r.peak_bytes));
+      json_builder_end_object (b);
+      json_builder_set_member_name (b, "peak_memory_bytes");
+      json_builder_add_int_value (b, (gint64) ceil (r.peak_bytes));
+      json_builder_set_member_name (b, "fits_in_memory");
+      json_builder_add_boolean_value (b, r.fits_in_memory);
+      json_builder_end_object (b);
+      root = json_builder_get_root (b);
+      print_json (root);
+      return 0;
+    }
+  printf ("Model             %s: serving %" G_GUINT64_FORMAT " sequences, prompt %" G_GUINT64_FORMAT
+          " tokens, %" G_GUINT64_FORMAT " generated; dp %u, tp %u, pp %u\n", base, opts.batch, opts.prompt_length,
+          opts.decode_tokens, opts.dp, opts.tp, opts.pp);
+  printf ("Cluster           %s: %u GPUs used of %u\n", cluster->name, r.n_devices, plx_cluster_get_n_gpus (cluster));
+  printf ("Prefill           %.3f ms (time to first token)\n", r.prefill_s * 1e3);
+  printf ("Decode            %.3f ms per token (%.3f ms with the prompt cached, %.3f ms for the last), %.3f s "
+          "in all\n", r.decode_per_token_s * 1e3, r.decode_first_s * 1e3, r.decode_last_s * 1e3, r.decode_s);
+  printf ("Throughput        %.1f tokens/s generated\n", r.tokens_per_s);
+  printf ("Memory per GPU    weights %.3f GiB, KV cache %.3f GiB at its longest; peak %.3f GiB of %.1f GiB "
+          "usable: %s\n", r.weight_bytes / 1073741824.0, r.kv_cache_bytes / 1073741824.0,
+          r.peak_bytes / 1073741824.0, r.usable_bytes / 1073741824.0, r.fits_in_memory ? "fits" : "does not fit");
+  return 0;
+}
+
 /* --timeline and --memory: the run drawn as simulate draws a scenario's step. */
 static gboolean
 export_charts (const GraphOptions *o, const PlxIrGraph *program, const PlxCluster *cluster, const PlxIrRun *run,
@@ -382,6 +503,12 @@ plx_cli_graph (int argc, char **argv, gboolean plan)
   cluster = load_cluster (&o, &error);
   if (cluster == NULL)
     return user_error (error);
+  if (o.inference)
+    {
+      if (plan || o.program != NULL || o.timeline != NULL || o.memory != NULL)
+        return usage_error ("%s: --workload inference is simulate --model MODEL.onnx, without charts", argv[1]);
+      return serve (&o, cluster);
+    }
   if (o.program != NULL)
     program = plx_ir_graph_new_from_file (o.program, &error);
   else

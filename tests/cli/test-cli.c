@@ -2850,6 +2850,32 @@ test_graph_onnx (void)
   g_assert_cmpint (bad.status, ==, 1);
   g_assert_nonnull (strstr (bad.err, "input \"ids\": dimension 0 is symbolic (\"batch\"); give its size "
                                      "(--dim batch=N)"));
+
+  /* Served with a KV cache: the decoder that takes the cache as inputs, the
+   * contract's inference keys; the cache at its longest (8 sequences, 2 layers of
+   * keys and values, 4 heads of 32 fp32, 16 + 7 tokens) on each of its GPUs. */
+  {
+    g_autofree char *past = g_build_filename (dir, "gpt2-past.onnx", NULL);
+    g_auto (CliRun) serve = { 0 };
+    g_auto (CliRun) no_batch = { 0 };
+    g_autoptr (JsonNode) r = NULL;
+    JsonObject *o, *mem;
+
+    RUN_CLI (&serve, "simulate", "--model", past, "--workload", "inference", "--dim", "batch=8", "--prompt-length",
+             "16", "--decode-tokens", "8", "--json");
+    assert_success (&serve);
+    r = parse_stdout (&serve);
+    o = json_node_get_object (r);
+    g_assert_cmpstr (json_object_get_string_member (o, "workload"), ==, "inference");
+    g_assert_cmpfloat (get_number (o, "prefill_time_s"), >, 0.0);
+    g_assert_cmpfloat (get_number (o, "decode_time_per_token_s"), >, 0.0);
+    g_assert_true (close_rel (get_number (o, "tokens_per_s") * get_number (o, "decode_time_s"), 8.0 * 8, 1e-12));
+    mem = json_object_get_object_member (o, "memory_bytes");
+    g_assert_cmpint (json_object_get_int_member (mem, "kv_cache"), ==, 2 * 2 * 8 * 4 * (16 + 7) * 32 * 4);
+    RUN_CLI (&no_batch, "simulate", "--model", past, "--workload", "inference");
+    g_assert_cmpint (no_batch.status, ==, 2);
+    g_assert_nonnull (strstr (no_batch.err, "--workload inference needs the batch: --dim batch=N"));
+  }
   test_rm_rf (dir);
 }
 

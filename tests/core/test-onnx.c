@@ -1,7 +1,8 @@
 /* ONNX import (docs/graph-format.md, "ONNX"): real models written at test time by
  * Debian's python3-onnx (tests/onnx/make-models.py) - an MLP, a small CNN (also
  * with its weights in a deleted external file), a GPT-2-shaped decoder - read, their
- * FLOPs counted by hand, trained and spread; and the refusals. */
+ * FLOPs counted by hand, trained and spread; the decoder with a KV cache served; and
+ * the refusals. */
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -230,6 +231,72 @@ test_refusals (void)
   g_unlink (junk);
 }
 
+/* Serving the GPT-2-shaped decoder with a KV cache (make-models.py gpt2_past: 2
+ * layers, 4 heads of 32, vocabulary 1000, 1024 positions, fp32), 8 sequences, a
+ * 512-token prompt, 128 tokens generated. */
+static void
+test_serve_gpt2 (void)
+{
+  g_autofree char *path = g_build_filename (models_dir, "gpt2-past.onnx", NULL);
+  g_autofree char *no_past = g_build_filename (models_dir, "gpt2.onnx", NULL);
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (
+    "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 },"
+    "  \"strategy\": { \"tp\": 8, \"pp\": 1, \"global_batch_size\": 8, \"seq_length\": 2048 } }");
+  g_autoptr (GError) error = NULL;
+  PlxIrInferenceOptions o = { path, NULL, NULL, 0, NULL, NULL, NULL, 8, 512, 128, 1, 1, 1 };
+  PlxIrInferenceReport r, split;
+
+  g_assert_true (plx_ir_inference_run (&o, sc->cluster, &r, &error));
+  g_assert_no_error (error);
+  /* The cache at its longest: the prompt and 127 generated tokens, keys and values
+   * of 2 layers, 8 sequences, 4 heads of 32, 4 bytes each. */
+  g_assert_cmpfloat (r.kv_cache_bytes, ==, 2.0 * 2 * 8 * 4 * (512 + 127) * 32 * 4);
+  /* Weights: wte 1000 x 128, wpe 1024 x 128, per layer 2 LayerNorms (2 x 2 x 128),
+   * QKV 128 x 384 + 384, projection 128 x 128 + 128, MLP 128 x 512 + 512 and
+   * 512 x 128 + 128; the final LayerNorm, the LM head 128 x 1000; and the attention
+   * scale, a one-element initializer: 783,872 parameters and one, 4 bytes each. */
+  g_assert_cmpfloat (r.weight_bytes, ==, 4.0 * (1000 * 128 + 1024 * 128 +
+                                                2 * (4 * 128 + 128 * 384 + 384 + 128 * 128 + 128 + 128 * 512 + 512 +
+                                                     512 * 128 + 128) + 2 * 128 + 128 * 1000 + 1));
+  /* The prompt costs more than a token; the mean step lies between the first and
+   * the last (Simpson's rule over them and the middle); generation runs at the
+   * batch over the mean step. */
+  g_assert_cmpfloat (r.prefill_s, >, r.decode_first_s);
+  g_assert_cmpfloat (r.decode_per_token_s, >=, MIN (r.decode_first_s, r.decode_last_s) * 0.999);
+  g_assert_cmpfloat (r.decode_per_token_s, <=, MAX (r.decode_first_s, r.decode_last_s) * 1.001);
+  g_assert_cmpfloat_with_epsilon (r.tokens_per_s, 8.0 * 128 / (128 * r.decode_per_token_s), 1e-9 * r.tokens_per_s);
+  g_assert_cmpfloat_with_epsilon (r.step_s, r.prefill_s + 128 * r.decode_per_token_s, 1e-12);
+  g_assert_true (r.fits_in_memory);
+  g_assert_cmpfloat (r.peak_bytes, >=, r.weight_bytes + r.kv_cache_bytes);
+
+  /* Two replicas of tp 2 x pp 2: each serves 4 sequences; the cache and the weights
+   * a GPU holds are a replica's over its 4 GPUs. */
+  o.dp = 2;
+  o.tp = 2;
+  o.pp = 2;
+  g_assert_true (plx_ir_inference_run (&o, sc->cluster, &split, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (split.n_devices, ==, 8);
+  g_assert_cmpfloat (split.kv_cache_bytes, ==, r.kv_cache_bytes / 2 / 4);
+  g_assert_cmpfloat (split.weight_bytes, ==, r.weight_bytes / 4);
+
+  /* Refusals: a batch that does not split over the replicas, a model without a
+   * cache input, more GPUs than the cluster has. */
+  o.batch = 7;
+  g_assert_false (plx_ir_inference_run (&o, sc->cluster, &split, &error));
+  g_assert_nonnull (strstr (error->message, "gpt2-past.onnx: batch 7 does not split over 2 replicas (dp)"));
+  g_clear_error (&error);
+  o.batch = 8;
+  o.dp = 4;
+  g_assert_false (plx_ir_inference_run (&o, sc->cluster, &split, &error));
+  g_assert_nonnull (strstr (error->message, "dp 4 x tp 2 x pp 2 is 16 GPUs; the cluster"));
+  g_clear_error (&error);
+  o.dp = o.tp = o.pp = 1;
+  o.path = no_past;
+  g_assert_false (plx_ir_inference_run (&o, sc->cluster, &split, &error));
+  g_assert_nonnull (strstr (error->message, "gpt2.onnx: no input has the dimension \"past\""));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -242,6 +309,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/onnx/cnn-training", test_cnn_training);
   g_test_add_func ("/core/onnx/gpt2", test_gpt2);
   g_test_add_func ("/core/onnx/refusals", test_refusals);
+  g_test_add_func ("/core/onnx/serve-gpt2", test_serve_gpt2);
   status = g_test_run ();
   test_rm_rf (models_dir);
   g_free (models_dir);

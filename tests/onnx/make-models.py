@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Writes the ONNX models test-onnx reads, with Debian's python3-onnx: an MLP, a small
 CNN (also with its weights in external data, then deleted), a GPT-2-shaped decoder
-with a symbolic batch, and a model with an op Parallax cannot cost.
+with a symbolic batch, the same decoder with a KV cache (symbolic batch, sequence and
+past: what Hugging Face exports as decoder_with_past_model.onnx), and a model with an
+op Parallax cannot cost.
 
 Usage: make-models.py OUTDIR
        make-models.py OUTDIR --gpt2-big LAYERS   (bench-ir: GPT-2 small's width, the
@@ -79,15 +81,24 @@ def cnn(out):
     os.remove(os.path.join(out, "cnn-external.data"))
 
 
-def gpt2(out, layers=2, seq=64, hidden=128, heads=4, vocab=1000, name="gpt2.onnx"):
+def gpt2(out, layers=2, seq=64, hidden=128, heads=4, vocab=1000, name="gpt2.onnx", past=False):
     # GPT-2's decoder (Radford et al. 2019): token and position embeddings; per
     # block LayerNorm, fused QKV projection, attention over heads, output
     # projection, residual; LayerNorm, 4h MLP with GELU, residual; final LayerNorm
     # and the LM head. The batch is symbolic.
+    # With `past`, the decoder as it runs with a KV cache (what Hugging Face exports
+    # as decoder_with_past_model.onnx): the new tokens' keys and values appended to
+    # each layer's cache (inputs past_key.i, past_value.i of [batch, heads, past,
+    # head_dim]) along the sequence axis, the new queries attending over all of
+    # them; the sequence and past are symbolic too, `seq` the positions it knows.
     d = hidden // heads
+    tokens = "sequence" if past else seq
     nodes, inits = [], [weight("wte", vocab, hidden), weight("wpe", seq, hidden),
-                        ints("heads_shape", [0, seq, heads, d]), ints("merge_shape", [0, seq, hidden]),
+                        ints("heads_shape", [0, -1 if past else seq, heads, d]),
+                        ints("merge_shape", [0, -1 if past else seq, hidden]),
                         numpy_helper.from_array(np.array(1.0 / np.sqrt(d), dtype=np.float32), "scale")]
+    inputs = [helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", tokens]),
+              helper.make_tensor_value_info("pos", TensorProto.INT64, [1, tokens])]
     nodes += [helper.make_node("Gather", ["wte", "ids"], ["tok"], name="wte"),
               helper.make_node("Gather", ["wpe", "pos"], ["posemb"], name="wpe"),
               helper.make_node("Add", ["tok", "posemb"], ["x0"], name="embed")]
@@ -110,12 +121,23 @@ def gpt2(out, layers=2, seq=64, hidden=128, heads=4, vocab=1000, name="gpt2.onnx
         for t in ("q", "k", "v"):
             n("Reshape", [t + "0", "@heads_shape"], [t + "1"])
         n("Transpose", ["q1"], ["q"], perm=[0, 2, 1, 3])
-        n("Transpose", ["k1"], ["kT"], perm=[0, 2, 3, 1])
         n("Transpose", ["v1"], ["v"], perm=[0, 2, 1, 3])
+        values = "v"
+        if past:
+            inputs += [helper.make_tensor_value_info(f"past_key.{i}", TensorProto.FLOAT, ["batch", heads, "past", d]),
+                       helper.make_tensor_value_info(f"past_value.{i}", TensorProto.FLOAT,
+                                                     ["batch", heads, "past", d])]
+            n("Transpose", ["k1"], ["k"], perm=[0, 2, 1, 3])
+            n("Concat", [f"@past_key.{i}", "k"], ["present_key"], axis=2)
+            n("Concat", [f"@past_value.{i}", "v"], ["present_value"], axis=2)
+            n("Transpose", ["present_key"], ["kT"], perm=[0, 1, 3, 2])
+            values = "present_value"
+        else:
+            n("Transpose", ["k1"], ["kT"], perm=[0, 2, 3, 1])
         n("MatMul", ["q", "kT"], ["s0"])
         n("Mul", ["s0", "@scale"], ["s"])
         n("Softmax", ["s"], ["pr"], axis=-1)
-        n("MatMul", ["pr", "v"], ["ctx0"])
+        n("MatMul", ["pr", values], ["ctx0"])
         n("Transpose", ["ctx0"], ["ctx1"], perm=[0, 2, 1, 3])
         n("Reshape", ["ctx1", "@merge_shape"], ["ctx"])
         n("MatMul", ["ctx", "proj_w"], ["o0"])
@@ -133,10 +155,8 @@ def gpt2(out, layers=2, seq=64, hidden=128, heads=4, vocab=1000, name="gpt2.onnx
     nodes += [helper.make_node("LayerNormalization", [x, "lnf_g", "lnf_b"], ["lnf"], name="lnf", axis=-1),
               helper.make_node("MatMul", ["lnf", "lm_head"], ["logits"], name="lm_head")]
     g = helper.make_graph(
-        nodes, "gpt2",
-        [helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", seq]),
-         helper.make_tensor_value_info("pos", TensorProto.INT64, [1, seq])],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", seq, vocab])],
+        nodes, "gpt2", inputs,
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", tokens, vocab])],
         inits)
     save(g, os.path.join(out, name))
 
@@ -161,4 +181,5 @@ if __name__ == "__main__":
     mlp(out)
     cnn(out)
     gpt2(out)
+    gpt2(out, seq=1024, name="gpt2-past.onnx", past=True)
     unsupported(out)
