@@ -3,13 +3,17 @@
  *  - A forward graph of 200 MLP layers trained, spread over 64 GPUs (DP 4 x TP 4 x
  *    PP 4, 8 micro-batches: more than 10,000 ops) and simulated: < 50 ms.
  *  - A GPT-2-shaped ONNX model of 100 blocks (2,500+ nodes, GPT-2 small's width,
- *    written by python3-onnx with its weights in an absent file) imported: < 100 ms. */
+ *    written by python3-onnx with its weights in an absent file) imported: < 100 ms.
+ *  - megatron-1t on 3072 A100 (bench-sim's scenario) through the IR: lowered into a
+ *    program and simulated (the "ir" engine): target < 50 ms. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <glib/gstdio.h>
 
 #include "parallax/parallax.h"
+
+#include "bench-util.h"
 
 static PlxIrGraph *
 mlp_graph (guint layers, gint64 batch, gint64 width)
@@ -117,10 +121,44 @@ bench_onnx_import (void)
   g_rmdir (dir);
 }
 
+static void
+bench_transformer_through_ir (void)
+{
+  g_autoptr (PlxScenario) sc = bench_scenario (BENCH_MEGATRON_1T_3072);
+  double best = G_MAXDOUBLE, best_lower = G_MAXDOUBLE, step = 0.0;
+  guint n_ops = 0;
+
+  for (guint round = 0; round < 3; round++)
+    {
+      g_autoptr (GError) error = NULL;
+      gint64 t0 = g_get_monotonic_time (), t1;
+      g_autoptr (PlxIrGraph) g = plx_ir_lower_scenario (sc->model, sc->cluster, sc->strategy, NULL, NULL, &error);
+      PlxIrRun run;
+
+      t1 = g_get_monotonic_time ();
+      if (g == NULL || !plx_ir_simulate (g, sc->cluster, &run, &error))
+        {
+          fprintf (stderr, "bench-ir: %s\n", error->message);
+          exit (1);
+        }
+      best = MIN (best, (g_get_monotonic_time () - t0) / 1e3);
+      best_lower = MIN (best_lower, (t1 - t0) / 1e3);
+      step = run.makespan_s;
+      n_ops = g->ops->len;
+      plx_ir_run_clear (&run);
+    }
+  printf ("IR engine: megatron-1t on 3072 A100 (TP 8, PP 64, DP 6, 512 micro-batches):\n");
+  printf ("  program                    %u ops on 64 stages\n", n_ops);
+  printf ("  predicted step             %.3f s\n", step);
+  printf ("  lower + simulate           %.1f ms, of which lowering %.1f ms (best of 3; target < 50 ms)\n", best,
+          best_lower);
+}
+
 int
 main (int argc, char **argv)
 {
   bench_lower_and_simulate ();
   bench_onnx_import ();
+  bench_transformer_through_ir ();
   return 0;
 }

@@ -120,6 +120,7 @@ typedef struct
    * compute, "comm" for communication; a send's stream on the receiving end. */
   gint       stream;
   gint       peer_stream;
+  gboolean   packed;    /* inputs, outputs and devices share one allocation (inputs') */
 } PlxIrOp;
 
 /* The streams every program has; a program names more in its ops. */
@@ -133,6 +134,7 @@ typedef struct
   GPtrArray *tensors; /* PlxIrTensor* */
   GPtrArray *ops;     /* PlxIrOp*, topological order */
   GPtrArray *streams; /* names: "compute", "comm", then those the ops name */
+  GStringChunk *names; /* every tensor's and op's name, freed with the graph */
   /* How much compute slows beside a collective (PlxCluster.overlap_slowdown), as
    * the program was costed; NAN: the cluster's. */
   double     overlap_slowdown;

@@ -40,6 +40,8 @@ typedef struct
   guint64 dropped;         /* events past PLX_TIMELINE_MAX_EVENTS, not recorded */
   double  recorded_until_s; /* with dropped > 0: the first unrecorded event's start */
   gboolean per_device;     /* ranks are devices of a program (plx-ir-timeline.h), not stages */
+  GStringChunk *labels;    /* the events' labels when the timeline owns them (or NULL:
+                            * interned) */
 } PlxTimeline;
 
 typedef struct

@@ -523,6 +523,7 @@ plx_ir_run_charts (const PlxIrGraph *graph,
       tl->per_device = TRUE;
       tl->step_time_s = run->makespan_s;
       tl->events = g_array_new (FALSE, FALSE, sizeof (PlxTimelineEvent));
+      tl->labels = g_string_chunk_new (1 << 16);
       tl->recorded_until_s = run->makespan_s;
       for (guint i = 0; i < graph->ops->len; i++)
         {
@@ -537,8 +538,8 @@ plx_ir_run_charts (const PlxIrGraph *graph,
           ev.kind = kind;
           ev.stream = (guint8) (op->kind == PLX_IR_SEND ? PLX_STREAM_PP : task_stream ((PlxTaskKind) kind));
           ev.micro_batch = PLX_NO_MICRO_BATCH;
-          /* Interned: a timeline outlives the program that named its events. */
-          ev.label = g_intern_string (op->name);
+          /* Copied into the timeline: it outlives the program that named its events. */
+          ev.label = g_string_chunk_insert_const (tl->labels, op->name);
           ev.start_s = run->op_start_s[i];
           ev.end_s = run->op_end_s[i];
           ev.flops = plx_ir_kind_is_compute (op->kind) ? plx_ir_op_flops (graph, op) : 0.0;

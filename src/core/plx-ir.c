@@ -81,7 +81,6 @@ tensor_free (gpointer data)
 {
   PlxIrTensor *t = data;
 
-  g_free (t->name);
   g_free (t);
 }
 
@@ -90,10 +89,12 @@ op_free (gpointer data)
 {
   PlxIrOp *op = data;
 
-  g_free (op->name);
   g_free (op->inputs);
-  g_free (op->outputs);
-  g_free (op->devices);
+  if (!op->packed)
+    {
+      g_free (op->outputs);
+      g_free (op->devices);
+    }
   g_free (op->peers);
   g_free (op);
 }
@@ -107,6 +108,8 @@ plx_ir_graph_free (PlxIrGraph *graph)
   g_ptr_array_unref (graph->ops);
   if (graph->streams != NULL)
     g_ptr_array_unref (graph->streams);
+  if (graph->names != NULL)
+    g_string_chunk_free (graph->names);
   g_free (graph);
 }
 
@@ -182,6 +185,9 @@ plx_ir_op_bytes (const PlxIrGraph *graph,
 static void
 init_streams (PlxIrGraph *g)
 {
+  /* Names live as long as the graph: one chunk, not an allocation each (a
+   * transformer program has a million of them). */
+  g->names = g_string_chunk_new (1 << 16);
   g->streams = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (g->streams, g_strdup ("compute"));
   g_ptr_array_add (g->streams, g_strdup ("comm"));
@@ -233,7 +239,7 @@ plx_ir_graph_add_tensor (PlxIrGraph   *graph,
   PlxIrTensor *t = g_new0 (PlxIrTensor, 1);
 
   g_return_val_if_fail (rank <= PLX_IR_MAX_RANK, 0);
-  t->name = g_strdup (name);
+  t->name = g_string_chunk_insert (graph->names, name);
   t->rank = rank;
   if (rank > 0)
     memcpy (t->shape, shape, rank * sizeof shape[0]);
@@ -257,14 +263,22 @@ plx_ir_graph_add_op (PlxIrGraph  *graph,
 {
   PlxIrOp *op = g_new0 (PlxIrOp, 1);
 
-  op->name = g_strdup (name);
+  op->name = g_string_chunk_insert (graph->names, name);
   op->kind = kind;
-  /* Never an empty array: code that looks at a first input finds tensor 0. */
-  op->inputs = n_inputs > 0 ? g_memdup2 (inputs, n_inputs * sizeof (guint)) : g_new0 (guint, 1);
+  /* One allocation for the three lists; never an empty one: code that looks at a
+   * first input finds tensor 0. */
+  op->packed = TRUE;
+  op->inputs = g_new0 (guint, MAX (n_inputs, 1) + MAX (n_outputs, 1) + MAX (n_devices, 1));
+  op->outputs = op->inputs + MAX (n_inputs, 1);
+  op->devices = op->outputs + MAX (n_outputs, 1);
+  if (n_inputs > 0)
+    memcpy (op->inputs, inputs, n_inputs * sizeof (guint));
+  if (n_outputs > 0)
+    memcpy (op->outputs, outputs, n_outputs * sizeof (guint));
+  if (n_devices > 0)
+    memcpy (op->devices, devices, n_devices * sizeof (guint));
   op->n_inputs = n_inputs;
-  op->outputs = g_memdup2 (outputs, MAX (n_outputs, 1) * sizeof (guint));
   op->n_outputs = n_outputs;
-  op->devices = g_memdup2 (devices, MAX (n_devices, 1) * sizeof (guint));
   op->n_devices = n_devices;
   op->axis = -1;
   op->groups = 1;
@@ -359,8 +373,8 @@ element_object (JsonArray *array, guint i, const char *source, const char *path,
 }
 
 static gboolean
-parse_tensor (JsonObject *obj, const char *source, const char *path, GHashTable *names, PlxIrTensor *t,
-              GError **error)
+parse_tensor (JsonObject *obj, const char *source, const char *path, GHashTable *names, GStringChunk *chunk,
+              PlxIrTensor *t, GError **error)
 {
   static const char *const keys[] = { "name", "shape", "dtype", "role", NULL };
   const char *name = NULL, *dtype = "bf16", *role = "data";
@@ -428,7 +442,7 @@ parse_tensor (JsonObject *obj, const char *source, const char *path, GHashTable 
         return FALSE;
       }
   }
-  t->name = g_strdup (name);
+  t->name = g_string_chunk_insert (chunk, name);
   t->producer = -1;
   return TRUE;
 }
@@ -855,7 +869,7 @@ parse_op (JsonObject *obj, const char *source, const char *path, PlxIrGraph *g, 
                    "cost (docs/ir.md lists them)", source, path, p, n);
       return FALSE;
     }
-  op->name = g_strdup (name);
+  op->name = g_string_chunk_insert (g->names, name);
   op->kind = (PlxIrKind) k;
   op->axis = axis == G_MAXUINT64 ? -1 : (gint) axis;
   if (!parse_refs (obj, source, path, "inputs", tensor_names, &op->inputs, &op->n_inputs, error) ||
@@ -966,7 +980,7 @@ plx_ir_graph_new_from_json (JsonNode   *node,
       JsonObject *t_obj = element_object (tensors, i, source, path, error);
       PlxIrTensor *t = g_new0 (PlxIrTensor, 1);
 
-      if (t_obj == NULL || !parse_tensor (t_obj, source, path, tensor_names, t, error))
+      if (t_obj == NULL || !parse_tensor (t_obj, source, path, tensor_names, g->names, t, error))
         {
           tensor_free (t);
           return NULL;

@@ -587,8 +587,14 @@ value_shape (Import *im, const Onnx__ValueInfoProto *v, guint *rank, gint64 *sha
           for (k = 0; k < im->opts->n_dims && !g_str_equal (im->opts->dim_names[k], param); k++)
             ;
           if (k == im->opts->n_dims)
-            return fail (im, error, "input \"%s\": dimension %u is symbolic (\"%s\"); give its size (--dim %s=N)",
-                         v->name, d, param, *param ? param : "NAME");
+            {
+              /* A size the caller has to give: its own code, so a window can ask for it. */
+              fail (im, error, "input \"%s\": dimension %u is symbolic (\"%s\"); give its size (--dim %s=N)",
+                    v->name, d, param, *param ? param : "NAME");
+              if (error != NULL && *error != NULL)
+                (*error)->code = PLX_ERROR_MISSING_KEY;
+              return FALSE;
+            }
           shape[d] = im->opts->dim_values[k];
         }
     }

@@ -566,6 +566,8 @@ plx_timeline_free (PlxTimeline *timeline)
   if (timeline == NULL)
     return;
   g_array_unref (timeline->events);
+  if (timeline->labels != NULL)
+    g_string_chunk_free (timeline->labels);
   g_free (timeline);
 }
 

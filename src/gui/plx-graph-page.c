@@ -2,6 +2,8 @@
  * what `parallax-cli simulate --model FILE --dp .. --tp .. --pp ..` runs: the
  * backward pass and optimizer written (plx_ir_training_graph), spread
  * (plx_ir_parallelize), simulated (plx_ir_simulate), drawn (plx_ir_run_charts). */
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "plx-chart-view.h"
@@ -56,6 +58,7 @@ struct _PlxGraphPage
   GtkLabel     *error;
   GtkSpinButton *dp, *tp, *pp, *micro_batches;
   GtkDropDown  *schedule, *optimizer;
+  GtkEntry     *sizes;       /* an ONNX model's symbolic sizes: "batch=8, sequence=1024" */
   PlxChartView *timeline, *memory;
   Forward      *forward;
   char         *path;
@@ -68,6 +71,7 @@ struct _PlxGraphPage
 G_DEFINE_FINAL_TYPE (PlxGraphPage, plx_graph_page, GTK_TYPE_BOX)
 
 static void start (PlxGraphPage *self);
+static void on_sizes_activate (PlxGraphPage *self);
 
 /* ---- the worker --------------------------------------------------------------- */
 
@@ -290,6 +294,13 @@ plx_graph_page_init (PlxGraphPage *self)
   self->micro_batches = degree (self, flow, _("_Micro-batches"), "micro-batches", 65536);
   self->schedule = choice (self, flow, _("_Schedule"), "schedule", schedules);
   self->optimizer = choice (self, flow, _("_Optimizer"), "optimizer", optimizers);
+  self->sizes = GTK_ENTRY (gtk_entry_new ());
+  gtk_widget_set_name (GTK_WIDGET (self->sizes), "sizes");
+  gtk_entry_set_placeholder_text (self->sizes, "batch=8, sequence=1024");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->sizes), _("An ONNX model's symbolic sizes, as NAME=N, comma-separated; "
+                                                           "Enter applies them"));
+  g_signal_connect_swapped (self->sizes, "activate", G_CALLBACK (on_sizes_activate), self);
+  gtk_flow_box_append (GTK_FLOW_BOX (flow), labelled (_("Si_zes"), GTK_WIDGET (self->sizes)));
   gtk_box_append (GTK_BOX (self), flow);
 
   self->numbers = GTK_LABEL (gtk_label_new (NULL));
@@ -357,38 +368,107 @@ describe (const char *path, const PlxIrGraph *g)
                           base, g->ops->len, weights, params, batch_text, flops);
 }
 
-gboolean
-plx_graph_page_open (PlxGraphPage      *self,
-                     const char        *path,
-                     const PlxCluster  *cluster,
-                     GError           **error)
+/* "batch=8, sequence=1024" as names and values; an error names the part. */
+static gboolean
+parse_sizes (const char *text, GPtrArray *names, GArray *values, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit_set (text, ",;", -1);
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      g_autofree char *part = g_strstrip (g_strdup (parts[i]));
+      const char *eq = strchr (part, '=');
+      char *end = NULL;
+      gint64 n;
+
+      if (part[0] == '\0')
+        continue;
+      n = eq != NULL ? g_ascii_strtoll (eq + 1, &end, 10) : 0;
+      if (eq == NULL || eq == part || end == eq + 1 || *end != '\0' || n < 1 || n > (G_GINT64_CONSTANT (1) << 40))
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                       _("Sizes: \"%s\" is not NAME=N with N a whole number from 1 to 2^40"), part);
+          return FALSE;
+        }
+      g_ptr_array_add (names, g_strstrip (g_strndup (part, eq - part)));
+      g_array_append_val (values, n);
+    }
+  return TRUE;
+}
+
+/* Reads the graph at the sizes given; on success it is the page's and computes. */
+static gboolean
+load (PlxGraphPage *self, GError **error)
 {
   PlxIrGraph *g;
   Forward *f;
   g_autofree char *facts = NULL;
 
-  if (g_str_has_suffix (path, ".onnx"))
+  if (g_str_has_suffix (self->path, ".onnx"))
     {
-      PlxOnnxOptions opts = { NULL, NULL, 0, TRUE };
-      g = plx_onnx_import (path, &opts, error);
+      g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr (GArray) values = g_array_new (FALSE, FALSE, sizeof (gint64));
+      PlxOnnxOptions opts;
+      if (!parse_sizes (gtk_editable_get_text (GTK_EDITABLE (self->sizes)), names, values, error))
+        return FALSE;
+      opts = (PlxOnnxOptions) { (const char *const *) names->pdata, (const gint64 *) (const void *) values->data,
+                                names->len, TRUE };
+      g = plx_onnx_import (self->path, &opts, error);
     }
   else
-    g = plx_ir_graph_new_from_file (path, error);
+    g = plx_ir_graph_new_from_file (self->path, error);
   if (g == NULL)
     return FALSE;
   f = g_atomic_rc_box_new0 (Forward);
   f->graph = g;
   g_clear_pointer (&self->forward, forward_unref);
   self->forward = f;
-  g_free (self->path);
-  self->path = g_strdup (path);
-  facts = describe (path, g);
+  facts = describe (self->path, g);
   gtk_label_set_text (self->facts, facts);
-  g_clear_pointer (&self->cluster, plx_cluster_free);
-  self->cluster = plx_cluster_copy (cluster);
   self->generation++;
   start (self);
   return TRUE;
+}
+
+static void
+on_sizes_activate (PlxGraphPage *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (self->path != NULL && !load (self, &error))
+    show_error (self, error->message);
+}
+
+gboolean
+plx_graph_page_open (PlxGraphPage      *self,
+                     const char        *path,
+                     const PlxCluster  *cluster,
+                     GError           **error)
+{
+  g_autoptr (GError) local = NULL;
+  gboolean onnx = g_str_has_suffix (path, ".onnx");
+
+  g_free (self->path);
+  self->path = g_strdup (path);
+  g_clear_pointer (&self->cluster, plx_cluster_free);
+  self->cluster = plx_cluster_copy (cluster);
+  gtk_widget_set_visible (gtk_widget_get_parent (gtk_widget_get_parent (GTK_WIDGET (self->sizes))), onnx);
+  if (load (self, &local))
+    return TRUE;
+  /* An ONNX model whose sizes are symbolic opens, and says which to give. */
+  if (onnx && g_error_matches (local, PLX_ERROR, PLX_ERROR_MISSING_KEY))
+    {
+      g_autofree char *base = g_path_get_basename (path);
+      g_autofree char *message = g_strdup_printf (_("%s Type it under Sizes and press Enter."), local->message);
+      g_clear_pointer (&self->forward, forward_unref);
+      g_clear_pointer (&self->result, plx_result_unref);
+      gtk_label_set_text (self->facts, base);
+      gtk_label_set_text (self->numbers, "");
+      show_error (self, message);
+      return TRUE;
+    }
+  g_propagate_error (error, g_steal_pointer (&local));
+  return FALSE;
 }
 
 void

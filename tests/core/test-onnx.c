@@ -214,6 +214,7 @@ test_refusals (void)
   /* A symbolic batch without its size. */
   g = import ("gpt2.onnx", NULL, &error);
   g_assert_null (g);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_MISSING_KEY);
   g_assert_nonnull (strstr (error->message, "input \"ids\": dimension 0 is symbolic (\"batch\"); give its size "
                                             "(--dim batch=N)"));
   g_clear_error (&error);

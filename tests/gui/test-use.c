@@ -15,6 +15,7 @@
 #include "plx-window.h"
 #include "gui-env.h"
 #include "gui-input.h"
+#include "test-files.h"
 
 /* ---- the window ------------------------------------------------------------------- */
 
@@ -1302,6 +1303,52 @@ test_open_graph (void)
     }
 }
 
+/* An ONNX model with a symbolic batch (written by python3-onnx, make-models.py)
+ * opens on the Graph page saying which size to give; typed under Sizes, it runs, to
+ * the CLI's step with --dim batch=8. A malformed size says so. */
+static void
+test_open_onnx_sizes (void)
+{
+  g_autofree char *script = g_build_filename (g_test_get_dir (G_TEST_DIST), "onnx", "make-models.py", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("plx-use-onnx-XXXXXX", NULL);
+  g_autofree char *model = g_build_filename (dir, "gpt2.onnx", NULL);
+  const char *argv[] = { "/usr/bin/python3", script, dir, NULL };
+  static const char *const batch8[] = { "--dim", "batch=8", NULL };
+  PlxWindow *w = open_window (1024, 640);
+  g_autoptr (GFile) file = g_file_new_for_path (model);
+  PlxGraphPage *page = PLX_GRAPH_PAGE (plx_window_get_graph_page (w));
+  GtkWidget *sizes;
+  int wait = 0;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &wait,
+                               NULL));
+  g_assert_true (g_spawn_check_wait_status (wait, NULL));
+  g_assert_true (plx_window_open_file (w, file, NULL));
+  gi_pump (200);
+  g_assert_cmpstr (plx_window_get_page (w), ==, "graph");
+  g_assert_nonnull (plx_graph_page_get_error (page));
+  g_assert_nonnull (strstr (plx_graph_page_get_error (page), "dimension 0 is symbolic (\"batch\")"));
+  g_assert_nonnull (strstr (plx_graph_page_get_error (page), "Type it under Sizes"));
+  g_assert_null (plx_graph_page_get_result (page));
+
+  sizes = gi_find_type (gtk_widget_get_parent (gi_find_label (GTK_WIDGET (page), "Sizes")), GTK_TYPE_TEXT);
+  g_assert_nonnull (sizes);
+  gi_click (sizes);
+  gi_type ("batch=eight");
+  gi_key (NULL, XK_Return);
+  gi_pump (200);
+  g_assert_nonnull (strstr (plx_graph_page_get_error (page), "Sizes: \"batch=eight\" is not NAME=N"));
+  gi_key ("ctrl", XK_a);
+  gi_type ("batch=8");
+  gi_key (NULL, XK_Return);
+  gi_pump (100);
+  g_assert_true (gi_wait (graph_computed, page, 10000));
+  g_assert_null (plx_graph_page_get_error (page));
+  g_assert_cmpfloat (plx_graph_page_get_result (page)->report.step_time_s, ==, cli_graph_step (model, batch8));
+  close_window (w);
+  test_rm_rf (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1309,6 +1356,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/gui/use/model-dropdown-mouse", test_model_dropdown_mouse);
   g_test_add_func ("/gui/use/open-graph", test_open_graph);
+  g_test_add_func ("/gui/use/open-onnx-sizes", test_open_onnx_sizes);
   g_test_add_func ("/gui/use/model-dropdown-keyboard", test_model_dropdown_keyboard);
   g_test_add_func ("/gui/use/cluster-dropdown", test_cluster_dropdown);
   g_test_add_func ("/gui/use/power-limit", test_power_limit);
