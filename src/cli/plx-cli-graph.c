@@ -377,7 +377,13 @@ serve (const GraphOptions *o, const PlxCluster *cluster)
   PlxIrInferenceReport r;
   g_autofree char *base = g_path_get_basename (o->model);
 
-  /* The batch is the batch dimension's size; the other dimensions pass through. */
+  /* The batch is the batch dimension's size; the other dimensions pass through,
+   * but the sequence and past are the steps' own. */
+  for (guint i = 0; i < o->dim_names->len; i++)
+    if (g_str_equal (o->dim_names->pdata[i], o->sequence_dim != NULL ? o->sequence_dim : "sequence") ||
+        g_str_equal (o->dim_names->pdata[i], o->past_dim != NULL ? o->past_dim : "past"))
+      return usage_error ("simulate: --dim %s: serving sets the sequence (the prompt, then 1) and the past (the "
+                          "tokens cached); give --prompt-length and --decode-tokens", (char *) o->dim_names->pdata[i]);
   for (guint i = 0; i < o->dim_names->len; i++)
     if (g_str_equal (o->dim_names->pdata[i], batch_dim))
       opts.batch = (guint64) g_array_index (o->dim_values, gint64, i);
@@ -544,8 +550,11 @@ plx_cli_graph (int argc, char **argv, gboolean plan)
       return 0;
     }
   if (!plx_ir_simulate (program, cluster, &run, &error))
-    return user_error (error);
-  mfu = run.makespan_s > 0.0 ? matmul_flops (program) /
+    {
+      g_prefix_error (&error, "%s: ", o.program != NULL ? o.program : o.model);
+      return user_error (error);
+    }
+  mfu = run.makespan_s > 0.0 && cluster->peak_flops[PLX_DTYPE_BF16] > 0.0 ? matmul_flops (program) /
                                  (program->n_devices * cluster->peak_flops[PLX_DTYPE_BF16] * run.makespan_s)
                              : 0.0;
   if ((o.timeline != NULL || o.memory != NULL) && !export_charts (&o, program, cluster, &run, &error))

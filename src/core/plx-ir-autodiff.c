@@ -7,6 +7,7 @@
  * dA = dY B^T and dB = A^T dY), an elementwise op's a kernel reading dY and what it
  * saved, a sum's a reduction over the broadcast dimensions. A tensor read by several
  * ops gets the sum of their gradients. */
+#include <math.h>
 #include <string.h>
 
 #include "parallax/plx-error.h"
@@ -436,6 +437,13 @@ plx_ir_training_graph (const PlxIrGraph  *forward,
               return NULL;
             }
           loss = i;
+        }
+      if (!isnan (op->time_s) || op->stream >= 0)
+        {
+          d.origin = i;
+          unsupported (&d, op, "time_s and stream are for a program run as written (simulate --program); a model's "
+                       "ops are costed by the model", error);
+          return NULL;
         }
       if (op->kind >= PLX_IR_RELU_GRAD || op->kind == PLX_IR_OPTIMIZER)
         {

@@ -32,17 +32,18 @@ import_at (const PlxIrInferenceOptions *o, guint64 batch, guint64 seq, guint64 p
   g_autofree gint64 *values = g_new (gint64, n);
   PlxOnnxOptions opts;
 
+  /* The sizes this step runs at first: the importer takes a name's first value. */
+  names[0] = o->batch_dim != NULL ? o->batch_dim : "batch";
+  names[1] = o->sequence_dim != NULL ? o->sequence_dim : "sequence";
+  names[2] = o->past_dim != NULL ? o->past_dim : "past";
+  values[0] = (gint64) batch;
+  values[1] = (gint64) seq;
+  values[2] = (gint64) past;
   for (guint i = 0; i < o->n_dims; i++)
     {
-      names[i] = o->dim_names[i];
-      values[i] = o->dim_values[i];
+      names[i + 3] = o->dim_names[i];
+      values[i + 3] = o->dim_values[i];
     }
-  names[o->n_dims] = o->batch_dim != NULL ? o->batch_dim : "batch";
-  names[o->n_dims + 1] = o->sequence_dim != NULL ? o->sequence_dim : "sequence";
-  names[o->n_dims + 2] = o->past_dim != NULL ? o->past_dim : "past";
-  values[o->n_dims] = (gint64) batch;
-  values[o->n_dims + 1] = (gint64) seq;
-  values[o->n_dims + 2] = (gint64) past;
   opts = (PlxOnnxOptions) { names, values, n, FALSE };
   return plx_onnx_import (o->path, &opts, error);
 }
@@ -176,6 +177,13 @@ plx_ir_inference_run (const PlxIrInferenceOptions *o,
       !run_point (o, cluster, cache, per_replica, 1, (o->prompt_length + last_past) / 2, &middle, error) ||
       !run_point (o, cluster, cache, per_replica, 1, last_past, &last, error))
     return FALSE;
+  /* Up to three steps: each is simulated, and the mean is theirs. */
+  if (o->decode_tokens == 2)
+    {
+      /* Two steps: Simpson's weights over their mean are the mean. */
+      middle.time_s = (first.time_s + last.time_s) / 2.0;
+      middle.flops = (first.flops + last.flops) / 2.0;
+    }
   r->n_devices = dp * tp * pp;
   r->prefill_s = prefill.time_s;
   r->decode_first_s = first.time_s;
@@ -184,12 +192,15 @@ plx_ir_inference_run (const PlxIrInferenceOptions *o,
    * and softmax over L; the rest does not change): Simpson's rule over the first,
    * middle and last step is exact for it, and for a bend where the attention turns
    * from memory- to compute-bound close enough. */
-  r->decode_per_token_s = o->decode_tokens == 1 ? first.time_s : (first.time_s + 4.0 * middle.time_s + last.time_s) / 6.0;
+  r->decode_per_token_s = o->decode_tokens == 1   ? first.time_s
+                          : o->decode_tokens == 3 ? (first.time_s + middle.time_s + last.time_s) / 3.0
+                                                  : (first.time_s + 4.0 * middle.time_s + last.time_s) / 6.0;
   r->decode_s = r->decode_per_token_s * (double) o->decode_tokens;
   r->step_s = r->prefill_s + r->decode_s;
   r->tokens_per_s = (double) o->batch * (double) o->decode_tokens / r->decode_s;
-  r->mfu = (prefill.flops + (first.flops + 4.0 * middle.flops + last.flops) / 6.0 * (double) o->decode_tokens) *
-           dp / (r->step_s * r->n_devices * cluster->peak_flops[PLX_DTYPE_BF16]);
+  if (cluster->peak_flops[PLX_DTYPE_BF16] > 0.0)
+    r->mfu = (prefill.flops + (first.flops + 4.0 * middle.flops + last.flops) / 6.0 * (double) o->decode_tokens) *
+             dp / (r->step_s * r->n_devices * cluster->peak_flops[PLX_DTYPE_BF16]);
   r->weight_bytes = last.weight_bytes / (tp * pp);
   r->kv_cache_bytes = last.kv_bytes / (tp * pp);
   r->peak_bytes = MAX (prefill.peak_bytes, last.peak_bytes);

@@ -47,19 +47,26 @@ static guint
 scalar (Lower *l, const char *name)
 {
   /* What passes between ops of a pass is a dependency, not memory worth counting:
-   * one byte (the activations a pass keeps are tensors of their own). */
-  return plx_ir_graph_add_tensor (l->g, name, 0, NULL, PLX_DTYPE_FP8, PLX_IR_ROLE_DATA);
+   * one byte (the activations a pass keeps are tensors of their own); one
+   * dimension, so that a gather or reduce-scatter of a group of one reads as one. */
+  const gint64 one = 1;
+  return plx_ir_graph_add_tensor (l->g, name, 1, &one, PLX_DTYPE_FP8, PLX_IR_ROLE_DATA);
 }
 
-/* A buffer of `bytes` as one-byte elements, or NONE if under a byte. */
+/* A buffer of `bytes` as one-byte elements, or NONE if under a byte. Past 2^40
+ * bytes (a dimension's limit) it is MiB rows, rounded to the nearest MiB. */
 static guint
 buffer (Lower *l, const char *name, double bytes, PlxIrRole role)
 {
-  gint64 n = (gint64) llround (bytes);
+  gint64 shape[2] = { (gint64) llround (bytes), 0 };
 
-  if (n < 1)
+  if (shape[0] < 1)
     return NONE;
-  return plx_ir_graph_add_tensor (l->g, name, 1, &n, PLX_DTYPE_FP8, role);
+  if (shape[0] <= G_GINT64_CONSTANT (1) << 40)
+    return plx_ir_graph_add_tensor (l->g, name, 1, shape, PLX_DTYPE_FP8, role);
+  shape[0] = (gint64) llround (bytes / 1048576.0);
+  shape[1] = 1048576;
+  return plx_ir_graph_add_tensor (l->g, name, 2, shape, PLX_DTYPE_FP8, role);
 }
 
 static PlxIrOp *

@@ -64,7 +64,10 @@ plx_ir_op_time (const PlxIrGraph *graph,
   switch (op->kind)
     {
     case PLX_IR_KERNEL:
-      /* Its own FLOPs and bytes through the GEMM roofline: a fused kernel. */
+      /* Its own FLOPs and bytes through the GEMM roofline: a fused kernel; with no
+       * FLOPs, its bytes through HBM. */
+      if (op->flops <= 0.0)
+        return plx_memory_time (cluster, plx_ir_op_bytes (graph, op));
       return plx_gemm_time (cluster, plx_gemm_dtype (cluster, out->dtype, FALSE), op->flops, plx_ir_op_bytes (graph, op));
     case PLX_IR_MATMUL:
     case PLX_IR_CONV:        /* cuDNN's implicit GEMM (Chetlur et al. 2014 §3) */
@@ -353,8 +356,9 @@ plx_ir_simulate (const PlxIrGraph *graph,
        * its own, as NCCL's kernels run on their own CUDA stream. */
       guint stream = (guint) op_stream (op);
       guint peer_stream = op->peer_stream >= 0 ? (guint) op->peer_stream : stream;
-      double *busy = stream == PLX_IR_STREAM_COMPUTE ? run->device_compute_s : run->device_comm_s;
-      double *peer_busy = peer_stream == PLX_IR_STREAM_COMPUTE ? run->device_compute_s : run->device_comm_s;
+      /* Busy time by what the op does, whichever stream it runs on. */
+      double *busy = comm ? run->device_comm_s : run->device_compute_s;
+      double *peer_busy = busy;
       double start = 0.0, time = plx_ir_op_time (graph, op, cluster), end, common = 0.0;
 
       /* Inputs on every device (one per device for a collective that takes them so). */
@@ -392,7 +396,8 @@ plx_ir_simulate (const PlxIrGraph *graph,
           guint dev = op->devices[d];
           free_at[(gsize) stream * n_dev + dev] = end;
           busy[dev] += time;
-          if (unpaid != NULL && comm && stream != PLX_IR_STREAM_COMPUTE && time > 0.0)
+          /* A send's output is read on its peer: the sender never waits on it. */
+          if (unpaid != NULL && comm && op->kind != PLX_IR_SEND && stream != PLX_IR_STREAM_COMPUTE && time > 0.0)
             {
               gsize slot = (gsize) stream * n_dev + dev;
               Interval iv = { start, end };
@@ -623,7 +628,7 @@ plx_ir_run_report (const PlxIrGraph *graph,
   report->step_time_s = run->makespan_s;
   report->n_gpus = n_dev;
   report->model_flops_per_step = report->hardware_flops_per_step = flops;
-  if (run->makespan_s > 0.0)
+  if (run->makespan_s > 0.0 && cluster->peak_flops[PLX_DTYPE_BF16] > 0.0)
     report->mfu = report->hfu = flops / (n_dev * cluster->peak_flops[PLX_DTYPE_BF16] * run->makespan_s);
   report->reported_stage = fullest;
   report->hbm_bytes = cluster->hbm_bytes;

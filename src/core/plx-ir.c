@@ -899,8 +899,10 @@ parse_op (JsonObject *obj, const char *source, const char *path, PlxIrGraph *g, 
       (peer_stream != NULL && (op->peer_stream = plx_ir_graph_stream (g, peer_stream)) < 0))
     {
       g_autofree char *n = plx_printable (name);
-      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %s.%s: op \"%s\": more than %d streams in one "
-                   "program", source, path, stream != NULL && op->stream < 0 ? "stream" : "peer_stream", n,
+      gboolean first = stream != NULL && op->stream < 0;
+      g_autofree char *sn = plx_printable (first ? stream : peer_stream);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %s.%s: op \"%s\": stream \"%s\" is one more than "
+                   "the %d streams a program may have", source, path, first ? "stream" : "peer_stream", n, sn,
                    PLX_IR_MAX_STREAMS);
       return FALSE;
     }

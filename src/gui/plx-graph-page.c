@@ -179,7 +179,10 @@ start (PlxGraphPage *self)
   g_autoptr (GTask) task = NULL;
 
   if (self->forward == NULL || self->cluster == NULL)
-    return;
+    {
+      self->pending = FALSE;
+      return;
+    }
   if (self->busy)
     {
       self->pending = TRUE;

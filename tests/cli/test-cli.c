@@ -2893,6 +2893,12 @@ test_graph_onnx (void)
     RUN_CLI (&no_batch, "simulate", "--model", past, "--workload", "inference");
     g_assert_cmpint (no_batch.status, ==, 2);
     g_assert_nonnull (strstr (no_batch.err, "--workload inference needs the batch: --dim batch=N"));
+    cli_run_clear (&no_batch);
+    /* The sequence is the steps' own: a --dim for it would be silently overridden. */
+    RUN_CLI (&no_batch, "simulate", "--model", past, "--workload", "inference", "--dim", "batch=8", "--dim",
+             "sequence=128");
+    g_assert_cmpint (no_batch.status, ==, 2);
+    g_assert_nonnull (strstr (no_batch.err, "--dim sequence: serving sets the sequence"));
   }
   test_rm_rf (dir);
 }

@@ -53,6 +53,19 @@ test_validation_cases (void)
           g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &event, NULL, NULL, NULL, &error));
           g_assert_true (plx_ir_run_scenario (sc->model, sc->cluster, sc->strategy, &ir, NULL, NULL, &error));
           g_assert_no_error (error);
+          /* What `plan --json` prints, `simulate --program` reads: the programs of up to
+           * 500 passes (ZeRO 0, 1 and 3, one stage and several: FSDP, torchtitan,
+           * Megatron 1.7B to 70B, NeMo 5B, Korthikanti 22B), the larger ones made of
+           * the same ops (a JSON round trip of a 680,000-op program takes a minute). */
+          if ((double) plx_strategy_get_n_micro_batches (sc->strategy) * sc->strategy->pp *
+                sc->strategy->virtual_stages <= 500.0)
+            {
+              g_autoptr (PlxIrGraph) g = plx_ir_lower_scenario (sc->model, sc->cluster, sc->strategy, NULL, NULL,
+                                                                &error);
+              g_assert_no_error (error);
+              if (!plx_ir_graph_check (g, c->name, &error))
+                g_error ("%s, %s: %s", tables[t], c->name, error->message);
+            }
           g_assert_cmpstr (ir.engine, ==, "ir");
           dt = fabs (ir.step_time_s / event.step_time_s - 1.0);
           dm = fabs ((double) ir.peak_memory_bytes / (double) event.peak_memory_bytes - 1.0);
@@ -204,8 +217,10 @@ test_streams_and_contention (void)
       g_assert_cmpfloat_with_epsilon (run.op_end_s[i], end[i], 1e-12);
     }
   g_assert_cmpfloat_with_epsilon (run.makespan_s, 9.2, 1e-12);
-  /* Compute stream of device 0: a, b, the send, c. */
-  g_assert_cmpfloat_with_epsilon (run.device_compute_s[0], 9.0, 1e-12);
+  /* Device 0 computed a, b and c (6 s) and communicated r and the send (5 s; the
+   * send held the compute stream, but it is communication). */
+  g_assert_cmpfloat_with_epsilon (run.device_compute_s[0], 6.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (run.device_comm_s[0], 5.0, 1e-12);
   plx_ir_run_clear (&run);
 
   /* No slowdown: b starts when a ends. */
@@ -316,8 +331,53 @@ test_bad_programs (void)
     g_string_append (text, " ] }");
     g = parse_program (text->str, &error);
     g_assert_null (g);
-    g_assert_nonnull (strstr (error->message, "ops[14].stream: op \"o14\": more than 16 streams in one program"));
+    g_assert_nonnull (strstr (error->message, "ops[14].stream: op \"o14\": stream \"s14\" is one more than the 16 streams a program may have"));
   }
+}
+
+static void
+test_kernel_times (void)
+{
+  /* A kernel given its bytes and no FLOPs moves them through HBM; with FLOPs, the
+   * GEMM roofline; with time_s, that. */
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (SMALL_SCENARIO);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) g = parse_program (
+    "{ \"tensors\": [ { \"name\": \"x\", \"shape\": [4] }, { \"name\": \"y\", \"shape\": [4] },"
+    "  { \"name\": \"z\", \"shape\": [4] }, { \"name\": \"w\", \"shape\": [4] } ],"
+    "  \"ops\": [ { \"name\": \"copy\", \"op\": \"kernel\", \"inputs\": [\"x\"], \"outputs\": [\"y\"], \"bytes\": 8e9 },"
+    "    { \"name\": \"gemm\", \"op\": \"kernel\", \"inputs\": [\"y\"], \"outputs\": [\"z\"], \"flops\": 1e12,"
+    "      \"bytes\": 1e6 },"
+    "    { \"name\": \"given\", \"op\": \"kernel\", \"inputs\": [\"z\"], \"outputs\": [\"w\"], \"flops\": 1e12,"
+    "      \"time_s\": 0.5 } ] }", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpfloat (plx_ir_op_time (g, g->ops->pdata[0], sc->cluster), ==, plx_memory_time (sc->cluster, 8e9));
+  g_assert_cmpfloat (plx_memory_time (sc->cluster, 8e9), >, 0.0);
+  g_assert_cmpfloat (plx_ir_op_time (g, g->ops->pdata[1], sc->cluster), ==,
+                     plx_gemm_time (sc->cluster, plx_gemm_dtype (sc->cluster, PLX_DTYPE_BF16, FALSE), 1e12, 1e6));
+  g_assert_cmpfloat (plx_ir_op_time (g, g->ops->pdata[2], sc->cluster), ==, 0.5);
+}
+
+static void
+test_model_graph_refuses_times (void)
+{
+  /* A model graph's ops are costed by the model: a time_s or stream on one is a
+   * program's, and refused by name rather than dropped. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) fwd = parse_program (
+    "{ \"tensors\": [ { \"name\": \"x\", \"shape\": [4, 4] }, { \"name\": \"w\", \"shape\": [4, 4], \"role\": \"weight\" },"
+    "  { \"name\": \"h\", \"shape\": [4, 4] }, { \"name\": \"l\", \"shape\": [] } ],"
+    "  \"ops\": [ { \"name\": \"mm\", \"op\": \"matmul\", \"inputs\": [\"x\", \"w\"], \"outputs\": [\"h\"], \"time_s\": 1 },"
+    "    { \"name\": \"loss\", \"op\": \"loss\", \"inputs\": [\"h\", \"x\"], \"outputs\": [\"l\"] } ] }", &error);
+  g_autoptr (PlxIrGraph) training = NULL;
+
+  g_assert_no_error (error);
+  training = plx_ir_training_graph (fwd, PLX_IR_OPTIMIZER_SGD, "timed.json", &error);
+  g_assert_null (training);
+  if (strstr (error->message, "timed.json: op \"mm\" (matmul): time_s and stream are for a program run as written") ==
+      NULL)
+    g_error ("%s", error->message);
 }
 
 static void
@@ -350,5 +410,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir-lower/run-charts", test_run_charts);
   g_test_add_func ("/ir-lower/bad-programs", test_bad_programs);
   g_test_add_func ("/ir-lower/kernel-has-no-gradient", test_kernel_has_no_gradient);
+  g_test_add_func ("/ir-lower/kernel-times", test_kernel_times);
+  g_test_add_func ("/ir-lower/model-graph-refuses-times", test_model_graph_refuses_times);
   return g_test_run ();
 }
