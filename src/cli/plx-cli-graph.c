@@ -34,7 +34,8 @@ static const char *const graph_help =
   "  --workload inference     serve an ONNX decoder with a KV cache (docs/inference.md):\n"
   "                           --prompt-length N (512) --decode-tokens N (128), the batch\n"
   "                           as --dim batch=N; dp replicas, tp and pp in each; the\n"
-  "                           dimensions' names with --batch-dim, --sequence-dim, --past-dim\n"
+  "                           dimensions' names with --batch-dim, --sequence-dim, --past-dim;\n"
+  "                           --batches 1,8,64: latency and throughput per batch size\n"
   "  --memory CHART           simulate: draw memory per GPU and over the step\n"
   "  --devices N              search: every dp x tp x pp of N (a power of two) GPUs,\n"
   "                           micro-batches 2 to 128 with pipelining (DistIR's grid)\n"
@@ -43,7 +44,7 @@ static const char *const graph_help =
 typedef struct
 {
   const char   *model, *program, *cluster, *timeline, *memory;
-  const char   *batch_dim, *sequence_dim, *past_dim;
+  const char   *batch_dim, *sequence_dim, *past_dim, *batches;
   gboolean      inference;
   guint         prompt_length, decode_tokens;
   guint         nodes, devices;
@@ -176,6 +177,8 @@ parse_options (int argc, char **argv, GraphOptions *o)
         status = parse_count (flag, value, 1u << 24, &o->decode_tokens);
       else if (g_str_equal (flag, "--batch-dim"))
         o->batch_dim = value;
+      else if (g_str_equal (flag, "--batches"))
+        o->batches = value;
       else if (g_str_equal (flag, "--sequence-dim"))
         o->sequence_dim = value;
       else if (g_str_equal (flag, "--past-dim"))
@@ -365,6 +368,80 @@ print_json_report (const PlxIrGraph *p, const PlxIrRun *run, gint64 batch, doubl
   print_json (root);
 }
 
+/* --batches: the same serving at each batch size, one line (or JSON object) each:
+ * latency against throughput, as DistIR's GPT-2 study sweeps it. */
+static int
+sweep (const GraphOptions *o, PlxIrInferenceOptions *opts, const PlxCluster *cluster)
+{
+  g_auto (GStrv) parts = g_strsplit (o->batches, ",", -1);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
+  guint n = g_strv_length (parts);
+
+  if (n == 0 || n > 64)
+    return usage_error ("--batches: \"%s\" is not a list of 1 to 64 batch sizes", o->batches);
+  for (guint i = 0; i < n; i++)
+    {
+      char *end = NULL;
+      gint64 v = g_ascii_strtoll (parts[i], &end, 10);
+      if (end == parts[i] || *end != '\0' || v < 1 || v > (G_GINT64_CONSTANT (1) << 30))
+        return usage_error ("--batches: \"%s\" is not a whole number from 1 to 2^30", parts[i]);
+    }
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "workload");
+  json_builder_add_string_value (b, "inference");
+  json_builder_set_member_name (b, "engine");
+  json_builder_add_string_value (b, "ir");
+  json_builder_set_member_name (b, "sweep");
+  json_builder_begin_array (b);
+  if (!o->json)
+    printf ("%8s %14s %18s %16s %14s  %s\n", "batch", "prefill (ms)", "decode (ms/token)", "tokens/s", "peak (GiB)",
+            "fits");
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      PlxIrInferenceReport r;
+
+      opts->batch = (guint64) g_ascii_strtoll (parts[i], NULL, 10);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "batch");
+      json_builder_add_int_value (b, (gint64) opts->batch);
+      if (!plx_ir_inference_run (opts, cluster, &r, &error))
+        {
+          /* A batch that does not split over the replicas, say: its row says why. */
+          if (!g_error_matches (error, PLX_ERROR, PLX_ERROR_INCONSISTENT))
+            return user_error (error);
+          json_builder_set_member_name (b, "error");
+          json_builder_add_string_value (b, error->message);
+          json_builder_end_object (b);
+          if (!o->json)
+            printf ("%8" G_GUINT64_FORMAT "  %s\n", opts->batch, error->message);
+          continue;
+        }
+      json_builder_set_member_name (b, "prefill_time_s");
+      json_builder_add_double_value (b, r.prefill_s);
+      json_builder_set_member_name (b, "decode_time_per_token_s");
+      json_builder_add_double_value (b, r.decode_per_token_s);
+      json_builder_set_member_name (b, "tokens_per_s");
+      json_builder_add_double_value (b, r.tokens_per_s);
+      json_builder_set_member_name (b, "peak_memory_bytes");
+      json_builder_add_int_value (b, (gint64) ceil (r.peak_bytes));
+      json_builder_set_member_name (b, "fits_in_memory");
+      json_builder_add_boolean_value (b, r.fits_in_memory);
+      json_builder_end_object (b);
+      if (!o->json)
+        printf ("%8" G_GUINT64_FORMAT " %14.3f %18.3f %16.1f %14.3f  %s\n", opts->batch, r.prefill_s * 1e3,
+                r.decode_per_token_s * 1e3, r.tokens_per_s, r.peak_bytes / 1073741824.0,
+                r.fits_in_memory ? "yes" : "no");
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  if (o->json)
+    print_json (root);
+  return 0;
+}
+
 /* --workload inference: prefill and decode with a KV cache (plx-ir-inference.h). */
 static int
 serve (const GraphOptions *o, const PlxCluster *cluster)
@@ -392,8 +469,9 @@ serve (const GraphOptions *o, const PlxCluster *cluster)
         g_ptr_array_add (names, o->dim_names->pdata[i]);
         g_array_append_val (values, g_array_index (o->dim_values, gint64, i));
       }
-  if (opts.batch == 0)
-    return usage_error ("simulate: --workload inference needs the batch: --dim %s=N", batch_dim);
+  if (opts.batch == 0 && o->batches == NULL)
+    return usage_error ("simulate: --workload inference needs the batch: --dim %s=N (or --batches LIST)",
+                        batch_dim);
   opts.path = o->model;
   opts.dim_names = (const char *const *) names->pdata;
   opts.dim_values = (const gint64 *) (const void *) values->data;
@@ -406,6 +484,8 @@ serve (const GraphOptions *o, const PlxCluster *cluster)
   opts.dp = MAX (o->par.dp, 1);
   opts.tp = MAX (o->par.tp, 1);
   opts.pp = MAX (o->par.pp, 1);
+  if (o->batches != NULL)
+    return sweep (o, &opts, cluster);
   if (!plx_ir_inference_run (&opts, cluster, &r, &error))
     return user_error (error);
   if (o->json)
