@@ -234,6 +234,9 @@ PlxIrGraph *plx_ir_parallelize (const PlxIrGraph    *training,
                                 const char          *source,
                                 GError             **error);
 
+/* The global batch of a forward graph: the first dimension of its first data input
+ * (0 if it has none). */
+gint64      plx_ir_graph_batch (const PlxIrGraph *graph);
 gint64      plx_ir_tensor_elements (const PlxIrTensor *tensor);
 double      plx_ir_tensor_bytes (const PlxIrTensor *tensor);
 /* Floating-point operations of one run of the op: 2mnk a matmul; a few per element

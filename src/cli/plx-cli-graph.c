@@ -261,18 +261,6 @@ load_model (const GraphOptions *o, GError **error)
   return plx_ir_graph_new_from_file (o->model, error);
 }
 
-/* The global batch: the first dimension of the forward graph's first data input. */
-static gint64
-batch_size (const PlxIrGraph *g)
-{
-  for (guint t = 0; t < g->tensors->len; t++)
-    {
-      const PlxIrTensor *x = g->tensors->pdata[t];
-      if (x->producer < 0 && x->role == PLX_IR_ROLE_DATA && x->rank > 0)
-        return x->shape[0];
-    }
-  return 0;
-}
 
 static double
 matmul_flops (const PlxIrGraph *p)
@@ -606,7 +594,7 @@ plx_cli_graph (int argc, char **argv, gboolean plan)
       if (training != NULL)
         program = plx_ir_parallelize (training, &o.par, cluster, o.model, &error);
       if (fwd != NULL)
-        batch = batch_size (fwd);
+        batch = plx_ir_graph_batch (fwd);
     }
   if (program == NULL)
     return user_error (error);
@@ -695,7 +683,7 @@ plx_cli_graph_search (int argc, char **argv)
     training = plx_ir_training_graph (fwd, o.optimizer, o.model, &error);
   if (training == NULL)
     return user_error (error);
-  batch = batch_size (fwd);
+  batch = plx_ir_graph_batch (fwd);
   for (guint dp = 1; dp <= o.devices; dp *= 2)
     for (guint tp = 1; dp * tp <= o.devices; tp *= 2)
       {

@@ -123,6 +123,18 @@ plx_ir_tensor_elements (const PlxIrTensor *tensor)
   return n;
 }
 
+gint64
+plx_ir_graph_batch (const PlxIrGraph *graph)
+{
+  for (guint t = 0; t < graph->tensors->len; t++)
+    {
+      const PlxIrTensor *x = graph->tensors->pdata[t];
+      if (x->producer < 0 && x->role == PLX_IR_ROLE_DATA && x->rank > 0)
+        return x->shape[0];
+    }
+  return 0;
+}
+
 double
 plx_ir_tensor_bytes (const PlxIrTensor *tensor)
 {

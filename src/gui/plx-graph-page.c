@@ -103,18 +103,6 @@ compute (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
   g_task_return_pointer (task, r, (GDestroyNotify) plx_result_unref);
 }
 
-/* The batch: the first dimension of the first data input (as the CLI takes it). */
-static gint64
-graph_batch (const PlxIrGraph *g)
-{
-  for (guint t = 0; t < g->tensors->len; t++)
-    {
-      const PlxIrTensor *x = g->tensors->pdata[t];
-      if (x->producer < 0 && x->role == PLX_IR_ROLE_DATA && x->rank > 0)
-        return x->shape[0];
-    }
-  return 0;
-}
 
 static void
 show_result (PlxGraphPage *self, PlxResult *r)
@@ -124,7 +112,7 @@ show_result (PlxGraphPage *self, PlxResult *r)
   g_autofree char *peak = plx_format_bytes ((double) rep->peak_memory_bytes);
   g_autofree char *usable = plx_format_bytes ((double) rep->hbm_usable_bytes);
   g_autofree char *text = NULL;
-  gint64 batch = graph_batch (self->forward->graph);
+  gint64 batch = plx_ir_graph_batch (self->forward->graph);
   /* TRANSLATORS: step time, samples per second, MFU, peak memory on one GPU, which
    * GPU, usable memory, and whether it fits. */
   text = g_strdup_printf (_("Step %s · %.1f samples/s · MFU %.1f %% · peak %s on GPU %u of %s usable: %s"), step,
@@ -348,7 +336,7 @@ describe (const char *path, const PlxIrGraph *g)
   g_autofree char *params = NULL, *flops = NULL, *batch_text = NULL;
   double n_params = 0.0, fwd = 0.0;
   guint weights = 0;
-  gint64 batch = graph_batch (g);
+  gint64 batch = plx_ir_graph_batch (g);
 
   for (guint t = 0; t < g->tensors->len; t++)
     {
