@@ -22,7 +22,7 @@ main (int argc, char **argv)
   double best_one = G_MAXDOUBLE, best_two = G_MAXDOUBLE;
   guint64 valid = 0, evaluated = 0, fit = 0;
 
-  for (guint round = 0; round < 3; round++)
+  for (guint round = 0; round < 5; round++)
     {
       g_autoptr (PlxSearch) one = NULL;
       g_autoptr (PlxSearch) two = NULL;

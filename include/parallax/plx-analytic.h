@@ -44,6 +44,16 @@ gboolean plx_analytic_run_cached (const PlxModel    *model,
                                   PlxReport         *report,
                                   GError           **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxAnalyticCache, plx_analytic_cache_free)
+/* The same prediction for a search that keeps only what fits: when the peak memory is
+ * past memory_limit bytes it returns FALSE with only the report's memory figures
+ * (memory_bytes, peak_memory_bytes, hbm_*, fits_in_memory, reported_stage) set, and
+ * no time computed. */
+gboolean plx_analytic_run_if_fits (const PlxModel    *model,
+                                   const PlxCluster  *cluster,
+                                   const PlxStrategy *strategy,
+                                   PlxAnalyticCache  *cache,
+                                   double             memory_limit,
+                                   PlxReport         *report);
 
 gboolean plx_analytic_layer_cost (const PlxModel    *model,
                                   const PlxCluster  *cluster,

@@ -49,22 +49,30 @@ typedef struct
   PlxRecompute      recompute;
   gboolean          eager;
   PlxStageCosts     costs;
+  double            forward_flops; /* of one sequence: depends on the model and seq only */
 } CacheSlot;
 
 struct _PlxAnalyticCache
 {
-  CacheSlot slot[2];
+  CacheSlot    slot[2];
+  PlxCostMemo *memo;
 };
 
 PlxAnalyticCache *
 plx_analytic_cache_new (void)
 {
-  return g_new0 (PlxAnalyticCache, 1);
+  PlxAnalyticCache *cache = g_new0 (PlxAnalyticCache, 1);
+
+  cache->memo = plx_cost_memo_new ();
+  return cache;
 }
 
 void
 plx_analytic_cache_free (PlxAnalyticCache *cache)
 {
+  if (cache == NULL)
+    return;
+  plx_cost_memo_free (cache->memo);
   g_free (cache);
 }
 
@@ -107,11 +115,14 @@ zero3_stage (const PlxCosting    *cx,
 
 /* The engine, with the micro-batch size as a real number so that root finding can
  * treat memory as a continuous function of it (plx_analytic_max_micro_batch_size). */
-static void
+/* Returns FALSE, with only the memory figures of the report set, when the peak is
+ * past memory_limit bytes (G_MAXDOUBLE: never). */
+static gboolean
 analytic_eval (const PlxModel    *model,
                const PlxCluster  *cluster,
                const PlxStrategy *s,
                double             micro_batch,
+               double             memory_limit,
                PlxAnalyticCache  *caches,
                PlxReport         *report,
                PlxLayerCost      *layer_out)
@@ -131,19 +142,22 @@ analytic_eval (const PlxModel    *model,
   g_autofree guint *split = NULL;
   PlxZero3Comm zero3;
   double layers_first, layers_last, layers_peak;
-  double stage_compute, stage_recompute, stage_comm;
+  double stage_compute, stage_recompute, stage_comm, per_seq;
 
   CacheSlot *cache = caches != NULL ? &caches->slot[plx_strategy_is_pytorch (s) ? 1 : 0] : NULL;
 
   plx_costing_init (&cx, model, cluster, s, micro_batch);
+  cx.memo = caches != NULL ? caches->memo : NULL;
   if (cache != NULL && cache_matches (cache, model, cluster, s, micro_batch))
     {
       costs = cache->costs;
       costs.send_s = plx_costing_send (&cx);  /* depends on where the stages sit */
+      per_seq = cache->forward_flops;
     }
   else
     {
       plx_costing_compute (&cx, &costs);
+      per_seq = plx_model_get_forward_flops (model, s->seq_length);
       if (cache != NULL)
         {
           cache->valid = TRUE;
@@ -161,6 +175,7 @@ analytic_eval (const PlxModel    *model,
           cache->recompute = s->recompute;
           cache->eager = plx_strategy_is_pytorch (s);
           cache->costs = costs;
+          cache->forward_flops = per_seq;
         }
     }
   /* After the cache: it depends on the ZeRO stage, which the search varies innermost. */
@@ -174,6 +189,41 @@ analytic_eval (const PlxModel    *model,
   cx.chunk_layers = split;
   layers_first = plx_costing_stage_layers (&cx, 0);
   layers_last = plx_costing_stage_layers (&cx, s->pp - 1);
+
+  plx_costing_stage_memory (&cx, &costs, 0, &mem_first);
+  plx_costing_stage_memory (&cx, &costs, s->pp - 1, &mem_last);
+  peak_stage = (s->pp > 1 && plx_costing_stage_memory_total (&mem_last) > plx_costing_stage_memory_total (&mem_first))
+                 ? s->pp - 1 : 0;
+  mem = peak_stage == 0 ? &mem_first : &mem_last;
+  /* Uneven stages: a middle stage with more layers may hold the most. */
+  for (guint st = 1; split != NULL && st + 1 < s->pp; st++)
+    {
+      plx_costing_stage_memory (&cx, &costs, st, &mem_mid);
+      if (plx_costing_stage_memory_total (&mem_mid) > plx_costing_stage_memory_total (mem))
+        {
+          peak_stage = st;
+          mem_first = mem_mid;   /* kept in a slot that lives on */
+          mem = &mem_first;
+        }
+    }
+  layers_peak = plx_costing_stage_layers (&cx, peak_stage);
+
+  report->reported_stage = peak_stage;
+  report->hbm_bytes = cluster->hbm_bytes;
+  report->hbm_usable_bytes = cluster->hbm_bytes - cluster->reserved_bytes;
+  report->memory_bytes[PLX_MEM_WEIGHTS] = to_bytes (mem->weights);
+  report->memory_bytes[PLX_MEM_GRADIENTS] = to_bytes (mem->gradients);
+  report->memory_bytes[PLX_MEM_OPTIMIZER] = to_bytes (mem->optimizer);
+  report->memory_bytes[PLX_MEM_ACTIVATIONS] = to_bytes (mem->activations);
+  report->memory_bytes[PLX_MEM_OTHER] = to_bytes (mem->other);
+  report->peak_memory_bytes = 0;
+  for (guint i = 0; i < PLX_N_MEM; i++)
+    report->peak_memory_bytes = report->memory_bytes[i] > G_MAXUINT64 - report->peak_memory_bytes
+                                  ? G_MAXUINT64 : report->peak_memory_bytes + report->memory_bytes[i];
+  report->fits_in_memory = report->peak_memory_bytes <= report->hbm_usable_bytes;
+  /* Memory first: a search asks only whether the strategy fits before it wants a time. */
+  if ((double) report->peak_memory_bytes > memory_limit)
+    return FALSE;
 
   /* Per micro-batch, all chunks of a stage: forward, and backward with recompute. */
   lf = layer->fwd_s + layer->comm_fwd_s;
@@ -276,23 +326,6 @@ analytic_eval (const PlxModel    *model,
     t_pipe = plx_pipeline_time_stages ((guint64) m, s->pp, s->virtual_stages, t_first, t_mid, t_last, fill_unit, c_pp);
   }
 
-  plx_costing_stage_memory (&cx, &costs, 0, &mem_first);
-  plx_costing_stage_memory (&cx, &costs, s->pp - 1, &mem_last);
-  peak_stage = (s->pp > 1 && plx_costing_stage_memory_total (&mem_last) > plx_costing_stage_memory_total (&mem_first))
-                 ? s->pp - 1 : 0;
-  mem = peak_stage == 0 ? &mem_first : &mem_last;
-  /* Uneven stages: a middle stage with more layers may hold the most. */
-  for (guint st = 1; split != NULL && st + 1 < s->pp; st++)
-    {
-      plx_costing_stage_memory (&cx, &costs, st, &mem_mid);
-      if (plx_costing_stage_memory_total (&mem_mid) > plx_costing_stage_memory_total (mem))
-        {
-          peak_stage = st;
-          mem_first = mem_mid;   /* kept in a slot that lives on */
-          mem = &mem_first;
-        }
-    }
-  layers_peak = plx_costing_stage_layers (&cx, peak_stage);
 
   /* Data parallelism (PyTorch DDP, Li et al. 2020 §3.2.3; Megatron's DDP buckets):
    * gradients are reduced in buckets as the last micro-batch's backward produces them;
@@ -370,7 +403,6 @@ analytic_eval (const PlxModel    *model,
   report->n_gpus = plx_cluster_get_n_gpus (cluster);
   report->tokens_per_s = (double) s->global_batch_size * s->seq_length / report->step_time_s;
   {
-    double per_seq = plx_model_get_forward_flops (model, s->seq_length);
     /* Model FLOPs: forward plus a backward of twice the forward (Narayanan et al. 2021
      * §5.1, eq. 3 without recompute; Korthikanti 2022 §6). Hardware FLOPs add what
      * recompute repeats. recompute_flops is per micro-batch per rank; over the whole
@@ -383,19 +415,6 @@ analytic_eval (const PlxModel    *model,
   report->mfu = report->model_flops_per_step / (report->step_time_s * report->n_gpus * peak_flops);
   report->hfu = report->hardware_flops_per_step / (report->step_time_s * report->n_gpus * peak_flops);
 
-  report->reported_stage = peak_stage;
-  report->hbm_bytes = cluster->hbm_bytes;
-  report->hbm_usable_bytes = cluster->hbm_bytes - cluster->reserved_bytes;
-  report->memory_bytes[PLX_MEM_WEIGHTS] = to_bytes (mem->weights);
-  report->memory_bytes[PLX_MEM_GRADIENTS] = to_bytes (mem->gradients);
-  report->memory_bytes[PLX_MEM_OPTIMIZER] = to_bytes (mem->optimizer);
-  report->memory_bytes[PLX_MEM_ACTIVATIONS] = to_bytes (mem->activations);
-  report->memory_bytes[PLX_MEM_OTHER] = to_bytes (mem->other);
-  report->peak_memory_bytes = 0;
-  for (guint i = 0; i < PLX_N_MEM; i++)
-    report->peak_memory_bytes = report->memory_bytes[i] > G_MAXUINT64 - report->peak_memory_bytes
-                                  ? G_MAXUINT64 : report->peak_memory_bytes + report->memory_bytes[i];
-  report->fits_in_memory = report->peak_memory_bytes <= report->hbm_usable_bytes;
 
   /* Split the reported GPU's step: its own busy time by kind; the rest it waits. */
   {
@@ -453,6 +472,7 @@ analytic_eval (const PlxModel    *model,
       layer_out->params = layer->params;
       layer_out->pipeline_send_s = c_pp;
     }
+  return TRUE;
 }
 
 static gboolean
@@ -504,8 +524,20 @@ plx_analytic_run_cached (const PlxModel    *model,
 {
   if (!check_resolved (s, error))
     return FALSE;
-  analytic_eval (model, cluster, s, (double) s->micro_batch_size, cache, report, NULL);
+  analytic_eval (model, cluster, s, (double) s->micro_batch_size, G_MAXDOUBLE, cache, report, NULL);
   return TRUE;
+}
+
+gboolean
+plx_analytic_run_if_fits (const PlxModel    *model,
+                          const PlxCluster  *cluster,
+                          const PlxStrategy *s,
+                          PlxAnalyticCache  *cache,
+                          double             memory_limit,
+                          PlxReport         *report)
+{
+  g_return_val_if_fail (check_resolved (s, NULL), FALSE);
+  return analytic_eval (model, cluster, s, (double) s->micro_batch_size, memory_limit, cache, report, NULL);
 }
 
 gboolean
@@ -519,7 +551,7 @@ plx_analytic_layer_cost (const PlxModel    *model,
 
   if (!check_resolved (s, error))
     return FALSE;
-  analytic_eval (model, cluster, s, (double) s->micro_batch_size, NULL, &report, cost);
+  analytic_eval (model, cluster, s, (double) s->micro_batch_size, G_MAXDOUBLE, NULL, &report, cost);
   return TRUE;
 }
 
@@ -538,7 +570,7 @@ memory_excess (double micro_batch,
   const FitProblem *fp = data;
   PlxReport r;
 
-  analytic_eval (fp->model, fp->cluster, fp->strategy, micro_batch, NULL, &r, NULL);
+  analytic_eval (fp->model, fp->cluster, fp->strategy, micro_batch, G_MAXDOUBLE, NULL, &r, NULL);
   return ((double) r.peak_memory_bytes - (double) r.hbm_usable_bytes) / 1073741824.0;
 }
 

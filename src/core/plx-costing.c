@@ -48,6 +48,7 @@ plx_costing_init (PlxCosting        *cx,
   cx->edp_group = plx_group_place (cluster, MAX (s->dp / s->ep, 1), s->tp * s->cp * s->ep);
   cx->pp_group = plx_group_place (cluster, s->pp, s->tp * s->cp * s->dp);
   cx->chunk_layers = NULL;
+  cx->memo = NULL;
 }
 
 double
@@ -56,7 +57,18 @@ plx_costing_collective (const PlxCosting *cx,
                         const PlxGroup   *group,
                         double            bytes)
 {
+  if (cx->memo != NULL)
+    return plx_cost_memo_collective (cx->memo, cx->cluster, kind, group, bytes);
   return plx_collective_time (cx->cluster, kind, group, bytes);
+}
+
+double
+plx_costing_memory (const PlxCosting *cx,
+                    double            bytes)
+{
+  if (cx->memo != NULL)
+    return plx_cost_memo_memory (cx->memo, cx->cluster, bytes);
+  return plx_memory_time (cx->cluster, bytes);
 }
 
 static gboolean
@@ -316,7 +328,7 @@ add_accumulation (const PlxCosting *cx,
                   PlxBlockCost     *cost,
                   double            params)
 {
-  double bytes = 18.0 * params, t = plx_memory_time (cx->cluster, bytes);
+  double bytes = 18.0 * params, t = plx_costing_memory (cx, bytes);
 
   cost->bwd_s += t;
   cost->wgrad_s += t;
@@ -617,7 +629,7 @@ plx_costing_optimizer_time (const PlxCosting    *cx,
    * step, as is and transposed: read 2, write 1 + 1 bytes per parameter. */
   double fp8_cast = s->zero_stage < 3 ? plx_costing_stage_layers (cx, stage) * costs->layer.fp8_params * 4.0 : 0.0;
 
-  return plx_memory_time (cx->cluster, local * bytes_per_param + fp8_cast);
+  return plx_costing_memory (cx, local * bytes_per_param + fp8_cast);
 }
 
 double
@@ -716,8 +728,8 @@ plx_costing_zero3_comm (const PlxCosting    *cx,
          * #117950, #117975, #119451; tracker #114299). */
         if (cx->ctx.eager)
           {
-            z->copy_out[i] = plx_memory_time (cx->cluster, 2.0 * unit_params[i] * wb);
-            z->copy_in[i] = plx_memory_time (cx->cluster, unit_params[i] * (wb + gb));
+            z->copy_out[i] = plx_costing_memory (cx, 2.0 * unit_params[i] * wb);
+            z->copy_in[i] = plx_costing_memory (cx, unit_params[i] * (wb + gb));
           }
         z->scatter[i] = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->shard_group, unit_params[i] * gb);
         /* Hybrid sharding: each shard's gradients are then all-reduced over the replicas. */

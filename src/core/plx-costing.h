@@ -9,6 +9,8 @@
 #include "parallax/plx-op-cost.h"
 #include "parallax/plx-strategy.h"
 
+#include "plx-cost-memo.h"
+
 G_BEGIN_DECLS
 
 /* The work of a group of ops for one micro-batch on one GPU. */
@@ -56,6 +58,9 @@ typedef struct
   /* Layers per model chunk (pp*virtual_stages) when the split is uneven, set by the
    * caller from plx_costing_layer_split; NULL: n_layers / (pp*virtual_stages) each. */
   const guint       *chunk_layers;
+  /* Remembers collective and HBM times across evaluations (the search's cache);
+   * NULL: computed each time. Either way the same doubles. */
+  PlxCostMemo       *memo;
 } PlxCosting;
 
 typedef enum
@@ -109,6 +114,9 @@ double plx_costing_collective (const PlxCosting *cx,
                                PlxCollectiveKind kind,
                                const PlxGroup   *group,
                                double            bytes);
+/* plx_memory_time on the strategy's cluster, through the memo. */
+double plx_costing_memory (const PlxCosting *cx,
+                           double            bytes);
 /* Layers on a stage's GPU: all its chunks'. */
 double plx_costing_stage_layers (const PlxCosting *cx,
                                  guint             stage);

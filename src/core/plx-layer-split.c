@@ -182,18 +182,47 @@ cost_holds (PlxChunkCostFunc cost, gpointer data, guint k, guint n_layers, doubl
          (guint64) (k - 2) * (k > 2 ? cost_fits (cost, data, PLX_CHUNK_MIDDLE, n_layers, t) : 0u);
 }
 
+/* The bisections below probe the same (kind, layers) pairs again and again, and a
+ * ZeRO-3 chunk's cost is a flow shop: each is computed once per split. */
+typedef struct
+{
+  PlxChunkCostFunc cost;
+  gpointer         data;
+  guint            n_layers;
+  double          *known;   /* [kind * n_layers + n - 1]; NAN: not yet */
+} CostMemo;
+
+static double
+cost_memo (PlxChunkKind kind,
+           guint        n,
+           gpointer     data)
+{
+  CostMemo *m = data;
+  double *slot = &m->known[(gsize) kind * m->n_layers + n - 1];
+
+  if (isnan (*slot))
+    *slot = m->cost (kind, n, m->data);
+  return *slot;
+}
+
 void
 plx_layer_split_by_cost (const PlxStrategy *s,
                          guint              n_layers,
-                         PlxChunkCostFunc   cost,
-                         gpointer           data,
+                         PlxChunkCostFunc   chunk_cost,
+                         gpointer           chunk_data,
                          guint             *out)
 {
   guint k = s->pp * s->virtual_stages;
   double best = G_MAXDOUBLE;
+  CostMemo memo = { chunk_cost, chunk_data, n_layers, NULL };
+  PlxChunkCostFunc cost = cost_memo;
+  gpointer data = &memo;
 
   if (fixed_split (s, n_layers, out))
     return;
+  memo.known = g_new (double, (gsize) 3 * MAX (n_layers, 1u));
+  for (gsize i = 0; i < (gsize) 3 * MAX (n_layers, 1u); i++)
+    memo.known[i] = NAN;
   /* As in plx_layer_split with any cost that grows with the layers: the optimum
    * largest time is one of the chunk times cost(kind, n), and for each kind the
    * first n whose time holds all the layers is found by bisection (the layers held
@@ -220,4 +249,5 @@ plx_layer_split_by_cost (const PlxStrategy *s,
   for (guint i = 1; i + 1 < k; i++)
     out[i] = cost_fits (cost, data, PLX_CHUNK_MIDDLE, n_layers, best);
   trim_surplus (k, n_layers, out);
+  g_free (memo.known);
 }

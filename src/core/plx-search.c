@@ -184,11 +184,10 @@ run_item (gpointer data, gpointer user_data)
             s.zero_stage = z;
             evaluated++;
             valid++;
-            plx_analytic_run_cached (se->model, cluster, &s, cache, &r, NULL);
-            states = (double) (r.memory_bytes[PLX_MEM_WEIGHTS] + r.memory_bytes[PLX_MEM_GRADIENTS] +
-                               r.memory_bytes[PLX_MEM_OPTIMIZER] + r.memory_bytes[PLX_MEM_OTHER]);
-            if ((double) r.peak_memory_bytes > usable)
+            if (!plx_analytic_run_if_fits (se->model, cluster, &s, cache, usable, &r))
               {
+                states = (double) (r.memory_bytes[PLX_MEM_WEIGHTS] + r.memory_bytes[PLX_MEM_GRADIENTS] +
+                                   r.memory_bytes[PLX_MEM_OPTIMIZER] + r.memory_bytes[PLX_MEM_OTHER]);
                 if (states > usable)
                   pruned_states++;
                 else

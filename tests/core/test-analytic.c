@@ -1,6 +1,7 @@
 /* The analytical engine: pipeline composition, the step-time breakdown, one layer of
  * the 22B model against Korthikanti et al. 2022 Table 4, data-parallel reduction. */
 #include <math.h>
+#include <string.h>
 
 #include "parallax/parallax.h"
 
@@ -361,11 +362,44 @@ test_deepspeed_accumulation (void)
   }
 }
 
+static void
+test_run_if_fits (void)
+{
+  /* The search's entry: the same report as plx_analytic_run when the peak is within
+   * the limit; past it, FALSE with the same memory figures and nothing else. GPT-3's
+   * 96 layers over 7 stages under ZeRO-3 take the uneven split. */
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (
+    "{\"model\": {\"preset\": \"gpt3-175b\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 56},"
+    " \"strategy\": {\"tp\": 4, \"pp\": 7, \"global_batch_size\": 2048, \"micro_batch_size\": 2,"
+    " \"seq_length\": 2048, \"zero_stage\": 3, \"recompute\": \"full\"}}");
+  g_autoptr (PlxAnalyticCache) cache = plx_analytic_cache_new ();
+  PlxReport plain, within, past;
+  double peak;
+
+  g_assert_true (plx_analytic_run (sc->model, sc->cluster, sc->strategy, &plain, NULL));
+  peak = (double) plain.peak_memory_bytes;
+  g_assert_true (plx_analytic_run_if_fits (sc->model, sc->cluster, sc->strategy, cache, peak, &within));
+  g_assert_cmpfloat (within.step_time_s, ==, plain.step_time_s);
+  g_assert_cmpfloat (within.mfu, ==, plain.mfu);
+  g_assert_cmpuint (within.peak_memory_bytes, ==, plain.peak_memory_bytes);
+  /* Again through the warm cache and its memo of collective times. */
+  g_assert_true (plx_analytic_run_if_fits (sc->model, sc->cluster, sc->strategy, cache, peak, &within));
+  g_assert_cmpfloat (within.step_time_s, ==, plain.step_time_s);
+  memset (&past, 0, sizeof past);
+  g_assert_false (plx_analytic_run_if_fits (sc->model, sc->cluster, sc->strategy, cache, peak - 1.0, &past));
+  g_assert_cmpuint (past.peak_memory_bytes, ==, plain.peak_memory_bytes);
+  for (guint i = 0; i < PLX_N_MEM; i++)
+    g_assert_cmpuint (past.memory_bytes[i], ==, plain.memory_bytes[i]);
+  g_assert_cmpuint (past.reported_stage, ==, plain.reported_stage);
+  g_assert_cmpfloat (past.step_time_s, ==, 0.0);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/core/analytic/pipeline-formula", test_pipeline_formula);
+  g_test_add_func ("/core/analytic/run-if-fits", test_run_if_fits);
   g_test_add_func ("/core/analytic/bubble-balanced", test_bubble_balanced);
   g_test_add_func ("/core/analytic/zero-bubble-h1", test_zero_bubble_h1);
   g_test_add_func ("/core/analytic/zero-bubble-h1-few-micro-batches", test_zero_bubble_h1_few_micro_batches);

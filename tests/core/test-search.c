@@ -158,10 +158,14 @@ static void
 test_results_are_valid (void)
 {
   /* The search builds strategies without plx_strategy_resolve, for speed; each must
-   * still pass it. Checked on every result of a wide space (a range of GPU counts). */
+   * still pass it. Checked on every result of a wide space (a range of GPU counts).
+   * And it predicts through a cache, a memo of collective times and a memory-first
+   * exit: each result's figures must be bit for bit those of one plain evaluation of
+   * its strategy - on ZeRO-3 and on layers split unevenly too. */
   g_autoptr (PlxScenario) sc = case_scenario (1);
   PlxSearchOptions o;
   g_autoptr (PlxSearch) s = NULL;
+  guint zero3 = 0, uneven = 0;
 
   plx_search_options_init (&o);
   o.gpus_min = 8;
@@ -174,11 +178,27 @@ test_results_are_valid (void)
       g_autoptr (PlxCluster) c = plx_cluster_copy (sc->cluster);
       g_autoptr (PlxStrategy) copy = plx_strategy_copy (&r->strategy);
       g_autoptr (GError) error = NULL;
+      PlxReport alone;
 
       c->num_nodes = r->n_gpus / c->gpus_per_node;
       if (!plx_strategy_resolve (copy, sc->model, c, "search", &error))
         g_error ("result %u is not valid: %s", i, error->message);
+      g_assert_true (plx_analytic_run (sc->model, c, copy, &alone, NULL));
+      g_assert_cmpfloat (r->analytical_step_time_s, ==, alone.step_time_s);
+      /* The best few carry the event engine's figures (re-simulated). */
+      if (!r->event)
+        {
+          g_assert_cmpfloat (r->step_time_s, ==, alone.step_time_s);
+          g_assert_cmpfloat (r->mfu, ==, alone.mfu);
+          g_assert_cmpfloat (r->tokens_per_s, ==, alone.tokens_per_s);
+          g_assert_cmpuint (r->peak_memory_bytes, ==, alone.peak_memory_bytes);
+        }
+      zero3 += r->strategy.zero_stage == 3;
+      uneven += sc->model->n_layers % r->strategy.pp != 0;
     }
+  g_test_message ("%u results, %u under ZeRO-3, %u with uneven stages", s->results->len, zero3, uneven);
+  g_assert_cmpuint (zero3, >, 0);
+  g_assert_cmpuint (uneven, >, 0);
 }
 
 static void
