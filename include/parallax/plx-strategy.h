@@ -94,7 +94,15 @@ typedef struct
    * stage's layers, the rest split evenly over the stages between; 0 = not given. */
   guint        first_stage_layers;
   guint        last_stage_layers;
+  /* fp8 training: the sharded weights of the fp8 layers are cast to fp8 before they
+   * are all-gathered, at 1 byte a parameter (torchao's float8 all-gather for FSDP2,
+   * torchtitan's enable_fsdp_float8_all_gather; Megatron-LM's --fp8-param-gather).
+   * PLX_FP8_PARAM_GATHER_AUTO: on for PyTorch code under ZeRO-3 (torchtitan's fp8
+   * recipes), off otherwise (plx_strategy_fp8_param_gather). */
+  gint         fp8_param_gather;
 } PlxStrategy;
+
+#define PLX_FP8_PARAM_GATHER_AUTO (-1)
 
 /* grad_bucket_bytes 0: Megatron-LM's own size (plx_strategy_get_grad_bucket_bytes). */
 #define PLX_GRAD_BUCKET_AUTO ((guint64) 0)
@@ -149,5 +157,8 @@ double plx_strategy_moe_load (const PlxStrategy *s,
                               double             routed);
 /* The ranks ZeRO shards over: shard_group_size, or dp. */
 guint plx_strategy_get_shard_size (const PlxStrategy *strategy);
+/* Whether the fp8 layers' weights are gathered in fp8: fp8_param_gather with AUTO
+ * resolved; FALSE without fp8 or without ZeRO. */
+gboolean plx_strategy_fp8_param_gather (const PlxStrategy *strategy);
 
 G_END_DECLS

@@ -49,6 +49,8 @@ static const StrategyFlag strategy_flags[] = {
   { "--no-overlap-dp-comm", "overlap_dp_comm", FLAG_BOOL_OFF, NULL },
   { "--overlap-tp-comm", "overlap_tp_comm", FLAG_BOOL_ON, "hide TP collectives under the GEMMs" },
   { "--no-overlap-tp-comm", "overlap_tp_comm", FLAG_BOOL_OFF, NULL },
+  { "--fp8-param-gather", "fp8_param_gather", FLAG_BOOL_ON, "fp8: gather the fp8 layers' sharded weights in fp8\n                           (default: with PyTorch code under ZeRO-3)" },
+  { "--no-fp8-param-gather", "fp8_param_gather", FLAG_BOOL_OFF, NULL },
 };
 
 /* Flags beside the strategy's, each taking a value. */

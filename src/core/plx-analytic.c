@@ -367,7 +367,7 @@ analytic_eval (const PlxModel    *model,
 
             plx_costing_grad_buckets (&cx, &costs, st, &bucket_bytes, &bucket_s, &n_buckets);
             exposed = plx_costing_bucket_exposed (&cx, n_buckets, bucket_s, window) +
-                      plx_costing_param_gather_exposed (&cx, bucket_bytes, n_buckets, fwd);
+                      plx_costing_param_gather_exposed (&cx, &costs, st, bucket_bytes, n_buckets, fwd);
           }
         if (st == 0 || exposed + opt - slack > tail)
           {

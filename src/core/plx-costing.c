@@ -626,8 +626,13 @@ plx_costing_optimizer_time (const PlxCosting    *cx,
   double local = stage_params / (s->zero_stage >= 1 ? cx->shard : 1);
   double bytes_per_param = 42.0 + (s->dtype == PLX_DTYPE_FP16 ? 4.0 : 0.0);
   /* fp8: the updated 16-bit weights of the fp8 layers are cast once for the next
-   * step, as is and transposed: read 2, write 1 + 1 bytes per parameter. */
-  double fp8_cast = s->zero_stage < 3 ? plx_costing_stage_layers (cx, stage) * costs->layer.fp8_params * 4.0 : 0.0;
+   * step, as is and transposed: read 2, write 1 + 1 bytes per parameter - all of them
+   * after a 16-bit gather, only this rank's shard before an fp8 one. Under ZeRO-3
+   * without it the cast is each pass's (plx_costing_zero3_comm). */
+  gboolean fp8_gather = plx_strategy_fp8_param_gather (s);
+  double fp8_cast = s->zero_stage < 3 || fp8_gather
+                      ? plx_costing_stage_layers (cx, stage) * costs->layer.fp8_params * 4.0 / (fp8_gather ? cx->shard : 1.0)
+                      : 0.0;
 
   return plx_costing_memory (cx, local * bytes_per_param + fp8_cast);
 }
@@ -717,9 +722,14 @@ plx_costing_zero3_comm (const PlxCosting    *cx,
   z->active = TRUE;
   {
     const double unit_params[3] = { c->layer.params, c->embedding.params, c->head.params };
+    const double unit_fp8[3] = { c->layer.fp8_params, c->embedding.fp8_params, c->head.fp8_params };
+    gboolean fp8_gather = plx_strategy_fp8_param_gather (s);
     for (guint i = 0; i < 3; i++)
       {
-        z->gather[i] = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->shard_group, unit_params[i] * wb);
+        /* fp8 weights gathered at 1 byte a parameter (torchao's float8 all-gather for
+         * FSDP2: each rank casts its shard before the all-gather). */
+        double gathered = unit_params[i] * wb - (fp8_gather ? unit_fp8[i] * (wb - 1.0) : 0.0);
+        z->gather[i] = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->shard_group, gathered);
         /* FSDP2 all-gathers into one flat buffer and copies it out into the unit's
          * per-parameter tensors (split_with_sizes_copy: read and write the 16-bit
          * weights), and before the reduce-scatter copies the gradients into one
@@ -731,6 +741,12 @@ plx_costing_zero3_comm (const PlxCosting    *cx,
             z->copy_out[i] = plx_costing_memory (cx, 2.0 * unit_params[i] * wb);
             z->copy_in[i] = plx_costing_memory (cx, unit_params[i] * (wb + gb));
           }
+        /* Gathered in 16 bits, the fp8 layers' weights are cast again each time they
+         * are gathered, forward and backward - resharded after use, there is no copy
+         * to keep for the step (torchao's Float8Linear with dynamic scaling; as
+         * Transformer Engine's cast_transpose: read 2 bytes, write 1 + 1). */
+        if (!fp8_gather && unit_fp8[i] > 0.0)
+          z->copy_out[i] += plx_costing_memory (cx, 4.0 * unit_fp8[i]);
         z->scatter[i] = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->shard_group, unit_params[i] * gb);
         /* Hybrid sharding: each shard's gradients are then all-reduced over the replicas. */
         if (cx->replica_group.size > 1)
@@ -908,19 +924,30 @@ plx_costing_bucket_exposed (const PlxCosting *cx,
  * forward compute (fwd_s split evenly over the buckets), exposed by what outlasts the
  * forward; without overlap every gather is exposed. */
 double
-plx_costing_param_gather_exposed (const PlxCosting *cx,
-                                  double            bucket_bytes,
-                                  double            n,
-                                  double            fwd_s)
+plx_costing_param_gather_exposed (const PlxCosting    *cx,
+                                  const PlxStageCosts *costs,
+                                  guint                stage,
+                                  double               bucket_bytes,
+                                  double               n,
+                                  double               fwd_s)
 {
   const PlxStrategy *s = cx->strategy;
-  double wb, gb, ob, gather, c1 = 0.0, c2 = 0.0, exposed;
+  double wb, gb, ob, gather, c1 = 0.0, c2 = 0.0, exposed, weight_bytes = 0.0;
 
   if (s->dp <= 1 || s->zero_stage < 1 || s->zero_stage > 2 || n <= 0.0)
     return 0.0;
   plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
-  /* The same buckets hold 16-bit weights. */
-  gather = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->shard_group, bucket_bytes * wb / gb);
+  /* The same buckets hold 16-bit weights; with fp8_param_gather the fp8 layers'
+   * share of them 1 byte each (Megatron-LM's --fp8-param-gather). */
+  weight_bytes = wb;
+  if (plx_strategy_fp8_param_gather (s))
+    {
+      double params = plx_costing_stage_params (cx, costs, stage);
+      double fp8 = plx_costing_stage_layers (cx, stage) * costs->layer.fp8_params;
+      if (params > 0.0)
+        weight_bytes = (params * wb - fp8 * (wb - 1.0)) / params;
+    }
+  gather = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->shard_group, bucket_bytes * weight_bytes / gb);
   if (!s->overlap_dp_comm)
     return n * gather;
   flow_jobs (&c1, &c2, n, gather, fwd_s / n);

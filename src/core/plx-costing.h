@@ -203,10 +203,12 @@ double plx_costing_bucket_exposed (const PlxCosting *cx,
 /* ZeRO-1/2's weight all-gather after the step, in the gradient buckets (n of
  * bucket_bytes gradients; plx_costing_grad_buckets), as far as the next step's first
  * forward pass (fwd_s on this stage) does not hide it. */
-double plx_costing_param_gather_exposed (const PlxCosting *cx,
-                                         double            bucket_bytes,
-                                         double            n_buckets,
-                                         double            fwd_s);
+double plx_costing_param_gather_exposed (const PlxCosting    *cx,
+                                         const PlxStageCosts *costs,
+                                         guint                stage,
+                                         double               bucket_bytes,
+                                         double               n_buckets,
+                                         double               fwd_s);
 /* The tied-embedding gradient all-reduce between first and last stage (0 if none). */
 double plx_costing_tied_embedding_time (const PlxCosting *cx);
 

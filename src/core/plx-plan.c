@@ -297,7 +297,7 @@ plx_plan_lower_split (const PlxModel    *model,
           plx_costing_grad_buckets (&cx, &c, st, &stage->grad_bucket_bytes, &stage->grad_bucket_s, &n);
           for (guint v = 0; v < s->virtual_stages; v++)
             fwd += plan->chunks[v * s->pp + st].pass[PLX_PASS_FORWARD].duration_s;
-          stage->zero_gather_s = plx_costing_param_gather_exposed (&cx, stage->grad_bucket_bytes, n, fwd);
+          stage->zero_gather_s = plx_costing_param_gather_exposed (&cx, &c, st, stage->grad_bucket_bytes, n, fwd);
         }
     }
   return g_steal_pointer (&plan);

@@ -182,6 +182,9 @@ run_item (gpointer data, gpointer user_data)
             s.schedule = sched[si];
             s.virtual_stages = vs[si];
             s.zero_stage = z;
+            /* fp8 gathers need sharded weights: asked for, it is kept where ZeRO shards. */
+            if (se->base->fp8_param_gather == TRUE)
+              s.fp8_param_gather = z > 0;
             evaluated++;
             valid++;
             if (!plx_analytic_run_if_fits (se->model, cluster, &s, cache, usable, &r))

@@ -44,6 +44,7 @@ plx_strategy_new (void)
   s->dtype = PLX_DTYPE_BF16;
   s->overlap_dp_comm = TRUE;
   s->grad_bucket_bytes = PLX_GRAD_BUCKET_AUTO;
+  s->fp8_param_gather = PLX_FP8_PARAM_GATHER_AUTO;
   return s;
 }
 
@@ -116,7 +117,7 @@ static const char *const strategy_keys[] = {
   "workload", "seq_length", "global_batch_size", "micro_batch_size", "dp", "tp", "pp", "cp", "ep",
   "virtual_stages", "layers_per_stage", "first_stage_layers", "last_stage_layers", "sequence_parallel", "schedule", "recompute", "zero_stage", "dtype",
   "overlap_dp_comm", "overlap_tp_comm", "flash_attention", "grad_bucket_bytes", "implementation", "shard_group_size",
-  "moe_capacity_factor", "moe_load_imbalance", "prompt_length", "decode_tokens", NULL,
+  "moe_capacity_factor", "moe_load_imbalance", "prompt_length", "decode_tokens", "fp8_param_gather", NULL,
 };
 
 /* "layers_per_stage": [5, 6, ..., 5] or "auto". */
@@ -220,6 +221,13 @@ plx_strategy_new_from_json (JsonNode   *node,
       return NULL;
     s->shard_group_size = (guint) shard;
   }
+  if (json_object_has_member (obj, "fp8_param_gather"))
+    {
+      gboolean on = FALSE;
+      if (!plx_json_get_bool (obj, source, "strategy", "fp8_param_gather", &on, error))
+        return NULL;
+      s->fp8_param_gather = on;
+    }
   /* 0 says dropless, as leaving the key out does (so a command line can undo a
    * file's factor); a capacity below 1 drops most tokens by design; above 64 no
    * router runs. */
@@ -407,6 +415,12 @@ plx_strategy_resolve (PlxStrategy      *s,
         FAIL (PLX_ERROR_INCONSISTENT,
               "%s: strategy.shard_group_size: %u does not divide dp = %u", source, s->shard_group_size, s->dp);
     }
+  if (s->fp8_param_gather == TRUE && s->dtype != PLX_DTYPE_FP8)
+    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.fp8_param_gather: true gathers fp8 weights, but dtype is %s", source,
+          plx_dtype_to_string (s->dtype));
+  if (s->fp8_param_gather == TRUE && s->zero_stage == 0)
+    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.fp8_param_gather: true gathers sharded weights, but zero_stage is 0",
+          source);
   if (s->first_stage_layers != 0 || s->last_stage_layers != 0)
     {
       guint ends = (s->first_stage_layers != 0) + (s->last_stage_layers != 0);
@@ -593,6 +607,16 @@ plx_strategy_get_shard_size (const PlxStrategy *s)
   return s->shard_group_size != 0 && s->shard_group_size <= s->dp ? s->shard_group_size : MAX (s->dp, 1);
 }
 
+gboolean
+plx_strategy_fp8_param_gather (const PlxStrategy *s)
+{
+  if (s->dtype != PLX_DTYPE_FP8 || s->zero_stage == 0)
+    return FALSE;
+  if (s->fp8_param_gather == PLX_FP8_PARAM_GATHER_AUTO)
+    return s->zero_stage >= 3 && plx_strategy_is_pytorch (s);
+  return s->fp8_param_gather != FALSE;
+}
+
 JsonNode *
 plx_strategy_to_json (const PlxStrategy *s)
 {
@@ -649,6 +673,8 @@ plx_strategy_to_json (const PlxStrategy *s)
   STR ("implementation", plx_implementation_to_string (s->implementation));
   if (s->shard_group_size > 0)
     INT ("shard_group_size", s->shard_group_size);
+  if (s->fp8_param_gather != PLX_FP8_PARAM_GATHER_AUTO)
+    BOOL ("fp8_param_gather", s->fp8_param_gather != FALSE);
   if (s->moe_capacity_factor > 0.0)
     {
       json_builder_set_member_name (b, "moe_capacity_factor");

@@ -718,6 +718,37 @@ test_simulate_power_limit (void)
 }
 
 static void
+test_simulate_fp8_param_gather (void)
+{
+  g_auto (CliRun) pytorch = { 0 };
+  g_auto (CliRun) off = { 0 };
+  g_auto (CliRun) megatron = { 0 };
+  g_auto (CliRun) bad = { 0 };
+
+  /* Llama 2 7B in fp8 under ZeRO-3 on 8 H100: PyTorch code (auto under ZeRO-3)
+   * gathers the fp8 weights in fp8 unless told not to; Megatron's does not unless
+   * told to; bf16 cannot. */
+  RUN_CLI (&pytorch, "simulate", "--model", "llama-2-7b", "--cluster", "dgx-h100-80gb", "--nodes", "1", "--tp", "1",
+           "--pp", "1", "--schedule", "1f1b", "--virtual-stages", "1", "--global-batch-size", "8", "--zero-stage", "3", "--dtype", "fp8", "--flash-attention");
+  assert_success (&pytorch);
+  g_assert_nonnull (strstr (pytorch.out, "ZeRO 3, fp8 (weights gathered in fp8)"));
+  RUN_CLI (&off, "simulate", "--model", "llama-2-7b", "--cluster", "dgx-h100-80gb", "--nodes", "1", "--tp", "1",
+           "--pp", "1", "--schedule", "1f1b", "--virtual-stages", "1", "--global-batch-size", "8", "--zero-stage", "3", "--dtype", "fp8", "--flash-attention",
+           "--no-fp8-param-gather");
+  assert_success (&off);
+  g_assert_nonnull (strstr (off.out, "ZeRO 3, fp8"));
+  g_assert_null (strstr (off.out, "gathered in fp8"));
+  RUN_CLI (&megatron, "simulate", "--model", "llama-2-7b", "--cluster", "dgx-h100-80gb", "--nodes", "1", "--tp", "1",
+           "--pp", "1", "--schedule", "1f1b", "--virtual-stages", "1", "--global-batch-size", "8", "--zero-stage", "1", "--dtype", "fp8", "--flash-attention");
+  assert_success (&megatron);
+  g_assert_nonnull (strstr (megatron.out, "ZeRO 1, fp8"));
+  g_assert_null (strstr (megatron.out, "gathered in fp8"));
+  RUN_CLI (&bad, "simulate", "--model", "llama-2-7b", "--tp", "1", "--pp", "1", "--schedule", "1f1b", "--virtual-stages", "1", "--global-batch-size", "8",
+           "--zero-stage", "3", "--fp8-param-gather");
+  ASSERT_FAILURE (&bad, 1, "strategy.fp8_param_gather: true gathers fp8 weights, but dtype is bf16");
+}
+
+static void
 test_simulate_model_preset (void)
 {
   g_auto (CliRun) text = { 0 };
@@ -2987,6 +3018,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/simulate/tp-equals-form", test_simulate_tp_equals_form);
   g_test_add_func ("/cli/simulate/nodes-override", test_simulate_nodes_override);
   g_test_add_func ("/cli/simulate/power-limit", test_simulate_power_limit);
+  g_test_add_func ("/cli/simulate/fp8-param-gather", test_simulate_fp8_param_gather);
   g_test_add_func ("/cli/simulate/model-preset", test_simulate_model_preset);
   g_test_add_func ("/cli/simulate/model-interleaved-pp1", test_simulate_model_interleaved_pp1);
   g_test_add_func ("/cli/simulate/model-hf-config", test_simulate_model_hf_config);
