@@ -133,7 +133,7 @@ const char  *plx_workload_to_string (PlxWorkload workload);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxStrategy, plx_strategy_free)
 
 /* The gradient bucket size in bytes: as given, or Megatron-LM's default of
- * max(40M, 1M x dp) gradient elements (4 bytes each, 2 under fp16). */
+ * max(40M, 1M x dp x cp) gradient elements (4 bytes each, 2 under fp16). */
 guint64 plx_strategy_get_grad_bucket_bytes (const PlxStrategy *strategy);
 
 /* Whether the model runs as eager PyTorch modules (PLX_IMPLEMENTATION_AUTO resolved
@@ -155,7 +155,13 @@ JsonNode   *plx_strategy_to_json (const PlxStrategy *strategy);
  * loads; 1 without experts or expert parallelism. */
 double plx_strategy_moe_load (const PlxStrategy *s,
                               double             routed);
-/* The ranks ZeRO shards over: shard_group_size, or dp. */
+/* The ranks that hold the same weights and reduce their gradients together: the
+ * data-parallel ranks and, within each, the context-parallel ones, which compute
+ * the same layers on other parts of the sequences (Megatron-Core's data-parallel
+ * group "with context parallel"; torchtitan's FSDP mesh, dp_shard x cp). */
+guint plx_strategy_get_grad_group_size (const PlxStrategy *strategy);
+/* The ranks ZeRO shards over: shard_group_size data-parallel ranks, or all dp, each
+ * with its context-parallel ranks (x cp). */
 guint plx_strategy_get_shard_size (const PlxStrategy *strategy);
 /* Whether the fp8 layers' weights are gathered in fp8: fp8_param_gather with AUTO
  * resolved; FALSE without fp8 or without ZeRO. */

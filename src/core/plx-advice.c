@@ -447,7 +447,7 @@ plx_advice_fit_fixes (const PlxModel    *model,
   /* Of each key, the smallest change that fits: a higher ZeRO stage or more recompute
    * than needed only costs time. ZeRO shards model states over the data-parallel ranks
    * (Rajbhandari et al. 2020), so it does nothing with DP 1. */
-  for (guint z = base->zero_stage + 1; z <= 3 && base->dp > 1; z++)
+  for (guint z = base->zero_stage + 1; z <= 3 && plx_strategy_get_grad_group_size (base) > 1; z++)
     if (consider (out, model, cluster, with_value (base, "zero_stage", z), "zero_stage", int_node (z),
                   number_label ("zero_stage", z)))
       break;

@@ -361,7 +361,7 @@ analytic_eval (const PlxModel    *model,
             drain = window - wgrad;
             window = wgrad;
           }
-        if (s->dp > 1 && s->zero_stage < 3)
+        if (cx.dp_group.size > 1 && s->zero_stage < 3)
           {
             double bucket_bytes, bucket_s, n_buckets;
 

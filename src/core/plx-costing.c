@@ -39,12 +39,16 @@ plx_costing_init (PlxCosting        *cx,
   cx->tp_group = plx_group_place (cluster, s->tp, 1);
   cx->cp_group = plx_group_place (cluster, s->cp, s->tp);
   cx->ep_group = plx_group_place (cluster, s->ep, s->tp * s->cp);
-  cx->dp_group = plx_group_place (cluster, s->dp, s->tp * s->cp);
+  /* Gradients are reduced, and ZeRO shards, over the data-parallel ranks with their
+   * context-parallel ones (plx_strategy_get_grad_group_size): CP is next to TP, so
+   * that group is every rank tp apart. */
+  cx->dp_group = plx_group_place (cluster, plx_strategy_get_grad_group_size (s), s->tp);
   /* Hybrid sharding: the shard groups are innermost in DP (within a node when they
    * fit), their replicas across (Zhao et al. 2023 §3.2.2, "hybrid sharding"). */
   cx->shard = plx_strategy_get_shard_size (s);
-  cx->shard_group = plx_group_place (cluster, (guint) cx->shard, s->tp * s->cp);
-  cx->replica_group = plx_group_place (cluster, MAX (s->dp / (guint) cx->shard, 1), s->tp * s->cp * (guint) cx->shard);
+  cx->shard_group = plx_group_place (cluster, (guint) cx->shard, s->tp);
+  cx->replica_group = plx_group_place (cluster, MAX (plx_strategy_get_grad_group_size (s) / (guint) cx->shard, 1),
+                                       s->tp * (guint) cx->shard);
   cx->edp_group = plx_group_place (cluster, MAX (s->dp / s->ep, 1), s->tp * s->cp * s->ep);
   cx->pp_group = plx_group_place (cluster, s->pp, s->tp * s->cp * s->dp);
   cx->chunk_layers = NULL;
@@ -583,7 +587,7 @@ plx_costing_stage_memory (const PlxCosting    *cx,
     mem->other += 2.0 * cx->act_bytes / (cx->ctx.sp ? s->tp : 1);
   if (s->tp > 1)
     mem->other += cx->act_bytes;
-  if (s->zero_stage >= 3 && s->dp > 1)
+  if (s->zero_stage >= 3 && cx->dp_group.size > 1)
     mem->other += 2.0 * layer->params * wb;
 }
 
@@ -716,7 +720,7 @@ plx_costing_zero3_comm (const PlxCosting    *cx,
   double wb, gb, ob;
 
   *z = (PlxZero3Comm) { 0 };
-  if (s->zero_stage < 3 || s->dp <= 1)
+  if (s->zero_stage < 3 || cx->dp_group.size <= 1)
     return;
   plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
   z->active = TRUE;
@@ -934,7 +938,7 @@ plx_costing_param_gather_exposed (const PlxCosting    *cx,
   const PlxStrategy *s = cx->strategy;
   double wb, gb, ob, gather, c1 = 0.0, c2 = 0.0, exposed, weight_bytes = 0.0;
 
-  if (s->dp <= 1 || s->zero_stage < 1 || s->zero_stage > 2 || n <= 0.0)
+  if (cx->dp_group.size <= 1 || s->zero_stage < 1 || s->zero_stage > 2 || n <= 0.0)
     return 0.0;
   plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
   /* The same buckets hold 16-bit weights; with fp8_param_gather the fp8 layers'

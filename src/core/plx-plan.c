@@ -286,7 +286,7 @@ plx_plan_lower_split (const PlxModel    *model,
       stage->params = plx_costing_stage_params (&cx, &c, st);
       stage->optimizer_s = plx_costing_optimizer_time (&cx, &c, st);
       stage->tied_embedding_s = (st == 0 || st == s->pp - 1) ? plx_costing_tied_embedding_time (&cx) : 0.0;
-      if (s->dp > 1 && s->zero_stage < 3)
+      if (cx.dp_group.size > 1 && s->zero_stage < 3)
         {
           /* Buckets as PyTorch DDP and Megatron build them (Li et al. 2020 §3.2.3):
            * all-reduced, or with ZeRO reduce-scattered (Rajbhandari et al. 2020 §7);

@@ -177,7 +177,7 @@ run_item (gpointer data, gpointer user_data)
             PlxReport r;
             double states;
 
-            if (!fixed_ok (o->fix_zero_stage, z) || (z > 0 && s.dp == 1))
+            if (!fixed_ok (o->fix_zero_stage, z) || (z > 0 && plx_strategy_get_grad_group_size (&s) == 1))
               continue;
             s.schedule = sched[si];
             s.virtual_stages = vs[si];

@@ -549,7 +549,7 @@ plx_strategy_get_grad_bucket_bytes (const PlxStrategy *s)
 
   if (s->grad_bucket_bytes != PLX_GRAD_BUCKET_AUTO)
     return s->grad_bucket_bytes;
-  elements = MAX (G_GUINT64_CONSTANT (40000000), G_GUINT64_CONSTANT (1000000) * MAX (s->dp, 1));
+  elements = MAX (G_GUINT64_CONSTANT (40000000), G_GUINT64_CONSTANT (1000000) * plx_strategy_get_grad_group_size (s));
   return elements * (s->dtype == PLX_DTYPE_FP16 ? 2 : 4);
 }
 
@@ -602,9 +602,17 @@ plx_strategy_moe_load (const PlxStrategy *s,
 }
 
 guint
+plx_strategy_get_grad_group_size (const PlxStrategy *s)
+{
+  return MAX (s->dp, 1) * MAX (s->cp, 1);
+}
+
+guint
 plx_strategy_get_shard_size (const PlxStrategy *s)
 {
-  return s->shard_group_size != 0 && s->shard_group_size <= s->dp ? s->shard_group_size : MAX (s->dp, 1);
+  guint dp_ranks = s->shard_group_size != 0 && s->shard_group_size <= s->dp ? s->shard_group_size : MAX (s->dp, 1);
+
+  return dp_ranks * MAX (s->cp, 1);
 }
 
 gboolean

@@ -151,6 +151,12 @@ test_pipeline_chunks_in_flight (void)
   "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 16, \"dp\": 4," \
   "                \"zero_stage\": " #zero ", \"dtype\": \"" dtype "\" } }"
 
+#define STATES_CP_SCENARIO(zero, extra) \
+  "{ \"model\": { \"preset\": \"gpt2\" }," \
+  "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1, \"gpus_per_node\": 4 }," \
+  "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 16, \"dp\": 2, \"cp\": 2," \
+  "                \"zero_stage\": " #zero extra " } }"
+
 static void
 test_model_states_zero (void)
 {
@@ -166,6 +172,13 @@ test_model_states_zero (void)
     { STATES_SCENARIO (3, "bf16"), 2 * n / 4, 4 * n / 4, 12 * n / 4 },
     { STATES_SCENARIO (0, "fp16"), 2 * n, 2 * n, 12 * n },
     { STATES_SCENARIO (0, "fp32"), 4 * n, 4 * n, 8 * n },
+    /* Context-parallel ranks hold the same weights and shard with the data-parallel
+     * ones (Megatron-Core's data-parallel group with context parallel; torchtitan's
+     * FSDP over dp_shard x cp): dp 2 x cp 2 divides by 4; hybrid over groups of one
+     * data-parallel rank still shards over its two context-parallel ranks. */
+    { STATES_CP_SCENARIO (1, ""), 2 * n, 4 * n, 12 * n / 4 },
+    { STATES_CP_SCENARIO (3, ""), 2 * n / 4, 4 * n / 4, 12 * n / 4 },
+    { STATES_CP_SCENARIO (3, ", \"shard_group_size\": 1"), 2 * n / 2, 4 * n / 2, 12 * n / 2 },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

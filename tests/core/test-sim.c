@@ -401,6 +401,31 @@ test_zero3_fp8_gather (void)
 }
 
 static void
+test_context_parallel_gradients (void)
+{
+  /* Context-parallel ranks compute the same layers on other parts of the sequences,
+   * so their gradients are reduced with the data-parallel ones: dp 4 x cp 2 on one
+   * ideal node all-reduce over all 8 GPUs (it was over the 4 data-parallel ranks).
+   * The small GPT-2's 52,484,096 parameters give 4-byte gradients of 209,936,384 B in
+   * two buckets (Megatron's max(40M, 1M x 8) elements = 160 MB); without overlap both
+   * are exposed, each a ring all-reduce of 2 (7/8) x bytes / B at B = 1 GB/s. */
+  const double params = 4.0 * BLOCK_PARAMS + EMBED_PARAMS + HEAD_PARAMS;
+  const double expected = 2.0 * 7.0 / 8.0 * 4.0 * params / 1e9;
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (
+    "{ \"model\": { \"model_type\": \"gpt2\", \"n_layer\": 4, \"n_embd\": 1024, \"n_head\": 16,"
+    "              \"vocab_size\": 1024, \"n_positions\": 1024 },"
+    "  \"cluster\": " TEST_IDEAL_CLUSTER (1, 1e9, 1e9) ","
+    "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 4, \"dp\": 4, \"cp\": 2,"
+    "                \"overlap_dp_comm\": false } }");
+  PlxReport a = test_run (sc), e;
+
+  g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &e, NULL, NULL, NULL, NULL));
+  g_test_message ("DP time %.6f s, expected %.6f s", a.time_s[PLX_TIME_DP_COMM], expected);
+  g_assert_cmpfloat (fabs (a.time_s[PLX_TIME_DP_COMM] - expected), <, 1e-9);
+  g_assert_cmpfloat (fabs (e.time_s[PLX_TIME_DP_COMM] - expected), <, 1e-6);
+}
+
+static void
 test_overlap_slowdown (void)
 {
   /* Overlapped collectives slow the compute beside them by the cluster's
@@ -802,6 +827,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/zero-bubble-h1-time", test_zero_bubble_h1_time);
   g_test_add_func ("/sim/zero3-flow-shop", test_zero3_flow_shop);
   g_test_add_func ("/sim/zero3-fp8-gather", test_zero3_fp8_gather);
+  g_test_add_func ("/sim/context-parallel-gradients", test_context_parallel_gradients);
   g_test_add_func ("/sim/overlap-slowdown", test_overlap_slowdown);
   g_test_add_func ("/sim/zero1-param-gather", test_zero1_param_gather);
   g_test_add_func ("/sim/hybrid-sharding", test_hybrid_sharding);
