@@ -100,9 +100,15 @@ typedef struct
    * PLX_FP8_PARAM_GATHER_AUTO: on for PyTorch code under ZeRO-3 (torchtitan's fp8
    * recipes), off otherwise (plx_strategy_fp8_param_gather). */
   gint         fp8_param_gather;
+  /* ZeRO-3: whether a unit's gathered weights are freed after its forward and
+   * gathered again for its backward (PyTorch FSDP's reshard_after_forward).
+   * PLX_RESHARD_AUTO: yes, but for PyTorch code with pp > 1 (torchtitan's default
+   * policy; plx_strategy_reshard_after_forward). */
+  gint         reshard_after_forward;
 } PlxStrategy;
 
 #define PLX_FP8_PARAM_GATHER_AUTO (-1)
+#define PLX_RESHARD_AUTO (-1)
 
 /* grad_bucket_bytes 0: Megatron-LM's own size (plx_strategy_get_grad_bucket_bytes). */
 #define PLX_GRAD_BUCKET_AUTO ((guint64) 0)
@@ -166,5 +172,13 @@ guint plx_strategy_get_shard_size (const PlxStrategy *strategy);
 /* Whether the fp8 layers' weights are gathered in fp8: fp8_param_gather with AUTO
  * resolved; FALSE without fp8 or without ZeRO. */
 gboolean plx_strategy_fp8_param_gather (const PlxStrategy *strategy);
+/* reshard_after_forward with AUTO resolved; FALSE below ZeRO-3. */
+gboolean plx_strategy_reshard_after_forward (const PlxStrategy *strategy);
+/* Whether ZeRO-3 gathers each unit once per step and reduce-scatters its gradients
+ * once, after the last micro-batch's backward, holding weights and gradients
+ * unsharded in between: PyTorch code with pp > 1, as torch.distributed.pipelining
+ * runs an FSDP stage (no resharding after backward and no gradient sync but for the
+ * last micro-batch). */
+gboolean plx_strategy_zero3_once_per_step (const PlxStrategy *strategy);
 
 G_END_DECLS

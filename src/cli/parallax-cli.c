@@ -234,9 +234,13 @@ print_scenario_header (const PlxScenario *sc)
   printf ("Strategy          dp %u, tp %u, pp %u, cp %u, ep %u; micro-batch %" G_GUINT64_FORMAT
           ", global batch %" G_GUINT64_FORMAT ", sequence %" G_GUINT64_FORMAT "\n",
           s->dp, s->tp, s->pp, s->cp, s->ep, s->micro_batch_size, s->global_batch_size, s->seq_length);
-  printf ("                  %s%s, recompute %s, ZeRO %u, %s%s%s\n", plx_schedule_to_string (s->schedule),
+  printf ("                  %s%s, recompute %s, ZeRO %u%s, %s%s%s\n", plx_schedule_to_string (s->schedule),
           chunks,
-          plx_recompute_to_string (s->recompute), s->zero_stage, plx_dtype_to_string (s->dtype),
+          plx_recompute_to_string (s->recompute), s->zero_stage,
+          plx_strategy_zero3_once_per_step (s)      ? " (gathered once per step)"
+          : s->zero_stage >= 3 && !plx_strategy_reshard_after_forward (s) ? " (kept gathered from forward to backward)"
+                                                    : "",
+          plx_dtype_to_string (s->dtype),
           plx_strategy_fp8_param_gather (s) ? " (weights gathered in fp8)" : "",
           s->sequence_parallel ? ", sequence parallel" : "");
   if (sc->model->experts > 0)

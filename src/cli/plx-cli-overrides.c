@@ -51,6 +51,8 @@ static const StrategyFlag strategy_flags[] = {
   { "--no-overlap-tp-comm", "overlap_tp_comm", FLAG_BOOL_OFF, NULL },
   { "--fp8-param-gather", "fp8_param_gather", FLAG_BOOL_ON, "fp8: gather the fp8 layers' sharded weights in fp8\n                           (default: with PyTorch code under ZeRO-3)" },
   { "--no-fp8-param-gather", "fp8_param_gather", FLAG_BOOL_OFF, NULL },
+  { "--reshard-after-forward", "reshard_after_forward", FLAG_BOOL_ON, "ZeRO-3: free gathered weights after forward, gather\n                           again for backward (default: but for PyTorch with PP)" },
+  { "--no-reshard-after-forward", "reshard_after_forward", FLAG_BOOL_OFF, NULL },
 };
 
 /* Flags beside the strategy's, each taking a value. */

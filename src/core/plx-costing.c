@@ -559,8 +559,17 @@ plx_costing_stage_memory (const PlxCosting    *cx,
    * data-parallel group, stage 2 also gradients, stage 3 also weights. Expert weights
    * are sharded over their own data-parallel group, dp/ep. */
   edp = MIN (MAX (1.0, (double) s->dp / s->ep), cx->shard);
-  mem->weights = dense * wb / (s->zero_stage >= 3 ? cx->shard : 1.0) + expert * wb / (s->zero_stage >= 3 ? edp : 1.0);
-  mem->gradients = dense * gb / (s->zero_stage >= 2 ? cx->shard : 1.0) + expert * gb / (s->zero_stage >= 2 ? edp : 1.0);
+  {
+    /* ZeRO-3 that keeps its units gathered from forward to backward holds the
+     * stage's weights whole through the step; once per step (pipelined FSDP) the
+     * gradients too, accumulated unsharded until the last micro-batch. */
+    gboolean once = plx_strategy_zero3_once_per_step (s);
+    gboolean shard_w = s->zero_stage >= 3 && plx_strategy_reshard_after_forward (s) && !once;
+    gboolean shard_g = s->zero_stage >= 2 && !once;
+
+    mem->weights = dense * wb / (shard_w ? cx->shard : 1.0) + expert * wb / (shard_w ? edp : 1.0);
+    mem->gradients = dense * gb / (shard_g ? cx->shard : 1.0) + expert * gb / (shard_g ? edp : 1.0);
+  }
   mem->optimizer = dense * ob / (s->zero_stage >= 1 ? cx->shard : 1.0) + expert * ob / (s->zero_stage >= 1 ? edp : 1.0);
   /* DeepSpeed's BF16_Optimizer keeps the 16-bit gradients the backward pass writes
    * beside the fp32 copy it adds them into (plx_costing_grad_accumulation). */
@@ -728,6 +737,8 @@ plx_costing_zero3_comm (const PlxCosting    *cx,
     const double unit_params[3] = { c->layer.params, c->embedding.params, c->head.params };
     const double unit_fp8[3] = { c->layer.fp8_params, c->embedding.fp8_params, c->head.fp8_params };
     gboolean fp8_gather = plx_strategy_fp8_param_gather (s);
+    gboolean reshard = plx_strategy_reshard_after_forward (s);
+    double per_step = plx_strategy_zero3_once_per_step (s) ? 1.0 / cx->micro_batches : 1.0;
     for (guint i = 0; i < 3; i++)
       {
         /* fp8 weights gathered at 1 byte a parameter (torchao's float8 all-gather for
@@ -756,6 +767,19 @@ plx_costing_zero3_comm (const PlxCosting    *cx,
         if (cx->replica_group.size > 1)
           z->scatter[i] += plx_costing_collective (cx, PLX_COLLECTIVE_ALL_REDUCE, &cx->replica_group,
                                                    unit_params[i] * gb / cx->shard);
+        /* Resharded after forward, the backward gathers (and copies, casts) again. */
+        if (reshard)
+          {
+            z->regather[i] = z->gather[i];
+            z->copy_regather[i] = z->copy_out[i];
+          }
+        /* Once per step: the first micro-batch gathers, the last reduce-scatters;
+         * spread evenly, each micro-batch's passes carry 1/m of them (the closed
+         * form and the plan cost every micro-batch alike). */
+        z->gather[i] *= per_step;
+        z->copy_out[i] *= per_step;
+        z->scatter[i] *= per_step;
+        z->copy_in[i] *= per_step;
       }
   }
 }
@@ -773,9 +797,10 @@ plx_costing_zero3_pass (const PlxCosting    *cx,
   const PlxStrategy *s = cx->strategy;
   const PlxBlockCost *l = &c->layer, *pre = &c->embedding, *post = &c->head;
   double c1 = 0.0, c2 = 0.0, busy;
-  double gather_l = z->gather[0], scatter_l = z->scatter[0];
+  double gather_l = z->gather[0], scatter_l = z->scatter[0], regather_l = z->regather[0];
   double gather_e = first ? z->gather[1] : 0.0, scatter_e = first ? z->scatter[1] : 0.0;
   double gather_h = last ? z->gather[2] : 0.0, scatter_h = last ? z->scatter[2] : 0.0;
+  double regather_e = first ? z->regather[1] : 0.0, regather_h = last ? z->regather[2] : 0.0;
   double lf = l->fwd_s + l->comm_fwd_s;
   double lb = l->bwd_s + l->comm_bwd_s + l->recompute_s + l->comm_recompute_s;
   double pf = pre->fwd_s + pre->comm_fwd_s, pb = pre->bwd_s + pre->comm_bwd_s;
@@ -788,17 +813,18 @@ plx_costing_zero3_pass (const PlxCosting    *cx,
   /* The copies run with each unit's compute; the pass's busy time below stays the
    * compute alone, so they count in what the pass adds. */
   lf += z->copy_out[0];
-  lb += z->copy_out[0] + z->copy_in[0];
+  lb += z->copy_regather[0] + z->copy_in[0];
   pf += first ? z->copy_out[1] : 0.0;
-  pb += first ? z->copy_out[1] + z->copy_in[1] : 0.0;
+  pb += first ? z->copy_regather[1] + z->copy_in[1] : 0.0;
   qf += last ? z->copy_out[2] : 0.0;
-  qb += last ? z->copy_out[2] + z->copy_in[2] : 0.0;
+  qb += last ? z->copy_regather[2] + z->copy_in[2] : 0.0;
   copies_f = n_layers * z->copy_out[0] + (first ? z->copy_out[1] : 0.0) + (last ? z->copy_out[2] : 0.0);
-  copies_b = copies_f + n_layers * z->copy_in[0] + (first ? z->copy_in[1] : 0.0) + (last ? z->copy_in[2] : 0.0);
+  copies_b = n_layers * (z->copy_regather[0] + z->copy_in[0]) + (first ? z->copy_regather[1] + z->copy_in[1] : 0.0) +
+             (last ? z->copy_regather[2] + z->copy_in[2] : 0.0);
   if (!s->overlap_dp_comm)
     {
       *fwd_extra = n_layers * gather_l + gather_e + gather_h + copies_f;
-      *bwd_extra = n_layers * (gather_l + scatter_l) + gather_e + scatter_e + gather_h + scatter_h + copies_b;
+      *bwd_extra = n_layers * (regather_l + scatter_l) + regather_e + scatter_e + regather_h + scatter_h + copies_b;
       return;
     }
 
@@ -816,10 +842,10 @@ plx_costing_zero3_pass (const PlxCosting    *cx,
    * the stream; the last reduce-scatter ends the pass. */
   c1 = c2 = 0.0;
   if (last)
-    flow_job (&c1, &c2, gather_h + scatter_h, qb);
-  flow_jobs (&c1, &c2, n_layers, gather_l + scatter_l, lb);
+    flow_job (&c1, &c2, regather_h + scatter_h, qb);
+  flow_jobs (&c1, &c2, n_layers, regather_l + scatter_l, lb);
   if (first)
-    flow_job (&c1, &c2, gather_e + scatter_e, pb);
+    flow_job (&c1, &c2, regather_e + scatter_e, pb);
   busy = n_layers * lb + (first ? pb : 0.0) + (last ? qb : 0.0) - copies_b;
   *bwd_extra = MAX (0.0, MAX (c1, c2) - busy);
   *bwd_extra += plx_costing_contention (cx, c1, *bwd_extra - copies_b, busy);

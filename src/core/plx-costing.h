@@ -140,17 +140,22 @@ double plx_costing_grad_bytes (PlxDtype dtype);
 double plx_costing_optimizer_time (const PlxCosting    *cx,
                                    const PlxStageCosts *costs,
                                    guint                stage);
-/* ZeRO-3's collectives per unit: a block's, the embedding's, the head's gather and
- * reduce-scatter over the data-parallel group; all 0 (inactive) below ZeRO-3. */
+/* ZeRO-3's collectives per unit and micro-batch: a block's, the embedding's, the
+ * head's gather before the forward, gather again before the backward (0 when the
+ * weights stay gathered: plx_strategy_reshard_after_forward) and reduce-scatter over
+ * the data-parallel group; a step's one gather and scatter spread over its
+ * micro-batches when plx_strategy_zero3_once_per_step; all 0 (inactive) below ZeRO-3. */
 typedef struct
 {
   gboolean active;
   double   gather[3];
+  double   regather[3];
   double   scatter[3];
-  /* PyTorch FSDP2's copies around them, on the compute side: the gathered weights
-   * copied out into the unit's parameters (each pass), the gradients copied into the
-   * reduce-scatter buffer (backward); 0 for other implementations. */
+  /* On the compute side, with each gather: PyTorch FSDP2's copy of the gathered
+   * weights out into the unit's parameters and, gathered in 16 bits, the fp8 layers'
+   * cast; with each reduce-scatter FSDP2's copy of the gradients into its buffer. */
   double   copy_out[3];
+  double   copy_regather[3];
   double   copy_in[3];
 } PlxZero3Comm;
 

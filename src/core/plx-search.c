@@ -185,6 +185,7 @@ run_item (gpointer data, gpointer user_data)
             /* fp8 gathers need sharded weights: asked for, it is kept where ZeRO shards. */
             if (se->base->fp8_param_gather == TRUE)
               s.fp8_param_gather = z > 0;
+            s.reshard_after_forward = z == 3 ? se->base->reshard_after_forward : PLX_RESHARD_AUTO;
             evaluated++;
             valid++;
             if (!plx_analytic_run_if_fits (se->model, cluster, &s, cache, usable, &r))

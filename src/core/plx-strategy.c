@@ -45,6 +45,7 @@ plx_strategy_new (void)
   s->overlap_dp_comm = TRUE;
   s->grad_bucket_bytes = PLX_GRAD_BUCKET_AUTO;
   s->fp8_param_gather = PLX_FP8_PARAM_GATHER_AUTO;
+  s->reshard_after_forward = PLX_RESHARD_AUTO;
   return s;
 }
 
@@ -117,7 +118,7 @@ static const char *const strategy_keys[] = {
   "workload", "seq_length", "global_batch_size", "micro_batch_size", "dp", "tp", "pp", "cp", "ep",
   "virtual_stages", "layers_per_stage", "first_stage_layers", "last_stage_layers", "sequence_parallel", "schedule", "recompute", "zero_stage", "dtype",
   "overlap_dp_comm", "overlap_tp_comm", "flash_attention", "grad_bucket_bytes", "implementation", "shard_group_size",
-  "moe_capacity_factor", "moe_load_imbalance", "prompt_length", "decode_tokens", "fp8_param_gather", NULL,
+  "moe_capacity_factor", "moe_load_imbalance", "prompt_length", "decode_tokens", "fp8_param_gather", "reshard_after_forward", NULL,
 };
 
 /* "layers_per_stage": [5, 6, ..., 5] or "auto". */
@@ -227,6 +228,13 @@ plx_strategy_new_from_json (JsonNode   *node,
       if (!plx_json_get_bool (obj, source, "strategy", "fp8_param_gather", &on, error))
         return NULL;
       s->fp8_param_gather = on;
+    }
+  if (json_object_has_member (obj, "reshard_after_forward"))
+    {
+      gboolean on = FALSE;
+      if (!plx_json_get_bool (obj, source, "strategy", "reshard_after_forward", &on, error))
+        return NULL;
+      s->reshard_after_forward = on;
     }
   /* 0 says dropless, as leaving the key out does (so a command line can undo a
    * file's factor); a capacity below 1 drops most tokens by design; above 64 no
@@ -418,6 +426,9 @@ plx_strategy_resolve (PlxStrategy      *s,
   if (s->fp8_param_gather == TRUE && s->dtype != PLX_DTYPE_FP8)
     FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.fp8_param_gather: true gathers fp8 weights, but dtype is %s", source,
           plx_dtype_to_string (s->dtype));
+  if (s->reshard_after_forward != PLX_RESHARD_AUTO && s->zero_stage < 3)
+    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.reshard_after_forward: %s is about ZeRO-3's gathered weights, but "
+          "zero_stage is %u", source, s->reshard_after_forward ? "true" : "false", s->zero_stage);
   if (s->fp8_param_gather == TRUE && s->zero_stage == 0)
     FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.fp8_param_gather: true gathers sharded weights, but zero_stage is 0",
           source);
@@ -616,6 +627,22 @@ plx_strategy_get_shard_size (const PlxStrategy *s)
 }
 
 gboolean
+plx_strategy_zero3_once_per_step (const PlxStrategy *s)
+{
+  return s->zero_stage >= 3 && s->pp > 1 && plx_strategy_is_pytorch (s);
+}
+
+gboolean
+plx_strategy_reshard_after_forward (const PlxStrategy *s)
+{
+  if (s->zero_stage < 3)
+    return FALSE;
+  if (s->reshard_after_forward == PLX_RESHARD_AUTO)
+    return !(s->pp > 1 && plx_strategy_is_pytorch (s));
+  return s->reshard_after_forward != FALSE;
+}
+
+gboolean
 plx_strategy_fp8_param_gather (const PlxStrategy *s)
 {
   if (s->dtype != PLX_DTYPE_FP8 || s->zero_stage == 0)
@@ -683,6 +710,8 @@ plx_strategy_to_json (const PlxStrategy *s)
     INT ("shard_group_size", s->shard_group_size);
   if (s->fp8_param_gather != PLX_FP8_PARAM_GATHER_AUTO)
     BOOL ("fp8_param_gather", s->fp8_param_gather != FALSE);
+  if (s->reshard_after_forward != PLX_RESHARD_AUTO)
+    BOOL ("reshard_after_forward", s->reshard_after_forward != FALSE);
   if (s->moe_capacity_factor > 0.0)
     {
       json_builder_set_member_name (b, "moe_capacity_factor");

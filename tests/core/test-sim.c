@@ -400,6 +400,69 @@ test_zero3_fp8_gather (void)
   }
 }
 
+/* The small GPT-2 under ZeRO-3 on one ideal node at 1 GB/s, with strategy keys. */
+#define ZERO3_KEYS_SCENARIO(keys) \
+  "{ \"model\": { \"model_type\": \"gpt2\", \"n_layer\": 4, \"n_embd\": 1024, \"n_head\": 16," \
+  "              \"vocab_size\": 1024, \"n_positions\": 1024 }," \
+  "  \"cluster\": " TEST_IDEAL_CLUSTER (1, 1e9, 1e9) "," \
+  "  \"strategy\": { \"seq_length\": 1024, \"micro_batch_size\": 1, \"zero_stage\": 3, " keys " } }"
+
+static void
+test_zero3_reshard (void)
+{
+  const double gathers = gpt2_small_gathers ();
+  const double n = 4.0 * BLOCK_PARAMS + EMBED_PARAMS + HEAD_PARAMS;
+
+  {
+    /* Kept gathered from forward to backward (reshard_after_forward false, dp 8):
+     * the backward only reduce-scatters, 4-byte gradients at twice the gathers'
+     * bytes, so it is 2x the gathers instead of 3x; the stage holds its 2-byte
+     * weights whole, not an eighth of them. */
+    g_autoptr (PlxScenario) kept = test_scenario_from_string (
+      ZERO3_KEYS_SCENARIO ("\"global_batch_size\": 8, \"dp\": 8, \"reshard_after_forward\": false"));
+    g_autoptr (PlxScenario) freed = test_scenario_from_string (
+      ZERO3_KEYS_SCENARIO ("\"global_batch_size\": 8, \"dp\": 8, \"reshard_after_forward\": true"));
+    PlxReport a = test_run (kept), f = test_run (freed), e;
+
+    g_assert_true (plx_sim_run_scenario (kept->model, kept->cluster, kept->strategy, &e, NULL, NULL, NULL, NULL));
+    g_assert_cmpfloat (e.stage_backward_s, >=, 2.0 * gathers);
+    g_assert_cmpfloat (e.stage_backward_s, <, 2.0 * gathers + 2e-3);
+    g_assert_cmpfloat (fabs (a.step_time_s - e.step_time_s) / e.step_time_s, <, 1e-6);
+    g_assert_cmpfloat (f.stage_backward_s, >=, 3.0 * gathers);
+    g_assert_cmpfloat (fabs ((double) a.memory_bytes[PLX_MEM_WEIGHTS] - 2.0 * n), <=, 1.0);
+    g_assert_cmpfloat (fabs ((double) f.memory_bytes[PLX_MEM_WEIGHTS] - 2.0 * n / 8.0), <=, 1.0);
+  }
+  {
+    /* PyTorch code with pp 2 (torchtitan's FSDP with pipelining): each unit is
+     * gathered by the first micro-batch and reduce-scattered after the last, weights
+     * and gradients held whole in between. dp 4, 8 micro-batches: each micro-batch's
+     * forward carries an eighth of the stage's gathers (over 4 ranks: 3/4 x bytes / B)
+     * and the stage holds 2 + 4 bytes per parameter of its units. Stage 0 has the
+     * embedding and two blocks, stage 1 two blocks and the head. */
+    g_autoptr (PlxScenario) sc = test_scenario_from_string (
+      ZERO3_KEYS_SCENARIO ("\"global_batch_size\": 32, \"dp\": 4, \"pp\": 2"));
+    PlxReport a = test_run (sc), e;
+    guint st = a.reported_stage;
+    double units = 2.0 * BLOCK_PARAMS + (st == 0 ? EMBED_PARAMS : HEAD_PARAMS);
+    double stage_gathers = 3.0 / 4.0 * units * 2.0 / 1e9;
+
+    g_assert_true (plx_strategy_zero3_once_per_step (sc->strategy));
+    g_assert_false (plx_strategy_reshard_after_forward (sc->strategy));
+    g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &e, NULL, NULL, NULL, NULL));
+    g_test_message ("stage %u: forward %.4f ms, its gathers / 8 %.4f ms", st, a.stage_forward_s * 1e3,
+                    stage_gathers / 8.0 * 1e3);
+    g_assert_cmpfloat (a.stage_forward_s, >=, stage_gathers / 8.0);
+    g_assert_cmpfloat (a.stage_forward_s, <, stage_gathers / 8.0 + 1e-3);
+    g_assert_cmpfloat (fabs ((double) a.memory_bytes[PLX_MEM_WEIGHTS] - 2.0 * units), <=, 1.0);
+    g_assert_cmpfloat (fabs ((double) a.memory_bytes[PLX_MEM_GRADIENTS] - 4.0 * units), <=, 1.0);
+    g_assert_cmpfloat (fabs (a.step_time_s - e.step_time_s) / e.step_time_s, <, 0.03);
+    /* Megatron's code under the same strategy gathers per micro-batch, resharding. */
+    sc->strategy->implementation = PLX_IMPLEMENTATION_MEGATRON;
+    g_assert_false (plx_strategy_zero3_once_per_step (sc->strategy));
+    g_assert_true (plx_strategy_reshard_after_forward (sc->strategy));
+  }
+}
+
 static void
 test_context_parallel_gradients (void)
 {
@@ -827,6 +890,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/zero-bubble-h1-time", test_zero_bubble_h1_time);
   g_test_add_func ("/sim/zero3-flow-shop", test_zero3_flow_shop);
   g_test_add_func ("/sim/zero3-fp8-gather", test_zero3_fp8_gather);
+  g_test_add_func ("/sim/zero3-reshard", test_zero3_reshard);
   g_test_add_func ("/sim/context-parallel-gradients", test_context_parallel_gradients);
   g_test_add_func ("/sim/overlap-slowdown", test_overlap_slowdown);
   g_test_add_func ("/sim/zero1-param-gather", test_zero1_param_gather);
