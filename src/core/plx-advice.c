@@ -573,7 +573,7 @@ key_ok (const PlxModel *model, const PlxCluster *cluster, const PlxStrategy *s, 
     return FALSE;
   dp = gpus / mp;
   if (g_str_equal (key, "ep"))
-    return v == 1 || (model->experts % v == 0 && dp % v == 0);
+    return v == 1 || (model->experts % v == 0 && (dp * cp) % v == 0);
   if (g_str_equal (key, "micro_batch_size"))
     return s->global_batch_size % (dp * v) == 0 && (!interleaved || (s->global_batch_size / (dp * v)) % pp == 0);
   /* Some micro-batch size keeps the batch rules iff micro-batch 1 does. */

@@ -38,7 +38,9 @@ plx_costing_init (PlxCosting        *cx,
   /* Megatron's rank order: TP innermost, then CP, EP (inside DP), DP, PP outermost. */
   cx->tp_group = plx_group_place (cluster, s->tp, 1);
   cx->cp_group = plx_group_place (cluster, s->cp, s->tp);
-  cx->ep_group = plx_group_place (cluster, s->ep, s->tp * s->cp);
+  /* Expert parallelism over the data- and context-parallel ranks, next to TP
+   * (Megatron-Core's expert layout: expert TP, EP, expert DP within a stage). */
+  cx->ep_group = plx_group_place (cluster, s->ep, s->tp);
   /* Gradients are reduced, and ZeRO shards, over the data-parallel ranks with their
    * context-parallel ones (plx_strategy_get_grad_group_size): CP is next to TP, so
    * that group is every rank tp apart. */
@@ -49,7 +51,7 @@ plx_costing_init (PlxCosting        *cx,
   cx->shard_group = plx_group_place (cluster, (guint) cx->shard, s->tp);
   cx->replica_group = plx_group_place (cluster, MAX (plx_strategy_get_grad_group_size (s) / (guint) cx->shard, 1),
                                        s->tp * (guint) cx->shard);
-  cx->edp_group = plx_group_place (cluster, MAX (s->dp / s->ep, 1), s->tp * s->cp * s->ep);
+  cx->edp_group = plx_group_place (cluster, MAX (plx_strategy_get_grad_group_size (s) / s->ep, 1), s->tp * s->ep);
   cx->pp_group = plx_group_place (cluster, s->pp, s->tp * s->cp * s->dp);
   cx->chunk_layers = NULL;
   cx->memo = NULL;
@@ -558,7 +560,7 @@ plx_costing_stage_memory (const PlxCosting    *cx,
   /* ZeRO (Rajbhandari et al. 2020 §5.1): stage 1 shards optimizer states over the
    * data-parallel group, stage 2 also gradients, stage 3 also weights. Expert weights
    * are sharded over their own data-parallel group, dp/ep. */
-  edp = MIN (MAX (1.0, (double) s->dp / s->ep), cx->shard);
+  edp = MIN (MAX (1.0, (double) plx_strategy_get_grad_group_size (s) / s->ep), cx->shard);
   {
     /* ZeRO-3 that keeps its units gathered from forward to backward holds the
      * stage's weights whole through the step; once per step (pipelined FSDP) the

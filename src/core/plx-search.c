@@ -163,7 +163,7 @@ run_item (gpointer data, gpointer user_data)
         }
       s.pp = pp;
       s.dp = (guint) (item->n_gpus / model_par);
-      if (!fixed_ok (o->fix_dp, s.dp) || (item->ep > 1 && s.dp % item->ep != 0) ||
+      if (!fixed_ok (o->fix_dp, s.dp) || (item->ep > 1 && ((guint64) s.dp * item->cp) % item->ep != 0) ||
           s.global_batch_size % ((guint64) s.dp * item->micro_batch) != 0)
         {
           evaluated++;

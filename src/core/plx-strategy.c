@@ -493,9 +493,12 @@ plx_strategy_resolve (PlxStrategy      *s,
       if (model->experts % s->ep != 0)
         FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.ep: %u does not divide the model's %u experts",
               source, s->ep, model->experts);
-      if (s->dp % s->ep != 0)
-        FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.ep: %u does not divide dp=%u (experts are spread over data-parallel ranks)",
-              source, s->ep, s->dp);
+      /* Megatron-Core spreads the experts over the data- and context-parallel ranks
+       * (its expert layout re-divides the tp x cp x dp ranks of a stage; expert
+       * tensor parallelism equal to tp). */
+      if (((guint64) s->dp * s->cp) % s->ep != 0)
+        FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.ep: %u does not divide dp x cp = %u x %u (experts are spread over "
+              "the data- and context-parallel ranks)", source, s->ep, s->dp, s->cp);
     }
 
   if (s->global_batch_size == 0)

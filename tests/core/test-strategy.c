@@ -460,7 +460,13 @@ test_ep_dp (void)
 {
   /* tp 2 on 8 GPUs: dp 4, which ep 8 does not divide. */
   EXPECT_ERROR (MIXTRAL, A100_8, "{\"tp\": 2, \"ep\": 8, \"seq_length\": 4096, \"global_batch_size\": 8}",
-                PLX_ERROR_INCONSISTENT, "strategy.ep: 8", "dp=4");
+                PLX_ERROR_INCONSISTENT, "strategy.ep: 8", "dp x cp = 4 x 1");
+  /* cp 2 on 8 GPUs: dp 4, and the experts spread over dp x cp = 8 ranks, as
+   * Megatron-Core spreads them; their all-to-all runs over all 8 GPUs of the node. */
+  {
+    g_autoptr (PlxScenario) sc = expect_ok (MIXTRAL, A100_8, "{\"cp\": 2, \"ep\": 8, \"seq_length\": 4096, \"global_batch_size\": 8}");
+    g_assert_cmpuint (sc->strategy->dp, ==, 4);
+  }
 }
 
 static void
