@@ -210,15 +210,20 @@ typedef enum
 {
   PLX_IR_SCHEDULE_GPIPE,  /* every micro-batch's forward, then every backward */
   PLX_IR_SCHEDULE_1F1B,   /* PipeDream-Flush: warm up, then one forward one backward */
+  PLX_IR_SCHEDULE_FILE,   /* a schedule file's order (docs/schedule-files.md) */
 } PlxIrSchedule;
 
 /* How a training program is spread: data parallel `dp` (the batch split, weights
  * replicated, gradients all-reduced), tensor parallel `tp` (weights split, Megatron's
- * column then row), `pp` pipeline stages, the batch in `micro_batches`. */
+ * column then row), `pp` pipeline stages, the batch in `micro_batches`; with
+ * PLX_IR_SCHEDULE_FILE each stage's forwards and backwards in the order of the
+ * schedule file at `schedule_path` (one model chunk per stage; a backward is one pass,
+ * so a file that splits off weight gradients is refused). */
 typedef struct
 {
   guint         dp, tp, pp, micro_batches;
   PlxIrSchedule schedule;
+  const char   *schedule_path;
 } PlxIrParallel;
 
 /* The distributed program of a training graph (plx_ir_training_graph) on

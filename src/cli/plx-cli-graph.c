@@ -27,7 +27,8 @@ static const char *const graph_help =
   "  --nodes N                that many nodes of it\n"
   "  --dp N --tp N --pp N     data, tensor and pipeline parallel degrees (1)\n"
   "  --micro-batches N        the batch in N micro-batches (1)\n"
-  "  --schedule 1f1b|gpipe    the pipeline schedule (1f1b)\n"
+  "  --schedule 1f1b|gpipe|FILE  the pipeline schedule (1f1b), or a schedule file's\n"
+  "                           order (docs/schedule-files.md; F and B entries)\n"
   "  --optimizer adam|sgd     the update each weight gets (adam)\n"
   "  --dim NAME=N             an ONNX model's symbolic dimension (repeatable)\n"
   "  --timeline CHART         simulate: draw the run, a row per GPU (.png, .svg, .pdf)\n"
@@ -198,7 +199,11 @@ parse_options (int argc, char **argv, GraphOptions *o)
           else if (g_str_equal (value, "gpipe"))
             o->par.schedule = PLX_IR_SCHEDULE_GPIPE;
           else
-            return usage_error ("--schedule: \"%s\" is not 1f1b or gpipe", value);
+            {
+              /* Anything else names a schedule file, read against the pipeline. */
+              o->par.schedule = PLX_IR_SCHEDULE_FILE;
+              o->par.schedule_path = value;
+            }
         }
       else if (g_str_equal (flag, "--optimizer"))
         {
@@ -291,9 +296,12 @@ print_text (const GraphOptions *o, const PlxIrGraph *p, const PlxCluster *c, con
         fullest = d;
     }
   if (o->model != NULL)
-    printf ("Model             %s: dp %u, tp %u, pp %u, %u micro-batch%s, %s, %s\n", o->model, o->par.dp, o->par.tp,
+    printf ("Model             %s: dp %u, tp %u, pp %u, %u micro-batch%s, %s%s, %s\n", o->model, o->par.dp, o->par.tp,
             o->par.pp, o->par.micro_batches, o->par.micro_batches == 1 ? "" : "es",
-            o->par.schedule == PLX_IR_SCHEDULE_GPIPE ? "GPipe" : "1F1B",
+            o->par.schedule == PLX_IR_SCHEDULE_FILE ? "schedule file " : "",
+            o->par.schedule == PLX_IR_SCHEDULE_GPIPE  ? "GPipe"
+            : o->par.schedule == PLX_IR_SCHEDULE_FILE ? o->par.schedule_path
+                                                      : "1F1B",
             o->optimizer == PLX_IR_OPTIMIZER_ADAM ? "Adam" : "SGD");
   else
     printf ("Program           %s\n", o->program);
@@ -675,6 +683,9 @@ plx_cli_graph_search (int argc, char **argv)
     return status;
   if (o.model == NULL || o.devices == 0 || (o.devices & (o.devices - 1)) != 0)
     return usage_error ("search: give --model GRAPH.json and --devices N, N a power of two");
+  if (o.par.schedule == PLX_IR_SCHEDULE_FILE)
+    return usage_error ("search: --schedule %s: a schedule file is written for one pipeline depth and micro-batch "
+                        "count, and the search tries many; use 1f1b or gpipe", o.par.schedule_path);
   cluster = load_cluster (&o, &error);
   if (cluster == NULL)
     return user_error (error);

@@ -18,6 +18,7 @@
 
 #include "parallax/plx-error.h"
 #include "parallax/plx-ir.h"
+#include "parallax/plx-schedule.h"
 
 enum { AX_MB, AX_DP, AX_TP, N_AX };
 #define REPL      (-1)
@@ -905,14 +906,24 @@ split_stages (const PlxIrGraph *t, guint pp, const PlxCluster *cluster, guint *f
  * §2.2); 1F1B warms up with pp - stage - 1 forwards, then alternates (Narayanan et
  * al. 2021 §2.2, PipeDream-Flush). */
 static GArray *
-stage_tasks (guint stage, guint pp, guint m, PlxIrSchedule schedule)
+stage_tasks (guint stage, guint pp, guint m, PlxIrSchedule schedule, const PlxScheduleOrder *order)
 {
   GArray *tasks = g_array_new (FALSE, FALSE, sizeof (guint));
   guint task;
 
 #define PUSH(kind, k) (task = (kind) | ((k) << 2), g_array_append_val (tasks, task))
   PUSH (TASK_PRE, 0);
-  if (schedule == PLX_IR_SCHEDULE_GPIPE)
+  if (order != NULL)
+    {
+      /* A schedule file's order, checked (plx_schedule_order_load): F and B entries. */
+      GArray *entries = order->stages[stage];
+      for (guint i = 0; i < entries->len; i++)
+        {
+          const PlxScheduleEntry *en = &g_array_index (entries, PlxScheduleEntry, i);
+          PUSH (en->pass == PLX_PASS_FORWARD ? TASK_F : TASK_B, en->micro_batch);
+        }
+    }
+  else if (schedule == PLX_IR_SCHEDULE_GPIPE)
     {
       for (guint k = 0; k < m; k++)
         PUSH (TASK_F, k);
@@ -962,6 +973,7 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   g_autoptr (GPtrArray) tasks = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autoptr (GPtrArray) by_task = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autofree guint *pos = NULL;
+  g_autoptr (PlxScheduleOrder) order = NULL;
   g_autofree gboolean *data_dep = NULL;
   guint remaining = 0, missing = 0, stuck_op = 0, stuck_stage = 0;
   gboolean ok = TRUE;
@@ -1108,11 +1120,26 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   for (guint i = 0; i < ops->len; i++)
     g_array_append_val ((GArray *) by_task->pdata[e.stage[i] * 4 + e.task[i]], i);
 
+  /* A schedule file is read against this pipeline: pp stages, one chunk each, m
+   * micro-batches; its weight-gradient passes have no ops of their own here. */
+  if (ok && parallel->schedule == PLX_IR_SCHEDULE_FILE)
+    {
+      order = plx_schedule_order_load (parallel->schedule_path, pp, 1, e.m, error);
+      if (order == NULL)
+        ok = FALSE;
+      else if (order->split_backward)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED, "%s: schedule file %s splits weight gradients (W) "
+                       "off the backward passes; a graph model's backward runs as one pass (use F and B only)",
+                       source, parallel->schedule_path);
+          ok = FALSE;
+        }
+    }
   /* Emit the stages' tasks in turn, each as soon as what it reads has been made. */
   pos = g_new0 (guint, pp);
   for (guint st = 0; st < pp && ok; st++)
     {
-      g_ptr_array_add (tasks, stage_tasks (st, pp, e.m, parallel->schedule));
+      g_ptr_array_add (tasks, stage_tasks (st, pp, e.m, parallel->schedule, order));
       remaining += ((GArray *) tasks->pdata[st])->len;
     }
   while (remaining > 0 && ok)

@@ -2761,6 +2761,29 @@ test_graph_program_round_trip (void)
   RUN_CLI (&bad, "simulate", "--program", program, "--tp", "2");
   g_assert_cmpint (bad.status, ==, 2);
   g_assert_nonnull (strstr (bad.err, "--program runs a program as written"));
+  cli_run_clear (&bad);
+  {
+    /* A schedule file with 1F1B's order runs as --schedule 1f1b does; the search,
+     * which tries many pipelines, refuses one. */
+    g_autofree char *sched = g_build_filename (dir, "1f1b.json", NULL);
+    g_auto (CliRun) filed = { 0 };
+    g_autoptr (JsonNode) c = NULL;
+
+    g_assert_true (g_file_set_contents (sched, "{ \"stages\": [ [\"F0\", \"F1\", \"B0\", \"F2\", \"B1\", \"F3\", "
+                                        "\"B2\", \"B3\"], [\"F0\", \"B0\", \"F1\", \"B1\", \"F2\", \"B2\", \"F3\", "
+                                        "\"B3\"] ] }", -1, NULL));
+    RUN_CLI (&filed, "simulate", "--model", graph, "--dp", "2", "--pp", "2", "--micro-batches", "4", "--schedule", sched,
+             "--json");
+    assert_success (&filed);
+    c = parse_stdout (&filed);
+    if (c != NULL)
+      g_assert_cmpfloat (get_number (json_node_get_object (c), "step_time_s"), ==,
+                         get_number (json_node_get_object (a), "step_time_s"));
+    RUN_CLI (&bad, "search", "--model", graph, "--devices", "4", "--schedule", sched);
+    g_assert_cmpint (bad.status, ==, 2);
+    g_assert_nonnull (strstr (bad.err, "a schedule file is written for one pipeline depth"));
+    g_unlink (sched);
+  }
   g_unlink (program);
   g_rmdir (dir);
 }

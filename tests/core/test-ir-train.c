@@ -3,6 +3,8 @@
  * and the forward graphs that cannot be trained refused by name. */
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "parallax/parallax.h"
 
 #include "test-util.h"
@@ -323,6 +325,71 @@ test_mlp_pipeline (void)
   plx_ir_run_clear (&grun);
 }
 
+/* A schedule file in a temporary directory; returns its path. */
+static char *
+schedule_file (const char *dir, const char *name, const char *stage0, const char *stage1)
+{
+  char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *text = g_strdup_printf ("{ \"name\": \"%s\", \"stages\": [ [%s], [%s] ] }", name, stage0, stage1);
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  return path;
+}
+
+static void
+test_mlp_schedule_file (void)
+{
+  /* The two-stage MLP of mlp-pipeline above, its passes in a schedule file's order
+   * (docs/schedule-files.md). A file with 1F1B's order gives 1F1B's program, the same
+   * step to the bit; one that warms stage 0 up with three forwards runs them so; one
+   * with weight-gradient passes (W) is refused, naming the file: a graph's backward is
+   * one pass. */
+  g_autofree char *dir = g_dir_make_tmp ("plx-ir-schedule-XXXXXX", NULL);
+  g_autofree char *same = schedule_file (dir, "1f1b.json", "\"F0\", \"F1\", \"B0\", \"F2\", \"B1\", \"F3\", \"B2\", \"B3\"",
+                                         "\"F0\", \"B0\", \"F1\", \"B1\", \"F2\", \"B2\", \"F3\", \"B3\"");
+  g_autofree char *deep = schedule_file (dir, "warm3.json", "\"F0\", \"F1\", \"F2\", \"B0\", \"F3\", \"B1\", \"B2\", \"B3\"",
+                                         "\"F0\", \"B0\", \"F1\", \"B1\", \"F2\", \"B2\", \"F3\", \"B3\"");
+  g_autofree char *split = schedule_file (dir, "zb.json",
+                                          "\"F0\", \"F1\", \"B0\", \"W0\", \"F2\", \"B1\", \"W1\", \"F3\", \"B2\", \"W2\", \"B3\", \"W3\"",
+                                          "\"F0\", \"B0\", \"W0\", \"F1\", \"B1\", \"W1\", \"F2\", \"B2\", \"W2\", \"F3\", \"B3\", \"W3\"");
+  g_autoptr (PlxIrGraph) fwd = load_file ("mlp-2layer.json");
+  g_autoptr (PlxIrGraph) t = plx_ir_training_graph (fwd, PLX_IR_OPTIMIZER_SGD, "mlp", NULL);
+  g_autoptr (PlxCluster) c = ideal_node ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) built_in = lower ("mlp-2layer.json", 1, 1, 2, 4, PLX_IR_SCHEDULE_1F1B, &error);
+  PlxIrParallel par = { 1, 1, 2, 4, PLX_IR_SCHEDULE_FILE, same };
+  g_autoptr (PlxIrGraph) from_file = plx_ir_parallelize (t, &par, c, "mlp", &error);
+  g_autoptr (PlxIrGraph) warm = NULL;
+  g_autoptr (PlxIrGraph) refused = NULL;
+  g_autofree char *order = NULL;
+  PlxIrRun a, b;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (from_file);
+  g_assert_true (plx_ir_simulate (built_in, c, &a, NULL));
+  g_assert_true (plx_ir_simulate (from_file, c, &b, NULL));
+  g_assert_cmpfloat (a.makespan_s, ==, b.makespan_s);
+  g_assert_cmpfloat (a.peak_bytes, ==, b.peak_bytes);
+  plx_ir_run_clear (&a);
+  plx_ir_run_clear (&b);
+
+  par.schedule_path = deep;
+  warm = plx_ir_parallelize (t, &par, c, "mlp", &error);
+  g_assert_no_error (error);
+  order = task_order (warm);
+  g_assert_cmpstr (order, ==, "F0 F1 F2 B0 F3 B1 B2 B3");
+
+  par.schedule_path = split;
+  refused = plx_ir_parallelize (t, &par, c, "mlp", &error);
+  g_assert_null (refused);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "zb.json splits weight gradients (W)"));
+  g_unlink (same);
+  g_unlink (deep);
+  g_unlink (split);
+  g_rmdir (dir);
+}
+
 static void
 test_parallel_refusals (void)
 {
@@ -440,6 +507,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ir-train/refusals", test_refusals);
   g_test_add_func ("/core/ir-train/mlp-dp-tp", test_mlp_dp_tp);
   g_test_add_func ("/core/ir-train/mlp-pipeline", test_mlp_pipeline);
+  g_test_add_func ("/core/ir-train/mlp-schedule-file", test_mlp_schedule_file);
   g_test_add_func ("/core/ir-train/parallel-refusals", test_parallel_refusals);
   g_test_add_func ("/core/ir-train/edge-cases", test_edge_cases);
   return g_test_run ();
