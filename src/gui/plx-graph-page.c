@@ -66,9 +66,13 @@ struct _PlxGraphPage
   PlxResult    *result;
   guint         generation;  /* of the controls' latest values */
   gboolean      busy, pending;
+  GStrv         fact_rows;   /* title, value, title, value, ... for the model panel */
 };
 
 G_DEFINE_FINAL_TYPE (PlxGraphPage, plx_graph_page, GTK_TYPE_BOX)
+
+enum { LOADED, N_SIGNALS };
+static guint signals[N_SIGNALS];
 
 static void start (PlxGraphPage *self);
 static void on_sizes_activate (PlxGraphPage *self);
@@ -115,8 +119,9 @@ show_result (PlxGraphPage *self, PlxResult *r)
   gint64 batch = plx_ir_graph_batch (self->forward->graph);
   /* TRANSLATORS: step time, samples per second, MFU, peak memory on one GPU, which
    * GPU, usable memory, and whether it fits. */
-  text = g_strdup_printf (_("Step %s · %.1f samples/s · MFU %.1f %% · peak %s on GPU %u of %s usable: %s"), step,
-                          rep->step_time_s > 0.0 ? (double) batch / rep->step_time_s : 0.0, rep->mfu * 100.0, peak,
+  g_autofree char *rate = plx_format_count (rep->step_time_s > 0.0 ? (double) batch / rep->step_time_s : 0.0);
+  text = g_strdup_printf (_("Step %s · %s samples/s · MFU %.1f %% · peak %s on GPU %u of %s usable: %s"), step,
+                          rate, rep->mfu * 100.0, peak,
                           rep->reported_stage, usable, rep->fits_in_memory ? _("fits") : _("does not fit"));
   gtk_label_set_text (self->numbers, text);
   g_clear_pointer (&self->result, plx_result_unref);
@@ -247,6 +252,7 @@ plx_graph_page_dispose (GObject *object)
   g_clear_pointer (&self->cluster, plx_cluster_free);
   g_clear_pointer (&self->result, plx_result_unref);
   g_clear_pointer (&self->path, g_free);
+  g_clear_pointer (&self->fact_rows, g_strfreev);
   G_OBJECT_CLASS (plx_graph_page_parent_class)->dispose (object);
 }
 
@@ -254,6 +260,9 @@ static void
 plx_graph_page_class_init (PlxGraphPageClass *klass)
 {
   G_OBJECT_CLASS (klass)->dispose = plx_graph_page_dispose;
+  /* A graph was read (opened, or its ONNX sizes changed): its facts are new. */
+  signals[LOADED] = g_signal_new ("loaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                  G_TYPE_NONE, 0);
 }
 
 static void
@@ -329,11 +338,14 @@ plx_graph_page_new (void)
 
 /* ---- opening ---------------------------------------------------------------------- */
 
+/* The graph's facts: a sentence for the page, and title/value rows for the model
+ * panel (plx_scenario_panel_show_graph). */
 static char *
-describe (const char *path, const PlxIrGraph *g)
+describe (const char *path, const PlxIrGraph *g, GStrv *rows)
 {
   g_autofree char *base = g_path_get_basename (path);
   g_autofree char *params = NULL, *flops = NULL, *batch_text = NULL;
+  GPtrArray *b = g_ptr_array_new ();
   double n_params = 0.0, fwd = 0.0;
   guint weights = 0;
   gint64 batch = plx_ir_graph_batch (g);
@@ -352,6 +364,19 @@ describe (const char *path, const PlxIrGraph *g)
   params = plx_format_count (n_params);
   flops = plx_format_flops (fwd);
   batch_text = plx_format_count ((double) batch);
+  g_ptr_array_add (b, g_strdup (_("Graph")));
+  g_ptr_array_add (b, g_strdup (base));
+  g_ptr_array_add (b, g_strdup (_("Operations")));
+  g_ptr_array_add (b, g_strdup_printf ("%u", g->ops->len));
+  g_ptr_array_add (b, g_strdup (_("Weights")));
+  /* TRANSLATORS: weight tensors, and their parameters. */
+  g_ptr_array_add (b, g_strdup_printf (_("%u tensors, %s parameters"), weights, params));
+  g_ptr_array_add (b, g_strdup (_("Batch")));
+  g_ptr_array_add (b, g_strdup (batch_text));
+  g_ptr_array_add (b, g_strdup (_("Forward pass")));
+  g_ptr_array_add (b, g_strdup_printf (_("%s per batch"), flops));
+  g_ptr_array_add (b, NULL);
+  *rows = (GStrv) g_ptr_array_free (b, FALSE);
   /* TRANSLATORS: file name, ops, weight tensors, parameters, batch, forward FLOPs. */
   return g_strdup_printf (_("%s: a graph of %u ops, %u weights (%s parameters), batch %s, forward pass %s. Its "
                             "backward pass and optimizer are written, it is spread over data × tensor × pipeline "
@@ -414,10 +439,12 @@ load (PlxGraphPage *self, GError **error)
   f->graph = g;
   g_clear_pointer (&self->forward, forward_unref);
   self->forward = f;
-  facts = describe (self->path, g);
+  g_clear_pointer (&self->fact_rows, g_strfreev);
+  facts = describe (self->path, g, &self->fact_rows);
   gtk_label_set_text (self->facts, facts);
   self->generation++;
   start (self);
+  g_signal_emit (self, signals[LOADED], 0);
   return TRUE;
 }
 
@@ -490,6 +517,12 @@ plx_graph_page_get_control (PlxGraphPage *self,
     if (g_str_equal (gtk_widget_get_name (controls[i]), name))
       return controls[i];
   return NULL;
+}
+
+const char *const *
+plx_graph_page_get_fact_rows (PlxGraphPage *self)
+{
+  return (const char *const *) self->fact_rows;
 }
 
 const char *

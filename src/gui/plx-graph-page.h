@@ -33,6 +33,9 @@ GtkWidget  *plx_graph_page_get_control (PlxGraphPage *self,
 /* What the labels say: the graph's facts, the run's numbers, the last error (NULL
  * when the program ran). */
 const char *plx_graph_page_get_facts (PlxGraphPage *self);
+/* The same facts as title, value pairs (NULL-terminated), or NULL before a graph
+ * was read; "loaded" is emitted when they change. */
+const char *const *plx_graph_page_get_fact_rows (PlxGraphPage *self);
 const char *plx_graph_page_get_numbers (PlxGraphPage *self);
 const char *plx_graph_page_get_error (PlxGraphPage *self);
 /* The last run (report, timeline, memory), or NULL. */

@@ -76,6 +76,10 @@ struct _PlxScenarioPanel
   GtkSwitch   *sp_switch, *flash_switch, *overlap_dp_switch, *overlap_tp_switch;
   GtkSpinButton *bucket_spin;
   GHashTable  *rows;         /* strategy key -> its row, to mark the one at fault */
+  /* The Graph page's model shown in place of the Model and Strategy groups, which
+   * it does not use (plx_scenario_panel_show_graph). */
+  GtkWidget   *model_group, *strategy_group, *graph_group;
+  GPtrArray   *graph_rows;
   char        *last_key;     /* the strategy key of the last edit, for undo's merging */
 };
 
@@ -1019,6 +1023,7 @@ plx_scenario_panel_dispose (GObject *object)
   g_clear_pointer (&self->model_file, g_free);
   g_clear_handle_id (&self->resync_idle, g_source_remove);
   g_clear_pointer (&self->model_ids, g_ptr_array_unref);
+  g_clear_pointer (&self->graph_rows, g_ptr_array_unref);
   g_clear_object (&self->model_names);
   g_clear_pointer (&self->rows, g_hash_table_unref);
   g_clear_pointer (&self->last_key, g_free);
@@ -1195,7 +1200,14 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
   self->base_dir = g_get_current_dir ();
   self->rows = g_hash_table_new (g_str_hash, g_str_equal);
 
+  g = group (self, _("Graph model"));
+  adw_preferences_group_set_description (g, _("The model on the Graph page; it runs on the cluster below"));
+  self->graph_group = GTK_WIDGET (g);
+  gtk_widget_set_visible (self->graph_group, FALSE);
+  self->graph_rows = g_ptr_array_new ();
+
   g = group (self, _("Model"));
+  self->model_group = GTK_WIDGET (g);
   self->model_names = gtk_string_list_new (NULL);
   self->model_ids = g_ptr_array_new_with_free_func (g_free);
   build_model_list (self);
@@ -1288,6 +1300,7 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
   }
 
   g = group (self, _("Strategy"));
+  self->strategy_group = GTK_WIDGET (g);
   choice_row (self, g, CHOICE_TP, "tp", _("Tensor parallel"),
               _("Tensor parallelism (Megatron-LM): each layer's matrices split over this many GPUs of a node; "
                 "two all-reduces per layer in forward and two in backward"));
@@ -1387,6 +1400,29 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
   remember_row (self, "grad_bucket_bytes", GTK_WIDGET (self->bucket_spin),
                 _("Gradients are reduced in buckets of this size (PyTorch DDP, Megatron): larger buckets use the "
                   "network better, smaller ones start overlapping sooner"));
+}
+
+void
+plx_scenario_panel_show_graph (PlxScenarioPanel   *self,
+                               const char *const *facts)
+{
+  AdwPreferencesGroup *g = ADW_PREFERENCES_GROUP (self->graph_group);
+
+  for (guint i = 0; i < self->graph_rows->len; i++)
+    adw_preferences_group_remove (g, self->graph_rows->pdata[i]);
+  g_ptr_array_set_size (self->graph_rows, 0);
+  for (guint i = 0; facts != NULL && facts[i] != NULL && facts[i + 1] != NULL; i += 2)
+    {
+      GtkWidget *row = adw_action_row_new ();
+
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), facts[i]);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), facts[i + 1]);
+      adw_preferences_group_add (g, row);
+      g_ptr_array_add (self->graph_rows, row);
+    }
+  gtk_widget_set_visible (self->graph_group, facts != NULL);
+  gtk_widget_set_visible (self->model_group, facts == NULL);
+  gtk_widget_set_visible (self->strategy_group, facts == NULL);
 }
 
 GtkWidget *

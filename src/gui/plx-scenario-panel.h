@@ -50,6 +50,10 @@ void       plx_scenario_panel_set_strategy_value (PlxScenarioPanel *self,
                                                   JsonNode         *value);
 
 /* The largest micro-batch that fits, under its slider (G_MAXUINT64: unknown). */
+/* The Graph page's model (title, value pairs: plx_graph_page_get_fact_rows) in place
+ * of the Model and Strategy groups; NULL shows the scenario's again. */
+void       plx_scenario_panel_show_graph (PlxScenarioPanel   *self,
+                                          const char *const *facts);
 void       plx_scenario_panel_show_max_micro_batch (PlxScenarioPanel *self,
                                                     guint64           max_mb);
 

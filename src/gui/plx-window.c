@@ -48,6 +48,8 @@ struct _PlxWindow
   PlxGraphPage    *graph_page;     /* a graph or ONNX model opened (hidden until one is) */
   AdwViewStackPage *graph_stack_page;
   char            *graph_cluster;  /* the cluster the graph page runs on, as JSON text */
+  gboolean         graph_shown;    /* the Graph page is up: the header and panel show its model */
+  gboolean         fit_shown;      /* the scenario's "does not fit" bar is wanted */
   GtkLabel        *card_value[N_CARDS];
   GtkLabel        *card_detail[N_CARDS];
   GtkWidget       *card_box[N_CARDS];
@@ -272,9 +274,10 @@ offer_fit (PlxWindow *self, PlxResult *r)
   plx_scenario_panel_show_max_micro_batch (self->panel, r->max_micro_batch);
   if (r->report.fits_in_memory)
     {
-      if (gtk_widget_get_visible (self->fit_bar))
+      if (self->fit_shown)
         {
           clear_box (GTK_WIDGET (self->fit_box));
+          self->fit_shown = FALSE;
           gtk_widget_set_visible (self->fit_bar, FALSE);
         }
       return;
@@ -302,7 +305,8 @@ offer_fit (PlxWindow *self, PlxResult *r)
   else
     for (guint i = 0; i < fixes->len; i++)
       gtk_flow_box_append (self->fit_box, fix_button (self, g_ptr_array_index (fixes, i)));
-  gtk_widget_set_visible (self->fit_bar, TRUE);
+  self->fit_shown = TRUE;
+  gtk_widget_set_visible (self->fit_bar, !self->graph_shown);
 }
 
 static void
@@ -385,6 +389,7 @@ on_failed (PlxEngine *engine, const char *message, PlxWindow *self)
   gtk_widget_set_sensitive (self->breakdown, FALSE);
   for (guint c = 0; c < N_CARDS; c++)
     set_card (self, c, "–", "");
+  self->fit_shown = FALSE;
   gtk_widget_set_visible (self->fit_bar, FALSE);
   plx_search_page_set_scenario (self->search_page, NULL);
   plx_scenario_panel_show_resolved (self->panel, NULL);
@@ -595,6 +600,23 @@ current_cluster (PlxWindow *self, char **text)
   if (text != NULL)
     *text = cluster != NULL ? json_to_string (cluster, FALSE) : NULL;
   return cluster != NULL ? plx_cluster_new_from_json (cluster, "cluster", NULL) : NULL;
+}
+
+/* On the Graph page the scenario's numbers and its model and strategy would describe
+ * what is not shown: the summary cards and the "does not fit" bar step aside (the
+ * page has its own figures) and the panel shows the graph's facts above the cluster
+ * it runs on. Any other page shows the scenario again. */
+static void
+update_page_mode (PlxWindow *self)
+{
+  const char *page = adw_view_stack_get_visible_child_name (self->stack);
+  const char *const *facts = plx_graph_page_get_fact_rows (self->graph_page);
+  gboolean graph = page != NULL && g_str_equal (page, "graph") && facts != NULL;
+
+  self->graph_shown = graph;
+  plx_scenario_panel_show_graph (self->panel, graph ? facts : NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->cards), !graph);
+  gtk_widget_set_visible (self->fit_bar, self->fit_shown && !graph);
 }
 
 /* A graph or ONNX model: its own page, on the scenario's cluster; the scenario
@@ -1245,6 +1267,11 @@ plx_window_dispose (GObject *object)
 
   if (self->engine != NULL)
     g_signal_handlers_disconnect_by_data (self->engine, self);
+  /* The stack and the graph page go with the template, the panel perhaps first. */
+  if (self->stack != NULL)
+    g_signal_handlers_disconnect_by_func (self->stack, update_page_mode, self);
+  if (self->graph_page != NULL)
+    g_signal_handlers_disconnect_by_func (self->graph_page, update_page_mode, self);
   g_clear_object (&self->engine);
   g_clear_pointer (&self->result, plx_result_unref);
   g_clear_pointer (&self->pinned, plx_result_unref);
@@ -1440,6 +1467,8 @@ plx_window_init (PlxWindow *self)
   self->graph_stack_page = adw_view_stack_add_titled (self->stack, scroller, "graph", _("Graph"));
   adw_view_stack_page_set_icon_name (self->graph_stack_page, "network-workgroup-symbolic");
   adw_view_stack_page_set_visible (self->graph_stack_page, FALSE);
+  g_signal_connect_swapped (self->graph_page, "loaded", G_CALLBACK (update_page_mode), self);
+  g_signal_connect_swapped (self->stack, "notify::visible-child-name", G_CALLBACK (update_page_mode), self);
 
   self->history = plx_history_new ();
   self->engine = plx_engine_new ();

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "plx-chart-view.h"
+#include "plx-format.h"
 #include "plx-graph-page.h"
 #include "plx-history.h"
 #include "plx-scenario-panel.h"
@@ -1284,6 +1285,42 @@ test_open_graph (void)
       g_assert_true (g_str_has_prefix (plx_graph_page_get_numbers (page), "Step "));
       g_assert_cmpfloat (plx_graph_page_get_result (page)->report.step_time_s, ==, cli_graph_step (graph, none));
       g_assert_true (plx_graph_page_get_result (page)->timeline->per_device);
+
+      /* The panel shows the graph's model, not the scenario's: 5 ops, two weights of
+       * 1024 x 1024 (2,097,152 parameters), batch 64; the scenario's model and
+       * strategy rows and its summary cards are out of sight. */
+      {
+        g_autofree char *params = plx_format_count (2.0 * 1024 * 1024);
+        g_autofree char *weights = g_strdup_printf ("2 tensors, %s parameters", params);
+        GtkWidget *ops = gi_find_row (GTK_WIDGET (w), "Operations");
+        GtkWidget *weights_row = gi_find_row (GTK_WIDGET (w), "Weights");
+        GtkWidget *batch = gi_find_row (GTK_WIDGET (w), "Batch");
+        GtkWidget *tab;
+
+        g_assert_nonnull (ops);
+        g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (ops)), ==, "5");
+        g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (weights_row)), ==, weights);
+        g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (batch)), ==, "64");
+        g_assert_null (gi_find_row (GTK_WIDGET (w), "Layers"));
+        g_assert_null (gi_find_row (GTK_WIDGET (w), "Tensor parallel"));
+        g_assert_null (gi_find_label (GTK_WIDGET (w), "Step time"));
+        /* Clicked: the Timeline tab. The scenario's model, strategy and numbers are back. */
+        tab = gtk_widget_get_ancestor (gi_find_label (GTK_WIDGET (w), "Timeline"), GTK_TYPE_TOGGLE_BUTTON);
+        g_assert_nonnull (tab);
+        gi_click (tab);
+        gi_pump (200);
+        g_assert_cmpstr (plx_window_get_page (w), ==, "timeline");
+        g_assert_nonnull (gi_find_row (GTK_WIDGET (w), "Layers"));
+        g_assert_nonnull (gi_find_label (GTK_WIDGET (w), "Step time"));
+        g_assert_null (gi_find_row (GTK_WIDGET (w), "Operations"));
+        /* And the Graph tab again. */
+        tab = gtk_widget_get_ancestor (gi_find_label (GTK_WIDGET (w), "Graph"), GTK_TYPE_TOGGLE_BUTTON);
+        g_assert_nonnull (tab);
+        gi_click (tab);
+        gi_pump (200);
+        g_assert_cmpstr (plx_window_get_page (w), ==, "graph");
+        g_assert_nonnull (gi_find_row (GTK_WIDGET (w), "Operations"));
+      }
 
       /* Typed: data parallel 2. */
       dp = plx_graph_page_get_control (page, "dp");
