@@ -1258,6 +1258,18 @@ type_into (PlxGraphPage *page, GtkWidget *spin, const char *text)
  * typing a degree, pressing a spin button's +, and choosing in a dropdown rerun it to
  * the CLI's step with the same flags; a degree the batch does not split into says
  * why, naming the file, tensor and sizes. At 1024x640 and at 1600x1000. */
+/* Clicks the view switcher's tab labelled `label`; that page is then up. */
+static void
+click_tab (PlxWindow *w, const char *label, const char *page)
+{
+  GtkWidget *tab = gtk_widget_get_ancestor (gi_find_label (GTK_WIDGET (w), label), GTK_TYPE_TOGGLE_BUTTON);
+
+  g_assert_nonnull (tab);
+  gi_click (tab);
+  gi_pump (200);
+  g_assert_cmpstr (plx_window_get_page (w), ==, page);
+}
+
 static void
 test_open_graph (void)
 {
@@ -1295,7 +1307,6 @@ test_open_graph (void)
         GtkWidget *ops = gi_find_row (GTK_WIDGET (w), "Operations");
         GtkWidget *weights_row = gi_find_row (GTK_WIDGET (w), "Weights");
         GtkWidget *batch = gi_find_row (GTK_WIDGET (w), "Batch");
-        GtkWidget *tab;
 
         g_assert_nonnull (ops);
         g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (ops)), ==, "5");
@@ -1305,20 +1316,12 @@ test_open_graph (void)
         g_assert_null (gi_find_row (GTK_WIDGET (w), "Tensor parallel"));
         g_assert_null (gi_find_label (GTK_WIDGET (w), "Step time"));
         /* Clicked: the Timeline tab. The scenario's model, strategy and numbers are back. */
-        tab = gtk_widget_get_ancestor (gi_find_label (GTK_WIDGET (w), "Timeline"), GTK_TYPE_TOGGLE_BUTTON);
-        g_assert_nonnull (tab);
-        gi_click (tab);
-        gi_pump (200);
-        g_assert_cmpstr (plx_window_get_page (w), ==, "timeline");
+        click_tab (w, "Timeline", "timeline");
         g_assert_nonnull (gi_find_row (GTK_WIDGET (w), "Layers"));
         g_assert_nonnull (gi_find_label (GTK_WIDGET (w), "Step time"));
         g_assert_null (gi_find_row (GTK_WIDGET (w), "Operations"));
         /* And the Graph tab again. */
-        tab = gtk_widget_get_ancestor (gi_find_label (GTK_WIDGET (w), "Graph"), GTK_TYPE_TOGGLE_BUTTON);
-        g_assert_nonnull (tab);
-        gi_click (tab);
-        gi_pump (200);
-        g_assert_cmpstr (plx_window_get_page (w), ==, "graph");
+        click_tab (w, "Graph", "graph");
         g_assert_nonnull (gi_find_row (GTK_WIDGET (w), "Operations"));
       }
 
