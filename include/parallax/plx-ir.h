@@ -211,6 +211,7 @@ typedef enum
   PLX_IR_SCHEDULE_GPIPE,  /* every micro-batch's forward, then every backward */
   PLX_IR_SCHEDULE_1F1B,   /* PipeDream-Flush: warm up, then one forward one backward */
   PLX_IR_SCHEDULE_FILE,   /* a schedule file's order (docs/schedule-files.md) */
+  PLX_IR_SCHEDULE_INTERLEAVED, /* Megatron's interleaved 1F1B over virtual_stages chunks per stage */
 } PlxIrSchedule;
 
 /* How a training program is spread: data parallel `dp` (the batch split, weights
@@ -224,6 +225,10 @@ typedef struct
   guint         dp, tp, pp, micro_batches;
   PlxIrSchedule schedule;
   const char   *schedule_path;
+  /* Model chunks per stage (0 or 1: one): with PLX_IR_SCHEDULE_INTERLEAVED or a file,
+   * the forward ops cut into pp x virtual_stages chunks, chunk c of stage s holding
+   * virtual stage c x pp + s (Megatron-LM's interleaved assignment). */
+  guint         virtual_stages;
 } PlxIrParallel;
 
 /* The distributed program of a training graph (plx_ir_training_graph) on

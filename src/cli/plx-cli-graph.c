@@ -27,8 +27,10 @@ static const char *const graph_help =
   "  --nodes N                that many nodes of it\n"
   "  --dp N --tp N --pp N     data, tensor and pipeline parallel degrees (1)\n"
   "  --micro-batches N        the batch in N micro-batches (1)\n"
-  "  --schedule 1f1b|gpipe|FILE  the pipeline schedule (1f1b), or a schedule file's\n"
+  "  --schedule 1f1b|gpipe|interleaved-1f1b|FILE\n"
+  "                           the pipeline schedule (1f1b), or a schedule file's\n"
   "                           order (docs/schedule-files.md; F and B entries)\n"
+  "  --virtual-stages N       model chunks per stage, with interleaved-1f1b or a file\n"
   "  --optimizer adam|sgd     the update each weight gets (adam)\n"
   "  --dim NAME=N             an ONNX model's symbolic dimension (repeatable)\n"
   "  --timeline CHART         simulate: draw the run, a row per GPU (.png, .svg, .pdf)\n"
@@ -192,12 +194,16 @@ parse_options (int argc, char **argv, GraphOptions *o)
         status = parse_count (flag, value, 1u << 20, &o->par.pp);
       else if (g_str_equal (flag, "--micro-batches"))
         status = parse_count (flag, value, 1u << 20, &o->par.micro_batches);
+      else if (g_str_equal (flag, "--virtual-stages"))
+        status = parse_count (flag, value, 64, &o->par.virtual_stages);
       else if (g_str_equal (flag, "--schedule"))
         {
           if (g_str_equal (value, "1f1b"))
             o->par.schedule = PLX_IR_SCHEDULE_1F1B;
           else if (g_str_equal (value, "gpipe"))
             o->par.schedule = PLX_IR_SCHEDULE_GPIPE;
+          else if (g_str_equal (value, "interleaved-1f1b"))
+            o->par.schedule = PLX_IR_SCHEDULE_INTERLEAVED;
           else
             {
               /* Anything else names a schedule file, read against the pipeline. */
@@ -299,9 +305,10 @@ print_text (const GraphOptions *o, const PlxIrGraph *p, const PlxCluster *c, con
     printf ("Model             %s: dp %u, tp %u, pp %u, %u micro-batch%s, %s%s, %s\n", o->model, o->par.dp, o->par.tp,
             o->par.pp, o->par.micro_batches, o->par.micro_batches == 1 ? "" : "es",
             o->par.schedule == PLX_IR_SCHEDULE_FILE ? "schedule file " : "",
-            o->par.schedule == PLX_IR_SCHEDULE_GPIPE  ? "GPipe"
-            : o->par.schedule == PLX_IR_SCHEDULE_FILE ? o->par.schedule_path
-                                                      : "1F1B",
+            o->par.schedule == PLX_IR_SCHEDULE_GPIPE         ? "GPipe"
+            : o->par.schedule == PLX_IR_SCHEDULE_FILE        ? o->par.schedule_path
+            : o->par.schedule == PLX_IR_SCHEDULE_INTERLEAVED ? "interleaved 1F1B"
+                                                             : "1F1B",
             o->optimizer == PLX_IR_OPTIMIZER_ADAM ? "Adam" : "SGD");
   else
     printf ("Program           %s\n", o->program);

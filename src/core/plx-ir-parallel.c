@@ -670,7 +670,8 @@ typedef struct
   Shard       *s;
   PlxIrGraph  *p;
   guint        m, pp, per_stage;
-  guint       *stage;        /* per sharded op */
+  guint       *stage;        /* per sharded op: its pipeline stage (chunk % pp) */
+  guint       *chunk;        /* per sharded op: its virtual stage (model chunk) */
   guint8      *task;         /* per sharded op: TASK_* */
   gboolean    *per_mb;       /* per sharded op */
   GArray     **consumers;    /* per sharded tensor: the stages that read it (guint, unique) */
@@ -773,7 +774,7 @@ ready (Emit *e, guint i, guint k, guint *missing)
       gint producer = st_at (e->s, t)->producer;
 
       /* made earlier in this task - but a sum over micro-batches only after the last */
-      if (producer >= 0 && e->stage[producer] == e->stage[i] && e->task[producer] == e->task[i] &&
+      if (producer >= 0 && e->chunk[producer] == e->chunk[i] && e->task[producer] == e->task[i] &&
           ((const SOp *) e->s->ops->pdata[producer])->kind != ACCUMULATE)
         continue;
       if (producer >= 0 && lookup (e, t, k, e->stage[i]) < 0)
@@ -864,19 +865,19 @@ emit_op (Emit *e, guint i, guint k)
     register_output (e, i, g_array_index (op->out, guint, j), k, out[j]);
 }
 
-/* The forward ops cut into pp runs of about equal time: each cut at the boundary
+/* The forward ops cut into pp runs (`what` they are, for the error) of about equal time: each cut at the boundary
  * whose running time is nearest to its share of the whole. */
 static gboolean
-split_stages (const PlxIrGraph *t, guint pp, const PlxCluster *cluster, guint *fwd_stage, guint n_fwd,
-              const char *source, GError **error)
+split_stages (const PlxIrGraph *t, guint pp, const char *what, const PlxCluster *cluster, guint *fwd_stage,
+              guint n_fwd, const char *source, GError **error)
 {
   g_autofree double *cum = g_new0 (double, n_fwd + 1);
   guint start = 0;
 
   if (pp > n_fwd)
     {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %u pipeline stages, but the model has %u forward "
-                   "ops", source, pp, n_fwd);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %u %s, but the model has %u forward ops", source, pp,
+                   what, n_fwd);
       return FALSE;
     }
   for (guint i = 0; i < n_fwd; i++)
@@ -901,52 +902,61 @@ split_stages (const PlxIrGraph *t, guint pp, const PlxCluster *cluster, guint *f
   return TRUE;
 }
 
-/* Each stage's tasks in the schedule's order: PRE, the micro-batches' forwards (F)
- * and backwards (B), POST. GPipe runs every F, then every B (Huang et al. 2019
- * §2.2); 1F1B warms up with pp - stage - 1 forwards, then alternates (Narayanan et
- * al. 2021 §2.2, PipeDream-Flush). */
+/* A task: its kind, the stage's model chunk, the micro-batch. */
+#define TASK(kind, c, k) ((guint) (kind) | ((guint) (c) << 2) | ((guint) (k) << 10))
+#define TASK_KIND(t) ((t) & 3u)
+#define TASK_CHUNK(t) (((t) >> 2) & 0xffu)
+#define TASK_MB(t) ((t) >> 10)
+#define MAX_CHUNKS_PER_STAGE 64
+
+/* Each stage's tasks in the schedule's order: PRE of each of its chunks, the
+ * micro-batches' forwards (F) and backwards (B), POST of each chunk. GPipe runs every
+ * F, then every B (Huang et al. 2019 §2.2); 1F1B warms up with pp - stage - 1
+ * forwards, then alternates (Narayanan et al. 2021 §2.2, PipeDream-Flush); an order
+ * (interleaved 1F1B, §2.2.2, or a schedule file) as it lists them. */
 static GArray *
-stage_tasks (guint stage, guint pp, guint m, PlxIrSchedule schedule, const PlxScheduleOrder *order)
+stage_tasks (guint stage, guint pp, guint v, guint m, PlxIrSchedule schedule, const PlxScheduleOrder *order)
 {
   GArray *tasks = g_array_new (FALSE, FALSE, sizeof (guint));
   guint task;
 
-#define PUSH(kind, k) (task = (kind) | ((k) << 2), g_array_append_val (tasks, task))
-  PUSH (TASK_PRE, 0);
+#define PUSH(kind, c, k) (task = TASK (kind, c, k), g_array_append_val (tasks, task))
+  for (guint c = 0; c < v; c++)
+    PUSH (TASK_PRE, c, 0);
   if (order != NULL)
     {
-      /* A schedule file's order, checked (plx_schedule_order_load): F and B entries. */
       GArray *entries = order->stages[stage];
       for (guint i = 0; i < entries->len; i++)
         {
           const PlxScheduleEntry *en = &g_array_index (entries, PlxScheduleEntry, i);
-          PUSH (en->pass == PLX_PASS_FORWARD ? TASK_F : TASK_B, en->micro_batch);
+          PUSH (en->pass == PLX_PASS_FORWARD ? TASK_F : TASK_B, en->chunk, en->micro_batch);
         }
     }
   else if (schedule == PLX_IR_SCHEDULE_GPIPE)
     {
       for (guint k = 0; k < m; k++)
-        PUSH (TASK_F, k);
+        PUSH (TASK_F, 0, k);
       for (guint k = 0; k < m; k++)
-        PUSH (TASK_B, k);
+        PUSH (TASK_B, 0, k);
     }
   else
     {
       guint warm = MIN (pp - stage - 1, m), f = 0, b = 0;
       for (; f < warm; f++)
-        PUSH (TASK_F, f);
+        PUSH (TASK_F, 0, f);
       while (b < m)
         {
           if (f < m)
             {
-              PUSH (TASK_F, f);
+              PUSH (TASK_F, 0, f);
               f++;
             }
-          PUSH (TASK_B, b);
+          PUSH (TASK_B, 0, b);
           b++;
         }
     }
-  PUSH (TASK_POST, 0);
+  for (guint c = 0; c < v; c++)
+    PUSH (TASK_POST, c, 0);
 #undef PUSH
   return tasks;
 }
@@ -964,8 +974,8 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   g_autofree guint *map = g_new0 (guint, MAX (training->tensors->len, 1));
   Shard s = { training, parallel, source, { parallel->micro_batches, parallel->dp, parallel->tp }, tensors, ops,
               names, map };
-  guint n_fwd = 0, pp = parallel->pp, n_dev;
-  g_autofree guint *fwd_stage = NULL;
+  guint n_fwd = 0, pp = parallel->pp, n_dev, v = MAX (parallel->virtual_stages, 1u), n_chunks;
+  g_autofree guint *fwd_chunk = NULL;
   g_autoptr (PlxIrGraph) p = NULL;
   Emit e = { 0 };
   g_autoptr (GHashTable) where = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -987,6 +997,19 @@ plx_ir_parallelize (const PlxIrGraph    *training,
       return NULL;
     }
   n_dev = parallel->dp * parallel->tp * pp;
+  /* Interleaving (Narayanan et al. 2021 §2.2.2): pp x v chunks, each stage running
+   * v of them, the micro-batches in groups of pp (Megatron-LM's requirement). */
+  if (v > MAX_CHUNKS_PER_STAGE ||
+      (parallel->schedule == PLX_IR_SCHEDULE_INTERLEAVED && (v < 2 || pp < 2 || parallel->micro_batches % pp != 0)) ||
+      (v > 1 && parallel->schedule != PLX_IR_SCHEDULE_INTERLEAVED && parallel->schedule != PLX_IR_SCHEDULE_FILE))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %u model chunks per stage: interleaving needs "
+                   "2 to %u chunks on each of at least 2 stages, micro-batches (%u) a multiple of pp (%u), and the "
+                   "interleaved schedule or a schedule file", source, v, MAX_CHUNKS_PER_STAGE,
+                   parallel->micro_batches, pp);
+      return NULL;
+    }
+  n_chunks = pp * v;
 
   /* Shardings, op by op. */
   for (guint t = 0; t < training->tensors->len; t++)
@@ -1043,8 +1066,9 @@ plx_ir_parallelize (const PlxIrGraph    *training,
     }
 
   /* Stages, tasks. */
-  fwd_stage = g_new0 (guint, MAX (n_fwd, 1));
-  if (!split_stages (training, pp, cluster, fwd_stage, n_fwd, source, error))
+  fwd_chunk = g_new0 (guint, MAX (n_fwd, 1));
+  if (!split_stages (training, n_chunks, v > 1 ? "model chunks (pp x virtual stages)" : "pipeline stages", cluster,
+                     fwd_chunk, n_fwd, source, error))
     return NULL;
   p = plx_ir_graph_new (n_dev);
   e.s = &s;
@@ -1053,6 +1077,7 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   e.pp = pp;
   e.per_stage = parallel->dp * parallel->tp;
   e.stage = g_new0 (guint, MAX (ops->len, 1));
+  e.chunk = g_new0 (guint, MAX (ops->len, 1));
   e.task = g_new0 (guint8, MAX (ops->len, 1));
   e.per_mb = g_new0 (gboolean, MAX (ops->len, 1));
   e.acc = g_new (gint, MAX (ops->len, 1));
@@ -1069,7 +1094,8 @@ plx_ir_parallelize (const PlxIrGraph    *training,
       gboolean mb = op->kind == ACCUMULATE;
 
       e.acc[i] = -1;
-      e.stage[i] = fwd_stage[MIN ((guint) op->origin, n_fwd - 1)];
+      e.chunk[i] = fwd_chunk[MIN ((guint) op->origin, n_fwd - 1)];
+      e.stage[i] = e.chunk[i] % pp;
       for (guint j = 0; j < op->out->len; j++)
         mb |= tensor_per_mb (st_at (&s, g_array_index (op->out, guint, j)));
       e.per_mb[i] = mb;
@@ -1115,16 +1141,18 @@ plx_ir_parallelize (const PlxIrGraph    *training,
       }
   }
   /* Each stage's ops of each task kind, in program order. */
-  for (guint i = 0; i < pp * 4; i++)
+  for (guint i = 0; i < n_chunks * 4; i++)
     g_ptr_array_add (by_task, g_array_new (FALSE, FALSE, sizeof (guint)));
   for (guint i = 0; i < ops->len; i++)
-    g_array_append_val ((GArray *) by_task->pdata[e.stage[i] * 4 + e.task[i]], i);
+    g_array_append_val ((GArray *) by_task->pdata[e.chunk[i] * 4 + e.task[i]], i);
 
   /* A schedule file is read against this pipeline: pp stages, one chunk each, m
    * micro-batches; its weight-gradient passes have no ops of their own here. */
+  if (ok && parallel->schedule == PLX_IR_SCHEDULE_INTERLEAVED)
+    order = plx_schedule_order_new (PLX_SCHEDULE_INTERLEAVED_1F1B, pp, v, e.m);
   if (ok && parallel->schedule == PLX_IR_SCHEDULE_FILE)
     {
-      order = plx_schedule_order_load (parallel->schedule_path, pp, 1, e.m, error);
+      order = plx_schedule_order_load (parallel->schedule_path, pp, v, e.m, error);
       if (order == NULL)
         ok = FALSE;
       else if (order->split_backward)
@@ -1139,7 +1167,7 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   pos = g_new0 (guint, pp);
   for (guint st = 0; st < pp && ok; st++)
     {
-      g_ptr_array_add (tasks, stage_tasks (st, pp, e.m, parallel->schedule, order));
+      g_ptr_array_add (tasks, stage_tasks (st, pp, v, e.m, parallel->schedule, order));
       remaining += ((GArray *) tasks->pdata[st])->len;
     }
   while (remaining > 0 && ok)
@@ -1155,9 +1183,10 @@ plx_ir_parallelize (const PlxIrGraph    *training,
             if (pos[st] == list->len)
               break;
             task = g_array_index (list, guint, pos[st]);
-            kind = task & 3;
-            k = task >> 2;
-            members = by_task->pdata[st * 4 + kind];
+            kind = TASK_KIND (task);
+            k = TASK_MB (task);
+            /* chunk c of stage st is virtual stage c x pp + st */
+            members = by_task->pdata[(TASK_CHUNK (task) * pp + st) * 4 + kind];
             for (guint x = 0; x < members->len && can; x++)
               {
                 guint i = g_array_index (members, guint, x);
@@ -1190,6 +1219,7 @@ plx_ir_parallelize (const PlxIrGraph    *training,
     g_array_unref (e.consumers[t]);
   g_free (e.consumers);
   g_free (e.stage);
+  g_free (e.chunk);
   g_free (e.task);
   g_free (e.per_mb);
   g_free (e.acc);

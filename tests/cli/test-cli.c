@@ -2784,6 +2784,30 @@ test_graph_program_round_trip (void)
     g_assert_nonnull (strstr (bad.err, "a schedule file is written for one pipeline depth"));
     g_unlink (sched);
   }
+  {
+    /* Interleaved: two chunks per stage; the program plan prints runs as written to
+     * the same step. */
+    g_auto (CliRun) iplan = { 0 };
+    g_auto (CliRun) idirect = { 0 };
+    g_auto (CliRun) iagain = { 0 };
+    g_autoptr (JsonNode) x = NULL;
+    g_autoptr (JsonNode) y = NULL;
+
+    RUN_CLI (&iplan, "plan", "--model", graph, "--pp", "2", "--micro-batches", "4", "--schedule", "interleaved-1f1b",
+             "--virtual-stages", "2", "--json");
+    assert_success (&iplan);
+    g_assert_true (g_file_set_contents (program, iplan.out, -1, NULL));
+    RUN_CLI (&idirect, "simulate", "--model", graph, "--pp", "2", "--micro-batches", "4", "--schedule",
+             "interleaved-1f1b", "--virtual-stages", "2", "--json");
+    assert_success (&idirect);
+    RUN_CLI (&iagain, "simulate", "--program", program, "--json");
+    assert_success (&iagain);
+    x = parse_stdout (&idirect);
+    y = parse_stdout (&iagain);
+    if (x != NULL && y != NULL)
+      g_assert_cmpfloat (get_number (json_node_get_object (x), "step_time_s"), ==,
+                         get_number (json_node_get_object (y), "step_time_s"));
+  }
   g_unlink (program);
   g_rmdir (dir);
 }

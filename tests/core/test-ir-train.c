@@ -391,6 +391,57 @@ test_mlp_schedule_file (void)
 }
 
 static void
+test_mlp_interleaved (void)
+{
+  /* Two stages of two chunks each: the five forward ops cut by time into four
+   * chunks, fc1 | relu1 | fc2 | relu2 + loss, GPU 0 holding virtual stages 0 and 2
+   * (fc1, fc2), GPU 1 stages 1 and 3 (Megatron-LM's chunk c x pp + s). Megatron's
+   * interleaved 1F1B (Narayanan et al. 2021 §2.2.2) with 4 micro-batches warms GPU 0
+   * up with (pp - 1) x 2 + (v - 1) x pp = 4 forwards - micro-batches 0, 1 on chunk 0,
+   * then 0, 1 on chunk 1 - then alternates a forward and a backward, backwards taking
+   * the chunks in reverse: F0 F1 F0 F1 | F2 B0 F3 B1 F2 B0 F3 B1 | B2 B3 B2 B3. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) fwd = load_file ("mlp-2layer.json");
+  g_autoptr (PlxIrGraph) t = plx_ir_training_graph (fwd, PLX_IR_OPTIMIZER_SGD, "mlp", NULL);
+  g_autoptr (PlxCluster) c = ideal_node ();
+  PlxIrParallel par = { 1, 1, 2, 4, PLX_IR_SCHEDULE_INTERLEAVED, NULL, 2 };
+  g_autoptr (PlxIrGraph) p = plx_ir_parallelize (t, &par, c, "mlp", &error);
+  g_autoptr (PlxIrGraph) bad = NULL;
+  g_autofree char *order = NULL;
+  PlxIrRun run;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (find_op (p, "fc1#0")->devices[0], ==, 0);
+  g_assert_cmpuint (find_op (p, "relu1#0")->devices[0], ==, 1);
+  g_assert_cmpuint (find_op (p, "fc2#0")->devices[0], ==, 0);
+  g_assert_cmpuint (find_op (p, "loss#0")->devices[0], ==, 1);
+  /* Every chunk boundary crosses the GPUs: three sends forward and three back for
+   * each of the 4 micro-batches. */
+  g_assert_cmpuint (count_kind (p, PLX_IR_SEND), ==, 24);
+  order = task_order (p);
+  g_assert_cmpstr (order, ==, "F0 F1 F0 F1 F2 B0 F3 B1 F2 B0 F3 B1 B2 B3 B2 B3");
+  g_assert_true (plx_ir_graph_check (p, "interleaved", &error));
+  g_assert_true (plx_ir_simulate (p, c, &run, &error));
+  g_assert_no_error (error);
+  plx_ir_run_clear (&run);
+
+  /* Megatron's rule: the micro-batches in groups of pp; and chunks need the
+   * interleaved schedule (or a file). */
+  par.micro_batches = 3;
+  bad = plx_ir_parallelize (t, &par, c, "mlp", &error);
+  g_assert_null (bad);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
+  g_assert_nonnull (strstr (error->message, "micro-batches (3) a multiple of pp (2)"));
+  g_clear_error (&error);
+  par.micro_batches = 4;
+  par.schedule = PLX_IR_SCHEDULE_1F1B;
+  bad = plx_ir_parallelize (t, &par, c, "mlp", &error);
+  g_assert_null (bad);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
+  g_assert_nonnull (strstr (error->message, "the interleaved schedule or a schedule file"));
+}
+
+static void
 test_parallel_refusals (void)
 {
   g_autoptr (GError) error = NULL;
@@ -508,6 +559,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ir-train/mlp-dp-tp", test_mlp_dp_tp);
   g_test_add_func ("/core/ir-train/mlp-pipeline", test_mlp_pipeline);
   g_test_add_func ("/core/ir-train/mlp-schedule-file", test_mlp_schedule_file);
+  g_test_add_func ("/core/ir-train/mlp-interleaved", test_mlp_interleaved);
   g_test_add_func ("/core/ir-train/parallel-refusals", test_parallel_refusals);
   g_test_add_func ("/core/ir-train/edge-cases", test_edge_cases);
   return g_test_run ();
