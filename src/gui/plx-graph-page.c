@@ -56,7 +56,7 @@ struct _PlxGraphPage
   GtkLabel     *facts;
   GtkLabel     *numbers;
   GtkLabel     *error;
-  GtkSpinButton *dp, *tp, *pp, *micro_batches;
+  GtkSpinButton *dp, *tp, *pp, *micro_batches, *chunks;
   GtkDropDown  *schedule, *optimizer;
   GtkEntry     *sizes;       /* an ONNX model's symbolic sizes: "batch=8, sequence=1024" */
   PlxChartView *timeline, *memory;
@@ -189,7 +189,19 @@ start (PlxGraphPage *self)
   job->par.tp = (guint) gtk_spin_button_get_value_as_int (self->tp);
   job->par.pp = (guint) gtk_spin_button_get_value_as_int (self->pp);
   job->par.micro_batches = (guint) gtk_spin_button_get_value_as_int (self->micro_batches);
-  job->par.schedule = gtk_drop_down_get_selected (self->schedule) == 1 ? PLX_IR_SCHEDULE_GPIPE : PLX_IR_SCHEDULE_1F1B;
+  switch (gtk_drop_down_get_selected (self->schedule))
+    {
+    case 1:
+      job->par.schedule = PLX_IR_SCHEDULE_GPIPE;
+      break;
+    case 2:
+      job->par.schedule = PLX_IR_SCHEDULE_INTERLEAVED;
+      job->par.virtual_stages = (guint) gtk_spin_button_get_value_as_int (self->chunks);
+      break;
+    default:
+      job->par.schedule = PLX_IR_SCHEDULE_1F1B;
+      break;
+    }
   job->optimizer = gtk_drop_down_get_selected (self->optimizer) == 1 ? PLX_IR_OPTIMIZER_SGD : PLX_IR_OPTIMIZER_ADAM;
   job->cluster = plx_cluster_copy (self->cluster);
   job->source = g_strdup (self->path);
@@ -204,6 +216,17 @@ on_control_changed (PlxGraphPage *self)
 {
   self->generation++;
   start (self);
+}
+
+/* Model chunks mean something only to the interleaved schedule, which needs two. */
+static void
+on_schedule_changed (PlxGraphPage *self)
+{
+  gboolean interleaved = gtk_drop_down_get_selected (self->schedule) == 2;
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->chunks), interleaved);
+  if (interleaved && gtk_spin_button_get_value_as_int (self->chunks) < 2)
+    gtk_spin_button_set_value (self->chunks, 2.0);
 }
 
 /* ---- building ------------------------------------------------------------------- */
@@ -268,7 +291,8 @@ plx_graph_page_class_init (PlxGraphPageClass *klass)
 static void
 plx_graph_page_init (PlxGraphPage *self)
 {
-  static const char *const schedules[] = { "1F1B", "GPipe", NULL };
+  static const char *const schedules[] = { "1F1B", "GPipe", N_("Interleaved 1F1B"), NULL };
+  const char *schedule_labels[G_N_ELEMENTS (schedules)];
   static const char *const optimizers[] = { "Adam", "SGD", NULL };
   GtkWidget *flow = gtk_flow_box_new ();
   GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
@@ -286,13 +310,20 @@ plx_graph_page_init (PlxGraphPage *self)
   gtk_box_append (GTK_BOX (self), GTK_WIDGET (self->facts));
 
   gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (flow), GTK_SELECTION_NONE);
-  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (flow), 6);
+  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (flow), 7);
   gtk_flow_box_set_column_spacing (GTK_FLOW_BOX (flow), 12);
   self->dp = degree (self, flow, _("_Data parallel"), "dp", 4096);
   self->tp = degree (self, flow, _("_Tensor parallel"), "tp", 1024);
   self->pp = degree (self, flow, _("_Pipeline stages"), "pp", 1024);
   self->micro_batches = degree (self, flow, _("_Micro-batches"), "micro-batches", 65536);
-  self->schedule = choice (self, flow, _("_Schedule"), "schedule", schedules);
+  for (guint i = 0; i < G_N_ELEMENTS (schedules); i++)
+    schedule_labels[i] = schedules[i] != NULL ? _(schedules[i]) : NULL;
+  self->schedule = choice (self, flow, _("_Schedule"), "schedule", schedule_labels);
+  self->chunks = degree (self, flow, _("_Chunks per stage"), "chunks", 64);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->chunks), _("Model chunks per pipeline stage, for the interleaved "
+                                                            "schedule (Megatron-LM's virtual pipeline stages)"));
+  gtk_widget_set_sensitive (GTK_WIDGET (self->chunks), FALSE);
+  g_signal_connect_swapped (self->schedule, "notify::selected", G_CALLBACK (on_schedule_changed), self);
   self->optimizer = choice (self, flow, _("_Optimizer"), "optimizer", optimizers);
   self->sizes = GTK_ENTRY (gtk_entry_new ());
   gtk_widget_set_name (GTK_WIDGET (self->sizes), "sizes");
@@ -511,7 +542,7 @@ plx_graph_page_get_control (PlxGraphPage *self,
 {
   GtkWidget *controls[] = { GTK_WIDGET (self->dp), GTK_WIDGET (self->tp), GTK_WIDGET (self->pp),
                             GTK_WIDGET (self->micro_batches), GTK_WIDGET (self->schedule),
-                            GTK_WIDGET (self->optimizer) };
+                            GTK_WIDGET (self->chunks), GTK_WIDGET (self->optimizer) };
 
   for (guint i = 0; i < G_N_ELEMENTS (controls); i++)
     if (g_str_equal (gtk_widget_get_name (controls[i]), name))

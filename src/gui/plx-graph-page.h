@@ -26,7 +26,7 @@ gboolean    plx_graph_page_open (PlxGraphPage      *self,
 void        plx_graph_page_set_cluster (PlxGraphPage     *self,
                                         const PlxCluster *cluster);
 const char *plx_graph_page_get_path (PlxGraphPage *self);
-/* The controls, by name: "dp", "tp", "pp", "micro-batches" (GtkSpinButton),
+/* The controls, by name: "dp", "tp", "pp", "micro-batches", "chunks" (GtkSpinButton),
  * "schedule", "optimizer" (GtkDropDown). */
 GtkWidget  *plx_graph_page_get_control (PlxGraphPage *self,
                                         const char   *name);

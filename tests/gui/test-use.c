@@ -1350,11 +1350,31 @@ test_open_graph (void)
       g_assert_true (gi_wait (graph_computed, page, 10000));
       g_assert_cmpfloat (plx_graph_page_get_result (page)->report.step_time_s, ==, cli_graph_step (graph, sgd));
 
-      /* A batch of 64 does not split 3 ways: said, the last charts kept. */
+      /* Chosen: Interleaved 1F1B with 4 micro-batches typed; the chunks spin, greyed
+       * until then, offers two, and the run is the CLI's with two chunks per stage. */
+      {
+        static const char *const interleaved[] = { "--dp", "2", "--pp", "2", "--optimizer", "sgd", "--micro-batches", "4",
+                                                   "--schedule", "interleaved-1f1b", "--virtual-stages", "2", NULL };
+        GtkWidget *chunks = plx_graph_page_get_control (page, "chunks");
+
+        g_assert_false (gtk_widget_is_sensitive (chunks));
+        type_into (page, plx_graph_page_get_control (page, "micro-batches"), "4");
+        gi_choose_in_dropdown (plx_graph_page_get_control (page, "schedule"), "Interleaved 1F1B");
+        gi_pump (100);
+        g_assert_true (gi_wait (graph_computed, page, 10000));
+        g_assert_true (gtk_widget_is_sensitive (chunks));
+        g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (chunks)), ==, 2.0);
+        g_assert_null (plx_graph_page_get_error (page));
+        g_assert_cmpfloat (plx_graph_page_get_result (page)->report.step_time_s, ==, cli_graph_step (graph, interleaved));
+      }
+
+      /* A batch of 64 does not split into 4 micro-batches x 3 ways: said, the last
+       * charts kept. */
       type_into (page, dp, "3");
       error = plx_graph_page_get_error (page);
       g_assert_nonnull (error);
-      g_assert_nonnull (strstr (error, "mlp-2layer.json: tensor \"x\": dimension 0 (64) does not split into 3"));
+      g_assert_nonnull (strstr (error, "mlp-2layer.json: tensor \"x\": dimension 0 (64) does not split into 12 "
+                                       "(micro-batches 4 x data parallel 3)"));
       g_assert_true (gtk_widget_get_mapped (gi_find_label (GTK_WIDGET (page), error)));
       close_window (w);
     }
