@@ -17,6 +17,7 @@
 #include "plx-layer-split.h"
 #include "plx-model.h"
 #include "plx-op-cost.h"
+#include "plx-partition.h"
 #include "plx-pipeline.h"
 #include "plx-plan.h"
 #include "plx-presets.h"
