@@ -229,7 +229,29 @@ typedef struct
    * the forward ops cut into pp x virtual_stages chunks, chunk c of stage s holding
    * virtual stage c x pp + s (Megatron-LM's interleaved assignment). */
   guint         virtual_stages;
+  /* How the forward ops are cut into chunks: PLX_IR_SPLIT_NEAREST (0) cuts each
+   * boundary nearest its share of the forward time; PLX_IR_SPLIT_OPTIMAL takes the
+   * contiguous split with the smallest largest chunk time, sends included
+   * (plx_ir_chain_costs, plx_partition_chain; issue 13). */
+  guint         split;
 } PlxIrParallel;
+
+#define PLX_IR_SPLIT_NEAREST 0u
+#define PLX_IR_SPLIT_OPTIMAL 1u
+
+/* A training graph (plx_ir_training_graph) as a chain of its forward ops in program
+ * order, for partitioning (docs/partition.md): per forward op, its own and its
+ * backward ops' time on `cluster` for the whole batch (node_s), and per boundary after
+ * it what a cut there costs each side: its live activations sent on and their
+ * gradients sent back, in `micro_batches` sends each between neighbouring GPUs
+ * (cut_s, n - 1 entries) and their bytes for the whole batch (cut_bytes). Returns the
+ * number of forward ops n; the arrays are newly allocated. */
+guint       plx_ir_chain_costs (const PlxIrGraph *training,
+                                const PlxCluster *cluster,
+                                guint             micro_batches,
+                                double          **node_s,
+                                double          **cut_s,
+                                double          **cut_bytes);
 
 /* The distributed program of a training graph (plx_ir_training_graph) on
  * pp x dp x tp devices (device = stage * dp * tp + d * tp + t): each tensor's

@@ -83,6 +83,8 @@ static const char *const main_help =
   "  simulate --program FILE     run a distributed program (plan --model G --json) as written\n"
   "  compare A B --out CHART     simulate two scenarios and draw them side by side\n"
   "  search [SCENARIO] [...]     the best strategies for the scenario's model, cluster and batch\n"
+  "  partition --model GRAPH.json --devices N [--json]\n"
+  "                              split a graph's ops into N pipeline stages (docs/partition.md)\n"
   "  validate TABLE... [--json]  hold predictions against published measurements\n"
   "  calibrate TABLE... --cluster PRESET [--out FILE]\n"
   "                              fit a GPU type's global parameters to published runs\n"
@@ -1160,6 +1162,8 @@ main (int argc, char **argv)
     return plx_cli_graph (argc, argv, g_str_equal (argv[1], "plan"));
   if (g_str_equal (argv[1], "search") && plx_cli_graph_wanted (argc, argv))
     return plx_cli_graph_search (argc, argv);
+  if (g_str_equal (argv[1], "partition"))
+    return plx_cli_graph_partition (argc, argv);
   if (g_str_equal (argv[1], "simulate"))
     return cmd_simulate (argc, argv);
   if (g_str_equal (argv[1], "plan"))

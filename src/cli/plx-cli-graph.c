@@ -31,6 +31,9 @@ static const char *const graph_help =
   "                           the pipeline schedule (1f1b), or a schedule file's\n"
   "                           order (docs/schedule-files.md; F and B entries)\n"
   "  --virtual-stages N       model chunks per stage, with interleaved-1f1b or a file\n"
+  "  --split nearest|optimal  stage boundaries: each nearest its share of the forward\n"
+  "                           time (nearest), or the chain split with the smallest\n"
+  "                           largest stage, sends counted (docs/partition.md)\n"
   "  --optimizer adam|sgd     the update each weight gets (adam)\n"
   "  --dim NAME=N             an ONNX model's symbolic dimension (repeatable)\n"
   "  --timeline CHART         simulate: draw the run, a row per GPU (.png, .svg, .pdf)\n"
@@ -41,7 +44,9 @@ static const char *const graph_help =
   "                           --batches 1,8,64: latency and throughput per batch size\n"
   "  --memory CHART           simulate: draw memory per GPU and over the step\n"
   "  --devices N              search: every dp x tp x pp of N (a power of two) GPUs,\n"
-  "                           micro-batches 2 to 128 with pipelining (DistIR's grid)\n"
+  "                           micro-batches 2 to 128 with pipelining (DistIR's grid);\n"
+  "                           partition: N pipeline stages, the chain split with\n"
+  "                           the smallest largest stage (micro-batches: 2N unless given)\n"
   "  --json                   JSON output\n";
 
 typedef struct
@@ -196,6 +201,15 @@ parse_options (int argc, char **argv, GraphOptions *o)
         status = parse_count (flag, value, 1u << 20, &o->par.micro_batches);
       else if (g_str_equal (flag, "--virtual-stages"))
         status = parse_count (flag, value, 64, &o->par.virtual_stages);
+      else if (g_str_equal (flag, "--split"))
+        {
+          if (g_str_equal (value, "nearest"))
+            o->par.split = PLX_IR_SPLIT_NEAREST;
+          else if (g_str_equal (value, "optimal"))
+            o->par.split = PLX_IR_SPLIT_OPTIMAL;
+          else
+            return usage_error ("--split: \"%s\" is not nearest or optimal", value);
+        }
       else if (g_str_equal (flag, "--schedule"))
         {
           if (g_str_equal (value, "1f1b"))
@@ -670,6 +684,20 @@ by_step (gconstpointer a, gconstpointer b)
   return (x->step_s > y->step_s) - (x->step_s < y->step_s);
 }
 
+/* The cluster, the forward graph and its training graph (backward pass and
+ * optimizer written), for the commands that spread a graph themselves. */
+static gboolean
+load_training (GraphOptions *o, PlxCluster **cluster, PlxIrGraph **fwd, PlxIrGraph **training, GError **error)
+{
+  *cluster = load_cluster (o, error);
+  if (*cluster == NULL)
+    return FALSE;
+  *fwd = load_model (o, error);
+  if (*fwd != NULL)
+    *training = plx_ir_training_graph (*fwd, o->optimizer, o->model, error);
+  return *training != NULL;
+}
+
 /* DistIR's grid (Santhanam et al. 2021 §5.1, examples/mlp_grid_search.py): every
  * power-of-two dp x tp x pp of the devices, micro-batches 1 without pipelining and
  * 2 to 128 with it; a configuration whose batch does not split is skipped. */
@@ -693,13 +721,7 @@ plx_cli_graph_search (int argc, char **argv)
   if (o.par.schedule == PLX_IR_SCHEDULE_FILE)
     return usage_error ("search: --schedule %s: a schedule file is written for one pipeline depth and micro-batch "
                         "count, and the search tries many; use 1f1b or gpipe", o.par.schedule_path);
-  cluster = load_cluster (&o, &error);
-  if (cluster == NULL)
-    return user_error (error);
-  fwd = load_model (&o, &error);
-  if (fwd != NULL)
-    training = plx_ir_training_graph (fwd, o.optimizer, o.model, &error);
-  if (training == NULL)
+  if (!load_training (&o, &cluster, &fwd, &training, &error))
     return user_error (error);
   batch = plx_ir_graph_batch (fwd);
   for (guint dp = 1; dp <= o.devices; dp *= 2)
@@ -772,5 +794,168 @@ plx_cli_graph_search (int argc, char **argv)
       printf ("%4u %4u %4u %6u %12.3f %14.1f %12.3f\n", c->par.dp, c->par.tp, c->par.pp, c->par.micro_batches,
               c->step_s * 1e3, batch / c->step_s, c->peak_bytes / 1073741824.0);
     }
+  return 0;
+}
+
+/* `partition --model GRAPH --devices N`: the graph's forward ops as a chain split
+ * into N pipeline stages (docs/partition.md), each part's compute, weights and cut,
+ * and the step simulated with that split, with the nearest-time split and with data
+ * parallelism over the N GPUs instead. */
+static gboolean
+simulate_with (const PlxIrGraph *training, const PlxIrParallel *par, const PlxCluster *cluster, const char *source,
+               double *step_s, char **why)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) program = plx_ir_parallelize (training, par, cluster, source, &error);
+  PlxIrRun run;
+
+  if (program == NULL || !plx_ir_simulate (program, cluster, &run, &error))
+    {
+      *why = g_strdup (error != NULL ? error->message : "not simulated");
+      return FALSE;
+    }
+  *step_s = run.makespan_s;
+  plx_ir_run_clear (&run);
+  return TRUE;
+}
+
+int
+plx_cli_graph_partition (int argc, char **argv)
+{
+  g_auto (GraphOptions) o = { 0 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxCluster) cluster = NULL;
+  g_autoptr (PlxIrGraph) fwd = NULL;
+  g_autoptr (PlxIrGraph) training = NULL;
+  g_autofree double *node_s = NULL, *cut_s = NULL, *cut_bytes = NULL;
+  g_autofree guint *first = NULL;
+  g_autofree double *weights = NULL;
+  guint n, parts, m;
+  double largest;
+  PlxIrParallel opt, near, data;
+  double step[3] = { 0.0, 0.0, 0.0 };
+  g_autofree char *why[3] = { NULL, NULL, NULL };
+  gboolean ran[3];
+  int status = parse_options (argc, argv, &o);
+
+  if (status >= 0)
+    return status;
+  if (o.model == NULL || o.devices == 0)
+    return usage_error ("partition: give --model GRAPH.json|MODEL.onnx and --devices N (transformer scenarios are "
+                        "split by \"layers_per_stage\": \"auto\")");
+  if (!load_training (&o, &cluster, &fwd, &training, &error))
+    return user_error (error);
+  parts = o.devices;
+  m = o.par.micro_batches > 1 ? o.par.micro_batches : 2 * parts;
+  n = plx_ir_chain_costs (training, cluster, m, &node_s, &cut_s, &cut_bytes);
+  if (parts > n)
+    {
+      g_printerr ("parallax-cli: %s: %u devices, but the model has %u forward ops to split\n", o.model, parts, n);
+      return 1;
+    }
+  first = g_new (guint, parts);
+  largest = plx_partition_chain (node_s, cut_s, n, parts, first);
+  /* The weights each forward op reads, for each part's memory. */
+  weights = g_new0 (double, n);
+  for (guint i = 0; i < n; i++)
+    {
+      const PlxIrOp *op = training->ops->pdata[i];
+      for (guint j = 0; j < op->n_inputs; j++)
+        {
+          const PlxIrTensor *x = training->tensors->pdata[op->inputs[j]];
+          if (x->producer < 0 && x->role == PLX_IR_ROLE_WEIGHT)
+            weights[i] += plx_ir_tensor_bytes (x);
+        }
+    }
+  opt = (PlxIrParallel) { 1, 1, parts, m, o.par.schedule, o.par.schedule_path, 0, PLX_IR_SPLIT_OPTIMAL };
+  near = opt;
+  near.split = PLX_IR_SPLIT_NEAREST;
+  data = (PlxIrParallel) { parts, 1, 1, 1, PLX_IR_SCHEDULE_1F1B, NULL, 0, PLX_IR_SPLIT_NEAREST };
+  ran[0] = simulate_with (training, &opt, cluster, o.model, &step[0], &why[0]);
+  ran[1] = simulate_with (training, &near, cluster, o.model, &step[1], &why[1]);
+  ran[2] = simulate_with (training, &data, cluster, o.model, &step[2], &why[2]);
+
+  if (o.json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      g_autoptr (JsonNode) root = NULL;
+      static const char *const keys[] = { "step_time_s", "nearest_split_step_time_s", "data_parallel_step_time_s" };
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "devices");
+      json_builder_add_int_value (b, parts);
+      json_builder_set_member_name (b, "micro_batches");
+      json_builder_add_int_value (b, m);
+      json_builder_set_member_name (b, "largest_part_s");
+      json_builder_add_double_value (b, largest);
+      json_builder_set_member_name (b, "parts");
+      json_builder_begin_array (b);
+      for (guint p = 0; p < parts; p++)
+        {
+          guint a = first[p], z = p + 1 < parts ? first[p + 1] - 1 : n - 1;
+          double w = 0.0;
+          for (guint i = a; i <= z; i++)
+            w += weights[i];
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "first_op");
+          json_builder_add_string_value (b, ((PlxIrOp *) training->ops->pdata[a])->name);
+          json_builder_set_member_name (b, "last_op");
+          json_builder_add_string_value (b, ((PlxIrOp *) training->ops->pdata[z])->name);
+          json_builder_set_member_name (b, "ops");
+          json_builder_add_int_value (b, z - a + 1);
+          json_builder_set_member_name (b, "time_s");
+          json_builder_add_double_value (b, plx_partition_part_time (node_s, cut_s, n, a, z));
+          json_builder_set_member_name (b, "weight_bytes");
+          json_builder_add_int_value (b, (gint64) w);
+          json_builder_set_member_name (b, "cut_bytes");
+          json_builder_add_int_value (b, (gint64) (z + 1 < n ? cut_bytes[z] : 0.0));
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      for (guint k = 0; k < 3; k++)
+        {
+          json_builder_set_member_name (b, keys[k]);
+          if (ran[k])
+            json_builder_add_double_value (b, step[k]);
+          else
+            json_builder_add_null_value (b);
+        }
+      json_builder_end_object (b);
+      root = json_builder_get_root (b);
+      print_json (root);
+      return 0;
+    }
+  printf ("%s over %u pipeline stages of %s, %u micro-batches: the largest part %.3f ms of compute and sends per "
+          "step\n\n", o.model, parts, cluster->name, m, largest * 1e3);
+  printf ("%5s  %-28s %5s %12s %12s %12s\n", "part", "ops", "count", "time (ms)", "weights", "cut after");
+  for (guint p = 0; p < parts; p++)
+    {
+      guint a = first[p], z = p + 1 < parts ? first[p + 1] - 1 : n - 1;
+      double w = 0.0;
+      g_autofree char *range = NULL;
+      for (guint i = a; i <= z; i++)
+        w += weights[i];
+      range = a == z ? g_strdup (((PlxIrOp *) training->ops->pdata[a])->name)
+                     : g_strdup_printf ("%s .. %s", ((PlxIrOp *) training->ops->pdata[a])->name,
+                                        ((PlxIrOp *) training->ops->pdata[z])->name);
+      printf ("%5u  %-28.28s %5u %12.3f %9.1f MiB %8.1f MiB\n", p, range, z - a + 1,
+              plx_partition_part_time (node_s, cut_s, n, a, z) * 1e3, w / 1048576.0,
+              (z + 1 < n ? cut_bytes[z] : 0.0) / 1048576.0);
+    }
+  printf ("\nStep time         ");
+  if (ran[0])
+    printf ("%.3f ms with this split\n", step[0] * 1e3);
+  else
+    printf ("not simulated: %s\n", why[0]);
+  printf ("                  ");
+  if (ran[1])
+    printf ("%.3f ms with each cut nearest its share of the forward time\n", step[1] * 1e3);
+  else
+    printf ("nearest-time split not simulated: %s\n", why[1]);
+  printf ("                  ");
+  if (ran[2])
+    printf ("%.3f ms as data parallel over %u GPUs\n", step[2] * 1e3, parts);
+  else
+    printf ("data parallel over %u GPUs not simulated: %s\n", parts, why[2]);
   return 0;
 }

@@ -10,3 +10,5 @@ gboolean plx_cli_graph_wanted (int argc, char **argv);
 int      plx_cli_graph (int argc, char **argv, gboolean plan);
 /* search --model GRAPH --devices N: DistIR's grid of dp x tp x pp and micro-batches. */
 int      plx_cli_graph_search (int argc, char **argv);
+/* partition --model GRAPH --devices N: the chain split (docs/partition.md). */
+int      plx_cli_graph_partition (int argc, char **argv);

@@ -16,8 +16,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "parallax/plx-collective.h"
 #include "parallax/plx-error.h"
 #include "parallax/plx-ir.h"
+#include "parallax/plx-partition.h"
 #include "parallax/plx-schedule.h"
 
 enum { AX_MB, AX_DP, AX_TP, N_AX };
@@ -961,6 +963,59 @@ stage_tasks (guint stage, guint pp, guint v, guint m, PlxIrSchedule schedule, co
   return tasks;
 }
 
+guint
+plx_ir_chain_costs (const PlxIrGraph *training,
+                    const PlxCluster *cluster,
+                    guint             micro_batches,
+                    double          **node_s,
+                    double          **cut_s,
+                    double          **cut_bytes)
+{
+  PlxGroup pair = plx_group_place (cluster, 2, 1);
+  guint n = 0, m = MAX (micro_batches, 1u);
+  g_autofree gint *last_reader = NULL;   /* per tensor: the last forward op reading it */
+
+  for (guint i = 0; i < training->ops->len; i++)
+    {
+      const PlxIrOp *op = training->ops->pdata[i];
+      if (op->phase == PLX_IR_PHASE_FORWARD)
+        n = MAX (n, (guint) op->origin + 1);
+    }
+  *node_s = g_new0 (double, MAX (n, 1));
+  *cut_s = g_new0 (double, MAX (n, 1));
+  *cut_bytes = g_new0 (double, MAX (n, 1));
+  last_reader = g_new (gint, MAX (training->tensors->len, 1));
+  for (guint t = 0; t < training->tensors->len; t++)
+    last_reader[t] = -1;
+  for (guint i = 0; i < training->ops->len; i++)
+    {
+      const PlxIrOp *op = training->ops->pdata[i];
+      if (op->origin < 0 || (guint) op->origin >= n || op->phase == PLX_IR_PHASE_OPTIMIZER)
+        continue;
+      /* Forward and backward run once per micro-batch: the step's time is the whole
+       * batch's (the optimizer's update runs once, beside the pipeline). */
+      (*node_s)[op->origin] += plx_ir_op_time (training, op, cluster);
+      if (op->phase == PLX_IR_PHASE_FORWARD)
+        for (guint j = 0; j < op->n_inputs; j++)
+          last_reader[op->inputs[j]] = MAX (last_reader[op->inputs[j]], op->origin);
+    }
+  /* An activation made by forward op p and last read by forward op q crosses every
+   * boundary from p to q - 1. */
+  for (guint t = 0; t < training->tensors->len; t++)
+    {
+      const PlxIrTensor *x = training->tensors->pdata[t];
+      gint p = x->producer >= 0 ? ((const PlxIrOp *) training->ops->pdata[x->producer])->origin : -1;
+      if (x->producer < 0 || p < 0 || last_reader[t] <= p)
+        continue;
+      for (gint b = p; b < last_reader[t] && (guint) b + 1 < n; b++)
+        (*cut_bytes)[b] += plx_ir_tensor_bytes (x);
+    }
+  for (guint b = 0; b + 1 < n; b++)
+    if ((*cut_bytes)[b] > 0.0)
+      (*cut_s)[b] = 2.0 * m * plx_collective_time (cluster, PLX_COLLECTIVE_SEND_RECV, &pair, (*cut_bytes)[b] / m);
+  return n;
+}
+
 PlxIrGraph *
 plx_ir_parallelize (const PlxIrGraph    *training,
                     const PlxIrParallel *parallel,
@@ -1070,6 +1125,18 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   if (!split_stages (training, n_chunks, v > 1 ? "model chunks (pp x virtual stages)" : "pipeline stages", cluster,
                      fwd_chunk, n_fwd, source, error))
     return NULL;
+  if (parallel->split == PLX_IR_SPLIT_OPTIMAL && n_chunks > 1)
+    {
+      g_autofree double *node_s = NULL, *cut_s = NULL, *cut_bytes = NULL;
+      g_autofree guint *first = g_new (guint, n_chunks);
+      guint n = plx_ir_chain_costs (training, cluster, parallel->micro_batches, &node_s, &cut_s, &cut_bytes);
+
+      g_assert (n == n_fwd);
+      plx_partition_chain (node_s, cut_s, n, n_chunks, first);
+      for (guint k = 0; k < n_chunks; k++)
+        for (guint i = first[k]; i < (k + 1 < n_chunks ? first[k + 1] : n); i++)
+          fwd_chunk[i] = k;
+    }
   p = plx_ir_graph_new (n_dev);
   e.s = &s;
   e.p = p;

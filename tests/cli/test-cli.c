@@ -2724,6 +2724,44 @@ test_graph_search (void)
 }
 
 static void
+test_graph_partition (void)
+{
+  /* The two-layer MLP over 2 pipeline stages: fc1 and its ReLU, then fc2, its ReLU
+   * and the loss; each part reads one 1024 x 1024 bf16 weight (2,097,152 bytes) and
+   * the cut carries a 64 x 1024 bf16 activation (131,072 bytes). The nearest-time split
+   * is the same, so the two simulated steps are equal; data parallel over 2 is given
+   * beside them. More devices than forward ops is an error naming the file. */
+  g_autofree char *graph = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "graphs", "mlp-2layer.json",
+                                             NULL);
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) bad = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+  JsonObject *o;
+  JsonArray *parts;
+
+  RUN_CLI (&r, "partition", "--model", graph, "--devices", "2", "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  if (root == NULL)
+    return;
+  o = json_node_get_object (root);
+  parts = json_object_get_array_member (o, "parts");
+  g_assert_cmpuint (json_array_get_length (parts), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (parts, 0), "first_op"), ==, "fc1");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (parts, 0), "last_op"), ==, "relu1");
+  g_assert_cmpint (get_int (json_array_get_object_element (parts, 1), "ops"), ==, 3);
+  g_assert_cmpint (get_int (json_array_get_object_element (parts, 0), "weight_bytes"), ==, 2097152);
+  g_assert_cmpint (get_int (json_array_get_object_element (parts, 0), "cut_bytes"), ==, 131072);
+  g_assert_cmpint (get_int (json_array_get_object_element (parts, 1), "cut_bytes"), ==, 0);
+  g_assert_cmpfloat (get_number (o, "step_time_s"), ==, get_number (o, "nearest_split_step_time_s"));
+  g_assert_cmpfloat (get_number (o, "data_parallel_step_time_s"), >, 0.0);
+
+  RUN_CLI (&bad, "partition", "--model", graph, "--devices", "6");
+  g_assert_cmpint (bad.status, ==, 1);
+  g_assert_nonnull (strstr (bad.err, "mlp-2layer.json: 6 devices, but the model has 5 forward ops to split"));
+}
+
+static void
 test_graph_program_round_trip (void)
 {
   /* The program `plan --json` prints runs through `simulate --program` to the same
@@ -3144,6 +3182,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/search/json", test_search_json);
   g_test_add_func ("/cli/graph/search", test_graph_search);
   g_test_add_func ("/cli/graph/program-round-trip", test_graph_program_round_trip);
+  g_test_add_func ("/cli/graph/partition", test_graph_partition);
   g_test_add_func ("/cli/graph/onnx", test_graph_onnx);
   g_test_add_func ("/cli/graph/scenario-program", test_scenario_program);
   g_test_add_func ("/cli/graph/charts", test_graph_charts);

@@ -1,6 +1,7 @@
 /* Training programs from forward graphs (docs/ir.md, "Training"): the backward pass
  * and the optimizer written for a two-layer MLP in DistIR's shape, counted by hand;
  * and the forward graphs that cannot be trained refused by name. */
+#include <math.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -442,6 +443,37 @@ test_mlp_interleaved (void)
 }
 
 static void
+test_mlp_chain_costs (void)
+{
+  /* The two-layer MLP as a chain (docs/partition.md): fc1 costs its forward and its
+   * weight gradient (the input x needs no gradient), two matmuls of the same shape;
+   * fc2 three (forward, input and weight gradients). Every boundary carries one
+   * 64 x 1024 bf16 activation, 131,072 bytes. Split optimally in two, the chain puts
+   * fc1 and its ReLU apart from fc2, its ReLU and the loss, as the nearest split does. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) fwd = load_file ("mlp-2layer.json");
+  g_autoptr (PlxIrGraph) t = plx_ir_training_graph (fwd, PLX_IR_OPTIMIZER_SGD, "mlp", NULL);
+  g_autoptr (PlxCluster) c = ideal_node ();
+  g_autofree double *node_s = NULL, *cut_s = NULL, *cut_bytes = NULL;
+  double fc = plx_ir_op_time (t, find_op (t, "fc1"), c);
+  guint n = plx_ir_chain_costs (t, c, 4, &node_s, &cut_s, &cut_bytes);
+  PlxIrParallel par = { 1, 1, 2, 4, PLX_IR_SCHEDULE_1F1B, NULL, 0, PLX_IR_SPLIT_OPTIMAL };
+  g_autoptr (PlxIrGraph) p = plx_ir_parallelize (t, &par, c, "mlp", &error);
+
+  g_assert_cmpuint (n, ==, 5);
+  g_assert_cmpfloat (fabs (node_s[0] - 2.0 * fc), <, 1e-12);
+  g_assert_cmpfloat (fabs (node_s[2] - 3.0 * fc), <, 1e-12);
+  for (guint b = 0; b + 1 < n; b++)
+    {
+      g_assert_cmpfloat (cut_bytes[b], ==, 131072.0);
+      g_assert_cmpfloat (cut_s[b], >, 0.0);
+    }
+  g_assert_no_error (error);
+  g_assert_cmpuint (find_op (p, "relu1#0")->devices[0], ==, 0);
+  g_assert_cmpuint (find_op (p, "fc2#0")->devices[0], ==, 1);
+}
+
+static void
 test_parallel_refusals (void)
 {
   g_autoptr (GError) error = NULL;
@@ -560,6 +592,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ir-train/mlp-pipeline", test_mlp_pipeline);
   g_test_add_func ("/core/ir-train/mlp-schedule-file", test_mlp_schedule_file);
   g_test_add_func ("/core/ir-train/mlp-interleaved", test_mlp_interleaved);
+  g_test_add_func ("/core/ir-train/mlp-chain-costs", test_mlp_chain_costs);
   g_test_add_func ("/core/ir-train/parallel-refusals", test_parallel_refusals);
   g_test_add_func ("/core/ir-train/edge-cases", test_edge_cases);
   return g_test_run ();
