@@ -234,10 +234,27 @@ typedef struct
    * contiguous split with the smallest largest chunk time, sends included
    * (plx_ir_chain_costs, plx_partition_chain; issue 13). */
   guint         split;
+  /* PLX_IR_SPLIT_GIVEN: each chunk's first forward op (pp x virtual_stages entries,
+   * increasing from 0). */
+  const guint  *chunk_first;
 } PlxIrParallel;
 
 #define PLX_IR_SPLIT_NEAREST 0u
 #define PLX_IR_SPLIT_OPTIMAL 1u
+#define PLX_IR_SPLIT_GIVEN   2u
+
+/* The split of `parallel` (its pp x virtual_stages chunks) improved by the simulator:
+ * from the better of the optimal and the nearest split, each boundary moved one op
+ * either way while that makes the simulated step shorter, at most `max_runs`
+ * simulations. `first` gets each chunk's first forward op; returns the step time, or
+ * a negative number with `error` set if no split runs. */
+double      plx_ir_refine_split (const PlxIrGraph    *training,
+                                 const PlxIrParallel *parallel,
+                                 const PlxCluster    *cluster,
+                                 guint                max_runs,
+                                 guint               *first,
+                                 const char          *source,
+                                 GError             **error);
 
 /* A training graph (plx_ir_training_graph) as a chain of its forward ops in program
  * order, for partitioning (docs/partition.md): per forward op, its own and its

@@ -1125,6 +1125,22 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   if (!split_stages (training, n_chunks, v > 1 ? "model chunks (pp x virtual stages)" : "pipeline stages", cluster,
                      fwd_chunk, n_fwd, source, error))
     return NULL;
+  if (parallel->split == PLX_IR_SPLIT_GIVEN && n_chunks > 1)
+    {
+      const guint *f = parallel->chunk_first;
+      gboolean valid = f != NULL && f[0] == 0;
+      for (guint k = 1; valid && k < n_chunks; k++)
+        valid = f[k] > f[k - 1] && f[k] < n_fwd;
+      if (!valid)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: a given split needs %u chunks' first ops, "
+                       "increasing from 0 and below the %u forward ops", source, n_chunks, n_fwd);
+          return NULL;
+        }
+      for (guint k = 0; k < n_chunks; k++)
+        for (guint i = f[k]; i < (k + 1 < n_chunks ? f[k + 1] : n_fwd); i++)
+          fwd_chunk[i] = k;
+    }
   if (parallel->split == PLX_IR_SPLIT_OPTIMAL && n_chunks > 1)
     {
       g_autofree double *node_s = NULL, *cut_s = NULL, *cut_bytes = NULL;
@@ -1293,4 +1309,107 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   if (!ok)
     return NULL;
   return g_steal_pointer (&p);
+}
+
+/* The step of `parallel` with the split `first`, or a negative number. */
+static double
+run_split (const PlxIrGraph *training, const PlxIrParallel *parallel, const PlxCluster *cluster, const guint *first,
+           const char *source, GError **error)
+{
+  PlxIrParallel par = *parallel;
+  g_autoptr (PlxIrGraph) program = NULL;
+  PlxIrRun run;
+  double step;
+
+  par.split = PLX_IR_SPLIT_GIVEN;
+  par.chunk_first = first;
+  program = plx_ir_parallelize (training, &par, cluster, source, error);
+  if (program == NULL || !plx_ir_simulate (program, cluster, &run, error))
+    return -1.0;
+  step = run.makespan_s;
+  plx_ir_run_clear (&run);
+  return step;
+}
+
+/* The chunks' first ops of the split `parallel` asks for (plx_ir_parallelize's own). */
+static gboolean
+split_firsts (const PlxIrGraph *training, const PlxIrParallel *parallel, const PlxCluster *cluster, guint split,
+              guint *first, guint n_chunks, const char *source, GError **error)
+{
+  g_autofree double *node_s = NULL, *cut_s = NULL, *cut_bytes = NULL;
+  guint n = plx_ir_chain_costs (training, cluster, parallel->micro_batches, &node_s, &cut_s, &cut_bytes);
+  g_autofree guint *fwd = g_new0 (guint, MAX (n, 1));
+
+  if (n_chunks > n)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %u pipeline stages (model chunks), but the model "
+                   "has %u forward ops", source, n_chunks, n);
+      return FALSE;
+    }
+  if (split == PLX_IR_SPLIT_OPTIMAL)
+    {
+      plx_partition_chain (node_s, cut_s, n, n_chunks, first);
+      return TRUE;
+    }
+  if (!split_stages (training, n_chunks, "pipeline stages", cluster, fwd, n, source, error))
+    return FALSE;
+  for (guint i = 0, k = 0; i < n; i++)
+    if (i == 0 || fwd[i] != fwd[i - 1])
+      first[k++] = i;
+  return TRUE;
+}
+
+double
+plx_ir_refine_split (const PlxIrGraph    *training,
+                     const PlxIrParallel *parallel,
+                     const PlxCluster    *cluster,
+                     guint                max_runs,
+                     guint               *first,
+                     const char          *source,
+                     GError             **error)
+{
+  guint k = parallel->pp * MAX (parallel->virtual_stages, 1u), runs = 0;
+  g_autofree guint *other = g_new (guint, k);
+  g_autofree guint *trial = g_new (guint, k);
+  double best, step;
+  gboolean better = TRUE;
+
+  if (!split_firsts (training, parallel, cluster, PLX_IR_SPLIT_OPTIMAL, first, k, source, error) ||
+      !split_firsts (training, parallel, cluster, PLX_IR_SPLIT_NEAREST, other, k, source, error))
+    return -1.0;
+  best = run_split (training, parallel, cluster, first, source, error);
+  if (best < 0.0)
+    return -1.0;
+  step = run_split (training, parallel, cluster, other, source, NULL);
+  runs = 2;
+  if (step >= 0.0 && step < best)
+    {
+      best = step;
+      memcpy (first, other, k * sizeof (guint));
+    }
+  /* Hill climbing: one boundary, one op, while the step shortens. */
+  while (better && runs < max_runs)
+    {
+      better = FALSE;
+      for (guint b = 1; b < k && runs < max_runs; b++)
+        for (gint d = -1; d <= 1 && runs < max_runs; d += 2)
+          {
+            guint lo = first[b - 1] + 1, hi = b + 1 < k ? first[b + 1] - 1 : G_MAXUINT;
+            gint64 to = (gint64) first[b] + d;
+
+            if (to < (gint64) lo || to > (gint64) hi)
+              continue;
+            memcpy (trial, first, k * sizeof (guint));
+            trial[b] = (guint) to;
+            step = run_split (training, parallel, cluster, trial, source, NULL);
+            runs++;
+            if (step >= 0.0 && step < best)
+              {
+                best = step;
+                memcpy (first, trial, k * sizeof (guint));
+                better = TRUE;
+              }
+          }
+    }
+  return best;
 }

@@ -471,6 +471,39 @@ test_mlp_chain_costs (void)
   g_assert_no_error (error);
   g_assert_cmpuint (find_op (p, "relu1#0")->devices[0], ==, 0);
   g_assert_cmpuint (find_op (p, "fc2#0")->devices[0], ==, 1);
+
+  {
+    /* Refined by the simulator on 4 stages of 8 micro-batches: never slower than the
+     * chain optimum or the nearest split, and a valid split (starts increasing from
+     * 0). A split given by hand that does not increase is refused by name. */
+    PlxIrParallel four = { 1, 1, 4, 8, PLX_IR_SCHEDULE_1F1B, NULL, 0, PLX_IR_SPLIT_OPTIMAL, NULL };
+    PlxIrParallel bad = four;
+    guint first[4], wrong[4] = { 0, 2, 2, 3 };
+    double refined = plx_ir_refine_split (t, &four, c, 50, first, "mlp", &error);
+    g_autoptr (PlxIrGraph) q = NULL;
+    PlxIrRun run;
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (first[0], ==, 0);
+    for (guint k = 1; k < 4; k++)
+      g_assert_cmpuint (first[k], >, first[k - 1]);
+    for (guint s = 0; s < 2; s++)
+      {
+        g_autoptr (PlxIrGraph) base = NULL;
+        four.split = s == 0 ? PLX_IR_SPLIT_OPTIMAL : PLX_IR_SPLIT_NEAREST;
+        base = plx_ir_parallelize (t, &four, c, "mlp", &error);
+        g_assert_no_error (error);
+        g_assert_true (plx_ir_simulate (base, c, &run, NULL));
+        g_assert_cmpfloat (refined, <=, run.makespan_s);
+        plx_ir_run_clear (&run);
+      }
+    bad.split = PLX_IR_SPLIT_GIVEN;
+    bad.chunk_first = wrong;
+    q = plx_ir_parallelize (t, &bad, c, "mlp", &error);
+    g_assert_null (q);
+    g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
+    g_assert_nonnull (strstr (error->message, "mlp: a given split needs 4 chunks' first ops"));
+  }
 }
 
 static void
