@@ -829,7 +829,6 @@ plx_cli_graph_partition (int argc, char **argv)
   g_autoptr (PlxIrGraph) training = NULL;
   g_autofree double *node_s = NULL, *cut_s = NULL, *cut_bytes = NULL;
   g_autofree guint *first = NULL;
-  g_autofree guint *chain_first = NULL;
   g_autofree double *weights = NULL;
   guint n, parts, m;
   double largest;
@@ -855,8 +854,6 @@ plx_cli_graph_partition (int argc, char **argv)
       return 1;
     }
   first = g_new (guint, parts);
-  chain_first = g_new (guint, parts);
-  plx_partition_chain (node_s, cut_s, n, parts, chain_first);
   /* The weights each forward op reads, for each part's memory. */
   weights = g_new0 (double, n);
   for (guint i = 0; i < n; i++)

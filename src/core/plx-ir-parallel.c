@@ -911,56 +911,44 @@ split_stages (const PlxIrGraph *t, guint pp, const char *what, const PlxCluster 
 #define TASK_MB(t) ((t) >> 10)
 #define MAX_CHUNKS_PER_STAGE 64
 
-/* Each stage's tasks in the schedule's order: PRE of each of its chunks, the
- * micro-batches' forwards (F) and backwards (B), POST of each chunk. GPipe runs every
- * F, then every B (Huang et al. 2019 §2.2); 1F1B warms up with pp - stage - 1
- * forwards, then alternates (Narayanan et al. 2021 §2.2, PipeDream-Flush); an order
- * (interleaved 1F1B, §2.2.2, or a schedule file) as it lists them. */
+/* Each stage's tasks in the schedule's order (plx_schedule_order_new's GPipe, 1F1B or
+ * interleaved 1F1B, or a schedule file): PRE of each of its chunks, the micro-batches'
+ * forwards (F) and backwards (B) as the order lists them, POST of each chunk. */
 static GArray *
-stage_tasks (guint stage, guint pp, guint v, guint m, PlxIrSchedule schedule, const PlxScheduleOrder *order)
+stage_tasks (guint stage, guint v, const PlxScheduleOrder *order)
 {
   GArray *tasks = g_array_new (FALSE, FALSE, sizeof (guint));
+  GArray *entries = order->stages[stage];
   guint task;
 
 #define PUSH(kind, c, k) (task = TASK (kind, c, k), g_array_append_val (tasks, task))
   for (guint c = 0; c < v; c++)
     PUSH (TASK_PRE, c, 0);
-  if (order != NULL)
+  for (guint i = 0; i < entries->len; i++)
     {
-      GArray *entries = order->stages[stage];
-      for (guint i = 0; i < entries->len; i++)
-        {
-          const PlxScheduleEntry *en = &g_array_index (entries, PlxScheduleEntry, i);
-          PUSH (en->pass == PLX_PASS_FORWARD ? TASK_F : TASK_B, en->chunk, en->micro_batch);
-        }
-    }
-  else if (schedule == PLX_IR_SCHEDULE_GPIPE)
-    {
-      for (guint k = 0; k < m; k++)
-        PUSH (TASK_F, 0, k);
-      for (guint k = 0; k < m; k++)
-        PUSH (TASK_B, 0, k);
-    }
-  else
-    {
-      guint warm = MIN (pp - stage - 1, m), f = 0, b = 0;
-      for (; f < warm; f++)
-        PUSH (TASK_F, 0, f);
-      while (b < m)
-        {
-          if (f < m)
-            {
-              PUSH (TASK_F, 0, f);
-              f++;
-            }
-          PUSH (TASK_B, 0, b);
-          b++;
-        }
+      const PlxScheduleEntry *en = &g_array_index (entries, PlxScheduleEntry, i);
+      PUSH (en->pass == PLX_PASS_FORWARD ? TASK_F : TASK_B, en->chunk, en->micro_batch);
     }
   for (guint c = 0; c < v; c++)
     PUSH (TASK_POST, c, 0);
 #undef PUSH
   return tasks;
+}
+
+/* How many forward ops a training graph has: they are its first ops, each its own
+ * origin. */
+static guint
+forward_ops (const PlxIrGraph *training)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < training->ops->len; i++)
+    {
+      const PlxIrOp *op = training->ops->pdata[i];
+      if (op->phase == PLX_IR_PHASE_FORWARD)
+        n = MAX (n, (guint) op->origin + 1);
+    }
+  return n;
 }
 
 guint
@@ -972,15 +960,9 @@ plx_ir_chain_costs (const PlxIrGraph *training,
                     double          **cut_bytes)
 {
   PlxGroup pair = plx_group_place (cluster, 2, 1);
-  guint n = 0, m = MAX (micro_batches, 1u);
+  guint n = forward_ops (training), m = MAX (micro_batches, 1u);
   g_autofree gint *last_reader = NULL;   /* per tensor: the last forward op reading it */
 
-  for (guint i = 0; i < training->ops->len; i++)
-    {
-      const PlxIrOp *op = training->ops->pdata[i];
-      if (op->phase == PLX_IR_PHASE_FORWARD)
-        n = MAX (n, (guint) op->origin + 1);
-    }
   *node_s = g_new0 (double, MAX (n, 1));
   *cut_s = g_new0 (double, MAX (n, 1));
   *cut_bytes = g_new0 (double, MAX (n, 1));
@@ -1013,6 +995,31 @@ plx_ir_chain_costs (const PlxIrGraph *training,
   for (guint b = 0; b + 1 < n; b++)
     if ((*cut_bytes)[b] > 0.0)
       (*cut_s)[b] = 2.0 * m * plx_collective_time (cluster, PLX_COLLECTIVE_SEND_RECV, &pair, (*cut_bytes)[b] / m);
+  return n;
+}
+
+/* Each forward op's chunk, from each chunk's first op. */
+static void
+chunks_from_firsts (const guint *first, guint n_chunks, guint n_fwd, guint *fwd_chunk)
+{
+  for (guint k = 0; k < n_chunks; k++)
+    for (guint i = first[k]; i < (k + 1 < n_chunks ? first[k + 1] : n_fwd); i++)
+      fwd_chunk[i] = k;
+}
+
+/* The chain optimum's first op of each of n_chunks chunks (plx_partition_chain on
+ * plx_ir_chain_costs); returns the number of forward ops, or 0 (nothing written) when
+ * there are fewer than n_chunks. */
+static guint
+optimal_firsts (const PlxIrGraph *training, const PlxCluster *cluster, guint micro_batches, guint n_chunks,
+                guint *first)
+{
+  g_autofree double *node_s = NULL, *cut_s = NULL, *cut_bytes = NULL;
+  guint n = plx_ir_chain_costs (training, cluster, micro_batches, &node_s, &cut_s, &cut_bytes);
+
+  if (n_chunks > n)
+    return 0;
+  plx_partition_chain (node_s, cut_s, n, n_chunks, first);
   return n;
 }
 
@@ -1088,14 +1095,10 @@ plx_ir_parallelize (const PlxIrGraph    *training,
         like.st[AX_TP] = UNDECIDED;
       map[t] = add_tensor (&s, &like, tt->name);
     }
+  n_fwd = forward_ops (training);
   for (guint i = 0; i < training->ops->len; i++)
-    {
-      const PlxIrOp *op = training->ops->pdata[i];
-      if (op->phase == PLX_IR_PHASE_FORWARD)
-        n_fwd = MAX (n_fwd, (guint) op->origin + 1);
-      if (!shard_op (&s, i, error))
-        return NULL;
-    }
+    if (!shard_op (&s, i, error))
+      return NULL;
   for (guint t = 0; t < tensors->len; t++)
     {
       gint64 shape[PLX_IR_MAX_RANK];
@@ -1137,21 +1140,14 @@ plx_ir_parallelize (const PlxIrGraph    *training,
                        "increasing from 0 and below the %u forward ops", source, n_chunks, n_fwd);
           return NULL;
         }
-      for (guint k = 0; k < n_chunks; k++)
-        for (guint i = f[k]; i < (k + 1 < n_chunks ? f[k + 1] : n_fwd); i++)
-          fwd_chunk[i] = k;
+      chunks_from_firsts (f, n_chunks, n_fwd, fwd_chunk);
     }
   if (parallel->split == PLX_IR_SPLIT_OPTIMAL && n_chunks > 1)
     {
-      g_autofree double *node_s = NULL, *cut_s = NULL, *cut_bytes = NULL;
       g_autofree guint *first = g_new (guint, n_chunks);
-      guint n = plx_ir_chain_costs (training, cluster, parallel->micro_batches, &node_s, &cut_s, &cut_bytes);
 
-      g_assert (n == n_fwd);
-      plx_partition_chain (node_s, cut_s, n, n_chunks, first);
-      for (guint k = 0; k < n_chunks; k++)
-        for (guint i = first[k]; i < (k + 1 < n_chunks ? first[k + 1] : n); i++)
-          fwd_chunk[i] = k;
+      optimal_firsts (training, cluster, parallel->micro_batches, n_chunks, first);
+      chunks_from_firsts (first, n_chunks, n_fwd, fwd_chunk);
     }
   p = plx_ir_graph_new (n_dev);
   e.s = &s;
@@ -1229,10 +1225,14 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   for (guint i = 0; i < ops->len; i++)
     g_array_append_val ((GArray *) by_task->pdata[e.chunk[i] * 4 + e.task[i]], i);
 
-  /* A schedule file is read against this pipeline: pp stages, one chunk each, m
-   * micro-batches; its weight-gradient passes have no ops of their own here. */
-  if (ok && parallel->schedule == PLX_IR_SCHEDULE_INTERLEAVED)
-    order = plx_schedule_order_new (PLX_SCHEDULE_INTERLEAVED_1F1B, pp, v, e.m);
+  /* The built-in schedules are the ones every engine uses (plx-schedule.c); a schedule
+   * file is read against this pipeline: pp stages of v chunks, m micro-batches; its
+   * weight-gradient passes have no ops of their own here. */
+  if (ok && parallel->schedule != PLX_IR_SCHEDULE_FILE)
+    order = plx_schedule_order_new (parallel->schedule == PLX_IR_SCHEDULE_GPIPE         ? PLX_SCHEDULE_GPIPE
+                                    : parallel->schedule == PLX_IR_SCHEDULE_INTERLEAVED ? PLX_SCHEDULE_INTERLEAVED_1F1B
+                                                                                        : PLX_SCHEDULE_1F1B,
+                                    pp, v, e.m);
   if (ok && parallel->schedule == PLX_IR_SCHEDULE_FILE)
     {
       order = plx_schedule_order_load (parallel->schedule_path, pp, v, e.m, error);
@@ -1250,7 +1250,7 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   pos = g_new0 (guint, pp);
   for (guint st = 0; st < pp && ok; st++)
     {
-      g_ptr_array_add (tasks, stage_tasks (st, pp, v, e.m, parallel->schedule, order));
+      g_ptr_array_add (tasks, stage_tasks (st, v, order));
       remaining += ((GArray *) tasks->pdata[st])->len;
     }
   while (remaining > 0 && ok)
@@ -1331,25 +1331,21 @@ run_split (const PlxIrGraph *training, const PlxIrParallel *parallel, const PlxC
   return step;
 }
 
-/* The chunks' first ops of the split `parallel` asks for (plx_ir_parallelize's own). */
+/* The chunks' first ops of the split `split` (plx_ir_parallelize's own). */
 static gboolean
 split_firsts (const PlxIrGraph *training, const PlxIrParallel *parallel, const PlxCluster *cluster, guint split,
               guint *first, guint n_chunks, const char *source, GError **error)
 {
-  g_autofree double *node_s = NULL, *cut_s = NULL, *cut_bytes = NULL;
-  guint n = plx_ir_chain_costs (training, cluster, parallel->micro_batches, &node_s, &cut_s, &cut_bytes);
+  guint n = forward_ops (training);
   g_autofree guint *fwd = g_new0 (guint, MAX (n, 1));
 
-  if (n_chunks > n)
+  if (split == PLX_IR_SPLIT_OPTIMAL)
     {
+      if (optimal_firsts (training, cluster, parallel->micro_batches, n_chunks, first) > 0)
+        return TRUE;
       g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: %u pipeline stages (model chunks), but the model "
                    "has %u forward ops", source, n_chunks, n);
       return FALSE;
-    }
-  if (split == PLX_IR_SPLIT_OPTIMAL)
-    {
-      plx_partition_chain (node_s, cut_s, n, n_chunks, first);
-      return TRUE;
     }
   if (!split_stages (training, n_chunks, "pipeline stages", cluster, fwd, n, source, error))
     return FALSE;
