@@ -16,6 +16,7 @@ plx_costing_init (PlxCosting        *cx,
                   double             micro_batch)
 {
   double eb = s->dtype == PLX_DTYPE_FP8 ? 2.0 : plx_dtype_bytes (s->dtype);
+  guint grad_ranks = plx_strategy_get_grad_group_size (s);
 
   cx->model = model;
   cx->cluster = cluster;
@@ -44,14 +45,13 @@ plx_costing_init (PlxCosting        *cx,
   /* Gradients are reduced, and ZeRO shards, over the data-parallel ranks with their
    * context-parallel ones (plx_strategy_get_grad_group_size): CP is next to TP, so
    * that group is every rank tp apart. */
-  cx->dp_group = plx_group_place (cluster, plx_strategy_get_grad_group_size (s), s->tp);
+  cx->dp_group = plx_group_place (cluster, grad_ranks, s->tp);
   /* Hybrid sharding: the shard groups are innermost in DP (within a node when they
    * fit), their replicas across (Zhao et al. 2023 §3.2.2, "hybrid sharding"). */
   cx->shard = plx_strategy_get_shard_size (s);
   cx->shard_group = plx_group_place (cluster, (guint) cx->shard, s->tp);
-  cx->replica_group = plx_group_place (cluster, MAX (plx_strategy_get_grad_group_size (s) / (guint) cx->shard, 1),
-                                       s->tp * (guint) cx->shard);
-  cx->edp_group = plx_group_place (cluster, MAX (plx_strategy_get_grad_group_size (s) / s->ep, 1), s->tp * s->ep);
+  cx->replica_group = plx_group_place (cluster, MAX (grad_ranks / (guint) cx->shard, 1), s->tp * (guint) cx->shard);
+  cx->edp_group = plx_group_place (cluster, MAX (grad_ranks / s->ep, 1), s->tp * s->ep);
   cx->pp_group = plx_group_place (cluster, s->pp, s->tp * s->cp * s->dp);
   cx->chunk_layers = NULL;
   cx->memo = NULL;
