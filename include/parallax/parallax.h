@@ -9,6 +9,7 @@
 #include "plx-error.h"
 #include "plx-inference.h"
 #include "plx-ir.h"
+#include "plx-ir-fuse.h"
 #include "plx-ir-lower.h"
 #include "plx-ir-timeline.h"
 #include "plx-ir-inference.h"

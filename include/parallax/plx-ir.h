@@ -144,6 +144,8 @@ const char *plx_ir_kind_to_string (PlxIrKind kind);
 const char *plx_ir_role_to_string (PlxIrRole role);
 /* Collectives and sends; the rest are compute (or data movement on one device). */
 gboolean    plx_ir_kind_is_collective (PlxIrKind kind);
+/* The stream an op runs on: its own, or "comm" for a collective, "compute" else. */
+gint        plx_ir_op_stream (const PlxIrOp *op);
 #define plx_ir_kind_is_compute(kind) (!plx_ir_kind_is_collective (kind))
 
 /* Reads and checks a program: unique names, every reference defined, ops in

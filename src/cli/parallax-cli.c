@@ -85,6 +85,8 @@ static const char *const main_help =
   "  search [SCENARIO] [...]     the best strategies for the scenario's model, cluster and batch\n"
   "  partition --model GRAPH.json --devices N [--json]\n"
   "                              split a graph's ops into N pipeline stages (docs/partition.md)\n"
+  "  fuse GRAPH.json --dp N [--json]\n"
+  "                              fuse ops into kernels and gradients into buckets (docs/fusion.md)\n"
   "  validate TABLE... [--json]  hold predictions against published measurements\n"
   "  calibrate TABLE... --cluster PRESET [--out FILE]\n"
   "                              fit a GPU type's global parameters to published runs\n"
@@ -1164,6 +1166,8 @@ main (int argc, char **argv)
     return plx_cli_graph_search (argc, argv);
   if (g_str_equal (argv[1], "partition"))
     return plx_cli_graph_partition (argc, argv);
+  if (g_str_equal (argv[1], "fuse"))
+    return plx_cli_graph_fuse (argc, argv);
   if (g_str_equal (argv[1], "simulate"))
     return cmd_simulate (argc, argv);
   if (g_str_equal (argv[1], "plan"))

@@ -47,6 +47,7 @@ static const char *const graph_help =
   "                           micro-batches 2 to 128 with pipelining (DistIR's grid);\n"
   "                           partition: N pipeline stages, the chain split with\n"
   "                           the smallest largest stage (micro-batches: 2N unless given)\n"
+  "  --max-simulations N     fuse: simulations the search may run (2000)\n"
   "  --json                   JSON output\n";
 
 typedef struct
@@ -55,7 +56,7 @@ typedef struct
   const char   *batch_dim, *sequence_dim, *past_dim, *batches;
   gboolean      inference;
   guint         prompt_length, decode_tokens;
-  guint         nodes, devices;
+  guint         nodes, devices, max_simulations;
   PlxIrParallel par;
   PlxIrOptimizerKind optimizer;
   gboolean      json;
@@ -173,6 +174,8 @@ parse_options (int argc, char **argv, GraphOptions *o)
         }
       else if (g_str_equal (flag, "--devices"))
         status = parse_count (flag, value, 1u << 20, &o->devices);
+      else if (g_str_equal (flag, "--max-simulations"))
+        status = parse_count (flag, value, 1000000, &o->max_simulations);
       else if (g_str_equal (flag, "--workload"))
         {
           if (!g_str_equal (value, "training") && !g_str_equal (value, "inference"))
@@ -968,5 +971,172 @@ plx_cli_graph_partition (int argc, char **argv)
         g_free (why[k]);
       }
   }
+  return 0;
+}
+
+/* `fuse GRAPH --dp N`: DisCo's joint op and tensor fusion of the data-parallel
+ * program (docs/fusion.md), against the baselines. */
+static void
+fused_groups (const PlxFuseSpace *space, const PlxFusePlan *plan, guint *root)
+{
+  guint n = space->program->ops->len;
+
+  for (guint i = 0; i < n; i++)
+    root[i] = i;
+  for (guint e = 0; e < space->n_edges; e++)
+    if (plan->fuse[e])
+      {
+        guint a = space->edge_producer[e], b = space->edge_consumer[e];
+        while (root[a] != a)
+          a = root[a];
+        while (root[b] != b)
+          b = root[b];
+        if (a != b)
+          root[MAX (a, b)] = MIN (a, b);
+      }
+  for (guint i = 0; i < n; i++)
+    {
+      guint r = i;
+      while (root[r] != r)
+        r = root[r];
+      root[i] = r;
+    }
+}
+
+int
+plx_cli_graph_fuse (int argc, char **argv)
+{
+  g_auto (GraphOptions) o = { 0 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxCluster) cluster = NULL;
+  g_autoptr (PlxIrGraph) fwd = NULL;
+  g_autoptr (PlxIrGraph) training = NULL;
+  g_autoptr (PlxIrGraph) program = NULL;
+  g_autoptr (PlxFuseSpace) space = NULL;
+  g_autofree guint *root = NULL;
+  g_autofree guint *size = NULL;
+  g_autofree char **args = g_new0 (char *, argc + 2);
+  g_autofree char *model_flag = g_strdup ("--model");
+  PlxFuseResult r;
+  guint n_args = 0, kernels = 0, fused_ops = 0, buckets = 0;
+  int status;
+
+  /* The graph may come first, as a scenario does: `fuse GRAPH.json --dp 8`. */
+  for (int i = 0; i < argc; i++)
+    {
+      if (i == 2 && argv[i][0] != '-')
+        args[n_args++] = model_flag;
+      args[n_args++] = argv[i];
+    }
+  status = parse_options ((int) n_args, args, &o);
+  if (status >= 0)
+    return status;
+  if (o.model == NULL)
+    return usage_error ("fuse: give the graph (fuse GRAPH.json|MODEL.onnx --dp N)");
+  if (o.par.tp > 1 || o.par.pp > 1 || o.par.micro_batches > 1)
+    return usage_error ("fuse: fusion is searched for data-parallel programs (DisCo's setting); give --dp only, not "
+                        "--tp, --pp or --micro-batches");
+  if (!load_training (&o, &cluster, &fwd, &training, &error))
+    return user_error (error);
+  program = plx_ir_parallelize (training, &o.par, cluster, o.model, &error);
+  if (program == NULL)
+    return user_error (error);
+  if (!plx_fuse_search (program, cluster, o.max_simulations > 0 ? o.max_simulations : 2000, &r, &error))
+    return user_error (error);
+  space = plx_fuse_space_new (program);
+  root = g_new (guint, program->ops->len);
+  size = g_new0 (guint, program->ops->len);
+  fused_groups (space, r.plan, root);
+  for (guint i = 0; i < program->ops->len; i++)
+    size[root[i]]++;
+  for (guint i = 0; i < program->ops->len; i++)
+    if (root[i] == i && size[i] > 1)
+      kernels++, fused_ops += size[i];
+  for (guint i = 0; i < space->n_grads; i++)
+    buckets += r.plan->cut[i];
+
+  if (o.json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      g_autoptr (JsonNode) node = NULL;
+      static const char *const names[] = { "none", "ddp_25mb", "horovod_64mb", "fuse_elementwise", "ideal_overlap" };
+      double values[] = { r.none_s, r.ddp_s, r.horovod_s, r.elementwise_s, r.ideal_s };
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "devices");
+      json_builder_add_int_value (b, o.par.dp);
+      json_builder_set_member_name (b, "step_time_s");
+      json_builder_add_double_value (b, r.step_s);
+      json_builder_set_member_name (b, "baselines");
+      json_builder_begin_object (b);
+      for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+        {
+          json_builder_set_member_name (b, names[k]);
+          json_builder_add_double_value (b, values[k]);
+        }
+      json_builder_end_object (b);
+      json_builder_set_member_name (b, "buckets");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < space->n_grads;)
+        {
+          guint j = i;
+          double bytes = 0.0;
+          while (!r.plan->cut[j])
+            j++;
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "tensors");
+          json_builder_begin_array (b);
+          for (guint k = i; k <= j; k++)
+            {
+              const PlxIrOp *ar = program->ops->pdata[space->grad_op[k]];
+              json_builder_add_string_value (b, ((PlxIrTensor *) program->tensors->pdata[ar->inputs[0]])->name);
+              bytes += space->grad_bytes[k];
+            }
+          json_builder_end_array (b);
+          json_builder_set_member_name (b, "bytes");
+          json_builder_add_int_value (b, (gint64) bytes);
+          json_builder_end_object (b);
+          i = j + 1;
+        }
+      json_builder_end_array (b);
+      json_builder_set_member_name (b, "fused_groups");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < program->ops->len; i++)
+        if (root[i] == i && size[i] > 1)
+          {
+            json_builder_begin_object (b);
+            json_builder_set_member_name (b, "ops");
+            json_builder_begin_array (b);
+            for (guint k = i; k < program->ops->len; k++)
+              if (root[k] == i)
+                json_builder_add_string_value (b, ((PlxIrOp *) program->ops->pdata[k])->name);
+            json_builder_end_array (b);
+            json_builder_end_object (b);
+          }
+      json_builder_end_array (b);
+      json_builder_set_member_name (b, "simulations");
+      json_builder_add_int_value (b, r.simulations);
+      json_builder_set_member_name (b, "search_time_s");
+      json_builder_add_double_value (b, r.search_s);
+      json_builder_end_object (b);
+      node = json_builder_get_root (b);
+      print_json (node);
+      plx_fuse_result_clear (&r);
+      return 0;
+    }
+  printf ("%s, data parallel over %u GPUs of %s: %u simulations in %.2f s\n\n", o.model, o.par.dp, cluster->name,
+          r.simulations, r.search_s);
+  {
+    static const char *const what[] = { "nothing fused", "DDP's 25 MiB buckets", "Horovod's 64 MiB buffer, 5 ms cycle",
+                                        "every elementwise chain fused", "found: ops and buckets jointly",
+                                        "ideal: communication all hidden" };
+    double values[] = { r.none_s, r.ddp_s, r.horovod_s, r.elementwise_s, r.step_s, r.ideal_s };
+    printf ("%-36s %12s %9s\n", "Step time", "ms", "speed-up");
+    for (guint k = 0; k < G_N_ELEMENTS (what); k++)
+      printf ("%-36s %12.3f %8.2fx\n", what[k], values[k] * 1e3, r.none_s / values[k]);
+  }
+  printf ("\nFound: %u kernels fusing %u ops; %u gradients in %u all-reduce buckets\n", kernels, fused_ops,
+          space->n_grads, buckets);
+  plx_fuse_result_clear (&r);
   return 0;
 }

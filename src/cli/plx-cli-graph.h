@@ -12,3 +12,5 @@ int      plx_cli_graph (int argc, char **argv, gboolean plan);
 int      plx_cli_graph_search (int argc, char **argv);
 /* partition --model GRAPH --devices N: the chain split (docs/partition.md). */
 int      plx_cli_graph_partition (int argc, char **argv);
+/* fuse GRAPH --dp N: DisCo's op and tensor fusion searched (docs/fusion.md). */
+int      plx_cli_graph_fuse (int argc, char **argv);

@@ -278,14 +278,6 @@ typedef struct
   double start_s, end_s;
 } Interval;
 
-static gint
-op_stream (const PlxIrOp *op)
-{
-  if (op->stream >= 0)
-    return op->stream;
-  return plx_ir_kind_is_collective (op->kind) ? PLX_IR_STREAM_COMM : PLX_IR_STREAM_COMPUTE;
-}
-
 /* Contention (plx_costing_contention, arXiv 2507.03114): a collective that runs
  * beside compute slows it by `slowdown` times the time they ran together. Each
  * device keeps, per stream, the collectives nobody has waited on yet; the first op
@@ -354,7 +346,7 @@ plx_ir_simulate (const PlxIrGraph *graph,
       gboolean per_device = comm && op->kind != PLX_IR_SEND && op->n_inputs == op->n_devices && op->n_inputs > 1;
       /* Each stream of a device runs its ops in program order; communication has
        * its own, as NCCL's kernels run on their own CUDA stream. */
-      guint stream = (guint) op_stream (op);
+      guint stream = (guint) plx_ir_op_stream (op);
       guint peer_stream = op->peer_stream >= 0 ? (guint) op->peer_stream : stream;
       /* Busy time by what the op does, whichever stream it runs on. */
       double *busy = comm ? run->device_comm_s : run->device_compute_s;
@@ -379,7 +371,7 @@ plx_ir_simulate (const PlxIrGraph *graph,
                   const PlxIrTensor *t = graph->tensors->pdata[op->inputs[j]];
                   const PlxIrOp *w = t->producer >= 0 ? graph->ops->pdata[t->producer] : NULL;
                   if (w != NULL && plx_ir_kind_is_collective (w->kind))
-                    debt[dev] += settle (unpaid, (guint) op_stream (w) * n_dev + dev,
+                    debt[dev] += settle (unpaid, (guint) plx_ir_op_stream (w) * n_dev + dev,
                                          free_at[(gsize) PLX_IR_STREAM_COMPUTE * n_dev + dev], slowdown);
                 }
               at += debt[dev];

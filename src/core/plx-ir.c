@@ -76,6 +76,14 @@ plx_ir_kind_is_collective (PlxIrKind kind)
   return kind >= PLX_IR_ALL_REDUCE && kind <= PLX_IR_SEND;
 }
 
+gint
+plx_ir_op_stream (const PlxIrOp *op)
+{
+  if (op->stream >= 0)
+    return op->stream;
+  return plx_ir_kind_is_collective (op->kind) ? PLX_IR_STREAM_COMM : PLX_IR_STREAM_COMPUTE;
+}
+
 static void
 tensor_free (gpointer data)
 {

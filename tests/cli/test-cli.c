@@ -2766,6 +2766,65 @@ test_graph_partition (void)
 }
 
 static void
+test_graph_fuse (void)
+{
+  /* `fuse GRAPH --dp N`: the two-layer MLP over 2 GPUs. Its two memory-bound pairs
+   * (relu2 + loss, loss_grad + relu_grad) fuse into two kernels; each of its two
+   * 2 MiB gradients is in exactly one bucket, in the order backward makes them (w2's
+   * first); the plan is never slower than the best baseline nor faster than the ideal
+   * bound. --tp is refused: fusion is searched for data parallelism. */
+  g_autofree char *graph = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "graphs", "mlp-2layer.json",
+                                             NULL);
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) text = { 0 };
+  g_auto (CliRun) bad = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+  JsonObject *o, *base;
+  JsonArray *buckets, *groups;
+  double best, total = 0.0;
+  guint n_tensors = 0;
+
+  RUN_CLI (&r, "fuse", graph, "--dp", "2", "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  if (root == NULL)
+    return;
+  o = json_node_get_object (root);
+  g_assert_cmpint (get_int (o, "devices"), ==, 2);
+  base = json_object_get_object_member (o, "baselines");
+  best = MIN (MIN (get_number (base, "none"), get_number (base, "ddp_25mb")),
+              MIN (get_number (base, "horovod_64mb"), get_number (base, "fuse_elementwise")));
+  g_assert_cmpfloat (get_number (o, "step_time_s"), <=, best);
+  g_assert_cmpfloat (get_number (o, "step_time_s"), >=, get_number (base, "ideal_overlap"));
+  buckets = json_object_get_array_member (o, "buckets");
+  for (guint i = 0; i < json_array_get_length (buckets); i++)
+    {
+      JsonObject *b = json_array_get_object_element (buckets, i);
+      JsonArray *t = json_object_get_array_member (b, "tensors");
+      if (i == 0)
+        g_assert_cmpstr (json_array_get_string_element (t, 0), ==, "d:w2");
+      n_tensors += json_array_get_length (t);
+      total += get_number (b, "bytes");
+    }
+  g_assert_cmpuint (n_tensors, ==, 2);
+  g_assert_cmpfloat (total, ==, 2 * 2097152.0);
+  groups = json_object_get_array_member (o, "fused_groups");
+  g_assert_cmpuint (json_array_get_length (groups), ==, 2);
+  g_assert_cmpstr (json_array_get_string_element (
+                     json_object_get_array_member (json_array_get_object_element (groups, 0), "ops"), 0), ==, "relu2");
+  g_assert_cmpint (get_int (o, "simulations"), >, 0);
+
+  RUN_CLI (&text, "fuse", "--model", graph, "--dp", "2");
+  assert_success (&text);
+  g_assert_nonnull (strstr (text.out, "DDP's 25 MiB buckets"));
+  g_assert_nonnull (strstr (text.out, "Found: 2 kernels fusing 4 ops; 2 gradients in"));
+
+  RUN_CLI (&bad, "fuse", graph, "--dp", "2", "--tp", "2");
+  g_assert_cmpint (bad.status, ==, 2);
+  g_assert_nonnull (strstr (bad.err, "fusion is searched for data-parallel programs"));
+}
+
+static void
 test_graph_program_round_trip (void)
 {
   /* The program `plan --json` prints runs through `simulate --program` to the same
@@ -3187,6 +3246,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/graph/search", test_graph_search);
   g_test_add_func ("/cli/graph/program-round-trip", test_graph_program_round_trip);
   g_test_add_func ("/cli/graph/partition", test_graph_partition);
+  g_test_add_func ("/cli/graph/fuse", test_graph_fuse);
   g_test_add_func ("/cli/graph/onnx", test_graph_onnx);
   g_test_add_func ("/cli/graph/scenario-program", test_scenario_program);
   g_test_add_func ("/cli/graph/charts", test_graph_charts);
