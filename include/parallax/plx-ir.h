@@ -42,6 +42,8 @@ typedef enum
   PLX_IR_EXPAND,        /* x -> a larger shape holding copies of it (reduce's gradient) */
   PLX_IR_CONV,          /* x [N, C, H, W], w [K, C/groups, R, S] (, bias [K]) -> [N, K, P, Q] */
   PLX_IR_SLICE,         /* this device's part of x along `axis` (a view) */
+  PLX_IR_BATCH_NORM,    /* x [N, C, ...] (, scale [C], bias [C]) -> x's shape, statistics per channel */
+  PLX_IR_MAX_POOL,      /* x [N, C, H, W] -> [N, C, P, Q], the window implied by the shapes */
   /* gradients, as the backward pass (plx_ir_training_graph) writes them */
   PLX_IR_RELU_GRAD,     /* (dy, x) -> dx */
   PLX_IR_GELU_GRAD,
@@ -52,6 +54,8 @@ typedef enum
   PLX_IR_GATHER_GRAD,   /* (dy, indices) -> dtable */
   PLX_IR_LOSS_GRAD,     /* (logits, labels) -> dlogits */
   PLX_IR_CONV_GRAD,     /* (dy, x, w) -> dx, dw (, dbias) */
+  PLX_IR_BATCH_NORM_GRAD, /* (dy, x [, scale]) -> dx [, dscale [, dbias]] */
+  PLX_IR_MAX_POOL_GRAD, /* (dy, x) -> dx */
   /* a group of ops costed as one: its FLOPs and HBM bytes given (`flops`, `bytes`),
    * as a transformer block's fused kernels are (plx_ir_lower_scenario) */
   PLX_IR_KERNEL,

@@ -298,8 +298,10 @@ matmul_flops (const PlxIrGraph *p)
   for (guint i = 0; i < p->ops->len; i++)
     {
       const PlxIrOp *op = p->ops->pdata[i];
-      /* A kernel (a transformer program's fused block) is matmuls in the main. */
-      if (op->kind == PLX_IR_MATMUL || op->kind == PLX_IR_KERNEL)
+      /* A kernel (a transformer program's fused block) is matmuls in the main; a
+       * convolution is one too (implicit GEMM), as plx_ir_run_report counts it. */
+      if (op->kind == PLX_IR_MATMUL || op->kind == PLX_IR_KERNEL || op->kind == PLX_IR_CONV ||
+          op->kind == PLX_IR_CONV_GRAD)
         f += plx_ir_op_flops (p, op) * op->n_devices;
     }
   return f;

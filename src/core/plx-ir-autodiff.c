@@ -253,10 +253,21 @@ op_grad (Diff *d, const PlxIrOp *op, GError **error)
           accumulate (d, x, grad_op (d, k, in, 2, x, xn));
         }
       return TRUE;
+    case PLX_IR_MAX_POOL:
+      if (d->needs[x])
+        {
+          /* Each window's gradient goes back to where its maximum was: the kernel
+           * reads dY and finds the maxima in X again (cuDNN's pooling backward). */
+          guint in[2] = { (guint) dy, x };
+          accumulate (d, x, grad_op (d, PLX_IR_MAX_POOL_GRAD, in, 2, x, xn));
+        }
+      return TRUE;
     case PLX_IR_LAYER_NORM:
     case PLX_IR_RMS_NORM:
+    case PLX_IR_BATCH_NORM:
       {
-        /* One kernel: dX, and the weight's and bias's gradients (summed over rows). */
+        /* One kernel: dX, and the weight's and bias's gradients (summed over rows, or
+         * for a batch norm over the images and positions of each channel). */
         guint in[3] = { (guint) dy, x, op->n_inputs > 1 ? op->inputs[1] : 0 };
         guint out[3];
         g_autofree char *oname = g_strdup_printf ("%s_grad:%s", plx_ir_kind_to_string (op->kind), op->name);
@@ -265,7 +276,8 @@ op_grad (Diff *d, const PlxIrOp *op, GError **error)
             g_autofree char *tname = g_strdup_printf ("d:%s", tensor (d->fwd, op->inputs[j])->name);
             out[j] = tensor_like (d, tname, op->inputs[j]);
           }
-        emit (d, oname, op->kind == PLX_IR_LAYER_NORM ? PLX_IR_LAYER_NORM_GRAD : PLX_IR_RMS_NORM_GRAD, in,
+        emit (d, oname, op->kind == PLX_IR_LAYER_NORM ? PLX_IR_LAYER_NORM_GRAD
+                        : op->kind == PLX_IR_RMS_NORM ? PLX_IR_RMS_NORM_GRAD : PLX_IR_BATCH_NORM_GRAD, in,
               op->n_inputs > 1 ? 3 : 2, out, op->n_inputs, PLX_IR_PHASE_BACKWARD);
         for (guint j = 0; j < op->n_inputs; j++)
           if (d->needs[op->inputs[j]])
@@ -349,6 +361,8 @@ op_grad (Diff *d, const PlxIrOp *op, GError **error)
     case PLX_IR_GATHER_GRAD:
     case PLX_IR_LOSS_GRAD:
     case PLX_IR_CONV_GRAD:
+    case PLX_IR_BATCH_NORM_GRAD:
+    case PLX_IR_MAX_POOL_GRAD:
     case PLX_IR_ALL_REDUCE:
     case PLX_IR_ALL_GATHER:
     case PLX_IR_REDUCE_SCATTER:

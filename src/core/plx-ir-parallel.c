@@ -436,27 +436,37 @@ rule (Shard *s, const PlxIrOp *op, const guint *in, guint a, gint *out, gint *re
       return;
     case PLX_IR_CONV:
     case PLX_IR_CONV_GRAD:
-      /* Images split along the batch stay split; anything else whole. A weight's
-       * gradient over split images is a partial sum. */
-      if (sx != REPL && sx != 0)
-        *redo = 0;
-      else if (op->kind == PLX_IR_CONV_GRAD && sy == REPL && sx == 0)
-        SLICE (1, 0);
-      else if (op->kind == PLX_IR_CONV_GRAD && sy != sx)
-        *redo = 1;
-      else
-        for (guint j = 1; j < op->n_inputs; j++)
-          if (st_at (s, in[j])->st[a] != REPL && !(op->kind == PLX_IR_CONV_GRAD && j == 1))
-            {
-              *redo = (gint) j;
-              return;
-            }
-      if (*redo >= 0)
+    case PLX_IR_BATCH_NORM:
+    case PLX_IR_BATCH_NORM_GRAD:
+    case PLX_IR_MAX_POOL:
+    case PLX_IR_MAX_POOL_GRAD:
+      {
+        /* Images split along the batch stay split; anything else whole. A weight's
+         * gradient over split images is a partial sum. A batch norm of split images
+         * takes each device's own statistics, as PyTorch's BatchNorm2d does under
+         * DistributedDataParallel (SyncBatchNorm would all-reduce them). */
+        gboolean grad = op->kind == PLX_IR_CONV_GRAD || op->kind == PLX_IR_BATCH_NORM_GRAD ||
+                        op->kind == PLX_IR_MAX_POOL_GRAD;
+        if (sx != REPL && sx != 0)
+          *redo = 0;
+        else if (grad && sy == REPL && sx == 0)
+          SLICE (1, 0);
+        else if (grad && sy != sx)
+          *redo = 1;
+        else
+          for (guint j = 1; j < op->n_inputs; j++)
+            if (st_at (s, in[j])->st[a] != REPL && !(grad && j == 1))
+              {
+                *redo = (gint) j;
+                return;
+              }
+        if (*redo >= 0)
+          return;
+        out[0] = sx;
+        for (guint j = 1; j < op->n_outputs; j++)
+          out[j] = grad && sx == 0 ? PARTIAL : REPL;
         return;
-      out[0] = sx;
-      for (guint j = 1; j < op->n_outputs; j++)
-        out[j] = op->kind == PLX_IR_CONV_GRAD && sx == 0 ? PARTIAL : REPL;
-      return;
+      }
     case PLX_IR_EXPAND:
       if (sx == PARTIAL || sx == REPL)
         out[0] = sx;

@@ -78,6 +78,16 @@ plx_ir_op_time (const PlxIrGraph *graph,
     case PLX_IR_RESHAPE:
     case PLX_IR_SLICE:
       return 0.0;   /* a view: no kernel */
+    case PLX_IR_BATCH_NORM:
+    case PLX_IR_BATCH_NORM_GRAD:
+      /* Two sweeps over the activations: the channel statistics (forward: mean and
+       * variance of x; backward: the sums of dY and dY x-hat), then the elementwise
+       * pass that reads them again (Jung et al. 2019, "Restructuring Batch
+       * Normalization to Accelerate CNN Training", SysML 2019: the forward pass
+       * reads x twice, the backward x and dY twice). So x, and dY in the backward, once more. */
+      return plx_memory_time (cluster, plx_ir_op_bytes (graph, op) + plx_ir_tensor_bytes (in) +
+                                         (op->kind == PLX_IR_BATCH_NORM_GRAD
+                                            ? plx_ir_tensor_bytes (graph->tensors->pdata[op->inputs[1]]) : 0.0));
     case PLX_IR_ALL_REDUCE:
     case PLX_IR_REDUCE_SCATTER:
     case PLX_IR_ALL_GATHER:
@@ -133,6 +143,8 @@ plx_ir_op_time (const PlxIrGraph *graph,
     case PLX_IR_SPLIT:
     case PLX_IR_LOSS:
     case PLX_IR_OPTIMIZER:
+    case PLX_IR_MAX_POOL:
+    case PLX_IR_MAX_POOL_GRAD:
     case PLX_N_IR_KINDS:
     default:
       /* Memory-bound: each input and output through HBM once. */
@@ -476,7 +488,7 @@ task_kind (const PlxIrOp *op, gboolean gradient_collective)
     return gradient_collective ? PLX_KIND_DP_COMM : PLX_KIND_TP_COMM;
   if (op->kind == PLX_IR_OPTIMIZER || op->phase == PLX_IR_PHASE_OPTIMIZER)
     return PLX_KIND_OPTIMIZER;
-  if (op->phase == PLX_IR_PHASE_BACKWARD || (op->kind >= PLX_IR_RELU_GRAD && op->kind <= PLX_IR_CONV_GRAD))
+  if (op->phase == PLX_IR_PHASE_BACKWARD || (op->kind >= PLX_IR_RELU_GRAD && op->kind < PLX_IR_KERNEL))
     return PLX_KIND_BACKWARD;
   return PLX_KIND_FORWARD;
 }

@@ -39,6 +39,8 @@ static const struct
   [PLX_IR_EXPAND] = { "expand", 1, 1, 1, 1, 0.0 },
   [PLX_IR_CONV] = { "conv", 2, 3, 1, 1, 0.0 },
   [PLX_IR_SLICE] = { "slice", 1, 1, 1, 1, 0.0 },
+  [PLX_IR_BATCH_NORM] = { "batch_norm", 1, 3, 1, 1, 8.0 },
+  [PLX_IR_MAX_POOL] = { "max_pool", 1, 1, 1, 1, 1.0 },
   [PLX_IR_RELU_GRAD] = { "relu_grad", 2, 2, 1, 1, 1.0 },
   [PLX_IR_GELU_GRAD] = { "gelu_grad", 2, 2, 1, 1, 16.0 },
   [PLX_IR_TANH_GRAD] = { "tanh_grad", 2, 2, 1, 1, 3.0 },
@@ -48,6 +50,8 @@ static const struct
   [PLX_IR_GATHER_GRAD] = { "gather_grad", 2, 2, 1, 1, 1.0 },
   [PLX_IR_LOSS_GRAD] = { "loss_grad", 2, 2, 1, 1, 4.0 },
   [PLX_IR_CONV_GRAD] = { "conv_grad", 3, 3, 2, 3, 0.0 },
+  [PLX_IR_BATCH_NORM_GRAD] = { "batch_norm_grad", 2, 3, 1, 3, 12.0 },
+  [PLX_IR_MAX_POOL_GRAD] = { "max_pool_grad", 2, 2, 1, 1, 1.0 },
   [PLX_IR_KERNEL] = { "kernel", 0, 0, 1, 0, 0.0 },
   [PLX_IR_ALL_REDUCE] = { "all_reduce", 1, 0, 1, 0, 0.0 },
   [PLX_IR_ALL_GATHER] = { "all_gather", 1, 0, 1, 0, 0.0 },
@@ -179,8 +183,10 @@ plx_ir_op_flops (const PlxIrGraph *graph,
       double fwd = 2.0 * (double) plx_ir_tensor_elements (y) * (double) (w->shape[1] * w->shape[2] * w->shape[3]);
       return op->kind == PLX_IR_CONV ? fwd : 2.0 * fwd;
     }
+  /* A max pool compares each input element once per window holding it; the window is
+   * not in the IR (the shapes imply it), so one comparison an input element. */
   if (op->kind == PLX_IR_REDUCE_MEAN || op->kind == PLX_IR_REDUCE_SUM || op->kind == PLX_IR_LOSS ||
-      op->kind == PLX_IR_OPTIMIZER || op->kind == PLX_IR_GATHER_GRAD)
+      op->kind == PLX_IR_OPTIMIZER || op->kind == PLX_IR_GATHER_GRAD || op->kind == PLX_IR_MAX_POOL)
     return kinds[op->kind].flops_per_element * (double) plx_ir_tensor_elements (tensor_at (graph, op->inputs[0]));
   return kinds[op->kind].flops_per_element * (double) plx_ir_tensor_elements (out);
 }
@@ -703,6 +709,34 @@ check_shapes (const PlxIrGraph *g, const PlxIrOp *op, const char *source, const 
       for (guint i = 1; why == NULL && i < op->n_outputs; i++)
         if (!same_shape (tensor_at (g, op->outputs[i]), tensor_at (g, op->inputs[2])))
           why = "a weight's gradient is not the weight's shape";
+      break;
+    case PLX_IR_BATCH_NORM:
+      if (!same_shape (out, in) || in->rank < 2)
+        why = "the output is not the input's shape, or the input is not [N, C, ...]";
+      for (guint j = 1; why == NULL && j < op->n_inputs; j++)
+        if (plx_ir_tensor_elements (tensor_at (g, op->inputs[j])) != in->shape[1])
+          why = "the scale or bias is not one value per channel";
+      break;
+    case PLX_IR_BATCH_NORM_GRAD:
+      if (!same_shape (out, in2) || !same_shape (in, in2) || in->rank < 2)
+        why = "the gradient is not the shape of the input it is taken for";
+      else if (op->n_outputs > 1 && op->n_inputs < 3)
+        why = "scale gradients without the scale";
+      else if (op->n_inputs == 3 && plx_ir_tensor_elements (tensor_at (g, op->inputs[2])) != in->shape[1])
+        why = "the scale is not one value per channel";
+      for (guint i = 1; why == NULL && i < op->n_outputs; i++)
+        if (!same_shape (tensor_at (g, op->outputs[i]), tensor_at (g, op->inputs[2])))
+          why = "a scale's or bias's gradient is not the scale's shape";
+      break;
+    case PLX_IR_MAX_POOL:
+      if (in->rank != 4 || out->rank != 4 || out->shape[0] != in->shape[0] || out->shape[1] != in->shape[1] ||
+          out->shape[2] > in->shape[2] || out->shape[3] > in->shape[3])
+        why = "not x [N, C, H, W] -> [N, C, P, Q] with P <= H, Q <= W";
+      break;
+    case PLX_IR_MAX_POOL_GRAD:
+      if (in->rank != 4 || in2->rank != 4 || !same_shape (out, in2) || in->shape[0] != in2->shape[0] ||
+          in->shape[1] != in2->shape[1] || in->shape[2] > in2->shape[2] || in->shape[3] > in2->shape[3])
+        why = "not (dy [N, C, P, Q], x [N, C, H, W]) -> dx (x's shape)";
       break;
     case PLX_IR_CONV:
       if (in->rank != 4 || in2->rank != 4 || out->rank != 4 || out->shape[0] != in->shape[0] ||

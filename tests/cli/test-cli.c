@@ -2989,6 +2989,27 @@ test_scenario_program (void)
 }
 
 static void
+test_graph_cnn_mfu (void)
+{
+  /* A convolution is a GEMM for MFU (implicit GEMM), as the window's report counts
+   * it. tests/data/graphs/conv-bn-pool.json trained on one A100: the convolution
+   * 2 x 3,072 outputs x 36 (4 channels x 3 x 3) = 221,184 FLOPs, its dX and dW
+   * twice that, 442,368; the classifier 2 x 8 x 10 x 6 = 960, its dX and dW 960
+   * each: 666,432 in all, over A100's 312 TFLOP/s of bf16 for the step. */
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "graphs", "conv-bn-pool.json", NULL);
+  g_auto (CliRun) r;
+  g_autoptr (JsonNode) root = NULL;
+  JsonObject *o;
+
+  RUN_CLI (&r, "simulate", "--model", model, "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  o = json_node_get_object (root);
+  g_assert_cmpfloat (get_number (o, "matmul_flops"), ==, 666432.0);
+  g_assert_true (close_rel (get_number (o, "mfu"), 666432.0 / (312e12 * get_number (o, "step_time_s")), 1e-12));
+}
+
+static void
 test_graph_charts (void)
 {
   /* A graph model's run drawn: a timeline row per GPU and memory per GPU. */
@@ -3250,6 +3271,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/graph/onnx", test_graph_onnx);
   g_test_add_func ("/cli/graph/scenario-program", test_scenario_program);
   g_test_add_func ("/cli/graph/charts", test_graph_charts);
+  g_test_add_func ("/cli/graph/cnn-mfu", test_graph_cnn_mfu);
   g_test_add_func ("/cli/inference/json", test_inference_json);
   g_test_add_func ("/cli/search/csv-and-errors", test_search_csv_and_errors);
 

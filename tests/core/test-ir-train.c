@@ -614,6 +614,57 @@ test_edge_cases (void)
   edge_case ("half-used-split.json", 1, 1, 1, 1, NULL);
 }
 
+/* The convolution block of tests/data/graphs/conv-bn-pool.json trained and split
+ * over two data-parallel ranks. Backward, in reverse: the loss's gradient, the
+ * classifier's dX and dW, the mean's expand, the pool's gradient (dY [8, 6, 4, 4]
+ * and the input it pooled -> [8, 6, 8, 8]), ReLU's, the batch norm's dX, dScale and
+ * dBias in one kernel, the convolution's dX and dW; then 4 updates. Over two ranks
+ * each runs 4 of the 8 images, with its own batch statistics (PyTorch's BatchNorm2d
+ * under DDP), and every weight's gradient - the batch norm's scale and bias among
+ * them, summed over each rank's images - is all-reduced once: 216 + 6 + 6 + 60
+ * values. */
+static void
+test_conv_bn_pool (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) fwd = load_file ("conv-bn-pool.json");
+  g_autoptr (PlxIrGraph) t = plx_ir_training_graph (fwd, PLX_IR_OPTIMIZER_SGD, "conv-bn-pool.json", &error);
+  g_autoptr (PlxIrGraph) p = NULL;
+  const PlxIrOp *bn_grad, *pool_grad;
+  guint n_reduce = 0;
+  gint64 reduced = 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_kind (t, PLX_IR_BATCH_NORM_GRAD), ==, 1);
+  g_assert_cmpuint (count_kind (t, PLX_IR_MAX_POOL_GRAD), ==, 1);
+  g_assert_cmpuint (count_kind (t, PLX_IR_CONV_GRAD), ==, 1);
+  g_assert_cmpuint (count_kind (t, PLX_IR_OPTIMIZER), ==, 4);
+  bn_grad = find_op (t, "batch_norm_grad:bn");
+  g_assert_cmpuint (bn_grad->n_outputs, ==, 3);
+  g_assert_cmpint (tensor_named (t, bn_grad->outputs[0])->shape[1], ==, 6);
+  g_assert_cmpint (plx_ir_tensor_elements (tensor_named (t, bn_grad->outputs[1])), ==, 6);
+  g_assert_cmpint (plx_ir_tensor_elements (tensor_named (t, bn_grad->outputs[2])), ==, 6);
+  pool_grad = find_op (t, "max_pool_grad:r");
+  g_assert_cmpint (plx_ir_tensor_elements (tensor_named (t, pool_grad->inputs[0])), ==, 8 * 6 * 4 * 4);
+  g_assert_cmpint (plx_ir_tensor_elements (tensor_named (t, pool_grad->outputs[0])), ==, 8 * 6 * 8 * 8);
+
+  p = lower ("conv-bn-pool.json", 2, 1, 1, 1, PLX_IR_SCHEDULE_1F1B, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < p->ops->len; i++)
+    {
+      const PlxIrOp *op = p->ops->pdata[i];
+      if (op->kind == PLX_IR_ALL_REDUCE)
+        {
+          n_reduce++;
+          reduced += plx_ir_tensor_elements (tensor_named (p, op->inputs[0]));
+        }
+      if (op->kind == PLX_IR_BATCH_NORM || op->kind == PLX_IR_MAX_POOL)
+        g_assert_cmpint (tensor_named (p, op->inputs[0])->shape[0], ==, 4);
+    }
+  g_assert_cmpuint (n_reduce, ==, 4);
+  g_assert_cmpint (reduced, ==, 216 + 6 + 6 + 60);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -628,5 +679,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ir-train/mlp-chain-costs", test_mlp_chain_costs);
   g_test_add_func ("/core/ir-train/parallel-refusals", test_parallel_refusals);
   g_test_add_func ("/core/ir-train/edge-cases", test_edge_cases);
+  g_test_add_func ("/core/ir-train/conv-bn-pool", test_conv_bn_pool);
   return g_test_run ();
 }

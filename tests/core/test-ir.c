@@ -263,6 +263,64 @@ test_simulate (void)
   plx_ir_run_clear (&run);
 }
 
+/* A convolution block in the shape of ResNet's: conv, batch norm, ReLU, a 2x2 max
+ * pool, the global average and a classifier (tests/data/graphs/conv-bn-pool.json). */
+static void
+test_batch_norm_max_pool (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "graphs", "conv-bn-pool.json", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) g = plx_ir_graph_new_from_file (path, &error);
+  g_autoptr (JsonNode) cluster_node = plx_json_parse_data (TEST_IDEAL_CLUSTER (1, 1e11, 1e10), -1, "ideal", NULL);
+  g_autoptr (PlxCluster) c = plx_cluster_new_from_json (cluster_node, "ideal", NULL);
+  static const struct
+  {
+    const char *find, *replace, *why;
+  } bad[] = {
+    /* A scale of 5 for 6 channels. */
+    { "{ \"name\": \"g\",      \"shape\": [6]", "{ \"name\": \"g\",      \"shape\": [5]",
+      "batch_norm \"bn\" ([8, 6, 8, 8], [5] -> [8, 6, 8, 8]): the scale or bias is not one value per channel" },
+    /* A pool that grows the image. */
+    { "{ \"name\": \"p\",      \"shape\": [8, 6, 4, 4]", "{ \"name\": \"p\",      \"shape\": [8, 6, 9, 4]",
+      "max_pool \"pool\" ([8, 6, 8, 8] -> [8, 6, 9, 4]): not x [N, C, H, W] -> [N, C, P, Q] with P <= H, Q <= W" },
+    /* A pool that drops a channel. */
+    { "{ \"name\": \"p\",      \"shape\": [8, 6, 4, 4]", "{ \"name\": \"p\",      \"shape\": [8, 5, 4, 4]",
+      "not x [N, C, H, W] -> [N, C, P, Q]" },
+  };
+
+  g_assert_no_error (error);
+  /* 8 x 6 x 8 x 8 = 3,072 elements: the batch norm's 8 FLOPs each (mean, variance,
+   * normalise, scale and shift, as a layer norm's); the pool one comparison an input
+   * element. */
+  g_assert_cmpfloat (plx_ir_op_flops (g, find (g, "bn")), ==, 8.0 * 3072);
+  g_assert_cmpfloat (plx_ir_op_flops (g, find (g, "pool")), ==, 3072.0);
+  /* On 1e12 B/s of HBM: the batch norm reads c (6,144 B) twice, g and b (12 B each)
+   * and writes n (6,144 B): 18,456 B, 18.456 ns; the pool reads r and writes p
+   * (1,536 B): 7.68 ns. */
+  g_assert_cmpfloat_with_epsilon (plx_ir_op_time (g, find (g, "bn"), c), 18.456e-9, 1e-20);
+  g_assert_cmpfloat_with_epsilon (plx_ir_op_time (g, find (g, "pool"), c), 7.68e-9, 1e-20);
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autofree char *broken = NULL;
+      g_autoptr (JsonNode) node = NULL;
+      g_autoptr (PlxIrGraph) back = NULL;
+      GString *s = g_string_new (text);
+
+      g_assert_cmpuint (g_string_replace (s, bad[i].find, bad[i].replace, 1), ==, 1);
+      broken = g_string_free (s, FALSE);
+      node = plx_json_parse_data (broken, -1, "cnn.json", NULL);
+      back = plx_ir_graph_new_from_json (node, "cnn.json", &error);
+      g_assert_null (back);
+      g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
+      if (strstr (error->message, bad[i].why) == NULL)
+        g_error ("\"%s\" not in: %s", bad[i].why, error->message);
+      g_clear_error (&error);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -272,5 +330,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ir/errors", test_errors);
   g_test_add_func ("/core/ir/data-movement", test_data_movement);
   g_test_add_func ("/core/ir/simulate", test_simulate);
+  g_test_add_func ("/core/ir/batch-norm-max-pool", test_batch_norm_max_pool);
   return g_test_run ();
 }
