@@ -8,6 +8,7 @@
  * Herrmann, Ozkaya, Ucar, Kaya and Catalyurek 2019, "Multilevel algorithms for
  * acyclic partitioning of directed acyclic graphs", SIAM J. Sci. Comput. 41(4). */
 #include <math.h>
+#include <string.h>
 
 #include "parallax/plx-error.h"
 #include "parallax/plx-partition-dag.h"
@@ -160,10 +161,10 @@ heap_pop (GArray *heap, HeapEntry *top)
 }
 
 /* Renumbers the n nodes of edges src -> dst topologically (Kahn's algorithm, the
- * lowest old number first, so the order stays close to the one given); FALSE if
- * they hold a cycle. */
+ * ready node of least `key` first, or of least old number without keys, so the
+ * order stays close to the one given); FALSE if they hold a cycle. */
 static gboolean
-topological_numbers (guint n, const guint *src, const guint *dst, guint m, guint *number)
+topological_numbers (guint n, const guint *src, const guint *dst, guint m, const double *key, guint *number)
 {
   g_autofree guint *indeg = g_new0 (guint, n);
   g_autofree guint *first = g_new0 (guint, n + 1);
@@ -186,7 +187,7 @@ topological_numbers (guint n, const guint *src, const guint *dst, guint m, guint
   }
   for (guint v = 0; v < n; v++)
     if (indeg[v] == 0)
-      heap_push (ready, -(double) v, v, 0);
+      heap_push (ready, key != NULL ? -key[v] : -(double) v, v, 0);
   while (heap_pop (ready, &top))
     {
       guint v = top.node;
@@ -194,7 +195,7 @@ topological_numbers (guint n, const guint *src, const guint *dst, guint m, guint
       number[v] = done++;
       for (guint j = first[v]; j < first[v + 1]; j++)
         if (--indeg[next[j]] == 0)
-          heap_push (ready, -(double) next[j], next[j], 0);
+          heap_push (ready, key != NULL ? -key[next[j]] : -(double) next[j], next[j], 0);
     }
   return done == n;
 }
@@ -304,7 +305,7 @@ coarsen (Level *fine, Level *coarse, PlxDagMode mode, double cap, guint target)
       g_autofree guint *number = g_new (guint, nc);
 
       /* Cannot fail by the proof above; if it ever did, stop coarsening here. */
-      if (!topological_numbers (nc, src, dst, m, number))
+      if (!topological_numbers (nc, src, dst, m, NULL, number))
         return FALSE;
       for (guint v = 0; v < n; v++)
         cmap[v] = number[cmap[v]];
@@ -430,6 +431,7 @@ typedef struct
   double      *conn;    /* k: scratch, the cost from a node to each part */
   guint       *seen;    /* k: scratch, the node conn was last filled for + 1 */
   guint       *touched; /* k: scratch */
+  guint        lightest;
 } Refiner;
 
 /* The best move of v: to a part it has an edge to, keeping the load bound, a node in
@@ -465,11 +467,22 @@ best_move (Refiner *r, guint v, guint *target, double *gain)
         }
     }
   internal = r->seen[p] == v + 1 ? r->conn[p] : 0.0;
-  for (guint t = 0; t < n_touched; t++)
+  /* the parts it has edges to, then one it has none to, a move only for the balance:
+   * in ORDERED mode the ends of its range, in FREE mode the lightest part */
+  for (guint t = 0; t <= n_touched + 1; t++)
     {
-      guint q = r->touched[t];
-      double gq = r->conn[q] - internal;
+      guint q;
+      double gq;
 
+      if (t < n_touched)
+        q = r->touched[t];
+      else if (r->mode == PLX_DAG_ORDERED)
+        q = t == n_touched ? lo : hi;
+      else if (t == n_touched)
+        q = r->lightest;
+      else
+        continue;
+      gq = r->seen[q] == v + 1 ? r->conn[q] - internal : -internal;
       if (q == p || q < lo || q > hi || r->load[q] + g->w[v] > r->bound)
         continue;
       if (gq > best_gain || (gq == best_gain && r->load[q] < r->load[best]))
@@ -498,6 +511,12 @@ move_node (Refiner *r, guint v, guint to)
   r->load[to] += r->g->w[v];
   r->count[to]++;
   r->part[v] = to;
+  if (r->load[from] < r->load[r->lightest])
+    r->lightest = from;
+  else if (to == r->lightest)
+    for (guint p = 0; p < r->k; p++)
+      if (r->load[p] < r->load[r->lightest])
+        r->lightest = p;
 }
 
 /* One FM pass: moves each node at most once, best gain first, through losses too,
@@ -521,13 +540,8 @@ fm_pass (Refiner *r)
       guint t;
       double gain;
 
-      for (guint j = g->xadj[v]; j < g->xadj[v + 1]; j++)
-        if (r->part[g->adj[j]] != r->part[v])
-          {
-            if (best_move (r, v, &t, &gain))
-              heap_push (heap, gain, v, 0);
-            break;
-          }
+      if (best_move (r, v, &t, &gain))
+        heap_push (heap, gain, v, 0);
     }
   while (heap_pop (heap, &top))
     {
@@ -581,6 +595,169 @@ refine (Refiner *r)
   for (guint pass = 0; pass < 10; pass++)
     if (fm_pass (r) <= r->tiny)
       break;
+}
+
+static void
+count_loads (Refiner *r)
+{
+  for (guint p = 0; p < r->k; p++)
+    {
+      r->load[p] = 0.0;
+      r->count[p] = 0;
+    }
+  for (guint v = 0; v < r->g->n; v++)
+    {
+      r->load[r->part[v]] += r->g->w[v];
+      r->count[r->part[v]]++;
+    }
+  r->lightest = 0;
+  for (guint p = 1; p < r->k; p++)
+    if (r->load[p] < r->load[r->lightest])
+      r->lightest = p;
+}
+
+static double
+level_cut (const Level *g, const guint *part)
+{
+  double cut = 0.0;
+
+  for (guint v = 0; v < g->n; v++)
+    for (guint j = g->xadj[v]; j < g->xadj[v + 1]; j++)
+      if (g->succ[j] && part[v] != part[g->adj[j]])
+        cut += g->cost[j];
+  return cut;
+}
+
+/* A depth-first order of the nodes, roots and neighbours taken from a random offset:
+ * in ORDERED mode the reverse postorder along the edges (a topological order), in
+ * FREE mode the preorder over all neighbours. Either keeps what is connected close
+ * together, so its contiguous blocks grow like regions (the graph growing of Karypis
+ * and Kumar 1998, Sec. 4.2), and every seed grows them differently. */
+static void
+depth_first_order (const Level *g, PlxDagMode mode, GRand *rand, guint *order)
+{
+  guint n = g->n, filled = 0, root_offset = (guint) g_rand_int_range (rand, 0, (gint) n);
+  g_autofree guint8 *visited = g_new0 (guint8, n);
+  g_autofree guint *stack = g_new (guint, n);
+  g_autofree guint *offset = g_new (guint, n);
+  g_autofree guint *scanned = g_new0 (guint, n);
+
+  for (guint v = 0; v < n; v++)
+    {
+      guint degree = g->xadj[v + 1] - g->xadj[v];
+      offset[v] = degree > 0 ? (guint) g_rand_int_range (rand, 0, (gint) degree) : 0;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      guint root = (i + root_offset) % n, depth = 0;
+
+      if (visited[root])
+        continue;
+      visited[root] = 1;
+      stack[depth++] = root;
+      if (mode == PLX_DAG_FREE)
+        order[filled++] = root;
+      while (depth > 0)
+        {
+          guint v = stack[depth - 1], degree = g->xadj[v + 1] - g->xadj[v];
+          gboolean pushed = FALSE;
+
+          while (scanned[v] < degree && !pushed)
+            {
+              guint j = g->xadj[v] + (offset[v] + scanned[v]++) % degree, u = g->adj[j];
+
+              if (visited[u] || (mode == PLX_DAG_ORDERED && !g->succ[j]))
+                continue;
+              visited[u] = 1;
+              stack[depth++] = u;
+              if (mode == PLX_DAG_FREE)
+                order[filled++] = u;
+              pushed = TRUE;
+            }
+          if (!pushed)
+            {
+              depth--;
+              /* postorder, written from the end: the reverse postorder */
+              if (mode == PLX_DAG_ORDERED)
+                order[n - 1 - filled++] = v;
+            }
+        }
+    }
+}
+
+/* A topological order drawn at random (Kahn's algorithm, ready nodes in a random
+ * priority): other interleavings of independent branches than depth-first gives. */
+static void
+random_topological_order (const Level *g, GRand *rand, guint *order)
+{
+  guint m = 0;
+  g_autofree guint *src = g_new (guint, g->xadj[g->n] + 1);
+  g_autofree guint *dst = g_new (guint, g->xadj[g->n] + 1);
+  g_autofree double *key = g_new (double, g->n);
+  g_autofree guint *number = g_new (guint, g->n);
+
+  for (guint v = 0; v < g->n; v++)
+    {
+      key[v] = g_rand_double (rand);
+      for (guint j = g->xadj[v]; j < g->xadj[v + 1]; j++)
+        if (g->succ[j])
+          {
+            src[m] = v;
+            dst[m] = g->adj[j];
+            m++;
+          }
+    }
+  if (!topological_numbers (g->n, src, dst, m, key, number))
+    {
+      /* not reached: the levels of ORDERED mode are acyclic */
+      for (guint v = 0; v < g->n; v++)
+        number[v] = v;
+    }
+  for (guint v = 0; v < g->n; v++)
+    order[number[v]] = v;
+}
+
+/* The split of the coarsest graph: contiguous blocks of several orders (the nodes'
+ * own, then depth-first ones and, in ORDERED mode, random topological ones, from a
+ * fixed seed), each refined, the least cut kept. */
+static void
+initial_partition (Refiner *r)
+{
+  const Level *g = r->g;
+  guint tries = 1 + CLAMP (20000 / (g->n + 1), 3, 31);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (1906);
+  g_autofree guint *order = g_new (guint, g->n);
+  g_autofree guint *best = g_new (guint, g->n);
+  double best_cut = INFINITY;
+
+  for (guint t = 0; t < tries; t++)
+    {
+      double cut;
+
+      if (t == 0)
+        for (guint v = 0; v < g->n; v++)
+          order[v] = v;
+      else if (t % 2 == 0 && r->mode == PLX_DAG_ORDERED)
+        random_topological_order (g, rand, order);
+      else
+        depth_first_order (g, r->mode, rand, order);
+      if (!split_order (g, order, r->k, r->bound, r->part))
+        {
+          /* Not reached: the coarse nodes weigh at most bound - W/k (see coarsen). */
+          for (guint i = 0; i < g->n; i++)
+            r->part[order[i]] = (guint) ((guint64) i * r->k / g->n);
+        }
+      count_loads (r);
+      refine (r);
+      cut = level_cut (g, r->part);
+      if (cut < best_cut)
+        {
+          best_cut = cut;
+          memcpy (best, r->part, g->n * sizeof (guint));
+        }
+    }
+  memcpy (r->part, best, g->n * sizeof (guint));
+  count_loads (r);
 }
 
 static gboolean
@@ -731,43 +908,27 @@ plx_partition_dag_evaluate (const PlxDag *dag, const guint *part, guint parts, G
   return evaluate (dag, g_memdup2 (part, dag->n_nodes * sizeof (guint)), parts);
 }
 
-PlxDagPartition *
-plx_partition_dag (const PlxDag *dag, guint parts, PlxDagMode mode, double epsilon, GError **error)
+/* One multilevel run: coarsen (in `mode`), split the coarsest graph, project and
+ * refine each level; on the finest, refine again in `finest_mode` if it differs
+ * (an ORDERED partition set free). Returns the cut; `part` gets the assignment. */
+static double
+multilevel (const PlxDag *dag, guint parts, PlxDagMode mode, PlxDagMode finest_mode, double bound, guint *part)
 {
   g_autoptr (GArray) levels = g_array_new (FALSE, TRUE, sizeof (Level));
-  g_autofree guint *part = NULL;
-  g_autofree double *load = NULL;
-  g_autofree guint *count = NULL;
-  g_autofree double *conn = NULL;
-  g_autofree guint *seen = NULL;
-  g_autofree guint *touched = NULL;
-  g_autofree guint *order = NULL;
-  double total = 0.0, bound, cost_sum = 0.0;
+  g_autofree double *load = g_new (double, parts);
+  g_autofree guint *count = g_new (guint, parts);
+  g_autofree double *conn = g_new (double, parts);
+  g_autofree guint *seen = g_new0 (guint, parts);
+  g_autofree guint *touched = g_new (guint, parts);
+  double total = 0.0, cost_sum = 0.0, cut;
   guint target;
   Level *g;
-
-  g_return_val_if_fail (dag != NULL, NULL);
-  g_return_val_if_fail (mode == PLX_DAG_ORDERED || mode == PLX_DAG_FREE, NULL);
-  if (!check_dag (dag, parts, error))
-    return NULL;
-  if (!isfinite (epsilon) || epsilon < 0.0)
-    {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
-                   "DAG partition: epsilon (the load imbalance allowed) is %g; it must be finite and >= 0",
-                   epsilon);
-      return NULL;
-    }
-  if (parts == 1)
-    return evaluate (dag, g_new0 (guint, dag->n_nodes), 1);
+  Refiner r;
 
   for (guint v = 0; v < dag->n_nodes; v++)
     total += dag->node_s[v];
   for (guint e = 0; e < dag->n_edges; e++)
     cost_sum += dag->edge_cut_s[e];
-  bound = plx_partition_dag_bound (dag, parts, epsilon);
-  /* the split and the moves compare loads summed in other orders: leave room for rounding */
-  bound += 1e-12 * bound;
-
   {
     Level finest = { 0 };
 
@@ -782,55 +943,75 @@ plx_partition_dag (const PlxDag *dag, guint parts, PlxDagMode mode, double epsil
       Level coarse = { 0 };
 
       g = &g_array_index (levels, Level, levels->len - 1);
-      if (g->n <= target
-          || !coarsen (g, &coarse, mode, bound - total / parts, target))
+      if (g->n <= target || !coarsen (g, &coarse, mode, bound - total / parts, target))
         break;
       g_array_append_val (levels, coarse);
     }
 
-  g = &g_array_index (levels, Level, levels->len - 1);
-  part = g_new (guint, dag->n_nodes);
-  order = g_new (guint, g->n);
-  for (guint v = 0; v < g->n; v++)
-    order[v] = v;
-  if (!split_order (g, order, parts, bound, part))
+  r = (Refiner) { &g_array_index (levels, Level, levels->len - 1), parts, mode, bound, 1e-12 * cost_sum,
+                  part, load, count, conn, seen, touched, 0 };
+  initial_partition (&r);
+  for (guint l = levels->len - 1; l-- > 0;)
     {
-      /* Not reached: the coarse nodes weigh at most bound - W/k (see coarsen). */
-      for (guint v = 0; v < g->n; v++)
-        part[v] = (guint) ((guint64) v * parts / g->n);
-    }
-
-  load = g_new (double, parts);
-  count = g_new (guint, parts);
-  conn = g_new (double, parts);
-  seen = g_new0 (guint, parts);
-  touched = g_new (guint, parts);
-  for (guint l = levels->len; l-- > 0;)
-    {
-      Refiner r;
+      /* project: each node takes its coarse node's part */
+      g_autofree guint *coarse_part = g_memdup2 (part, g_array_index (levels, Level, l + 1).n * sizeof (guint));
 
       g = &g_array_index (levels, Level, l);
-      if (l + 1 < levels->len)
-        {
-          /* project: each node takes its coarse node's part */
-          g_autofree guint *coarse_part = g_memdup2 (part, g_array_index (levels, Level, l + 1).n * sizeof (guint));
-          for (guint v = 0; v < g->n; v++)
-            part[v] = coarse_part[g->cmap[v]];
-        }
-      for (guint p = 0; p < parts; p++)
-        {
-          load[p] = 0.0;
-          count[p] = 0;
-        }
       for (guint v = 0; v < g->n; v++)
-        {
-          load[part[v]] += g->w[v];
-          count[part[v]]++;
-        }
-      r = (Refiner) { g, parts, mode, bound, 1e-12 * cost_sum, part, load, count, conn, seen, touched };
+        part[v] = coarse_part[g->cmap[v]];
+      r.g = g;
+      count_loads (&r);
       refine (&r);
     }
+  if (finest_mode != mode)
+    {
+      r.mode = finest_mode;
+      refine (&r);
+    }
+  cut = level_cut (r.g, part);
   for (guint l = 0; l < levels->len; l++)
     level_clear (&g_array_index (levels, Level, l));
+  return cut;
+}
+
+PlxDagPartition *
+plx_partition_dag (const PlxDag *dag, guint parts, PlxDagMode mode, double epsilon, GError **error)
+{
+  g_autofree guint *part = NULL;
+  double bound, cut;
+
+  g_return_val_if_fail (dag != NULL, NULL);
+  g_return_val_if_fail (mode == PLX_DAG_ORDERED || mode == PLX_DAG_FREE, NULL);
+  if (!check_dag (dag, parts, error))
+    return NULL;
+  if (!isfinite (epsilon) || epsilon < 0.0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                   "DAG partition: epsilon (the load imbalance allowed) is %g; it must be finite and >= 0",
+                   epsilon);
+      return NULL;
+    }
+  part = g_new0 (guint, dag->n_nodes);
+  if (parts == 1)
+    return evaluate (dag, g_steal_pointer (&part), 1);
+
+  bound = plx_partition_dag_bound (dag, parts, epsilon);
+  /* the split and the moves compare loads summed in other orders: leave room for rounding */
+  bound += 1e-12 * bound;
+  cut = multilevel (dag, parts, mode, mode, bound, part);
+  if (mode == PLX_DAG_FREE)
+    {
+      /* Every ORDERED partition is a FREE one: also start from the ORDERED result and
+       * refine it freely, so FREE never cuts more than ORDERED. It pays where the
+       * undirected coarsening loses the program's order (skip edges, costs drawn at
+       * random): measured in docs/partition.md. */
+      g_autofree guint *from_ordered = g_new0 (guint, dag->n_nodes);
+
+      if (multilevel (dag, parts, PLX_DAG_ORDERED, PLX_DAG_FREE, bound, from_ordered) < cut)
+        {
+          g_free (part);
+          part = g_steal_pointer (&from_ordered);
+        }
+    }
   return evaluate (dag, g_steal_pointer (&part), parts);
 }
