@@ -58,7 +58,8 @@ double plx_partition_dag_bound (const PlxDag *dag,
 
 /* Splits `dag` into `parts` non-empty parts with every load <= plx_partition_dag_bound
  * (up to rounding, relative 1e-12), heuristically minimising cut_s; in ORDERED mode
- * part[src] <= part[dst] on every edge. Deterministic. NULL with a PLX_ERROR_INVALID_VALUE
+ * part[src] <= part[dst] on every edge, and FREE never cuts more than ORDERED.
+ * Deterministic. NULL with a PLX_ERROR_INVALID_VALUE
  * naming the value for parts 0 or above n_nodes, an edge not going forward, a node
  * out of range, a weight or cost negative or not finite, epsilon negative or not
  * finite. */

@@ -434,7 +434,8 @@ typedef struct
   guint        lightest;
 } Refiner;
 
-/* The best move of v: to a part it has an edge to, keeping the load bound, a node in
+/* The best move of v: to a part it has an edge to (or, for the balance, one it has
+ * none to, see below), keeping the load bound, a node in
  * its own part, and in ORDERED mode every edge forward (its part at least its
  * predecessors' and at most its successors'). Gain: the cost to the new part less the
  * cost to the old one (edges to other parts stay cut). */
