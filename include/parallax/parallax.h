@@ -19,6 +19,7 @@
 #include "plx-model.h"
 #include "plx-op-cost.h"
 #include "plx-partition.h"
+#include "plx-partition-dag.h"
 #include "plx-pipeline.h"
 #include "plx-plan.h"
 #include "plx-presets.h"
