@@ -337,6 +337,12 @@ gboolean    plx_ir_simulate (const PlxIrGraph *graph,
                              const PlxCluster *cluster,
                              PlxIrRun         *run,
                              GError          **error);
+/* As plx_ir_simulate without the memory: peaks left 0, a third faster (a search
+ * that asks only for step times, plx_fuse_search). */
+gboolean    plx_ir_simulate_timing (const PlxIrGraph *graph,
+                                    const PlxCluster *cluster,
+                                    PlxIrRun         *run,
+                                    GError          **error);
 void        plx_ir_run_clear (PlxIrRun *run);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxIrGraph, plx_ir_graph_free)

@@ -74,7 +74,7 @@ evaluate (Search *s, PlxFusePlan *plan, double *ready, gboolean comm_free)
   if (comm_free)
     free_reductions (program);
   s->sims++;
-  if (!plx_ir_simulate (program, s->cluster, &run, s->error == NULL ? &s->error : NULL))
+  if (!plx_ir_simulate_timing (program, s->cluster, &run, s->error == NULL ? &s->error : NULL))
     return -1.0;
   step = run.makespan_s;
   if (ready != NULL)

@@ -35,6 +35,10 @@ fusible_kind (PlxIrKind kind)
     case PLX_IR_LAYER_NORM_GRAD:
     case PLX_IR_RMS_NORM_GRAD:
     case PLX_IR_LOSS_GRAD:
+    case PLX_IR_BATCH_NORM:
+    case PLX_IR_BATCH_NORM_GRAD:
+    case PLX_IR_MAX_POOL:
+    case PLX_IR_MAX_POOL_GRAD:
       return TRUE;
     default:
       return FALSE;

@@ -313,11 +313,12 @@ settle (GArray **unpaid, guint slot, double compute_free, double slowdown)
   return slowdown * overlap;
 }
 
-gboolean
-plx_ir_simulate (const PlxIrGraph *graph,
-                 const PlxCluster *cluster,
-                 PlxIrRun         *run,
-                 GError          **error)
+static gboolean
+simulate (const PlxIrGraph *graph,
+          const PlxCluster *cluster,
+          gboolean          memory,
+          PlxIrRun         *run,
+          GError          **error)
 {
   guint n_gpus = cluster->num_nodes * cluster->gpus_per_node;
   guint n_dev = graph->n_devices, n_streams = graph->streams != NULL ? graph->streams->len : 2;
@@ -431,10 +432,30 @@ plx_ir_simulate (const PlxIrGraph *graph,
           g_array_unref (unpaid[k]);
       g_free (unpaid);
     }
+  if (!memory)
+    return TRUE;
   memory_peaks (graph, run, NULL, NULL);
   for (guint d = 0; d < n_dev; d++)
     run->peak_bytes = MAX (run->peak_bytes, run->device_peak_bytes[d]);
   return TRUE;
+}
+
+gboolean
+plx_ir_simulate (const PlxIrGraph *graph,
+                 const PlxCluster *cluster,
+                 PlxIrRun         *run,
+                 GError          **error)
+{
+  return simulate (graph, cluster, TRUE, run, error);
+}
+
+gboolean
+plx_ir_simulate_timing (const PlxIrGraph *graph,
+                        const PlxCluster *cluster,
+                        PlxIrRun         *run,
+                        GError          **error)
+{
+  return simulate (graph, cluster, FALSE, run, error);
 }
 
 void
