@@ -13,6 +13,7 @@
 #include "plx-cli-charts.h"
 #include "plx-cli-graph.h"
 #include "plx-cli-overrides.h"
+#include "plx-cli-partition.h"
 #include "plx-cli-util.h"
 #include "plx-compare-chart.h"
 #include "plx-memory-chart.h"
@@ -83,6 +84,7 @@ static const char *const main_help =
   "  simulate --program FILE     run a distributed program (plan --model G --json) as written\n"
   "  compare A B --out CHART     simulate two scenarios and draw them side by side\n"
   "  search [SCENARIO] [...]     the best strategies for the scenario's model, cluster and batch\n"
+  "  partition [SCENARIO] [...]  a transformer's layers over its pipeline stages (docs/partition.md)\n"
   "  partition --model GRAPH.json --devices N [--json]\n"
   "                              split a graph's ops into N pipeline stages (docs/partition.md)\n"
   "  validate TABLE... [--json]  hold predictions against published measurements\n"
@@ -358,6 +360,17 @@ static const char *const simulate_help =
   "  --width N --height N     chart size in pixels; --scale 2 for HiDPI PNG; --dark\n"
   "  --window START:END       the timeline's time window in seconds (zoom)\n"
   "Strategy, model and cluster overrides:\n";
+
+static const char *const partition_help =
+  "Usage: parallax-cli partition [SCENARIO.json] [OPTIONS] [--json]\n"
+  "       parallax-cli partition --model GRAPH.json|MODEL.onnx --devices N [--json]\n\n"
+  "A transformer scenario's layers over its pipeline stages: the split \"auto\" (the\n"
+  "smallest largest chunk time, the embedding, LM head and sends counted), each stage's\n"
+  "layers, compute and sends per micro-batch, the activations it sends on and its peak\n"
+  "memory per GPU, and the step (event engine) with this split, with the framework's\n"
+  "uniform split and as pure data parallelism on the same GPUs. A graph model (--model\n"
+  "GRAPH.json --devices N) is split as a chain of ops instead (partition --model G --help).\n"
+  "Takes the same overrides as simulate:\n";
 
 static const char *const plan_help =
   "Usage: parallax-cli plan [SCENARIO.json] [OPTIONS]\n\n"
@@ -1053,6 +1066,34 @@ cmd_plan (int argc, char **argv)
   return 0;
 }
 
+/* A graph model, or --devices (the graph form's flag, whose errors stay its own),
+ * goes to the chain partitioner; anything else is a transformer scenario. */
+static int
+cmd_partition (int argc, char **argv)
+{
+  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0 };
+  g_autoptr (PlxScenario) sc = NULL;
+  int status;
+
+  for (int i = 2; i < argc; i++)
+    if (g_str_equal (argv[i], "--devices") || g_str_has_prefix (argv[i], "--devices="))
+      return plx_cli_graph_partition (argc, argv);
+  if (plx_cli_graph_wanted (argc, argv))
+    return plx_cli_graph_partition (argc, argv);
+  for (int i = 2; i < argc; i++)
+    if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
+      {
+        g_autoptr (GString) help = g_string_new (partition_help);
+        plx_cli_overrides_print_help (help);
+        printf ("%s", help->str);
+        return 0;
+      }
+  status = load_scenario (argc, argv, TRUE, FALSE, &opts, &sc);
+  if (status >= 0)
+    return status;
+  return plx_cli_partition_scenario (sc, opts.json);
+}
+
 static int
 cmd_validate (int argc, char **argv)
 {
@@ -1163,7 +1204,7 @@ main (int argc, char **argv)
   if (g_str_equal (argv[1], "search") && plx_cli_graph_wanted (argc, argv))
     return plx_cli_graph_search (argc, argv);
   if (g_str_equal (argv[1], "partition"))
-    return plx_cli_graph_partition (argc, argv);
+    return cmd_partition (argc, argv);
   if (g_str_equal (argv[1], "simulate"))
     return cmd_simulate (argc, argv);
   if (g_str_equal (argv[1], "plan"))
