@@ -809,10 +809,19 @@ cmd_compare (int argc, char **argv)
   return status;
 }
 
+/* The layers of each model chunk the result runs with (its split is "auto" when the
+ * search found uneven stages faster: search --uneven-stages). */
+static guint *
+result_layers (const PlxScenario *sc, const PlxSearchResult *r)
+{
+  return plx_analytic_layer_split (sc->model, sc->cluster, &r->strategy, NULL);
+}
+
 static void
-result_to_json (JsonBuilder *b, const PlxSearchResult *r)
+result_to_json (JsonBuilder *b, const PlxScenario *sc, const PlxSearchResult *r)
 {
   const PlxStrategy *s = &r->strategy;
+  g_autofree guint *layers = result_layers (sc, r);
 
 #define INT(k, v) json_builder_set_member_name (b, k); json_builder_add_int_value (b, (gint64) (v))
 #define STR(k, v) json_builder_set_member_name (b, k); json_builder_add_string_value (b, v)
@@ -844,6 +853,12 @@ result_to_json (JsonBuilder *b, const PlxSearchResult *r)
   BOOL ("fits_in_memory", r->fits_in_memory);
   BOOL ("pareto", r->pareto);
   BOOL ("pareto_gpus", r->pareto_gpus);
+  json_builder_set_member_name (b, "layers_per_stage");
+  json_builder_begin_array (b);
+  for (guint k = 0; layers != NULL && k < s->pp * s->virtual_stages; k++)
+    json_builder_add_int_value (b, layers[k]);
+  json_builder_end_array (b);
+  BOOL ("layers_per_stage_auto", s->layers_per_stage_auto);
   json_builder_end_object (b);
 #undef INT
 #undef STR
@@ -902,11 +917,14 @@ cmd_search (int argc, char **argv)
       if (g_str_equal (arg, "--help") || g_str_equal (arg, "-h"))
         {
           printf ("Usage: parallax-cli search [SCENARIO.json] [--top K] [--gpus MIN:MAX] [--fix tp=8,...]\n"
-                  "         [--headroom FRACTION] [--threads N] [--csv OUT.csv] [--json] [overrides]\n\n"
+                  "         [--headroom FRACTION] [--threads N] [--uneven-stages] [--csv OUT.csv] [--json]\n"
+                  "         [overrides]\n\n"
                   "Every valid strategy for the scenario's model, cluster and global batch, predicted by the\n"
                   "analytical engine, those that do not fit in memory pruned, the best K re-simulated by the\n"
                   "event engine and ranked by it. --gpus searches every whole number of nodes in the range.\n"
-                  "--fix holds degrees or options: tp, pp, cp, ep, dp, mbs, v, zero, sp, schedule, recompute.\n");
+                  "--fix holds degrees or options: tp, pp, cp, ep, dp, mbs, v, zero, sp, schedule, recompute.\n"
+                  "--uneven-stages also tries each pipeline whose layers divide with the \"auto\" split\n"
+                  "(docs/layer-split.md) and keeps it where it is faster; its layers are shown.\n");
           return 0;
         }
       if (g_str_equal (arg, "--top") || g_str_equal (arg, "--threads") || g_str_equal (arg, "--gpus") ||
@@ -958,6 +976,11 @@ cmd_search (int argc, char **argv)
           opts.json = TRUE;
           continue;
         }
+      if (g_str_equal (arg, "--uneven-stages"))
+        {
+          so.uneven_stages = TRUE;
+          continue;
+        }
       g_ptr_array_add (rest, (gpointer) arg);
     }
   /* At least ten re-simulated, however few are shown: the closed form alone ranks less well. */
@@ -999,7 +1022,7 @@ cmd_search (int argc, char **argv)
       json_builder_set_member_name (b, "results");
       json_builder_begin_array (b);
       for (guint i = 0; i < MIN (top, search->results->len); i++)
-        result_to_json (b, &g_array_index (search->results, PlxSearchResult, i));
+        result_to_json (b, sc, &g_array_index (search->results, PlxSearchResult, i));
       json_builder_end_array (b);
       json_builder_end_object (b);
       root = json_builder_get_root (b);
@@ -1030,6 +1053,14 @@ cmd_search (int argc, char **argv)
               r->n_gpus, s->tp, s->pp, s->cp, s->ep, s->dp, s->micro_batch_size, sched, plx_recompute_to_string (s->recompute),
               s->zero_stage, s->sequence_parallel ? "yes" : "no", r->step_time_s, r->mfu * 100.0,
               r->peak_memory_bytes / 1073741824.0, r->event ? "" : "(closed form) ", r->pareto ? "pareto" : "");
+      if (s->layers_per_stage_auto)
+        {
+          g_autofree guint *layers = result_layers (sc, r);
+          printf ("%4s layers per stage (auto):", "");
+          for (guint k = 0; layers != NULL && k < s->pp * s->virtual_stages; k++)
+            printf ("%s%u", k > 0 ? "," : " ", layers[k]);
+          printf ("\n");
+        }
     }
   return 0;
 }
