@@ -271,7 +271,7 @@ plx_cli_partition_scenario (const PlxScenario *sc,
               " sequences\n", sc->model->name, s->pp, chunks, s->tp, s->dp, plan->micro_batches, s->micro_batch_size);
       printf ("Split \"auto\"      %s (the smallest largest chunk time, sends counted); the slowest stage %.3f ms "
               "per micro-batch\n\n", auto_text, largest * 1e3);
-      printf ("%5s  %-16s %16s %14s %14s %16s\n", "stage", "layers", "compute (ms/mb)", "sends (ms/mb)",
+      printf ("%5s  %-24s %16s %14s %14s %16s\n", "stage", "layers", "compute (ms/mb)", "sends (ms/mb)",
               "sent on (MiB)", "peak (GiB/GPU)");
       for (guint st = 0; st < s->pp; st++)
         {
@@ -283,7 +283,7 @@ plx_cli_partition_scenario (const PlxScenario *sc,
                                       chunk->first_layer + chunk->n_layers - 1);
             }
           g_string_append_printf (layers, " (%.0f)", rows[st].layers);
-          printf ("%5u  %-16s %16.3f %14.3f %14.2f %16.2f\n", st, layers->str, rows[st].compute_s * 1e3,
+          printf ("%5u  %-24s %16.3f %14.3f %14.2f %16.2f\n", st, layers->str, rows[st].compute_s * 1e3,
                   rows[st].send_s * 1e3, rows[st].send_bytes / 1048576.0, rows[st].peak_bytes / 1073741824.0);
         }
       printf ("\n");

@@ -164,6 +164,7 @@ plx_layer_split_uniform (guint  n_layers,
   /* DeepSpeed's partition_uniform (deepspeed/runtime/utils.py, the "uniform"
    * partition_method of its PipelineModule): floor(n/k) each, the first n mod k parts
    * one more. Megatron-LM itself only takes counts that divide (or are given). */
+  g_return_val_if_fail (k > 0, "even");
   for (guint i = 0; i < k; i++)
     out[i] = n_layers / k + (i < n_layers % k ? 1u : 0u);
   return n_layers % k == 0 ? "even" : "uniform";
