@@ -19,8 +19,8 @@ main (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxScenario) sc = bench_scenario (scenario);
   PlxSearchOptions o;
-  double best_one = G_MAXDOUBLE, best_two = G_MAXDOUBLE;
-  guint64 valid = 0, evaluated = 0, fit = 0;
+  double best_one = G_MAXDOUBLE, best_two = G_MAXDOUBLE, best_uneven = G_MAXDOUBLE;
+  guint64 valid = 0, evaluated = 0, fit = 0, valid_uneven = 0;
 
   for (guint round = 0; round < 5; round++)
     {
@@ -43,6 +43,19 @@ main (int argc, char **argv)
       o.n_threads = 2;
       two = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, &error);
       best_two = MIN (best_two, two->elapsed_s);
+
+      /* One thread with --uneven-stages: every pipeline whose layers divide twice. */
+      {
+        g_autoptr (PlxSearch) uneven = NULL;
+        plx_search_options_init (&o);
+        o.n_threads = 1;
+        o.top_k = 0;
+        o.uneven_stages = TRUE;
+        uneven = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, &error);
+        g_assert_no_error (error);
+        best_uneven = MIN (best_uneven, uneven->elapsed_s);
+        valid_uneven = uneven->configs_valid;
+      }
     }
   printf ("strategy search, GPT-3 175B on 1024 A100, global batch 1536, full space:\n");
   printf ("  %" G_GUINT64_FORMAT " configurations evaluated, %" G_GUINT64_FORMAT " valid and predicted, %" G_GUINT64_FORMAT
@@ -50,5 +63,7 @@ main (int argc, char **argv)
   printf ("  one thread: %.1f ms, %.2f million predicted configurations per second per core (target > 1)\n",
           best_one * 1e3, valid / best_one / 1e6);
   printf ("  whole search on 2 threads, top 10 re-simulated: %.1f ms (target < 1 s)\n", best_two * 1e3);
+  printf ("  one thread with uneven stages: %" G_GUINT64_FORMAT " predicted in %.1f ms, %.2f million per second\n",
+          valid_uneven, best_uneven * 1e3, valid_uneven / best_uneven / 1e6);
   return 0;
 }

@@ -61,6 +61,14 @@ gboolean plx_analytic_layer_cost (const PlxModel    *model,
                                   PlxLayerCost      *cost,
                                   GError           **error);
 
+/* The layers of each model chunk (pp * virtual_stages of them, newly allocated) that
+ * both engines use for a resolved strategy: its own counts, n_layers / K, or the
+ * balanced split of plx-layer-split.h with the costs of this model and cluster. */
+guint   *plx_analytic_layer_split (const PlxModel    *model,
+                                   const PlxCluster  *cluster,
+                                   const PlxStrategy *strategy,
+                                   GError           **error);
+
 /* The largest micro-batch size whose peak memory fits the usable HBM, other keys
  * unchanged (found with GSL's Brent solver on memory against micro-batch size);
  * 0 if not even 1 fits. Ignores whether the global batch divides by it. */

@@ -17,7 +17,10 @@ gboolean plx_layer_split_is_uneven (const PlxStrategy *s,
 /* Fills `out` (K entries): the strategy's own counts when it gives K of them; else
  * n_layers / K each when they divide and "auto" was not asked for; else the balanced
  * split, the one with the smallest largest chunk time (in layers, counting the
- * extras), exact for a chain of equal layers. Of the balanced splits with that
+ * extras), exact for a chain of equal layers. The extras are relative to a middle
+ * chunk's and may be negative: plx_costing_layer_split counts each chunk's sends by
+ * passing the embedding and head less one send (the ends have one neighbour, the
+ * middle chunks two). Of the balanced splits with that
  * largest time, the layers left over go to the last middle chunks, so the early
  * stages - which hold the most micro-batches in flight under 1F1B - hold fewer. */
 void     plx_layer_split (const PlxStrategy *s,
@@ -25,6 +28,13 @@ void     plx_layer_split (const PlxStrategy *s,
                           double             first_extra,
                           double             last_extra,
                           guint             *out);
+
+/* The split a framework makes without looking at the costs, for comparison: n / K
+ * each when that divides ("even"), else DeepSpeed's partition_uniform, the first
+ * n mod K chunks one layer more ("uniform"). Returns that name. */
+const char *plx_layer_split_uniform (guint  n_layers,
+                                     guint  k,
+                                     guint *out);
 
 typedef enum
 {

@@ -27,6 +27,10 @@ typedef struct
   guint  top_k;             /* the K best by the event engine (more are re-simulated to find them) */
   guint  n_threads;         /* 0: one per core */
   guint  max_micro_batch;
+  /* Also evaluate each pipeline whose layers divide with "layers_per_stage": "auto"
+   * (plx-layer-split.h), kept when it is faster than the even split. Off: as before
+   * (layers that do not divide are split balanced either way). */
+  gboolean uneven_stages;
 } PlxSearchOptions;
 
 typedef struct

@@ -13,6 +13,7 @@
 #include "plx-cli-charts.h"
 #include "plx-cli-graph.h"
 #include "plx-cli-overrides.h"
+#include "plx-cli-partition.h"
 #include "plx-cli-util.h"
 #include "plx-compare-chart.h"
 #include "plx-memory-chart.h"
@@ -83,6 +84,7 @@ static const char *const main_help =
   "  simulate --program FILE     run a distributed program (plan --model G --json) as written\n"
   "  compare A B --out CHART     simulate two scenarios and draw them side by side\n"
   "  search [SCENARIO] [...]     the best strategies for the scenario's model, cluster and batch\n"
+  "  partition [SCENARIO] [...]  a transformer's layers over its pipeline stages (docs/partition.md)\n"
   "  partition --model GRAPH.json --devices N [--json]\n"
   "                              split a graph's ops into N pipeline stages (docs/partition.md)\n"
   "  fuse GRAPH.json --dp N [--json]\n"
@@ -360,6 +362,17 @@ static const char *const simulate_help =
   "  --width N --height N     chart size in pixels; --scale 2 for HiDPI PNG; --dark\n"
   "  --window START:END       the timeline's time window in seconds (zoom)\n"
   "Strategy, model and cluster overrides:\n";
+
+static const char *const partition_help =
+  "Usage: parallax-cli partition [SCENARIO.json] [OPTIONS] [--json]\n"
+  "       parallax-cli partition --model GRAPH.json|MODEL.onnx --devices N [--json]\n\n"
+  "A transformer scenario's layers over its pipeline stages: the split \"auto\" (the\n"
+  "smallest largest chunk time, the embedding, LM head and sends counted), each stage's\n"
+  "layers, compute and sends per micro-batch, the activations it sends on and its peak\n"
+  "memory per GPU, and the step (event engine) with this split, with the framework's\n"
+  "uniform split and as pure data parallelism on the same GPUs. A graph model (--model\n"
+  "GRAPH.json --devices N) is split as a chain of ops instead (partition --model G --help).\n"
+  "Takes the same overrides as simulate:\n";
 
 static const char *const plan_help =
   "Usage: parallax-cli plan [SCENARIO.json] [OPTIONS]\n\n"
@@ -798,10 +811,19 @@ cmd_compare (int argc, char **argv)
   return status;
 }
 
+/* The layers of each model chunk the result runs with (its split is "auto" when the
+ * search found uneven stages faster: search --uneven-stages). */
+static guint *
+result_layers (const PlxScenario *sc, const PlxSearchResult *r)
+{
+  return plx_analytic_layer_split (sc->model, sc->cluster, &r->strategy, NULL);
+}
+
 static void
-result_to_json (JsonBuilder *b, const PlxSearchResult *r)
+result_to_json (JsonBuilder *b, const PlxScenario *sc, const PlxSearchResult *r)
 {
   const PlxStrategy *s = &r->strategy;
+  g_autofree guint *layers = result_layers (sc, r);
 
 #define INT(k, v) json_builder_set_member_name (b, k); json_builder_add_int_value (b, (gint64) (v))
 #define STR(k, v) json_builder_set_member_name (b, k); json_builder_add_string_value (b, v)
@@ -833,6 +855,12 @@ result_to_json (JsonBuilder *b, const PlxSearchResult *r)
   BOOL ("fits_in_memory", r->fits_in_memory);
   BOOL ("pareto", r->pareto);
   BOOL ("pareto_gpus", r->pareto_gpus);
+  json_builder_set_member_name (b, "layers_per_stage");
+  json_builder_begin_array (b);
+  for (guint k = 0; layers != NULL && k < s->pp * s->virtual_stages; k++)
+    json_builder_add_int_value (b, layers[k]);
+  json_builder_end_array (b);
+  BOOL ("layers_per_stage_auto", s->layers_per_stage_auto);
   json_builder_end_object (b);
 #undef INT
 #undef STR
@@ -891,11 +919,14 @@ cmd_search (int argc, char **argv)
       if (g_str_equal (arg, "--help") || g_str_equal (arg, "-h"))
         {
           printf ("Usage: parallax-cli search [SCENARIO.json] [--top K] [--gpus MIN:MAX] [--fix tp=8,...]\n"
-                  "         [--headroom FRACTION] [--threads N] [--csv OUT.csv] [--json] [overrides]\n\n"
+                  "         [--headroom FRACTION] [--threads N] [--uneven-stages] [--csv OUT.csv] [--json]\n"
+                  "         [overrides]\n\n"
                   "Every valid strategy for the scenario's model, cluster and global batch, predicted by the\n"
                   "analytical engine, those that do not fit in memory pruned, the best K re-simulated by the\n"
                   "event engine and ranked by it. --gpus searches every whole number of nodes in the range.\n"
-                  "--fix holds degrees or options: tp, pp, cp, ep, dp, mbs, v, zero, sp, schedule, recompute.\n");
+                  "--fix holds degrees or options: tp, pp, cp, ep, dp, mbs, v, zero, sp, schedule, recompute.\n"
+                  "--uneven-stages also tries each pipeline whose layers divide with the \"auto\" split\n"
+                  "(docs/layer-split.md) and keeps it where it is faster; its layers are shown.\n");
           return 0;
         }
       if (g_str_equal (arg, "--top") || g_str_equal (arg, "--threads") || g_str_equal (arg, "--gpus") ||
@@ -947,6 +978,11 @@ cmd_search (int argc, char **argv)
           opts.json = TRUE;
           continue;
         }
+      if (g_str_equal (arg, "--uneven-stages"))
+        {
+          so.uneven_stages = TRUE;
+          continue;
+        }
       g_ptr_array_add (rest, (gpointer) arg);
     }
   /* At least ten re-simulated, however few are shown: the closed form alone ranks less well. */
@@ -988,7 +1024,7 @@ cmd_search (int argc, char **argv)
       json_builder_set_member_name (b, "results");
       json_builder_begin_array (b);
       for (guint i = 0; i < MIN (top, search->results->len); i++)
-        result_to_json (b, &g_array_index (search->results, PlxSearchResult, i));
+        result_to_json (b, sc, &g_array_index (search->results, PlxSearchResult, i));
       json_builder_end_array (b);
       json_builder_end_object (b);
       root = json_builder_get_root (b);
@@ -1019,6 +1055,14 @@ cmd_search (int argc, char **argv)
               r->n_gpus, s->tp, s->pp, s->cp, s->ep, s->dp, s->micro_batch_size, sched, plx_recompute_to_string (s->recompute),
               s->zero_stage, s->sequence_parallel ? "yes" : "no", r->step_time_s, r->mfu * 100.0,
               r->peak_memory_bytes / 1073741824.0, r->event ? "" : "(closed form) ", r->pareto ? "pareto" : "");
+      if (s->layers_per_stage_auto)
+        {
+          g_autofree guint *layers = result_layers (sc, r);
+          printf ("%4s layers per stage (auto):", "");
+          for (guint k = 0; layers != NULL && k < s->pp * s->virtual_stages; k++)
+            printf ("%s%u", k > 0 ? "," : " ", layers[k]);
+          printf ("\n");
+        }
     }
   return 0;
 }
@@ -1053,6 +1097,34 @@ cmd_plan (int argc, char **argv)
   print_scenario_header (sc);
   printf ("%s", text);
   return 0;
+}
+
+/* A graph model, or --devices (the graph form's flag, whose errors stay its own),
+ * goes to the chain partitioner; anything else is a transformer scenario. */
+static int
+cmd_partition (int argc, char **argv)
+{
+  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0 };
+  g_autoptr (PlxScenario) sc = NULL;
+  int status;
+
+  for (int i = 2; i < argc; i++)
+    if (g_str_equal (argv[i], "--devices") || g_str_has_prefix (argv[i], "--devices="))
+      return plx_cli_graph_partition (argc, argv);
+  if (plx_cli_graph_wanted (argc, argv))
+    return plx_cli_graph_partition (argc, argv);
+  for (int i = 2; i < argc; i++)
+    if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
+      {
+        g_autoptr (GString) help = g_string_new (partition_help);
+        plx_cli_overrides_print_help (help);
+        printf ("%s", help->str);
+        return 0;
+      }
+  status = load_scenario (argc, argv, TRUE, FALSE, &opts, &sc);
+  if (status >= 0)
+    return status;
+  return plx_cli_partition_scenario (sc, opts.json);
 }
 
 static int
@@ -1165,7 +1237,7 @@ main (int argc, char **argv)
   if (g_str_equal (argv[1], "search") && plx_cli_graph_wanted (argc, argv))
     return plx_cli_graph_search (argc, argv);
   if (g_str_equal (argv[1], "partition"))
-    return plx_cli_graph_partition (argc, argv);
+    return cmd_partition (argc, argv);
   if (g_str_equal (argv[1], "fuse"))
     return plx_cli_graph_fuse (argc, argv);
   if (g_str_equal (argv[1], "simulate"))

@@ -846,8 +846,8 @@ plx_cli_graph_partition (int argc, char **argv)
   if (status >= 0)
     return status;
   if (o.model == NULL || o.devices == 0)
-    return usage_error ("partition: give --model GRAPH.json|MODEL.onnx and --devices N (transformer scenarios are "
-                        "split by \"layers_per_stage\": \"auto\")");
+    return usage_error ("partition: give --model GRAPH.json|MODEL.onnx and --devices N (a transformer "
+                        "scenario: partition SCENARIO.json, without --devices)");
   if (!load_training (&o, &cluster, &fwd, &training, &error))
     return user_error (error);
   parts = o.devices;

@@ -555,6 +555,35 @@ plx_analytic_layer_cost (const PlxModel    *model,
   return TRUE;
 }
 
+guint *
+plx_analytic_layer_split (const PlxModel    *model,
+                          const PlxCluster  *cluster,
+                          const PlxStrategy *s,
+                          GError           **error)
+{
+  PlxCosting cx;
+  PlxStageCosts costs;
+  PlxZero3Comm zero3;
+  guint *split;
+  guint k = s->pp * s->virtual_stages;
+
+  if (!check_resolved (s, error))
+    return NULL;
+  /* As analytic_eval and the plan cost it: the same split as both engines use. */
+  plx_costing_init (&cx, model, cluster, s, (double) s->micro_batch_size);
+  plx_costing_compute (&cx, &costs);
+  plx_costing_grad_accumulation (&cx, &costs);
+  plx_costing_zero3_comm (&cx, &costs, &zero3);
+  split = plx_costing_layer_split (&cx, &costs, &zero3);
+  if (split == NULL)
+    {
+      split = g_new (guint, k);
+      for (guint i = 0; i < k; i++)
+        split[i] = model->n_layers / k;
+    }
+  return split;
+}
+
 typedef struct
 {
   const PlxModel    *model;

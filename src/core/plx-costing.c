@@ -476,9 +476,20 @@ zero3_chunk_time (PlxChunkKind kind,
   if (last)
     t += post->fwd_s + post->comm_fwd_s + post->bwd_s + post->comm_bwd_s;
   plx_costing_zero3_pass (z->cx, z->costs, z->zero3, n_layers, first, last, &f, &b);
-  return t + f + b;
+  /* Its sends, which the sender's compute waits for (plx_costing_layer_split). */
+  return t + f + b + (first || last ? 1.0 : 2.0) * z->costs->send_s;
 }
 
+/* Why the split counts the sends: both engines charge them to the
+ * sender's compute. Megatron-LM's 1F1B p2p is synchronous (Narayanan et al. 2021
+ * §2.2); the event engine keeps the stage busy for send_s after each forward with a
+ * successor and each backward with a predecessor (plx-sim.c), and the closed form's
+ * steady state is max(t_end + (2v - 1) send, t_mid + 2v send) per micro-batch
+ * (plx_pipeline_time_stages). Per chunk that is one send for chunk 0 (activations on)
+ * and chunk K-1 (gradients back), two for every other - with interleaving too, where
+ * chunk k's neighbours k - 1 and k + 1 sit on other stages. A send is b*s*h/t bytes
+ * (plx_costing_send: the scatter/gather optimisation of §4.1, with sequence
+ * parallelism the slice a rank holds). */
 guint *
 plx_costing_layer_split (const PlxCosting    *cx,
                          const PlxStageCosts *costs,
@@ -502,10 +513,13 @@ plx_costing_layer_split (const PlxCosting    *cx,
       return out;
     }
   /* The embedding and the LM head with its loss, in layers of time (forward and
-   * backward): what the first and last chunk carry besides their layers. */
+   * backward): what the first and last chunk carry besides their layers - less one
+   * send each, for the sends are counted too (above): a middle chunk pays two
+   * per micro-batch, an end chunk one, so relative to a middle chunk an end is one
+   * send lighter. */
   plx_layer_split (s, cx->model->n_layers,
-                   layer_s > 0 ? (pre->fwd_s + pre->comm_fwd_s + pre->bwd_s + pre->comm_bwd_s) / layer_s : 0.0,
-                   layer_s > 0 ? (post->fwd_s + post->comm_fwd_s + post->bwd_s + post->comm_bwd_s) / layer_s : 0.0,
+                   layer_s > 0 ? (pre->fwd_s + pre->comm_fwd_s + pre->bwd_s + pre->comm_bwd_s - costs->send_s) / layer_s : 0.0,
+                   layer_s > 0 ? (post->fwd_s + post->comm_fwd_s + post->bwd_s + post->comm_bwd_s - costs->send_s) / layer_s : 0.0,
                    out);
   return out;
 }

@@ -130,7 +130,7 @@ plx_layer_split (const PlxStrategy *s,
    * total only steps up at T = j (middle chunks), j + first_extra or j + last_extra
    * for whole j, so each of the three sequences is searched for its first T that
    * holds all the layers, and the smallest of the three is taken. */
-  best = (double) n_layers + first_extra + last_extra;
+  best = G_MAXDOUBLE;
   for (guint seq = 0; seq < 3; seq++)
     {
       double offset = seq == 0 ? 0.0 : seq == 1 ? first_extra : last_extra;
@@ -147,11 +147,27 @@ plx_layer_split (const PlxStrategy *s,
       if (lo <= n_layers && lo + offset < best)
         best = lo + offset;
     }
+  /* T = n_layers + first_extra lets the first chunk alone take every layer, so one
+   * sequence always sets best (extras may be negative: the sends, below). */
   out[0] = fits (best, first_extra);
   out[k - 1] = fits (best, last_extra);
   for (guint i = 1; i + 1 < k; i++)
     out[i] = fits (best, 0.0);
   trim_surplus (k, n_layers, out);
+}
+
+const char *
+plx_layer_split_uniform (guint  n_layers,
+                         guint  k,
+                         guint *out)
+{
+  /* DeepSpeed's partition_uniform (deepspeed/runtime/utils.py, the "uniform"
+   * partition_method of its PipelineModule): floor(n/k) each, the first n mod k parts
+   * one more. Megatron-LM itself only takes counts that divide (or are given). */
+  g_return_val_if_fail (k > 0, "even");
+  for (guint i = 0; i < k; i++)
+    out[i] = n_layers / k + (i < n_layers % k ? 1u : 0u);
+  return n_layers % k == 0 ? "even" : "uniform";
 }
 
 /* Layers a chunk of kind `kind` holds when none may take longer than `t`: the most

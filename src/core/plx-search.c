@@ -120,6 +120,7 @@ compare_results (gconstpointer pa, gconstpointer pb)
   CMP (x->recompute, y->recompute);
   CMP (x->zero_stage, y->zero_stage);
   CMP (x->sequence_parallel, y->sequence_parallel);
+  CMP (x->layers_per_stage_auto, y->layers_per_stage_auto);
 #undef CMP
   return 0;
 }
@@ -154,6 +155,7 @@ run_item (gpointer data, gpointer user_data)
       guint64 model_par = (guint64) item->tp * item->cp * pp, m;
       PlxSchedule sched[16];
       guint vs[16], n_sched;
+      double even_step = G_MAXDOUBLE;
 
       /* A candidate that breaks a rule counts once as evaluated, not valid. */
       if (item->n_gpus % model_par != 0)
@@ -173,44 +175,59 @@ run_item (gpointer data, gpointer user_data)
       n_sched = schedules_for (se, pp, m, sched, vs, G_N_ELEMENTS (sched));
       for (guint si = 0; si < n_sched; si++)
         for (guint z = 0; z <= 3; z++)
-          {
-            PlxReport r;
-            double states;
-
-            if (!fixed_ok (o->fix_zero_stage, z) || (z > 0 && plx_strategy_get_grad_group_size (&s) == 1))
-              continue;
-            s.schedule = sched[si];
-            s.virtual_stages = vs[si];
-            s.zero_stage = z;
-            /* fp8 gathers need sharded weights: asked for, it is kept where ZeRO shards. */
-            if (se->base->fp8_param_gather == TRUE)
-              s.fp8_param_gather = z > 0;
-            s.reshard_after_forward = z == 3 ? se->base->reshard_after_forward : PLX_RESHARD_AUTO;
-            evaluated++;
-            valid++;
-            if (!plx_analytic_run_if_fits (se->model, cluster, &s, cache, usable, &r))
-              {
-                states = (double) (r.memory_bytes[PLX_MEM_WEIGHTS] + r.memory_bytes[PLX_MEM_GRADIENTS] +
-                                   r.memory_bytes[PLX_MEM_OPTIMIZER] + r.memory_bytes[PLX_MEM_OTHER]);
-                if (states > usable)
-                  pruned_states++;
-                else
-                  pruned_act++;
-                continue;
-              }
-            fit++;
+          for (guint split = 0, n_splits = 1; split < n_splits; split++)
             {
-              PlxSearchResult res = { 0 };
-              res.strategy = s;
-              res.n_gpus = item->n_gpus;
-              res.step_time_s = res.analytical_step_time_s = r.step_time_s;
-              res.mfu = r.mfu;
-              res.tokens_per_s = r.tokens_per_s;
-              res.peak_memory_bytes = r.peak_memory_bytes;
-              res.fits_in_memory = TRUE;
-              g_array_append_val (local, res);
+              PlxReport r;
+              double states;
+
+              if (!fixed_ok (o->fix_zero_stage, z) || (z > 0 && plx_strategy_get_grad_group_size (&s) == 1))
+                continue;
+              s.schedule = sched[si];
+              s.virtual_stages = vs[si];
+              s.zero_stage = z;
+              /* fp8 gathers need sharded weights: asked for, it is kept where ZeRO shards. */
+              if (se->base->fp8_param_gather == TRUE)
+                s.fp8_param_gather = z > 0;
+              s.reshard_after_forward = z == 3 ? se->base->reshard_after_forward : PLX_RESHARD_AUTO;
+              /* Uneven stages: the even split first, then "auto" (layers that do not
+               * divide are balanced already, and so is a base that asks for "auto"). */
+              if (split == 0)
+                even_step = G_MAXDOUBLE;
+              if (split == 0 && o->uneven_stages && pp > 1 && !se->base->layers_per_stage_auto &&
+                  se->model->n_layers % (pp * vs[si]) == 0)
+                n_splits = 2;
+              s.layers_per_stage_auto = split == 1 ? TRUE : se->base->layers_per_stage_auto;
+              evaluated++;
+              valid++;
+              if (!plx_analytic_run_if_fits (se->model, cluster, &s, cache, usable, &r))
+                {
+                  states = (double) (r.memory_bytes[PLX_MEM_WEIGHTS] + r.memory_bytes[PLX_MEM_GRADIENTS] +
+                                     r.memory_bytes[PLX_MEM_OPTIMIZER] + r.memory_bytes[PLX_MEM_OTHER]);
+                  if (states > usable)
+                    pruned_states++;
+                  else
+                    pruned_act++;
+                  continue;
+                }
+              fit++;
+              /* "auto" is a result of its own only where it beats the even split: the
+               * same split (the usual case) or a slower one would be a second row. */
+              if (split == 0)
+                even_step = r.step_time_s;
+              else if (r.step_time_s >= even_step)
+                continue;
+              {
+                PlxSearchResult res = { 0 };
+                res.strategy = s;
+                res.n_gpus = item->n_gpus;
+                res.step_time_s = res.analytical_step_time_s = r.step_time_s;
+                res.mfu = r.mfu;
+                res.tokens_per_s = r.tokens_per_s;
+                res.peak_memory_bytes = r.peak_memory_bytes;
+                res.fits_in_memory = TRUE;
+                g_array_append_val (local, res);
+              }
             }
-          }
     }
 
 done:
@@ -652,6 +669,8 @@ plx_search_result_to_scenario (const PlxSearchResult *r,
   json_object_set_string_member (st, "recompute", plx_recompute_to_string (s->recompute));
   json_object_set_int_member (st, "zero_stage", s->zero_stage);
   json_object_set_boolean_member (st, "sequence_parallel", s->sequence_parallel);
+  if (s->layers_per_stage_auto)
+    json_object_set_string_member (st, "layers_per_stage", "auto");
 
   if (!json_object_has_member (root, "cluster") || !JSON_NODE_HOLDS_OBJECT (json_object_get_member (root, "cluster")))
     {

@@ -2825,6 +2825,78 @@ test_graph_fuse (void)
 }
 
 static void
+test_scenario_partition (void)
+{
+  /* A transformer whose LM head outweighs its layers: 8 layers of h = 1024 and a
+   * 250,880-word vocabulary (the head 2 h V / (24 h^2 + 4 s h) = 15 layers of time),
+   * 4 stages. The even split (2 each, no remainder: rule "even") paces every
+   * micro-batch by the last stage's 2 layers and the head; "auto" leaves that stage
+   * 1 layer, its least, so the step is shorter. Each stage but the last sends one
+   * micro-batch's activations b s h = 1 * 2048 * 1024 bf16 = 4,194,304 bytes on (tp 1);
+   * the last sends none. Data parallel over the same 8 GPUs (pp 1, dp 8) fits: the
+   * model is 0.3 B parameters. pp beyond the layers is refused naming key and value. */
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-partition");
+  g_autofree char *path = test_write_file (dir, "big-vocab.json",
+    "{ \"model\": { \"model_type\": \"gpt2\", \"n_layer\": 8, \"n_embd\": 1024, \"n_head\": 16,"
+    "               \"vocab_size\": 250880, \"n_positions\": 2048 },"
+    "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 },"
+    "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 64, \"micro_batch_size\": 1,"
+    "                 \"tp\": 1, \"pp\": 4, \"dp\": 2, \"zero_stage\": 0 } }", -1);
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) text = { 0 };
+  g_auto (CliRun) bad = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+  JsonObject *o;
+  JsonArray *stages, *split, *even;
+  gint64 layers = 0;
+
+  RUN_CLI (&r, "partition", path, "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  if (root != NULL)
+    {
+      o = json_node_get_object (root);
+      g_assert_cmpint (get_int (o, "pp"), ==, 4);
+      g_assert_cmpint (get_int (o, "micro_batches"), ==, 32);
+      split = json_object_get_array_member (o, "layers_per_stage");
+      g_assert_cmpuint (json_array_get_length (split), ==, 4);
+      g_assert_cmpint (json_array_get_int_element (split, 3), ==, 1);
+      stages = json_object_get_array_member (o, "stages");
+      g_assert_cmpuint (json_array_get_length (stages), ==, 4);
+      for (guint i = 0; i < 4; i++)
+        {
+          JsonObject *st = json_array_get_object_element (stages, i);
+          g_assert_cmpint (get_int (st, "n_layers"), ==, json_array_get_int_element (split, i));
+          g_assert_cmpint (get_int (st, "send_bytes"), ==, i < 3 ? 4194304 : 0);
+          g_assert_cmpfloat (get_number (st, "compute_s"), >, 0.0);
+          g_assert_cmpint (get_int (st, "peak_memory_bytes"), >, 0);
+          layers += get_int (st, "n_layers");
+        }
+      g_assert_cmpint (layers, ==, 8);
+      /* The last stage: one layer and a head of about 15 - far the slowest. */
+      g_assert_cmpfloat (get_number (json_array_get_object_element (stages, 3), "compute_s"), >,
+                         4.0 * get_number (json_array_get_object_element (stages, 0), "compute_s"));
+      even = json_object_get_array_member (o, "even_split");
+      for (guint i = 0; i < 4; i++)
+        g_assert_cmpint (json_array_get_int_element (even, i), ==, 2);
+      g_assert_cmpstr (json_object_get_string_member (o, "even_split_rule"), ==, "even");
+      g_assert_cmpfloat (get_number (o, "step_time_s"), <, get_number (o, "even_split_step_time_s"));
+      g_assert_cmpfloat (get_number (o, "data_parallel_step_time_s"), >, 0.0);
+    }
+
+  RUN_CLI (&text, "partition", path);
+  assert_success (&text);
+  g_assert_nonnull (strstr (text.out, "Split \"auto\""));
+  g_assert_nonnull (strstr (text.out, "with the even split 2,2,2,2"));
+  g_assert_nonnull (strstr (text.out, "as data parallel (pp 1, dp 8)"));
+
+  RUN_CLI (&bad, "partition", path, "--nodes", "2", "--pp", "16", "--dp", "1");
+  g_assert_cmpint (bad.status, ==, 1);
+  g_assert_nonnull (strstr (bad.err, "strategy.pp: 16 stages is more than the model's 8 layers"));
+  test_rm_rf (dir);
+}
+
+static void
 test_graph_program_round_trip (void)
 {
   /* The program `plan --json` prints runs through `simulate --program` to the same
@@ -3268,6 +3340,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/graph/program-round-trip", test_graph_program_round_trip);
   g_test_add_func ("/cli/graph/partition", test_graph_partition);
   g_test_add_func ("/cli/graph/fuse", test_graph_fuse);
+  g_test_add_func ("/cli/partition/scenario", test_scenario_partition);
   g_test_add_func ("/cli/graph/onnx", test_graph_onnx);
   g_test_add_func ("/cli/graph/scenario-program", test_scenario_program);
   g_test_add_func ("/cli/graph/charts", test_graph_charts);

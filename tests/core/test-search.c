@@ -429,6 +429,59 @@ test_resimulated_top_k (void)
   g_assert_cmpuint (n_event, <=, 4 * 10 + 8);
 }
 
+static void
+test_uneven_stages (void)
+{
+  /* 8 layers of h = 1024 and a 250,880-word vocabulary: the LM head is 2 h V /
+   * (24 h^2 + 4 s h) = 15 layers of time, so with pp 4 (fixed) the even split's last
+   * stage (2 layers + head) paces every pipeline, and "auto" gives it 1 layer
+   * (test-stage-split.c): with --uneven-stages the best strategy is an "auto" one,
+   * faster than the best without, and never is an "auto" row as slow as the even row
+   * of the same strategy (those are dropped). Off, no result is "auto". */
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (
+    "{ \"model\": { \"model_type\": \"gpt2\", \"n_layer\": 8, \"n_embd\": 1024, \"n_head\": 16,"
+    "               \"vocab_size\": 250880, \"n_positions\": 2048 },"
+    "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 },"
+    "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 64, \"micro_batch_size\": 1,"
+    "                 \"tp\": 1, \"pp\": 4, \"dp\": 2 } }");
+  g_autoptr (PlxSearch) plain = NULL;
+  g_autoptr (PlxSearch) uneven = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree guint *split = NULL;
+  PlxSearchOptions o;
+  const PlxSearchResult *best;
+
+  plx_search_options_init (&o);
+  o.fix_pp = 4;
+  o.top_k = 0;
+  plain = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  o.uneven_stages = TRUE;
+  uneven = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plain->results->len, >, 0);
+  for (guint i = 0; i < plain->results->len; i++)
+    g_assert_false (g_array_index (plain->results, PlxSearchResult, i).strategy.layers_per_stage_auto);
+  best = &g_array_index (uneven->results, PlxSearchResult, 0);
+  g_assert_true (best->strategy.layers_per_stage_auto);
+  g_assert_cmpfloat (best->step_time_s, <, g_array_index (plain->results, PlxSearchResult, 0).step_time_s);
+  split = plx_analytic_layer_split (sc->model, sc->cluster, &best->strategy, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (split[3], ==, 1);
+  for (guint i = 0; i < uneven->results->len; i++)
+    {
+      const PlxSearchResult *r = &g_array_index (uneven->results, PlxSearchResult, i);
+      if (!r->strategy.layers_per_stage_auto)
+        continue;
+      for (guint j = 0; j < plain->results->len; j++)
+        {
+          const PlxSearchResult *e = &g_array_index (plain->results, PlxSearchResult, j);
+          if (same_strategy (&r->strategy, &e->strategy) && r->strategy.zero_stage == e->strategy.zero_stage)
+            g_assert_cmpfloat (r->step_time_s, <, e->step_time_s);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -443,5 +496,6 @@ main (int argc, char **argv)
   g_test_add_func ("/search/cancel", test_cancel);
   g_test_add_func ("/search/result-to-scenario", test_result_to_scenario);
   g_test_add_func ("/search/resimulated-top-k", test_resimulated_top_k);
+  g_test_add_func ("/search/uneven-stages", test_uneven_stages);
   return g_test_run ();
 }
