@@ -538,7 +538,16 @@ emit_bucket (Build *b, const PlxFuseSpace *s, Bucket *bk, guint index, UnitKind 
       bk->reduced = plx_ir_graph_add_tensor (b->out, fresh_name (b, name), 1, shape, g0->dtype,
                                              PLX_IR_ROLE_DATA);
       g_free (name);
-      name = g_strdup_printf ("allreduce:bucket%u", index);
+      /* Named by what it carries, so that a timeline labels the bucket by its tensors. */
+      {
+        const PlxIrOp *z = b->g->ops->pdata[s->grad_op[bk->last]];
+        const char *first = ((const PlxIrTensor *) b->g->tensors->pdata[ar->inputs[0]])->name;
+        const char *last = ((const PlxIrTensor *) b->g->tensors->pdata[z->inputs[0]])->name;
+        if (n == 2)
+          name = g_strdup_printf ("allreduce bucket%u: %s, %s", index, first, last);
+        else
+          name = g_strdup_printf ("allreduce bucket%u: %s ... %s (%u tensors)", index, first, last, n);
+      }
       op = plx_ir_graph_add_op (b->out, fresh_name (b, name), PLX_IR_ALL_REDUCE, &bk->tensor, 1,
                                 &bk->reduced, 1, ar->devices, ar->n_devices);
       op->groups = ar->groups;

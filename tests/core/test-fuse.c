@@ -150,7 +150,7 @@ test_bucket (void)
   g_assert_true (plx_ir_graph_check (f, "bucketed", &error));
   g_assert_no_error (error);
   pack = op_named (f, "pack:bucket0");
-  ar = op_named (f, "allreduce:bucket0");
+  ar = op_named (f, "allreduce bucket0: d:w2, d:w1");
   unpack = op_named (f, "unpack:bucket0");
   g_assert_nonnull (pack);
   g_assert_nonnull (ar);
