@@ -12,6 +12,7 @@
 #include <json-glib/json-glib.h>
 
 #include "plx-cluster.h"
+#include "plx-partition-dag.h"
 #include "plx-types.h"
 
 G_BEGIN_DECLS
@@ -248,6 +249,10 @@ typedef struct
 #define PLX_IR_SPLIT_NEAREST 0u
 #define PLX_IR_SPLIT_OPTIMAL 1u
 #define PLX_IR_SPLIT_GIVEN   2u
+/* The DAG partitioner's stages (plx_partition_dag, ORDERED; docs/partition.md,
+ * "DAGs"): a chunk need not be a run of ops in program order, only every tensor go
+ * to the same chunk or a later one. */
+#define PLX_IR_SPLIT_DAG     3u
 
 /* The split of `parallel` (its pp x virtual_stages chunks) improved by the simulator:
  * from the better of the optimal and the nearest split, each boundary moved one op
@@ -275,6 +280,18 @@ guint       plx_ir_chain_costs (const PlxIrGraph *training,
                                 double          **node_s,
                                 double          **cut_s,
                                 double          **cut_bytes);
+
+/* The forward ops of a training graph split into n_chunks pipeline chunks by the DAG
+ * partitioner (PLX_IR_SPLIT_DAG's): nodes the forward ops with their backward ops'
+ * time, an edge per tensor one forward op makes and another reads, costing as a
+ * chain's cut; ORDERED, loads within 5 % of an even share. part[i] is forward op i's
+ * chunk. NULL with an error naming `source` when it cannot split. */
+PlxDagPartition *plx_ir_dag_partition (const PlxIrGraph *training,
+                                       const PlxCluster *cluster,
+                                       guint             micro_batches,
+                                       guint             n_chunks,
+                                       const char       *source,
+                                       GError          **error);
 
 /* The distributed program of a training graph (plx_ir_training_graph) on
  * pp x dp x tp devices (device = stage * dp * tp + d * tp + t): each tensor's

@@ -31,9 +31,11 @@ static const char *const graph_help =
   "                           the pipeline schedule (1f1b), or a schedule file's\n"
   "                           order (docs/schedule-files.md; F and B entries)\n"
   "  --virtual-stages N       model chunks per stage, with interleaved-1f1b or a file\n"
-  "  --split nearest|optimal  stage boundaries: each nearest its share of the forward\n"
-  "                           time (nearest), or the chain split with the smallest\n"
-  "                           largest stage, sends counted (docs/partition.md)\n"
+  "  --split nearest|optimal|dag\n"
+  "                           stage boundaries: each nearest its share of the forward\n"
+  "                           time (nearest), the chain split with the smallest\n"
+  "                           largest stage, sends counted (optimal), or the DAG\n"
+  "                           partitioner's least cut within 5 % (docs/partition.md)\n"
   "  --optimizer adam|sgd     the update each weight gets (adam)\n"
   "  --dim NAME=N             an ONNX model's symbolic dimension (repeatable)\n"
   "  --timeline CHART         simulate: draw the run, a row per GPU (.png, .svg, .pdf)\n"
@@ -210,8 +212,10 @@ parse_options (int argc, char **argv, GraphOptions *o)
             o->par.split = PLX_IR_SPLIT_NEAREST;
           else if (g_str_equal (value, "optimal"))
             o->par.split = PLX_IR_SPLIT_OPTIMAL;
+          else if (g_str_equal (value, "dag"))
+            o->par.split = PLX_IR_SPLIT_DAG;
           else
-            return usage_error ("--split: \"%s\" is not nearest or optimal", value);
+            return usage_error ("--split: \"%s\" is not nearest, optimal or dag", value);
         }
       else if (g_str_equal (flag, "--schedule"))
         {
@@ -837,10 +841,11 @@ plx_cli_graph_partition (int argc, char **argv)
   g_autofree double *weights = NULL;
   guint n, parts, m;
   double largest;
-  PlxIrParallel opt, near, data;
-  double step[4] = { 0.0, 0.0, 0.0, 0.0 };
-  char *why[4] = { NULL, NULL, NULL, NULL };
-  gboolean ran[4];
+  PlxIrParallel opt, near, data, dagp;
+  double step[5] = { 0.0, 0.0, 0.0, 0.0, 0.0 };
+  char *why[5] = { NULL, NULL, NULL, NULL, NULL };
+  gboolean ran[5];
+  g_autoptr (PlxDagPartition) dag = NULL;
   int status = parse_options (argc, argv, &o);
 
   if (status >= 0)
@@ -884,6 +889,11 @@ plx_cli_graph_partition (int argc, char **argv)
   ran[1] = simulate_with (training, &opt, cluster, o.model, &step[1], &why[1]);
   ran[2] = simulate_with (training, &near, cluster, o.model, &step[2], &why[2]);
   ran[3] = simulate_with (training, &data, cluster, o.model, &step[3], &why[3]);
+  /* The DAG partitioner's split: least cut within 5 %, stages not runs of ops. */
+  dagp = opt;
+  dagp.split = PLX_IR_SPLIT_DAG;
+  ran[4] = simulate_with (training, &dagp, cluster, o.model, &step[4], &why[4]);
+  dag = plx_ir_dag_partition (training, cluster, m, parts, o.model, NULL);
   largest = 0.0;
   for (guint p = 0; p < parts; p++)
     largest = MAX (largest, plx_partition_part_time (node_s, cut_s, n, first[p],
@@ -894,7 +904,7 @@ plx_cli_graph_partition (int argc, char **argv)
       g_autoptr (JsonBuilder) b = json_builder_new ();
       g_autoptr (JsonNode) root = NULL;
       static const char *const keys[] = { "step_time_s", "chain_optimum_step_time_s", "nearest_split_step_time_s",
-                                          "data_parallel_step_time_s" };
+                                          "data_parallel_step_time_s", "dag_split_step_time_s" };
 
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "devices");
@@ -927,7 +937,7 @@ plx_cli_graph_partition (int argc, char **argv)
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
-      for (guint k = 0; k < 4; k++)
+      for (guint k = 0; k < 5; k++)
         {
           json_builder_set_member_name (b, keys[k]);
           if (ran[k])
@@ -935,10 +945,39 @@ plx_cli_graph_partition (int argc, char **argv)
           else
             json_builder_add_null_value (b);
         }
+      json_builder_set_member_name (b, "dag_split");
+      if (dag == NULL)
+        json_builder_add_null_value (b);
+      else
+        {
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "cut_s");
+          json_builder_add_double_value (b, dag->cut_s);
+          json_builder_set_member_name (b, "largest_part_s");
+          json_builder_add_double_value (b, dag->largest_part_s);
+          json_builder_set_member_name (b, "parts");
+          json_builder_begin_array (b);
+          for (guint p = 0; p < parts; p++)
+            {
+              guint count = 0;
+              for (guint i = 0; i < dag->n_nodes; i++)
+                count += dag->part[i] == p;
+              json_builder_begin_object (b);
+              json_builder_set_member_name (b, "ops");
+              json_builder_add_int_value (b, count);
+              json_builder_set_member_name (b, "load_s");
+              json_builder_add_double_value (b, dag->load_s[p]);
+              json_builder_set_member_name (b, "time_s");
+              json_builder_add_double_value (b, dag->time_s[p]);
+              json_builder_end_object (b);
+            }
+          json_builder_end_array (b);
+          json_builder_end_object (b);
+        }
       json_builder_end_object (b);
       root = json_builder_get_root (b);
       print_json (root);
-      for (guint k = 0; k < 4; k++)
+      for (guint k = 0; k < 5; k++)
         g_free (why[k]);
       return 0;
     }
@@ -962,8 +1001,9 @@ plx_cli_graph_partition (int argc, char **argv)
   {
     static const char *const what[] = { "with this split", "with the chain optimum (slowest part smallest)",
                                         "with each cut nearest its share of the forward time",
-                                        "as data parallel over all the GPUs" };
-    for (guint k = 0; k < 4; k++)
+                                        "as data parallel over all the GPUs",
+                                        "with the DAG partitioner's stages (least cut within 5 %)" };
+    for (guint k = 0; k < 5; k++)
       {
         printf ("%s", k == 0 ? "\nStep time         " : "                  ");
         if (ran[k])

@@ -2759,6 +2759,16 @@ test_graph_partition (void)
   g_assert_cmpfloat (get_number (o, "step_time_s"), ==, get_number (o, "nearest_split_step_time_s"));
   g_assert_cmpfloat (get_number (o, "step_time_s"), ==, get_number (o, "chain_optimum_step_time_s"));
   g_assert_cmpfloat (get_number (o, "data_parallel_step_time_s"), >, 0.0);
+  /* The DAG partitioner's split beside them: two non-empty stages of the five ops. */
+  g_assert_cmpfloat (get_number (o, "dag_split_step_time_s"), >, 0.0);
+  {
+    JsonArray *dag_parts = json_object_get_array_member (json_object_get_object_member (o, "dag_split"), "parts");
+    g_assert_cmpuint (json_array_get_length (dag_parts), ==, 2);
+    g_assert_cmpint (get_int (json_array_get_object_element (dag_parts, 0), "ops") +
+                         get_int (json_array_get_object_element (dag_parts, 1), "ops"), ==, 5);
+    g_assert_cmpint (get_int (json_array_get_object_element (dag_parts, 0), "ops"), >, 0);
+    g_assert_cmpint (get_int (json_array_get_object_element (dag_parts, 1), "ops"), >, 0);
+  }
 
   RUN_CLI (&bad, "partition", "--model", graph, "--devices", "6");
   g_assert_cmpint (bad.status, ==, 1);

@@ -665,6 +665,63 @@ test_conv_bn_pool (void)
   g_assert_cmpint (reduced, ==, 216 + 6 + 6 + 60);
 }
 
+static void
+test_dag_split (void)
+{
+  /* GPT-2 small over 4 stages split by the DAG partitioner (PLX_IR_SPLIT_DAG): the
+   * stages need not be runs of ops, but every tensor must go to the same stage or a
+   * later one, so in the forward pass every send goes from a stage to a later one
+   * (device = stage x dp x tp + ..., dp = tp = 1 here: the device is the stage). The
+   * partition itself: every forward op in one of the 4 chunks, each chunk non-empty,
+   * loads within the 5 % bound, no edge backwards (plx_partition_dag's ORDERED). */
+  g_autoptr (PlxIrGraph) fwd = load_file ("gpt2-b256.json");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) t = plx_ir_training_graph (fwd, PLX_IR_OPTIMIZER_ADAM, "gpt2", &error);
+  g_autoptr (PlxCluster) c = plx_cluster_new_preset ("dgx-a100-80gb", &error);
+  g_autoptr (PlxDagPartition) part = NULL;
+  g_autoptr (PlxIrGraph) p = NULL;
+  PlxIrParallel par = { 1, 1, 4, 8, PLX_IR_SCHEDULE_1F1B, NULL, 0, PLX_IR_SPLIT_DAG, NULL };
+  guint per_chunk[4] = { 0 }, sends = 0;
+  PlxIrRun run;
+
+  g_assert_no_error (error);
+  part = plx_ir_dag_partition (t, c, 8, 4, "gpt2", &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < part->n_nodes; i++)
+    {
+      g_assert_cmpuint (part->part[i], <, 4);
+      per_chunk[part->part[i]]++;
+    }
+  for (guint k = 0; k < 4; k++)
+    g_assert_cmpuint (per_chunk[k], >, 0);
+  {
+    /* The bound: max(1.05 W / 4, W / 4 + the heaviest op); the tied LM head alone
+     * is a large share of W here, so the second term decides. */
+    g_autofree double *node_s = NULL, *cut_s = NULL, *cut_bytes = NULL;
+    guint n = plx_ir_chain_costs (t, c, 8, &node_s, &cut_s, &cut_bytes);
+    double w = 0.0, heaviest = 0.0;
+    g_assert_cmpuint (n, ==, part->n_nodes);
+    for (guint i = 0; i < n; i++)
+      w += node_s[i], heaviest = MAX (heaviest, node_s[i]);
+    g_assert_cmpfloat (part->max_load_s, <=, MAX (1.05 * w / 4, w / 4 + heaviest) * (1 + 1e-12));
+  }
+  p = plx_ir_parallelize (t, &par, c, "gpt2", &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < p->ops->len; i++)
+    {
+      const PlxIrOp *op = p->ops->pdata[i];
+      if (op->kind != PLX_IR_SEND || op->phase != PLX_IR_PHASE_FORWARD)
+        continue;
+      sends++;
+      for (guint d = 0; d < op->n_devices; d++)
+        g_assert_cmpuint (op->peers[d], >, op->devices[d]);
+    }
+  g_assert_cmpuint (sends, >, 0);
+  g_assert_true (plx_ir_simulate (p, c, &run, &error));
+  g_assert_cmpfloat (run.makespan_s, >, 0.0);
+  plx_ir_run_clear (&run);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -680,5 +737,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/ir-train/parallel-refusals", test_parallel_refusals);
   g_test_add_func ("/core/ir-train/edge-cases", test_edge_cases);
   g_test_add_func ("/core/ir-train/conv-bn-pool", test_conv_bn_pool);
+  g_test_add_func ("/core/ir-train/dag-split", test_dag_split);
   return g_test_run ();
 }
