@@ -87,7 +87,8 @@ typedef struct
  * ready times, single changes (a bucket boundary, an edge) are tried in turn and the
  * first that shortens the simulated step is kept; where none does, the search
  * backtracks to the plan before and tries its next change. At most `max_simulations`
- * runs of the simulator. */
+ * runs of the simulator for the search (one more for a frame's first change), besides
+ * the 7 of the baselines and seeds and the 3 of the ideal bound. */
 gboolean      plx_fuse_search (const PlxIrGraph *program,
                                const PlxCluster *cluster,
                                guint             max_simulations,

@@ -1063,6 +1063,8 @@ plx_cli_graph_fuse (int argc, char **argv)
   guint n_args = 0, kernels = 0, fused_ops = 0, buckets = 0;
   int status;
 
+  if (argc < 3)
+    return usage_error ("fuse: give the graph (fuse GRAPH.json|MODEL.onnx --dp N)");
   /* The graph may come first, as a scenario does: `fuse GRAPH.json --dp 8`. */
   for (int i = 0; i < argc; i++)
     {

@@ -235,7 +235,7 @@ plx_fuse_search (const PlxIrGraph *program,
   double best_s = G_MAXDOUBLE;
   gint64 t0 = g_get_monotonic_time ();
   Search s = { space, cluster, 0, MAX (max_simulations, 1u), seen, NULL };
-  guint n_moves = 1 + space->n_grads + space->n_edges;
+  guint n_moves = 1 + space->n_grads + space->n_edges, seeds;
 
   memset (result, 0, sizeof *result);
   /* The baselines, each also a seed of the search. */
@@ -275,7 +275,8 @@ plx_fuse_search (const PlxIrGraph *program,
    * toggled; then each fusion edge); the first that shortens the step becomes a
    * frame of its own; a frame with none left is dropped, back to the one before. */
   g_array_append_val (stack, ((Frame) { plx_fuse_plan_copy (best), best_s, 0 }));
-  while (stack->len > 0 && s.sims < s.max_sims)
+  seeds = s.sims;
+  while (stack->len > 0 && s.sims - seeds < s.max_sims)
     {
       Frame *top = &g_array_index (stack, Frame, stack->len - 1);
       g_autoptr (PlxFusePlan) p = NULL;

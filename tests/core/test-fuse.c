@@ -256,7 +256,7 @@ test_convexity (void)
 }
 
 static void
-check_search (const char *graph, guint dp, const PlxCluster *c)
+check_search (const char *graph, guint dp, const PlxCluster *c, guint budget)
 {
   /* DisCo's claims as bounds: the plan found is never slower than the best baseline
    * (they seed the search) and never faster than the ideal bound (communication
@@ -269,13 +269,14 @@ check_search (const char *graph, guint dp, const PlxCluster *c)
   PlxIrRun run;
   double best_baseline;
 
-  g_assert_true (plx_fuse_search (p, c, 300, &r, &error));
+  plx_fuse_search (p, c, budget, &r, &error);
   g_assert_no_error (error);
   best_baseline = MIN (MIN (r.none_s, r.ddp_s), MIN (r.horovod_s, r.elementwise_s));
   g_assert_cmpfloat (r.step_s, <=, best_baseline);
   g_assert_cmpfloat (r.step_s, >=, r.ideal_s);
   g_assert_cmpfloat (r.ideal_s, >, 0.0);
-  g_assert_cmpuint (r.simulations, <=, 300 + 3);
+  /* 7 baselines and seeds, the search's budget (one over at most), 3 for the bound. */
+  g_assert_cmpuint (r.simulations, <=, 7 + budget + 1 + 3);
   f = plx_fuse_apply (s, r.plan, NULL);
   g_assert_true (plx_ir_simulate (f, c, &run, &error));
   g_assert_cmpfloat_with_epsilon (run.makespan_s, r.step_s, 1e-12 * r.step_s);
@@ -291,9 +292,13 @@ test_search_bounds (void)
   g_autoptr (PlxCluster) a100 = plx_cluster_new_preset ("dgx-a100-80gb", &error);
 
   g_assert_no_error (error);
-  check_search ("mlp-2layer.json", 2, ideal);
-  check_search ("mlp-2layer.json", 8, a100);
-  check_search ("mlp-8x8192-b16.json", 8, a100);
+  check_search ("mlp-2layer.json", 2, ideal, 300);
+  check_search ("mlp-2layer.json", 8, a100, 300);
+  check_search ("mlp-8x8192-b16.json", 8, a100, 300);
+  /* DisCo's kinds of model over two nodes, with a budget the search runs out of. */
+  a100->num_nodes = 2;
+  check_search ("gpt2-b256.json", 16, a100, 40);
+  check_search ("resnet50-b2048.json", 16, a100, 40);
 }
 
 int
