@@ -2,7 +2,7 @@
  * transformer's training graph, into 64 parts, as pipeline stages (ORDERED) and as
  * devices (FREE); target under 1 s each. Prints the best of 5 wall times, the cut,
  * the largest part, the imbalance. Then the chain DP (plx_partition_chain) on the
- * same ops as a chain, 2 500, 5 000 and 10 000 of them: its O(k n^2) cost. */
+ * same ops as a chain, 2 500, 5 000 and 10 000 of them (about n^2 ln(k) / 2 steps). */
 #include <stdio.h>
 
 #include "parallax/parallax.h"
@@ -128,7 +128,7 @@ main (int argc, char **argv)
   run (&dag, PLX_DAG_ORDERED, "ordered");
   run (&dag, PLX_DAG_FREE, "free");
 
-  /* The chain DP, O(k n^2), on the same ops taken in program order, each cut costing
+  /* The chain DP, bounded (docs/partition.md), on the same ops taken in program order, each cut costing
    * what crosses it; one run. */
   for (guint n = 2500; n <= 10000; n *= 2)
     {

@@ -13,7 +13,8 @@ G_BEGIN_DECLS
  * node i takes node_s[i] (forward and backward); cutting after node i costs cut_s[i]
  * (i < n - 1: the activations sent on and the gradients sent back) to both parts
  * beside the cut. A part's time is its nodes' plus its cuts'; the split minimises the
- * largest, by dynamic programming over (parts, prefix) in O(parts x n^2), exact.
+ * largest, by dynamic programming over (parts, prefix), exact (bounded: about
+ * n^2 ln(parts) / 2 steps).
  * `first` (parts entries) gets each part's first node; returns the largest part time.
  * Needs 1 <= parts <= n; times >= 0. */
 double plx_partition_chain (const double *node_s,

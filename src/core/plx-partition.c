@@ -1,4 +1,5 @@
-/* Chains: min-max contiguous partition by dynamic programming. With a cost on each
+/* Chains: min-max contiguous partition by dynamic programming (bounded: see the
+ * inner loop). With a cost on each
  * cut, paid by both parts beside it, a part's time depends on both its ends, so the
  * greedy "fill each part up to a bound" test is not exact (the cheapest place to cut
  * may come before the furthest one); the DP over (parts, prefix) is. */
@@ -53,11 +54,19 @@ plx_partition_chain (const double *node_s,
       {
         double *cell = &best[(gsize) p * (n + 1) + j];
         *cell = G_MAXDOUBLE;
-        /* the last part is nodes i..j-1, after p parts over nodes 0..i-1 */
-        for (guint i = p; i < j; i++)
+        /* The last part is nodes i..j-1, after p parts over nodes 0..i-1. From the
+         * shortest last part back: its nodes alone (times >= 0) only grow, so once
+         * they outweigh the best so far no earlier start can do better - the DP
+         * stays exact and costs about n^2 ln(parts) / 2 instead of parts n^2 / 2.
+         * `<=` keeps, of equal splits, the one with the earliest start, as a scan
+         * from the front with `<` would. */
+        for (guint i = j; i-- > p;)
           {
-            double t = MAX (best[(gsize) (p - 1) * (n + 1) + i], PART (i, j - 1));
-            if (t < *cell)
+            double t;
+            if (prefix[j] - prefix[i] > *cell)
+              break;
+            t = MAX (best[(gsize) (p - 1) * (n + 1) + i], PART (i, j - 1));
+            if (t <= *cell)
               {
                 *cell = t;
                 from[(gsize) p * (n + 1) + j] = i;
