@@ -61,13 +61,17 @@ void          plx_fuse_plan_fuse_all (PlxFusePlan *plan);
 
 /* The program with the plan applied: each group of fused ops one kernel reading what
  * its ops read from outside and writing what is read outside (or is an output of
- * the program), timed by the memory roofline on those bytes; each bucket of two or
- * more gradients packed into one buffer on the compute stream, all-reduced as one,
- * and unpacked (DDP's and Horovod's copies into and out of the fusion buffer).
- * Sets the plan's illegal fusions to FALSE. `n_kernels` (optional): fused groups. */
+ * the program), timed by the memory roofline on those bytes (and a batch norm's second
+ * sweep); each bucket of two or more gradients packed into one buffer on the compute
+ * stream, all-reduced as one, and unpacked (DDP's and Horovod's copies into and out
+ * of the fusion buffer). Sets the plan's illegal fusions to FALSE. `n_kernels`
+ * (optional): fused groups; `group` (optional, one per program op): the op whose
+ * group each op is in (itself when alone). NULL only if the groups could not be
+ * ordered (a fault of this code, not of the plan). */
 PlxIrGraph   *plx_fuse_apply (const PlxFuseSpace *space,
                               PlxFusePlan        *plan,
-                              guint              *n_kernels);
+                              guint              *n_kernels,
+                              guint              *group);
 
 typedef struct
 {

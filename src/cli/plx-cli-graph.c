@@ -49,7 +49,7 @@ static const char *const graph_help =
   "                           micro-batches 2 to 128 with pipelining (DistIR's grid);\n"
   "                           partition: N pipeline stages, the chain split with\n"
   "                           the smallest largest stage (micro-batches: 2N unless given)\n"
-  "  --max-simulations N     fuse: simulations the search may run (2000)\n"
+  "  --max-simulations N      fuse: simulations the search may run (2000)\n"
   "  --json                   JSON output\n";
 
 typedef struct
@@ -858,6 +858,8 @@ plx_cli_graph_partition (int argc, char **argv)
   parts = o.devices;
   m = o.par.micro_batches > 1 ? o.par.micro_batches : 2 * parts;
   n = plx_ir_chain_costs (training, cluster, m, &node_s, &cut_s, &cut_bytes);
+  if (parts > 4096)
+    return usage_error ("partition: --devices %u: at most 4096 pipeline stages", parts);
   if (parts > n)
     {
       g_printerr ("parallax-cli: %s: %u devices, but the model has %u forward ops to split\n", o.model, parts, n);
@@ -1018,33 +1020,6 @@ plx_cli_graph_partition (int argc, char **argv)
 
 /* `fuse GRAPH --dp N`: DisCo's joint op and tensor fusion of the data-parallel
  * program (docs/fusion.md), against the baselines. */
-static void
-fused_groups (const PlxFuseSpace *space, const PlxFusePlan *plan, guint *root)
-{
-  guint n = space->program->ops->len;
-
-  for (guint i = 0; i < n; i++)
-    root[i] = i;
-  for (guint e = 0; e < space->n_edges; e++)
-    if (plan->fuse[e])
-      {
-        guint a = space->edge_producer[e], b = space->edge_consumer[e];
-        while (root[a] != a)
-          a = root[a];
-        while (root[b] != b)
-          b = root[b];
-        if (a != b)
-          root[MAX (a, b)] = MIN (a, b);
-      }
-  for (guint i = 0; i < n; i++)
-    {
-      guint r = i;
-      while (root[r] != r)
-        r = root[r];
-      root[i] = r;
-    }
-}
-
 int
 plx_cli_graph_fuse (int argc, char **argv)
 {
@@ -1090,7 +1065,15 @@ plx_cli_graph_fuse (int argc, char **argv)
   space = plx_fuse_space_new (program);
   root = g_new (guint, program->ops->len);
   size = g_new0 (guint, program->ops->len);
-  fused_groups (space, r.plan, root);
+  {
+    g_autoptr (PlxIrGraph) fused = plx_fuse_apply (space, r.plan, NULL, root);
+    if (fused == NULL)
+      {
+        plx_fuse_result_clear (&r);
+        g_printerr ("parallax-cli: %s: the fused program could not be ordered\n", o.model);
+        return 1;
+      }
+  }
   for (guint i = 0; i < program->ops->len; i++)
     size[root[i]]++;
   for (guint i = 0; i < program->ops->len; i++)
@@ -1151,7 +1134,7 @@ plx_cli_graph_fuse (int argc, char **argv)
             json_builder_begin_object (b);
             json_builder_set_member_name (b, "ops");
             json_builder_begin_array (b);
-            for (guint k = i; k < program->ops->len; k++)
+            for (guint k = 0; k < program->ops->len; k++)
               if (root[k] == i)
                 json_builder_add_string_value (b, ((PlxIrOp *) program->ops->pdata[k])->name);
             json_builder_end_array (b);

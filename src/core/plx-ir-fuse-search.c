@@ -62,7 +62,9 @@ evaluate (Search *s, PlxFusePlan *plan, double *ready, gboolean comm_free)
       if (known != NULL)
         return *known;
     }
-  program = plx_fuse_apply (s->space, plan, NULL);
+  program = plx_fuse_apply (s->space, plan, NULL, NULL);
+  if (program == NULL)
+    return -1.0;
   if (!comm_free && ready == NULL)
     {
       g_free (key);
@@ -245,7 +247,6 @@ plx_fuse_search (const PlxIrGraph *program,
       g_propagate_error (error, s.error);
       return FALSE;
     }
-  g_hash_table_insert (seen, plan_key (none), g_memdup2 (&result->none_s, sizeof (double)));
   keep_best (&best, &best_s, none, result->none_s);
   {
     g_autoptr (PlxFusePlan) p = plx_fuse_plan_copy (none);
@@ -260,7 +261,6 @@ plx_fuse_search (const PlxIrGraph *program,
   }
   plx_fuse_plan_fuse_all (all);
   result->elementwise_s = evaluate (&s, all, ready, FALSE);
-  g_hash_table_insert (seen, plan_key (all), g_memdup2 (&result->elementwise_s, sizeof (double)));
   keep_best (&best, &best_s, all, result->elementwise_s);
   {
     g_autoptr (PlxFusePlan) p = plx_fuse_plan_copy (all);

@@ -129,7 +129,11 @@ plx_fuse_space_new (const PlxIrGraph *program)
           from = program->ops->pdata[p];
           /* Within one pass: a forward op and the backward op that reads what it
            * saved have the rest of the network between them. */
-          if (!fusible (from) || from->phase != op->phase || !same_devices (from, op))
+          /* A reduction's result is whole only when the reduction is done: what
+           * reads it starts a new kernel (Chen et al. 2018 §3: injective ops fuse
+           * into a reduction's input, not its output). */
+          if (!fusible (from) || from->phase != op->phase || !same_devices (from, op) ||
+              from->kind == PLX_IR_REDUCE_MEAN || from->kind == PLX_IR_REDUCE_SUM)
             continue;
           key = (gint64) p * n_ops + c;
           if (g_hash_table_contains (seen, &key))
@@ -262,15 +266,34 @@ find (Groups *gr, guint i)
   return i;
 }
 
-/* Whether groups a and b together would be convex: no path leaves them and comes
- * back (a kernel runs in one piece, so what runs between two of its ops would wait
- * on itself). Only ops before the last member can lie on such a path: ops run in
- * program order, a topological one. */
+/* Queues every op of x's group, once: a fused group runs as one kernel, so all its
+ * outputs appear when all its inputs are in - reaching one op reaches them all. A
+ * group wholly after `hi` cannot lead back to an op at or before it (program order
+ * is topological). */
+static void
+reach (Groups *gr, guint x, guint hi)
+{
+  guint r = find (gr, x), m = r;
+
+  if (gr->lo[r] > hi || gr->stamp[r] == gr->visit)
+    return;
+  gr->stamp[r] = gr->visit;
+  do
+    {
+      g_array_append_val (gr->queue, m);
+      m = gr->next[m];
+    }
+  while (m != r);
+}
+
+/* Whether groups a and b together would be convex in the program of kernels: no
+ * path leaves them and comes back, through single ops or through other fused groups
+ * (two convex groups that each read the other would wait on each other). Such a
+ * path can only run through ops before the union's last member. */
 static gboolean
 convex_union (Groups *gr, guint a, guint b)
 {
   guint hi = MAX (gr->hi[a], gr->hi[b]);
-  gboolean ok = TRUE;
 
   gr->visit++;
   g_array_set_size (gr->queue, 0);
@@ -285,38 +308,31 @@ convex_union (Groups *gr, guint a, guint b)
               guint t = op->outputs[j];
               for (guint k = gr->reader_start[t]; k < gr->reader_start[t + 1]; k++)
                 {
-                  guint x = gr->reader_op[k], rx = find (gr, x);
-                  if (rx != a && rx != b && x < hi && gr->stamp[x] != gr->visit)
-                    {
-                      gr->stamp[x] = gr->visit;
-                      g_array_append_val (gr->queue, x);
-                    }
+                  guint rx = find (gr, gr->reader_op[k]);
+                  if (rx != a && rx != b)
+                    reach (gr, gr->reader_op[k], hi);
                 }
             }
           m = gr->next[m];
         }
       while (m != root);
     }
-  for (guint q = 0; ok && q < gr->queue->len; q++)
+  for (guint q = 0; q < gr->queue->len; q++)
     {
       const PlxIrOp *op = gr->g->ops->pdata[g_array_index (gr->queue, guint, q)];
-      for (guint j = 0; ok && j < op->n_outputs; j++)
+      for (guint j = 0; j < op->n_outputs; j++)
         {
           guint t = op->outputs[j];
-          for (guint k = gr->reader_start[t]; ok && k < gr->reader_start[t + 1]; k++)
+          for (guint k = gr->reader_start[t]; k < gr->reader_start[t + 1]; k++)
             {
-              guint x = gr->reader_op[k], rx = find (gr, x);
+              guint rx = find (gr, gr->reader_op[k]);
               if (rx == a || rx == b)
-                ok = FALSE;
-              else if (x < hi && gr->stamp[x] != gr->visit)
-                {
-                  gr->stamp[x] = gr->visit;
-                  g_array_append_val (gr->queue, x);
-                }
+                return FALSE;
+              reach (gr, gr->reader_op[k], hi);
             }
         }
     }
-  return ok;
+  return TRUE;
 }
 
 static void
@@ -469,10 +485,14 @@ emit_group (Build *b, Groups *gr, guint root)
   g_autofree char *base = g_strdup_printf ("fused:%s", first->name);
   PlxIrOp *k;
   guint m = root;
+  double extra = 0.0;
 
   do
     {
       const PlxIrOp *op = b->g->ops->pdata[m];
+      if (op->kind == PLX_IR_BATCH_NORM || op->kind == PLX_IR_BATCH_NORM_GRAD)
+        extra += plx_ir_tensor_bytes (b->g->tensors->pdata[op->inputs[0]]) +
+                 (op->kind == PLX_IR_BATCH_NORM_GRAD ? plx_ir_tensor_bytes (b->g->tensors->pdata[op->inputs[1]]) : 0.0);
       for (guint j = 0; j < op->n_inputs; j++)
         {
           const PlxIrTensor *x = b->g->tensors->pdata[op->inputs[j]];
@@ -502,7 +522,11 @@ emit_group (Build *b, Groups *gr, guint root)
     g_array_index (out, guint, q) = map_tensor (b, g_array_index (out, guint, q));
   k = plx_ir_graph_add_op (b->out, fresh_name (b, base), PLX_IR_KERNEL, (guint *) (void *) in->data,
                            in->len, (guint *) (void *) out->data, out->len, first->devices, first->n_devices);
-  /* Memory-bound: flops 0 times it by its bytes through HBM (plx_ir_op_time). */
+  /* Memory-bound: flops 0 times it by its bytes through HBM (plx_ir_op_time): what
+   * it reads and writes outside, and again what a batch norm sweeps a second time -
+   * its statistics span the whole batch, so x (and dY backward) come back from HBM
+   * however the kernel is fused (Jung et al. 2019, as plx_ir_op_time charges it). */
+  k->bytes = plx_ir_op_bytes (b->out, k) + extra;
   k->phase = first->phase;
   k->origin = first->origin;
   k->stream = first->stream;
@@ -569,7 +593,8 @@ emit_bucket (Build *b, const PlxFuseSpace *s, Bucket *bk, guint index, UnitKind 
 PlxIrGraph *
 plx_fuse_apply (const PlxFuseSpace *space,
                 PlxFusePlan        *plan,
-                guint              *n_kernels)
+                guint              *n_kernels,
+                guint              *group)
 {
   const PlxIrGraph *g = space->program;
   guint n_ops = g->ops->len, n_t = g->tensors->len;
@@ -748,7 +773,11 @@ plx_fuse_apply (const PlxFuseSpace *space,
             heap_push (heap, u, w);
         }
     }
-  g_assert (emitted == units->len);   /* convex groups leave the units acyclic */
+  for (guint i = 0; group != NULL && i < n_ops; i++)
+    group[i] = find (&gr, i);
+  /* Convex groups leave the units acyclic; if not, no program (never a half one). */
+  if (emitted != units->len)
+    g_clear_pointer (&b.out, plx_ir_graph_free);
 
   for (guint k = 0; k < units->len; k++)
     g_array_unref (u[k].after);

@@ -1058,6 +1058,21 @@ plx_ir_dag_partition (const PlxIrGraph *training,
   guint m = MAX (micro_batches, 1u);
   PlxDag dag;
 
+  g_autofree gint *last_reader = g_new (gint, MAX (training->tensors->len, 1u));
+
+  /* A tensor read by several forward ops is sent once however many read it: its cost
+   * goes on the edge to its last reader, the others only keep the order (a DAG edge
+   * cannot say "once per receiving part"; the last reader is the likeliest to be
+   * furthest on). */
+  for (guint t = 0; t < training->tensors->len; t++)
+    last_reader[t] = -1;
+  for (guint i = 0; i < training->ops->len; i++)
+    {
+      const PlxIrOp *op = training->ops->pdata[i];
+      if (op->phase == PLX_IR_PHASE_FORWARD && op->origin >= 0 && (guint) op->origin < n)
+        for (guint j = 0; j < op->n_inputs; j++)
+          last_reader[op->inputs[j]] = MAX (last_reader[op->inputs[j]], op->origin);
+    }
   for (guint i = 0; i < training->ops->len; i++)
     {
       const PlxIrOp *op = training->ops->pdata[i];
@@ -1068,11 +1083,12 @@ plx_ir_dag_partition (const PlxIrGraph *training,
           const PlxIrTensor *x = training->tensors->pdata[op->inputs[j]];
           const PlxIrOp *from = x->producer >= 0 ? training->ops->pdata[x->producer] : NULL;
           guint a, b = (guint) op->origin;
-          double c;
+          double c = 0.0;
           if (from == NULL || from->phase != PLX_IR_PHASE_FORWARD || from->origin < 0 || (guint) from->origin >= b)
             continue;
           a = (guint) from->origin;
-          c = 2.0 * m * plx_collective_time (cluster, PLX_COLLECTIVE_SEND_RECV, &pair, plx_ir_tensor_bytes (x) / m);
+          if (last_reader[op->inputs[j]] == op->origin)
+            c = 2.0 * m * plx_collective_time (cluster, PLX_COLLECTIVE_SEND_RECV, &pair, plx_ir_tensor_bytes (x) / m);
           g_array_append_val (src, a);
           g_array_append_val (dst, b);
           g_array_append_val (cost, c);
@@ -1191,6 +1207,14 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   if (!split_stages (training, n_chunks, v > 1 ? "model chunks (pp x virtual stages)" : "pipeline stages", cluster,
                      fwd_chunk, n_fwd, source, error))
     return NULL;
+  /* The chain DP and the DAG partitioner keep a table of chunks x ops: a few
+   * thousand chunks is far past any pipeline, and bounds that table. */
+  if ((parallel->split == PLX_IR_SPLIT_OPTIMAL || parallel->split == PLX_IR_SPLIT_DAG) && n_chunks > 4096)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %u pipeline chunks (pp x virtual stages): the "
+                   "optimal and DAG splits take at most 4096", source, n_chunks);
+      return NULL;
+    }
   if (parallel->split == PLX_IR_SPLIT_GIVEN && n_chunks > 1)
     {
       const guint *f = parallel->chunk_first;

@@ -106,7 +106,7 @@ test_kernels (void)
   guint kernels = 0;
 
   plx_fuse_plan_fuse_all (plan);
-  f = plx_fuse_apply (s, plan, &kernels);
+  f = plx_fuse_apply (s, plan, &kernels, NULL);
   g_assert_cmpuint (kernels, ==, 2);
   g_assert_true (plan->fuse[0] && plan->fuse[1]);
   g_assert_true (plx_ir_graph_check (f, "fused", &error));
@@ -146,7 +146,7 @@ test_bucket (void)
   const PlxIrOp *pack, *ar, *unpack;
 
   plan->cut[0] = FALSE;
-  f = plx_fuse_apply (s, plan, NULL);
+  f = plx_fuse_apply (s, plan, NULL, NULL);
   g_assert_true (plx_ir_graph_check (f, "bucketed", &error));
   g_assert_no_error (error);
   pack = op_named (f, "pack:bucket0");
@@ -249,10 +249,111 @@ test_convexity (void)
   g_assert_cmpuint (s->n_edges, ==, 1);
   plan = plx_fuse_plan_new (s);
   plx_fuse_plan_fuse_all (plan);
-  f = plx_fuse_apply (s, plan, &kernels);
+  f = plx_fuse_apply (s, plan, &kernels, NULL);
   g_assert_cmpuint (kernels, ==, 0);
   g_assert_false (plan->fuse[0]);
   g_assert_cmpuint (f->ops->len, ==, 3);
+}
+
+static void
+test_cross_groups (void)
+{
+  /* Two groups, each convex, that would read each other: relu(x) -> p, tanh(x) -> q,
+   * mm1 = p w1, mm2 = q w2, adda = p + mm2, addb = q + mm1, adds = adda + addb, loss.
+   * Edges in order: relu-adda, tanh-addb, adda-adds, addb-adds, adds-loss.
+   * relu-adda fuses. tanh-addb would be convex alone, but {tanh, addb} feeds mm2,
+   * which feeds {relu, adda}, which feeds mm1, which feeds addb: refused. adda-adds is
+   * refused (relu -> mm1 -> addb -> adds runs outside). addb-adds and adds-loss fuse.
+   * Two kernels, {relu, adda} and {addb, adds, loss}, and a program that orders. */
+  g_autoptr (PlxIrGraph) g = plx_ir_graph_new (1);
+  gint64 shape[2] = { 64, 64 }, one = 1;
+  guint dev = 0;
+  guint x = plx_ir_graph_add_tensor (g, "x", 2, shape, PLX_DTYPE_BF16, PLX_IR_ROLE_DATA);
+  guint z = plx_ir_graph_add_tensor (g, "z", 2, shape, PLX_DTYPE_BF16, PLX_IR_ROLE_DATA);
+  guint w1 = plx_ir_graph_add_tensor (g, "w1", 2, shape, PLX_DTYPE_BF16, PLX_IR_ROLE_WEIGHT);
+  guint w2 = plx_ir_graph_add_tensor (g, "w2", 2, shape, PLX_DTYPE_BF16, PLX_IR_ROLE_WEIGHT);
+  guint p = plx_ir_graph_add_tensor (g, "p", 2, shape, PLX_DTYPE_BF16, PLX_IR_ROLE_DATA);
+  guint q = plx_ir_graph_add_tensor (g, "q", 2, shape, PLX_DTYPE_BF16, PLX_IR_ROLE_DATA);
+  guint mp = plx_ir_graph_add_tensor (g, "mp", 2, shape, PLX_DTYPE_BF16, PLX_IR_ROLE_DATA);
+  guint mq = plx_ir_graph_add_tensor (g, "mq", 2, shape, PLX_DTYPE_BF16, PLX_IR_ROLE_DATA);
+  guint a2 = plx_ir_graph_add_tensor (g, "a2", 2, shape, PLX_DTYPE_BF16, PLX_IR_ROLE_DATA);
+  guint b2 = plx_ir_graph_add_tensor (g, "b2", 2, shape, PLX_DTYPE_BF16, PLX_IR_ROLE_DATA);
+  guint sum = plx_ir_graph_add_tensor (g, "s", 2, shape, PLX_DTYPE_BF16, PLX_IR_ROLE_DATA);
+  guint l = plx_ir_graph_add_tensor (g, "l", 1, &one, PLX_DTYPE_FP32, PLX_IR_ROLE_DATA);
+  guint in_mm1[2] = { p, w1 }, in_mm2[2] = { q, w2 }, in_a[2] = { p, mq }, in_b[2] = { q, mp };
+  guint in_s[2] = { a2, b2 }, in_l[2] = { sum, z };
+  const gboolean want[] = { TRUE, FALSE, FALSE, TRUE, TRUE };
+  g_autoptr (PlxFuseSpace) sp = NULL;
+  g_autoptr (PlxFusePlan) plan = NULL;
+  g_autoptr (PlxIrGraph) f = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxCluster) c = ideal_cluster ();
+  guint kernels = 0, group[8];
+  PlxIrRun run;
+
+  plx_ir_graph_add_op (g, "relu", PLX_IR_RELU, &x, 1, &p, 1, &dev, 1);
+  plx_ir_graph_add_op (g, "tanh", PLX_IR_TANH, &x, 1, &q, 1, &dev, 1);
+  plx_ir_graph_add_op (g, "mm1", PLX_IR_MATMUL, in_mm1, 2, &mp, 1, &dev, 1);
+  plx_ir_graph_add_op (g, "mm2", PLX_IR_MATMUL, in_mm2, 2, &mq, 1, &dev, 1);
+  plx_ir_graph_add_op (g, "adda", PLX_IR_ADD, in_a, 2, &a2, 1, &dev, 1);
+  plx_ir_graph_add_op (g, "addb", PLX_IR_ADD, in_b, 2, &b2, 1, &dev, 1);
+  plx_ir_graph_add_op (g, "adds", PLX_IR_ADD, in_s, 2, &sum, 1, &dev, 1);
+  plx_ir_graph_add_op (g, "loss", PLX_IR_LOSS, in_l, 2, &l, 1, &dev, 1);
+  sp = plx_fuse_space_new (g);
+  g_assert_cmpuint (sp->n_edges, ==, 5);
+  plan = plx_fuse_plan_new (sp);
+  plx_fuse_plan_fuse_all (plan);
+  f = plx_fuse_apply (sp, plan, &kernels, group);
+  g_assert_nonnull (f);
+  g_assert_cmpuint (kernels, ==, 2);
+  for (guint e = 0; e < 5; e++)
+    g_assert_cmpint (plan->fuse[e], ==, want[e]);
+  g_assert_cmpuint (group[0], ==, group[4]);                           /* relu, adda */
+  g_assert_true (group[5] == group[6] && group[6] == group[7]);       /* addb, adds, loss */
+  g_assert_cmpuint (group[1], ==, 1);                                  /* tanh alone */
+  g_assert_true (plx_ir_graph_check (f, "cross", &error));
+  g_assert_no_error (error);
+  g_assert_true (plx_ir_simulate (f, c, &run, &error));
+  plx_ir_run_clear (&run);
+}
+
+static void
+test_batch_norm_sweep (void)
+{
+  /* A batch norm fused with the ReLU after it still reads x twice (its statistics
+   * span the batch): x in, r out, and x again, each [8, 16, 16, 16] bf16 = 65,536 B:
+   * 3 x 65,536 B at 1e12 B/s, where the two ops apart move x twice and y (the norm),
+   * y and r (the ReLU): 5 x 65,536 B. A mean reduced and then added does not fuse:
+   * the mean is whole only at the reduction's end. */
+  g_autoptr (PlxIrGraph) g = plx_ir_graph_new (1);
+  gint64 shape[4] = { 8, 16, 16, 16 }, row[2] = { 64, 64 }, col[2] = { 64, 1 };
+  guint dev = 0;
+  guint x = plx_ir_graph_add_tensor (g, "x", 4, shape, PLX_DTYPE_BF16, PLX_IR_ROLE_DATA);
+  guint y = plx_ir_graph_add_tensor (g, "y", 4, shape, PLX_DTYPE_BF16, PLX_IR_ROLE_DATA);
+  guint r = plx_ir_graph_add_tensor (g, "r", 4, shape, PLX_DTYPE_BF16, PLX_IR_ROLE_DATA);
+  guint u = plx_ir_graph_add_tensor (g, "u", 2, row, PLX_DTYPE_BF16, PLX_IR_ROLE_DATA);
+  guint mu = plx_ir_graph_add_tensor (g, "mu", 2, col, PLX_DTYPE_BF16, PLX_IR_ROLE_DATA);
+  guint v = plx_ir_graph_add_tensor (g, "v", 2, row, PLX_DTYPE_BF16, PLX_IR_ROLE_DATA);
+  guint uv[2] = { u, mu };
+  g_autoptr (PlxFuseSpace) sp = NULL;
+  g_autoptr (PlxFusePlan) plan = NULL;
+  g_autoptr (PlxIrGraph) f = NULL;
+  g_autoptr (PlxCluster) c = ideal_cluster ();
+  PlxIrOp *mean;
+
+  plx_ir_graph_add_op (g, "bn", PLX_IR_BATCH_NORM, &x, 1, &y, 1, &dev, 1);
+  plx_ir_graph_add_op (g, "relu", PLX_IR_RELU, &y, 1, &r, 1, &dev, 1);
+  mean = plx_ir_graph_add_op (g, "mean", PLX_IR_REDUCE_MEAN, &u, 1, &mu, 1, &dev, 1);
+  mean->axis = 1;
+  plx_ir_graph_add_op (g, "add", PLX_IR_ADD, uv, 2, &v, 1, &dev, 1);
+  sp = plx_fuse_space_new (g);
+  g_assert_cmpuint (sp->n_edges, ==, 1);
+  g_assert_cmpfloat_with_epsilon (plx_ir_op_time (g, g->ops->pdata[0], c) + plx_ir_op_time (g, g->ops->pdata[1], c),
+                                  5 * 65536 / 1e12, 1e-18);
+  plan = plx_fuse_plan_new (sp);
+  plx_fuse_plan_fuse_all (plan);
+  f = plx_fuse_apply (sp, plan, NULL, NULL);
+  g_assert_cmpfloat_with_epsilon (plx_ir_op_time (f, op_named (f, "fused:bn"), c), 3 * 65536 / 1e12, 1e-18);
 }
 
 static void
@@ -277,7 +378,7 @@ check_search (const char *graph, guint dp, const PlxCluster *c, guint budget)
   g_assert_cmpfloat (r.ideal_s, >, 0.0);
   /* 7 baselines and seeds, the search's budget (one over at most), 3 for the bound. */
   g_assert_cmpuint (r.simulations, <=, 7 + budget + 1 + 3);
-  f = plx_fuse_apply (s, r.plan, NULL);
+  f = plx_fuse_apply (s, r.plan, NULL, NULL);
   g_assert_true (plx_ir_simulate (f, c, &run, &error));
   g_assert_cmpfloat_with_epsilon (run.makespan_s, r.step_s, 1e-12 * r.step_s);
   plx_ir_run_clear (&run);
@@ -310,6 +411,8 @@ main (int argc, char **argv)
   g_test_add_func ("/fuse/bucket", test_bucket);
   g_test_add_func ("/fuse/ddp-buckets", test_ddp_buckets);
   g_test_add_func ("/fuse/convexity", test_convexity);
+  g_test_add_func ("/fuse/cross-groups", test_cross_groups);
+  g_test_add_func ("/fuse/batch-norm-sweep", test_batch_norm_sweep);
   g_test_add_func ("/fuse/search-bounds", test_search_bounds);
   return g_test_run ();
 }
