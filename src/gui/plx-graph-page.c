@@ -1,7 +1,9 @@
 /* The window's page for a graph or ONNX model (plx-graph-page.h). The program is
  * what `parallax-cli simulate --model FILE --dp .. --tp .. --pp ..` runs: the
  * backward pass and optimizer written (plx_ir_training_graph), spread
- * (plx_ir_parallelize), simulated (plx_ir_simulate), drawn (plx_ir_run_charts). */
+ * (plx_ir_parallelize), simulated (plx_ir_simulate), drawn (plx_ir_run_charts).
+ * A data-parallel program may be fused first (plx-ir-fuse.h), as `parallax-cli fuse`
+ * searches it. */
 #include <string.h>
 
 #include <glib/gi18n.h>
@@ -9,6 +11,21 @@
 #include "plx-chart-view.h"
 #include "plx-format.h"
 #include "plx-graph-page.h"
+
+#define MIB 1048576.0
+/* plx_fuse_search's budget, as `parallax-cli fuse` spends it: a few seconds on GPT-2. */
+#define FUSE_SIMULATIONS 2000
+/* A run shorter than this shows no busy sign: it would only flicker. */
+#define BUSY_DELAY_MS 250
+
+/* The Fusion dropdown's items. */
+typedef enum
+{
+  FUSION_NONE,
+  FUSION_DDP,          /* PyTorch DDP's buckets: the first 1 MiB, then 25 MiB */
+  FUSION_ELEMENTWISE,  /* every chain of memory-bound ops one kernel */
+  FUSION_SEARCHED,     /* DisCo's joint search (plx_fuse_search) */
+} Fusion;
 
 /* The forward graph, shared by the page and the jobs computing from it: a job may
  * outlive the graph the page has moved on from. */
@@ -36,6 +53,7 @@ typedef struct
   Forward           *forward;
   PlxIrParallel      par;
   PlxIrOptimizerKind optimizer;
+  Fusion             fusion;
   PlxCluster        *cluster;
   char              *source;
   guint              generation;
@@ -50,6 +68,26 @@ job_free (Job *job)
   g_free (job);
 }
 
+/* What a job hands back: the run, and what fusion did to the program. */
+typedef struct
+{
+  PlxResult *result;
+  Fusion     fusion;
+  guint      kernels;       /* fused groups of two or more ops */
+  guint      gradients;     /* gradient all-reduces before fusion */
+  guint      all_reduces;   /* and after: the buckets */
+  double     unfused_s;     /* the step with nothing fused */
+} Computed;
+
+static void
+computed_free (Computed *c)
+{
+  g_clear_pointer (&c->result, plx_result_unref);
+  g_free (c);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Computed, computed_free)
+
 struct _PlxGraphPage
 {
   GtkBox        parent_instance;
@@ -57,7 +95,10 @@ struct _PlxGraphPage
   GtkLabel     *numbers;
   GtkLabel     *error;
   GtkSpinButton *dp, *tp, *pp, *micro_batches, *chunks;
-  GtkDropDown  *schedule, *optimizer;
+  GtkDropDown  *schedule, *optimizer, *fusion;
+  GtkWidget    *status;      /* a spinner and what runs, while it runs */
+  GtkLabel     *status_text;
+  guint         status_timeout;
   GtkEntry     *sizes;       /* an ONNX model's symbolic sizes: "batch=8, sequence=1024" */
   PlxChartView *timeline, *memory;
   Forward      *forward;
@@ -66,6 +107,7 @@ struct _PlxGraphPage
   PlxResult    *result;
   guint         generation;  /* of the controls' latest values */
   gboolean      busy, pending;
+  Fusion        running;     /* what the running job fuses */
   GStrv         fact_rows;   /* title, value, title, value, ... for the model panel */
 };
 
@@ -75,9 +117,56 @@ enum { LOADED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void start (PlxGraphPage *self);
+static void show_busy (PlxGraphPage *self);
 static void on_sizes_activate (PlxGraphPage *self);
 
 /* ---- the worker --------------------------------------------------------------- */
+
+/* Fusion is defined on data-parallel programs (DisCo's setting; `parallax-cli fuse`
+ * refuses --tp, --pp and --micro-batches). */
+static gboolean
+fusion_applies (const PlxIrParallel *par)
+{
+  return par->tp == 1 && par->pp == 1 && par->micro_batches == 1;
+}
+
+/* `program` with the job's fusion applied (a new program), and what it did in `c`;
+ * NULL with `error` set if the unfused program does not run. */
+static PlxIrGraph *
+fuse (const Job *job, const PlxIrGraph *program, Computed *c, GError **error)
+{
+  g_autoptr (PlxFuseSpace) space = plx_fuse_space_new (program);
+  g_autoptr (PlxFusePlan) plan = NULL;
+  PlxIrGraph *fused;
+
+  if (job->fusion == FUSION_SEARCHED)
+    {
+      PlxFuseResult found;
+      if (!plx_fuse_search (program, job->cluster, FUSE_SIMULATIONS, &found, error))
+        return NULL;
+      plan = plx_fuse_plan_copy (found.plan);
+      c->unfused_s = found.none_s;
+      plx_fuse_result_clear (&found);
+    }
+  else
+    {
+      PlxIrRun run;
+      if (!plx_ir_simulate_timing (program, job->cluster, &run, error))
+        return NULL;
+      c->unfused_s = run.makespan_s;
+      plx_ir_run_clear (&run);
+      plan = plx_fuse_plan_new (space);
+      if (job->fusion == FUSION_DDP)
+        plx_fuse_plan_buckets_by_size (space, plan, MIB, 25.0 * MIB);
+      else
+        plx_fuse_plan_fuse_all (plan);
+    }
+  fused = plx_fuse_apply (space, plan, &c->kernels);
+  c->gradients = space->n_grads;
+  for (guint i = 0; i < plan->n_grads; i++)
+    c->all_reduces += plan->cut[i] ? 1 : 0;
+  return fused;
+}
 
 static void
 compute (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
@@ -86,6 +175,7 @@ compute (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxIrGraph) training = plx_ir_training_graph (job->forward->graph, job->optimizer, job->source, &error);
   g_autoptr (PlxIrGraph) program = NULL;
+  g_autoptr (Computed) c = g_new0 (Computed, 1);
   PlxResult *r;
   PlxIrRun run;
 
@@ -93,6 +183,13 @@ compute (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
   (void) cancellable;
   if (training != NULL)
     program = plx_ir_parallelize (training, &job->par, job->cluster, job->source, &error);
+  c->fusion = program != NULL && fusion_applies (&job->par) ? job->fusion : FUSION_NONE;
+  if (c->fusion != FUSION_NONE)
+    {
+      PlxIrGraph *fused = fuse (job, program, c, &error);
+      g_clear_pointer (&program, plx_ir_graph_free);
+      program = fused;
+    }
   if (program == NULL || !plx_ir_simulate (program, job->cluster, &run, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -104,13 +201,38 @@ compute (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
   plx_ir_run_charts (program, &run, NULL, &r->timeline, &r->trace);
   plx_ir_run_report (program, &run, job->cluster, &r->report);
   plx_ir_run_clear (&run);
-  g_task_return_pointer (task, r, (GDestroyNotify) plx_result_unref);
+  c->result = r;
+  g_task_return_pointer (task, g_steal_pointer (&c), (GDestroyNotify) computed_free);
 }
 
 
-static void
-show_result (PlxGraphPage *self, PlxResult *r)
+/* "Fusion (searched): 74 kernels, 147 gradients in 7 all-reduces · 5.7 % faster than
+ * with none (253.28 ms)". */
+static char *
+describe_fusion (const Computed *c)
 {
+  static const char *const what[] = { NULL, N_("DDP buckets"), N_("every elementwise chain"),
+                                      N_("searched") };
+  g_autofree char *unfused = plx_format_time (c->unfused_s);
+  double step = c->result->report.step_time_s;
+  double gain = c->unfused_s > 0.0 ? (c->unfused_s - step) / c->unfused_s * 100.0 : 0.0;
+
+  if (gain >= 0.0)
+    /* TRANSLATORS: the fusion chosen; fused kernels; gradients; the all-reduces they
+     * travel in; how much shorter the step is than with nothing fused, and that step. */
+    return g_strdup_printf (_("Fusion (%s): %u kernels, %u gradients in %u all-reduces · %.1f %% faster than "
+                              "with none (%s)"),
+                            _(what[c->fusion]), c->kernels, c->gradients, c->all_reduces, gain, unfused);
+  /* TRANSLATORS: as above, when fusing made the step longer. */
+  return g_strdup_printf (_("Fusion (%s): %u kernels, %u gradients in %u all-reduces · %.1f %% slower than "
+                            "with none (%s)"),
+                          _(what[c->fusion]), c->kernels, c->gradients, c->all_reduces, -gain, unfused);
+}
+
+static void
+show_result (PlxGraphPage *self, const Computed *c)
+{
+  PlxResult *r = c->result;
   const PlxReport *rep = &r->report;
   g_autofree char *step = plx_format_time (rep->step_time_s);
   g_autofree char *peak = plx_format_bytes ((double) rep->peak_memory_bytes);
@@ -123,6 +245,13 @@ show_result (PlxGraphPage *self, PlxResult *r)
   text = g_strdup_printf (_("Step %s · %s samples/s · MFU %.1f %% · peak %s on GPU %u of %s usable: %s"), step,
                           rate, rep->mfu * 100.0, peak,
                           rep->reported_stage, usable, rep->fits_in_memory ? _("fits") : _("does not fit"));
+  if (c->fusion != FUSION_NONE)
+    {
+      g_autofree char *fusion = describe_fusion (c);
+      char *both = g_strconcat (text, "\n", fusion, NULL);
+      g_free (text);
+      text = both;
+    }
   gtk_label_set_text (self->numbers, text);
   g_clear_pointer (&self->result, plx_result_unref);
   self->result = plx_result_ref (r);
@@ -149,20 +278,21 @@ on_computed (GObject *source, GAsyncResult *res, gpointer data)
   PlxGraphPage *self = PLX_GRAPH_PAGE (source);
   Job *job = g_task_get_task_data (G_TASK (res));
   g_autoptr (GError) error = NULL;
-  g_autoptr (PlxResult) r = g_task_propagate_pointer (G_TASK (res), &error);
+  g_autoptr (Computed) c = g_task_propagate_pointer (G_TASK (res), &error);
 
   (void) data;
   self->busy = FALSE;
   /* Only the controls' latest values are shown; newer ones start now. */
   if (job->generation == self->generation && job->forward == self->forward)
     {
-      if (r != NULL)
-        show_result (self, r);
+      if (c != NULL)
+        show_result (self, c);
       else
         show_error (self, error->message);
     }
   if (self->pending)
     start (self);
+  show_busy (self);
 }
 
 static void
@@ -203,17 +333,74 @@ start (PlxGraphPage *self)
       break;
     }
   job->optimizer = gtk_drop_down_get_selected (self->optimizer) == 1 ? PLX_IR_OPTIMIZER_SGD : PLX_IR_OPTIMIZER_ADAM;
+  job->fusion = (Fusion) gtk_drop_down_get_selected (self->fusion);
+  self->running = fusion_applies (&job->par) ? job->fusion : FUSION_NONE;
   job->cluster = plx_cluster_copy (self->cluster);
   job->source = g_strdup (self->path);
   job->generation = self->generation;
   task = g_task_new (self, NULL, on_computed, NULL);
   g_task_set_task_data (task, job, (GDestroyNotify) job_free);
   g_task_run_in_thread (task, compute);
+  show_busy (self);
+}
+
+/* ---- busy ------------------------------------------------------------------------ */
+
+static gboolean
+on_status_timeout (gpointer data)
+{
+  PlxGraphPage *self = data;
+
+  self->status_timeout = 0;
+  gtk_label_set_text (self->status_text, self->running == FUSION_SEARCHED
+                                           ? _("Searching fusion plans (up to 2000 simulations)…")
+                                           : _("Simulating…"));
+  gtk_widget_set_visible (self->status, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
+/* A spinner and what runs, once a run has taken a moment; gone when it is done. */
+static void
+show_busy (PlxGraphPage *self)
+{
+  if (!self->busy)
+    {
+      g_clear_handle_id (&self->status_timeout, g_source_remove);
+      gtk_widget_set_visible (self->status, FALSE);
+      return;
+    }
+  if (gtk_widget_get_visible (self->status))
+    on_status_timeout (self);
+  else if (self->status_timeout == 0)
+    self->status_timeout = g_timeout_add (BUSY_DELAY_MS, on_status_timeout, self);
+}
+
+/* Fusion is offered for a data-parallel run only; otherwise it says why, and a
+ * choice made falls back to None so the numbers never claim a fusion not made. */
+static void
+update_fusion_sensitivity (PlxGraphPage *self)
+{
+  PlxIrParallel par = { 0 };
+  gboolean dp_only;
+
+  par.tp = (guint) gtk_spin_button_get_value_as_int (self->tp);
+  par.pp = (guint) gtk_spin_button_get_value_as_int (self->pp);
+  par.micro_batches = (guint) gtk_spin_button_get_value_as_int (self->micro_batches);
+  dp_only = fusion_applies (&par);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->fusion), dp_only);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->fusion),
+                               dp_only ? NULL
+                                       : _("Fusion is for data-parallel runs: set tensor parallel, pipeline "
+                                           "stages and micro-batches to 1"));
+  if (!dp_only && gtk_drop_down_get_selected (self->fusion) != FUSION_NONE)
+    gtk_drop_down_set_selected (self->fusion, FUSION_NONE);
 }
 
 static void
 on_control_changed (PlxGraphPage *self)
 {
+  if (self->fusion != NULL)
+    update_fusion_sensitivity (self);
   self->generation++;
   start (self);
 }
@@ -271,6 +458,7 @@ plx_graph_page_dispose (GObject *object)
 {
   PlxGraphPage *self = PLX_GRAPH_PAGE (object);
 
+  g_clear_handle_id (&self->status_timeout, g_source_remove);
   g_clear_pointer (&self->forward, forward_unref);
   g_clear_pointer (&self->cluster, plx_cluster_free);
   g_clear_pointer (&self->result, plx_result_unref);
@@ -294,6 +482,9 @@ plx_graph_page_init (PlxGraphPage *self)
   static const char *const schedules[] = { "1F1B", "GPipe", N_("Interleaved 1F1B"), NULL };
   const char *schedule_labels[G_N_ELEMENTS (schedules)];
   static const char *const optimizers[] = { "Adam", "SGD", NULL };
+  static const char *const fusions[] = { N_("None"), N_("DDP buckets (25 MiB)"), N_("Every elementwise chain"),
+                                         N_("Searched (DisCo)"), NULL };
+  const char *fusion_labels[G_N_ELEMENTS (fusions)];
   GtkWidget *flow = gtk_flow_box_new ();
   GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
 
@@ -325,6 +516,10 @@ plx_graph_page_init (PlxGraphPage *self)
   gtk_widget_set_sensitive (GTK_WIDGET (self->chunks), FALSE);
   g_signal_connect_swapped (self->schedule, "notify::selected", G_CALLBACK (on_schedule_changed), self);
   self->optimizer = choice (self, flow, _("_Optimizer"), "optimizer", optimizers);
+  for (guint i = 0; i < G_N_ELEMENTS (fusions); i++)
+    fusion_labels[i] = fusions[i] != NULL ? _(fusions[i]) : NULL;
+  self->fusion = choice (self, flow, _("_Fusion"), "fusion", fusion_labels);
+  update_fusion_sensitivity (self);
   self->sizes = GTK_ENTRY (gtk_entry_new ());
   gtk_widget_set_name (GTK_WIDGET (self->sizes), "sizes");
   gtk_entry_set_placeholder_text (self->sizes, "batch=8, sequence=1024");
@@ -340,6 +535,17 @@ plx_graph_page_init (PlxGraphPage *self)
   gtk_label_set_selectable (self->numbers, TRUE);
   gtk_widget_add_css_class (GTK_WIDGET (self->numbers), "heading");
   gtk_box_append (GTK_BOX (self), GTK_WIDGET (self->numbers));
+  self->status = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  {
+    GtkWidget *spinner = gtk_spinner_new ();
+    gtk_spinner_set_spinning (GTK_SPINNER (spinner), TRUE);
+    gtk_box_append (GTK_BOX (self->status), spinner);
+  }
+  self->status_text = GTK_LABEL (gtk_label_new (NULL));
+  gtk_widget_add_css_class (GTK_WIDGET (self->status_text), "dim-label");
+  gtk_box_append (GTK_BOX (self->status), GTK_WIDGET (self->status_text));
+  gtk_widget_set_visible (self->status, FALSE);
+  gtk_box_append (GTK_BOX (self), self->status);
   self->error = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_xalign (self->error, 0.0);
   gtk_label_set_wrap (self->error, TRUE);
@@ -542,7 +748,7 @@ plx_graph_page_get_control (PlxGraphPage *self,
 {
   GtkWidget *controls[] = { GTK_WIDGET (self->dp), GTK_WIDGET (self->tp), GTK_WIDGET (self->pp),
                             GTK_WIDGET (self->micro_batches), GTK_WIDGET (self->schedule),
-                            GTK_WIDGET (self->chunks), GTK_WIDGET (self->optimizer) };
+                            GTK_WIDGET (self->chunks), GTK_WIDGET (self->optimizer), GTK_WIDGET (self->fusion) };
 
   for (guint i = 0; i < G_N_ELEMENTS (controls); i++)
     if (g_str_equal (gtk_widget_get_name (controls[i]), name))

@@ -2,8 +2,9 @@
  * ONNX file (docs/graph-format.md): the graph's facts, its data, tensor and pipeline
  * parallel degrees, micro-batches, schedule and optimizer as controls, and the run
  * of its distributed program on the scenario's cluster as numbers, a timeline (a
- * row per GPU) and memory per GPU. Computed off the UI thread; a change while one
- * runs replaces what comes after it. */
+ * row per GPU) and memory per GPU; a data-parallel program fused as chosen (DDP's
+ * buckets, every elementwise chain, or DisCo's search). Computed off the UI thread; a
+ * change while one runs replaces what comes after it. */
 #pragma once
 
 #include <adwaita.h>
@@ -27,7 +28,7 @@ void        plx_graph_page_set_cluster (PlxGraphPage     *self,
                                         const PlxCluster *cluster);
 const char *plx_graph_page_get_path (PlxGraphPage *self);
 /* The controls, by name: "dp", "tp", "pp", "micro-batches", "chunks" (GtkSpinButton),
- * "schedule", "optimizer" (GtkDropDown). */
+ * "schedule", "optimizer", "fusion" (GtkDropDown). */
 GtkWidget  *plx_graph_page_get_control (PlxGraphPage *self,
                                         const char   *name);
 /* What the labels say: the graph's facts, the run's numbers, the last error (NULL
