@@ -11,12 +11,19 @@
 #include "plx-chart-view.h"
 #include "plx-format.h"
 #include "plx-graph-page.h"
+#include "plx-partition-view.h"
+#include "plx-tooltip.h"
 
 #define MIB 1048576.0
 /* plx_fuse_search's budget, as `parallax-cli fuse` spends it: a few seconds on GPT-2. */
 #define FUSE_SIMULATIONS 2000
 /* A run shorter than this shows no busy sign: it would only flicker. */
 #define BUSY_DELAY_MS 250
+/* Stage boundaries by hand: one spin button per boundary, for up to this many parts. */
+#define MAX_HAND_CHUNKS 64
+
+/* The Split dropdown's items: plx_ir_parallelize's PLX_IR_SPLIT_*. */
+enum { SPLIT_NEAREST, SPLIT_OPTIMAL, SPLIT_BY_HAND };
 
 /* The Fusion dropdown's items. */
 typedef enum
@@ -57,11 +64,13 @@ typedef struct
   PlxCluster        *cluster;
   char              *source;
   guint              generation;
+  guint             *chunk_first;   /* PLX_IR_SPLIT_GIVEN's, owned */
 } Job;
 
 static void
 job_free (Job *job)
 {
+  g_free (job->chunk_first);
   forward_unref (job->forward);
   plx_cluster_free (job->cluster);
   g_free (job->source);
@@ -77,11 +86,14 @@ typedef struct
   guint      gradients;     /* gradient all-reduces before fusion */
   guint      all_reduces;   /* and after: the buckets */
   double     unfused_s;     /* the step with nothing fused */
+  guint     *firsts;        /* each chunk's first forward op (n_chunks), or NULL */
+  guint      n_chunks, pp;
 } Computed;
 
 static void
 computed_free (Computed *c)
 {
+  g_free (c->firsts);
   g_clear_pointer (&c->result, plx_result_unref);
   g_free (c);
 }
@@ -95,7 +107,15 @@ struct _PlxGraphPage
   GtkLabel     *numbers;
   GtkLabel     *error;
   GtkSpinButton *dp, *tp, *pp, *micro_batches, *chunks;
-  GtkDropDown  *schedule, *optimizer, *fusion;
+  GtkDropDown  *schedule, *optimizer, *fusion, *split;
+  GtkWidget    *bounds_row;  /* "Stage starts": a spin button per boundary, by hand */
+  GtkWidget    *bounds_label;
+  GtkWidget    *bounds;
+  GPtrArray    *bound_spins;
+  guint        *shown_firsts; /* the split of the run on show, to start editing from */
+  guint         shown_chunks;
+  GtkStack     *views;
+  PlxPartitionView *partition;
   GtkWidget    *status;      /* a spinner and what runs, while it runs */
   GtkLabel     *status_text;
   guint         status_timeout;
@@ -183,6 +203,15 @@ compute (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
   (void) cancellable;
   if (training != NULL)
     program = plx_ir_parallelize (training, &job->par, job->cluster, job->source, &error);
+  if (program != NULL)
+    {
+      /* Where the forward ops were cut, for the partition view. */
+      c->pp = job->par.pp;
+      c->n_chunks = job->par.pp * MAX (job->par.virtual_stages, 1u);
+      c->firsts = g_new (guint, c->n_chunks);
+      if (!plx_ir_split_firsts (training, &job->par, job->cluster, c->firsts, job->source, NULL))
+        g_clear_pointer (&c->firsts, g_free);
+    }
   c->fusion = program != NULL && fusion_applies (&job->par) ? job->fusion : FUSION_NONE;
   if (c->fusion != FUSION_NONE)
     {
@@ -229,6 +258,31 @@ describe_fusion (const Computed *c)
                           _(what[c->fusion]), c->kernels, c->gradients, c->all_reduces, -gain, unfused);
 }
 
+/* The forward ops coloured by stage: op i is in the last chunk starting at or
+ * before it, on stage chunk % pp. */
+static void
+show_partition (PlxGraphPage *self, const Computed *c)
+{
+  const PlxIrGraph *g = self->forward->graph;
+  g_autofree guint *stage = g_new0 (guint, MAX (g->ops->len, 1));
+
+  if (c->firsts != NULL)
+    for (guint i = 0, k = 0; i < g->ops->len; i++)
+      {
+        while (k + 1 < c->n_chunks && c->firsts[k + 1] <= i)
+          k++;
+        stage[i] = k % c->pp;
+      }
+  plx_partition_view_set (self->partition, g, stage, c->firsts != NULL ? c->pp : 1);
+  g_clear_pointer (&self->shown_firsts, g_free);
+  self->shown_chunks = 0;
+  if (c->firsts != NULL)
+    {
+      self->shown_firsts = g_memdup2 (c->firsts, c->n_chunks * sizeof (guint));
+      self->shown_chunks = c->n_chunks;
+    }
+}
+
 static void
 show_result (PlxGraphPage *self, const Computed *c)
 {
@@ -253,6 +307,7 @@ show_result (PlxGraphPage *self, const Computed *c)
       text = both;
     }
   gtk_label_set_text (self->numbers, text);
+  show_partition (self, c);
   g_clear_pointer (&self->result, plx_result_unref);
   self->result = plx_result_ref (r);
   plx_chart_view_set_error (self->timeline, NULL);
@@ -295,11 +350,65 @@ on_computed (GObject *source, GAsyncResult *res, gpointer data)
   show_busy (self);
 }
 
+/* Model chunks the forward ops are cut into: pp, times the chunks per stage when
+ * interleaved. */
+static guint
+n_chunks (PlxGraphPage *self)
+{
+  guint pp = (guint) gtk_spin_button_get_value_as_int (self->pp);
+  gboolean interleaved = gtk_drop_down_get_selected (self->schedule) == 2;
+
+  return pp * (interleaved ? (guint) gtk_spin_button_get_value_as_int (self->chunks) : 1u);
+}
+
+/* The boundaries typed by hand as each chunk's first op (0 first); NULL with an error
+ * naming the boundary and its value if they do not increase within the ops. */
+static guint *
+hand_firsts (PlxGraphPage *self, GError **error)
+{
+  guint k = n_chunks (self), n_ops = self->forward->graph->ops->len;
+  gboolean interleaved = k > (guint) gtk_spin_button_get_value_as_int (self->pp);
+  g_autofree guint *first = g_new0 (guint, k);
+
+  if (k > MAX_HAND_CHUNKS || self->bound_spins->len + 1 != k)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                   _("Stage boundaries by hand: %u stages (model chunks) are more than the %u this page takes; "
+                     "choose Nearest or Optimal"), k, MAX_HAND_CHUNKS);
+      return NULL;
+    }
+  for (guint b = 1; b < k; b++)
+    {
+      gint v = gtk_spin_button_get_value_as_int (self->bound_spins->pdata[b - 1]);
+      if (v < 1 || (guint) v >= n_ops)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                       interleaved ? _("Chunk %u's first op %d is outside 1 to %u (the graph's forward ops)")
+                                   : _("Stage %u's first op %d is outside 1 to %u (the graph's forward ops)"),
+                       b, v, n_ops - 1);
+          return NULL;
+        }
+      if ((guint) v <= first[b - 1])
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                       interleaved ? _("Chunk %u's first op %d is not after chunk %u's (%u): each boundary must be "
+                                       "further on than the one before")
+                                   : _("Stage %u's first op %d is not after stage %u's (%u): each boundary must be "
+                                       "further on than the one before"),
+                       b, v, b - 1, first[b - 1]);
+          return NULL;
+        }
+      first[b] = (guint) v;
+    }
+  return g_steal_pointer (&first);
+}
+
 static void
 start (PlxGraphPage *self)
 {
   Job *job;
   g_autoptr (GTask) task = NULL;
+  g_autofree guint *firsts = NULL;
 
   if (self->forward == NULL || self->cluster == NULL)
     {
@@ -312,6 +421,18 @@ start (PlxGraphPage *self)
       return;
     }
   self->pending = FALSE;
+  if (gtk_drop_down_get_selected (self->split) == SPLIT_BY_HAND && n_chunks (self) > 1)
+    {
+      g_autoptr (GError) error = NULL;
+      firsts = hand_firsts (self, &error);
+      if (firsts == NULL)
+        {
+          /* Said, and nothing run: the last good run stays, greyed. */
+          self->generation++;
+          show_error (self, error->message);
+          return;
+        }
+    }
   self->busy = TRUE;
   job = g_new0 (Job, 1);
   job->forward = g_atomic_rc_box_acquire (self->forward);
@@ -334,6 +455,14 @@ start (PlxGraphPage *self)
     }
   job->optimizer = gtk_drop_down_get_selected (self->optimizer) == 1 ? PLX_IR_OPTIMIZER_SGD : PLX_IR_OPTIMIZER_ADAM;
   job->fusion = (Fusion) gtk_drop_down_get_selected (self->fusion);
+  job->par.split = gtk_drop_down_get_selected (self->split) == SPLIT_OPTIMAL ? PLX_IR_SPLIT_OPTIMAL
+                                                                          : PLX_IR_SPLIT_NEAREST;
+  if (gtk_drop_down_get_selected (self->split) == SPLIT_BY_HAND && n_chunks (self) > 1)
+    {
+      job->par.split = PLX_IR_SPLIT_GIVEN;
+      job->chunk_first = g_steal_pointer (&firsts);
+      job->par.chunk_first = job->chunk_first;
+    }
   self->running = fusion_applies (&job->par) ? job->fusion : FUSION_NONE;
   job->cluster = plx_cluster_copy (self->cluster);
   job->source = g_strdup (self->path);
@@ -375,8 +504,9 @@ show_busy (PlxGraphPage *self)
     self->status_timeout = g_timeout_add (BUSY_DELAY_MS, on_status_timeout, self);
 }
 
-/* Fusion is offered for a data-parallel run only; otherwise it says why, and a
- * choice made falls back to None so the numbers never claim a fusion not made. */
+/* Fusion is offered for a data-parallel run only; otherwise it says why (only then:
+ * over an open list a tooltip would hide its items), and a choice made falls back
+ * to None so the numbers never claim a fusion not made. */
 static void
 update_fusion_sensitivity (PlxGraphPage *self)
 {
@@ -396,11 +526,89 @@ update_fusion_sensitivity (PlxGraphPage *self)
     gtk_drop_down_set_selected (self->fusion, FUSION_NONE);
 }
 
+/* A spin button's tooltip names the op it starts its stage with. */
+static void
+name_bound (PlxGraphPage *self, GtkSpinButton *spin, guint b)
+{
+  gint v = gtk_spin_button_get_value_as_int (spin);
+  const PlxIrGraph *g = self->forward != NULL ? self->forward->graph : NULL;
+  gboolean interleaved = n_chunks (self) > (guint) gtk_spin_button_get_value_as_int (self->pp);
+  g_autofree char *text = NULL;
+
+  if (g != NULL && v >= 0 && (guint) v < g->ops->len)
+    text = g_strdup_printf (interleaved ? _("Chunk %u starts with op %d, %s") : _("Stage %u starts with op %d, %s"), b,
+                            v, ((const PlxIrOp *) g->ops->pdata[v])->name);
+  plx_tooltip_set (GTK_WIDGET (spin), text, FALSE);
+}
+
+static void
+on_bound_changed (GtkSpinButton *spin, PlxGraphPage *self)
+{
+  guint b = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (spin), "boundary"));
+
+  name_bound (self, spin, b);
+  self->generation++;
+  start (self);
+}
+
+/* One spin button per boundary (the first op of stage 1, 2, ...), starting from the
+ * split on show when it has as many, else from an even split of the ops. */
+static void
+rebuild_bounds (PlxGraphPage *self, guint k)
+{
+  guint n_ops = self->forward != NULL ? self->forward->graph->ops->len : 0;
+  gboolean interleaved = k > (guint) gtk_spin_button_get_value_as_int (self->pp);
+
+  gtk_label_set_text_with_mnemonic (GTK_LABEL (self->bounds_label),
+                                    interleaved ? _("Chunk starts (op inde_x)") : _("Stage starts (op inde_x)"));
+  if (self->bound_spins->len + 1 == k && n_ops > 0 &&
+      gtk_adjustment_get_upper (gtk_spin_button_get_adjustment (self->bound_spins->pdata[0])) + 1 == n_ops)
+    return;
+  while (gtk_widget_get_first_child (self->bounds) != NULL)
+    gtk_flow_box_remove (GTK_FLOW_BOX (self->bounds), gtk_widget_get_first_child (self->bounds));
+  g_ptr_array_set_size (self->bound_spins, 0);
+  if (k < 2 || k > MAX_HAND_CHUNKS || n_ops < k)
+    return;
+  for (guint b = 1; b < k; b++)
+    {
+      GtkWidget *spin = gtk_spin_button_new_with_range (1.0, n_ops - 1, 1.0);
+      g_autofree char *name = g_strdup_printf ("boundary-%u", b);
+      guint v = self->shown_chunks == k && self->shown_firsts != NULL ? self->shown_firsts[b]
+                                                                        : (guint) ((guint64) b * n_ops / k);
+      gtk_widget_set_name (spin, name);
+      gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
+      gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), v);
+      g_object_set_data (G_OBJECT (spin), "boundary", GUINT_TO_POINTER (b));
+      name_bound (self, GTK_SPIN_BUTTON (spin), b);
+      g_signal_connect (spin, "value-changed", G_CALLBACK (on_bound_changed), self);
+      gtk_flow_box_append (GTK_FLOW_BOX (self->bounds), spin);
+      g_ptr_array_add (self->bound_spins, spin);
+    }
+  gtk_label_set_mnemonic_widget (GTK_LABEL (self->bounds_label), self->bound_spins->pdata[0]);
+}
+
+/* The split is a choice only with two or more stages; by hand, the boundaries show. */
+static void
+update_split_controls (PlxGraphPage *self)
+{
+  guint k = n_chunks (self);
+  gboolean by_hand = gtk_drop_down_get_selected (self->split) == SPLIT_BY_HAND;
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->split), k > 1);
+  /* Said only while greyed: over an open list a tooltip would hide its items. */
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->split), k > 1 ? NULL : _("The split needs two or more pipeline stages"));
+  if (by_hand && k > 1)
+    rebuild_bounds (self, k);
+  gtk_widget_set_visible (self->bounds_row, by_hand && k > 1);
+}
+
 static void
 on_control_changed (PlxGraphPage *self)
 {
   if (self->fusion != NULL)
     update_fusion_sensitivity (self);
+  if (self->bounds_row != NULL)
+    update_split_controls (self);
   self->generation++;
   start (self);
 }
@@ -459,6 +667,8 @@ plx_graph_page_dispose (GObject *object)
   PlxGraphPage *self = PLX_GRAPH_PAGE (object);
 
   g_clear_handle_id (&self->status_timeout, g_source_remove);
+  g_clear_pointer (&self->bound_spins, g_ptr_array_unref);
+  g_clear_pointer (&self->shown_firsts, g_free);
   g_clear_pointer (&self->forward, forward_unref);
   g_clear_pointer (&self->cluster, plx_cluster_free);
   g_clear_pointer (&self->result, plx_result_unref);
@@ -485,6 +695,8 @@ plx_graph_page_init (PlxGraphPage *self)
   static const char *const fusions[] = { N_("None"), N_("DDP buckets (25 MiB)"), N_("Every elementwise chain"),
                                          N_("Searched (DisCo)"), NULL };
   const char *fusion_labels[G_N_ELEMENTS (fusions)];
+  static const char *const splits[] = { N_("Nearest"), N_("Optimal (chain DP)"), N_("By hand"), NULL };
+  const char *split_labels[G_N_ELEMENTS (splits)];
   GtkWidget *flow = gtk_flow_box_new ();
   GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
 
@@ -520,6 +732,9 @@ plx_graph_page_init (PlxGraphPage *self)
     fusion_labels[i] = fusions[i] != NULL ? _(fusions[i]) : NULL;
   self->fusion = choice (self, flow, _("_Fusion"), "fusion", fusion_labels);
   update_fusion_sensitivity (self);
+  for (guint i = 0; i < G_N_ELEMENTS (splits); i++)
+    split_labels[i] = splits[i] != NULL ? _(splits[i]) : NULL;
+  self->split = choice (self, flow, _("S_plit"), "split", split_labels);
   self->sizes = GTK_ENTRY (gtk_entry_new ());
   gtk_widget_set_name (GTK_WIDGET (self->sizes), "sizes");
   gtk_entry_set_placeholder_text (self->sizes, "batch=8, sequence=1024");
@@ -528,6 +743,22 @@ plx_graph_page_init (PlxGraphPage *self)
   g_signal_connect_swapped (self->sizes, "activate", G_CALLBACK (on_sizes_activate), self);
   gtk_flow_box_append (GTK_FLOW_BOX (flow), labelled (_("Si_zes"), GTK_WIDGET (self->sizes)));
   gtk_box_append (GTK_BOX (self), flow);
+
+  self->bound_spins = g_ptr_array_new ();
+  self->bounds_row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  self->bounds_label = gtk_label_new (NULL);
+  gtk_widget_set_valign (self->bounds_label, GTK_ALIGN_START);
+  gtk_widget_set_margin_top (self->bounds_label, 8);
+  gtk_box_append (GTK_BOX (self->bounds_row), self->bounds_label);
+  self->bounds = gtk_flow_box_new ();
+  gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (self->bounds), GTK_SELECTION_NONE);
+  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (self->bounds), 16);
+  gtk_flow_box_set_homogeneous (GTK_FLOW_BOX (self->bounds), TRUE);
+  gtk_widget_set_hexpand (self->bounds, TRUE);
+  gtk_box_append (GTK_BOX (self->bounds_row), self->bounds);
+  gtk_widget_set_visible (self->bounds_row, FALSE);
+  gtk_box_append (GTK_BOX (self), self->bounds_row);
+  update_split_controls (self);
 
   self->numbers = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_xalign (self->numbers, 0.0);
@@ -564,7 +795,21 @@ plx_graph_page_init (PlxGraphPage *self)
   gtk_paned_set_shrink_start_child (GTK_PANED (paned), FALSE);
   gtk_paned_set_shrink_end_child (GTK_PANED (paned), FALSE);
   gtk_widget_set_vexpand (paned, TRUE);
-  gtk_box_append (GTK_BOX (self), paned);
+
+  /* The run, or the partition of the graph it ran. */
+  self->views = GTK_STACK (gtk_stack_new ());
+  gtk_stack_add_titled (self->views, paned, "run", _("Timeline and memory"));
+  self->partition = PLX_PARTITION_VIEW (plx_partition_view_new ());
+  gtk_widget_set_size_request (GTK_WIDGET (self->partition), -1, 420);
+  gtk_stack_add_titled (self->views, GTK_WIDGET (self->partition), "partition", _("Partition"));
+  {
+    GtkWidget *switcher = gtk_stack_switcher_new ();
+    gtk_stack_switcher_set_stack (GTK_STACK_SWITCHER (switcher), self->views);
+    gtk_widget_set_halign (switcher, GTK_ALIGN_START);
+    gtk_box_append (GTK_BOX (self), switcher);
+  }
+  gtk_widget_set_vexpand (GTK_WIDGET (self->views), TRUE);
+  gtk_box_append (GTK_BOX (self), GTK_WIDGET (self->views));
 }
 
 GtkWidget *
@@ -679,6 +924,9 @@ load (PlxGraphPage *self, GError **error)
   g_clear_pointer (&self->fact_rows, g_strfreev);
   facts = describe (self->path, g, &self->fact_rows);
   gtk_label_set_text (self->facts, facts);
+  g_clear_pointer (&self->shown_firsts, g_free);
+  self->shown_chunks = 0;
+  update_split_controls (self);
   self->generation++;
   start (self);
   g_signal_emit (self, signals[LOADED], 0);
@@ -748,11 +996,15 @@ plx_graph_page_get_control (PlxGraphPage *self,
 {
   GtkWidget *controls[] = { GTK_WIDGET (self->dp), GTK_WIDGET (self->tp), GTK_WIDGET (self->pp),
                             GTK_WIDGET (self->micro_batches), GTK_WIDGET (self->schedule),
-                            GTK_WIDGET (self->chunks), GTK_WIDGET (self->optimizer), GTK_WIDGET (self->fusion) };
+                            GTK_WIDGET (self->chunks), GTK_WIDGET (self->optimizer), GTK_WIDGET (self->fusion),
+                            GTK_WIDGET (self->split) };
 
   for (guint i = 0; i < G_N_ELEMENTS (controls); i++)
     if (g_str_equal (gtk_widget_get_name (controls[i]), name))
       return controls[i];
+  for (guint i = 0; i < self->bound_spins->len; i++)
+    if (g_str_equal (gtk_widget_get_name (self->bound_spins->pdata[i]), name))
+      return self->bound_spins->pdata[i];
   return NULL;
 }
 
@@ -790,4 +1042,19 @@ gboolean
 plx_graph_page_is_busy (PlxGraphPage *self)
 {
   return self->busy || self->pending;
+}
+
+GtkWidget *
+plx_graph_page_get_partition_view (PlxGraphPage *self)
+{
+  return GTK_WIDGET (self->partition);
+}
+
+void
+plx_graph_page_set_dark (PlxGraphPage *self,
+                         gboolean      dark)
+{
+  plx_chart_view_set_dark (self->timeline, dark);
+  plx_chart_view_set_dark (self->memory, dark);
+  plx_partition_view_set_dark (self->partition, dark);
 }
