@@ -13,8 +13,10 @@
 #include "plx-render-text.h"
 
 #define MARGIN_PX 12.0
-#define TOP_PX 30.0
-#define BOTTOM_PX 30.0
+/* The summary and the legend above the graph, so both are in sight with its top. */
+#define TOP_PX 56.0
+#define BOTTOM_PX 12.0
+#define LEGEND_Y_PX 40.0
 #define MAX_BOX_W_PX 160.0
 #define MAX_BOX_H_PX 26.0
 /* Stages named in the legend; more are "…". */
@@ -35,11 +37,10 @@ plx_partition_stage_color (const PlxRenderStyle *style,
                            guint                 stage)
 {
   /* The timeline's kind colours are the Okabe-Ito palette; vermillion is left out
-   * for cut edges, so a cut never looks like a stage. */
-  const PlxColor palette[] = { style->kind[PLX_KIND_FORWARD], style->kind[PLX_KIND_BACKWARD],
-                               style->kind[PLX_KIND_WEIGHT_GRAD], style->kind[PLX_KIND_RECOMPUTE],
-                               style->kind[PLX_KIND_TP_COMM], style->kind[PLX_KIND_DP_COMM],
-                               style->kind[PLX_KIND_OPTIMIZER] };
+   * for cut edges, and orange, too near it to tell a cut across an orange stage. */
+  const PlxColor palette[] = { style->kind[PLX_KIND_FORWARD], style->kind[PLX_KIND_WEIGHT_GRAD],
+                               style->kind[PLX_KIND_RECOMPUTE], style->kind[PLX_KIND_TP_COMM],
+                               style->kind[PLX_KIND_DP_COMM], style->kind[PLX_KIND_OPTIMIZER] };
 
   return palette[stage % G_N_ELEMENTS (palette)];
 }
@@ -153,7 +154,8 @@ plx_partition_layout_new (const PlxPartitionGraph *g,
     {
       PlxPartitionBox b;
       double cx = l->plot_x0 * w + (layer[i] + 0.5) * col_w;
-      double cy = (l->plot_y0 + l->plot_y1) / 2.0 * h + row[i] * row_h;
+      /* from the top down: a tall view below a short graph stays empty under it */
+      double cy = l->plot_y0 * h + l->n_rows * row_h / 2.0 + row[i] * row_h;
       b.x0 = (cx - box_w / 2.0) / w;
       b.x1 = (cx + box_w / 2.0) / w;
       b.y0 = (cy - box_h / 2.0) / h;
@@ -253,7 +255,11 @@ plx_partition_chart_render (const PlxPartitionLayout *l,
       cairo_arc (cr, (a->x1 + b->x0) / 2.0 * width, ((a->y0 + a->y1) / 2.0 + (b->y0 + b->y1) / 2.0) / 2.0 * height,
                  3.5, 0.0, 2.0 * G_PI);
     }
-  cairo_fill (cr);
+  cairo_fill_preserve (cr);
+  /* ringed in the background colour, to stand out from any stage's boxes */
+  cairo_set_line_width (cr, 1.0);
+  plx_render_set_color (cr, style->background);
+  cairo_stroke (cr);
 
   for (guint i = 0; i < l->boxes->len; i++)
     if (boxes[i].named)
@@ -267,7 +273,7 @@ plx_partition_chart_render (const PlxPartitionLayout *l,
   for (guint s = 0; s < MIN (l->n_stages, (guint) LEGEND_STAGES); s++)
     {
       char text[32];
-      double y = height - BOTTOM_PX / 2.0;
+      double y = LEGEND_Y_PX;
       g_snprintf (text, sizeof text, _("stage %u"), s);
       cairo_rectangle (cr, x, y - 6.0, 12.0, 12.0);
       plx_render_set_color (cr, plx_partition_stage_color (style, s));
@@ -276,14 +282,14 @@ plx_partition_chart_render (const PlxPartitionLayout *l,
            14.0;
     }
   if (l->n_stages > LEGEND_STAGES)
-    x += plx_render_text (cr, style, "…", x, height - BOTTOM_PX / 2.0, fs, style->foreground, 0.0, 0.5,
+    x += plx_render_text (cr, style, "…", x, LEGEND_Y_PX, fs, style->foreground, 0.0, 0.5,
                           PLX_TEXT_NORMAL) + 14.0;
   cairo_set_line_width (cr, 2.0);
-  cairo_move_to (cr, x, height - BOTTOM_PX / 2.0);
-  cairo_line_to (cr, x + 18.0, height - BOTTOM_PX / 2.0);
+  cairo_move_to (cr, x, LEGEND_Y_PX);
+  cairo_line_to (cr, x + 18.0, LEGEND_Y_PX);
   plx_render_set_color (cr, style->over);
   cairo_stroke (cr);
-  plx_render_text (cr, style, _("cut edge (between stages)"), x + 24.0, height - BOTTOM_PX / 2.0, fs,
+  plx_render_text (cr, style, _("cut edge (between stages)"), x + 24.0, LEGEND_Y_PX, fs,
                    style->foreground, 0.0, 0.5, PLX_TEXT_NORMAL);
   cairo_restore (cr);
 }

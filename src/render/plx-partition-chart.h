@@ -63,7 +63,8 @@ void                plx_partition_chart_render (const PlxPartitionLayout *layout
 gint                plx_partition_layout_hit (const PlxPartitionLayout *layout,
                                               double                    x,
                                               double                    y);
-/* Stage s's colour: the style's palette without its warning colour, in turn. */
+/* Stage s's colour: the style's palette without its warning colour and the orange
+ * beside it, in turn (six colours). */
 PlxColor            plx_partition_stage_color (const PlxRenderStyle *style,
                                                guint                 stage);
 

@@ -10,7 +10,8 @@ test_diamond (void)
 {
   /* a -> b, a -> c, b -> d, c -> d, stages 0 0 1 1. Depths: a 0, b and c 1, d 2, so
    * 3 columns of 976 / 3 = 325.3 px at 1000 px (12 px margins), 2 rows of
-   * (400 - 30 - 30) / 2 = 170 px, brought to 2 x 26 = 52 px apart; boxes 0.72 of a
+   * (400 - 56 - 12) / 2 = 166 px, brought to 2 x 26 = 52 px apart from the top (56 px,
+   * under the summary and legend) down; boxes 0.72 of a
    * column up to 160 px wide, 0.62 of a row up to 26 px high. b and c share a's row as
    * their producers' mean; the tie goes to the lower index, b above c. a -> c and
    * b -> d cross from stage 0 to 1. */
@@ -34,10 +35,11 @@ test_diamond (void)
   g_assert_cmpfloat_with_epsilon (b[1].x0 * 1000, 12 + 1.5 * col - 80, 1e-9);
   g_assert_cmpfloat_with_epsilon (b[3].x1 * 1000, 12 + 2.5 * col + 80, 1e-9);
   g_assert_cmpfloat (b[1].x0, ==, b[2].x0);
-  /* a and d in the middle (200 px); b half a row (26 px) above, c half a row below. */
-  g_assert_cmpfloat_with_epsilon ((b[0].y0 + b[0].y1) / 2 * 400, 200, 1e-9);
-  g_assert_cmpfloat_with_epsilon ((b[1].y0 + b[1].y1) / 2 * 400, 200 - 26, 1e-9);
-  g_assert_cmpfloat_with_epsilon ((b[2].y0 + b[2].y1) / 2 * 400, 200 + 26, 1e-9);
+  /* a and d in the middle of the two rows (56 + 52 = 108 px); b half a row (26 px)
+   * above, c half a row below. */
+  g_assert_cmpfloat_with_epsilon ((b[0].y0 + b[0].y1) / 2 * 400, 108, 1e-9);
+  g_assert_cmpfloat_with_epsilon ((b[1].y0 + b[1].y1) / 2 * 400, 108 - 26, 1e-9);
+  g_assert_cmpfloat_with_epsilon ((b[2].y0 + b[2].y1) / 2 * 400, 108 + 26, 1e-9);
   g_assert_cmpfloat_with_epsilon ((b[0].y1 - b[0].y0) * 400, 26, 1e-9);
   g_assert_true (b[0].named);
   g_assert_cmpstr (l->summary, ==, "4 ops on 2 stages · 2 cut edges");
