@@ -254,6 +254,16 @@ typedef struct
  * to the same chunk or a later one. */
 #define PLX_IR_SPLIT_DAG     3u
 
+/* Each model chunk's first forward op as plx_ir_parallelize cuts the forward ops
+ * under `parallel`'s split: pp x virtual_stages entries in `first`, chunk c on stage
+ * c % pp (what a view of the partition colours by). Errors as plx_ir_parallelize's
+ * for a split that cannot be made. */
+gboolean    plx_ir_split_firsts (const PlxIrGraph    *training,
+                                 const PlxIrParallel *parallel,
+                                 const PlxCluster    *cluster,
+                                 guint               *first,
+                                 const char          *source,
+                                 GError             **error);
 /* The split of `parallel` (its pp x virtual_stages chunks) improved by the simulator:
  * from the better of the optimal and the nearest split, each boundary moved one op
  * either way while that makes the simulated step shorter, at most `max_runs`

@@ -1102,6 +1102,91 @@ plx_ir_dag_partition (const PlxIrGraph *training,
   return part;
 }
 
+/* Each forward op's chunk under the split `parallel` asks for (split_stages's
+ * nearest, the chain optimum, the DAG partitioner's, or the first ops given). */
+static gboolean
+assign_chunks (const PlxIrGraph *training, const PlxIrParallel *parallel, guint n_chunks, const PlxCluster *cluster,
+               guint *fwd_chunk, guint n_fwd, const char *source, GError **error)
+{
+  if (!split_stages (training, n_chunks, n_chunks > parallel->pp ? "model chunks (pp x virtual stages)"
+                                                                 : "pipeline stages", cluster,
+                     fwd_chunk, n_fwd, source, error))
+    return FALSE;
+  /* The chain DP and the DAG partitioner keep a table of chunks x ops: a few
+   * thousand chunks is far past any pipeline, and bounds that table. */
+  if ((parallel->split == PLX_IR_SPLIT_OPTIMAL || parallel->split == PLX_IR_SPLIT_DAG) && n_chunks > 4096)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %u pipeline chunks (pp x virtual stages): the "
+                   "optimal and DAG splits take at most 4096", source, n_chunks);
+      return FALSE;
+    }
+  if (parallel->split == PLX_IR_SPLIT_DAG && n_chunks > 1)
+    {
+      g_autoptr (PlxDagPartition) part = plx_ir_dag_partition (training, cluster, parallel->micro_batches, n_chunks,
+                                                               source, error);
+      if (part == NULL)
+        return FALSE;
+      for (guint i = 0; i < n_fwd && i < part->n_nodes; i++)
+        fwd_chunk[i] = part->part[i];
+    }
+  if (parallel->split == PLX_IR_SPLIT_GIVEN && n_chunks > 1)
+    {
+      const guint *f = parallel->chunk_first;
+      gboolean valid = f != NULL && f[0] == 0;
+      for (guint k = 1; valid && k < n_chunks; k++)
+        valid = f[k] > f[k - 1] && f[k] < n_fwd;
+      if (!valid)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: a given split needs %u chunks' first ops, "
+                       "increasing from 0 and below the %u forward ops", source, n_chunks, n_fwd);
+          return FALSE;
+        }
+      chunks_from_firsts (f, n_chunks, n_fwd, fwd_chunk);
+    }
+  if (parallel->split == PLX_IR_SPLIT_OPTIMAL && n_chunks > 1)
+    {
+      g_autofree guint *first = g_new (guint, n_chunks);
+
+      optimal_firsts (training, cluster, parallel->micro_batches, n_chunks, first);
+      chunks_from_firsts (first, n_chunks, n_fwd, fwd_chunk);
+    }
+  return TRUE;
+}
+
+gboolean
+plx_ir_split_firsts (const PlxIrGraph    *training,
+                     const PlxIrParallel *parallel,
+                     const PlxCluster    *cluster,
+                     guint               *first,
+                     const char          *source,
+                     GError             **error)
+{
+  guint n_fwd = forward_ops (training), v = MAX (parallel->virtual_stages, 1u), n_chunks;
+  g_autofree guint *fwd_chunk = NULL;
+
+  if (parallel->pp == 0 || parallel->pp > 1u << 20 || v > MAX_CHUNKS_PER_STAGE)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: pp %u with %u model chunks per stage: pp must be "
+                   "1 to 1048576, chunks 1 to %u", source, parallel->pp, v, MAX_CHUNKS_PER_STAGE);
+      return FALSE;
+    }
+  if (parallel->split == PLX_IR_SPLIT_DAG)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED, "%s: a DAG split's chunks are not runs of ops, so they "
+                   "have no first ops", source);
+      return FALSE;
+    }
+  n_chunks = parallel->pp * v;
+  fwd_chunk = g_new0 (guint, MAX (n_fwd, 1));
+  if (!assign_chunks (training, parallel, n_chunks, cluster, fwd_chunk, n_fwd, source, error))
+    return FALSE;
+  first[0] = 0;
+  for (guint i = 1, k = 1; i < n_fwd; i++)
+    if (fwd_chunk[i] != fwd_chunk[i - 1])
+      first[k++] = i;
+  return TRUE;
+}
+
 PlxIrGraph *
 plx_ir_parallelize (const PlxIrGraph    *training,
                     const PlxIrParallel *parallel,
@@ -1204,47 +1289,8 @@ plx_ir_parallelize (const PlxIrGraph    *training,
 
   /* Stages, tasks. */
   fwd_chunk = g_new0 (guint, MAX (n_fwd, 1));
-  if (!split_stages (training, n_chunks, v > 1 ? "model chunks (pp x virtual stages)" : "pipeline stages", cluster,
-                     fwd_chunk, n_fwd, source, error))
+  if (!assign_chunks (training, parallel, n_chunks, cluster, fwd_chunk, n_fwd, source, error))
     return NULL;
-  /* The chain DP and the DAG partitioner keep a table of chunks x ops: a few
-   * thousand chunks is far past any pipeline, and bounds that table. */
-  if ((parallel->split == PLX_IR_SPLIT_OPTIMAL || parallel->split == PLX_IR_SPLIT_DAG) && n_chunks > 4096)
-    {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: %u pipeline chunks (pp x virtual stages): the "
-                   "optimal and DAG splits take at most 4096", source, n_chunks);
-      return NULL;
-    }
-  if (parallel->split == PLX_IR_SPLIT_GIVEN && n_chunks > 1)
-    {
-      const guint *f = parallel->chunk_first;
-      gboolean valid = f != NULL && f[0] == 0;
-      for (guint k = 1; valid && k < n_chunks; k++)
-        valid = f[k] > f[k - 1] && f[k] < n_fwd;
-      if (!valid)
-        {
-          g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "%s: a given split needs %u chunks' first ops, "
-                       "increasing from 0 and below the %u forward ops", source, n_chunks, n_fwd);
-          return NULL;
-        }
-      chunks_from_firsts (f, n_chunks, n_fwd, fwd_chunk);
-    }
-  if (parallel->split == PLX_IR_SPLIT_DAG && n_chunks > 1)
-    {
-      g_autoptr (PlxDagPartition) part = plx_ir_dag_partition (training, cluster, parallel->micro_batches, n_chunks,
-                                                               source, error);
-      if (part == NULL)
-        return NULL;
-      for (guint i = 0; i < n_fwd && i < part->n_nodes; i++)
-        fwd_chunk[i] = part->part[i];
-    }
-  if (parallel->split == PLX_IR_SPLIT_OPTIMAL && n_chunks > 1)
-    {
-      g_autofree guint *first = g_new (guint, n_chunks);
-
-      optimal_firsts (training, cluster, parallel->micro_batches, n_chunks, first);
-      chunks_from_firsts (first, n_chunks, n_fwd, fwd_chunk);
-    }
   p = plx_ir_graph_new (n_dev);
   e.s = &s;
   e.p = p;

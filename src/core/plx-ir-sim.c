@@ -471,9 +471,10 @@ plx_ir_run_clear (PlxIrRun *run)
 }
 
 /* What the charts draw of a run (plx-ir-timeline.h). */
-/* Per op: a collective whose output an optimizer update reads, or that runs on a
- * "dp" stream, is data-parallel gradient communication (the rest of the collectives
- * are tensor-parallel). */
+/* Per op: a collective whose output an optimizer update reads (directly, or through
+ * the kernel that unpacks a fused bucket, plx_fuse_apply), or that runs on a "dp"
+ * stream, is data-parallel gradient communication (the rest of the collectives are
+ * tensor-parallel). */
 static gboolean *
 gradient_collectives (const PlxIrGraph *graph)
 {
@@ -493,8 +494,18 @@ gradient_collectives (const PlxIrGraph *graph)
       for (guint j = 0; j < op->n_inputs; j++)
         {
           gint w = ((const PlxIrTensor *) graph->tensors->pdata[op->inputs[j]])->producer;
-          if (w >= 0 && plx_ir_kind_is_collective (((const PlxIrOp *) graph->ops->pdata[w])->kind))
+          const PlxIrOp *writer = w >= 0 ? graph->ops->pdata[w] : NULL;
+          gboolean unpacks = writer != NULL && writer->kind == PLX_IR_KERNEL && writer->n_inputs > 0;
+          if (writer != NULL && plx_ir_kind_is_collective (writer->kind))
             dp[w] = TRUE;
+          /* an unpacking kernel reads nothing but reduced buckets */
+          for (guint k = 0; unpacks && k < writer->n_inputs; k++)
+            {
+              gint r = ((const PlxIrTensor *) graph->tensors->pdata[writer->inputs[k]])->producer;
+              unpacks = r >= 0 && plx_ir_kind_is_collective (((const PlxIrOp *) graph->ops->pdata[r])->kind);
+            }
+          for (guint k = 0; unpacks && k < writer->n_inputs; k++)
+            dp[((const PlxIrTensor *) graph->tensors->pdata[writer->inputs[k]])->producer] = TRUE;
         }
     }
   return dp;

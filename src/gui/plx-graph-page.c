@@ -1,7 +1,9 @@
 /* The window's page for a graph or ONNX model (plx-graph-page.h). The program is
  * what `parallax-cli simulate --model FILE --dp .. --tp .. --pp ..` runs: the
  * backward pass and optimizer written (plx_ir_training_graph), spread
- * (plx_ir_parallelize), simulated (plx_ir_simulate), drawn (plx_ir_run_charts). */
+ * (plx_ir_parallelize), simulated (plx_ir_simulate), drawn (plx_ir_run_charts).
+ * A data-parallel program may be fused first (plx-ir-fuse.h), as `parallax-cli fuse`
+ * searches it. */
 #include <string.h>
 
 #include <glib/gi18n.h>
@@ -9,6 +11,28 @@
 #include "plx-chart-view.h"
 #include "plx-format.h"
 #include "plx-graph-page.h"
+#include "plx-partition-view.h"
+#include "plx-tooltip.h"
+
+#define MIB 1048576.0
+/* plx_fuse_search's budget, as `parallax-cli fuse` spends it: a few seconds on GPT-2. */
+#define FUSE_SIMULATIONS 2000
+/* A run shorter than this shows no busy sign: it would only flicker. */
+#define BUSY_DELAY_MS 250
+/* Stage boundaries by hand: one spin button per boundary, for up to this many parts. */
+#define MAX_HAND_CHUNKS 64
+
+/* The Split dropdown's items: plx_ir_parallelize's PLX_IR_SPLIT_*. */
+enum { SPLIT_NEAREST, SPLIT_OPTIMAL, SPLIT_BY_HAND };
+
+/* The Fusion dropdown's items. */
+typedef enum
+{
+  FUSION_NONE,
+  FUSION_DDP,          /* PyTorch DDP's buckets: the first 1 MiB, then 25 MiB */
+  FUSION_ELEMENTWISE,  /* every chain of memory-bound ops one kernel */
+  FUSION_SEARCHED,     /* DisCo's joint search (plx_fuse_search) */
+} Fusion;
 
 /* The forward graph, shared by the page and the jobs computing from it: a job may
  * outlive the graph the page has moved on from. */
@@ -36,19 +60,45 @@ typedef struct
   Forward           *forward;
   PlxIrParallel      par;
   PlxIrOptimizerKind optimizer;
+  Fusion             fusion;
   PlxCluster        *cluster;
   char              *source;
   guint              generation;
+  guint             *chunk_first;   /* PLX_IR_SPLIT_GIVEN's, owned */
 } Job;
 
 static void
 job_free (Job *job)
 {
+  g_free (job->chunk_first);
   forward_unref (job->forward);
   plx_cluster_free (job->cluster);
   g_free (job->source);
   g_free (job);
 }
+
+/* What a job hands back: the run, and what fusion did to the program. */
+typedef struct
+{
+  PlxResult *result;
+  Fusion     fusion;
+  guint      kernels;       /* fused groups of two or more ops */
+  guint      gradients;     /* gradient all-reduces before fusion */
+  guint      all_reduces;   /* and after: the buckets */
+  double     unfused_s;     /* the step with nothing fused */
+  guint     *firsts;        /* each chunk's first forward op (n_chunks), or NULL */
+  guint      n_chunks, pp;
+} Computed;
+
+static void
+computed_free (Computed *c)
+{
+  g_free (c->firsts);
+  g_clear_pointer (&c->result, plx_result_unref);
+  g_free (c);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Computed, computed_free)
 
 struct _PlxGraphPage
 {
@@ -57,7 +107,18 @@ struct _PlxGraphPage
   GtkLabel     *numbers;
   GtkLabel     *error;
   GtkSpinButton *dp, *tp, *pp, *micro_batches, *chunks;
-  GtkDropDown  *schedule, *optimizer;
+  GtkDropDown  *schedule, *optimizer, *fusion, *split;
+  GtkWidget    *bounds_row;  /* "Stage starts": a spin button per boundary, by hand */
+  GtkWidget    *bounds_label;
+  GtkWidget    *bounds;
+  GPtrArray    *bound_spins;
+  guint        *shown_firsts; /* the split of the run on show, to start editing from */
+  guint         shown_chunks;
+  GtkStack     *views;
+  PlxPartitionView *partition;
+  GtkWidget    *status;      /* a spinner and what runs, while it runs */
+  GtkLabel     *status_text;
+  guint         status_timeout;
   GtkEntry     *sizes;       /* an ONNX model's symbolic sizes: "batch=8, sequence=1024" */
   PlxChartView *timeline, *memory;
   Forward      *forward;
@@ -66,6 +127,7 @@ struct _PlxGraphPage
   PlxResult    *result;
   guint         generation;  /* of the controls' latest values */
   gboolean      busy, pending;
+  Fusion        running;     /* what the running job fuses */
   GStrv         fact_rows;   /* title, value, title, value, ... for the model panel */
 };
 
@@ -75,9 +137,61 @@ enum { LOADED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void start (PlxGraphPage *self);
+static void show_busy (PlxGraphPage *self);
 static void on_sizes_activate (PlxGraphPage *self);
 
 /* ---- the worker --------------------------------------------------------------- */
+
+/* Fusion is defined on data-parallel programs (DisCo's setting; `parallax-cli fuse`
+ * refuses --tp, --pp and --micro-batches). */
+static gboolean
+fusion_applies (const PlxIrParallel *par)
+{
+  return par->tp == 1 && par->pp == 1 && par->micro_batches == 1;
+}
+
+/* `program` with the job's fusion applied (a new program), and what it did in `c`;
+ * NULL with `error` set if the unfused program does not run. */
+static PlxIrGraph *
+fuse (const Job *job, const PlxIrGraph *program, Computed *c, GError **error)
+{
+  g_autoptr (PlxFuseSpace) space = plx_fuse_space_new (program);
+  g_autoptr (PlxFusePlan) plan = NULL;
+  PlxIrGraph *fused;
+
+  if (job->fusion == FUSION_SEARCHED)
+    {
+      PlxFuseResult found;
+      if (!plx_fuse_search (program, job->cluster, FUSE_SIMULATIONS, &found, error))
+        return NULL;
+      plan = plx_fuse_plan_copy (found.plan);
+      c->unfused_s = found.none_s;
+      plx_fuse_result_clear (&found);
+    }
+  else
+    {
+      PlxIrRun run;
+      if (!plx_ir_simulate_timing (program, job->cluster, &run, error))
+        return NULL;
+      c->unfused_s = run.makespan_s;
+      plx_ir_run_clear (&run);
+      plan = plx_fuse_plan_new (space);
+      if (job->fusion == FUSION_DDP)
+        plx_fuse_plan_buckets_by_size (space, plan, MIB, 25.0 * MIB);
+      else
+        plx_fuse_plan_fuse_all (plan);
+    }
+  fused = plx_fuse_apply (space, plan, &c->kernels, NULL);
+  if (fused == NULL)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "the fused program could not be ordered");
+      return NULL;
+    }
+  c->gradients = space->n_grads;
+  for (guint i = 0; i < plan->n_grads; i++)
+    c->all_reduces += plan->cut[i] ? 1 : 0;
+  return fused;
+}
 
 static void
 compute (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
@@ -86,6 +200,7 @@ compute (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxIrGraph) training = plx_ir_training_graph (job->forward->graph, job->optimizer, job->source, &error);
   g_autoptr (PlxIrGraph) program = NULL;
+  g_autoptr (Computed) c = g_new0 (Computed, 1);
   PlxResult *r;
   PlxIrRun run;
 
@@ -93,6 +208,22 @@ compute (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
   (void) cancellable;
   if (training != NULL)
     program = plx_ir_parallelize (training, &job->par, job->cluster, job->source, &error);
+  if (program != NULL)
+    {
+      /* Where the forward ops were cut, for the partition view. */
+      c->pp = job->par.pp;
+      c->n_chunks = job->par.pp * MAX (job->par.virtual_stages, 1u);
+      c->firsts = g_new (guint, c->n_chunks);
+      if (!plx_ir_split_firsts (training, &job->par, job->cluster, c->firsts, job->source, NULL))
+        g_clear_pointer (&c->firsts, g_free);
+    }
+  c->fusion = program != NULL && fusion_applies (&job->par) ? job->fusion : FUSION_NONE;
+  if (c->fusion != FUSION_NONE)
+    {
+      PlxIrGraph *fused = fuse (job, program, c, &error);
+      g_clear_pointer (&program, plx_ir_graph_free);
+      program = fused;
+    }
   if (program == NULL || !plx_ir_simulate (program, job->cluster, &run, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -104,13 +235,63 @@ compute (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
   plx_ir_run_charts (program, &run, NULL, &r->timeline, &r->trace);
   plx_ir_run_report (program, &run, job->cluster, &r->report);
   plx_ir_run_clear (&run);
-  g_task_return_pointer (task, r, (GDestroyNotify) plx_result_unref);
+  c->result = r;
+  g_task_return_pointer (task, g_steal_pointer (&c), (GDestroyNotify) computed_free);
 }
 
 
-static void
-show_result (PlxGraphPage *self, PlxResult *r)
+/* "Fusion (searched): 74 kernels, 147 gradients in 7 all-reduces · 5.7 % faster than
+ * with none (253.28 ms)". */
+static char *
+describe_fusion (const Computed *c)
 {
+  static const char *const what[] = { NULL, N_("DDP buckets"), N_("every elementwise chain"),
+                                      N_("searched") };
+  g_autofree char *unfused = plx_format_time (c->unfused_s);
+  double step = c->result->report.step_time_s;
+  double gain = c->unfused_s > 0.0 ? (c->unfused_s - step) / c->unfused_s * 100.0 : 0.0;
+
+  if (gain >= 0.0)
+    /* TRANSLATORS: the fusion chosen; fused kernels; gradients; the all-reduces they
+     * travel in; how much shorter the step is than with nothing fused, and that step. */
+    return g_strdup_printf (_("Fusion (%s): %u kernels, %u gradients in %u all-reduces · %.1f %% faster than "
+                              "with none (%s)"),
+                            _(what[c->fusion]), c->kernels, c->gradients, c->all_reduces, gain, unfused);
+  /* TRANSLATORS: as above, when fusing made the step longer. */
+  return g_strdup_printf (_("Fusion (%s): %u kernels, %u gradients in %u all-reduces · %.1f %% slower than "
+                            "with none (%s)"),
+                          _(what[c->fusion]), c->kernels, c->gradients, c->all_reduces, -gain, unfused);
+}
+
+/* The forward ops coloured by stage: op i is in the last chunk starting at or
+ * before it, on stage chunk % pp. */
+static void
+show_partition (PlxGraphPage *self, const Computed *c)
+{
+  const PlxIrGraph *g = self->forward->graph;
+  g_autofree guint *stage = g_new0 (guint, MAX (g->ops->len, 1));
+
+  if (c->firsts != NULL)
+    for (guint i = 0, k = 0; i < g->ops->len; i++)
+      {
+        while (k + 1 < c->n_chunks && c->firsts[k + 1] <= i)
+          k++;
+        stage[i] = k % c->pp;
+      }
+  plx_partition_view_set (self->partition, g, stage, c->firsts != NULL ? c->pp : 1);
+  g_clear_pointer (&self->shown_firsts, g_free);
+  self->shown_chunks = 0;
+  if (c->firsts != NULL)
+    {
+      self->shown_firsts = g_memdup2 (c->firsts, c->n_chunks * sizeof (guint));
+      self->shown_chunks = c->n_chunks;
+    }
+}
+
+static void
+show_result (PlxGraphPage *self, const Computed *c)
+{
+  PlxResult *r = c->result;
   const PlxReport *rep = &r->report;
   g_autofree char *step = plx_format_time (rep->step_time_s);
   g_autofree char *peak = plx_format_bytes ((double) rep->peak_memory_bytes);
@@ -123,7 +304,15 @@ show_result (PlxGraphPage *self, PlxResult *r)
   text = g_strdup_printf (_("Step %s · %s samples/s · MFU %.1f %% · peak %s on GPU %u of %s usable: %s"), step,
                           rate, rep->mfu * 100.0, peak,
                           rep->reported_stage, usable, rep->fits_in_memory ? _("fits") : _("does not fit"));
+  if (c->fusion != FUSION_NONE)
+    {
+      g_autofree char *fusion = describe_fusion (c);
+      char *both = g_strconcat (text, "\n", fusion, NULL);
+      g_free (text);
+      text = both;
+    }
   gtk_label_set_text (self->numbers, text);
+  show_partition (self, c);
   g_clear_pointer (&self->result, plx_result_unref);
   self->result = plx_result_ref (r);
   plx_chart_view_set_error (self->timeline, NULL);
@@ -149,20 +338,74 @@ on_computed (GObject *source, GAsyncResult *res, gpointer data)
   PlxGraphPage *self = PLX_GRAPH_PAGE (source);
   Job *job = g_task_get_task_data (G_TASK (res));
   g_autoptr (GError) error = NULL;
-  g_autoptr (PlxResult) r = g_task_propagate_pointer (G_TASK (res), &error);
+  g_autoptr (Computed) c = g_task_propagate_pointer (G_TASK (res), &error);
 
   (void) data;
   self->busy = FALSE;
   /* Only the controls' latest values are shown; newer ones start now. */
   if (job->generation == self->generation && job->forward == self->forward)
     {
-      if (r != NULL)
-        show_result (self, r);
+      if (c != NULL)
+        show_result (self, c);
       else
         show_error (self, error->message);
     }
   if (self->pending)
     start (self);
+  show_busy (self);
+}
+
+/* Model chunks the forward ops are cut into: pp, times the chunks per stage when
+ * interleaved. */
+static guint
+n_chunks (PlxGraphPage *self)
+{
+  guint pp = (guint) gtk_spin_button_get_value_as_int (self->pp);
+  gboolean interleaved = gtk_drop_down_get_selected (self->schedule) == 2;
+
+  return pp * (interleaved ? (guint) gtk_spin_button_get_value_as_int (self->chunks) : 1u);
+}
+
+/* The boundaries typed by hand as each chunk's first op (0 first); NULL with an error
+ * naming the boundary and its value if they do not increase within the ops. */
+static guint *
+hand_firsts (PlxGraphPage *self, GError **error)
+{
+  guint k = n_chunks (self), n_ops = self->forward->graph->ops->len;
+  gboolean interleaved = k > (guint) gtk_spin_button_get_value_as_int (self->pp);
+  g_autofree guint *first = g_new0 (guint, k);
+
+  if (k > MAX_HAND_CHUNKS || self->bound_spins->len + 1 != k)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                   _("Stage boundaries by hand: %u stages (model chunks) are more than the %u this page takes; "
+                     "choose Nearest or Optimal"), k, MAX_HAND_CHUNKS);
+      return NULL;
+    }
+  for (guint b = 1; b < k; b++)
+    {
+      gint v = gtk_spin_button_get_value_as_int (self->bound_spins->pdata[b - 1]);
+      if (v < 1 || (guint) v >= n_ops)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                       interleaved ? _("Chunk %u's first op %d is outside 1 to %u (the graph's forward ops)")
+                                   : _("Stage %u's first op %d is outside 1 to %u (the graph's forward ops)"),
+                       b, v, n_ops - 1);
+          return NULL;
+        }
+      if ((guint) v <= first[b - 1])
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                       interleaved ? _("Chunk %u's first op %d is not after chunk %u's (%u): each boundary must be "
+                                       "further on than the one before")
+                                   : _("Stage %u's first op %d is not after stage %u's (%u): each boundary must be "
+                                       "further on than the one before"),
+                       b, v, b - 1, first[b - 1]);
+          return NULL;
+        }
+      first[b] = (guint) v;
+    }
+  return g_steal_pointer (&first);
 }
 
 static void
@@ -170,6 +413,7 @@ start (PlxGraphPage *self)
 {
   Job *job;
   g_autoptr (GTask) task = NULL;
+  g_autofree guint *firsts = NULL;
 
   if (self->forward == NULL || self->cluster == NULL)
     {
@@ -182,6 +426,18 @@ start (PlxGraphPage *self)
       return;
     }
   self->pending = FALSE;
+  if (gtk_drop_down_get_selected (self->split) == SPLIT_BY_HAND && n_chunks (self) > 1)
+    {
+      g_autoptr (GError) error = NULL;
+      firsts = hand_firsts (self, &error);
+      if (firsts == NULL)
+        {
+          /* Said, and nothing run: the last good run stays, greyed. */
+          self->generation++;
+          show_error (self, error->message);
+          return;
+        }
+    }
   self->busy = TRUE;
   job = g_new0 (Job, 1);
   job->forward = g_atomic_rc_box_acquire (self->forward);
@@ -203,17 +459,161 @@ start (PlxGraphPage *self)
       break;
     }
   job->optimizer = gtk_drop_down_get_selected (self->optimizer) == 1 ? PLX_IR_OPTIMIZER_SGD : PLX_IR_OPTIMIZER_ADAM;
+  job->fusion = (Fusion) gtk_drop_down_get_selected (self->fusion);
+  job->par.split = gtk_drop_down_get_selected (self->split) == SPLIT_OPTIMAL ? PLX_IR_SPLIT_OPTIMAL
+                                                                          : PLX_IR_SPLIT_NEAREST;
+  if (gtk_drop_down_get_selected (self->split) == SPLIT_BY_HAND && n_chunks (self) > 1)
+    {
+      job->par.split = PLX_IR_SPLIT_GIVEN;
+      job->chunk_first = g_steal_pointer (&firsts);
+      job->par.chunk_first = job->chunk_first;
+    }
+  self->running = fusion_applies (&job->par) ? job->fusion : FUSION_NONE;
   job->cluster = plx_cluster_copy (self->cluster);
   job->source = g_strdup (self->path);
   job->generation = self->generation;
   task = g_task_new (self, NULL, on_computed, NULL);
   g_task_set_task_data (task, job, (GDestroyNotify) job_free);
   g_task_run_in_thread (task, compute);
+  show_busy (self);
+}
+
+/* ---- busy ------------------------------------------------------------------------ */
+
+static gboolean
+on_status_timeout (gpointer data)
+{
+  PlxGraphPage *self = data;
+
+  self->status_timeout = 0;
+  gtk_label_set_text (self->status_text, self->running == FUSION_SEARCHED
+                                           ? _("Searching fusion plans (up to 2000 simulations)…")
+                                           : _("Simulating…"));
+  gtk_widget_set_visible (self->status, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
+/* A spinner and what runs, once a run has taken a moment; gone when it is done. */
+static void
+show_busy (PlxGraphPage *self)
+{
+  if (!self->busy)
+    {
+      g_clear_handle_id (&self->status_timeout, g_source_remove);
+      gtk_widget_set_visible (self->status, FALSE);
+      return;
+    }
+  if (gtk_widget_get_visible (self->status))
+    on_status_timeout (self);
+  else if (self->status_timeout == 0)
+    self->status_timeout = g_timeout_add (BUSY_DELAY_MS, on_status_timeout, self);
+}
+
+/* Fusion is offered for a data-parallel run only; otherwise it says why (only then:
+ * over an open list a tooltip would hide its items), and a choice made falls back
+ * to None so the numbers never claim a fusion not made. */
+static void
+update_fusion_sensitivity (PlxGraphPage *self)
+{
+  PlxIrParallel par = { 0 };
+  gboolean dp_only;
+
+  par.tp = (guint) gtk_spin_button_get_value_as_int (self->tp);
+  par.pp = (guint) gtk_spin_button_get_value_as_int (self->pp);
+  par.micro_batches = (guint) gtk_spin_button_get_value_as_int (self->micro_batches);
+  dp_only = fusion_applies (&par);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->fusion), dp_only);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->fusion),
+                               dp_only ? NULL
+                                       : _("Fusion is for data-parallel runs: set tensor parallel, pipeline "
+                                           "stages and micro-batches to 1"));
+  if (!dp_only && gtk_drop_down_get_selected (self->fusion) != FUSION_NONE)
+    gtk_drop_down_set_selected (self->fusion, FUSION_NONE);
+}
+
+/* A spin button's tooltip names the op it starts its stage with. */
+static void
+name_bound (PlxGraphPage *self, GtkSpinButton *spin, guint b)
+{
+  gint v = gtk_spin_button_get_value_as_int (spin);
+  const PlxIrGraph *g = self->forward != NULL ? self->forward->graph : NULL;
+  gboolean interleaved = n_chunks (self) > (guint) gtk_spin_button_get_value_as_int (self->pp);
+  g_autofree char *text = NULL;
+
+  if (g != NULL && v >= 0 && (guint) v < g->ops->len)
+    text = g_strdup_printf (interleaved ? _("Chunk %u starts with op %d, %s") : _("Stage %u starts with op %d, %s"), b,
+                            v, ((const PlxIrOp *) g->ops->pdata[v])->name);
+  plx_tooltip_set (GTK_WIDGET (spin), text, FALSE);
+}
+
+static void
+on_bound_changed (GtkSpinButton *spin, PlxGraphPage *self)
+{
+  guint b = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (spin), "boundary"));
+
+  name_bound (self, spin, b);
+  self->generation++;
+  start (self);
+}
+
+/* One spin button per boundary (the first op of stage 1, 2, ...), starting from the
+ * split on show when it has as many, else from an even split of the ops. */
+static void
+rebuild_bounds (PlxGraphPage *self, guint k)
+{
+  guint n_ops = self->forward != NULL ? self->forward->graph->ops->len : 0;
+  gboolean interleaved = k > (guint) gtk_spin_button_get_value_as_int (self->pp);
+
+  gtk_label_set_text_with_mnemonic (GTK_LABEL (self->bounds_label),
+                                    interleaved ? _("Chunk starts (op inde_x)") : _("Stage starts (op inde_x)"));
+  if (self->bound_spins->len + 1 == k && n_ops > 0 &&
+      gtk_adjustment_get_upper (gtk_spin_button_get_adjustment (self->bound_spins->pdata[0])) + 1 == n_ops)
+    return;
+  while (gtk_widget_get_first_child (self->bounds) != NULL)
+    gtk_flow_box_remove (GTK_FLOW_BOX (self->bounds), gtk_widget_get_first_child (self->bounds));
+  g_ptr_array_set_size (self->bound_spins, 0);
+  if (k < 2 || k > MAX_HAND_CHUNKS || n_ops < k)
+    return;
+  for (guint b = 1; b < k; b++)
+    {
+      GtkWidget *spin = gtk_spin_button_new_with_range (1.0, n_ops - 1, 1.0);
+      g_autofree char *name = g_strdup_printf ("boundary-%u", b);
+      guint v = self->shown_chunks == k && self->shown_firsts != NULL ? self->shown_firsts[b]
+                                                                        : (guint) ((guint64) b * n_ops / k);
+      gtk_widget_set_name (spin, name);
+      gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
+      gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), v);
+      g_object_set_data (G_OBJECT (spin), "boundary", GUINT_TO_POINTER (b));
+      name_bound (self, GTK_SPIN_BUTTON (spin), b);
+      g_signal_connect (spin, "value-changed", G_CALLBACK (on_bound_changed), self);
+      gtk_flow_box_append (GTK_FLOW_BOX (self->bounds), spin);
+      g_ptr_array_add (self->bound_spins, spin);
+    }
+  gtk_label_set_mnemonic_widget (GTK_LABEL (self->bounds_label), self->bound_spins->pdata[0]);
+}
+
+/* The split is a choice only with two or more stages; by hand, the boundaries show. */
+static void
+update_split_controls (PlxGraphPage *self)
+{
+  guint k = n_chunks (self);
+  gboolean by_hand = gtk_drop_down_get_selected (self->split) == SPLIT_BY_HAND;
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->split), k > 1);
+  /* Said only while greyed: over an open list a tooltip would hide its items. */
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->split), k > 1 ? NULL : _("The split needs two or more pipeline stages"));
+  if (by_hand && k > 1)
+    rebuild_bounds (self, k);
+  gtk_widget_set_visible (self->bounds_row, by_hand && k > 1);
 }
 
 static void
 on_control_changed (PlxGraphPage *self)
 {
+  if (self->fusion != NULL)
+    update_fusion_sensitivity (self);
+  if (self->bounds_row != NULL)
+    update_split_controls (self);
   self->generation++;
   start (self);
 }
@@ -271,6 +671,9 @@ plx_graph_page_dispose (GObject *object)
 {
   PlxGraphPage *self = PLX_GRAPH_PAGE (object);
 
+  g_clear_handle_id (&self->status_timeout, g_source_remove);
+  g_clear_pointer (&self->bound_spins, g_ptr_array_unref);
+  g_clear_pointer (&self->shown_firsts, g_free);
   g_clear_pointer (&self->forward, forward_unref);
   g_clear_pointer (&self->cluster, plx_cluster_free);
   g_clear_pointer (&self->result, plx_result_unref);
@@ -294,6 +697,11 @@ plx_graph_page_init (PlxGraphPage *self)
   static const char *const schedules[] = { "1F1B", "GPipe", N_("Interleaved 1F1B"), NULL };
   const char *schedule_labels[G_N_ELEMENTS (schedules)];
   static const char *const optimizers[] = { "Adam", "SGD", NULL };
+  static const char *const fusions[] = { N_("None"), N_("DDP buckets (25 MiB)"), N_("Every elementwise chain"),
+                                         N_("Searched (DisCo)"), NULL };
+  const char *fusion_labels[G_N_ELEMENTS (fusions)];
+  static const char *const splits[] = { N_("Nearest"), N_("Optimal (chain DP)"), N_("By hand"), NULL };
+  const char *split_labels[G_N_ELEMENTS (splits)];
   GtkWidget *flow = gtk_flow_box_new ();
   GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
 
@@ -325,6 +733,13 @@ plx_graph_page_init (PlxGraphPage *self)
   gtk_widget_set_sensitive (GTK_WIDGET (self->chunks), FALSE);
   g_signal_connect_swapped (self->schedule, "notify::selected", G_CALLBACK (on_schedule_changed), self);
   self->optimizer = choice (self, flow, _("_Optimizer"), "optimizer", optimizers);
+  for (guint i = 0; i < G_N_ELEMENTS (fusions); i++)
+    fusion_labels[i] = fusions[i] != NULL ? _(fusions[i]) : NULL;
+  self->fusion = choice (self, flow, _("_Fusion"), "fusion", fusion_labels);
+  update_fusion_sensitivity (self);
+  for (guint i = 0; i < G_N_ELEMENTS (splits); i++)
+    split_labels[i] = splits[i] != NULL ? _(splits[i]) : NULL;
+  self->split = choice (self, flow, _("S_plit"), "split", split_labels);
   self->sizes = GTK_ENTRY (gtk_entry_new ());
   gtk_widget_set_name (GTK_WIDGET (self->sizes), "sizes");
   gtk_entry_set_placeholder_text (self->sizes, "batch=8, sequence=1024");
@@ -334,12 +749,39 @@ plx_graph_page_init (PlxGraphPage *self)
   gtk_flow_box_append (GTK_FLOW_BOX (flow), labelled (_("Si_zes"), GTK_WIDGET (self->sizes)));
   gtk_box_append (GTK_BOX (self), flow);
 
+  self->bound_spins = g_ptr_array_new ();
+  self->bounds_row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  self->bounds_label = gtk_label_new (NULL);
+  gtk_widget_set_valign (self->bounds_label, GTK_ALIGN_START);
+  gtk_widget_set_margin_top (self->bounds_label, 8);
+  gtk_box_append (GTK_BOX (self->bounds_row), self->bounds_label);
+  self->bounds = gtk_flow_box_new ();
+  gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (self->bounds), GTK_SELECTION_NONE);
+  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (self->bounds), 16);
+  gtk_flow_box_set_homogeneous (GTK_FLOW_BOX (self->bounds), TRUE);
+  gtk_widget_set_hexpand (self->bounds, TRUE);
+  gtk_box_append (GTK_BOX (self->bounds_row), self->bounds);
+  gtk_widget_set_visible (self->bounds_row, FALSE);
+  gtk_box_append (GTK_BOX (self), self->bounds_row);
+  update_split_controls (self);
+
   self->numbers = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_xalign (self->numbers, 0.0);
   gtk_label_set_wrap (self->numbers, TRUE);
   gtk_label_set_selectable (self->numbers, TRUE);
   gtk_widget_add_css_class (GTK_WIDGET (self->numbers), "heading");
   gtk_box_append (GTK_BOX (self), GTK_WIDGET (self->numbers));
+  self->status = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  {
+    GtkWidget *spinner = gtk_spinner_new ();
+    gtk_spinner_set_spinning (GTK_SPINNER (spinner), TRUE);
+    gtk_box_append (GTK_BOX (self->status), spinner);
+  }
+  self->status_text = GTK_LABEL (gtk_label_new (NULL));
+  gtk_widget_add_css_class (GTK_WIDGET (self->status_text), "dim-label");
+  gtk_box_append (GTK_BOX (self->status), GTK_WIDGET (self->status_text));
+  gtk_widget_set_visible (self->status, FALSE);
+  gtk_box_append (GTK_BOX (self), self->status);
   self->error = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_xalign (self->error, 0.0);
   gtk_label_set_wrap (self->error, TRUE);
@@ -358,7 +800,21 @@ plx_graph_page_init (PlxGraphPage *self)
   gtk_paned_set_shrink_start_child (GTK_PANED (paned), FALSE);
   gtk_paned_set_shrink_end_child (GTK_PANED (paned), FALSE);
   gtk_widget_set_vexpand (paned, TRUE);
-  gtk_box_append (GTK_BOX (self), paned);
+
+  /* The run, or the partition of the graph it ran. */
+  self->views = GTK_STACK (gtk_stack_new ());
+  gtk_stack_add_titled (self->views, paned, "run", _("Timeline and memory"));
+  self->partition = PLX_PARTITION_VIEW (plx_partition_view_new ());
+  gtk_widget_set_size_request (GTK_WIDGET (self->partition), -1, 420);
+  gtk_stack_add_titled (self->views, GTK_WIDGET (self->partition), "partition", _("Partition"));
+  {
+    GtkWidget *switcher = gtk_stack_switcher_new ();
+    gtk_stack_switcher_set_stack (GTK_STACK_SWITCHER (switcher), self->views);
+    gtk_widget_set_halign (switcher, GTK_ALIGN_START);
+    gtk_box_append (GTK_BOX (self), switcher);
+  }
+  gtk_widget_set_vexpand (GTK_WIDGET (self->views), TRUE);
+  gtk_box_append (GTK_BOX (self), GTK_WIDGET (self->views));
 }
 
 GtkWidget *
@@ -473,6 +929,9 @@ load (PlxGraphPage *self, GError **error)
   g_clear_pointer (&self->fact_rows, g_strfreev);
   facts = describe (self->path, g, &self->fact_rows);
   gtk_label_set_text (self->facts, facts);
+  g_clear_pointer (&self->shown_firsts, g_free);
+  self->shown_chunks = 0;
+  update_split_controls (self);
   self->generation++;
   start (self);
   g_signal_emit (self, signals[LOADED], 0);
@@ -542,11 +1001,15 @@ plx_graph_page_get_control (PlxGraphPage *self,
 {
   GtkWidget *controls[] = { GTK_WIDGET (self->dp), GTK_WIDGET (self->tp), GTK_WIDGET (self->pp),
                             GTK_WIDGET (self->micro_batches), GTK_WIDGET (self->schedule),
-                            GTK_WIDGET (self->chunks), GTK_WIDGET (self->optimizer) };
+                            GTK_WIDGET (self->chunks), GTK_WIDGET (self->optimizer), GTK_WIDGET (self->fusion),
+                            GTK_WIDGET (self->split) };
 
   for (guint i = 0; i < G_N_ELEMENTS (controls); i++)
     if (g_str_equal (gtk_widget_get_name (controls[i]), name))
       return controls[i];
+  for (guint i = 0; i < self->bound_spins->len; i++)
+    if (g_str_equal (gtk_widget_get_name (self->bound_spins->pdata[i]), name))
+      return self->bound_spins->pdata[i];
   return NULL;
 }
 
@@ -584,4 +1047,19 @@ gboolean
 plx_graph_page_is_busy (PlxGraphPage *self)
 {
   return self->busy || self->pending;
+}
+
+GtkWidget *
+plx_graph_page_get_partition_view (PlxGraphPage *self)
+{
+  return GTK_WIDGET (self->partition);
+}
+
+void
+plx_graph_page_set_dark (PlxGraphPage *self,
+                         gboolean      dark)
+{
+  plx_chart_view_set_dark (self->timeline, dark);
+  plx_chart_view_set_dark (self->memory, dark);
+  plx_partition_view_set_dark (self->partition, dark);
 }

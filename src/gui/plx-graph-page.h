@@ -2,8 +2,10 @@
  * ONNX file (docs/graph-format.md): the graph's facts, its data, tensor and pipeline
  * parallel degrees, micro-batches, schedule and optimizer as controls, and the run
  * of its distributed program on the scenario's cluster as numbers, a timeline (a
- * row per GPU) and memory per GPU. Computed off the UI thread; a change while one
- * runs replaces what comes after it. */
+ * row per GPU) and memory per GPU; a data-parallel program fused as chosen (DDP's
+ * buckets, every elementwise chain, or DisCo's search); the forward ops drawn as a DAG
+ * coloured by stage, the stage boundaries nearest, optimal or typed by hand. Computed
+ * off the UI thread; a change while one runs replaces what comes after it. */
 #pragma once
 
 #include <adwaita.h>
@@ -26,8 +28,9 @@ gboolean    plx_graph_page_open (PlxGraphPage      *self,
 void        plx_graph_page_set_cluster (PlxGraphPage     *self,
                                         const PlxCluster *cluster);
 const char *plx_graph_page_get_path (PlxGraphPage *self);
-/* The controls, by name: "dp", "tp", "pp", "micro-batches", "chunks" (GtkSpinButton),
- * "schedule", "optimizer" (GtkDropDown). */
+/* The controls, by name: "dp", "tp", "pp", "micro-batches", "chunks", and with the
+ * split by hand "boundary-1", "boundary-2", ... (each stage's first op; GtkSpinButton),
+ * "schedule", "optimizer", "fusion", "split" (GtkDropDown). */
 GtkWidget  *plx_graph_page_get_control (PlxGraphPage *self,
                                         const char   *name);
 /* What the labels say: the graph's facts, the run's numbers, the last error (NULL
@@ -41,5 +44,10 @@ const char *plx_graph_page_get_error (PlxGraphPage *self);
 /* The last run (report, timeline, memory), or NULL. */
 PlxResult  *plx_graph_page_get_result (PlxGraphPage *self);
 gboolean    plx_graph_page_is_busy (PlxGraphPage *self);
+/* The forward ops coloured by stage (PlxPartitionView), on the "Partition" tab. */
+GtkWidget  *plx_graph_page_get_partition_view (PlxGraphPage *self);
+/* Charts drawn light or dark, as the window's. */
+void        plx_graph_page_set_dark (PlxGraphPage *self,
+                                     gboolean      dark);
 
 G_END_DECLS

@@ -1093,6 +1093,8 @@ apply_chart_style (PlxWindow *self)
   for (guint i = 0; i < 3; i++)
     plx_chart_view_set_dark (PLX_CHART_VIEW (self->charts[i]), dark);
   plx_scatter_view_set_dark (plx_search_page_get_scatter (self->search_page), dark);
+  if (self->graph_page != NULL)
+    plx_graph_page_set_dark (self->graph_page, dark);
 }
 
 gboolean

@@ -41,6 +41,8 @@ plx_timeline_layout_free (PlxTimelineLayout *layout)
   g_array_unref (layout->bars);
   g_array_unref (layout->ticks);
   g_array_unref (layout->legend);
+  if (layout->texts != NULL)
+    g_string_chunk_free (layout->texts);
   g_free (layout);
 }
 
@@ -61,12 +63,38 @@ typedef struct
   guint  *n;               /* columns: events in the column */
 } Columns;
 
+/* What a bar of a program's op says inside: the op's name if it fits, else the part
+ * before ": " ("allreduce bucket3" of "allreduce bucket3: d:w9 ... d:w1 (6 tensors)"),
+ * else that part's last word ("bucket3"), else nothing; the tooltip has the whole. */
+static const char *
+bar_text (PlxTimelineLayout *l, const PlxTimelineEvent *ev, double width_px, double size)
+{
+  const char *colon;
+
+  if (ev->label == NULL || ev->label[0] == '\0')
+    return NULL;
+  if (plx_render_text_estimate (ev->label, size) + 6.0 <= width_px)
+    return g_string_chunk_insert_const (l->texts, ev->label);
+  colon = strstr (ev->label, ": ");
+  if (colon != NULL)
+    {
+      g_autofree char *head = g_strndup (ev->label, colon - ev->label);
+      const char *word = strrchr (head, ' ');
+      if (plx_render_text_estimate (head, size) + 6.0 <= width_px)
+        return g_string_chunk_insert_const (l->texts, head);
+      if (word != NULL && word[1] != '\0' && plx_render_text_estimate (word + 1, size) + 6.0 <= width_px)
+        return g_string_chunk_insert_const (l->texts, word + 1);
+    }
+  return NULL;
+}
+
 static void
 emit_event (PlxTimelineLayout *l, const PlxChartRow *row, const PlxTimelineEvent *ev, guint index,
-            double x0, double x1)
+            double x0, double x1, gboolean name_ops)
 {
   PlxChartBar bar;
   char text[16];
+  gboolean tall = (row->y1 - row->y0) * l->height_px >= l->font_size * 0.85 + 2.0;
 
   bar.x0 = x0 / l->width_px;
   bar.x1 = x1 / l->width_px;
@@ -79,8 +107,9 @@ emit_event (PlxTimelineLayout *l, const PlxChartRow *row, const PlxTimelineEvent
   bar.n_events = 1;
   snprintf (text, sizeof text, "%u", ev->micro_batch);
   bar.show_label = ev->micro_batch != PLX_NO_MICRO_BATCH &&
-                   (x1 - x0) >= plx_render_text_estimate (text, l->font_size * 0.85) + 4.0 &&
-                   (row->y1 - row->y0) * l->height_px >= l->font_size * 0.85 + 2.0;
+                   (x1 - x0) >= plx_render_text_estimate (text, l->font_size * 0.85) + 4.0 && tall;
+  bar.text = name_ops && tall && ev->micro_batch == PLX_NO_MICRO_BATCH
+               ? bar_text (l, ev, x1 - x0, l->font_size * 0.85) : NULL;
   g_array_append_val (l->bars, bar);
 }
 
@@ -182,6 +211,7 @@ emit_columns (PlxTimelineLayout *l, const PlxChartRow *row, const Columns *cols,
           bar.kind = (guint8) k;
           bar.aggregate = TRUE;
           bar.show_label = FALSE;
+          bar.text = NULL;
           bar.micro_batch = PLX_NO_MICRO_BATCH;
           bar.event = cols->first_event[c];
           bar.n_events = cols->n[c];
@@ -240,6 +270,8 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
   l->bars = g_array_new (FALSE, FALSE, sizeof (PlxChartBar));
   l->ticks = g_array_new (FALSE, FALSE, sizeof (PlxAxisTick));
   l->legend = g_array_new (FALSE, FALSE, sizeof (PlxLegendItem));
+  l->texts = g_string_chunk_new (256);
+  l->name_ops = tl->per_device;
   l->width_px = w;
   l->height_px = h;
   l->font_size = 12.0;
@@ -396,7 +428,7 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
         x1 = col0_px + (s1 - t0) / col_s;
         if (x1 - x0 >= PLX_TIMELINE_MIN_BAR_PX)
           {
-            emit_event (l, &g_array_index (l->rows, PlxChartRow, ri), ev, i, x0, x1);
+            emit_event (l, &g_array_index (l->rows, PlxChartRow, ri), ev, i, x0, x1, l->name_ops);
             continue;
           }
         /* Spread the event's time over the columns it touches. */
@@ -616,15 +648,33 @@ plx_timeline_chart_render (const PlxTimelineLayout *l,
    * image), which keeps a dense timeline as fast to draw as a sparse one. */
   render_columns (l, style, cr, width, height);
 
+  /* A program's ops run back to back: a hairline of the background where one ends
+   * and the next begins keeps each (an all-reduce bucket, a kernel) a bar of its own. */
+  if (l->name_ops)
+    {
+      for (guint i = 0; i < l->bars->len; i++)
+        {
+          const PlxChartBar *b = &g_array_index (l->bars, PlxChartBar, i);
+          double x = round (b->x0 * width);
+          if (b->aggregate || (b->x1 - b->x0) * width < 4.0)
+            continue;
+          cairo_move_to (cr, x + 0.5, b->y0 * height);
+          cairo_line_to (cr, x + 0.5, b->y1 * height);
+        }
+      plx_render_set_color (cr, style->background);
+      cairo_stroke (cr);
+    }
+
   for (guint i = 0; i < l->bars->len; i++)
     {
       const PlxChartBar *b = &g_array_index (l->bars, PlxChartBar, i);
       char text[16];
-      if (!b->show_label)
+      if (!b->show_label && b->text == NULL)
         continue;
       snprintf (text, sizeof text, "%u", b->micro_batch);
-      plx_render_text (cr, style, text, (b->x0 + b->x1) / 2.0 * width, (b->y0 + b->y1) / 2.0 * height,
-                       fs * 0.85, plx_render_style_text_on (style, style->kind[b->kind]), 0.5, 0.5, PLX_TEXT_NORMAL);
+      plx_render_text (cr, style, b->text != NULL ? b->text : text, (b->x0 + b->x1) / 2.0 * width,
+                       (b->y0 + b->y1) / 2.0 * height, fs * 0.85,
+                       plx_render_style_text_on (style, style->kind[b->kind]), 0.5, 0.5, PLX_TEXT_NORMAL);
     }
 
   /* Axis. */

@@ -37,6 +37,8 @@ typedef struct
   guint32 micro_batch;     /* PLX_NO_MICRO_BATCH for aggregates */
   guint   event;           /* the (first) timeline event in it */
   guint   n_events;        /* events it stands for */
+  const char *text;        /* a program's op named inside (its label, or the label's
+                            * head before ": "), where it fits; else NULL */
 } PlxChartBar;
 
 #define PLX_TIMELINE_MIN_BAR_PX 2.0
@@ -71,6 +73,9 @@ typedef struct
   guint   rank_stride;     /* 1, or n when only every n-th stage is shown */
   char    title[200];
   char    note[120];       /* e.g. "every 4th stage shown" */
+  GStringChunk *texts;     /* the bars' texts */
+  gboolean name_ops;       /* a program's run (per device): bars named by their ops and
+                            * parted by a hairline */
 } PlxTimelineLayout;
 
 PlxTimelineLayout *plx_timeline_layout_new (const PlxTimeline        *timeline,

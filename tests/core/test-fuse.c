@@ -175,6 +175,24 @@ test_bucket (void)
           i_w1 = i;
       }
     g_assert_cmpfloat (run.op_start_s[i_ar], >=, run.op_end_s[i_w1]);
+    /* On a timeline it is data-parallel communication, labelled by what it carries,
+     * though the updates read the unpacked gradients rather than its output. */
+    {
+      g_autoptr (PlxTimeline) tl = NULL;
+      guint found = 0;
+      plx_ir_run_charts (f, &run, NULL, &tl, NULL);
+      for (guint e = 0; e < tl->events->len; e++)
+        {
+          const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, e);
+          if (g_str_equal (ev->label, "allreduce bucket0: d:w2, d:w1"))
+            {
+              g_assert_cmpint (ev->kind, ==, PLX_KIND_DP_COMM);
+              g_assert_cmpint (ev->stream, ==, PLX_STREAM_DP);
+              found++;
+            }
+        }
+      g_assert_cmpuint (found, ==, 2);   /* one event per GPU */
+    }
     plx_ir_run_clear (&run);
   }
 }

@@ -473,6 +473,36 @@ test_mlp_chain_costs (void)
   g_assert_cmpuint (find_op (p, "fc2#0")->devices[0], ==, 1);
 
   {
+    /* The firsts plx_ir_parallelize cuts at, asked for alone: fc2 (op 2) starts the
+     * second stage in the optimum, and in the nearest split too - the forward time
+     * is 2 matmuls m, 2 ReLUs r and the loss l, half of it m + r + l/2, and the
+     * boundary after relu1 (m + r) is l/2 from it, the nearest. Given firsts come back
+     * as given; more stages than forward ops are refused as parallelize refuses them. */
+    PlxIrParallel given = par;
+    guint first[2] = { 9, 9 }, mine[2] = { 0, 4 };
+    guint six[6];
+
+    g_assert_true (plx_ir_split_firsts (t, &par, c, first, "mlp", &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (first[0], ==, 0);
+    g_assert_cmpuint (first[1], ==, 2);
+    given.split = PLX_IR_SPLIT_NEAREST;
+    first[1] = 9;
+    g_assert_true (plx_ir_split_firsts (t, &given, c, first, "mlp", &error));
+    g_assert_cmpuint (first[1], ==, 2);
+    given.split = PLX_IR_SPLIT_GIVEN;
+    given.chunk_first = mine;
+    g_assert_true (plx_ir_split_firsts (t, &given, c, first, "mlp", &error));
+    g_assert_cmpuint (first[1], ==, 4);
+    given.pp = 6;
+    given.split = PLX_IR_SPLIT_NEAREST;
+    g_assert_false (plx_ir_split_firsts (t, &given, c, six, "mlp", &error));
+    g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
+    g_assert_nonnull (strstr (error->message, "6 pipeline stages, but the model has 5 forward ops"));
+    g_clear_error (&error);
+  }
+
+  {
     /* Refined by the simulator on 4 stages of 8 micro-batches: never slower than the
      * chain optimum or the nearest split, and a valid split (starts increasing from
      * 0). A split given by hand that does not increase is refused by name. */

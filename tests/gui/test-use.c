@@ -11,6 +11,7 @@
 #include "plx-format.h"
 #include "plx-graph-page.h"
 #include "plx-history.h"
+#include "plx-partition-view.h"
 #include "plx-scenario-panel.h"
 #include "plx-search-page.h"
 #include "plx-window.h"
@@ -1380,6 +1381,233 @@ test_open_graph (void)
     }
 }
 
+/* `parallax-cli fuse GRAPH --dp N --json`: the found step and the baselines. */
+static JsonObject *
+cli_fuse (const char *graph, const char *dp)
+{
+  const char *argv[] = { g_getenv ("PLX_CLI"), "fuse", graph, "--dp", dp, "--json", NULL };
+  g_autofree char *out = NULL;
+  JsonNode *root;
+  JsonObject *o;
+  int status = 0;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL,
+                               &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  root = json_from_string (out, NULL);
+  g_assert_nonnull (root);
+  o = json_object_ref (json_node_get_object (root));
+  json_node_unref (root);
+  return o;
+}
+
+/* How many of the run's timeline events carry `label`, and that each is
+ * data-parallel communication on its GPU's dp stream. */
+static guint
+dp_events_labelled (PlxGraphPage *page, const char *label)
+{
+  const PlxTimeline *tl = plx_graph_page_get_result (page)->timeline;
+  guint n = 0;
+
+  for (guint i = 0; i < tl->events->len; i++)
+    {
+      const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, i);
+      if (ev->label == NULL || !g_str_equal (ev->label, label))
+        continue;
+      g_assert_cmpint (ev->kind, ==, PLX_KIND_DP_COMM);
+      g_assert_cmpint (ev->stream, ==, PLX_STREAM_DP);
+      n++;
+    }
+  return n;
+}
+
+/* Chooses in one of the page's dropdowns, as often as a test likes. GTK 4.8 under
+ * Xvfb (no window manager) lets the first click on a dropdown whose list has just
+ * closed on a choice go by without opening it - seen by hand with xdotool on the
+ * Optimizer dropdown too - so a person clicks again; so does this. */
+static void
+choose_on_page (PlxGraphPage *page, const char *control, const char *item)
+{
+  GtkWidget *dropdown = plx_graph_page_get_control (page, control);
+
+  if (gtk_drop_down_get_selected (GTK_DROP_DOWN (dropdown)) != 0)
+    {
+      gi_click (dropdown);
+      if (gi_wait (gi_popover_is_open, NULL, 1000))
+        {
+          gi_key (NULL, XK_Escape);
+          g_assert_true (gi_wait (gi_popover_is_closed, NULL, 3000));
+        }
+    }
+  gi_choose_in_dropdown (dropdown, item);
+  gi_pump (100);
+  g_assert_true (gi_wait (graph_computed, page, 20000));
+  gi_pump (100);
+  g_assert_true (gi_wait (graph_computed, page, 20000));
+}
+
+/* Types into a spin button right after a dropdown choice: the same GTK quirk keeps
+ * the focus on the dropdown through the first click after its list closed, so a
+ * person clicks the field again before typing; so does this. */
+static void
+type_after_choice (PlxGraphPage *page, GtkWidget *spin, const char *text)
+{
+  GtkWidget *entry = gi_find_type (spin, GTK_TYPE_TEXT);
+
+  g_assert_nonnull (entry);
+  gi_click (entry);
+  gi_pump (100);
+  if (!gtk_widget_has_focus (entry))
+    gi_click (entry);
+  type_into (page, spin, text);
+}
+
+static void
+choose_fusion (PlxGraphPage *page, const char *item)
+{
+  choose_on_page (page, "fusion", item);
+  g_assert_null (plx_graph_page_get_error (page));
+}
+
+/* The Fusion dropdown on a four-layer MLP (512 x 512 bf16 weights: 0.5 MiB gradients)
+ * over 2 GPUs. DDP's buckets take the gradients in backward order and close the first
+ * once it holds 1 MiB: d:w4 and d:w3, then d:w2 and d:w1 in the second (under 25
+ * MiB, closed by the end), so two all-reduces, each named by its tensors and drawn as
+ * data-parallel communication on both GPUs. Every elementwise chain fuses the two
+ * memory-bound chains there are - relu4 into the loss, and the loss's gradient into
+ * relu4's - with one all-reduce per gradient. Each step is the one `parallax-cli fuse`
+ * reports for the same plan, and the unfused step the page names is its "none".
+ * Pipeline stages 2 greys the dropdown, says why, and falls back to no fusion. */
+static void
+test_graph_fusion (void)
+{
+  g_autofree char *graph = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "graphs", "mlp-4x512.json", NULL);
+  g_autoptr (JsonObject) cli = cli_fuse (graph, "2");
+  JsonObject *base = json_object_get_object_member (cli, "baselines");
+  PlxWindow *w = open_window (1400, 900);
+  g_autoptr (GFile) file = g_file_new_for_path (graph);
+  PlxGraphPage *page = PLX_GRAPH_PAGE (plx_window_get_graph_page (w));
+  GtkWidget *fusion = plx_graph_page_get_control (page, "fusion");
+  g_autofree char *none = plx_format_time (json_object_get_double_member (base, "none"));
+  g_autofree char *unfused = NULL;
+  static const char *const dp2pp2[] = { "--dp", "2", "--pp", "2", NULL };
+
+  g_assert_true (plx_window_open_file (w, file, NULL));
+  g_assert_true (gi_wait (graph_computed, page, 10000));
+  gi_pump (200);
+  g_assert_true (gtk_widget_is_sensitive (fusion));
+  type_into (page, plx_graph_page_get_control (page, "dp"), "2");
+  g_assert_cmpfloat (plx_graph_page_get_result (page)->report.step_time_s, ==,
+                     json_object_get_double_member (base, "none"));
+  g_assert_null (strstr (plx_graph_page_get_numbers (page), "Fusion"));
+
+  choose_fusion (page, "DDP buckets");
+  unfused = g_strdup ("Fusion (DDP buckets): 0 kernels, 4 gradients in 2 all-reduces · ");
+  g_assert_nonnull (strstr (plx_graph_page_get_numbers (page), unfused));
+  g_assert_nonnull (strstr (plx_graph_page_get_numbers (page), none));
+  g_assert_cmpuint (dp_events_labelled (page, "allreduce bucket0: d:w4, d:w3"), ==, 2);
+  g_assert_cmpuint (dp_events_labelled (page, "allreduce bucket1: d:w2, d:w1"), ==, 2);
+  g_assert_cmpfloat (plx_graph_page_get_result (page)->report.step_time_s, ==,
+                     json_object_get_double_member (base, "ddp_25mb"));
+
+  choose_fusion (page, "Every elementwise chain");
+  g_assert_nonnull (strstr (plx_graph_page_get_numbers (page),
+                            "Fusion (every elementwise chain): 2 kernels, 4 gradients in 4 all-reduces · "));
+  g_assert_cmpuint (dp_events_labelled (page, "allreduce bucket0: d:w4, d:w3"), ==, 0);
+  g_assert_cmpfloat (plx_graph_page_get_result (page)->report.step_time_s, ==,
+                     json_object_get_double_member (base, "fuse_elementwise"));
+
+  choose_fusion (page, "Searched");
+  g_assert_nonnull (strstr (plx_graph_page_get_numbers (page), "Fusion (searched): "));
+  g_assert_cmpfloat (plx_graph_page_get_result (page)->report.step_time_s, ==,
+                     json_object_get_double_member (cli, "step_time_s"));
+
+  type_into (page, plx_graph_page_get_control (page, "pp"), "2");
+  g_assert_false (gtk_widget_is_sensitive (fusion));
+  g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (fusion)), ==, 0);
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (fusion), "Fusion is for data-parallel runs"));
+  g_assert_null (strstr (plx_graph_page_get_numbers (page), "Fusion"));
+  g_assert_cmpfloat (plx_graph_page_get_result (page)->report.step_time_s, ==, cli_graph_step (graph, dp2pp2));
+  close_window (w);
+}
+
+/* The partition of the four-layer MLP over 2 stages of 4 micro-batches. Nearest
+ * split: the forward time is 4 matmuls m, 4 ReLUs r and the loss l; half of it,
+ * 2m + 2r + l/2, is l/2 from the boundary after relu2 and further from the others
+ * (r + l/2 after fc2, m - l/2 after fc3), so fc3 (op 4) starts stage 1 and one edge,
+ * relu2 -> fc3, is cut. Optimal runs as `--split optimal` does. By hand, fc4 (op 6)
+ * typed as stage 1's first op leaves three layers on stage 0 and one on stage 1: with
+ * 4 micro-batches through 2 stages the slower stage sets the pace (1F1B: about
+ * (4 + 2 - 1) of its forward-backward times), so the step is longer than the nearest
+ * split's balanced two and two. Over 3 stages a boundary typed before the one ahead
+ * of it is refused by value, and the last run stays. */
+static void
+test_graph_partition (void)
+{
+  g_autofree char *graph = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "graphs", "mlp-4x512.json", NULL);
+  static const char *const nearest_flags[] = { "--pp", "2", "--micro-batches", "4", NULL };
+  static const char *const optimal_flags[] = { "--pp", "2", "--micro-batches", "4", "--split", "optimal", NULL };
+  PlxWindow *w = open_window (1400, 900);
+  g_autoptr (GFile) file = g_file_new_for_path (graph);
+  PlxGraphPage *page = PLX_GRAPH_PAGE (plx_window_get_graph_page (w));
+  PlxPartitionView *view = PLX_PARTITION_VIEW (plx_graph_page_get_partition_view (page));
+  GtkWidget *split = plx_graph_page_get_control (page, "split");
+  double nearest;
+  const char *error;
+
+  g_assert_true (plx_window_open_file (w, file, NULL));
+  g_assert_true (gi_wait (graph_computed, page, 10000));
+  gi_pump (200);
+  g_assert_false (gtk_widget_is_sensitive (split));
+  g_assert_cmpint (plx_partition_view_get_stage (view, "fc3"), ==, 0);
+  type_into (page, plx_graph_page_get_control (page, "micro-batches"), "4");
+  type_into (page, plx_graph_page_get_control (page, "pp"), "2");
+  g_assert_true (gtk_widget_is_sensitive (split));
+  nearest = plx_graph_page_get_result (page)->report.step_time_s;
+  g_assert_cmpfloat (nearest, ==, cli_graph_step (graph, nearest_flags));
+
+  /* Clicked: the Partition tab. */
+  {
+    GtkWidget *tab = gtk_widget_get_ancestor (gi_find_label (GTK_WIDGET (page), "Partition"), GTK_TYPE_TOGGLE_BUTTON);
+    g_assert_nonnull (tab);
+    gi_click (tab);
+    gi_pump (200);
+    g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (view)));
+  }
+  g_assert_cmpuint (plx_partition_view_get_n_stages (view), ==, 2);
+  g_assert_cmpint (plx_partition_view_get_stage (view, "relu2"), ==, 0);
+  g_assert_cmpint (plx_partition_view_get_stage (view, "fc3"), ==, 1);
+  g_assert_cmpuint (plx_partition_view_get_n_cut (view), ==, 1);
+
+  choose_on_page (page, "split", "Optimal");
+  g_assert_cmpfloat (plx_graph_page_get_result (page)->report.step_time_s, ==, cli_graph_step (graph, optimal_flags));
+
+  choose_on_page (page, "split", "By hand");
+  g_assert_nonnull (plx_graph_page_get_control (page, "boundary-1"));
+  g_assert_null (plx_graph_page_get_control (page, "boundary-2"));
+  type_after_choice (page, plx_graph_page_get_control (page, "boundary-1"), "6");
+  g_assert_null (plx_graph_page_get_error (page));
+  g_assert_cmpint (plx_partition_view_get_stage (view, "relu3"), ==, 0);
+  g_assert_cmpint (plx_partition_view_get_stage (view, "fc4"), ==, 1);
+  g_assert_cmpuint (plx_partition_view_get_n_cut (view), ==, 1);
+  g_assert_cmpfloat (plx_graph_page_get_result (page)->report.step_time_s, >, nearest);
+
+  /* Three stages (4 micro-batches go through 3 stages): the boundaries start evenly,
+   * ops 3 and 6; the second typed as 2 is not after the first. */
+  type_into (page, plx_graph_page_get_control (page, "pp"), "3");
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (plx_graph_page_get_control (page, "boundary-1"))), ==,
+                     3.0);
+  type_into_spin_button (plx_graph_page_get_control (page, "boundary-2"), "2");
+  gi_pump (200);
+  error = plx_graph_page_get_error (page);
+  g_assert_nonnull (error);
+  g_assert_cmpstr (error, ==, "Stage 2's first op 2 is not after stage 1's (3): each boundary must be further on "
+                              "than the one before");
+  g_assert_true (gtk_widget_get_mapped (gi_find_label (GTK_WIDGET (page), error)));
+  g_assert_nonnull (plx_graph_page_get_result (page));
+  close_window (w);
+}
+
 /* An ONNX model with a symbolic batch (written by python3-onnx, make-models.py)
  * opens on the Graph page saying which size to give; typed under Sizes, it runs, to
  * the CLI's step with --dim batch=8. A malformed size says so. */
@@ -1434,6 +1662,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/model-dropdown-mouse", test_model_dropdown_mouse);
   g_test_add_func ("/gui/use/open-graph", test_open_graph);
   g_test_add_func ("/gui/use/open-onnx-sizes", test_open_onnx_sizes);
+  g_test_add_func ("/gui/use/graph-fusion", test_graph_fusion);
+  g_test_add_func ("/gui/use/graph-partition", test_graph_partition);
   g_test_add_func ("/gui/use/model-dropdown-keyboard", test_model_dropdown_keyboard);
   g_test_add_func ("/gui/use/cluster-dropdown", test_cluster_dropdown);
   g_test_add_func ("/gui/use/power-limit", test_power_limit);

@@ -259,6 +259,46 @@ test_legend_kinds (void)
   g_assert_cmpint (g_array_index (l->legend, PlxLegendItem, 2).kind, ==, PLX_KIND_TP_COMM);
 }
 
+/* A program's run (per device) names its ops inside their bars where the text fits,
+ * at 0.85 of the 12 px font and Pango's 0.62 em advance (plx_render_text_estimate),
+ * 3 px either side: the label of 44 characters needs 44 x 6.324 + 6 = 284.3 px,
+ * its head "allreduce bucket3" 17 x 6.324 + 6 = 113.5 px, the head's last word
+ * "bucket3" 50.3 px. Four all-reduces of 4, 1.5, 0.8 and 0.3 s of a 10 s step fall
+ * one in each band; a pipeline's timeline (stages, not devices) names none. */
+static void
+test_op_names (void)
+{
+  static const char label[] = "allreduce bucket3: d:w9 ... d:w1 (6 tensors)";
+  static const double span[][2] = { { 0.0, 4.0 }, { 4.5, 6.0 }, { 6.5, 7.3 }, { 8.0, 8.3 } };
+  const char *expect[] = { label, "allreduce bucket3", "bucket3", NULL };
+  const double band[][2] = { { 284.3, 1e9 }, { 113.5, 284.3 }, { 50.3, 113.5 }, { 0.0, 50.3 } };
+  g_autoptr (PlxTimeline) tl = timeline_new (1, 10.0);
+  PlxTimelineOptions o;
+
+  g_assert_cmpuint (strlen (label), ==, 44);
+  for (guint i = 0; i < G_N_ELEMENTS (span); i++)
+    {
+      add_event (tl, 0, PLX_STREAM_DP, PLX_KIND_DP_COMM, PLX_NO_MICRO_BATCH, span[i][0], span[i][1]);
+      g_array_index (tl->events, PlxTimelineEvent, i).label = label;
+    }
+  plx_timeline_options_init (&o, 1000, 400);
+  for (guint per_device = 0; per_device < 2; per_device++)
+    {
+      g_autoptr (PlxTimelineLayout) l = NULL;
+      tl->per_device = per_device;
+      l = plx_timeline_layout_new (tl, &o);
+      for (guint i = 0; i < G_N_ELEMENTS (span); i++)
+        {
+          const PlxChartBar *b = bar_for_event (l, i);
+          double px = (b->x1 - b->x0) * l->width_px;
+          g_assert_cmpfloat (px, >, band[i][0]);
+          g_assert_cmpfloat (px, <, band[i][1]);
+          g_assert_cmpstr (b->text, ==, per_device ? expect[i] : NULL);
+          g_assert_false (b->show_label);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -270,5 +310,6 @@ main (int argc, char **argv)
   g_test_add_func ("/render/timeline/dense-no-comb", test_dense_no_comb);
   g_test_add_func ("/render/timeline/row-grouping", test_row_grouping);
   g_test_add_func ("/render/timeline/legend-kinds", test_legend_kinds);
+  g_test_add_func ("/render/timeline/op-names", test_op_names);
   return g_test_run ();
 }
