@@ -23,7 +23,7 @@
 #define MAX_HAND_CHUNKS 64
 
 /* The Split dropdown's items: plx_ir_parallelize's PLX_IR_SPLIT_*. */
-enum { SPLIT_NEAREST, SPLIT_OPTIMAL, SPLIT_BY_HAND };
+enum { SPLIT_NEAREST, SPLIT_OPTIMAL, SPLIT_DAG, SPLIT_BY_HAND };
 
 /* The Fusion dropdown's items. */
 typedef enum
@@ -87,6 +87,8 @@ typedef struct
   guint      all_reduces;   /* and after: the buckets */
   double     unfused_s;     /* the step with nothing fused */
   guint     *firsts;        /* each chunk's first forward op (n_chunks), or NULL */
+  guint     *chunk_of;      /* a DAG split: each forward op's chunk (n_fwd), else NULL */
+  guint      n_fwd;
   guint      n_chunks, pp;
 } Computed;
 
@@ -94,6 +96,7 @@ static void
 computed_free (Computed *c)
 {
   g_free (c->firsts);
+  g_free (c->chunk_of);
   g_clear_pointer (&c->result, plx_result_unref);
   g_free (c);
 }
@@ -216,6 +219,17 @@ compute (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
       c->firsts = g_new (guint, c->n_chunks);
       if (!plx_ir_split_firsts (training, &job->par, job->cluster, c->firsts, job->source, NULL))
         g_clear_pointer (&c->firsts, g_free);
+      /* A DAG split's chunks are not runs of ops: each op's chunk, as the run had it. */
+      if (job->par.split == PLX_IR_SPLIT_DAG && c->n_chunks > 1)
+        {
+          g_autoptr (PlxDagPartition) part = plx_ir_dag_partition (training, job->cluster, job->par.micro_batches,
+                                                                   c->n_chunks, job->source, NULL);
+          if (part != NULL)
+            {
+              c->n_fwd = part->n_nodes;
+              c->chunk_of = g_memdup2 (part->part, sizeof (guint) * MAX (part->n_nodes, 1u));
+            }
+        }
     }
   c->fusion = program != NULL && fusion_applies (&job->par) ? job->fusion : FUSION_NONE;
   if (c->fusion != FUSION_NONE)
@@ -271,14 +285,17 @@ show_partition (PlxGraphPage *self, const Computed *c)
   const PlxIrGraph *g = self->forward->graph;
   g_autofree guint *stage = g_new0 (guint, MAX (g->ops->len, 1));
 
-  if (c->firsts != NULL)
+  if (c->chunk_of != NULL)
+    for (guint i = 0; i < g->ops->len && i < c->n_fwd; i++)
+      stage[i] = c->chunk_of[i] % c->pp;
+  else if (c->firsts != NULL)
     for (guint i = 0, k = 0; i < g->ops->len; i++)
       {
         while (k + 1 < c->n_chunks && c->firsts[k + 1] <= i)
           k++;
         stage[i] = k % c->pp;
       }
-  plx_partition_view_set (self->partition, g, stage, c->firsts != NULL ? c->pp : 1);
+  plx_partition_view_set (self->partition, g, stage, c->firsts != NULL || c->chunk_of != NULL ? c->pp : 1);
   g_clear_pointer (&self->shown_firsts, g_free);
   self->shown_chunks = 0;
   if (c->firsts != NULL)
@@ -461,7 +478,8 @@ start (PlxGraphPage *self)
   job->optimizer = gtk_drop_down_get_selected (self->optimizer) == 1 ? PLX_IR_OPTIMIZER_SGD : PLX_IR_OPTIMIZER_ADAM;
   job->fusion = (Fusion) gtk_drop_down_get_selected (self->fusion);
   job->par.split = gtk_drop_down_get_selected (self->split) == SPLIT_OPTIMAL ? PLX_IR_SPLIT_OPTIMAL
-                                                                          : PLX_IR_SPLIT_NEAREST;
+                  : gtk_drop_down_get_selected (self->split) == SPLIT_DAG     ? PLX_IR_SPLIT_DAG
+                                                                              : PLX_IR_SPLIT_NEAREST;
   if (gtk_drop_down_get_selected (self->split) == SPLIT_BY_HAND && n_chunks (self) > 1)
     {
       job->par.split = PLX_IR_SPLIT_GIVEN;
@@ -700,7 +718,8 @@ plx_graph_page_init (PlxGraphPage *self)
   static const char *const fusions[] = { N_("None"), N_("DDP buckets (25 MiB)"), N_("Every elementwise chain"),
                                          N_("Searched (DisCo)"), NULL };
   const char *fusion_labels[G_N_ELEMENTS (fusions)];
-  static const char *const splits[] = { N_("Nearest"), N_("Optimal (chain DP)"), N_("By hand"), NULL };
+  static const char *const splits[] = { N_("Nearest"), N_("Optimal (chain DP)"), N_("DAG (least cut)"), N_("By hand"),
+                                        NULL };
   const char *split_labels[G_N_ELEMENTS (splits)];
   GtkWidget *flow = gtk_flow_box_new ();
   GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);

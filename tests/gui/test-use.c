@@ -1535,7 +1535,7 @@ test_graph_fusion (void)
  * split: the forward time is 4 matmuls m, 4 ReLUs r and the loss l; half of it,
  * 2m + 2r + l/2, is l/2 from the boundary after relu2 and further from the others
  * (r + l/2 after fc2, m - l/2 after fc3), so fc3 (op 4) starts stage 1 and one edge,
- * relu2 -> fc3, is cut. Optimal runs as `--split optimal` does. By hand, fc4 (op 6)
+ * relu2 -> fc3, is cut. Optimal runs as `--split optimal` does, DAG as `--split dag`. By hand, fc4 (op 6)
  * typed as stage 1's first op leaves three layers on stage 0 and one on stage 1: with
  * 4 micro-batches through 2 stages the slower stage sets the pace (1F1B: about
  * (4 + 2 - 1) of its forward-backward times), so the step is longer than the nearest
@@ -1547,6 +1547,7 @@ test_graph_partition (void)
   g_autofree char *graph = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "graphs", "mlp-4x512.json", NULL);
   static const char *const nearest_flags[] = { "--pp", "2", "--micro-batches", "4", NULL };
   static const char *const optimal_flags[] = { "--pp", "2", "--micro-batches", "4", "--split", "optimal", NULL };
+  static const char *const dag_flags[] = { "--pp", "2", "--micro-batches", "4", "--split", "dag", NULL };
   PlxWindow *w = open_window (1400, 900);
   g_autoptr (GFile) file = g_file_new_for_path (graph);
   PlxGraphPage *page = PLX_GRAPH_PAGE (plx_window_get_graph_page (w));
@@ -1581,6 +1582,14 @@ test_graph_partition (void)
 
   choose_on_page (page, "split", "Optimal");
   g_assert_cmpfloat (plx_graph_page_get_result (page)->report.step_time_s, ==, cli_graph_step (graph, optimal_flags));
+
+  /* The DAG partitioner's split runs as `--split dag` does; on a chain of four layers
+   * its least cut is one edge, and every op is on stage 0 or 1. */
+  choose_on_page (page, "split", "DAG");
+  g_assert_cmpfloat (plx_graph_page_get_result (page)->report.step_time_s, ==, cli_graph_step (graph, dag_flags));
+  g_assert_cmpuint (plx_partition_view_get_n_cut (view), ==, 1);
+  g_assert_cmpint (plx_partition_view_get_stage (view, "fc1"), ==, 0);
+  g_assert_cmpint (plx_partition_view_get_stage (view, "loss"), ==, 1);
 
   choose_on_page (page, "split", "By hand");
   g_assert_nonnull (plx_graph_page_get_control (page, "boundary-1"));
