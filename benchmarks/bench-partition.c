@@ -121,8 +121,8 @@ main (int argc, char **argv)
   PlxDag dag;
 
   build_training_graph (&g);
-  dag = (PlxDag) { g.node_s->len, (double *) g.node_s->data, NULL,
-                   g.src->len, (guint *) g.src->data, (guint *) g.dst->data, (double *) g.cut_s->data };
+  dag = (PlxDag) { g.node_s->len, (double *) (void *) g.node_s->data, NULL,
+                   g.src->len, (guint *) (void *) g.src->data, (guint *) (void *) g.dst->data, (double *) (void *) g.cut_s->data };
   printf ("DAG partition: %u ops, %u edges (%u residual blocks), into %u parts, epsilon 3 %%, best of 5:\n",
           dag.n_nodes, dag.n_edges, N_BLOCKS, N_PARTS);
   run (&dag, PLX_DAG_ORDERED, "ordered");

@@ -144,10 +144,10 @@ plx_fuse_space_new (const PlxIrGraph *program)
         }
     }
   s->n_edges = prod->len;
-  s->edge_producer = (guint *) g_array_free (g_steal_pointer (&prod), FALSE);
-  s->edge_consumer = (guint *) g_array_free (g_steal_pointer (&cons), FALSE);
+  s->edge_producer = (guint *) (void *) g_array_free (g_steal_pointer (&prod), FALSE);
+  s->edge_consumer = (guint *) (void *) g_array_free (g_steal_pointer (&cons), FALSE);
   s->n_grads = grads->len;
-  s->grad_op = (guint *) g_array_free (g_steal_pointer (&grads), FALSE);
+  s->grad_op = (guint *) (void *) g_array_free (g_steal_pointer (&grads), FALSE);
   s->grad_bytes = g_new (double, MAX (s->n_grads, 1u));
   s->grad_break = g_new (gboolean, MAX (s->n_grads, 1u));
   for (guint i = 0; i < s->n_grads; i++)

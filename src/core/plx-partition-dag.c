@@ -119,7 +119,7 @@ heap_push (GArray *heap, double key, guint node, guint stamp)
   guint i = heap->len;
 
   g_array_append_val (heap, e);
-  h = (HeapEntry *) heap->data;
+  h = (HeapEntry *) (void *) heap->data;
   while (i > 0 && heap_above (&e, &h[(i - 1) / 2]))
     {
       h[i] = h[(i - 1) / 2];
@@ -131,7 +131,7 @@ heap_push (GArray *heap, double key, guint node, guint stamp)
 static gboolean
 heap_pop (GArray *heap, HeapEntry *top)
 {
-  HeapEntry *h = (HeapEntry *) heap->data;
+  HeapEntry *h = (HeapEntry *) (void *) heap->data;
   HeapEntry last;
   guint i = 0, n;
 
