@@ -183,6 +183,15 @@ PlxIrOp    *plx_ir_graph_add_op (PlxIrGraph  *graph,
                                  guint        n_outputs,
                                  const guint *devices,
                                  guint        n_devices);
+/* An op like `like` (another graph's: its kind, name, attributes, pass, origin and
+ * costs; `like->peers` only if n_devices equals like's) on tensors and devices of
+ * `graph`. For transforms that rebuild a program. */
+PlxIrOp    *plx_ir_graph_add_op_like (PlxIrGraph    *graph,
+                                      const PlxIrOp *like,
+                                      const guint   *inputs,
+                                      const guint   *outputs,
+                                      const guint   *devices,
+                                      guint          n_devices);
 /* The index of stream `name`, added if new; -1 past PLX_IR_MAX_STREAMS. */
 gint        plx_ir_graph_stream (PlxIrGraph *graph,
                                  const char *name);
@@ -291,17 +300,34 @@ guint       plx_ir_chain_costs (const PlxIrGraph *training,
                                 double          **cut_s,
                                 double          **cut_bytes);
 
-/* The forward ops of a training graph split into n_chunks pipeline chunks by the DAG
- * partitioner (PLX_IR_SPLIT_DAG's): nodes the forward ops with their backward ops'
- * time, an edge per tensor one forward op makes and another reads, costing as a
- * chain's cut; ORDERED, loads within 5 % of an even share. part[i] is forward op i's
- * chunk. NULL with an error naming `source` when it cannot split. */
+/* The forward ops of a training graph split into n_chunks parts by the DAG
+ * partitioner: nodes the forward ops with their backward ops' time, an edge per
+ * tensor one forward op makes and another reads, costing as a chain's cut (once per
+ * tensor, on the edge to its last reader); loads within 5 % (or the heaviest op's
+ * bound). ORDERED: pipeline chunks (PLX_IR_SPLIT_DAG's); FREE: devices for
+ * plx_ir_place. part[i] is forward op i's part. NULL with an error naming `source`
+ * when it cannot split. */
 PlxDagPartition *plx_ir_dag_partition (const PlxIrGraph *training,
                                        const PlxCluster *cluster,
                                        guint             micro_batches,
                                        guint             n_chunks,
+                                       PlxDagMode        mode,
                                        const char       *source,
                                        GError          **error);
+
+/* Model parallelism without a pipeline (Tavarageri et al. 2019: the partition's
+ * parts on devices, running at once where the graph allows): every op of a training
+ * graph on the device of its forward op (`device`, one per forward op, below
+ * n_devices), the whole batch at once; a tensor read on another device than its own
+ * is sent there once, on the communication stream, before its first reader there.
+ * Any assignment runs, a FREE one included (program order stays the training
+ * graph's, which is topological). NULL with an error naming `source` and the value
+ * for a device out of range. */
+PlxIrGraph      *plx_ir_place (const PlxIrGraph *training,
+                               const guint      *device,
+                               guint             n_devices,
+                               const char       *source,
+                               GError          **error);
 
 /* The distributed program of a training graph (plx_ir_training_graph) on
  * pp x dp x tp devices (device = stage * dp * tp + d * tp + t): each tensor's

@@ -842,9 +842,9 @@ plx_cli_graph_partition (int argc, char **argv)
   guint n, parts, m;
   double largest;
   PlxIrParallel opt, near, data, dagp;
-  double step[5] = { 0.0, 0.0, 0.0, 0.0, 0.0 };
-  char *why[5] = { NULL, NULL, NULL, NULL, NULL };
-  gboolean ran[5];
+  double step[6] = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
+  char *why[6] = { NULL, NULL, NULL, NULL, NULL, NULL };
+  gboolean ran[6];
   g_autoptr (PlxDagPartition) dag = NULL;
   int status = parse_options (argc, argv, &o);
 
@@ -895,7 +895,25 @@ plx_cli_graph_partition (int argc, char **argv)
   dagp = opt;
   dagp.split = PLX_IR_SPLIT_DAG;
   ran[4] = simulate_with (training, &dagp, cluster, o.model, &step[4], &why[4]);
-  dag = plx_ir_dag_partition (training, cluster, m, parts, o.model, NULL);
+  dag = plx_ir_dag_partition (training, cluster, m, parts, PLX_DAG_ORDERED, o.model, NULL);
+  /* Model parallelism without a pipeline: the FREE split's parts on the GPUs, the
+   * whole batch at once (plx_ir_place). */
+  {
+    g_autoptr (GError) e = NULL;
+    g_autoptr (PlxDagPartition) free_part = plx_ir_dag_partition (training, cluster, 1, parts, PLX_DAG_FREE, o.model,
+                                                                  &e);
+    g_autoptr (PlxIrGraph) placed = free_part != NULL ? plx_ir_place (training, free_part->part, parts, o.model, &e)
+                                                      : NULL;
+    PlxIrRun run;
+    ran[5] = placed != NULL && plx_ir_simulate (placed, cluster, &run, &e);
+    if (ran[5])
+      {
+        step[5] = run.makespan_s;
+        plx_ir_run_clear (&run);
+      }
+    else
+      why[5] = g_strdup (e != NULL ? e->message : "not simulated");
+  }
   largest = 0.0;
   for (guint p = 0; p < parts; p++)
     largest = MAX (largest, plx_partition_part_time (node_s, cut_s, n, first[p],
@@ -906,7 +924,8 @@ plx_cli_graph_partition (int argc, char **argv)
       g_autoptr (JsonBuilder) b = json_builder_new ();
       g_autoptr (JsonNode) root = NULL;
       static const char *const keys[] = { "step_time_s", "chain_optimum_step_time_s", "nearest_split_step_time_s",
-                                          "data_parallel_step_time_s", "dag_split_step_time_s" };
+                                          "data_parallel_step_time_s", "dag_split_step_time_s",
+                                          "free_split_step_time_s" };
 
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "devices");
@@ -939,7 +958,7 @@ plx_cli_graph_partition (int argc, char **argv)
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
-      for (guint k = 0; k < 5; k++)
+      for (guint k = 0; k < 6; k++)
         {
           json_builder_set_member_name (b, keys[k]);
           if (ran[k])
@@ -979,7 +998,7 @@ plx_cli_graph_partition (int argc, char **argv)
       json_builder_end_object (b);
       root = json_builder_get_root (b);
       print_json (root);
-      for (guint k = 0; k < 5; k++)
+      for (guint k = 0; k < 6; k++)
         g_free (why[k]);
       return 0;
     }
@@ -1004,8 +1023,9 @@ plx_cli_graph_partition (int argc, char **argv)
     static const char *const what[] = { "with this split", "with the chain optimum (slowest part smallest)",
                                         "with each cut nearest its share of the forward time",
                                         "as data parallel over all the GPUs",
-                                        "with the DAG partitioner's stages (least cut within 5 %)" };
-    for (guint k = 0; k < 5; k++)
+                                        "with the DAG partitioner's stages (least cut within 5 %)",
+                                        "as model parallelism: its free split, the whole batch, no pipeline" };
+    for (guint k = 0; k < 6; k++)
       {
         printf ("%s", k == 0 ? "\nStep time         " : "                  ");
         if (ran[k])

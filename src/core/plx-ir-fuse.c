@@ -449,29 +449,12 @@ copy_op (Build *b, const PlxIrOp *op)
 {
   g_autofree guint *in = g_new (guint, op->n_inputs + 1);
   g_autofree guint *out = g_new (guint, op->n_outputs + 1);
-  PlxIrOp *n;
 
   for (guint j = 0; j < op->n_inputs; j++)
     in[j] = map_tensor (b, op->inputs[j]);
   for (guint j = 0; j < op->n_outputs; j++)
     out[j] = map_tensor (b, op->outputs[j]);
-  n = plx_ir_graph_add_op (b->out, op->name, op->kind, in, op->n_inputs, out, op->n_outputs, op->devices,
-                           op->n_devices);
-  n->axis = op->axis;
-  if (op->peers != NULL)
-    n->peers = g_memdup2 (op->peers, op->n_devices * sizeof (guint));
-  n->transpose_a = op->transpose_a;
-  n->transpose_b = op->transpose_b;
-  n->n_perm = op->n_perm;
-  memcpy (n->perm, op->perm, sizeof n->perm);
-  n->groups = op->groups;
-  n->phase = op->phase;
-  n->origin = op->origin;
-  n->time_s = op->time_s;
-  n->flops = op->flops;
-  n->bytes = op->bytes;
-  n->stream = op->stream;
-  n->peer_stream = op->peer_stream;
+  plx_ir_graph_add_op_like (b->out, op, in, out, op->devices, op->n_devices);
 }
 
 /* A fused group as one kernel: what its ops read from outside, and what they write

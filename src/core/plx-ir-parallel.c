@@ -1045,6 +1045,7 @@ plx_ir_dag_partition (const PlxIrGraph *training,
                       const PlxCluster *cluster,
                       guint             micro_batches,
                       guint             n_chunks,
+                      PlxDagMode        mode,
                       const char       *source,
                       GError          **error)
 {
@@ -1096,7 +1097,7 @@ plx_ir_dag_partition (const PlxIrGraph *training,
     }
   dag = (PlxDag) { n, node_s, NULL, src->len, (const guint *) (const void *) src->data,
                    (const guint *) (const void *) dst->data, (const double *) (const void *) cost->data };
-  part = plx_partition_dag (&dag, n_chunks, PLX_DAG_ORDERED, 0.05, error);
+  part = plx_partition_dag (&dag, n_chunks, mode, 0.05, error);
   if (part == NULL)
     g_prefix_error (error, "%s: ", source);
   return part;
@@ -1123,7 +1124,7 @@ assign_chunks (const PlxIrGraph *training, const PlxIrParallel *parallel, guint 
   if (parallel->split == PLX_IR_SPLIT_DAG && n_chunks > 1)
     {
       g_autoptr (PlxDagPartition) part = plx_ir_dag_partition (training, cluster, parallel->micro_batches, n_chunks,
-                                                               source, error);
+                                                               PLX_DAG_ORDERED, source, error);
       if (part == NULL)
         return FALSE;
       for (guint i = 0; i < n_fwd && i < part->n_nodes; i++)

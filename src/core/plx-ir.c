@@ -316,6 +316,35 @@ plx_ir_graph_add_op (PlxIrGraph  *graph,
   return op;
 }
 
+PlxIrOp *
+plx_ir_graph_add_op_like (PlxIrGraph    *graph,
+                          const PlxIrOp *like,
+                          const guint   *inputs,
+                          const guint   *outputs,
+                          const guint   *devices,
+                          guint          n_devices)
+{
+  PlxIrOp *n = plx_ir_graph_add_op (graph, like->name, like->kind, inputs, like->n_inputs, outputs, like->n_outputs,
+                                    devices, n_devices);
+
+  n->axis = like->axis;
+  if (like->peers != NULL && n_devices == like->n_devices)
+    n->peers = g_memdup2 (like->peers, n_devices * sizeof (guint));
+  n->transpose_a = like->transpose_a;
+  n->transpose_b = like->transpose_b;
+  n->n_perm = like->n_perm;
+  memcpy (n->perm, like->perm, sizeof n->perm);
+  n->groups = like->groups;
+  n->phase = like->phase;
+  n->origin = like->origin;
+  n->time_s = like->time_s;
+  n->flops = like->flops;
+  n->bytes = like->bytes;
+  n->stream = like->stream;
+  n->peer_stream = like->peer_stream;
+  return n;
+}
+
 const char *
 plx_ir_unique_name (GHashTable *names,
                     const char *base)

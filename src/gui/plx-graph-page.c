@@ -223,7 +223,7 @@ compute (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
       if (job->par.split == PLX_IR_SPLIT_DAG && c->n_chunks > 1)
         {
           g_autoptr (PlxDagPartition) part = plx_ir_dag_partition (training, job->cluster, job->par.micro_batches,
-                                                                   c->n_chunks, job->source, NULL);
+                                                                   c->n_chunks, PLX_DAG_ORDERED, job->source, NULL);
           if (part != NULL)
             {
               c->n_fwd = part->n_nodes;

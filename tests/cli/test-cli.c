@@ -2759,8 +2759,10 @@ test_graph_partition (void)
   g_assert_cmpfloat (get_number (o, "step_time_s"), ==, get_number (o, "nearest_split_step_time_s"));
   g_assert_cmpfloat (get_number (o, "step_time_s"), ==, get_number (o, "chain_optimum_step_time_s"));
   g_assert_cmpfloat (get_number (o, "data_parallel_step_time_s"), >, 0.0);
-  /* The DAG partitioner's split beside them: two non-empty stages of the five ops. */
+  /* The DAG partitioner's split beside them: two non-empty stages of the five ops;
+   * and its free split placed as model parallelism without a pipeline. */
   g_assert_cmpfloat (get_number (o, "dag_split_step_time_s"), >, 0.0);
+  g_assert_cmpfloat (get_number (o, "free_split_step_time_s"), >, 0.0);
   {
     JsonArray *dag_parts = json_object_get_array_member (json_object_get_object_member (o, "dag_split"), "parts");
     g_assert_cmpuint (json_array_get_length (dag_parts), ==, 2);
