@@ -48,7 +48,8 @@ static const char *const graph_help =
   "  --devices N              search: every dp x tp x pp of N (a power of two) GPUs,\n"
   "                           micro-batches 2 to 128 with pipelining (DistIR's grid);\n"
   "                           partition: N pipeline stages, the chain split with\n"
-  "                           the smallest largest stage (micro-batches: 2N unless given)\n"
+  "                           the smallest largest stage (micro-batches: 2N unless\n"
+  "                           given, or the most below that the batch splits into)\n"
   "  --max-simulations N      fuse: simulations the search may run (2000)\n"
   "  --json                   JSON output\n";
 
@@ -857,6 +858,14 @@ plx_cli_graph_partition (int argc, char **argv)
     return user_error (error);
   parts = o.devices;
   m = o.par.micro_batches > 1 ? o.par.micro_batches : 2 * parts;
+  /* Unless given: two micro-batches a stage, or the most up to that the batch splits
+   * into (a batch of 64 over 3 stages: 4). */
+  if (o.par.micro_batches <= 1)
+    {
+      gint64 batch = plx_ir_graph_batch (fwd);
+      while (m > 1 && batch > 0 && batch % m != 0)
+        m--;
+    }
   n = plx_ir_chain_costs (training, cluster, m, &node_s, &cut_s, &cut_bytes);
   if (parts > 4096)
     return usage_error ("partition: --devices %u: at most 4096 pipeline stages", parts);

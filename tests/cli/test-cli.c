@@ -2772,6 +2772,17 @@ test_graph_partition (void)
     g_assert_cmpint (get_int (json_array_get_object_element (dag_parts, 1), "ops"), >, 0);
   }
 
+  /* Three stages: 2 x 3 = 6 micro-batches do not split the batch of 64, nor 5; 4 do. */
+  {
+    g_auto (CliRun) three = { 0 };
+    g_autoptr (JsonNode) three_root = NULL;
+    RUN_CLI (&three, "partition", "--model", graph, "--devices", "3", "--json");
+    assert_success (&three);
+    three_root = parse_stdout (&three);
+    if (three_root != NULL)
+      g_assert_cmpint (get_int (json_node_get_object (three_root), "micro_batches"), ==, 4);
+  }
+
   RUN_CLI (&bad, "partition", "--model", graph, "--devices", "6");
   g_assert_cmpint (bad.status, ==, 1);
   g_assert_nonnull (strstr (bad.err, "mlp-2layer.json: 6 devices, but the model has 5 forward ops to split"));
