@@ -24,6 +24,7 @@
 #include "plx-plan.h"
 #include "plx-presets.h"
 #include "plx-report.h"
+#include "plx-reshard.h"
 #include "plx-schedule.h"
 #include "plx-search.h"
 #include "plx-sim.h"

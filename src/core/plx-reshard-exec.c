@@ -1,0 +1,359 @@
+/* The SPMD mini-executor behind plx_reshard_verify: one buffer per simulated device,
+ * each step applied by moving real elements between buffers the way the collective
+ * does, checked after every step against the shard the step's layout prescribes. */
+#include <string.h>
+
+#include "parallax/plx-error.h"
+#include "parallax/plx-reshard.h"
+
+#define MAX_ELEMENTS (G_GUINT64_CONSTANT (1) << 22)
+#define MAX_ELEMENTS_ALL_DEVICES (G_GUINT64_CONSTANT (1) << 24)
+#define PADDING (-1)
+
+typedef struct
+{
+  guint64 ext[PLX_RESHARD_MAX_RANK];
+  gint64 *data;
+} Buffer;
+
+typedef struct
+{
+  const PlxReshardPlan *plan;
+  guint                 n_dev;
+  guint                 rank;
+  Buffer               *buf;
+} Machine;
+
+static guint64
+box_elements (const guint64 *ext, guint rank)
+{
+  guint64 n = 1;
+
+  for (guint d = 0; d < rank; d++)
+    n *= ext[d];
+  return n;
+}
+
+static guint
+coord (const PlxMesh *mesh, guint dev, guint axis)
+{
+  guint stride = 1;
+
+  for (guint a = axis + 1; a < mesh->n_axes; a++)
+    stride *= mesh->size[a];
+  return dev / stride % mesh->size[axis];
+}
+
+static guint
+with_coord (const PlxMesh *mesh, guint dev, guint axis, guint value)
+{
+  guint stride = 1;
+
+  for (guint a = axis + 1; a < mesh->n_axes; a++)
+    stride *= mesh->size[a];
+  return dev - coord (mesh, dev, axis) * stride + value * stride;
+}
+
+/* The block of dim `d` a device holds: mixed radix over the dim's axes, first axis
+ * most significant. */
+static guint64
+block_index (const PlxMesh *mesh, const PlxSharding *s, guint dev, guint d)
+{
+  guint64 idx = 0;
+
+  for (guint i = 0; i < s->n_axes[d]; i++)
+    idx = idx * mesh->size[s->axes[d][i]] + coord (mesh, dev, s->axes[d][i]);
+  return idx;
+}
+
+static void
+local_extents (const PlxReshardPlan *plan, const PlxSharding *s, guint64 *ext)
+{
+  for (guint d = 0; d < plan->shape.rank; d++)
+    ext[d] = plan->padded[d] / plx_sharding_dim_shards (s, &plan->mesh, d);
+}
+
+/* Copies the box of extents `box` at `src_off` in `src` to `dst_off` in `dst`, both
+ * row-major. */
+static void
+copy_box (const Buffer *src, const guint64 *src_off, Buffer *dst, const guint64 *dst_off,
+          const guint64 *box, guint rank)
+{
+  guint64 idx[PLX_RESHARD_MAX_RANK] = { 0 };
+  guint64 n = box_elements (box, rank);
+
+  for (guint64 e = 0; e < n; e++)
+    {
+      guint64 si = 0, di = 0;
+
+      for (guint d = 0; d < rank; d++)
+        {
+          si = si * src->ext[d] + src_off[d] + idx[d];
+          di = di * dst->ext[d] + dst_off[d] + idx[d];
+        }
+      dst->data[di] = src->data[si];
+      for (gint d = (gint) rank - 1; d >= 0; d--)
+        {
+          if (++idx[d] < box[d])
+            break;
+          idx[d] = 0;
+        }
+    }
+}
+
+/* What a device must hold under `s`: element value = its linear index in the
+ * unpadded global array, PADDING where the padded extent runs past the array. */
+static Buffer
+expected_shard (const PlxReshardPlan *plan, const PlxSharding *s, guint dev)
+{
+  guint rank = plan->shape.rank;
+  Buffer b;
+  guint64 idx[PLX_RESHARD_MAX_RANK] = { 0 }, base[PLX_RESHARD_MAX_RANK], n;
+
+  local_extents (plan, s, b.ext);
+  n = box_elements (b.ext, rank);
+  b.data = g_new (gint64, n);
+  for (guint d = 0; d < rank; d++)
+    base[d] = block_index (&plan->mesh, s, dev, d) * b.ext[d];
+  for (guint64 e = 0; e < n; e++)
+    {
+      gint64 v = 0;
+
+      for (guint d = 0; d < rank && v >= 0; d++)
+        {
+          guint64 g = base[d] + idx[d];
+
+          v = g < plan->shape.dim[d] ? v * (gint64) plan->shape.dim[d] + (gint64) g : PADDING;
+        }
+      b.data[e] = v;
+      for (gint d = (gint) rank - 1; d >= 0; d--)
+        {
+          if (++idx[d] < b.ext[d])
+            break;
+          idx[d] = 0;
+        }
+    }
+  return b;
+}
+
+static Buffer
+buffer_new (const guint64 *ext, guint rank)
+{
+  Buffer b;
+
+  memcpy (b.ext, ext, sizeof b.ext);
+  b.data = g_new (gint64, box_elements (ext, rank));
+  return b;
+}
+
+static void
+replace_all (Machine *m, Buffer *next)
+{
+  for (guint dev = 0; dev < m->n_dev; dev++)
+    {
+      g_free (m->buf[dev].data);
+      m->buf[dev] = next[dev];
+    }
+  g_free (next);
+}
+
+static void
+run_gather (Machine *m, const PlxReshardStep *st)
+{
+  const PlxMesh *mesh = &m->plan->mesh;
+  guint s = mesh->size[st->axis];
+  Buffer *next = g_new (Buffer, m->n_dev);
+
+  for (guint dev = 0; dev < m->n_dev; dev++)
+    {
+      guint64 ext[PLX_RESHARD_MAX_RANK], zero[PLX_RESHARD_MAX_RANK] = { 0 }, off[PLX_RESHARD_MAX_RANK] = { 0 };
+
+      memcpy (ext, m->buf[dev].ext, sizeof ext);
+      ext[st->dim] *= s;
+      next[dev] = buffer_new (ext, m->rank);
+      /* Concatenate along the dim in the order of the axis coordinate. */
+      for (guint j = 0; j < s; j++)
+        {
+          const Buffer *peer = &m->buf[with_coord (mesh, dev, st->axis, j)];
+
+          off[st->dim] = j * peer->ext[st->dim];
+          copy_box (peer, zero, &next[dev], off, peer->ext, m->rank);
+        }
+    }
+  replace_all (m, next);
+}
+
+static void
+run_all_to_all (Machine *m, const PlxReshardStep *st)
+{
+  const PlxMesh *mesh = &m->plan->mesh;
+  guint s = mesh->size[st->axis];
+  Buffer *next = g_new (Buffer, m->n_dev);
+
+  for (guint dev = 0; dev < m->n_dev; dev++)
+    {
+      guint c = coord (mesh, dev, st->axis);
+      guint64 ext[PLX_RESHARD_MAX_RANK], box[PLX_RESHARD_MAX_RANK];
+
+      memcpy (ext, m->buf[dev].ext, sizeof ext);
+      ext[st->dim] *= s;
+      ext[st->to_dim] /= s;
+      next[dev] = buffer_new (ext, m->rank);
+      /* Sender j cuts its buffer into s blocks along to_dim and sends block c here;
+       * the blocks land side by side along dim in the order of j. */
+      for (guint j = 0; j < s; j++)
+        {
+          const Buffer *peer = &m->buf[with_coord (mesh, dev, st->axis, j)];
+          guint64 src_off[PLX_RESHARD_MAX_RANK] = { 0 }, dst_off[PLX_RESHARD_MAX_RANK] = { 0 };
+
+          memcpy (box, peer->ext, sizeof box);
+          box[st->to_dim] /= s;
+          src_off[st->to_dim] = c * box[st->to_dim];
+          dst_off[st->dim] = j * box[st->dim];
+          copy_box (peer, src_off, &next[dev], dst_off, box, m->rank);
+        }
+    }
+  replace_all (m, next);
+}
+
+static void
+run_slice (Machine *m, const PlxReshardStep *st)
+{
+  guint s = m->plan->mesh.size[st->axis];
+  Buffer *next = g_new (Buffer, m->n_dev);
+
+  for (guint dev = 0; dev < m->n_dev; dev++)
+    {
+      guint64 ext[PLX_RESHARD_MAX_RANK], src_off[PLX_RESHARD_MAX_RANK] = { 0 }, zero[PLX_RESHARD_MAX_RANK] = { 0 };
+
+      memcpy (ext, m->buf[dev].ext, sizeof ext);
+      ext[st->dim] /= s;
+      next[dev] = buffer_new (ext, m->rank);
+      src_off[st->dim] = coord (&m->plan->mesh, dev, st->axis) * ext[st->dim];
+      copy_box (&m->buf[dev], src_off, &next[dev], zero, ext, m->rank);
+    }
+  replace_all (m, next);
+}
+
+static gboolean
+run_permute (Machine *m, const PlxSharding *before, const PlxReshardStep *st, GError **error)
+{
+  const PlxMesh *mesh = &m->plan->mesh;
+  Buffer *next = g_new (Buffer, m->n_dev);
+
+  for (guint dev = 0; dev < m->n_dev; dev++)
+    {
+      guint from = G_MAXUINT;
+      guint64 zero[PLX_RESHARD_MAX_RANK] = { 0 };
+
+      /* The sender is a device that holds, under the old layout, the blocks this
+       * one must hold under the new. */
+      for (guint src = 0; src < m->n_dev && from == G_MAXUINT; src++)
+        {
+          gboolean same = TRUE;
+
+          for (guint d = 0; d < m->rank && same; d++)
+            same = block_index (mesh, before, src, d) == block_index (mesh, &st->after, dev, d);
+          if (same)
+            from = src;
+        }
+      if (from == G_MAXUINT)
+        {
+          for (guint d = 0; d < dev; d++)
+            g_free (next[d].data);
+          g_free (next);
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                       "collective-permute: no device holds device %u's new shard", dev);
+          return FALSE;
+        }
+      next[dev] = buffer_new (m->buf[from].ext, m->rank);
+      copy_box (&m->buf[from], zero, &next[dev], zero, m->buf[from].ext, m->rank);
+    }
+  replace_all (m, next);
+  return TRUE;
+}
+
+static gboolean
+check_layout (Machine *m, const PlxSharding *s, double bytes, const char *when, GError **error)
+{
+  for (guint dev = 0; dev < m->n_dev; dev++)
+    {
+      Buffer want = expected_shard (m->plan, s, dev);
+      guint64 n = box_elements (want.ext, m->rank);
+      gboolean same = box_elements (m->buf[dev].ext, m->rank) == n &&
+                      (double) n * m->plan->shape.elem_bytes == bytes &&
+                      memcmp (want.data, m->buf[dev].data, n * sizeof (gint64)) == 0;
+
+      g_free (want.data);
+      if (!same)
+        {
+          g_autofree char *layout = plx_sharding_format (s);
+
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                       "%s: device %u does not hold its shard of %s (%.0f bytes per the plan)",
+                       when, dev, layout, bytes);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+plx_reshard_verify (const PlxReshardPlan *plan,
+                    GError              **error)
+{
+  Machine m = { .plan = plan, .n_dev = plx_mesh_n_devices (&plan->mesh), .rank = plan->shape.rank };
+  guint64 total = box_elements (plan->padded, plan->shape.rank);
+  PlxSharding cur = plan->source;
+  gboolean ok;
+
+  if (total > MAX_ELEMENTS || total * m.n_dev > MAX_ELEMENTS_ALL_DEVICES)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                   "verify: %" G_GUINT64_FORMAT " padded elements on %u devices, the executor takes "
+                   "at most 2^22 and 2^24 over all devices", total, m.n_dev);
+      return FALSE;
+    }
+  m.buf = g_new (Buffer, m.n_dev);
+  for (guint dev = 0; dev < m.n_dev; dev++)
+    m.buf[dev] = expected_shard (plan, &plan->source, dev);
+  ok = TRUE;
+  for (guint i = 0; ok && i < plan->steps->len; i++)
+    {
+      const PlxReshardStep *st = &g_array_index (plan->steps, PlxReshardStep, i);
+      g_autofree char *when = g_strdup_printf ("step %u (%s)", i + 1, plx_reshard_op_name (st->op));
+
+      switch (st->op)
+        {
+        case PLX_RESHARD_ALL_GATHER:
+          run_gather (&m, st);
+          break;
+        case PLX_RESHARD_ALL_TO_ALL:
+          run_all_to_all (&m, st);
+          break;
+        case PLX_RESHARD_SLICE:
+          run_slice (&m, st);
+          break;
+        case PLX_RESHARD_PERMUTE:
+          ok = run_permute (&m, &cur, st, error);
+          break;
+        default:
+          g_assert_not_reached ();
+        }
+      ok = ok && check_layout (&m, &st->after, st->out_bytes, when, error);
+      cur = st->after;
+    }
+  if (ok && !plx_sharding_equal (&cur, &plan->target))
+    {
+      g_autofree char *got = plx_sharding_format (&cur);
+      g_autofree char *want = plx_sharding_format (&plan->target);
+
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "the plan ends at %s, not %s", got, want);
+      ok = FALSE;
+    }
+  ok = ok && check_layout (&m, &plan->target, plx_reshard_shard_bytes (plan, &plan->target), "end", error);
+  for (guint dev = 0; dev < m.n_dev; dev++)
+    g_free (m.buf[dev].data);
+  g_free (m.buf);
+  return ok;
+}

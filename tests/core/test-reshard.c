@@ -1,0 +1,406 @@
+/* Redistribution (issue 14): the layout notation, plans costed by hand on an ideal
+ * cluster, padding, bad input, and 10,000 random redistributions run through the
+ * SPMD executor with the memory bound checked at every step. */
+#include <string.h>
+
+#include "parallax/parallax.h"
+
+#include "test-util.h"
+
+/* About 1 s optimised: small enough to run whole under AddressSanitizer too. */
+#define RANDOM_CASES 10000u
+
+static PlxCluster *
+ideal_cluster (guint nodes)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *json = NULL;
+  g_autoptr (JsonNode) node = NULL;
+  PlxCluster *c;
+
+  /* 100 GB/s in a node, 25 GB/s between, no latency, efficiency 1. */
+  json = g_strdup_printf (TEST_IDEAL_CLUSTER (%u, 100e9, 25e9), nodes);
+  node = plx_json_parse_data (json, -1, "test", &error);
+  g_assert_no_error (error);
+  c = plx_cluster_new_from_json (node, "test", &error);
+  g_assert_no_error (error);
+  return c;
+}
+
+static PlxMesh
+mesh_of (const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  PlxMesh m;
+
+  g_assert_true (plx_mesh_parse (text, &m, &error));
+  g_assert_no_error (error);
+  return m;
+}
+
+static PlxSharding
+sharding_of (const char *text, const PlxMesh *mesh, guint rank)
+{
+  g_autoptr (GError) error = NULL;
+  PlxSharding s;
+
+  g_assert_true (plx_sharding_parse (text, mesh, rank, &s, &error));
+  g_assert_no_error (error);
+  return s;
+}
+
+static void
+test_notation (void)
+{
+  PlxMesh m = mesh_of ("8x4");
+  PlxSharding s;
+  g_autofree char *mesh_text = plx_mesh_format (&m);
+  g_autofree char *text = NULL;
+
+  g_assert_cmpuint (m.n_axes, ==, 2);
+  g_assert_cmpuint (m.size[0], ==, 8);
+  g_assert_cmpuint (m.size[1], ==, 4);
+  g_assert_cmpuint (plx_mesh_n_devices (&m), ==, 32);
+  g_assert_cmpstr (mesh_text, ==, "8x4");
+
+  /* "[yx,-]": dim 0 over y then x (8 x 4 = 32 shards), dim 1 whole. */
+  s = sharding_of ("[yx,-]", &m, 2);
+  g_assert_cmpuint (s.n_axes[0], ==, 2);
+  g_assert_cmpuint (s.axes[0][0], ==, 1);
+  g_assert_cmpuint (s.axes[0][1], ==, 0);
+  g_assert_cmpuint (s.n_axes[1], ==, 0);
+  g_assert_cmpuint (plx_sharding_dim_shards (&s, &m, 0), ==, 32);
+  g_assert_cmpuint (plx_sharding_dim_shards (&s, &m, 1), ==, 1);
+  text = plx_sharding_format (&s);
+  g_assert_cmpstr (text, ==, "[yx,-]");
+}
+
+static void
+expect_mesh_error (const char *text, gint code, const char *fragment)
+{
+  g_autoptr (GError) error = NULL;
+  PlxMesh m;
+
+  g_assert_false (plx_mesh_parse (text, &m, &error));
+  g_assert_error (error, PLX_ERROR, code);
+  g_assert_nonnull (strstr (error->message, fragment));
+}
+
+static void
+expect_sharding_error (const char *text, guint rank, gint code, const char *fragment)
+{
+  g_autoptr (GError) error = NULL;
+  PlxMesh m = mesh_of ("2x2");
+  PlxSharding s;
+
+  g_assert_false (plx_sharding_parse (text, &m, rank, &s, &error));
+  g_assert_error (error, PLX_ERROR, code);
+  g_assert_nonnull (strstr (error->message, fragment));
+}
+
+static void
+test_notation_errors (void)
+{
+  expect_mesh_error ("", PLX_ERROR_PARSE, "empty");
+  expect_mesh_error ("8x0", PLX_ERROR_INVALID_VALUE, "'0'");
+  expect_mesh_error ("8x-2", PLX_ERROR_INVALID_VALUE, "'-2'");
+  expect_mesh_error ("2x2x2x2", PLX_ERROR_INVALID_VALUE, "4 axes");
+  expect_mesh_error ("99999999999", PLX_ERROR_INVALID_VALUE, "'99999999999'");
+  expect_sharding_error ("x,y", 2, PLX_ERROR_PARSE, "'x,y'");
+  expect_sharding_error ("[x,x]", 2, PLX_ERROR_INCONSISTENT, "axis x is used twice");
+  expect_sharding_error ("[z,-]", 2, PLX_ERROR_INVALID_VALUE, "'z' in dimension 0");
+  expect_sharding_error ("[x]", 2, PLX_ERROR_INCONSISTENT, "1 entries for an array of rank 2");
+  expect_sharding_error ("[x,]", 2, PLX_ERROR_PARSE, "dimension 1 is empty");
+  expect_sharding_error ("[x]", 0, PLX_ERROR_INVALID_VALUE, "rank 0");
+}
+
+static PlxReshardPlan *
+plan_of (const PlxCluster *c, const char *mesh_text, const PlxArrayShape *shape,
+         const char *from, const char *to, gboolean baseline)
+{
+  g_autoptr (GError) error = NULL;
+  PlxMesh m = mesh_of (mesh_text);
+  PlxSharding src = sharding_of (from, &m, shape->rank);
+  PlxSharding tgt = sharding_of (to, &m, shape->rank);
+  PlxReshardPlan *p = baseline ? plx_reshard_plan_baseline (c, &m, shape, &src, &tgt, &error)
+                               : plx_reshard_plan (c, &m, shape, &src, &tgt, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (plx_reshard_verify (p, &error));
+  g_assert_no_error (error);
+  return p;
+}
+
+static void
+test_all_to_all_by_hand (void)
+{
+  g_autoptr (PlxCluster) c = ideal_cluster (1);
+  PlxArrayShape shape = { .rank = 2, .dim = { 1024, 1024 }, .elem_bytes = 4 };
+  g_autoptr (PlxReshardPlan) p = plan_of (c, "8", &shape, "[x,-]", "[-,x]", FALSE);
+  const PlxReshardStep *st;
+  /* Each GPU holds 1024 x 128 x 4 B = 524288 B and sends 7/8 of it over NVLink at
+   * 100 GB/s: 7/8 * 524288 / 100e9 s. Memory stays at one shard, so the bound is
+   * 524288 and the peak is input plus output, 2 x 524288. */
+  double want = 7.0 / 8.0 * 524288.0 / 100e9;
+
+  g_assert_cmpuint (p->steps->len, ==, 1);
+  st = &g_array_index (p->steps, PlxReshardStep, 0);
+  g_assert_cmpint (st->op, ==, PLX_RESHARD_ALL_TO_ALL);
+  g_assert_cmpfloat_with_epsilon (p->time_s, want, want * 1e-12);
+  g_assert_cmpfloat (p->bound_bytes, ==, 524288.0);
+  g_assert_cmpfloat (p->peak_bytes, ==, 2.0 * 524288.0);
+}
+
+static void
+test_gather_by_hand (void)
+{
+  g_autoptr (PlxCluster) c = ideal_cluster (1);
+  PlxArrayShape shape = { .rank = 1, .dim = { 1 << 20 }, .elem_bytes = 2 };
+  /* One axis of 8 in a node: the one way is one all-gather of the 2 MiB output,
+   * (p-1)/p * 2097152 / 100 GB/s. */
+  g_autoptr (PlxReshardPlan) p = plan_of (c, "8", &shape, "[x]", "[-]", FALSE);
+  double want = 7.0 / 8.0 * 2097152.0 / 100e9;
+
+  g_assert_cmpuint (p->steps->len, ==, 1);
+  g_assert_cmpint (g_array_index (p->steps, PlxReshardStep, 0).op, ==, PLX_RESHARD_ALL_GATHER);
+  g_assert_cmpfloat_with_epsilon (p->time_s, want, want * 1e-12);
+}
+
+static void
+test_gather_across_nodes_by_hand (void)
+{
+  g_autoptr (PlxCluster) c = ideal_cluster (2);
+  PlxArrayShape shape = { .rank = 1, .dim = { 1 << 20 }, .elem_bytes = 2 };
+  g_autoptr (PlxReshardPlan) p = plan_of (c, "2x8", &shape, "[x]", "[-]", FALSE);
+  g_autoptr (PlxReshardPlan) b = plan_of (c, "2x8", &shape, "[x]", "[-]", TRUE);
+  static const PlxReshardOp ops[] = { PLX_RESHARD_SLICE, PLX_RESHARD_PERMUTE,
+                                      PLX_RESHARD_ALL_GATHER, PLX_RESHARD_ALL_GATHER };
+  /* Mesh 2x8: x spans the two nodes (one GPU per node on it, 25 GB/s), y a node.
+   * Gathering x at once moves half the 2 MiB array per GPU between nodes:
+   *   0.5 * 2097152 / 25e9 = 41.94 us.
+   * Cheaper: slice the local 1 MiB over y too ([xy], 128 KiB each, free), permute to
+   * [yx] (each GPU sends its 131072 B, the pairs cross nodes: 131072 / 25e9),
+   * gather x (output 262144 B over two nodes: 0.5 * 262144 / 25e9) and then y in the
+   * node (output 2097152 B: 7/8 * 2097152 / 100e9). Total
+   *   (131072 + 131072) / 25e9 + 1835008 / 100e9 = 28.84 us. */
+  double want = 262144.0 / 25e9 + 1835008.0 / 100e9;
+  double base = 0.5 * 2097152.0 / 25e9;
+
+  g_assert_cmpuint (p->steps->len, ==, G_N_ELEMENTS (ops));
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    g_assert_cmpint (g_array_index (p->steps, PlxReshardStep, i).op, ==, ops[i]);
+  g_assert_cmpfloat_with_epsilon (p->time_s, want, want * 1e-12);
+  g_assert_cmpfloat_with_epsilon (b->time_s, base, base * 1e-12);
+}
+
+static void
+test_slice_is_free (void)
+{
+  g_autoptr (PlxCluster) c = ideal_cluster (1);
+  PlxArrayShape shape = { .rank = 2, .dim = { 64, 64 }, .elem_bytes = 4 };
+  g_autoptr (PlxReshardPlan) p = plan_of (c, "2x4", &shape, "[-,-]", "[y,x]", FALSE);
+
+  /* Replicated to split: two local slices, no communication. */
+  g_assert_cmpuint (p->steps->len, ==, 2);
+  g_assert_cmpfloat (p->time_s, ==, 0.0);
+  for (guint i = 0; i < p->steps->len; i++)
+    g_assert_cmpint (g_array_index (p->steps, PlxReshardStep, i).op, ==, PLX_RESHARD_SLICE);
+}
+
+static void
+test_swap_beats_baseline (void)
+{
+  g_autoptr (PlxCluster) c = ideal_cluster (1);
+  PlxArrayShape shape = { .rank = 2, .dim = { 256, 256 }, .elem_bytes = 4 };
+  g_autoptr (PlxReshardPlan) p = plan_of (c, "2x4", &shape, "[x,y]", "[y,x]", FALSE);
+  g_autoptr (PlxReshardPlan) b = plan_of (c, "2x4", &shape, "[x,y]", "[y,x]", TRUE);
+
+  /* The baseline gathers the whole 256 KiB array on every GPU: its peak is the last
+   * gather's input (64 KiB) plus output (256 KiB); the synthesised plan never holds
+   * more than one 32 KiB shard in and one out. */
+  g_assert_cmpfloat (b->peak_bytes, ==, 65536.0 + 262144.0);
+  g_assert_cmpfloat (p->bound_bytes, ==, 32768.0);
+  g_assert_cmpfloat (p->peak_bytes, <=, 2.0 * 32768.0);
+  g_assert_cmpfloat (p->time_s, <, b->time_s);
+}
+
+static void
+test_padding (void)
+{
+  g_autoptr (PlxCluster) c = ideal_cluster (2);
+  PlxArrayShape shape = { .rank = 2, .dim = { 5, 3 }, .elem_bytes = 4 };
+  g_autoptr (PlxReshardPlan) p = plan_of (c, "4x3", &shape, "[x,-]", "[-,xy]", FALSE);
+
+  /* Dim 0: split over x (4) at the source: 5 -> 8. Dim 1: over x and y (12) at the
+   * target: 3 -> 12. Source shard 2 x 12 x 4 B = 96 B, target 8 x 1 x 4 B = 32 B. */
+  g_assert_cmpuint (p->padded[0], ==, 8);
+  g_assert_cmpuint (p->padded[1], ==, 12);
+  g_assert_cmpfloat (plx_reshard_shard_bytes (p, &p->source), ==, 96.0);
+  g_assert_cmpfloat (plx_reshard_shard_bytes (p, &p->target), ==, 32.0);
+  g_assert_cmpfloat (p->bound_bytes, ==, 96.0);
+}
+
+static void
+test_bad_input (void)
+{
+  g_autoptr (PlxCluster) c = ideal_cluster (1);
+  g_autoptr (GError) error = NULL;
+  PlxMesh m = mesh_of ("4x4");
+  PlxSharding s = sharding_of ("[x,y]", &m, 2);
+  PlxArrayShape shape = { .rank = 2, .dim = { 8, 8 }, .elem_bytes = 4 };
+  PlxArrayShape empty = { .rank = 2, .dim = { 8, 0 }, .elem_bytes = 4 };
+  PlxReshardPlan *p;
+
+  /* 16 devices on one node of 8 GPUs. */
+  p = plx_reshard_plan (c, &m, &shape, &s, &s, &error);
+  g_assert_null (p);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
+  g_assert_nonnull (strstr (error->message, "16 devices on a cluster of 8"));
+  g_clear_error (&error);
+
+  m = mesh_of ("2x4");
+  p = plx_reshard_plan (c, &m, &empty, &s, &s, &error);
+  g_assert_null (p);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+  g_assert_nonnull (strstr (error->message, "dimension 1 has extent 0"));
+  g_clear_error (&error);
+
+  shape.elem_bytes = 0;
+  p = plx_reshard_plan (c, &m, &shape, &s, &s, &error);
+  g_assert_null (p);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+  g_assert_nonnull (strstr (error->message, "element size 0"));
+}
+
+static void
+test_verifier_catches_a_wrong_plan (void)
+{
+  g_autoptr (PlxCluster) c = ideal_cluster (1);
+  g_autoptr (GError) error = NULL;
+  PlxArrayShape shape = { .rank = 2, .dim = { 6, 4 }, .elem_bytes = 4 };
+  g_autoptr (PlxReshardPlan) p = plan_of (c, "2x2", &shape, "[x,y]", "[y,x]", FALSE);
+  PlxReshardStep *st;
+
+  /* The layouts say what a step leaves; the executor moves the data. A step that
+   * claims a different result than its data movement gives is caught there. */
+  g_assert_cmpuint (p->steps->len, >=, 1);
+  st = &g_array_index (p->steps, PlxReshardStep, 0);
+  st->after = p->source;
+  g_assert_false (plx_reshard_verify (p, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
+  g_assert_nonnull (strstr (error->message, "step 1"));
+  g_clear_error (&error);
+
+  /* Dropping every step leaves the source layout. */
+  g_array_set_size (p->steps, 0);
+  g_assert_false (plx_reshard_verify (p, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
+  g_assert_nonnull (strstr (error->message, "the plan ends at [x,y], not [y,x]"));
+}
+
+static PlxSharding
+random_sharding (GRand *rand, const PlxMesh *mesh, guint rank)
+{
+  PlxSharding s = { .rank = rank };
+  guint order[PLX_MESH_MAX_AXES] = { 0, 1, 2 };
+
+  /* Axes in a random order, each on a random dim or on none. */
+  for (guint i = mesh->n_axes; i > 1; i--)
+    {
+      guint j = g_rand_int_range (rand, 0, (gint32) i), t = order[i - 1];
+
+      order[i - 1] = order[j];
+      order[j] = t;
+    }
+  for (guint i = 0; i < mesh->n_axes; i++)
+    {
+      guint d = g_rand_int_range (rand, 0, (gint32) rank + 1);
+
+      if (d < rank)
+        s.axes[d][s.n_axes[d]++] = order[i];
+    }
+  return s;
+}
+
+static gboolean
+layouts_within (const PlxReshardPlan *p, double bound)
+{
+  for (guint i = 0; i < p->steps->len; i++)
+    if (plx_reshard_shard_bytes (p, &g_array_index (p->steps, PlxReshardStep, i).after) > bound)
+      return FALSE;
+  return TRUE;
+}
+
+static void
+test_random_redistributions (void)
+{
+  g_autoptr (PlxCluster) c = ideal_cluster (8);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (14);
+  guint beat_or_tied = 0, baseline_within = 0;
+
+  for (guint n = 0; n < RANDOM_CASES; n++)
+    {
+      g_autoptr (GError) error = NULL;
+      PlxMesh m = { .n_axes = g_rand_int_range (rand, 1, 4) };
+      PlxArrayShape shape = { .rank = g_rand_int_range (rand, 1, 4), .elem_bytes = 4 };
+      PlxSharding src, tgt;
+      g_autoptr (PlxReshardPlan) p = NULL;
+      g_autoptr (PlxReshardPlan) b = NULL;
+
+      for (guint a = 0; a < m.n_axes; a++)
+        m.size[a] = g_rand_int_range (rand, 1, 5);
+      for (guint d = 0; d < shape.rank; d++)
+        shape.dim[d] = g_rand_int_range (rand, 1, 8);
+      src = random_sharding (rand, &m, shape.rank);
+      tgt = random_sharding (rand, &m, shape.rank);
+
+      p = plx_reshard_plan (c, &m, &shape, &src, &tgt, &error);
+      g_assert_no_error (error);
+      if (!plx_reshard_verify (p, &error))
+        {
+          g_autofree char *a = plx_sharding_format (&src), *z = plx_sharding_format (&tgt);
+          g_autofree char *mt = plx_mesh_format (&m);
+
+          g_error ("case %u: mesh %s, %s -> %s: %s", n, mt, a, z, error->message);
+        }
+      /* The bound: no layout of the plan holds more than the larger end shard, so a
+       * step's input and output together stay within twice that. */
+      g_assert_true (layouts_within (p, p->bound_bytes));
+      g_assert_cmpfloat (p->peak_bytes, <=, 2.0 * p->bound_bytes);
+      g_assert_true (p->steps->len == 0 ? plx_sharding_equal (&src, &tgt)
+                                        : plx_sharding_equal (&g_array_index (p->steps, PlxReshardStep, p->steps->len - 1).after, &tgt));
+
+      b = plx_reshard_plan_baseline (c, &m, &shape, &src, &tgt, &error);
+      g_assert_no_error (error);
+      g_assert_true (plx_reshard_verify (b, &error));
+      g_assert_no_error (error);
+      /* Dijkstra is exact: when the baseline's own path stays within the bound it is
+       * one of the paths searched, so the plan costs no more. */
+      if (layouts_within (b, p->bound_bytes))
+        {
+          baseline_within++;
+          g_assert_cmpfloat (p->time_s, <=, b->time_s);
+        }
+      beat_or_tied += p->time_s <= b->time_s;
+    }
+  g_test_message ("%u cases; baseline within the bound in %u; plan at most the baseline's time in %u",
+                  RANDOM_CASES, baseline_within, beat_or_tied);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/core/reshard/notation", test_notation);
+  g_test_add_func ("/core/reshard/notation-errors", test_notation_errors);
+  g_test_add_func ("/core/reshard/all-to-all-by-hand", test_all_to_all_by_hand);
+  g_test_add_func ("/core/reshard/gather-by-hand", test_gather_by_hand);
+  g_test_add_func ("/core/reshard/gather-across-nodes-by-hand", test_gather_across_nodes_by_hand);
+  g_test_add_func ("/core/reshard/slice-is-free", test_slice_is_free);
+  g_test_add_func ("/core/reshard/swap-beats-baseline", test_swap_beats_baseline);
+  g_test_add_func ("/core/reshard/padding", test_padding);
+  g_test_add_func ("/core/reshard/bad-input", test_bad_input);
+  g_test_add_func ("/core/reshard/verifier-catches-a-wrong-plan", test_verifier_catches_a_wrong_plan);
+  g_test_add_func ("/core/reshard/random", test_random_redistributions);
+  return g_test_run ();
+}
