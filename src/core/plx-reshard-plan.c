@@ -1,9 +1,10 @@
 /* Redistribution synthesis: Dijkstra over layouts, one collective per edge, each
  * edge costed by the collective model on the group its mesh axis spans, keeping only
  * layouts whose per-device shard fits the bound max(source shard, target shard).
- * Rink et al. 2021 (arXiv 2112.01075) bound memory the same way, by never holding
- * more than the larger of the two end shards; why a path always exists within it is
- * in docs/reshard.md. The XLA-style baseline is built here too. */
+ * Rink et al. 2021 (arXiv 2112.01075) ask for redistributions whose memory stays
+ * bounded; this bound is our choice (the paper's own was not checked), and why a
+ * path always exists within it is in docs/reshard.md. The XLA-style baseline is
+ * built here too. */
 #include <string.h>
 
 #include "parallax/plx-collective.h"
