@@ -14,6 +14,7 @@
 #include "plx-cli-graph.h"
 #include "plx-cli-overrides.h"
 #include "plx-cli-partition.h"
+#include "plx-cli-reshard.h"
 #include "plx-cli-util.h"
 #include "plx-compare-chart.h"
 #include "plx-memory-chart.h"
@@ -89,6 +90,8 @@ static const char *const main_help =
   "                              split a graph's ops into N pipeline stages (docs/partition.md)\n"
   "  fuse GRAPH.json --dp N [--json]\n"
   "                              fuse ops into kernels and gradients into buckets (docs/fusion.md)\n"
+  "  reshard --shape S --mesh M --from L --to L [--json]\n"
+  "                              redistribute a sharded array (docs/reshard.md)\n"
   "  validate TABLE... [--json]  hold predictions against published measurements\n"
   "  calibrate TABLE... --cluster PRESET [--out FILE]\n"
   "                              fit a GPU type's global parameters to published runs\n"
@@ -1240,6 +1243,8 @@ main (int argc, char **argv)
     return cmd_partition (argc, argv);
   if (g_str_equal (argv[1], "fuse"))
     return plx_cli_graph_fuse (argc, argv);
+  if (g_str_equal (argv[1], "reshard"))
+    return plx_cli_reshard (argc, argv);
   if (g_str_equal (argv[1], "simulate"))
     return cmd_simulate (argc, argv);
   if (g_str_equal (argv[1], "plan"))

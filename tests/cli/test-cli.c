@@ -2920,6 +2920,49 @@ test_scenario_partition (void)
 }
 
 static void
+test_reshard (void)
+{
+  /* A 12288 x 49152 bf16 array (1152 MiB) on an 8 x 8 mesh, from [x,y] (each GPU
+   * 1536 x 6144: 18 MiB) to [y,-] (1536 x 49152: 144 MiB). The plan's every layout
+   * holds at most the larger shard, so no step holds more than twice 144 MiB; its
+   * steps add up to its time. XLA's way gathers the whole array: its peak is the
+   * 1152 MiB array and the last gather's 144 MiB input, 1296 MiB. An axis the mesh
+   * does not have is a usage error naming it. */
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) bad = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+  JsonObject *o, *base;
+  JsonArray *steps;
+  double sum = 0.0;
+
+  RUN_CLI (&r, "reshard", "--shape", "12288x49152", "--mesh", "8x8", "--from", "[x,y]", "--to", "[y,-]", "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  if (root == NULL)
+    return;
+  o = json_node_get_object (root);
+  g_assert_cmpint (get_int (o, "source_shard_bytes"), ==, 18 * 1048576);
+  g_assert_cmpint (get_int (o, "target_shard_bytes"), ==, 144 * 1048576);
+  steps = json_object_get_array_member (o, "steps");
+  g_assert_cmpuint (json_array_get_length (steps), >, 0);
+  for (guint i = 0; i < json_array_get_length (steps); i++)
+    {
+      JsonObject *st = json_array_get_object_element (steps, i);
+      g_assert_cmpint (get_int (st, "peak_bytes_per_device"), <=, 2 * 144 * 1048576);
+      sum += get_number (st, "time_s");
+    }
+  g_assert_cmpfloat_with_epsilon (sum, get_number (o, "time_s"), 1e-12);
+  g_assert_cmpint (get_int (o, "peak_bytes_per_device"), <=, 2 * 144 * 1048576);
+  base = json_object_get_object_member (o, "baseline");
+  g_assert_cmpint (get_int (base, "peak_bytes_per_device"), ==, 1296 * 1048576);
+  g_assert_cmpfloat (get_number (base, "time_s"), >, 0.0);
+
+  RUN_CLI (&bad, "reshard", "--shape", "12288x49152", "--mesh", "8x8", "--from", "[x,q]", "--to", "[y,-]");
+  g_assert_cmpint (bad.status, ==, 2);
+  g_assert_nonnull (strstr (bad.err, "'q' in dimension 1 is not an axis of a 2-axis mesh"));
+}
+
+static void
 test_graph_program_round_trip (void)
 {
   /* The program `plan --json` prints runs through `simulate --program` to the same
@@ -3363,6 +3406,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/graph/program-round-trip", test_graph_program_round_trip);
   g_test_add_func ("/cli/graph/partition", test_graph_partition);
   g_test_add_func ("/cli/graph/fuse", test_graph_fuse);
+  g_test_add_func ("/cli/reshard", test_reshard);
   g_test_add_func ("/cli/partition/scenario", test_scenario_partition);
   g_test_add_func ("/cli/graph/onnx", test_graph_onnx);
   g_test_add_func ("/cli/graph/scenario-program", test_scenario_program);

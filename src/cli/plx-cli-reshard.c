@@ -1,0 +1,235 @@
+/* `parallax-cli reshard`: one array's redistribution from a layout to another
+ * (issue 14, docs/reshard.md): the synthesised steps, their times and the peak
+ * memory, beside the XLA-style baseline. */
+#include <stdio.h>
+#include <string.h>
+
+#include "parallax/parallax.h"
+
+#include "plx-cli-reshard.h"
+#include "plx-cli-util.h"
+
+static const char *const reshard_help =
+  "Usage: parallax-cli reshard --shape D0xD1[x..] --mesh AxB[xC] --from LAYOUT --to LAYOUT\n"
+  "                            [--dtype bf16] [--cluster PRESET|FILE] [--nodes N] [--json]\n\n"
+  "Redistribute one sharded array (docs/reshard.md): the cheapest sequence of\n"
+  "collectives whose every layout holds at most the larger of the source and target\n"
+  "shards per GPU, and XLA's way (gather everything, then slice) beside it.\n\n"
+  "  --shape 12288x49152      the array's dimensions (1 to 4)\n"
+  "  --mesh 8x8               the device mesh: axes x, y (and z), laid onto the cluster's\n"
+  "                           GPUs row-major (the last axis varies fastest)\n"
+  "  --from \"[x,y]\"           per dimension the mesh axes it is split over, in order\n"
+  "  --to \"[y,-]\"             ('-' not split; \"[xy,-]\": dimension 0 over x then y)\n"
+  "  --dtype NAME             bf16 (default), fp16, fp8, fp32\n"
+  "  --cluster PRESET|FILE    the cluster (default: the default scenario's)\n"
+  "  --nodes N                that many nodes of it\n"
+  "  --json                   JSON output\n";
+
+static int
+parse_shape (const char *text, PlxArrayShape *shape)
+{
+  g_auto (GStrv) parts = g_strsplit (text, "x", -1);
+  guint n = g_strv_length (parts);
+
+  if (n < 1 || n > PLX_RESHARD_MAX_RANK)
+    return usage_error ("--shape: \"%s\" is not 1 to %u dimensions like 12288x49152", text, PLX_RESHARD_MAX_RANK);
+  shape->rank = n;
+  for (guint i = 0; i < n; i++)
+    {
+      char *end = NULL;
+      guint64 v = g_ascii_strtoull (parts[i], &end, 10);
+      if (end == parts[i] || *end != '\0' || parts[i][0] == '-' || v < 1 || v > (G_GUINT64_CONSTANT (1) << 40))
+        return usage_error ("--shape: dimension %u of \"%s\" (\"%s\") is not a whole number from 1 to 2^40", i, text,
+                            parts[i]);
+      shape->dim[i] = v;
+    }
+  return -1;
+}
+
+static PlxCluster *
+cluster_for (const char *name, guint nodes, GError **error)
+{
+  g_autoptr (PlxCluster) c = NULL;
+
+  if (name == NULL)
+    {
+      g_autoptr (JsonNode) sc = plx_scenario_default_json ();
+      c = plx_cluster_new_from_json (json_object_get_member (json_node_get_object (sc), "cluster"),
+                                     "built-in default scenario", error);
+    }
+  else if (strchr (name, '/') != NULL || g_str_has_suffix (name, ".json"))
+    {
+      g_autoptr (JsonNode) node = plx_json_parse_file (name, error);
+      if (node != NULL)
+        c = plx_cluster_new_from_json (node, name, error);
+    }
+  else
+    c = plx_cluster_new_preset (name, error);
+  if (c != NULL && nodes > 0)
+    c->num_nodes = nodes;
+  return g_steal_pointer (&c);
+}
+
+static void
+add_plan_json (JsonBuilder *b, const PlxReshardPlan *plan, gboolean steps)
+{
+  json_builder_set_member_name (b, "time_s");
+  json_builder_add_double_value (b, plan->time_s);
+  json_builder_set_member_name (b, "peak_bytes_per_device");
+  json_builder_add_int_value (b, (gint64) plan->peak_bytes);
+  if (!steps)
+    return;
+  json_builder_set_member_name (b, "steps");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < plan->steps->len; i++)
+    {
+      const PlxReshardStep *st = &g_array_index (plan->steps, PlxReshardStep, i);
+      g_autofree char *after = plx_sharding_format (&st->after);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "collective");
+      json_builder_add_string_value (b, plx_reshard_op_name (st->op));
+      json_builder_set_member_name (b, "layout");
+      json_builder_add_string_value (b, after);
+      json_builder_set_member_name (b, "time_s");
+      json_builder_add_double_value (b, st->time_s);
+      json_builder_set_member_name (b, "peak_bytes_per_device");
+      json_builder_add_int_value (b, (gint64) (st->in_bytes + st->out_bytes));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static void
+print_plan (const char *title, const PlxReshardPlan *plan)
+{
+  printf ("%s: %.3f ms, peak %.1f MiB per GPU\n", title, plan->time_s * 1e3, plan->peak_bytes / 1048576.0);
+  for (guint i = 0; i < plan->steps->len; i++)
+    {
+      const PlxReshardStep *st = &g_array_index (plan->steps, PlxReshardStep, i);
+      g_autofree char *after = plx_sharding_format (&st->after);
+      printf ("  %2u  %-13s -> %-14s %10.3f ms %10.1f MiB\n", i + 1, plx_reshard_op_name (st->op), after,
+              st->time_s * 1e3, (st->in_bytes + st->out_bytes) / 1048576.0);
+    }
+}
+
+int
+plx_cli_reshard (int argc, char **argv)
+{
+  const char *shape_text = NULL, *mesh_text = NULL, *from = NULL, *to = NULL, *dtype_text = "bf16";
+  const char *cluster_name = NULL;
+  guint nodes = 0;
+  gboolean json = FALSE;
+  PlxArrayShape shape = { 0 };
+  PlxMesh mesh = { 0 };
+  PlxSharding src, dst;
+  PlxDtype dtype;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxCluster) cluster = NULL;
+  g_autoptr (PlxReshardPlan) plan = NULL;
+  g_autoptr (PlxReshardPlan) base = NULL;
+  int status;
+
+  for (int i = 2; i < argc; i++)
+    {
+      const char *arg = argv[i], *eq = strchr (arg, '=');
+      g_autofree char *flag = eq != NULL ? g_strndup (arg, eq - arg) : g_strdup (arg);
+      const char *value;
+
+      if (g_str_equal (arg, "--help") || g_str_equal (arg, "-h"))
+        {
+          printf ("%s", reshard_help);
+          return 0;
+        }
+      if (g_str_equal (arg, "--json"))
+        {
+          json = TRUE;
+          continue;
+        }
+      if (arg[0] != '-' || arg[1] != '-')
+        return usage_error ("reshard: unexpected argument \"%s\"", arg);
+      if (eq != NULL)
+        value = eq + 1;
+      else if (i + 1 < argc)
+        value = argv[++i];
+      else
+        return usage_error ("%s needs a value", flag);
+      if (g_str_equal (flag, "--shape"))
+        shape_text = value;
+      else if (g_str_equal (flag, "--mesh"))
+        mesh_text = value;
+      else if (g_str_equal (flag, "--from"))
+        from = value;
+      else if (g_str_equal (flag, "--to"))
+        to = value;
+      else if (g_str_equal (flag, "--dtype"))
+        dtype_text = value;
+      else if (g_str_equal (flag, "--cluster"))
+        cluster_name = value;
+      else if (g_str_equal (flag, "--nodes"))
+        {
+          char *end = NULL;
+          guint64 v = g_ascii_strtoull (value, &end, 10);
+          if (end == value || *end != '\0' || value[0] == '-' || v < 1 || v > 100000)
+            return usage_error ("--nodes: \"%s\" is not a whole number from 1 to 100000", value);
+          nodes = (guint) v;
+        }
+      else
+        return usage_error ("reshard: unknown option \"%s\" (see reshard --help)", flag);
+    }
+  if (shape_text == NULL || mesh_text == NULL || from == NULL || to == NULL)
+    return usage_error ("reshard: give --shape, --mesh, --from and --to (reshard --help)");
+  status = parse_shape (shape_text, &shape);
+  if (status >= 0)
+    return status;
+  if (!plx_dtype_from_string (dtype_text, &dtype))
+    return usage_error ("--dtype: \"%s\" is not bf16, fp16, fp8 or fp32", dtype_text);
+  shape.elem_bytes = (guint) plx_dtype_bytes (dtype);
+  if (!plx_mesh_parse (mesh_text, &mesh, &error) || !plx_sharding_parse (from, &mesh, shape.rank, &src, &error) ||
+      !plx_sharding_parse (to, &mesh, shape.rank, &dst, &error))
+    return usage_error ("%s", error->message);
+  cluster = cluster_for (cluster_name, nodes, &error);
+  if (cluster == NULL)
+    return user_error (error);
+  plan = plx_reshard_plan (cluster, &mesh, &shape, &src, &dst, &error);
+  if (plan == NULL)
+    return user_error (error);
+  base = plx_reshard_plan_baseline (cluster, &mesh, &shape, &src, &dst, &error);
+  if (base == NULL)
+    return user_error (error);
+
+  if (json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      g_autoptr (JsonNode) root = NULL;
+      json_builder_begin_object (b);
+      add_plan_json (b, plan, TRUE);
+      json_builder_set_member_name (b, "source_shard_bytes");
+      json_builder_add_int_value (b, (gint64) plx_reshard_shard_bytes (plan, &plan->source));
+      json_builder_set_member_name (b, "target_shard_bytes");
+      json_builder_add_int_value (b, (gint64) plx_reshard_shard_bytes (plan, &plan->target));
+      json_builder_set_member_name (b, "bound_bytes_per_device");
+      json_builder_add_int_value (b, (gint64) plan->bound_bytes);
+      json_builder_set_member_name (b, "baseline");
+      json_builder_begin_object (b);
+      add_plan_json (b, base, TRUE);
+      json_builder_end_object (b);
+      json_builder_end_object (b);
+      root = json_builder_get_root (b);
+      print_json (root);
+      return 0;
+    }
+  {
+    g_autofree char *m = plx_mesh_format (&mesh);
+    g_autofree char *a = plx_sharding_format (&src);
+    g_autofree char *z = plx_sharding_format (&dst);
+    printf ("%s %s array on a %s mesh of %s: %s -> %s; shards %.1f MiB -> %.1f MiB per GPU\n\n", shape_text, dtype_text,
+            m, cluster->name, a, z, plx_reshard_shard_bytes (plan, &plan->source) / 1048576.0,
+            plx_reshard_shard_bytes (plan, &plan->target) / 1048576.0);
+  }
+  print_plan ("Plan (within the larger shard per GPU)", plan);
+  print_plan ("XLA-style (gather, then slice)", base);
+  if (plan->time_s > 0.0)
+    printf ("\nSpeed-up %.2fx, peak memory %.2fx smaller\n", base->time_s / plan->time_s,
+            plan->peak_bytes > 0.0 ? base->peak_bytes / plan->peak_bytes : 1.0);
+  return 0;
+}
