@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "plx-cluster.h"
+#include "plx-model.h"
 
 G_BEGIN_DECLS
 
@@ -121,5 +122,46 @@ gboolean plx_reshard_verify (const PlxReshardPlan *plan,
                              GError              **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxReshardPlan, plx_reshard_plan_free)
+
+/* One array kind of a checkpoint and its plan: `count` arrays alike (a weight; or its
+ * fp32 master copy and Adam moments, 3). */
+typedef struct
+{
+  const char     *name;     /* the block op's, static */
+  PlxArrayShape   shape;    /* [layers, k, n] */
+  PlxSharding     from, to;
+  guint           count;
+  PlxReshardPlan *plan;
+} PlxReshardArray;
+
+/* A checkpoint's block weights redistributed from TP x PP to TP x PP within one
+ * model copy (docs/reshard.md, "Whole models"). */
+typedef struct
+{
+  PlxMesh mesh;          /* (stages, k, TP ranks): both layouts on it */
+  GArray *arrays;        /* PlxReshardArray */
+  double  time_s;        /* every array one after another */
+  double  peak_bytes;    /* the largest plan's peak per GPU (one array at a time) */
+  guint   moved_arrays;
+} PlxReshardModel;
+
+/* Each dense block weight (a matmul's k x n, stacked over the blocks that hold it),
+ * and with `optimizer` its fp32 master copy and Adam moments, planned from layer
+ * dimension over PP `pp_from` and TP dimension over `tp_from` to the same over the
+ * `_to` degrees. The GPUs of a copy stay as many (tp x pp), and one PP degree must
+ * divide the other; else an error naming them. Not yet: the embedding and LM head
+ * (on the first and last stage only), norms and biases, MoE experts, ZeRO-sharded
+ * optimizer state. */
+PlxReshardModel *plx_reshard_model (const PlxModel   *model,
+                                    const PlxCluster *cluster,
+                                    guint             tp_from,
+                                    guint             pp_from,
+                                    guint             tp_to,
+                                    guint             pp_to,
+                                    gboolean          optimizer,
+                                    GError          **error);
+void             plx_reshard_array_clear (PlxReshardArray *array);
+void             plx_reshard_model_free (PlxReshardModel *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxReshardModel, plx_reshard_model_free)
 
 G_END_DECLS

@@ -23,7 +23,12 @@ static const char *const reshard_help =
   "  --dtype NAME             bf16 (default), fp16, fp8, fp32\n"
   "  --cluster PRESET|FILE    the cluster (default: the default scenario's)\n"
   "  --nodes N                that many nodes of it\n"
-  "  --json                   JSON output\n";
+  "  --json                   JSON output\n\n"
+  "       parallax-cli reshard [SCENARIO.json] --to-strategy tp=N,pp=N [--no-optimizer] [--json]\n\n"
+  "A checkpoint of the scenario's model (the built-in default without a file) from its\n"
+  "TP x PP to another with as many GPUs a copy: every block weight, and its fp32 master\n"
+  "copy and Adam moments unless --no-optimizer, planned one array after another on the\n"
+  "scenario's cluster.\n";
 
 static int
 parse_shape (const char *text, PlxArrayShape *shape)
@@ -112,13 +117,119 @@ print_plan (const char *title, const PlxReshardPlan *plan)
     }
 }
 
+/* `reshard [SCENARIO] --to-strategy tp=N,pp=N`: a checkpoint's block weights. */
+static int
+reshard_scenario (const char *path, const char *to_strategy, gboolean optimizer, gboolean json)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) sc = NULL;
+  g_autoptr (PlxReshardModel) r = NULL;
+  g_auto (GStrv) parts = g_strsplit (to_strategy, ",", -1);
+  guint tp, pp;
+
+  if (path != NULL)
+    sc = plx_scenario_new_from_file (path, &error);
+  else
+    {
+      g_autoptr (JsonNode) node = plx_scenario_default_json ();
+      sc = plx_scenario_new_from_json (node, ".", "built-in default scenario", &error);
+    }
+  if (sc == NULL)
+    return user_error (error);
+  tp = sc->strategy->tp;
+  pp = sc->strategy->pp;
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      g_auto (GStrv) kv = g_strsplit (g_strstrip (parts[i]), "=", 2);
+      char *end = NULL;
+      guint64 v = kv[1] != NULL ? g_ascii_strtoull (kv[1], &end, 10) : 0;
+      if (kv[1] == NULL || end == kv[1] || *end != '\0' || kv[1][0] == '-' || v < 1 || v > 65536 ||
+          (!g_str_equal (kv[0], "tp") && !g_str_equal (kv[0], "pp")))
+        return usage_error ("--to-strategy: \"%s\" is not tp=N or pp=N with N from 1 to 65536", parts[i]);
+      if (g_str_equal (kv[0], "tp"))
+        tp = (guint) v;
+      else
+        pp = (guint) v;
+    }
+  r = plx_reshard_model (sc->model, sc->cluster, sc->strategy->tp, sc->strategy->pp, tp, pp, optimizer, &error);
+  if (r == NULL)
+    {
+      g_prefix_error (&error, "%s: ", sc->source);
+      return user_error (error);
+    }
+  if (json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      g_autoptr (JsonNode) root = NULL;
+      g_autofree char *mesh = plx_mesh_format (&r->mesh);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "mesh");
+      json_builder_add_string_value (b, mesh);
+      json_builder_set_member_name (b, "time_s");
+      json_builder_add_double_value (b, r->time_s);
+      json_builder_set_member_name (b, "peak_bytes_per_device");
+      json_builder_add_int_value (b, (gint64) r->peak_bytes);
+      json_builder_set_member_name (b, "arrays");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < r->arrays->len; i++)
+        {
+          const PlxReshardArray *a = &g_array_index (r->arrays, PlxReshardArray, i);
+          g_autofree char *from = plx_sharding_format (&a->from);
+          g_autofree char *to = plx_sharding_format (&a->to);
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "name");
+          json_builder_add_string_value (b, a->name);
+          json_builder_set_member_name (b, "shape");
+          json_builder_begin_array (b);
+          for (guint d = 0; d < a->shape.rank; d++)
+            json_builder_add_int_value (b, (gint64) a->shape.dim[d]);
+          json_builder_end_array (b);
+          json_builder_set_member_name (b, "element_bytes");
+          json_builder_add_int_value (b, a->shape.elem_bytes);
+          json_builder_set_member_name (b, "count");
+          json_builder_add_int_value (b, a->count);
+          json_builder_set_member_name (b, "from");
+          json_builder_add_string_value (b, from);
+          json_builder_set_member_name (b, "to");
+          json_builder_add_string_value (b, to);
+          add_plan_json (b, a->plan, TRUE);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+      root = json_builder_get_root (b);
+      print_json (root);
+      return 0;
+    }
+  {
+    g_autofree char *mesh = plx_mesh_format (&r->mesh);
+    printf ("%s: TP %u x PP %u -> TP %u x PP %u, a %s mesh per model copy, %u arrays: %.1f ms, peak %.1f MiB per GPU\n\n",
+            sc->name, sc->strategy->tp, sc->strategy->pp, tp, pp, mesh, r->moved_arrays, r->time_s * 1e3,
+            r->peak_bytes / 1048576.0);
+    printf ("%-14s %-22s %5s %-12s %-12s %10s %12s\n", "array", "shape", "count", "from", "to", "ms each",
+            "peak MiB");
+    for (guint i = 0; i < r->arrays->len; i++)
+      {
+        const PlxReshardArray *a = &g_array_index (r->arrays, PlxReshardArray, i);
+        g_autofree char *from = plx_sharding_format (&a->from);
+        g_autofree char *to = plx_sharding_format (&a->to);
+        g_autofree char *shape = g_strdup_printf ("%" G_GUINT64_FORMAT "x%" G_GUINT64_FORMAT "x%" G_GUINT64_FORMAT " %s",
+                                                  a->shape.dim[0], a->shape.dim[1], a->shape.dim[2],
+                                                  a->shape.elem_bytes == 2 ? "bf16" : "fp32");
+        printf ("%-14s %-22s %5u %-12s %-12s %10.3f %12.1f\n", a->name, shape, a->count, from, to,
+                a->plan->time_s * 1e3, a->plan->peak_bytes / 1048576.0);
+      }
+  }
+  return 0;
+}
+
 int
 plx_cli_reshard (int argc, char **argv)
 {
   const char *shape_text = NULL, *mesh_text = NULL, *from = NULL, *to = NULL, *dtype_text = "bf16";
-  const char *cluster_name = NULL;
+  const char *cluster_name = NULL, *scenario = NULL, *to_strategy = NULL;
   guint nodes = 0;
-  gboolean json = FALSE;
+  gboolean json = FALSE, optimizer = TRUE;
   PlxArrayShape shape = { 0 };
   PlxMesh mesh = { 0 };
   PlxSharding src, dst;
@@ -145,6 +256,16 @@ plx_cli_reshard (int argc, char **argv)
           json = TRUE;
           continue;
         }
+      if (g_str_equal (arg, "--no-optimizer"))
+        {
+          optimizer = FALSE;
+          continue;
+        }
+      if (i == 2 && arg[0] != '-')
+        {
+          scenario = arg;
+          continue;
+        }
       if (arg[0] != '-' || arg[1] != '-')
         return usage_error ("reshard: unexpected argument \"%s\"", arg);
       if (eq != NULL)
@@ -165,6 +286,8 @@ plx_cli_reshard (int argc, char **argv)
         dtype_text = value;
       else if (g_str_equal (flag, "--cluster"))
         cluster_name = value;
+      else if (g_str_equal (flag, "--to-strategy"))
+        to_strategy = value;
       else if (g_str_equal (flag, "--nodes"))
         {
           char *end = NULL;
@@ -175,6 +298,13 @@ plx_cli_reshard (int argc, char **argv)
         }
       else
         return usage_error ("reshard: unknown option \"%s\" (see reshard --help)", flag);
+    }
+  if (to_strategy != NULL || scenario != NULL)
+    {
+      if (to_strategy == NULL || shape_text != NULL || mesh_text != NULL || from != NULL || to != NULL)
+        return usage_error ("reshard: a scenario takes --to-strategy tp=N,pp=N, and no --shape, --mesh, --from "
+                            "or --to (reshard --help)");
+      return reshard_scenario (scenario, to_strategy, optimizer, json);
     }
   if (shape_text == NULL || mesh_text == NULL || from == NULL || to == NULL)
     return usage_error ("reshard: give --shape, --mesh, --from and --to (reshard --help)");

@@ -2960,6 +2960,43 @@ test_reshard (void)
   RUN_CLI (&bad, "reshard", "--shape", "12288x49152", "--mesh", "8x8", "--from", "[x,q]", "--to", "[y,-]");
   g_assert_cmpint (bad.status, ==, 2);
   g_assert_nonnull (strstr (bad.err, "'q' in dimension 1 is not an axis of a 2-axis mesh"));
+
+  /* The default scenario's checkpoint (GPT-3 175B, TP 8 x PP 8) to TP 4 x PP 16: one
+   * 8 x 2 x 4 mesh, the four block weights as bf16 and as fp32 (8 entries), qkv_proj
+   * from stages over x and TP over y z to stages over x y and TP over z; the whole
+   * step the sum of each entry's time times its count. To TP 4 x PP 8 is refused. */
+  {
+    g_auto (CliRun) model = { 0 };
+    g_auto (CliRun) fewer = { 0 };
+    g_autoptr (JsonNode) m_root = NULL;
+    JsonObject *mo, *first;
+    JsonArray *arrays;
+    double total = 0.0;
+
+    RUN_CLI (&model, "reshard", "--to-strategy", "tp=4,pp=16", "--json");
+    assert_success (&model);
+    m_root = parse_stdout (&model);
+    if (m_root == NULL)
+      return;
+    mo = json_node_get_object (m_root);
+    g_assert_cmpstr (json_object_get_string_member (mo, "mesh"), ==, "8x2x4");
+    arrays = json_object_get_array_member (mo, "arrays");
+    g_assert_cmpuint (json_array_get_length (arrays), ==, 8);
+    first = json_array_get_object_element (arrays, 0);
+    g_assert_cmpstr (json_object_get_string_member (first, "name"), ==, "qkv_proj");
+    g_assert_cmpstr (json_object_get_string_member (first, "from"), ==, "[x,-,yz]");
+    g_assert_cmpstr (json_object_get_string_member (first, "to"), ==, "[xy,-,z]");
+    for (guint i = 0; i < json_array_get_length (arrays); i++)
+      {
+        JsonObject *a = json_array_get_object_element (arrays, i);
+        total += get_int (a, "count") * get_number (a, "time_s");
+      }
+    g_assert_cmpfloat_with_epsilon (total, get_number (mo, "time_s"), 1e-12);
+
+    RUN_CLI (&fewer, "reshard", "--to-strategy", "tp=4,pp=8");
+    g_assert_cmpint (fewer.status, ==, 1);
+    g_assert_nonnull (strstr (fewer.err, "TP 8 x PP 8 to TP 4 x PP 8: the GPUs of a model copy must stay as many"));
+  }
 }
 
 static void

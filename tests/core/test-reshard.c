@@ -387,6 +387,89 @@ test_random_redistributions (void)
                   RANDOM_CASES, baseline_within, beat_or_tied);
 }
 
+static void
+test_whole_model_gpt3 (void)
+{
+  /* GPT-3 175B's checkpoint, TP 8 x PP 8 to TP 4 x PP 16 (64 GPUs a copy): one mesh
+   * 8 x 2 x 4 holds both - stages over x, TP over y z; then stages over x y, TP over z.
+   * Four block weights (qkv_proj 12288 x 36864, out_proj 12288 x 12288 row-parallel,
+   * fc1 12288 x 49152, fc2 49152 x 12288 row-parallel) stacked over 96 layers, each
+   * bf16 and, as fp32 master copy and two Adam moments, 3 x fp32: 16 arrays. qkv_proj
+   * bf16 per GPU: 96/8 x 12288 x 36864/8 x 2 B = 1,358,954,496 B before and 96/16 x
+   * 12288 x 36864/4 x 2 B, the same, after; no step holds more than twice that. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxModel) m = plx_model_new_preset ("gpt3-175b", &error);
+  g_autoptr (PlxCluster) c = plx_cluster_new_preset ("dgx-a100-80gb", &error);
+  g_autoptr (PlxReshardModel) r = NULL;
+  const PlxReshardArray *qkv;
+  g_autofree char *mesh = NULL, *from = NULL, *to = NULL;
+
+  g_assert_no_error (error);
+  c->num_nodes = 8;
+  r = plx_reshard_model (m, c, 8, 8, 4, 16, TRUE, &error);
+  g_assert_no_error (error);
+  mesh = plx_mesh_format (&r->mesh);
+  g_assert_cmpstr (mesh, ==, "8x2x4");
+  g_assert_cmpuint (r->arrays->len, ==, 8);
+  g_assert_cmpuint (r->moved_arrays, ==, 16);
+  qkv = &g_array_index (r->arrays, PlxReshardArray, 0);
+  g_assert_cmpstr (qkv->name, ==, "qkv_proj");
+  from = plx_sharding_format (&qkv->from);
+  to = plx_sharding_format (&qkv->to);
+  g_assert_cmpstr (from, ==, "[x,-,yz]");
+  g_assert_cmpstr (to, ==, "[xy,-,z]");
+  g_assert_cmpfloat (plx_reshard_shard_bytes (qkv->plan, &qkv->from), ==, 1358954496.0);
+  g_assert_cmpfloat (plx_reshard_shard_bytes (qkv->plan, &qkv->to), ==, 1358954496.0);
+  for (guint i = 0; i < r->arrays->len; i++)
+    {
+      const PlxReshardArray *a = &g_array_index (r->arrays, PlxReshardArray, i);
+      g_assert_cmpfloat (a->plan->peak_bytes, <=, 2.0 * a->plan->bound_bytes);
+    }
+  /* As many GPUs a copy, and stages that nest, or a named refusal. */
+  {
+    g_autoptr (GError) e1 = NULL, e2 = NULL;
+    g_autoptr (PlxReshardModel) fewer = plx_reshard_model (m, c, 8, 8, 4, 8, TRUE, &e1);
+    g_autoptr (PlxReshardModel) odd = plx_reshard_model (m, c, 6, 4, 4, 6, TRUE, &e2);
+    g_assert_null (fewer);
+    g_assert_error (e1, PLX_ERROR, PLX_ERROR_INCONSISTENT);
+    g_assert_nonnull (strstr (e1->message, "TP 8 x PP 8 to TP 4 x PP 8: the GPUs of a model copy must stay as many"));
+    g_assert_null (odd);
+    g_assert_error (e2, PLX_ERROR, PLX_ERROR_UNSUPPORTED);
+    g_assert_nonnull (strstr (e2->message, "PP 4 to PP 6: one must divide the other"));
+  }
+}
+
+static void
+test_whole_model_verified (void)
+{
+  /* A small GPT-2 (4 layers of 64, so every array fits the executor): its block
+   * weights moved TP 2 x PP 2 to TP 1 x PP 4 and to TP 4 x PP 1, and back, each plan
+   * run element by element by the verifier - the whole-model mapping ends with every
+   * GPU holding exactly its shard of the new layout. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) node = plx_json_parse_data ("{ \"model_type\": \"gpt2\", \"n_layer\": 4, \"n_embd\": 64, "
+                                                   "\"n_head\": 4, \"vocab_size\": 128, \"n_positions\": 64 }",
+                                                   -1, "small", &error);
+  g_autoptr (PlxModel) m = plx_model_new_from_json (node, "small", &error);
+  g_autoptr (PlxCluster) c = plx_cluster_new_preset ("dgx-a100-80gb", &error);
+  static const guint moves[][4] = { { 2, 2, 1, 4 }, { 2, 2, 4, 1 }, { 1, 4, 2, 2 }, { 4, 1, 2, 2 } };
+
+  g_assert_no_error (error);
+  for (guint k = 0; k < G_N_ELEMENTS (moves); k++)
+    {
+      g_autoptr (PlxReshardModel) r = plx_reshard_model (m, c, moves[k][0], moves[k][1], moves[k][2], moves[k][3],
+                                                         TRUE, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (r->arrays->len, ==, 8);
+      for (guint i = 0; i < r->arrays->len; i++)
+        {
+          const PlxReshardArray *a = &g_array_index (r->arrays, PlxReshardArray, i);
+          g_assert_true (plx_reshard_verify (a->plan, &error));
+          g_assert_no_error (error);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -402,5 +485,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/reshard/bad-input", test_bad_input);
   g_test_add_func ("/core/reshard/verifier-catches-a-wrong-plan", test_verifier_catches_a_wrong_plan);
   g_test_add_func ("/core/reshard/random", test_random_redistributions);
+  g_test_add_func ("/core/reshard/whole-model-gpt3", test_whole_model_gpt3);
+  g_test_add_func ("/core/reshard/whole-model-verified", test_whole_model_verified);
   return g_test_run ();
 }
