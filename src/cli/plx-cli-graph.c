@@ -259,25 +259,7 @@ parse_options (int argc, char **argv, GraphOptions *o)
 static PlxCluster *
 load_cluster (const GraphOptions *o, GError **error)
 {
-  g_autoptr (PlxCluster) c = NULL;
-
-  if (o->cluster == NULL)
-    {
-      g_autoptr (JsonNode) sc = plx_scenario_default_json ();
-      c = plx_cluster_new_from_json (json_object_get_member (json_node_get_object (sc), "cluster"),
-                                     "built-in default scenario", error);
-    }
-  else if (strchr (o->cluster, '/') != NULL || g_str_has_suffix (o->cluster, ".json"))
-    {
-      g_autoptr (JsonNode) node = plx_json_parse_file (o->cluster, error);
-      if (node != NULL)
-        c = plx_cluster_new_from_json (node, o->cluster, error);
-    }
-  else
-    c = plx_cluster_new_preset (o->cluster, error);
-  if (c != NULL && o->nodes > 0)
-    c->num_nodes = o->nodes;
-  return g_steal_pointer (&c);
+  return plx_cli_load_cluster (o->cluster, o->nodes, error);
 }
 
 /* The forward graph: an ONNX model (with a loss put on its first output) or a

@@ -51,30 +51,6 @@ parse_shape (const char *text, PlxArrayShape *shape)
   return -1;
 }
 
-static PlxCluster *
-cluster_for (const char *name, guint nodes, GError **error)
-{
-  g_autoptr (PlxCluster) c = NULL;
-
-  if (name == NULL)
-    {
-      g_autoptr (JsonNode) sc = plx_scenario_default_json ();
-      c = plx_cluster_new_from_json (json_object_get_member (json_node_get_object (sc), "cluster"),
-                                     "built-in default scenario", error);
-    }
-  else if (strchr (name, '/') != NULL || g_str_has_suffix (name, ".json"))
-    {
-      g_autoptr (JsonNode) node = plx_json_parse_file (name, error);
-      if (node != NULL)
-        c = plx_cluster_new_from_json (node, name, error);
-    }
-  else
-    c = plx_cluster_new_preset (name, error);
-  if (c != NULL && nodes > 0)
-    c->num_nodes = nodes;
-  return g_steal_pointer (&c);
-}
-
 static void
 add_plan_json (JsonBuilder *b, const PlxReshardPlan *plan, gboolean steps)
 {
@@ -317,7 +293,7 @@ plx_cli_reshard (int argc, char **argv)
   if (!plx_mesh_parse (mesh_text, &mesh, &error) || !plx_sharding_parse (from, &mesh, shape.rank, &src, &error) ||
       !plx_sharding_parse (to, &mesh, shape.rank, &dst, &error))
     return usage_error ("%s", error->message);
-  cluster = cluster_for (cluster_name, nodes, &error);
+  cluster = plx_cli_load_cluster (cluster_name, nodes, &error);
   if (cluster == NULL)
     return user_error (error);
   plan = plx_reshard_plan (cluster, &mesh, &shape, &src, &dst, &error);

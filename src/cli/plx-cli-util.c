@@ -1,6 +1,8 @@
 #include <stdio.h>
+#include <string.h>
 
 #include "parallax/plx-json.h"
+#include "parallax/plx-scenario.h"
 #include "plx-cli-util.h"
 
 int
@@ -40,4 +42,30 @@ print_json (JsonNode *node)
   json_generator_set_root (gen, node);
   text = json_generator_to_data (gen, NULL);
   printf ("%s\n", text);
+}
+
+PlxCluster *
+plx_cli_load_cluster (const char *name,
+                      guint       nodes,
+                      GError    **error)
+{
+  g_autoptr (PlxCluster) c = NULL;
+
+  if (name == NULL)
+    {
+      g_autoptr (JsonNode) sc = plx_scenario_default_json ();
+      c = plx_cluster_new_from_json (json_object_get_member (json_node_get_object (sc), "cluster"),
+                                     "built-in default scenario", error);
+    }
+  else if (strchr (name, '/') != NULL || g_str_has_suffix (name, ".json"))
+    {
+      g_autoptr (JsonNode) node = plx_json_parse_file (name, error);
+      if (node != NULL)
+        c = plx_cluster_new_from_json (node, name, error);
+    }
+  else
+    c = plx_cluster_new_preset (name, error);
+  if (c != NULL && nodes > 0)
+    c->num_nodes = nodes;
+  return g_steal_pointer (&c);
 }

@@ -5,6 +5,8 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "parallax/plx-cluster.h"
+
 #define EXIT_USER 1
 #define EXIT_USAGE 2
 
@@ -13,3 +15,10 @@ int  usage_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
 /* The error's message on one line on stderr; returns EXIT_USER. */
 int  user_error (const GError *error);
 void print_json (JsonNode *node);
+
+/* The cluster a command runs on: a preset, a cluster JSON file (a path or a name
+ * ending in .json), or the built-in default scenario's (NULL); `nodes` (0: as given)
+ * overrides its node count. */
+PlxCluster *plx_cli_load_cluster (const char *name,
+                                  guint       nodes,
+                                  GError    **error);
