@@ -1432,8 +1432,10 @@ choose_on_page (PlxGraphPage *page, const char *control, const char *item)
 
   if (gtk_drop_down_get_selected (GTK_DROP_DOWN (dropdown)) != 0)
     {
+      /* A loaded machine (CI runs tests two at a time) can take over a second to
+       * open the list; a click swallowed never opens it, and that costs the wait. */
       gi_click (dropdown);
-      if (gi_wait (gi_popover_is_open, NULL, 1000))
+      if (gi_wait (gi_popover_is_open, NULL, 3000))
         {
           gi_key (NULL, XK_Escape);
           g_assert_true (gi_wait (gi_popover_is_closed, NULL, 3000));
@@ -1446,6 +1448,12 @@ choose_on_page (PlxGraphPage *page, const char *control, const char *item)
   g_assert_true (gi_wait (graph_computed, page, 20000));
 }
 
+static gboolean
+has_focus (gpointer widget)
+{
+  return gtk_widget_has_focus (GTK_WIDGET (widget));
+}
+
 /* Types into a spin button right after a dropdown choice: the same GTK quirk keeps
  * the focus on the dropdown through the first click after its list closed, so a
  * person clicks the field again before typing; so does this. */
@@ -1456,9 +1464,11 @@ type_after_choice (PlxGraphPage *page, GtkWidget *spin, const char *text)
 
   g_assert_nonnull (entry);
   gi_click (entry);
-  gi_pump (100);
-  if (!gtk_widget_has_focus (entry))
-    gi_click (entry);
+  if (!gi_wait (has_focus, entry, 2000))
+    {
+      gi_click (entry);
+      g_assert_true (gi_wait (has_focus, entry, 3000));
+    }
   type_into (page, spin, text);
 }
 
