@@ -444,19 +444,16 @@ gi_wait_still (GtkWidget *w)
     }
 }
 
-/* Opens a dropdown's list by clicking it (a GtkDropDown, or a combo row) and clicks the
- * item whose text starts with `item`; asserts the list closes again. */
+/* In the dropdown list that is open, clicks the item whose text starts with `item`;
+ * asserts the list closes again. */
 G_GNUC_UNUSED static void
-gi_choose_in_dropdown (GtkWidget *row, const char *item)
+gi_choose_in_open_list (const char *item)
 {
   GtkWidget *popover, *label;
 
-  g_assert_nonnull (row);
-  gi_doing = "opening a dropdown";
-  gi_click (row);
-  g_assert_true (gi_wait (gi_popover_is_open, NULL, 3000));
   gi_pump (150);
   popover = gi_open_popover ();
+  g_assert_nonnull (popover);
   label = gi_find (popover, gi_match_label_prefix, item);
   g_assert_nonnull (label);
   gi_doing = "choosing a dropdown item";
@@ -491,6 +488,18 @@ gi_choose_in_dropdown (GtkWidget *row, const char *item)
   gi_flush (60);
   g_assert_true (gi_wait (gi_popover_is_closed, NULL, 3000));
   gi_doing = "after a dropdown choice";
+}
+
+/* Opens a dropdown's list by clicking it (a GtkDropDown, or a combo row) and clicks the
+ * item whose text starts with `item`; asserts the list closes again. */
+G_GNUC_UNUSED static void
+gi_choose_in_dropdown (GtkWidget *row, const char *item)
+{
+  g_assert_nonnull (row);
+  gi_doing = "opening a dropdown";
+  gi_click (row);
+  g_assert_true (gi_wait (gi_popover_is_open, NULL, 3000));
+  gi_choose_in_open_list (item);
 }
 
 /* The same for the dropdown of a combo row titled `row_title` under `root`. */

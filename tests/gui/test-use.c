@@ -1430,18 +1430,18 @@ choose_on_page (PlxGraphPage *page, const char *control, const char *item)
 {
   GtkWidget *dropdown = plx_graph_page_get_control (page, control);
 
-  if (gtk_drop_down_get_selected (GTK_DROP_DOWN (dropdown)) != 0)
+  /* GTK 4.8 under Xvfb swallows the first click after a list closed (docs/
+   * gui-testing.md), and a loaded machine (CI runs tests two at a time) can take
+   * seconds to open one: as a person would, click until the list is open, then
+   * choose in it. */
+  for (guint tries = 0; tries < 3 && !gi_popover_is_open (NULL); tries++)
     {
-      /* A loaded machine (CI runs tests two at a time) can take over a second to
-       * open the list; a click swallowed never opens it, and that costs the wait. */
       gi_click (dropdown);
-      if (gi_wait (gi_popover_is_open, NULL, 3000))
-        {
-          gi_key (NULL, XK_Escape);
-          g_assert_true (gi_wait (gi_popover_is_closed, NULL, 3000));
-        }
+      if (!gi_wait (gi_popover_is_open, NULL, 3000))
+        gi_pump (500);
     }
-  gi_choose_in_dropdown (dropdown, item);
+  g_assert_true (gi_popover_is_open (NULL));
+  gi_choose_in_open_list (item);
   gi_pump (100);
   g_assert_true (gi_wait (graph_computed, page, 20000));
   gi_pump (100);
