@@ -31,13 +31,16 @@ typedef struct
   guint   elem_bytes;
 } PlxArrayShape;
 
-/* Per array dimension, the mesh axes it is split over, outermost first; the array is
- * replicated over the axes no dimension uses. */
+/* Per array dimension, the mesh axes it is split over, outermost first; the axes in
+ * `partial` (bit a: axis a) hold partial sums, the value being their sum over the
+ * axis (a row-parallel matmul's output); the array is replicated over the axes
+ * neither names. */
 typedef struct
 {
   guint rank;
   guint n_axes[PLX_RESHARD_MAX_RANK];
   guint axes[PLX_RESHARD_MAX_RANK][PLX_MESH_MAX_AXES];
+  guint partial;
 } PlxSharding;
 
 /* "8x8" -> axes x (8) and y (8); one to three axes, each 1 to 65536. */
@@ -47,7 +50,8 @@ gboolean plx_mesh_parse (const char *text,
 char    *plx_mesh_format (const PlxMesh *mesh);
 guint    plx_mesh_n_devices (const PlxMesh *mesh);
 
-/* "[x,y]", "[y,-]", "[xy,-]": one entry per dimension of an array of `rank`. */
+/* "[x,y]", "[y,-]", "[xy,-]": one entry per dimension of an array of `rank`;
+ * "[x,-]+y": and a partial sum over y. */
 gboolean plx_sharding_parse (const char    *text,
                              const PlxMesh *mesh,
                              guint          rank,
@@ -67,6 +71,10 @@ typedef enum
   PLX_RESHARD_ALL_TO_ALL, /* move the last axis of `dim` to the end of `to_dim` */
   PLX_RESHARD_SLICE,      /* split `dim` further over the unused `axis`: local */
   PLX_RESHARD_PERMUTE,    /* same shards, other devices: each sends its shard on */
+  PLX_RESHARD_REDUCE_SCATTER, /* sum over the partial `axis`, scattered: it becomes
+                               * the last axis of `dim` */
+  PLX_RESHARD_ALL_REDUCE, /* sum over the partial `axis`: replicated over it */
+  PLX_RESHARD_N_OPS
 } PlxReshardOp;
 
 typedef struct

@@ -136,6 +136,56 @@ expected_shard (const PlxReshardPlan *plan, const PlxSharding *s, guint dev)
   return b;
 }
 
+/* The device's index among those that share its partial sums: mixed radix over the
+ * partial axes, and how many share them. */
+static guint
+partial_index (const PlxMesh *mesh, guint partial, guint dev, guint *count)
+{
+  guint idx = 0, n = 1;
+
+  for (guint a = 0; a < mesh->n_axes; a++)
+    if (partial & (1u << a))
+      {
+        idx = idx * mesh->size[a] + coord (mesh, dev, a);
+        n *= mesh->size[a];
+      }
+  if (count != NULL)
+    *count = n;
+  return idx;
+}
+
+/* Part `c` of `n` of value v: small pseudo-random numbers, the last part what makes
+ * them add up to v, so a sum that drops or repeats a part is caught. */
+static gint64
+part_of (gint64 v, guint c, guint n)
+{
+  gint64 rest = v;
+
+  for (guint i = 0; i + 1 < n; i++)
+    {
+      gint64 p = (gint64) (((guint64) (v + 7) * 2654435761u + i * 40503u) % 1021u) - 510;
+
+      if (i == c)
+        return p;
+      rest -= p;
+    }
+  return rest;
+}
+
+/* The source as the plan starts from it: each device's expected shard, split into
+ * parts over the source's partial axes. */
+static Buffer
+source_shard (const PlxReshardPlan *plan, guint dev)
+{
+  Buffer b = expected_shard (plan, &plan->source, dev);
+  guint n, c = partial_index (&plan->mesh, plan->source.partial, dev, &n);
+
+  if (n > 1)
+    for (guint64 e = 0; e < box_elements (b.ext, plan->shape.rank); e++)
+      b.data[e] = part_of (b.data[e], c, n);
+  return b;
+}
+
 static Buffer
 buffer_new (const guint64 *ext, guint rank)
 {
@@ -235,6 +285,44 @@ run_slice (Machine *m, const PlxReshardStep *st)
   replace_all (m, next);
 }
 
+/* Sums the buffers of the group along the partial `axis` (devices that differ only
+ * in its coordinate); with `scatter`, device c keeps block c of the sum along `dim`. */
+static void
+run_reduce (Machine *m, const PlxReshardStep *st, gboolean scatter)
+{
+  const PlxMesh *mesh = &m->plan->mesh;
+  guint s = mesh->size[st->axis];
+  Buffer *next = g_new (Buffer, m->n_dev);
+
+  for (guint dev = 0; dev < m->n_dev; dev++)
+    {
+      guint64 ext[PLX_RESHARD_MAX_RANK], off[PLX_RESHARD_MAX_RANK] = { 0 }, zero[PLX_RESHARD_MAX_RANK] = { 0 };
+      Buffer sum = buffer_new (m->buf[dev].ext, m->rank);
+      guint64 n = box_elements (sum.ext, m->rank);
+
+      memset (sum.data, 0, n * sizeof (gint64));
+      for (guint j = 0; j < s; j++)
+        {
+          const Buffer *peer = &m->buf[with_coord (mesh, dev, st->axis, j)];
+
+          for (guint64 e = 0; e < n; e++)
+            sum.data[e] += peer->data[e];
+        }
+      if (!scatter)
+        {
+          next[dev] = sum;
+          continue;
+        }
+      memcpy (ext, sum.ext, sizeof ext);
+      ext[st->dim] /= s;
+      next[dev] = buffer_new (ext, m->rank);
+      off[st->dim] = coord (mesh, dev, st->axis) * ext[st->dim];
+      copy_box (&sum, off, &next[dev], zero, ext, m->rank);
+      g_free (sum.data);
+    }
+  replace_all (m, next);
+}
+
 static gboolean
 run_permute (Machine *m, const PlxSharding *before, const PlxReshardStep *st, GError **error)
 {
@@ -247,10 +335,11 @@ run_permute (Machine *m, const PlxSharding *before, const PlxReshardStep *st, GE
       guint64 zero[PLX_RESHARD_MAX_RANK] = { 0 };
 
       /* The sender is a device that holds, under the old layout, the blocks this
-       * one must hold under the new. */
+       * one must hold under the new - and the same part of a partial sum. */
       for (guint src = 0; src < m->n_dev && from == G_MAXUINT; src++)
         {
-          gboolean same = TRUE;
+          gboolean same = partial_index (mesh, before->partial, src, NULL) ==
+                          partial_index (mesh, before->partial, dev, NULL);
 
           for (guint d = 0; d < m->rank && same; d++)
             same = block_index (mesh, before, src, d) == block_index (mesh, &st->after, dev, d);
@@ -273,25 +362,61 @@ run_permute (Machine *m, const PlxSharding *before, const PlxReshardStep *st, GE
   return TRUE;
 }
 
+/* Each device holds its shard of `s`, `bytes` of it; where `s` has partial sums,
+ * the buffers of the devices that share them add up to the shard. */
 static gboolean
 check_layout (Machine *m, const PlxSharding *s, double bytes, const char *when, GError **error)
 {
+  const PlxMesh *mesh = &m->plan->mesh;
+
   for (guint dev = 0; dev < m->n_dev; dev++)
     {
       Buffer want = expected_shard (m->plan, s, dev);
       guint64 n = box_elements (want.ext, m->rank);
-      gboolean same = box_elements (m->buf[dev].ext, m->rank) == n &&
-                      (double) n * m->plan->shape.elem_bytes == bytes &&
-                      memcmp (want.data, m->buf[dev].data, n * sizeof (gint64)) == 0;
+      gboolean same = (double) n * m->plan->shape.elem_bytes == bytes;
+      guint first = dev;
 
+      /* The partial group: devices that differ from this one only on partial axes;
+       * checked once, from its first member. */
+      for (guint a = 0; a < mesh->n_axes; a++)
+        if (s->partial & (1u << a))
+          first = with_coord (mesh, first, a, 0);
+      for (guint peer = 0; same && peer < m->n_dev; peer++)
+        {
+          guint base = peer;
+
+          for (guint a = 0; a < mesh->n_axes; a++)
+            if (s->partial & (1u << a))
+              base = with_coord (mesh, base, a, 0);
+          if (base == first)
+            same = box_elements (m->buf[peer].ext, m->rank) == n;
+        }
+      if (same && first == dev)
+        {
+          gint64 *sum = g_new0 (gint64, n);
+
+          for (guint peer = 0; peer < m->n_dev; peer++)
+            {
+              guint base = peer;
+
+              for (guint a = 0; a < mesh->n_axes; a++)
+                if (s->partial & (1u << a))
+                  base = with_coord (mesh, base, a, 0);
+              if (base == first)
+                for (guint64 e = 0; e < n; e++)
+                  sum[e] += m->buf[peer].data[e];
+            }
+          same = memcmp (want.data, sum, n * sizeof (gint64)) == 0;
+          g_free (sum);
+        }
       g_free (want.data);
       if (!same)
         {
           g_autofree char *layout = plx_sharding_format (s);
 
           g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
-                       "%s: device %u does not hold its shard of %s (%.0f bytes per the plan)",
-                       when, dev, layout, bytes);
+                       "%s: device %u does not hold its %s of %s (%.0f bytes per the plan)",
+                       when, dev, s->partial ? "part of the sum" : "shard", layout, bytes);
           return FALSE;
         }
     }
@@ -316,7 +441,7 @@ plx_reshard_verify (const PlxReshardPlan *plan,
     }
   m.buf = g_new (Buffer, m.n_dev);
   for (guint dev = 0; dev < m.n_dev; dev++)
-    m.buf[dev] = expected_shard (plan, &plan->source, dev);
+    m.buf[dev] = source_shard (plan, dev);
   ok = TRUE;
   for (guint i = 0; ok && i < plan->steps->len; i++)
     {
@@ -337,6 +462,13 @@ plx_reshard_verify (const PlxReshardPlan *plan,
         case PLX_RESHARD_PERMUTE:
           ok = run_permute (&m, &cur, st, error);
           break;
+        case PLX_RESHARD_REDUCE_SCATTER:
+          run_reduce (&m, st, TRUE);
+          break;
+        case PLX_RESHARD_ALL_REDUCE:
+          run_reduce (&m, st, FALSE);
+          break;
+        case PLX_RESHARD_N_OPS:
         default:
           g_assert_not_reached ();
         }

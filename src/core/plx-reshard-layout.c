@@ -82,6 +82,50 @@ axis_of_name (char c, const PlxMesh *mesh)
   return -1;
 }
 
+/* The axis letter `c` of sharding `text`, found where `where` says: its index, marked
+ * in `used`; or -1 and an error when the mesh lacks it or it is used already. */
+static int
+take_axis (const char *text, char c, const char *where, const PlxMesh *mesh, gboolean *used, GError **error)
+{
+  int a = axis_of_name (c, mesh);
+
+  if (a < 0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                   "sharding '%s': '%c' %s is not an axis of a %u-axis mesh", text, c, where, mesh->n_axes);
+      return -1;
+    }
+  if (used[a])
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "sharding '%s': axis %c is used twice", text, c);
+      return -1;
+    }
+  used[a] = TRUE;
+  return a;
+}
+
+/* The axis letters after a sharding's '+', marked in `mask`. */
+static gboolean
+parse_partial (const char *text, const char *letters, const PlxMesh *mesh, gboolean *used,
+               guint *mask, GError **error)
+{
+  if (*letters == '\0')
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE,
+                   "sharding '%s': '+' names no axis, write e.g. [x,-]+y for a partial sum over y", text);
+      return FALSE;
+    }
+  for (const char *c = letters; *c; c++)
+    {
+      int a = take_axis (text, *c, "after +", mesh, used, error);
+
+      if (a < 0)
+        return FALSE;
+      *mask |= 1u << a;
+    }
+  return TRUE;
+}
+
 gboolean
 plx_sharding_parse (const char    *text,
                     const PlxMesh *mesh,
@@ -92,15 +136,19 @@ plx_sharding_parse (const char    *text,
   g_autofree char *inner = NULL;
   g_auto (GStrv) entries = NULL;
   gboolean used[PLX_MESH_MAX_AXES] = { FALSE };
+  const char *close, *plus;
   size_t len;
   guint n;
 
   memset (sharding, 0, sizeof *sharding);
-  len = text ? strlen (text) : 0;
-  if (len < 2 || text[0] != '[' || text[len - 1] != ']')
+  close = text ? strrchr (text, ']') : NULL;
+  plus = close ? close + 1 : NULL;
+  len = close ? (size_t) (close - text) + 1 : 0;
+  if (len < 2 || text[0] != '[' || (*plus != '\0' && *plus != '+'))
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE,
-                   "sharding '%s': expected one entry per dimension in brackets, like [x,-]",
+                   "sharding '%s': expected one entry per dimension in brackets, like [x,-] "
+                   "(and +y for a partial sum over y)",
                    text ? text : "");
       return FALSE;
     }
@@ -111,6 +159,12 @@ plx_sharding_parse (const char    *text,
       return FALSE;
     }
   inner = g_strndup (text + 1, len - 2);
+  if (strchr (inner, '[') != NULL || strchr (inner, ']') != NULL)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE,
+                   "sharding '%s': one pair of brackets, like [x,-]", text);
+      return FALSE;
+    }
   entries = g_strsplit (inner, ",", -1);
   n = g_strv_length (entries);
   if (n != rank)
@@ -134,25 +188,16 @@ plx_sharding_parse (const char    *text,
         }
       for (const char *c = e; *c; c++)
         {
-          int a = axis_of_name (*c, mesh);
+          g_autofree char *where = g_strdup_printf ("in dimension %u", d);
+          int a = take_axis (text, *c, where, mesh, used, error);
 
           if (a < 0)
-            {
-              g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
-                           "sharding '%s': '%c' in dimension %u is not an axis of a %u-axis mesh",
-                           text, *c, d, mesh->n_axes);
-              return FALSE;
-            }
-          if (used[a])
-            {
-              g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
-                           "sharding '%s': axis %c is used twice", text, *c);
-              return FALSE;
-            }
-          used[a] = TRUE;
+            return FALSE;
           sharding->axes[d][sharding->n_axes[d]++] = (guint) a;
         }
     }
+  if (*plus == '+' && !parse_partial (text, plus + 1, mesh, used, &sharding->partial, error))
+    return FALSE;
   return TRUE;
 }
 
@@ -171,6 +216,9 @@ plx_sharding_format (const PlxSharding *sharding)
         g_string_append_c (s, axis_names[sharding->axes[d][i]]);
     }
   g_string_append_c (s, ']');
+  for (guint a = 0; a < PLX_MESH_MAX_AXES; a++)
+    if (sharding->partial & (1u << a))
+      g_string_append_printf (s, "%s%c", (sharding->partial & ((1u << a) - 1)) ? "" : "+", axis_names[a]);
   return g_string_free (s, FALSE);
 }
 
@@ -178,7 +226,7 @@ gboolean
 plx_sharding_equal (const PlxSharding *a,
                     const PlxSharding *b)
 {
-  if (a->rank != b->rank)
+  if (a->rank != b->rank || a->partial != b->partial)
     return FALSE;
   for (guint d = 0; d < a->rank; d++)
     {
@@ -227,6 +275,11 @@ plx_reshard_op_name (PlxReshardOp op)
       return "dynamic-slice";
     case PLX_RESHARD_PERMUTE:
       return "collective-permute";
+    case PLX_RESHARD_REDUCE_SCATTER:
+      return "reduce-scatter";
+    case PLX_RESHARD_ALL_REDUCE:
+      return "all-reduce";
+    case PLX_RESHARD_N_OPS:
     default:
       g_return_val_if_reached ("?");
     }

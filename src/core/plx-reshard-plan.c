@@ -51,6 +51,19 @@ check_sharding (const PlxSharding *s, const PlxMesh *mesh, guint rank,
           used[a] = TRUE;
         }
     }
+  if (s->partial >> mesh->n_axes != 0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                   "%s sharding: a partial-sum axis is not in the %u-axis mesh", what, mesh->n_axes);
+      return FALSE;
+    }
+  for (guint a = 0; a < mesh->n_axes; a++)
+    if ((s->partial & (1u << a)) && used[a])
+      {
+        g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                     "%s sharding: axis %u both splits a dimension and holds partial sums", what, a);
+        return FALSE;
+      }
   return TRUE;
 }
 
@@ -100,8 +113,21 @@ check_inputs (const PlxCluster *cluster, const PlxMesh *mesh, const PlxArrayShap
                      d, shape->dim[d]);
         return FALSE;
       }
-  return check_sharding (source, mesh, shape->rank, "source", error) &&
-         check_sharding (target, mesh, shape->rank, "target", error);
+  if (!check_sharding (source, mesh, shape->rank, "source", error) ||
+      !check_sharding (target, mesh, shape->rank, "target", error))
+    return FALSE;
+  if ((target->partial & ~source->partial) != 0)
+    {
+      g_autofree char *src = plx_sharding_format (source);
+      g_autofree char *tgt = plx_sharding_format (target);
+
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "target %s holds partial sums over an axis the source %s does not: a "
+                   "redistribution sums partial values, it does not split whole ones into parts",
+                   tgt, src);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* Each dim is padded to a multiple of the product of the axes the source or the
@@ -185,6 +211,12 @@ step_time (const PlxCluster *cluster, const PlxMesh *mesh, const PlxReshardStep 
       return plx_collective_time (cluster, PLX_COLLECTIVE_ALL_TO_ALL, &g, st->in_bytes);
     case PLX_RESHARD_SLICE:
       return 0.0;
+    case PLX_RESHARD_REDUCE_SCATTER:
+      g = plx_group_place (cluster, mesh->size[st->axis], axis_stride (mesh, st->axis));
+      return plx_collective_time (cluster, PLX_COLLECTIVE_REDUCE_SCATTER, &g, st->in_bytes);
+    case PLX_RESHARD_ALL_REDUCE:
+      g = plx_group_place (cluster, mesh->size[st->axis], axis_stride (mesh, st->axis));
+      return plx_collective_time (cluster, PLX_COLLECTIVE_ALL_REDUCE, &g, st->in_bytes);
     case PLX_RESHARD_PERMUTE:
       {
         /* Every device sends its shard to one other at once; the pairs stay inside
@@ -261,6 +293,27 @@ make_slice (const PlxSharding *s, guint axis, guint dim)
   return st;
 }
 
+static PlxReshardStep
+make_reduce_scatter (const PlxSharding *s, guint axis, guint dim)
+{
+  PlxReshardStep st = { .op = PLX_RESHARD_REDUCE_SCATTER, .axis = axis, .dim = dim, .to_dim = dim };
+
+  st.after = *s;
+  st.after.partial &= ~(1u << axis);
+  st.after.axes[dim][st.after.n_axes[dim]++] = axis;
+  return st;
+}
+
+static PlxReshardStep
+make_all_reduce (const PlxSharding *s, guint axis)
+{
+  PlxReshardStep st = { .op = PLX_RESHARD_ALL_REDUCE, .axis = axis, .dim = 0, .to_dim = 0 };
+
+  st.after = *s;
+  st.after.partial &= ~(1u << axis);
+  return st;
+}
+
 /* ---------- the search ---------- */
 
 static guint64
@@ -274,7 +327,7 @@ sharding_key (const PlxSharding *s)
         k = (k << 2) | (s->axes[d][i] + 1);
       k = (k << 2) | 0; /* separator: axes are coded 1 to 3 */
     }
-  return k;
+  return (k << PLX_MESH_MAX_AXES) | s->partial;
 }
 
 static gboolean
@@ -441,6 +494,19 @@ expand (Search *s, guint from)
   for (guint d = 0; d < cur.rank; d++)
     for (guint i = 0; i < cur.n_axes[d]; i++)
       used[cur.axes[d][i]] = TRUE;
+  /* A partial sum the target no longer has is reduced, scattered onto a dimension or
+   * everywhere; one it keeps stays on its axis untouched (sliced, its parts would no
+   * longer add up to the value). */
+  for (guint a = 0; a < s->plan->mesh.n_axes; a++)
+    if (cur.partial & (1u << a))
+      {
+        used[a] = TRUE;
+        if (s->plan->target.partial & (1u << a))
+          continue;
+        relax (s, from, make_all_reduce (&cur, a));
+        for (guint d = 0; d < cur.rank; d++)
+          relax (s, from, make_reduce_scatter (&cur, a, d));
+      }
   for (guint d = 0; d < cur.rank; d++)
     {
       if (cur.n_axes[d] == 0)
@@ -543,6 +609,27 @@ one_axis_moved (const PlxSharding *src, const PlxSharding *tgt, guint *from, gui
   return FALSE;
 }
 
+/* XLA's reduce-scatter creator: an all-reduce followed by this device's slice of the
+ * reduced axis becomes one reduce-scatter. */
+static gboolean
+one_sum_scattered (const PlxSharding *src, const PlxSharding *tgt, guint *axis, guint *dim)
+{
+  for (guint a = 0; a < PLX_MESH_MAX_AXES; a++)
+    if (src->partial & (1u << a))
+      for (guint d = 0; d < src->rank; d++)
+        {
+          PlxReshardStep st = make_reduce_scatter (src, a, d);
+
+          if (plx_sharding_equal (&st.after, tgt))
+            {
+              *axis = a;
+              *dim = d;
+              return TRUE;
+            }
+        }
+  return FALSE;
+}
+
 PlxReshardPlan *
 plx_reshard_plan_baseline (const PlxCluster    *cluster,
                            const PlxMesh       *mesh,
@@ -565,6 +652,15 @@ plx_reshard_plan_baseline (const PlxCluster    *cluster,
       append_step (cluster, plan, &cur, make_all_to_all (&cur, from, to));
       return plan;
     }
+  if (one_sum_scattered (source, target, &from, &to))
+    {
+      append_step (cluster, plan, &cur, make_reduce_scatter (&cur, from, to));
+      return plan;
+    }
+  /* XLA all-reduces a partial sum it has to resolve, then reshards the whole values. */
+  for (guint a = 0; a < mesh->n_axes; a++)
+    if ((cur.partial & (1u << a)) && !(target->partial & (1u << a)))
+      append_step (cluster, plan, &cur, make_all_reduce (&cur, a));
   for (guint d = 0; d < cur.rank; d++)
     while (cur.n_axes[d] > 0)
       append_step (cluster, plan, &cur, make_gather (&cur, d));

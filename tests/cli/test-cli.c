@@ -2961,6 +2961,34 @@ test_reshard (void)
   g_assert_cmpint (bad.status, ==, 2);
   g_assert_nonnull (strstr (bad.err, "'q' in dimension 1 is not an axis of a 2-axis mesh"));
 
+  /* Partial sums over x (a row-parallel output on 8 GPUs of a node) wanted split along
+   * dimension 0: one reduce-scatter of the whole 4096 x 12288 bf16 (96 MiB) input,
+   * leaving 12 MiB; both plans the same. Making a partial sum is refused (exit 1). */
+  {
+    g_auto (CliRun) rs = { 0 };
+    g_auto (CliRun) made = { 0 };
+    g_autoptr (JsonNode) rs_root = NULL;
+    JsonObject *ro;
+    JsonArray *rs_steps;
+
+    RUN_CLI (&rs, "reshard", "--shape", "4096x12288", "--mesh", "8", "--from", "[-,-]+x", "--to", "[x,-]", "--json");
+    assert_success (&rs);
+    rs_root = parse_stdout (&rs);
+    if (rs_root == NULL)
+      return;
+    ro = json_node_get_object (rs_root);
+    rs_steps = json_object_get_array_member (ro, "steps");
+    g_assert_cmpuint (json_array_get_length (rs_steps), ==, 1);
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (rs_steps, 0), "collective"), ==,
+                     "reduce-scatter");
+    g_assert_cmpint (get_int (ro, "peak_bytes_per_device"), ==, 108 * 1048576);
+    g_assert_cmpfloat (get_number (ro, "time_s"), ==,
+                       get_number (json_object_get_object_member (ro, "baseline"), "time_s"));
+    RUN_CLI (&made, "reshard", "--shape", "4096x12288", "--mesh", "8", "--from", "[x,-]", "--to", "[-,-]+x");
+    g_assert_cmpint (made.status, ==, 1);
+    g_assert_nonnull (strstr (made.err, "holds partial sums over an axis the source [x,-] does not"));
+  }
+
   /* The default scenario's checkpoint (GPT-3 175B, TP 8 x PP 8) to TP 4 x PP 16: one
    * 8 x 2 x 4 mesh, the four block weights as bf16 and as fp32 (8 entries), qkv_proj
    * from stages over x and TP over y z to stages over x y and TP over z; the whole
