@@ -42,6 +42,9 @@ static const Case cases[] = {
   { "8x8x8", 3, { 64, 8192, 8192 }, "[x,yz,-]", "[x,-,yz]" },
   { "8x8x8", 3, { 96, 4096, 12288 }, "[x,y,-]", "[-,-,y]" },
   { "8x8x8", 3, { 96, 4096, 12288 }, "[-,z,y]", "[-,y,z]" },
+  /* Partial sums: a row-parallel output to sequence parallelism, and over two axes. */
+  { "8x8", 2, { 8192, 12288 }, "[x,-]+y", "[xy,-]" },
+  { "8x8x8", 3, { 16, 4096, 12288 }, "[x,-,-]+yz", "[x,zy,-]" },
 };
 
 static void

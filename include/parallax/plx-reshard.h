@@ -135,31 +135,33 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxReshardPlan, plx_reshard_plan_free)
  * fp32 master copy and Adam moments, 3). */
 typedef struct
 {
-  const char     *name;     /* the block op's, static */
-  PlxArrayShape   shape;    /* [layers, k, n] */
-  PlxSharding     from, to;
+  const char     *name;     /* the model op's, static */
+  const char     *where;    /* "blocks", "first stage" or "last stage", static */
+  PlxArrayShape   shape;    /* blocks: [layers, k, n] or [layers, size]; a stage's: its own */
+  PlxSharding     from, to; /* on plan->mesh */
   guint           count;
   PlxReshardPlan *plan;
 } PlxReshardArray;
 
-/* A checkpoint's block weights redistributed from TP x PP to TP x PP within one
- * model copy (docs/reshard.md, "Whole models"). */
+/* A checkpoint's weights redistributed from TP x PP to TP x PP within one model copy
+ * (docs/reshard.md, "Whole models"). */
 typedef struct
 {
-  PlxMesh mesh;          /* (stages, k, TP ranks): both layouts on it */
+  PlxMesh mesh;          /* (stages, k, TP ranks): both block layouts on it */
   GArray *arrays;        /* PlxReshardArray */
   double  time_s;        /* every array one after another */
   double  peak_bytes;    /* the largest plan's peak per GPU (one array at a time) */
   guint   moved_arrays;
 } PlxReshardModel;
 
-/* Each dense block weight (a matmul's k x n, stacked over the blocks that hold it),
- * and with `optimizer` its fp32 master copy and Adam moments, planned from layer
- * dimension over PP `pp_from` and TP dimension over `tp_from` to the same over the
- * `_to` degrees. The GPUs of a copy stay as many (tp x pp), and one PP degree must
- * divide the other; else an error naming them. Not yet: the embedding and LM head
- * (on the first and last stage only), norms and biases, MoE experts, ZeRO-sharded
- * optimizer state. */
+/* Each block's parameters stacked over the blocks that hold them - a matmul's k x n
+ * weight and its bias, norm gains - with the layer dimension over PP `pp_from` and
+ * the tensor-parallel dimension over `tp_from`, planned to the same over the `_to`
+ * degrees; and the first and last stage's own parameters (embeddings, final norm,
+ * the LM head or the tied embedding's copy) from the old end stage's GPUs to the new
+ * one's. With `optimizer`, every one's fp32 master copy and Adam moments too. The
+ * GPUs of a copy stay as many (tp x pp), and one PP degree must divide the other;
+ * else an error naming them. Not yet: MoE experts, ZeRO-sharded optimizer state. */
 PlxReshardModel *plx_reshard_model (const PlxModel   *model,
                                     const PlxCluster *cluster,
                                     guint             tp_from,

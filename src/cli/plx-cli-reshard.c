@@ -153,9 +153,14 @@ reshard_scenario (const char *path, const char *to_strategy, gboolean optimizer,
           const PlxReshardArray *a = &g_array_index (r->arrays, PlxReshardArray, i);
           g_autofree char *from = plx_sharding_format (&a->from);
           g_autofree char *to = plx_sharding_format (&a->to);
+          g_autofree char *array_mesh = plx_mesh_format (&a->plan->mesh);
           json_builder_begin_object (b);
           json_builder_set_member_name (b, "name");
           json_builder_add_string_value (b, a->name);
+          json_builder_set_member_name (b, "where");
+          json_builder_add_string_value (b, a->where);
+          json_builder_set_member_name (b, "mesh");
+          json_builder_add_string_value (b, array_mesh);
           json_builder_set_member_name (b, "shape");
           json_builder_begin_array (b);
           for (guint d = 0; d < a->shape.rank; d++)
@@ -180,21 +185,26 @@ reshard_scenario (const char *path, const char *to_strategy, gboolean optimizer,
     }
   {
     g_autofree char *mesh = plx_mesh_format (&r->mesh);
-    printf ("%s: TP %u x PP %u -> TP %u x PP %u, a %s mesh per model copy, %u arrays: %.1f ms, peak %.1f MiB per GPU\n\n",
-            sc->name, sc->strategy->tp, sc->strategy->pp, tp, pp, mesh, r->moved_arrays, r->time_s * 1e3,
+    printf ("%s: TP %u x PP %u -> TP %u x PP %u, a %s mesh per model copy (an end stage's own parameters on "
+            "a %ux%u mesh of its GPUs), %u arrays: %.1f ms, peak %.1f MiB per GPU\n\n",
+            sc->name, sc->strategy->tp, sc->strategy->pp, tp, pp, mesh, r->mesh.size[1], r->mesh.size[2],
+            r->moved_arrays, r->time_s * 1e3,
             r->peak_bytes / 1048576.0);
-    printf ("%-14s %-22s %5s %-12s %-12s %10s %12s\n", "array", "shape", "count", "from", "to", "ms each",
-            "peak MiB");
+    printf ("%-20s %-12s %-22s %5s %-12s %-12s %10s %10s\n", "array", "where", "shape", "count", "from", "to",
+            "ms each", "peak MiB");
     for (guint i = 0; i < r->arrays->len; i++)
       {
         const PlxReshardArray *a = &g_array_index (r->arrays, PlxReshardArray, i);
         g_autofree char *from = plx_sharding_format (&a->from);
         g_autofree char *to = plx_sharding_format (&a->to);
-        g_autofree char *shape = g_strdup_printf ("%" G_GUINT64_FORMAT "x%" G_GUINT64_FORMAT "x%" G_GUINT64_FORMAT " %s",
-                                                  a->shape.dim[0], a->shape.dim[1], a->shape.dim[2],
-                                                  a->shape.elem_bytes == 2 ? "bf16" : "fp32");
-        printf ("%-14s %-22s %5u %-12s %-12s %10.3f %12.1f\n", a->name, shape, a->count, from, to,
+        GString *shape = g_string_new (NULL);
+
+        for (guint d = 0; d < a->shape.rank; d++)
+          g_string_append_printf (shape, "%s%" G_GUINT64_FORMAT, d ? "x" : "", a->shape.dim[d]);
+        g_string_append (shape, a->shape.elem_bytes == 2 ? " bf16" : " fp32");
+        printf ("%-20s %-12s %-22s %5u %-12s %-12s %10.3f %10.1f\n", a->name, a->where, shape->str, a->count, from, to,
                 a->plan->time_s * 1e3, a->plan->peak_bytes / 1048576.0);
+        g_string_free (shape, TRUE);
       }
   }
   return 0;

@@ -193,6 +193,26 @@ axis_stride (const PlxMesh *mesh, guint axis)
   return s;
 }
 
+/* Whether dim d's axes of more than one device come in the same order: axes of size
+ * 1 split nothing, and moving them moves no data. */
+static gboolean
+same_real_order (const PlxMesh *mesh, const PlxSharding *a, const PlxSharding *b, guint d)
+{
+  guint i = 0, j = 0;
+
+  for (;;)
+    {
+      while (i < a->n_axes[d] && mesh->size[a->axes[d][i]] == 1)
+        i++;
+      while (j < b->n_axes[d] && mesh->size[b->axes[d][j]] == 1)
+        j++;
+      if (i == a->n_axes[d] || j == b->n_axes[d])
+        return i == a->n_axes[d] && j == b->n_axes[d];
+      if (a->axes[d][i++] != b->axes[d][j++])
+        return FALSE;
+    }
+}
+
 static double
 step_time (const PlxCluster *cluster, const PlxMesh *mesh, const PlxReshardStep *st,
            const PlxSharding *before)
@@ -225,10 +245,8 @@ step_time (const PlxCluster *cluster, const PlxMesh *mesh, const PlxReshardStep 
 
         for (guint d = 0; d < before->rank; d++)
           {
-            gboolean changed = FALSE;
+            gboolean changed = !same_real_order (mesh, before, &st->after, d);
 
-            for (guint i = 0; i < before->n_axes[d]; i++)
-              changed |= before->axes[d][i] != st->after.axes[d][i];
             for (guint i = 0; changed && i < before->n_axes[d]; i++)
               {
                 size *= mesh->size[before->axes[d][i]];

@@ -2990,7 +2990,7 @@ test_reshard (void)
   }
 
   /* The default scenario's checkpoint (GPT-3 175B, TP 8 x PP 8) to TP 4 x PP 16: one
-   * 8 x 2 x 4 mesh, the four block weights as bf16 and as fp32 (8 entries), qkv_proj
+   * 8 x 2 x 4 mesh, each parameter array as bf16 and as fp32, qkv_proj
    * from stages over x and TP over y z to stages over x y and TP over z; the whole
    * step the sum of each entry's time times its count. To TP 4 x PP 8 is refused. */
   {
@@ -3009,9 +3009,12 @@ test_reshard (void)
     mo = json_node_get_object (m_root);
     g_assert_cmpstr (json_object_get_string_member (mo, "mesh"), ==, "8x2x4");
     arrays = json_object_get_array_member (mo, "arrays");
-    g_assert_cmpuint (json_array_get_length (arrays), ==, 8);
-    first = json_array_get_object_element (arrays, 0);
+    /* 14 parameter arrays (10 per block, 4 on the end stages: tests/core/test-reshard.c
+     * counts them), bf16 and fp32; the second the first block's qkv_proj. */
+    g_assert_cmpuint (json_array_get_length (arrays), ==, 28);
+    first = json_array_get_object_element (arrays, 2);
     g_assert_cmpstr (json_object_get_string_member (first, "name"), ==, "qkv_proj");
+    g_assert_cmpstr (json_object_get_string_member (first, "where"), ==, "blocks");
     g_assert_cmpstr (json_object_get_string_member (first, "from"), ==, "[x,-,yz]");
     g_assert_cmpstr (json_object_get_string_member (first, "to"), ==, "[xy,-,z]");
     for (guint i = 0; i < json_array_get_length (arrays); i++)

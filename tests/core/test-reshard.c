@@ -474,22 +474,75 @@ test_random_redistributions (void)
   g_assert_cmpuint (n_partial, >, RANDOM_CASES / 8);
 }
 
+static const PlxReshardArray *
+find_array (const PlxReshardModel *r, const char *name, guint elem_bytes)
+{
+  for (guint i = 0; i < r->arrays->len; i++)
+    {
+      const PlxReshardArray *a = &g_array_index (r->arrays, PlxReshardArray, i);
+
+      if (g_str_equal (a->name, name) && a->shape.elem_bytes == elem_bytes)
+        return a;
+    }
+  g_error ("no array %s of %u-byte elements", name, elem_bytes);
+  return NULL;
+}
+
+static void
+assert_layouts (const PlxReshardArray *a, const char *mesh, const char *from, const char *to)
+{
+  g_autofree char *m = plx_mesh_format (&a->plan->mesh);
+  g_autofree char *f = plx_sharding_format (&a->from);
+  g_autofree char *t = plx_sharding_format (&a->to);
+
+  g_assert_cmpstr (m, ==, mesh);
+  g_assert_cmpstr (f, ==, from);
+  g_assert_cmpstr (t, ==, to);
+}
+
+/* Every parameter of the model is in exactly one planned array (with a tied LM head
+ * the last stage's copy of the table once more), each array as bf16 and as fp32. */
+static void
+assert_every_parameter (const PlxModel *m, const PlxReshardModel *r, guint64 extra)
+{
+  guint64 bf16 = 0, fp32 = 0;
+
+  for (guint i = 0; i < r->arrays->len; i++)
+    {
+      const PlxReshardArray *a = &g_array_index (r->arrays, PlxReshardArray, i);
+      guint64 n = 1;
+
+      for (guint d = 0; d < a->shape.rank; d++)
+        n *= a->shape.dim[d];
+      if (a->shape.elem_bytes == 2)
+        bf16 += n * a->count;
+      else
+        fp32 += n * a->count;
+    }
+  g_assert_cmpuint (bf16, ==, plx_model_get_n_params (m) + extra);
+  g_assert_cmpuint (fp32, ==, 3 * bf16);
+}
+
 static void
 test_whole_model_gpt3 (void)
 {
   /* GPT-3 175B's checkpoint, TP 8 x PP 8 to TP 4 x PP 16 (64 GPUs a copy): one mesh
-   * 8 x 2 x 4 holds both - stages over x, TP over y z; then stages over x y, TP over z.
-   * Four block weights (qkv_proj 12288 x 36864, out_proj 12288 x 12288 row-parallel,
-   * fc1 12288 x 49152, fc2 49152 x 12288 row-parallel) stacked over 96 layers, each
-   * bf16 and, as fp32 master copy and two Adam moments, 3 x fp32: 16 arrays. qkv_proj
-   * bf16 per GPU: 96/8 x 12288 x 36864/8 x 2 B = 1,358,954,496 B before and 96/16 x
-   * 12288 x 36864/4 x 2 B, the same, after; no step holds more than twice that. */
+   * 8 x 2 x 4 holds both block layouts - stages over x, TP over y z; then stages over
+   * x y, TP over z. Its parameters: per block ln_1, qkv_proj and its bias, out_proj
+   * (row-parallel: its bias whole on every rank) and its bias, ln_2, fc1 and its
+   * bias, fc2 and its bias (10 arrays stacked over 96 layers); the first stage's
+   * embedding and position table, the last stage's final norm and its copy of the
+   * tied embedding (4): 14 arrays, each bf16 and, as fp32 master copy and two Adam
+   * moments, 3 x fp32: 28 plans, 56 arrays. qkv_proj bf16 per GPU: 96/8 x 12288 x
+   * 36864/8 x 2 B = 1,358,954,496 B before and 96/16 x 12288 x 36864/4 x 2 B, the
+   * same, after; no step holds more than twice that. */
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxModel) m = plx_model_new_preset ("gpt3-175b", &error);
   g_autoptr (PlxCluster) c = plx_cluster_new_preset ("dgx-a100-80gb", &error);
   g_autoptr (PlxReshardModel) r = NULL;
-  const PlxReshardArray *qkv;
-  g_autofree char *mesh = NULL, *from = NULL, *to = NULL;
+  g_autoptr (PlxReshardModel) fewer_stages = NULL;
+  const PlxReshardArray *qkv, *emb;
+  g_autofree char *mesh = NULL;
 
   g_assert_no_error (error);
   c->num_nodes = 8;
@@ -497,40 +550,73 @@ test_whole_model_gpt3 (void)
   g_assert_no_error (error);
   mesh = plx_mesh_format (&r->mesh);
   g_assert_cmpstr (mesh, ==, "8x2x4");
-  g_assert_cmpuint (r->arrays->len, ==, 8);
-  g_assert_cmpuint (r->moved_arrays, ==, 16);
-  qkv = &g_array_index (r->arrays, PlxReshardArray, 0);
-  g_assert_cmpstr (qkv->name, ==, "qkv_proj");
-  from = plx_sharding_format (&qkv->from);
-  to = plx_sharding_format (&qkv->to);
-  g_assert_cmpstr (from, ==, "[x,-,yz]");
-  g_assert_cmpstr (to, ==, "[xy,-,z]");
+  g_assert_cmpuint (r->arrays->len, ==, 28);
+  g_assert_cmpuint (r->moved_arrays, ==, 56);
+  assert_every_parameter (m, r, 51200 * 12288);
+  qkv = find_array (r, "qkv_proj", 2);
+  assert_layouts (qkv, "8x2x4", "[x,-,yz]", "[xy,-,z]");
   g_assert_cmpfloat (plx_reshard_shard_bytes (qkv->plan, &qkv->from), ==, 1358954496.0);
   g_assert_cmpfloat (plx_reshard_shard_bytes (qkv->plan, &qkv->to), ==, 1358954496.0);
+  assert_layouts (find_array (r, "qkv_proj.bias", 2), "8x2x4", "[x,yz]", "[xy,z]");
+  assert_layouts (find_array (r, "out_proj.bias", 2), "8x2x4", "[x,-]", "[xy,-]");
+  assert_layouts (find_array (r, "ln_1", 4), "8x2x4", "[x,-]", "[xy,-]");
+  /* The first stage (8 GPUs, TP over x y of a 2 x 4 mesh) becomes the x = 0 row (TP
+   * 4 over y): the table [51200, 12288] gathered over x, 51200/4 x 12288 x 2 B =
+   * 314,572,800 B per GPU after; norm gains and position table stay where they are.
+   * New rank y needs old blocks 2y and 2y + 1 (old rank 4x + y held block 4x + y),
+   * so the GPUs first exchange shards into the order [yx] (a permute), then gather
+   * x. */
+  emb = find_array (r, "embedding", 2);
+  assert_layouts (emb, "2x4", "[xy,-]", "[y,-]");
+  g_assert_cmpfloat (plx_reshard_shard_bytes (emb->plan, &emb->to), ==, 314572800.0);
+  g_assert_cmpuint (emb->plan->steps->len, ==, 2);
+  g_assert_cmpint (g_array_index (emb->plan->steps, PlxReshardStep, 0).op, ==, PLX_RESHARD_PERMUTE);
+  g_assert_cmpint (g_array_index (emb->plan->steps, PlxReshardStep, 1).op, ==, PLX_RESHARD_ALL_GATHER);
+  g_assert_cmpfloat (find_array (r, "position_embedding", 2)->plan->time_s, ==, 0.0);
+  assert_layouts (find_array (r, "lm_head (tied copy)", 2), "2x4", "[xy,-]", "[y,-]");
   for (guint i = 0; i < r->arrays->len; i++)
     {
       const PlxReshardArray *a = &g_array_index (r->arrays, PlxReshardArray, i);
       g_assert_cmpfloat (a->plan->peak_bytes, <=, 2.0 * a->plan->bound_bytes);
     }
+
+  /* The other way, TP 8 x PP 8 to TP 16 x PP 4: the old first stage (TP 8 over y) is
+   * the x = 0 row of the new one (TP 16 over x y), whose x = 1 row holds nothing: a
+   * partial sum over x, summed into 51200/16 x 12288 x 2 B = 78,643,200 B each. */
+  fewer_stages = plx_reshard_model (m, c, 8, 8, 16, 4, TRUE, &error);
+  g_assert_no_error (error);
+  assert_every_parameter (m, fewer_stages, 51200 * 12288);
+  emb = find_array (fewer_stages, "embedding", 2);
+  assert_layouts (emb, "2x8", "[y,-]+x", "[xy,-]");
+  g_assert_cmpfloat (plx_reshard_shard_bytes (emb->plan, &emb->to), ==, 78643200.0);
+  g_assert_cmpfloat (emb->plan->time_s, >, 0.0);
+  g_assert_cmpfloat (find_array (fewer_stages, "final_norm", 2)->plan->time_s, >, 0.0);
+
   /* As many GPUs a copy, and stages that nest, or a named refusal. */
   {
     g_autoptr (GError) e1 = NULL, e2 = NULL;
     g_autoptr (PlxReshardModel) fewer = plx_reshard_model (m, c, 8, 8, 4, 8, TRUE, &e1);
     g_autoptr (PlxReshardModel) odd = plx_reshard_model (m, c, 6, 4, 4, 6, TRUE, &e2);
+    g_autoptr (PlxReshardModel) same = plx_reshard_model (m, c, 8, 8, 8, 8, TRUE, &error);
+
     g_assert_null (fewer);
     g_assert_error (e1, PLX_ERROR, PLX_ERROR_INCONSISTENT);
     g_assert_nonnull (strstr (e1->message, "TP 8 x PP 8 to TP 4 x PP 8: the GPUs of a model copy must stay as many"));
     g_assert_null (odd);
     g_assert_error (e2, PLX_ERROR, PLX_ERROR_UNSUPPORTED);
     g_assert_nonnull (strstr (e2->message, "PP 4 to PP 6: one must divide the other"));
+    /* The same layout: the mesh's middle axis has one device, reordering it moves
+     * nothing, so nothing costs anything. */
+    g_assert_no_error (error);
+    g_assert_cmpfloat (same->time_s, ==, 0.0);
   }
 }
 
 static void
 test_whole_model_verified (void)
 {
-  /* A small GPT-2 (4 layers of 64, so every array fits the executor): its block
-   * weights moved TP 2 x PP 2 to TP 1 x PP 4 and to TP 4 x PP 1, and back, each plan
+  /* A small GPT-2 (4 layers of 64, so every array fits the executor): its
+   * parameters moved TP 2 x PP 2 to TP 1 x PP 4 and to TP 4 x PP 1, and back, each plan
    * run element by element by the verifier - the whole-model mapping ends with every
    * GPU holding exactly its shard of the new layout. */
   g_autoptr (GError) error = NULL;
@@ -540,6 +626,9 @@ test_whole_model_verified (void)
   g_autoptr (PlxModel) m = plx_model_new_from_json (node, "small", &error);
   g_autoptr (PlxCluster) c = plx_cluster_new_preset ("dgx-a100-80gb", &error);
   static const guint moves[][4] = { { 2, 2, 1, 4 }, { 2, 2, 4, 1 }, { 1, 4, 2, 2 }, { 4, 1, 2, 2 } };
+  /* 14 kinds of array (as GPT-3's), as bf16 and fp32; to one stage, no last-stage copy
+   * of the tied table. */
+  static const guint plans[] = { 28, 26, 28, 28 };
 
   g_assert_no_error (error);
   for (guint k = 0; k < G_N_ELEMENTS (moves); k++)
@@ -547,7 +636,8 @@ test_whole_model_verified (void)
       g_autoptr (PlxReshardModel) r = plx_reshard_model (m, c, moves[k][0], moves[k][1], moves[k][2], moves[k][3],
                                                          TRUE, &error);
       g_assert_no_error (error);
-      g_assert_cmpuint (r->arrays->len, ==, 8);
+      g_assert_cmpuint (r->arrays->len, ==, plans[k]);
+      assert_every_parameter (m, r, plans[k] == 28 ? 128 * 64 : 0);
       for (guint i = 0; i < r->arrays->len; i++)
         {
           const PlxReshardArray *a = &g_array_index (r->arrays, PlxReshardArray, i);
