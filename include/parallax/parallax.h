@@ -25,6 +25,7 @@
 #include "plx-presets.h"
 #include "plx-report.h"
 #include "plx-reshard.h"
+#include "plx-reshard-ir.h"
 #include "plx-schedule.h"
 #include "plx-search.h"
 #include "plx-sim.h"

@@ -11,7 +11,8 @@
 
 static const char *const reshard_help =
   "Usage: parallax-cli reshard --shape D0xD1[x..] --mesh AxB[xC] --from LAYOUT --to LAYOUT\n"
-  "                            [--dtype bf16] [--cluster PRESET|FILE] [--nodes N] [--json]\n\n"
+  "                            [--dtype bf16] [--cluster PRESET|FILE] [--nodes N] [--json]\n"
+  "                            [--ir PROGRAM.json]\n\n"
   "Redistribute one sharded array (docs/reshard.md): the cheapest sequence of\n"
   "collectives whose every layout holds at most the larger of the source and target\n"
   "shards per GPU, and XLA's way (gather everything, then slice) beside it.\n\n"
@@ -24,7 +25,9 @@ static const char *const reshard_help =
   "  --dtype NAME             bf16 (default), fp16, fp8, fp32\n"
   "  --cluster PRESET|FILE    the cluster (default: the default scenario's)\n"
   "  --nodes N                that many nodes of it\n"
-  "  --json                   JSON output\n\n"
+  "  --json                   JSON output\n"
+  "  --ir PROGRAM.json        also write the plan as a distributed program (docs/ir.md)\n"
+  "                           that `simulate --program` runs to the plan's time\n\n"
   "       parallax-cli reshard [SCENARIO.json] --to-strategy tp=N,pp=N [--no-optimizer] [--json]\n\n"
   "A checkpoint of the scenario's model (the built-in default without a file) from its\n"
   "TP x PP to another with as many GPUs a copy: every block weight, and its fp32 master\n"
@@ -79,6 +82,31 @@ add_plan_json (JsonBuilder *b, const PlxReshardPlan *plan, gboolean steps)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+}
+
+/* The plan as a standalone program (plx_reshard_plan_to_graph), its tensors of the
+ * array's dtype, written where `simulate --program` reads it. */
+static gboolean
+write_program (const PlxReshardPlan *plan, PlxDtype dtype, const char *path, GError **error)
+{
+  g_autoptr (PlxIrGraph) graph = plx_reshard_plan_to_graph (plan, error);
+  g_autoptr (JsonNode) node = NULL;
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+
+  if (graph == NULL)
+    return FALSE;
+  /* fp16 and bf16 are the same two bytes to the planner; the file says which. */
+  for (guint t = 0; t < graph->tensors->len; t++)
+    ((PlxIrTensor *) graph->tensors->pdata[t])->dtype = dtype;
+  node = plx_ir_graph_to_json (graph);
+  json_generator_set_root (gen, node);
+  json_generator_set_pretty (gen, TRUE);
+  if (!json_generator_to_file (gen, path, error))
+    {
+      g_prefix_error (error, "--ir: ");
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static void
@@ -214,7 +242,7 @@ int
 plx_cli_reshard (int argc, char **argv)
 {
   const char *shape_text = NULL, *mesh_text = NULL, *from = NULL, *to = NULL, *dtype_text = "bf16";
-  const char *cluster_name = NULL, *scenario = NULL, *to_strategy = NULL;
+  const char *cluster_name = NULL, *scenario = NULL, *to_strategy = NULL, *ir_path = NULL;
   guint nodes = 0;
   gboolean json = FALSE, optimizer = TRUE;
   PlxArrayShape shape = { 0 };
@@ -275,6 +303,8 @@ plx_cli_reshard (int argc, char **argv)
         cluster_name = value;
       else if (g_str_equal (flag, "--to-strategy"))
         to_strategy = value;
+      else if (g_str_equal (flag, "--ir"))
+        ir_path = value;
       else if (g_str_equal (flag, "--nodes"))
         {
           char *end = NULL;
@@ -288,9 +318,10 @@ plx_cli_reshard (int argc, char **argv)
     }
   if (to_strategy != NULL || scenario != NULL)
     {
-      if (to_strategy == NULL || shape_text != NULL || mesh_text != NULL || from != NULL || to != NULL)
-        return usage_error ("reshard: a scenario takes --to-strategy tp=N,pp=N, and no --shape, --mesh, --from "
-                            "or --to (reshard --help)");
+      if (to_strategy == NULL || shape_text != NULL || mesh_text != NULL || from != NULL || to != NULL ||
+          ir_path != NULL)
+        return usage_error ("reshard: a scenario takes --to-strategy tp=N,pp=N, and no --shape, --mesh, --from, "
+                            "--to or --ir (reshard --help)");
       return reshard_scenario (scenario, to_strategy, optimizer, json);
     }
   if (shape_text == NULL || mesh_text == NULL || from == NULL || to == NULL)
@@ -312,6 +343,8 @@ plx_cli_reshard (int argc, char **argv)
     return user_error (error);
   base = plx_reshard_plan_baseline (cluster, &mesh, &shape, &src, &dst, &error);
   if (base == NULL)
+    return user_error (error);
+  if (ir_path != NULL && !write_program (plan, dtype, ir_path, &error))
     return user_error (error);
 
   if (json)
@@ -348,5 +381,8 @@ plx_cli_reshard (int argc, char **argv)
   if (plan->time_s > 0.0)
     printf ("\nSpeed-up %.2fx, peak memory %.2fx smaller\n", base->time_s / plan->time_s,
             plan->peak_bytes > 0.0 ? base->peak_bytes / plan->peak_bytes : 1.0);
+  if (ir_path != NULL)
+    printf ("\nThe plan as a program on %u GPUs: %s (parallax-cli simulate --program %s)\n",
+            plx_mesh_n_devices (&mesh), ir_path, ir_path);
   return 0;
 }

@@ -33,7 +33,9 @@ group_of (const PlxCluster *cluster, const guint *devices, guint n)
               nodes[n_nodes] = node;
               counts[n_nodes++] = 0;
             }
-          g.ranks_per_node = MAX (g.ranks_per_node, ++counts[k]);
+          /* Counted apart: MAX evaluates its arguments twice. */
+          counts[k]++;
+          g.ranks_per_node = MAX (g.ranks_per_node, counts[k]);
         }
       g.nodes = n_nodes;
       return g;

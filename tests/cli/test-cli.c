@@ -3031,6 +3031,65 @@ test_reshard (void)
 }
 
 static void
+test_reshard_ir (void)
+{
+  /* `reshard --ir FILE` writes the plan as a program that `simulate --program` runs
+   * to the plan's time: both price the same collectives on the same groups. On 8 x
+   * 8 (DGX A100 nodes) [x,y] -> [y,-] is an all-gather then an all-to-all; [xy,-]
+   * -> [yx,-] one permute, device 8x + y taking block 8y + x from device 8y + x, so
+   * the 8 devices with x = y keep theirs and 56 send. */
+  static const char *const cases[][3] = { { "12288x49152", "[x,y]", "[y,-]" }, { "4096x4096", "[xy,-]", "[yx,-]" } };
+  static const guint ops[] = { 2, 1 };
+  g_autofree char *dir = g_dir_make_tmp ("plx-reshard-ir-XXXXXX", NULL);
+  g_autofree char *program = g_build_filename (dir, "reshard.json", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto (CliRun) plan = { 0 };
+      g_auto (CliRun) sim = { 0 };
+      g_autoptr (JsonNode) a = NULL;
+      g_autoptr (JsonNode) b = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (PlxIrGraph) g = NULL;
+      double want;
+
+      RUN_CLI (&plan, "reshard", "--shape", cases[i][0], "--mesh", "8x8", "--from", cases[i][1], "--to", cases[i][2],
+               "--json", "--ir", program);
+      assert_success (&plan);
+      g = plx_ir_graph_new_from_file (program, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (g->n_devices, ==, 64);
+      g_assert_cmpuint (g->ops->len, ==, ops[i]);
+      if (i == 1)
+        {
+          const PlxIrOp *send = g->ops->pdata[0];
+          g_assert_cmpint (send->kind, ==, PLX_IR_SEND);
+          g_assert_cmpuint (send->n_devices, ==, 56);
+          for (guint d = 0; d < send->n_devices; d++)
+            g_assert_cmpuint (send->peers[d], ==, send->devices[d] % 8 * 8 + send->devices[d] / 8);
+        }
+      RUN_CLI (&sim, "simulate", "--program", program, "--json");
+      assert_success (&sim);
+      a = parse_stdout (&plan);
+      b = parse_stdout (&sim);
+      if (a == NULL || b == NULL)
+        return;
+      want = get_number (json_node_get_object (a), "time_s");
+      g_assert_cmpfloat (want, >, 0.0);
+      g_assert_cmpfloat_with_epsilon (get_number (json_node_get_object (b), "step_time_s"), want, want * 1e-9);
+    }
+  g_unlink (program);
+  g_rmdir (dir);
+  {
+    /* One array's program only. */
+    g_auto (CliRun) bad = { 0 };
+    RUN_CLI (&bad, "reshard", "--to-strategy", "tp=4,pp=16", "--ir", program);
+    g_assert_cmpint (bad.status, ==, 2);
+    g_assert_nonnull (strstr (bad.err, "no --shape, --mesh, --from, --to or --ir"));
+  }
+}
+
+static void
 test_graph_program_round_trip (void)
 {
   /* The program `plan --json` prints runs through `simulate --program` to the same
@@ -3475,6 +3534,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/graph/partition", test_graph_partition);
   g_test_add_func ("/cli/graph/fuse", test_graph_fuse);
   g_test_add_func ("/cli/reshard", test_reshard);
+  g_test_add_func ("/cli/reshard-ir", test_reshard_ir);
   g_test_add_func ("/cli/partition/scenario", test_scenario_partition);
   g_test_add_func ("/cli/graph/onnx", test_graph_onnx);
   g_test_add_func ("/cli/graph/scenario-program", test_scenario_program);
