@@ -224,10 +224,12 @@ show_totals (PlxReshardPage *self)
                                                      : g_strdup ("–");
       /* TRANSLATORS: the plan's time in ms and peak MiB per GPU, the XLA-style
        * baseline's, then its time divided by the plan's and its peak by the plan's. */
-      text = g_strdup_printf (_("Plan: %.*f ms, peak %.1f MiB per GPU · XLA-style: %.*f ms, peak %.1f MiB · "
+      char base_peak[32];
+      plx_reshard_format_bytes (self->base_peak_bytes, base_peak, sizeof base_peak);
+      text = g_strdup_printf (_("Plan: %.*f ms, peak %.1f MiB per GPU · XLA-style: %.*f ms, peak %s · "
                                 "speed-up %s, memory ratio %s"),
                               decimals, self->time_s * 1e3, self->peak_bytes / 1048576.0, decimals,
-                              self->base_time_s * 1e3, self->base_peak_bytes / 1048576.0, ratio, mem);
+                              self->base_time_s * 1e3, base_peak, ratio, mem);
     }
   gtk_label_set_text (self->totals, text);
 }
@@ -558,7 +560,7 @@ plx_reshard_page_init (PlxReshardPage *self)
   self->chart = GTK_DRAWING_AREA (gtk_drawing_area_new ());
   gtk_widget_set_vexpand (GTK_WIDGET (self->chart), TRUE);
   gtk_widget_set_hexpand (GTK_WIDGET (self->chart), TRUE);
-  gtk_widget_set_size_request (GTK_WIDGET (self->chart), 400, 360);
+  gtk_widget_set_size_request (GTK_WIDGET (self->chart), 400, 320);
   gtk_drawing_area_set_draw_func (self->chart, draw_chart, self, NULL);
   gtk_widget_set_has_tooltip (GTK_WIDGET (self->chart), TRUE);
   g_signal_connect (self->chart, "query-tooltip", G_CALLBACK (on_query_tooltip), self);

@@ -80,7 +80,10 @@ plx_reshard_format_bytes (double bytes,
 static void
 format_ms (double seconds, char *buf, gsize len)
 {
-  snprintf (buf, len, seconds < 0.1 ? "%.3f ms" : "%.1f ms", seconds * 1e3);
+  if (seconds >= 1.0)
+    snprintf (buf, len, "%.2f s", seconds);
+  else
+    snprintf (buf, len, seconds < 0.1 ? "%.3f ms" : "%.1f ms", seconds * 1e3);
 }
 
 static guint
