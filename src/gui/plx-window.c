@@ -7,6 +7,7 @@
 #include "plx-format.h"
 #include "plx-graph-page.h"
 #include "plx-history.h"
+#include "plx-reshard-page.h"
 #include "plx-scenario-panel.h"
 #include "plx-search-page.h"
 #include "plx-timeline-pane.h"
@@ -37,6 +38,7 @@ struct _PlxWindow
 
   PlxScenarioPanel *panel;
   PlxSearchPage   *search_page;
+  PlxReshardPage  *reshard_page;
   GtkWidget       *charts[3];      /* timeline, memory, compare */
   GtkWidget       *breakdown;      /* GtkGrid */
   GtkLabel        *bd_value[PLX_N_TIME];
@@ -351,6 +353,7 @@ show_result (PlxWindow *self, PlxResult *r)
   update_breakdown (self);
   offer_fit (self, r);
   plx_search_page_set_scenario (self->search_page, r);
+  plx_reshard_page_set_scenario (self->reshard_page, r);
   plx_scenario_panel_show_resolved (self->panel, r->scenario);
   update_title (self);
 }
@@ -392,6 +395,7 @@ on_failed (PlxEngine *engine, const char *message, PlxWindow *self)
   self->fit_shown = FALSE;
   gtk_widget_set_visible (self->fit_bar, FALSE);
   plx_search_page_set_scenario (self->search_page, NULL);
+  plx_reshard_page_set_scenario (self->reshard_page, NULL);
   plx_scenario_panel_show_resolved (self->panel, NULL);
   plx_scenario_panel_mark_faults (self->panel, message);
   offer_fixes (self);
@@ -777,6 +781,10 @@ plx_window_export_chart_with (PlxWindow              *self,
 {
   g_autofree char *title = NULL;
 
+  /* The Reshard page's chart needs only its own plan (and draws its own summary). */
+  if (g_str_equal (which, "reshard"))
+    return plx_reshard_page_export (self->reshard_page, path, options->width, options->height, options->scale,
+                                    options->dark, error);
   if (self->result == NULL && !g_str_equal (which, "scatter"))
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, _("%s: nothing to export until the scenario is valid"), path);
@@ -958,6 +966,7 @@ export_action (GtkWidget *widget, const char *action, GVariant *param)
       which = g_strcmp0 (page, "memory") == 0    ? "memory"
               : g_strcmp0 (page, "compare") == 0 ? "compare"
               : g_strcmp0 (page, "search") == 0  ? "scatter"
+              : g_strcmp0 (page, "reshard") == 0 ? "reshard"
                                                  : "timeline";
     }
   trace = g_str_equal (which, "trace");
@@ -968,9 +977,11 @@ export_action (GtkWidget *widget, const char *action, GVariant *param)
                                                                  : g_str_equal (which, "memory")  ? "memory.png"
                                                                  : g_str_equal (which, "compare") ? "compare.png"
                                                                  : g_str_equal (which, "scatter") ? "search.png"
+                                                                 : g_str_equal (which, "reshard") ? "reshard.png"
                                                                                                   : "timeline.png");
   if (!trace && !g_str_equal (which, "scatter"))
     {
+      gboolean titled = !g_str_equal (which, "reshard");
       /* The options the CLI has (--width, --height, --scale, --dark, a title), as the
        * file chooser's choices, so an export is one dialog. */
       static const char *const size_ids[] = { "0x0@1", "1600x900@1", "1920x1080@1", "1920x1080@2", NULL };
@@ -984,9 +995,13 @@ export_action (GtkWidget *widget, const char *action, GVariant *param)
       gtk_file_chooser_add_choice (GTK_FILE_CHOOSER (dialog), "theme", _("Background"), (const char **) theme_ids,
                                    theme_labels);
       gtk_file_chooser_set_choice (GTK_FILE_CHOOSER (dialog), "theme", "screen");
-      gtk_file_chooser_add_choice (GTK_FILE_CHOOSER (dialog), "title", _("Title"), (const char **) title_ids,
-                                   title_labels);
-      gtk_file_chooser_set_choice (GTK_FILE_CHOOSER (dialog), "title", "scenario");
+      /* The Reshard chart's title is its own summary: no choice to offer. */
+      if (titled)
+        {
+          gtk_file_chooser_add_choice (GTK_FILE_CHOOSER (dialog), "title", _("Title"), (const char **) title_ids,
+                                       title_labels);
+          gtk_file_chooser_set_choice (GTK_FILE_CHOOSER (dialog), "title", "scenario");
+        }
     }
   g_object_set_data_full (G_OBJECT (dialog), "which", g_strdup (which), g_free);
   g_signal_connect (dialog, "response", G_CALLBACK (on_export_response), self);
@@ -1093,6 +1108,7 @@ apply_chart_style (PlxWindow *self)
   for (guint i = 0; i < 3; i++)
     plx_chart_view_set_dark (PLX_CHART_VIEW (self->charts[i]), dark);
   plx_scatter_view_set_dark (plx_search_page_get_scatter (self->search_page), dark);
+  plx_reshard_page_set_dark (self->reshard_page, dark);
   if (self->graph_page != NULL)
     plx_graph_page_set_dark (self->graph_page, dark);
 }
@@ -1461,6 +1477,13 @@ plx_window_init (PlxWindow *self)
   self->compare_page = adw_view_stack_add_titled (self->stack, self->charts[2], "compare", _("Compare"));
   adw_view_stack_page_set_icon_name (self->compare_page, "view-dual-symbolic");
   adw_view_stack_page_set_visible (self->compare_page, FALSE);
+  self->reshard_page = PLX_RESHARD_PAGE (plx_reshard_page_new ());
+  /* Scrolls, as the search page does, when the window is short. */
+  scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->reshard_page));
+  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, scroller, "reshard", _("Reshard")),
+                                     "view-grid-symbolic");
   self->graph_page = PLX_GRAPH_PAGE (plx_graph_page_new ());
   /* Scrolls, as the search page does, when the window is short. */
   scroller = gtk_scrolled_window_new ();
@@ -1605,6 +1628,12 @@ plx_window_show_page (PlxWindow  *self,
                       const char *page)
 {
   adw_view_stack_set_visible_child_name (self->stack, page);
+}
+
+GtkWidget *
+plx_window_get_reshard_page (PlxWindow *self)
+{
+  return GTK_WIDGET (self->reshard_page);
 }
 
 GtkWidget *

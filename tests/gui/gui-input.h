@@ -377,7 +377,8 @@ gi_type (const char *text)
 {
   static const struct { char c; const char *name; } named[] = {
     { '/', "slash" }, { '.', "period" }, { '-', "minus" }, { '_', "underscore" }, { ' ', "space" },
-    { ':', "colon" }, { ',', "comma" }, { '+', "plus" }, { '=', "equal" },
+    { ':', "colon" }, { ',', "comma" }, { '+', "plus" }, { '=', "equal" }, { '[', "bracketleft" },
+    { ']', "bracketright" },
   };
   Display *dpy = gi_display ();
 

@@ -12,6 +12,7 @@
 #include "plx-graph-page.h"
 #include "plx-history.h"
 #include "plx-partition-view.h"
+#include "plx-reshard-page.h"
 #include "plx-scenario-panel.h"
 #include "plx-search-page.h"
 #include "plx-window.h"
@@ -1627,6 +1628,140 @@ test_graph_partition (void)
   close_window (w);
 }
 
+/* ---- the Reshard page -------------------------------------------------------------- */
+
+/* Clicks into an entry, selects what it holds and types `text` over it. */
+static void
+type_into_entry (GtkWidget *entry, const char *text)
+{
+  GtkWidget *field = gi_find_type (entry, GTK_TYPE_TEXT);   /* what takes the focus */
+
+  g_assert_nonnull (field);
+  gi_click (field);
+  if (!gi_wait (has_focus, field, 2000))
+    {
+      gi_click (field);
+      g_assert_true (gi_wait (has_focus, field, 3000));
+    }
+  gi_key ("ctrl", XK_a);
+  gi_type (text);
+  gi_pump (100);
+}
+
+static GtkWidget *
+reshard_control (PlxReshardPage *page, const char *name)
+{
+  GtkWidget *w = plx_reshard_page_get_control (page, name);
+
+  g_assert_nonnull (w);
+  return w;
+}
+
+/* Issue 14's example typed into the page: 12288x49152 bf16 on 8x8 from [x,y] to
+ * [y,-] on the default scenario's cluster. The page's totals are the planner's for
+ * the same input, bit for bit, and what parallax-cli reshard prints (10.440 ms). Its
+ * peak by hand: the target [y,-] holds 12288/8 x 49152 x 2 B = 144 MiB per GPU, the
+ * source [x,y] 1/64 of the array, 18 MiB; the plan all-gathers y away (18 -> 144 MiB)
+ * and then all-to-alls y over (144 in, 144 out): 288 MiB, twice the bound B = 144.
+ * A layout that names x twice is refused beside its entry, with the parser's message,
+ * and nothing is planned. The checkpoint mode moves the default GPT-3 175B from its
+ * TP 8 x PP 8 to TP 4 x PP 8 (32 GPUs a copy, not 64: refused by name) and then to
+ * TP 4 x PP 16, to plx_reshard_model's total (the CLI's 269.7 ms); without the
+ * optimizer state, to its total without. The chart exports as a PNG. */
+static void
+test_reshard (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  PlxReshardPage *page = PLX_RESHARD_PAGE (plx_window_get_reshard_page (w));
+  const PlxCluster *cluster = plx_window_get_result (w)->scenario->cluster;
+  const PlxScenario *sc = plx_window_get_result (w)->scenario;
+  PlxArrayShape shape = { 2, { 12288, 49152 }, 2 };
+  PlxMesh mesh;
+  PlxSharding from, to, bad;
+  g_autoptr (PlxReshardPlan) plan = NULL;
+  g_autoptr (PlxReshardPlan) base = NULL;
+  g_autoptr (PlxReshardModel) model = NULL;
+  g_autoptr (PlxReshardModel) weights_only = NULL;
+  g_autoptr (GError) bad_error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("plx-use-reshard-XXXXXX", NULL);
+  g_autofree char *png = g_build_filename (dir, "reshard.png", NULL);
+  g_autofree char *contents = NULL;
+  gsize length = 0;
+  double t, peak, bt, bpeak;
+  GtkWidget *entry;
+
+  g_assert_true (plx_mesh_parse ("8x8", &mesh, NULL));
+  g_assert_true (plx_sharding_parse ("[x,y]", &mesh, 2, &from, NULL));
+  g_assert_true (plx_sharding_parse ("[y,-]", &mesh, 2, &to, NULL));
+  g_assert_false (plx_sharding_parse ("[x,x]", &mesh, 2, &bad, &bad_error));
+  plan = plx_reshard_plan (cluster, &mesh, &shape, &from, &to, NULL);
+  base = plx_reshard_plan_baseline (cluster, &mesh, &shape, &from, &to, NULL);
+  g_assert_nonnull (plan);
+  g_assert_nonnull (base);
+  g_assert_cmpfloat (plan->peak_bytes, ==, 288.0 * 1048576.0);
+
+  click_tab (w, "Reshard", "reshard");
+  type_into_entry (reshard_control (page, "shape"), "12288x49152");
+  type_into_entry (reshard_control (page, "mesh"), "8x8");
+  type_into_entry (reshard_control (page, "from"), "[x,y]");
+  type_into_entry (reshard_control (page, "to"), "[y,-]");
+  g_assert_null (plx_reshard_page_get_error (page));
+  g_assert_true (plx_reshard_page_get_totals (page, &t, &peak, &bt, &bpeak));
+  g_assert_cmpfloat (t, ==, plan->time_s);
+  g_assert_cmpfloat (peak, ==, plan->peak_bytes);
+  g_assert_cmpfloat (bt, ==, base->time_s);
+  g_assert_cmpfloat (bpeak, ==, base->peak_bytes);
+  g_assert_nonnull (strstr (plx_reshard_page_get_totals_text (page), "Plan: 10.440 ms, peak 288.0 MiB per GPU"));
+
+  entry = reshard_control (page, "from");
+  type_into_entry (entry, "[x,x]");
+  g_assert_cmpstr (plx_reshard_page_get_error (page), ==, bad_error->message);
+  g_assert_true (gtk_widget_has_css_class (entry, "error"));
+  g_assert_true (gtk_widget_get_mapped (gi_find_label (GTK_WIDGET (page), bad_error->message)));
+  g_assert_false (plx_reshard_page_get_totals (page, NULL, NULL, NULL, NULL));
+  g_assert_cmpstr (plx_reshard_page_get_totals_text (page), ==, "–");
+  gi_pump (200);
+  type_into_entry (entry, "[x,y]");
+  g_assert_false (gtk_widget_has_css_class (entry, "error"));
+  g_assert_true (plx_reshard_page_get_totals (page, &t, NULL, NULL, NULL));
+  g_assert_cmpfloat (t, ==, plan->time_s);
+
+  gi_click (reshard_control (page, "mode-checkpoint"));
+  gi_pump (200);
+  g_assert_true (gtk_widget_get_mapped (reshard_control (page, "tp")));
+  type_into_spin_button (reshard_control (page, "tp"), "4");
+  type_into_spin_button (reshard_control (page, "pp"), "8");
+  gi_pump (100);
+  g_assert_nonnull (plx_reshard_page_get_error (page));
+  g_assert_true (gtk_widget_get_mapped (gi_find_label (GTK_WIDGET (page), plx_reshard_page_get_error (page))));
+  g_assert_false (plx_reshard_page_get_totals (page, NULL, NULL, NULL, NULL));
+  type_into_spin_button (reshard_control (page, "pp"), "16");
+  gi_pump (100);
+  model = plx_reshard_model (sc->model, cluster, sc->strategy->tp, sc->strategy->pp, 4, 16, TRUE, NULL);
+  g_assert_nonnull (model);
+  g_assert_null (plx_reshard_page_get_error (page));
+  g_assert_true (plx_reshard_page_get_totals (page, &t, &peak, NULL, NULL));
+  g_assert_cmpfloat (t, ==, model->time_s);
+  g_assert_cmpfloat (peak, ==, model->peak_bytes);
+  g_assert_nonnull (strstr (plx_reshard_page_get_totals_text (page), "Plan: 269.7 ms"));
+
+  gi_click (reshard_control (page, "optimizer"));
+  gi_pump (100);
+  g_assert_false (gtk_switch_get_active (GTK_SWITCH (reshard_control (page, "optimizer"))));
+  weights_only = plx_reshard_model (sc->model, cluster, sc->strategy->tp, sc->strategy->pp, 4, 16, FALSE, NULL);
+  g_assert_true (plx_reshard_page_get_totals (page, &t, NULL, NULL, NULL));
+  g_assert_cmpfloat (t, ==, weights_only->time_s);
+
+  /* Ctrl+E's target on this page; a PNG file. */
+  g_assert_true (plx_window_export_chart (w, "reshard", png, NULL));
+  g_assert_true (g_file_get_contents (png, &contents, &length, NULL));
+  g_assert_cmpuint (length, >, 8);
+  g_assert_cmpmem (contents, 8, "\x89PNG\r\n\x1a\n", 8);
+  g_unlink (png);
+  g_rmdir (dir);
+  close_window (w);
+}
+
 /* An ONNX model with a symbolic batch (written by python3-onnx, make-models.py)
  * opens on the Graph page saying which size to give; typed under Sizes, it runs, to
  * the CLI's step with --dim batch=8. A malformed size says so. */
@@ -1683,6 +1818,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/open-onnx-sizes", test_open_onnx_sizes);
   g_test_add_func ("/gui/use/graph-fusion", test_graph_fusion);
   g_test_add_func ("/gui/use/graph-partition", test_graph_partition);
+  g_test_add_func ("/gui/use/reshard", test_reshard);
   g_test_add_func ("/gui/use/model-dropdown-keyboard", test_model_dropdown_keyboard);
   g_test_add_func ("/gui/use/cluster-dropdown", test_cluster_dropdown);
   g_test_add_func ("/gui/use/power-limit", test_power_limit);
