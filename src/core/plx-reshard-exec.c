@@ -428,14 +428,17 @@ plx_reshard_verify (const PlxReshardPlan *plan,
                     GError              **error)
 {
   Machine m = { .plan = plan, .n_dev = plx_mesh_n_devices (&plan->mesh), .rank = plan->shape.rank };
-  guint64 total = box_elements (plan->padded, plan->shape.rank);
+  double total = 1.0;
   PlxSharding cur = plan->source;
   gboolean ok;
 
-  if (total > MAX_ELEMENTS || total * m.n_dev > MAX_ELEMENTS_ALL_DEVICES)
+  /* In doubles: four extents of up to 2^40 overflow 64 bits. */
+  for (guint d = 0; d < plan->shape.rank; d++)
+    total *= (double) plan->padded[d];
+  if (total > (double) MAX_ELEMENTS || total * m.n_dev > (double) MAX_ELEMENTS_ALL_DEVICES)
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
-                   "verify: %" G_GUINT64_FORMAT " padded elements on %u devices, the executor takes "
+                   "verify: %.0f padded elements on %u devices, the executor takes "
                    "at most 2^22 and 2^24 over all devices", total, m.n_dev);
       return FALSE;
     }
