@@ -350,6 +350,21 @@ test_bad_input (void)
   g_assert_null (p);
   g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
   g_assert_nonnull (strstr (error->message, "element size 0"));
+  g_clear_error (&error);
+
+  /* Four extents of 2^16: 2^64 elements, which wrap to 0 in 64 bits; the executor
+   * refuses them rather than run a "0-element" array. */
+  {
+    PlxMesh one = mesh_of ("1");
+    PlxArrayShape vast = { .rank = 4, .dim = { 65536, 65536, 65536, 65536 }, .elem_bytes = 2 };
+    PlxSharding whole = sharding_of ("[-,-,-,-]", &one, 4);
+    g_autoptr (PlxReshardPlan) q = plx_reshard_plan (c, &one, &vast, &whole, &whole, &error);
+
+    g_assert_no_error (error);
+    g_assert_false (plx_reshard_verify (q, &error));
+    g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+    g_assert_nonnull (strstr (error->message, "18446744073709551616 padded elements"));
+  }
 }
 
 static void
