@@ -30,6 +30,12 @@ PlxGroup plx_group_place (const PlxCluster *cluster,
                           guint             size,
                           guint             stride);
 
+/* The group of these ranks (any order, any spacing) on a cluster that numbers ranks
+ * node by node: the nodes they touch and the most of them in one node. */
+PlxGroup plx_group_of_ranks (const PlxCluster *cluster,
+                             const guint      *ranks,
+                             guint             n);
+
 /* Time of one collective over `bytes`: the whole buffer for all-reduce and
  * reduce-scatter input, the gathered output for all-gather, each rank's send buffer
  * for all-to-all, the message for send/recv. */

@@ -49,6 +49,12 @@ gboolean plx_mesh_parse (const char *text,
                          GError    **error);
 char    *plx_mesh_format (const PlxMesh *mesh);
 guint    plx_mesh_n_devices (const PlxMesh *mesh);
+/* Devices between neighbours along `axis`, and a device's coordinate on it. */
+guint    plx_mesh_stride (const PlxMesh *mesh,
+                          guint          axis);
+guint    plx_mesh_coord (const PlxMesh *mesh,
+                         guint          device,
+                         guint          axis);
 
 /* "[x,y]", "[y,-]", "[xy,-]": one entry per dimension of an array of `rank`;
  * "[x,-]+y": and a partial sum over y. */
@@ -122,6 +128,13 @@ void            plx_reshard_plan_free (PlxReshardPlan *plan);
 double          plx_reshard_shard_bytes (const PlxReshardPlan *plan,
                                          const PlxSharding    *sharding);
 const char     *plx_reshard_op_name (PlxReshardOp op);
+/* In a collective-permute of dimension `dim` from `before` to `after`: the device
+ * that sends `receiver` its new shard (itself when its block stays). */
+guint           plx_reshard_permute_sender (const PlxMesh     *mesh,
+                                            const PlxSharding *before,
+                                            const PlxSharding *after,
+                                            guint              dim,
+                                            guint              receiver);
 
 /* Runs the plan on one buffer per device, element = its global linear index, and
  * checks each device ends with exactly its target shard and every buffer has the

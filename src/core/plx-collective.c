@@ -32,6 +32,48 @@ plx_group_place (const PlxCluster *cluster,
   return g;
 }
 
+PlxGroup
+plx_group_of_ranks (const PlxCluster *cluster,
+                    const guint      *devices,
+                    guint             n)
+{
+  g_autoptr (GHashTable) per_node = NULL;
+  PlxGroup g = { n, 0, 0 };
+
+  if (n <= 64)
+    {
+      /* Small groups (every tensor- and most data-parallel ones): count in place,
+       * no table to allocate per collective. */
+      guint nodes[64], counts[64], n_nodes = 0;
+      for (guint i = 0; i < n; i++)
+        {
+          guint node = devices[i] / cluster->gpus_per_node, k;
+          for (k = 0; k < n_nodes && nodes[k] != node; k++)
+            ;
+          if (k == n_nodes)
+            {
+              nodes[n_nodes] = node;
+              counts[n_nodes++] = 0;
+            }
+          /* Counted apart: MAX evaluates its arguments twice. */
+          counts[k]++;
+          g.ranks_per_node = MAX (g.ranks_per_node, counts[k]);
+        }
+      g.nodes = n_nodes;
+      return g;
+    }
+  per_node = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < n; i++)
+    {
+      guint node = devices[i] / cluster->gpus_per_node;
+      guint count = GPOINTER_TO_UINT (g_hash_table_lookup (per_node, GUINT_TO_POINTER (node))) + 1;
+      g_hash_table_insert (per_node, GUINT_TO_POINTER (node), GUINT_TO_POINTER (count));
+      g.ranks_per_node = MAX (g.ranks_per_node, count);
+    }
+  g.nodes = g_hash_table_size (per_node);
+  return g;
+}
+
 static double
 link_busbw (const PlxLink *link,
             double         bytes)

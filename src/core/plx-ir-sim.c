@@ -11,47 +11,6 @@
 #include "parallax/plx-op-cost.h"
 #include "parallax/plx-ir-timeline.h"
 
-/* Where an op's devices sit: the group the collective model prices. */
-static PlxGroup
-group_of (const PlxCluster *cluster, const guint *devices, guint n)
-{
-  g_autoptr (GHashTable) per_node = NULL;
-  PlxGroup g = { n, 0, 0 };
-
-  if (n <= 64)
-    {
-      /* Small groups (every tensor- and most data-parallel ones): count in place,
-       * no table to allocate per collective. */
-      guint nodes[64], counts[64], n_nodes = 0;
-      for (guint i = 0; i < n; i++)
-        {
-          guint node = devices[i] / cluster->gpus_per_node, k;
-          for (k = 0; k < n_nodes && nodes[k] != node; k++)
-            ;
-          if (k == n_nodes)
-            {
-              nodes[n_nodes] = node;
-              counts[n_nodes++] = 0;
-            }
-          /* Counted apart: MAX evaluates its arguments twice. */
-          counts[k]++;
-          g.ranks_per_node = MAX (g.ranks_per_node, counts[k]);
-        }
-      g.nodes = n_nodes;
-      return g;
-    }
-  per_node = g_hash_table_new (g_direct_hash, g_direct_equal);
-  for (guint i = 0; i < n; i++)
-    {
-      guint node = devices[i] / cluster->gpus_per_node;
-      guint count = GPOINTER_TO_UINT (g_hash_table_lookup (per_node, GUINT_TO_POINTER (node))) + 1;
-      g_hash_table_insert (per_node, GUINT_TO_POINTER (node), GUINT_TO_POINTER (count));
-      g.ranks_per_node = MAX (g.ranks_per_node, count);
-    }
-  g.nodes = g_hash_table_size (per_node);
-  return g;
-}
-
 double
 plx_ir_op_time (const PlxIrGraph *graph,
                 const PlxIrOp    *op,
@@ -112,7 +71,7 @@ plx_ir_op_time (const PlxIrGraph *graph,
         /* The groups run at once, each on its own devices: the slowest sets the time. */
         for (guint k = 0; k < op->groups; k++)
           {
-            group = group_of (cluster, op->devices + k * size, size);
+            group = plx_group_of_ranks (cluster, op->devices + k * size, size);
             slowest = MAX (slowest, plx_collective_time (cluster, kind, &group, bytes));
           }
         return slowest;
@@ -124,7 +83,7 @@ plx_ir_op_time (const PlxIrGraph *graph,
         for (guint d = 0; d < op->n_devices; d++)
           {
             guint pair[2] = { op->devices[d], op->peers[d] };
-            group = group_of (cluster, pair, 2);
+            group = plx_group_of_ranks (cluster, pair, 2);
             slowest = MAX (slowest, plx_collective_time (cluster, PLX_COLLECTIVE_SEND_RECV, &group,
                                                          plx_ir_tensor_bytes (in)));
           }

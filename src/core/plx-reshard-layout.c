@@ -19,6 +19,25 @@ plx_mesh_n_devices (const PlxMesh *mesh)
   return n;
 }
 
+guint
+plx_mesh_stride (const PlxMesh *mesh,
+                 guint          axis)
+{
+  guint s = 1;
+
+  for (guint a = axis + 1; a < mesh->n_axes; a++)
+    s *= mesh->size[a];
+  return s;
+}
+
+guint
+plx_mesh_coord (const PlxMesh *mesh,
+                guint          device,
+                guint          axis)
+{
+  return device / plx_mesh_stride (mesh, axis) % mesh->size[axis];
+}
+
 gboolean
 plx_mesh_parse (const char *text,
                 PlxMesh    *mesh,
@@ -283,4 +302,38 @@ plx_reshard_op_name (PlxReshardOp op)
     default:
       g_return_val_if_reached ("?");
     }
+}
+
+/* Who sends to `receiver` in a permute of dimension `dim` from `before` to
+ * st->after: the device with the receiver's coordinates on every other axis whose
+ * block of `dim` under `before` is the receiver's under `after`. It holds, whole,
+ * the shard the receiver needs (the other dimensions' blocks are the receiver's),
+ * and it differs from the receiver only on the reordered axes. The planner prices
+ * these pairs and the lowering sends along them. The executor (run_permute) may take another
+ * holder of that shard, the lowest-numbered, on a replicated axis; the data is
+ * the same. */
+guint
+plx_reshard_permute_sender (const PlxMesh     *mesh,
+                            const PlxSharding *before,
+                            const PlxSharding *after,
+                            guint              dim,
+                            guint              receiver)
+{
+  guint64 block = 0;
+  guint sender = receiver;
+
+  /* The receiver's block of dim under the new order: mixed radix, first axis most
+   * significant (block_index in plx-reshard-exec.c). */
+  for (guint i = 0; i < after->n_axes[dim]; i++)
+    block = block * mesh->size[after->axes[dim][i]] + plx_mesh_coord (mesh, receiver, after->axes[dim][i]);
+  /* Read back in the old order, least significant axis last. */
+  for (gint i = (gint) before->n_axes[dim] - 1; i >= 0; i--)
+    {
+      guint a = before->axes[dim][i];
+      guint want = (guint) (block % mesh->size[a]);
+
+      block /= mesh->size[a];
+      sender = sender - plx_mesh_coord (mesh, sender, a) * plx_mesh_stride (mesh, a) + want * plx_mesh_stride (mesh, a);
+    }
+  return sender;
 }

@@ -29,22 +29,6 @@ typedef struct
 } Lower;
 
 static guint
-mesh_stride (const PlxMesh *mesh, guint axis)
-{
-  guint s = 1;
-
-  for (guint a = axis + 1; a < mesh->n_axes; a++)
-    s *= mesh->size[a];
-  return s;
-}
-
-static guint
-mesh_coord (const PlxMesh *mesh, guint dev, guint axis)
-{
-  return dev / mesh_stride (mesh, axis) % mesh->size[axis];
-}
-
-static guint
 graph_device (const Lower *l, guint mesh_dev)
 {
   return l->mesh_devices != NULL ? l->mesh_devices[mesh_dev] : mesh_dev;
@@ -115,10 +99,10 @@ static void
 axis_groups (const Lower *l, guint axis, guint *devices)
 {
   const PlxMesh *mesh = &l->plan->mesh;
-  guint stride = mesh_stride (mesh, axis), n = 0;
+  guint stride = plx_mesh_stride (mesh, axis), n = 0;
 
   for (guint dev = 0; dev < l->n_mesh; dev++)
-    if (mesh_coord (mesh, dev, axis) == 0)
+    if (plx_mesh_coord (mesh, dev, axis) == 0)
       for (guint j = 0; j < mesh->size[axis]; j++)
         devices[n++] = graph_device (l, dev + j * stride);
 }
@@ -152,37 +136,6 @@ lower_slice (Lower *l, const PlxReshardStep *st, guint in)
   return out;
 }
 
-/* Who sends to `receiver` in a permute of dimension `dim` from `before` to
- * st->after: the device with the receiver's coordinates on every other axis whose
- * block of `dim` under `before` is the receiver's under `after`. It holds, whole,
- * the shard the receiver needs (the other dimensions' blocks are the receiver's),
- * and it lies in the span of the reordered axes, the group the planner priced
- * (step_time in plx-reshard-plan.c). The executor (run_permute) may take another
- * holder of that shard, the lowest-numbered, on a replicated axis; the data is
- * the same. */
-static guint
-permute_sender (const PlxMesh *mesh, const PlxSharding *before, const PlxSharding *after, guint dim,
-                guint receiver)
-{
-  guint64 block = 0;
-  guint sender = receiver;
-
-  /* The receiver's block of dim under the new order: mixed radix, first axis most
-   * significant (block_index in plx-reshard-exec.c). */
-  for (guint i = 0; i < after->n_axes[dim]; i++)
-    block = block * mesh->size[after->axes[dim][i]] + mesh_coord (mesh, receiver, after->axes[dim][i]);
-  /* Read back in the old order, least significant axis last. */
-  for (gint i = (gint) before->n_axes[dim] - 1; i >= 0; i--)
-    {
-      guint a = before->axes[dim][i];
-      guint want = (guint) (block % mesh->size[a]);
-
-      block /= mesh->size[a];
-      sender = sender - mesh_coord (mesh, sender, a) * mesh_stride (mesh, a) + want * mesh_stride (mesh, a);
-    }
-  return sender;
-}
-
 static guint
 lower_permute (Lower *l, const PlxSharding *before, const PlxReshardStep *st, guint in)
 {
@@ -193,7 +146,7 @@ lower_permute (Lower *l, const PlxSharding *before, const PlxReshardStep *st, gu
 
   for (guint r = 0; r < l->n_mesh; r++)
     {
-      guint s = permute_sender (&l->plan->mesh, before, &st->after, st->dim, r);
+      guint s = plx_reshard_permute_sender (&l->plan->mesh, before, &st->after, st->dim, r);
 
       /* A device whose block is its own already keeps it: no copy. */
       if (s == r)

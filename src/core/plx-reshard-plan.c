@@ -183,97 +183,215 @@ plx_reshard_plan_free (PlxReshardPlan *plan)
 
 /* ---------- one step: its layout and its cost ---------- */
 
-static guint
-axis_stride (const PlxMesh *mesh, guint axis)
+/* Where the steps run, worked out once a plan: for each mesh axis the distinct
+ * placements of its groups on the cluster (an axis of 3 on 8-GPU nodes has groups
+ * inside a node and groups across two: {0,1,2} and {6,7,8}); a collective over the
+ * axis takes as long as its slowest group, as the IR's simulator times it. */
+typedef struct
 {
-  guint s = 1;
+  const PlxCluster *cluster;
+  const PlxMesh    *mesh;
+  GArray           *placements[PLX_MESH_MAX_AXES]; /* PlxGroup, distinct */
+  /* Whether a permute's pairs stay in a node, cross nodes, or both: it depends only
+   * on the reordered dimension's axes before and after (permute_key), so each is
+   * worked out once. */
+  GHashTable       *permute_pairs;
+} Pricing;
 
-  for (guint a = axis + 1; a < mesh->n_axes; a++)
-    s *= mesh->size[a];
-  return s;
-}
+enum { PAIRS_INSIDE = 1, PAIRS_ACROSS = 2 };
 
-/* Whether dim d's axes of more than one device come in the same order: axes of size
- * 1 split nothing, and moving them moves no data. */
-static gboolean
-same_real_order (const PlxMesh *mesh, const PlxSharding *a, const PlxSharding *b, guint d)
+static void
+pricing_init (Pricing *pr, const PlxCluster *cluster, const PlxMesh *mesh)
 {
-  guint i = 0, j = 0;
+  guint n = plx_mesh_n_devices (mesh);
+  g_autofree guint *ranks = NULL;
 
-  for (;;)
+  memset (pr, 0, sizeof *pr);
+  pr->cluster = cluster;
+  pr->mesh = mesh;
+  if (cluster == NULL)
+    return;
+  pr->permute_pairs = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint a = 0; a < mesh->n_axes; a++)
     {
-      while (i < a->n_axes[d] && mesh->size[a->axes[d][i]] == 1)
-        i++;
-      while (j < b->n_axes[d] && mesh->size[b->axes[d][j]] == 1)
-        j++;
-      if (i == a->n_axes[d] || j == b->n_axes[d])
-        return i == a->n_axes[d] && j == b->n_axes[d];
-      if (a->axes[d][i++] != b->axes[d][j++])
-        return FALSE;
+      guint size = mesh->size[a], stride = plx_mesh_stride (mesh, a);
+
+      ranks = g_renew (guint, ranks, size);
+      pr->placements[a] = g_array_new (FALSE, FALSE, sizeof (PlxGroup));
+      for (guint dev = 0; dev < n; dev++)
+        {
+          PlxGroup g;
+          gboolean seen = FALSE;
+
+          if (plx_mesh_coord (mesh, dev, a) != 0)
+            continue;
+          for (guint j = 0; j < size; j++)
+            ranks[j] = dev + j * stride;
+          g = plx_group_of_ranks (cluster, ranks, size);
+          for (guint k = 0; k < pr->placements[a]->len && !seen; k++)
+            {
+              const PlxGroup *h = &g_array_index (pr->placements[a], PlxGroup, k);
+              seen = h->nodes == g.nodes && h->ranks_per_node == g.ranks_per_node;
+            }
+          if (!seen)
+            g_array_append_val (pr->placements[a], g);
+        }
     }
 }
 
-static double
-step_time (const PlxCluster *cluster, const PlxMesh *mesh, const PlxReshardStep *st,
-           const PlxSharding *before)
+static void
+pricing_clear (Pricing *pr)
 {
-  PlxGroup g;
+  for (guint a = 0; a < PLX_MESH_MAX_AXES; a++)
+    if (pr->placements[a] != NULL)
+      g_array_unref (pr->placements[a]);
+  if (pr->permute_pairs != NULL)
+    g_hash_table_unref (pr->permute_pairs);
+}
 
-  if (cluster == NULL)
+/* The dimension's axes before and after, two bits an axis (coded 1 to 3), in 16 bits. */
+static guint
+permute_key (const PlxSharding *before, const PlxSharding *after, guint dim)
+{
+  guint k = 0;
+
+  for (guint i = 0; i < before->n_axes[dim]; i++)
+    k = (k << 2) | (before->axes[dim][i] + 1);
+  for (guint i = 0; i < after->n_axes[dim]; i++)
+    k = (k << 2) | (after->axes[dim][i] + 1);
+  return k + 1;
+}
+
+static double
+axis_time (const Pricing *pr, PlxCollectiveKind kind, guint axis, double bytes)
+{
+  double t = 0.0;
+
+  for (guint k = 0; k < pr->placements[axis]->len; k++)
+    t = MAX (t, plx_collective_time (pr->cluster, kind, &g_array_index (pr->placements[axis], PlxGroup, k), bytes));
+  return t;
+}
+
+/* A permute: each device whose block changes receives its new shard whole from the
+ * sender plx_reshard_permute_sender names; all at once, so the slowest pair - one
+ * that crosses nodes, if any does - sets the time. */
+/* The place value of each of dimension `dim`'s axes in its block index under
+ * `s` (mixed radix, the first axis most significant). */
+static guint64
+place_value (const PlxMesh *mesh, const PlxSharding *s, guint dim, guint axis)
+{
+  guint64 w = 1;
+
+  for (gint i = (gint) s->n_axes[dim] - 1; i >= 0 && s->axes[dim][i] != axis; i--)
+    w *= mesh->size[s->axes[dim][i]];
+  return w;
+}
+
+/* Which pairs a permute has, by the digits that move: a device's sender differs from
+ * it on axis a for some device exactly when a's place value in the block index
+ * changes (else its digit is the same for every block). On a mesh whose axes each
+ * either stay inside nodes (their groups tile a node) or step across them (stride a
+ * multiple of a node), a pair crosses nodes when it differs on an axis of the second
+ * kind. Otherwise every device's sender is worked out. */
+static guint
+permute_pairs (const Pricing *pr, const PlxSharding *before, const PlxSharding *after, guint dim)
+{
+  guint gpn = pr->cluster->gpus_per_node, pairs = 0, n;
+  gboolean clean = TRUE;
+
+  for (guint i = 0; i < before->n_axes[dim]; i++)
+    {
+      guint a = before->axes[dim][i], size = pr->mesh->size[a];
+      guint64 stride = plx_mesh_stride (pr->mesh, a), span = stride * size;
+      gboolean inside = span <= gpn && gpn % span == 0, across = stride % gpn == 0;
+
+      if (size == 1 || place_value (pr->mesh, before, dim, a) == place_value (pr->mesh, after, dim, a))
+        continue;
+      clean &= inside || across;
+      pairs |= across ? PAIRS_ACROSS : PAIRS_INSIDE;
+    }
+  if (clean)
+    return pairs;
+  pairs = 0;
+  n = plx_mesh_n_devices (pr->mesh);
+  for (guint r = 0; r < n && pairs != (PAIRS_INSIDE | PAIRS_ACROSS); r++)
+    {
+      guint s = plx_reshard_permute_sender (pr->mesh, before, after, dim, r);
+
+      if (s != r)
+        pairs |= s / gpn == r / gpn ? PAIRS_INSIDE : PAIRS_ACROSS;
+    }
+  return pairs;
+}
+
+/* A permute: each device whose block changes receives its new shard whole from the
+ * sender plx_reshard_permute_sender names; all at once, so the slowest pair sets
+ * the time. */
+static double
+permute_time (const Pricing *pr, const PlxSharding *before, const PlxReshardStep *st)
+{
+  guint key = permute_key (before, &st->after, st->dim);
+  gpointer found = g_hash_table_lookup (pr->permute_pairs, GUINT_TO_POINTER (key));
+  guint pairs;
+  double t = 0.0;
+
+  if (found == NULL)
+    {
+      pairs = permute_pairs (pr, before, &st->after, st->dim);
+      /* Stored plus 4, so that "no pair" is not the missing NULL. */
+      g_hash_table_insert (pr->permute_pairs, GUINT_TO_POINTER (key), GUINT_TO_POINTER (pairs + 4));
+    }
+  else
+    pairs = GPOINTER_TO_UINT (found) - 4;
+  for (guint k = 0; k < 2; k++)
+    if (pairs & (k == 0 ? PAIRS_INSIDE : PAIRS_ACROSS))
+      {
+        guint pair[2] = { 0, k == 0 ? 1 : pr->cluster->gpus_per_node };
+        PlxGroup g = plx_group_of_ranks (pr->cluster, pair, 2);
+
+        t = MAX (t, plx_collective_time (pr->cluster, PLX_COLLECTIVE_SEND_RECV, &g, st->in_bytes));
+      }
+  return t;
+}
+
+static double
+step_time (const Pricing *pr, const PlxReshardStep *st, const PlxSharding *before)
+{
+  if (pr->cluster == NULL)
     return 0.0;
   switch (st->op)
     {
     case PLX_RESHARD_ALL_GATHER:
-      g = plx_group_place (cluster, mesh->size[st->axis], axis_stride (mesh, st->axis));
-      return plx_collective_time (cluster, PLX_COLLECTIVE_ALL_GATHER, &g, st->out_bytes);
+      return axis_time (pr, PLX_COLLECTIVE_ALL_GATHER, st->axis, st->out_bytes);
     case PLX_RESHARD_ALL_TO_ALL:
-      g = plx_group_place (cluster, mesh->size[st->axis], axis_stride (mesh, st->axis));
-      return plx_collective_time (cluster, PLX_COLLECTIVE_ALL_TO_ALL, &g, st->in_bytes);
+      return axis_time (pr, PLX_COLLECTIVE_ALL_TO_ALL, st->axis, st->in_bytes);
     case PLX_RESHARD_SLICE:
       return 0.0;
     case PLX_RESHARD_REDUCE_SCATTER:
-      g = plx_group_place (cluster, mesh->size[st->axis], axis_stride (mesh, st->axis));
-      return plx_collective_time (cluster, PLX_COLLECTIVE_REDUCE_SCATTER, &g, st->in_bytes);
+      return axis_time (pr, PLX_COLLECTIVE_REDUCE_SCATTER, st->axis, st->in_bytes);
     case PLX_RESHARD_ALL_REDUCE:
-      g = plx_group_place (cluster, mesh->size[st->axis], axis_stride (mesh, st->axis));
-      return plx_collective_time (cluster, PLX_COLLECTIVE_ALL_REDUCE, &g, st->in_bytes);
+      return axis_time (pr, PLX_COLLECTIVE_ALL_REDUCE, st->axis, st->in_bytes);
     case PLX_RESHARD_PERMUTE:
-      {
-        /* Every device sends its shard to one other at once; the pairs stay inside
-         * the span of the axes whose order changed, so that span's links carry it. */
-        guint size = 1, stride = G_MAXUINT;
-
-        for (guint d = 0; d < before->rank; d++)
-          {
-            gboolean changed = !same_real_order (mesh, before, &st->after, d);
-
-            for (guint i = 0; changed && i < before->n_axes[d]; i++)
-              {
-                size *= mesh->size[before->axes[d][i]];
-                stride = MIN (stride, axis_stride (mesh, before->axes[d][i]));
-              }
-          }
-        g = plx_group_place (cluster, size, stride);
-        return plx_collective_time (cluster, PLX_COLLECTIVE_SEND_RECV, &g, st->in_bytes);
-      }
+      return permute_time (pr, before, st);
+    case PLX_RESHARD_N_OPS:
     default:
       g_return_val_if_reached (0.0);
     }
 }
 
 static void
-finish_step (const PlxCluster *cluster, const PlxReshardPlan *plan, const PlxSharding *before,
+finish_step (const Pricing *pr, const PlxReshardPlan *plan, const PlxSharding *before,
              PlxReshardStep *st)
 {
   st->in_bytes = plx_reshard_shard_bytes (plan, before);
   st->out_bytes = plx_reshard_shard_bytes (plan, &st->after);
-  st->time_s = step_time (cluster, &plan->mesh, st, before);
+  st->time_s = step_time (pr, st, before);
 }
 
 static void
-append_step (const PlxCluster *cluster, PlxReshardPlan *plan, PlxSharding *cur, PlxReshardStep st)
+append_step (const Pricing *pr, PlxReshardPlan *plan, PlxSharding *cur, PlxReshardStep st)
 {
-  finish_step (cluster, plan, cur, &st);
+  finish_step (pr, plan, cur, &st);
   g_array_append_val (plan->steps, st);
   plan->time_s += st.time_s;
   plan->peak_bytes = MAX (plan->peak_bytes, st.in_bytes + st.out_bytes);
@@ -431,7 +549,7 @@ heap_pop (GArray *heap)
 
 typedef struct
 {
-  const PlxCluster     *cluster;
+  Pricing               pricing;
   const PlxReshardPlan *plan;
   GArray               *nodes; /* Node */
   GHashTable           *index; /* key -> node + 1 */
@@ -451,7 +569,7 @@ relax (Search *s, guint from, PlxReshardStep st)
   if (!divides_padding (s->plan, &st.after) ||
       plx_reshard_shard_bytes (s->plan, &st.after) > s->plan->bound_bytes)
     return;
-  finish_step (s->cluster, s->plan, &src->layout, &st);
+  finish_step (&s->pricing, s->plan, &src->layout, &st);
   t = src->time_s + st.time_s;
   n_steps = src->n_steps + 1;
   key = sharding_key (&st.after);
@@ -557,7 +675,7 @@ plx_reshard_plan (const PlxCluster    *cluster,
 
   if (plan == NULL)
     return NULL;
-  s.cluster = cluster;
+  pricing_init (&s.pricing, cluster, &plan->mesh);
   s.plan = plan;
   s.nodes = g_array_new (FALSE, FALSE, sizeof (Node));
   s.index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
@@ -590,12 +708,13 @@ plx_reshard_plan (const PlxCluster    *cluster,
       for (gint i = goal; g_array_index (s.nodes, Node, i).prev >= 0; i = g_array_index (s.nodes, Node, i).prev)
         g_array_prepend_val (rev, g_array_index (s.nodes, Node, i).via);
       for (guint i = 0; i < rev->len; i++)
-        append_step (cluster, plan, &cur, g_array_index (rev, PlxReshardStep, i));
+        append_step (&s.pricing, plan, &cur, g_array_index (rev, PlxReshardStep, i));
       g_array_unref (rev);
     }
   g_array_unref (s.nodes);
   g_array_unref (s.heap);
   g_hash_table_unref (s.index);
+  pricing_clear (&s.pricing);
   if (goal < 0)
     {
       /* Unreachable by the argument in docs/reshard.md; kept as an error, not an abort. */
@@ -648,6 +767,22 @@ one_sum_scattered (const PlxSharding *src, const PlxSharding *tgt, guint *axis, 
   return FALSE;
 }
 
+/* Everything gathered, then sliced to the target. */
+static void
+xla_path (const Pricing *pricing, PlxReshardPlan *plan, PlxSharding *cur, const PlxSharding *target)
+{
+  /* XLA all-reduces a partial sum it has to resolve, then reshards the whole values. */
+  for (guint a = 0; a < plan->mesh.n_axes; a++)
+    if ((cur->partial & (1u << a)) && !(target->partial & (1u << a)))
+      append_step (pricing, plan, cur, make_all_reduce (cur, a));
+  for (guint d = 0; d < cur->rank; d++)
+    while (cur->n_axes[d] > 0)
+      append_step (pricing, plan, cur, make_gather (cur, d));
+  for (guint d = 0; d < target->rank; d++)
+    for (guint i = 0; i < target->n_axes[d]; i++)
+      append_step (pricing, plan, cur, make_slice (cur, target->axes[d][i], d));
+}
+
 PlxReshardPlan *
 plx_reshard_plan_baseline (const PlxCluster    *cluster,
                            const PlxMesh       *mesh,
@@ -658,32 +793,23 @@ plx_reshard_plan_baseline (const PlxCluster    *cluster,
 {
   PlxReshardPlan *plan = plan_new (cluster, mesh, shape, source, target, error);
   PlxSharding cur;
+  Pricing pricing;
   guint from, to;
 
   if (plan == NULL)
     return NULL;
   cur = *source;
+  pricing_init (&pricing, cluster, &plan->mesh);
   if (plx_sharding_equal (source, target))
-    return plan;
-  if (one_axis_moved (source, target, &from, &to))
-    {
-      append_step (cluster, plan, &cur, make_all_to_all (&cur, from, to));
-      return plan;
-    }
-  if (one_sum_scattered (source, target, &from, &to))
-    {
-      append_step (cluster, plan, &cur, make_reduce_scatter (&cur, from, to));
-      return plan;
-    }
-  /* XLA all-reduces a partial sum it has to resolve, then reshards the whole values. */
-  for (guint a = 0; a < mesh->n_axes; a++)
-    if ((cur.partial & (1u << a)) && !(target->partial & (1u << a)))
-      append_step (cluster, plan, &cur, make_all_reduce (&cur, a));
-  for (guint d = 0; d < cur.rank; d++)
-    while (cur.n_axes[d] > 0)
-      append_step (cluster, plan, &cur, make_gather (&cur, d));
-  for (guint d = 0; d < target->rank; d++)
-    for (guint i = 0; i < target->n_axes[d]; i++)
-      append_step (cluster, plan, &cur, make_slice (&cur, target->axes[d][i], d));
+    ;
+  else if (one_axis_moved (source, target, &from, &to))
+    append_step (&pricing, plan, &cur, make_all_to_all (&cur, from, to));
+  else if (one_sum_scattered (source, target, &from, &to))
+    append_step (&pricing, plan, &cur, make_reduce_scatter (&cur, from, to));
+  else
+    xla_path (&pricing, plan, &cur, target);
+  pricing_clear (&pricing);
   return plan;
 }
+
+

@@ -194,6 +194,23 @@ test_gather_across_nodes_by_hand (void)
 }
 
 static void
+test_groups_across_a_node_boundary (void)
+{
+  g_autoptr (PlxCluster) c = ideal_cluster (2);
+  PlxArrayShape shape = { .rank = 1, .dim = { 1200 }, .elem_bytes = 2 };
+  /* A 4x3 mesh on nodes of 8: y's groups are {0,1,2}, {3,4,5}, {6,7,8}, {9,10,11},
+   * and {6,7,8} spans two nodes, two of it in the first. Gathering y (output 2400 B)
+   * takes that group's time: a ring leaving the node gets its members' two NICs,
+   * 2 x 25 GB/s, narrower than NVLink's 100 (plx-collective.c), so
+   * 2/3 x 2400 / 50e9 s, twice the in-node group's 2/3 x 2400 / 100e9. */
+  g_autoptr (PlxReshardPlan) p = plan_of (c, "4x3", &shape, "[y]", "[-]", FALSE);
+  double want = 2.0 / 3.0 * 2400.0 / 50e9;
+
+  g_assert_cmpuint (p->steps->len, ==, 1);
+  g_assert_cmpfloat_with_epsilon (p->time_s, want, want * 1e-12);
+}
+
+static void
 test_slice_is_free (void)
 {
   g_autoptr (PlxCluster) c = ideal_cluster (1);
@@ -671,6 +688,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/reshard/all-to-all-by-hand", test_all_to_all_by_hand);
   g_test_add_func ("/core/reshard/gather-by-hand", test_gather_by_hand);
   g_test_add_func ("/core/reshard/gather-across-nodes-by-hand", test_gather_across_nodes_by_hand);
+  g_test_add_func ("/core/reshard/groups-across-a-node-boundary", test_groups_across_a_node_boundary);
   g_test_add_func ("/core/reshard/slice-is-free", test_slice_is_free);
   g_test_add_func ("/core/reshard/swap-beats-baseline", test_swap_beats_baseline);
   g_test_add_func ("/core/reshard/padding", test_padding);
