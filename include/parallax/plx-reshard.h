@@ -9,6 +9,7 @@
 
 #include "plx-cluster.h"
 #include "plx-model.h"
+#include "plx-scenario.h"
 
 G_BEGIN_DECLS
 
@@ -165,6 +166,8 @@ typedef struct
   double  time_s;        /* every array one after another */
   double  peak_bytes;    /* the largest plan's peak per GPU (one array at a time) */
   guint   moved_arrays;
+  guint   optimizer_shards; /* data-parallel ranks sharing each optimizer array (ZeRO >= 1) */
+  guint   weight_shards;    /* ... each weight (ZeRO-3) */
 } PlxReshardModel;
 
 /* Each block's parameters stacked over the blocks that hold them - a matmul's k x n
@@ -174,7 +177,7 @@ typedef struct
  * the LM head or the tied embedding's copy) from the old end stage's GPUs to the new
  * one's. With `optimizer`, every one's fp32 master copy and Adam moments too. The
  * GPUs of a copy stay as many (tp x pp), and one PP degree must divide the other;
- * else an error naming them. Not yet: MoE experts, ZeRO-sharded optimizer state. */
+ * else an error naming them. Not yet: MoE experts. */
 PlxReshardModel *plx_reshard_model (const PlxModel   *model,
                                     const PlxCluster *cluster,
                                     guint             tp_from,
@@ -183,6 +186,15 @@ PlxReshardModel *plx_reshard_model (const PlxModel   *model,
                                     guint             pp_to,
                                     gboolean          optimizer,
                                     GError          **error);
+/* The same for a scenario's checkpoint, from its strategy's TP x PP: with ZeRO
+ * stage 1 or more each optimizer array is shared by the data-parallel ranks of a
+ * shard group (dp, or shard_group_size), each moving its slice; with stage 3 each
+ * weight too (docs/reshard.md, "Whole models"). */
+PlxReshardModel *plx_reshard_scenario (const PlxScenario *scenario,
+                                       guint              tp_to,
+                                       guint              pp_to,
+                                       gboolean           optimizer,
+                                       GError           **error);
 void             plx_reshard_array_clear (PlxReshardArray *array);
 void             plx_reshard_model_free (PlxReshardModel *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxReshardModel, plx_reshard_model_free)

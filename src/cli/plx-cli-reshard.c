@@ -156,7 +156,7 @@ reshard_scenario (const char *path, const char *to_strategy, gboolean optimizer,
       else
         pp = (guint) v;
     }
-  r = plx_reshard_model (sc->model, sc->cluster, sc->strategy->tp, sc->strategy->pp, tp, pp, optimizer, &error);
+  r = plx_reshard_scenario (sc, tp, pp, optimizer, &error);
   if (r == NULL)
     {
       g_prefix_error (&error, "%s: ", sc->source);
@@ -174,6 +174,10 @@ reshard_scenario (const char *path, const char *to_strategy, gboolean optimizer,
       json_builder_add_double_value (b, r->time_s);
       json_builder_set_member_name (b, "peak_bytes_per_device");
       json_builder_add_int_value (b, (gint64) r->peak_bytes);
+      json_builder_set_member_name (b, "optimizer_shards");
+      json_builder_add_int_value (b, r->optimizer_shards);
+      json_builder_set_member_name (b, "weight_shards");
+      json_builder_add_int_value (b, r->weight_shards);
       json_builder_set_member_name (b, "arrays");
       json_builder_begin_array (b);
       for (guint i = 0; i < r->arrays->len; i++)
@@ -218,6 +222,9 @@ reshard_scenario (const char *path, const char *to_strategy, gboolean optimizer,
             sc->name, sc->strategy->tp, sc->strategy->pp, tp, pp, mesh, r->mesh.size[1], r->mesh.size[2],
             r->moved_arrays, r->time_s * 1e3,
             r->peak_bytes / 1048576.0);
+    if (r->optimizer_shards > 1)
+      printf ("ZeRO-%u: each %s shared by %u data-parallel ranks, each moving its slice\n\n", sc->strategy->zero_stage,
+              r->weight_shards > 1 ? "weight and optimizer array" : "optimizer array", r->optimizer_shards);
     printf ("%-20s %-12s %-22s %5s %-12s %-12s %10s %10s\n", "array", "where", "shape", "count", "from", "to",
             "ms each", "peak MiB");
     for (guint i = 0; i < r->arrays->len; i++)

@@ -15,6 +15,7 @@ typedef struct
   const PlxCluster *cluster;
   gboolean          optimizer;
   gboolean          finer;   /* the target has more stages than the source */
+  guint             weight_shards, optimizer_shards;
   PlxMesh           stage;   /* one old or new end stage: (k, TP ranks of the smaller stage) */
 } Builder;
 
@@ -58,8 +59,15 @@ add_array (Builder *b, const char *name, const char *where, const PlxMesh *mesh,
     {
       PlxReshardArray a = { .name = name, .where = where, .shape = shape, .from = *from, .to = *to };
 
+      guint shards = copy == 0 ? b->weight_shards : b->optimizer_shards;
+
       a.shape.elem_bytes = copy == 0 ? 2 : 4;
       a.count = copy == 0 ? 1 : 3;
+      /* ZeRO: each data-parallel rank of a shard group keeps 1/shards of the array
+       * and moves its own slice, the ranks at once; taken along the last
+       * dimension (Megatron's distributed optimizer cuts a flat buffer instead,
+       * which changes which elements, not how many). */
+      a.shape.dim[a.shape.rank - 1] = (a.shape.dim[a.shape.rank - 1] + shards - 1) / shards;
       a.plan = plx_reshard_plan (b->cluster, mesh, &a.shape, &a.from, &a.to, error);
       if (a.plan == NULL)
         {
@@ -175,19 +183,17 @@ add_stage_op (Builder *b, const PlxModel *model, const PlxOp *op, const char *wh
   }
 }
 
-PlxReshardModel *
-plx_reshard_model (const PlxModel   *model,
-                   const PlxCluster *cluster,
-                   guint             tp_from,
-                   guint             pp_from,
-                   guint             tp_to,
-                   guint             pp_to,
-                   gboolean          optimizer,
-                   GError          **error)
+static PlxReshardModel *
+reshard_model (const PlxModel *model, const PlxCluster *cluster, guint tp_from, guint pp_from, guint tp_to,
+               guint pp_to, gboolean optimizer, guint weight_shards, guint optimizer_shards, GError **error)
 {
   g_autoptr (PlxReshardModel) r = g_new0 (PlxReshardModel, 1);
-  Builder b = { .r = r, .cluster = cluster, .optimizer = optimizer };
+  Builder b = { .r = r, .cluster = cluster, .optimizer = optimizer, .weight_shards = MAX (weight_shards, 1u),
+                .optimizer_shards = MAX (optimizer_shards, 1u) };
   guint k;
+
+  r->weight_shards = b.weight_shards;
+  r->optimizer_shards = b.optimizer_shards;
 
   if (tp_from == 0 || pp_from == 0 || tp_to == 0 || pp_to == 0 || (guint64) tp_from * pp_from != (guint64) tp_to * pp_to)
     {
@@ -226,6 +232,35 @@ plx_reshard_model (const PlxModel   *model,
     if (!add_stage_op (&b, model, &model->post_ops[i], "last stage", error))
       return NULL;
   return g_steal_pointer (&r);
+}
+
+PlxReshardModel *
+plx_reshard_model (const PlxModel   *model,
+                   const PlxCluster *cluster,
+                   guint             tp_from,
+                   guint             pp_from,
+                   guint             tp_to,
+                   guint             pp_to,
+                   gboolean          optimizer,
+                   GError          **error)
+{
+  return reshard_model (model, cluster, tp_from, pp_from, tp_to, pp_to, optimizer, 1, 1, error);
+}
+
+PlxReshardModel *
+plx_reshard_scenario (const PlxScenario *scenario,
+                      guint              tp_to,
+                      guint              pp_to,
+                      gboolean           optimizer,
+                      GError           **error)
+{
+  const PlxStrategy *s = scenario->strategy;
+  /* ZeRO shards over the whole data-parallel group, or over hybrid sharding's
+   * groups (PlxStrategy.shard_group_size). */
+  guint group = s->shard_group_size > 0 ? MIN (s->shard_group_size, MAX (s->dp, 1u)) : MAX (s->dp, 1u);
+
+  return reshard_model (scenario->model, scenario->cluster, s->tp, s->pp, tp_to, pp_to, optimizer,
+                        s->zero_stage >= 3 ? group : 1, s->zero_stage >= 1 ? group : 1, error);
 }
 
 void

@@ -179,10 +179,9 @@ plan_checkpoint (PlxReshardPage *self, GError **error)
   if (c == NULL)
     return FALSE;
   sc = self->scenario->scenario;
-  self->model = plx_reshard_model (sc->model, c, self->source_tp, self->source_pp,
-                                   (guint) gtk_spin_button_get_value_as_int (self->tp),
-                                   (guint) gtk_spin_button_get_value_as_int (self->pp),
-                                   gtk_switch_get_active (self->optimizer), error);
+  self->model = plx_reshard_scenario (sc, (guint) gtk_spin_button_get_value_as_int (self->tp),
+                                      (guint) gtk_spin_button_get_value_as_int (self->pp),
+                                      gtk_switch_get_active (self->optimizer), error);
   if (self->model == NULL)
     return FALSE;
   for (guint i = 0; i < self->model->arrays->len; i++)

@@ -644,6 +644,77 @@ test_whole_model_gpt3 (void)
   }
 }
 
+static PlxScenario *
+scenario_of (const char *json)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) node = plx_json_parse_data (json, -1, "zero", &error);
+  PlxScenario *sc;
+
+  g_assert_no_error (error);
+  sc = plx_scenario_new_from_json (node, ".", "zero", &error);
+  g_assert_no_error (error);
+  return sc;
+}
+
+/* The sum of elements of the planned arrays of one element size, counts included. */
+static guint64
+planned_elements (const PlxReshardModel *r, guint elem_bytes)
+{
+  guint64 total = 0;
+
+  for (guint i = 0; i < r->arrays->len; i++)
+    {
+      const PlxReshardArray *a = &g_array_index (r->arrays, PlxReshardArray, i);
+      guint64 n = a->count;
+
+      for (guint d = 0; d < a->shape.rank; d++)
+        n *= a->shape.dim[d];
+      if (a->shape.elem_bytes == elem_bytes)
+        total += n;
+    }
+  return total;
+}
+
+static void
+test_whole_model_zero (void)
+{
+  /* GPT-3 175B on 16 nodes, TP 8 x PP 8 x DP 2. With ZeRO-1 each fp32 master copy and
+   * Adam moment is shared by the 2 data-parallel ranks, each moving its half; the
+   * bf16 weights whole. Every last dimension of GPT-3's arrays is even, so the fp32
+   * arrays hold 3 x 174.6 B / 2 elements a rank, and qkv_proj's is [96, 12288,
+   * 36864 / 2]. ZeRO-3 halves the weights too; hybrid sharding over groups of 1
+   * (shard_group_size) shares nothing. */
+  g_autoptr (PlxScenario) z1 = scenario_of (
+    "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 16 },"
+    "  \"strategy\": { \"tp\": 8, \"pp\": 8, \"global_batch_size\": 64, \"zero_stage\": 1 } }");
+  g_autoptr (PlxScenario) z3 = scenario_of (
+    "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 16 },"
+    "  \"strategy\": { \"tp\": 8, \"pp\": 8, \"global_batch_size\": 64, \"zero_stage\": 3 } }");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxReshardModel) r1 = plx_reshard_scenario (z1, 4, 16, TRUE, &error);
+  g_autoptr (PlxReshardModel) r3 = NULL;
+  g_autoptr (PlxReshardModel) whole = NULL;
+  guint64 params = plx_model_get_n_params (z1->model) + 51200 * 12288;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (z1->strategy->dp, ==, 2);
+  g_assert_cmpuint (r1->optimizer_shards, ==, 2);
+  g_assert_cmpuint (r1->weight_shards, ==, 1);
+  g_assert_cmpuint (planned_elements (r1, 2), ==, params);
+  g_assert_cmpuint (planned_elements (r1, 4), ==, 3 * params / 2);
+  g_assert_cmpuint (find_array (r1, "qkv_proj", 4)->shape.dim[2], ==, 36864 / 2);
+  whole = plx_reshard_model (z1->model, z1->cluster, 8, 8, 4, 16, TRUE, &error);
+  g_assert_no_error (error);
+  /* Each rank moves half of every optimizer array, so the move takes less time. */
+  g_assert_cmpfloat (r1->time_s, <, whole->time_s);
+
+  r3 = plx_reshard_scenario (z3, 4, 16, TRUE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (r3->weight_shards, ==, 2);
+  g_assert_cmpuint (planned_elements (r3, 2), ==, params / 2);
+}
+
 static void
 test_whole_model_verified (void)
 {
@@ -700,5 +771,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/reshard/random", test_random_redistributions);
   g_test_add_func ("/core/reshard/whole-model-gpt3", test_whole_model_gpt3);
   g_test_add_func ("/core/reshard/whole-model-verified", test_whole_model_verified);
+  g_test_add_func ("/core/reshard/whole-model-zero", test_whole_model_zero);
   return g_test_run ();
 }

@@ -1737,7 +1737,7 @@ test_reshard (void)
   g_assert_false (plx_reshard_page_get_totals (page, NULL, NULL, NULL, NULL));
   type_into_spin_button (reshard_control (page, "pp"), "16");
   gi_pump (100);
-  model = plx_reshard_model (sc->model, cluster, sc->strategy->tp, sc->strategy->pp, 4, 16, TRUE, NULL);
+  model = plx_reshard_scenario (sc, 4, 16, TRUE, NULL);
   g_assert_nonnull (model);
   g_assert_null (plx_reshard_page_get_error (page));
   g_assert_true (plx_reshard_page_get_totals (page, &t, &peak, NULL, NULL));
@@ -1748,7 +1748,7 @@ test_reshard (void)
   gi_click (reshard_control (page, "optimizer"));
   gi_pump (100);
   g_assert_false (gtk_switch_get_active (GTK_SWITCH (reshard_control (page, "optimizer"))));
-  weights_only = plx_reshard_model (sc->model, cluster, sc->strategy->tp, sc->strategy->pp, 4, 16, FALSE, NULL);
+  weights_only = plx_reshard_scenario (sc, 4, 16, FALSE, NULL);
   g_assert_true (plx_reshard_page_get_totals (page, &t, NULL, NULL, NULL));
   g_assert_cmpfloat (t, ==, weights_only->time_s);
 
