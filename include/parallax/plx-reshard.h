@@ -177,7 +177,7 @@ typedef struct
  * the LM head or the tied embedding's copy) from the old end stage's GPUs to the new
  * one's. With `optimizer`, every one's fp32 master copy and Adam moments too. The
  * GPUs of a copy stay as many (tp x pp), and one PP degree must divide the other;
- * else an error naming them. Not yet: MoE experts. */
+ * else an error naming them. A MoE model's experts, all in each copy. */
 PlxReshardModel *plx_reshard_model (const PlxModel   *model,
                                     const PlxCluster *cluster,
                                     guint             tp_from,
@@ -189,7 +189,8 @@ PlxReshardModel *plx_reshard_model (const PlxModel   *model,
 /* The same for a scenario's checkpoint, from its strategy's TP x PP: with ZeRO
  * stage 1 or more each optimizer array is shared by the data-parallel ranks of a
  * shard group (dp, or shard_group_size), each moving its slice; with stage 3 each
- * weight too (docs/reshard.md, "Whole models"). */
+ * weight too; with expert parallelism each rank moves its own experts
+ * (docs/reshard.md, "Whole models"). */
 PlxReshardModel *plx_reshard_scenario (const PlxScenario *scenario,
                                        guint              tp_to,
                                        guint              pp_to,

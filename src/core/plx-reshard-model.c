@@ -16,6 +16,9 @@ typedef struct
   gboolean          optimizer;
   gboolean          finer;   /* the target has more stages than the source */
   guint             weight_shards, optimizer_shards;
+  guint             experts_per_rank; /* a MoE model's experts on each expert-parallel rank */
+  guint             ep;
+  gboolean          expert_now;       /* the array being added is an expert's */
   PlxMesh           stage;   /* one old or new end stage: (k, TP ranks of the smaller stage) */
 } Builder;
 
@@ -59,7 +62,9 @@ add_array (Builder *b, const char *name, const char *where, const PlxMesh *mesh,
     {
       PlxReshardArray a = { .name = name, .where = where, .shape = shape, .from = *from, .to = *to };
 
-      guint shards = copy == 0 ? b->weight_shards : b->optimizer_shards;
+      /* An expert's ZeRO group is the data-parallel ranks that hold the same
+       * experts, ep times fewer (Megatron-LM's expert data parallelism). */
+      guint shards = MAX ((copy == 0 ? b->weight_shards : b->optimizer_shards) / (b->expert_now ? b->ep : 1u), 1u);
 
       a.shape.elem_bytes = copy == 0 ? 2 : 4;
       a.count = copy == 0 ? 1 : 3;
@@ -126,8 +131,33 @@ add_block_op (Builder *b, const PlxModel *model, const PlxOp *op, GError **error
   guint64 layers = plx_model_op_layers (model, op);
   gboolean tp = op->split == PLX_SPLIT_TP;
 
-  if (layers == 0 || op->params == 0 || op->expert)
+  if (layers == 0 || op->params == 0)
     return TRUE;
+  if (op->expert)
+    {
+      /* Experts: [L, experts, k, n] per expert-parallel rank - expert parallelism
+       * comes out of data parallelism (Megatron-LM's --expert-model-parallel-size),
+       * which stays, so each rank moves its own experts' weights as the layers
+       * change stage and tensor parallelism changes; TP as for a dense layer. A
+       * non-matmul expert parameter, [L, experts, size]. */
+      gboolean ok;
+
+      b->expert_now = TRUE;
+      if (op->kind == PLX_OP_MATMUL && op->k * op->n > 0 && op->params == op->k * op->n)
+        {
+          guint64 w[4] = { layers, b->experts_per_rank, op->k, op->n };
+
+          ok = add_block_array (b, op->name, 4, w, tp ? (op->row_parallel ? 2u : 3u) : 4u, error);
+        }
+      else
+        {
+          guint64 dims[3] = { layers, b->experts_per_rank, op->params };
+
+          ok = add_block_array (b, op->name, 3, dims, tp ? 2u : 3u, error);
+        }
+      b->expert_now = FALSE;
+      return ok;
+    }
   if (op->kind == PLX_OP_MATMUL && op->k * op->n > 0 && op->params >= op->k * op->n)
     {
       /* The weight, TP over k when row-parallel, else over n; a column-parallel
@@ -185,11 +215,14 @@ add_stage_op (Builder *b, const PlxModel *model, const PlxOp *op, const char *wh
 
 static PlxReshardModel *
 reshard_model (const PlxModel *model, const PlxCluster *cluster, guint tp_from, guint pp_from, guint tp_to,
-               guint pp_to, gboolean optimizer, guint weight_shards, guint optimizer_shards, GError **error)
+               guint pp_to, gboolean optimizer, guint weight_shards, guint optimizer_shards, guint ep,
+               GError **error)
 {
   g_autoptr (PlxReshardModel) r = g_new0 (PlxReshardModel, 1);
   Builder b = { .r = r, .cluster = cluster, .optimizer = optimizer, .weight_shards = MAX (weight_shards, 1u),
-                .optimizer_shards = MAX (optimizer_shards, 1u) };
+                .optimizer_shards = MAX (optimizer_shards, 1u),
+                .experts_per_rank = (MAX (model->experts, 1u) + MAX (ep, 1u) - 1) / MAX (ep, 1u),
+                .ep = MAX (ep, 1u) };
   guint k;
 
   r->weight_shards = b.weight_shards;
@@ -244,7 +277,7 @@ plx_reshard_model (const PlxModel   *model,
                    gboolean          optimizer,
                    GError          **error)
 {
-  return reshard_model (model, cluster, tp_from, pp_from, tp_to, pp_to, optimizer, 1, 1, error);
+  return reshard_model (model, cluster, tp_from, pp_from, tp_to, pp_to, optimizer, 1, 1, 1, error);
 }
 
 PlxReshardModel *
@@ -260,7 +293,7 @@ plx_reshard_scenario (const PlxScenario *scenario,
   guint group = s->shard_group_size > 0 ? MIN (s->shard_group_size, MAX (s->dp, 1u)) : MAX (s->dp, 1u);
 
   return reshard_model (scenario->model, scenario->cluster, s->tp, s->pp, tp_to, pp_to, optimizer,
-                        s->zero_stage >= 3 ? group : 1, s->zero_stage >= 1 ? group : 1, error);
+                        s->zero_stage >= 3 ? group : 1, s->zero_stage >= 1 ? group : 1, s->ep, error);
 }
 
 void

@@ -716,6 +716,39 @@ test_whole_model_zero (void)
 }
 
 static void
+test_whole_model_experts (void)
+{
+  /* Mixtral 8x7B, TP 2 x PP 4 x DP 2 with expert parallelism 2: each rank of a copy
+   * holds 8 / 2 = 4 experts of its layers, [32, 4, k, n], and moves them; every other
+   * parameter whole in each copy. So the bf16 arrays hold the model's parameters less
+   * half of the experts'; with ZeRO-1 over DP 2 the experts' optimizer arrays are not
+   * cut again (their data-parallel group is DP / EP = 1), the rest's are halved. */
+  g_autoptr (PlxScenario) sc = scenario_of (
+    "{ \"model\": { \"preset\": \"mixtral-8x7b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 2 },"
+    "  \"strategy\": { \"tp\": 2, \"pp\": 4, \"ep\": 2, \"global_batch_size\": 64, \"seq_length\": 4096,"
+    "                  \"zero_stage\": 1 } }");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxReshardModel) r = plx_reshard_scenario (sc, 1, 8, TRUE, &error);
+  guint64 experts = 0, params = plx_model_get_n_params (sc->model);
+  const PlxReshardArray *gate_up;
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < sc->model->n_layer_ops; i++)
+    {
+      const PlxOp *op = &sc->model->layer_ops[i];
+      if (op->expert)
+        experts += (guint64) plx_model_op_layers (sc->model, op) * sc->model->experts * op->params;
+    }
+  g_assert_cmpuint (experts, >, 0);
+  g_assert_cmpuint (planned_elements (r, 2), ==, params - experts / 2);
+  g_assert_cmpuint (planned_elements (r, 4), ==, 3 * ((params - experts) / 2 + experts / 2));
+  gate_up = find_array (r, "expert_gate_up", 2);
+  g_assert_cmpuint (gate_up->shape.rank, ==, 4);
+  g_assert_cmpuint (gate_up->shape.dim[1], ==, 4);
+  assert_layouts (gate_up, "4x2x1", "[x,-,-,yz]", "[xy,-,-,z]");
+}
+
+static void
 test_whole_model_verified (void)
 {
   /* A small GPT-2 (4 layers of 64, so every array fits the executor): its
@@ -772,5 +805,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/reshard/whole-model-gpt3", test_whole_model_gpt3);
   g_test_add_func ("/core/reshard/whole-model-verified", test_whole_model_verified);
   g_test_add_func ("/core/reshard/whole-model-zero", test_whole_model_zero);
+  g_test_add_func ("/core/reshard/whole-model-experts", test_whole_model_experts);
   return g_test_run ();
 }
