@@ -40,6 +40,32 @@ gui_env_crash (int sig)
 /* One private home for the whole run rather than G_TEST_OPTION_ISOLATE_DIRS: GTK's
  * recent-files store writes after a test ends, into a folder isolation would already
  * have removed. Returns the home, to pass to gui_env_finish. */
+/* GTK 4.8 sometimes draws a frame of a widget before allocating a button it just
+ * added ("Trying to snapshot GtkButton ... without a current allocation") - seen
+ * with its own file chooser's location bar on a loaded CI machine, the dialog's last
+ * frame at times coming after the test that used it returned. A warning about
+ * GTK's internals that a person does not see: printed, not fatal. GTK logs it
+ * structured, which g_test_log_set_fatal_handler does not reach, so it is taken here
+ * in the log writer; every other warning still ends the test. */
+static GLogWriterOutput
+gui_env_log_writer (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer data)
+{
+  const char *domain = NULL, *message = NULL;
+
+  for (gsize i = 0; i < n_fields; i++)
+    if (g_strcmp0 (fields[i].key, "GLIB_DOMAIN") == 0 && fields[i].length < 0)
+      domain = fields[i].value;
+    else if (g_strcmp0 (fields[i].key, "MESSAGE") == 0 && fields[i].length < 0)
+      message = fields[i].value;
+  if ((level & G_LOG_LEVEL_WARNING) && g_strcmp0 (domain, "Gtk") == 0 && message != NULL &&
+      strstr (message, "Trying to snapshot GtkButton") != NULL && strstr (message, "without a current allocation") != NULL)
+    {
+      g_printerr ("(tolerated) Gtk-WARNING: %s\n", message);
+      return G_LOG_WRITER_HANDLED;
+    }
+  return g_log_writer_default (level, fields, n_fields, data);
+}
+
 static char *
 gui_env_init (int *argc, char ***argv)
 {
@@ -55,6 +81,7 @@ gui_env_init (int *argc, char ***argv)
       g_mkdir_with_parents (d, 0700);
       g_setenv (subdirs[i][0], d, TRUE);
     }
+  g_log_set_writer_func (gui_env_log_writer, NULL, NULL);
   g_test_init (argc, argv, NULL);
 #if !defined(__SANITIZE_ADDRESS__)
   signal (SIGSEGV, gui_env_crash);
