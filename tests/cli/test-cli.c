@@ -12,6 +12,7 @@
 #include <json-glib/json-glib.h>
 
 #include "parallax/parallax.h"
+#include "test-home.h"
 #include "test-files.h"
 #include "test-tools.h"
 
@@ -3429,7 +3430,7 @@ test_inference_json (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   /* A failed check marks its test failed and lets the others run. */
   g_test_set_nonfatal_assertions ();
 

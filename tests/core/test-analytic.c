@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "parallax/parallax.h"
+#include "test-home.h"
 
 #include "test-util.h"
 
@@ -397,7 +398,7 @@ test_run_if_fits (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   g_test_add_func ("/core/analytic/pipeline-formula", test_pipeline_formula);
   g_test_add_func ("/core/analytic/run-if-fits", test_run_if_fits);
   g_test_add_func ("/core/analytic/bubble-balanced", test_bubble_balanced);

@@ -1,6 +1,7 @@
 /* Group placement and collective costs against the alpha-beta formulas, on an ideal
  * cluster (efficiency 1, no latency) where they hold exactly. */
 #include "parallax/parallax.h"
+#include "test-home.h"
 
 #include "test-util.h"
 
@@ -132,7 +133,7 @@ test_measured_busbw (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   g_test_add_func ("/core/collective/placement", test_placement);
   g_test_add_func ("/core/collective/ring-allreduce", test_ring_all_reduce_intra);
   g_test_add_func ("/core/collective/ring-allreduce-inter-node", test_ring_all_reduce_inter);

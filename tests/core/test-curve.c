@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "parallax/parallax.h"
+#include "test-home.h"
 
 static void
 test_single_point (void)
@@ -84,7 +85,7 @@ test_bad_points (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   g_test_add_func ("/core/curve/single-point", test_single_point);
   g_test_add_func ("/core/curve/two-points-log-linear", test_two_points_log_linear);
   g_test_add_func ("/core/curve/steffen-monotone", test_steffen_monotone);

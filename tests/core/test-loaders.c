@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "parallax/parallax.h"
+#include "test-home.h"
 #include "test-files.h"
 
 #define MIB (1024 * 1024)
@@ -1661,7 +1662,7 @@ test_hostile_very_deep (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   /* A failed check marks its test failed and lets the others run. */
   g_test_set_nonfatal_assertions ();
 

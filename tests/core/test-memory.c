@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "parallax/parallax.h"
+#include "test-home.h"
 
 #include "test-util.h"
 
@@ -240,7 +241,7 @@ test_max_micro_batch (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   g_test_add_func ("/core/memory/table2/no-parallelism", test_table2_no_parallelism);
   g_test_add_func ("/core/memory/table2/tensor-parallel", test_table2_tensor_parallel);
   g_test_add_func ("/core/memory/table2/sequence-parallel", test_table2_sequence_parallel);

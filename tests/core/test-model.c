@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "parallax/parallax.h"
+#include "test-home.h"
 
 #include "test-util.h"
 
@@ -129,7 +130,7 @@ test_flops_no_recompute (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   g_test_add_func ("/core/model/param-counts", test_param_counts);
   g_test_add_func ("/core/model/gpt2-by-hand", test_gpt2_by_hand);
   g_test_add_func ("/core/model/mixtral-active", test_mixtral_active);

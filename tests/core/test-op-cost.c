@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "parallax/parallax.h"
+#include "test-home.h"
 
 #include "test-util.h"
 
@@ -385,7 +386,7 @@ test_fp8_weight_copies (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   g_test_add_func ("/core/op-cost/matmul-roofline", test_matmul_roofline);
   g_test_add_func ("/core/op-cost/memory-bound", test_memory_bound);
   g_test_add_func ("/core/op-cost/power-cap", test_power_cap);

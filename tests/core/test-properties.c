@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "parallax/parallax.h"
+#include "test-home.h"
 
 #define DEFAULT_SEED 20261125u
 /* 100,000 cases take 30-45 s in an optimised build; the sanitizer build (-O0 with
@@ -1261,7 +1262,7 @@ test_random (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   g_test_add_func ("/core/properties/random", test_random);
   return g_test_run ();
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "parallax/parallax.h"
+#include "test-home.h"
 
 #include "test-util.h"
 
@@ -817,7 +818,7 @@ test_inside_a_step (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   g_test_add_func ("/core/reshard-ir/docs-example", test_docs_example);
   g_test_add_func ("/core/reshard-ir/all-to-all-by-hand", test_all_to_all_by_hand);
   g_test_add_func ("/core/reshard-ir/permute-by-hand", test_permute_by_hand);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "parallax/parallax.h"
+#include "test-home.h"
 
 #include "test-util.h"
 
@@ -786,7 +787,7 @@ test_whole_model_verified (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   g_test_add_func ("/core/reshard/notation", test_notation);
   g_test_add_func ("/core/reshard/notation-errors", test_notation_errors);
   g_test_add_func ("/core/reshard/all-to-all-by-hand", test_all_to_all_by_hand);

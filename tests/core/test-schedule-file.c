@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "parallax/parallax.h"
+#include "test-home.h"
 #include "test-files.h"
 
 /* ---- fixture: a fresh directory per test ------------------------------------------ */
@@ -767,7 +768,7 @@ test_scenario_mismatch (Fixture      *fx,
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   /* A failed check marks its test failed and lets the others run. */
   g_test_set_nonfatal_assertions ();
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "parallax/parallax.h"
+#include "test-home.h"
 
 static char *
 stage_string (const PlxScheduleOrder *o, guint stage)
@@ -117,7 +118,7 @@ test_check_all_builtins (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   g_test_add_func ("/schedule/gpipe", test_gpipe);
   g_test_add_func ("/schedule/1f1b", test_1f1b);
   g_test_add_func ("/schedule/1f1b-few-micro-batches", test_1f1b_few_micro_batches);

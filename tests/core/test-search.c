@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "parallax/parallax.h"
+#include "test-home.h"
 
 #include "test-util.h"
 
@@ -485,7 +486,7 @@ test_uneven_stages (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   g_test_add_func ("/search/validation-cases", test_validation_cases);
   g_test_add_func ("/search/enumeration-counts", test_enumeration_counts);
   g_test_add_func ("/search/pruning", test_pruning);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "parallax/parallax.h"
+#include "test-home.h"
 
 #define GPT3 "{\"preset\": \"gpt3-175b\"}"
 #define GPT2 "{\"preset\": \"gpt2\"}"
@@ -850,7 +851,7 @@ test_deepspeed (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   /* A failed check marks its test failed and lets the others run. */
   g_test_set_nonfatal_assertions ();
 

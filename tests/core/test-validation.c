@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 
 #include "parallax/parallax.h"
+#include "test-home.h"
 
 static void
 test_korthikanti2022 (void)
@@ -215,7 +216,7 @@ test_bad_table (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   g_test_add_func ("/core/validation/korthikanti2022", test_korthikanti2022);
   g_test_add_func ("/core/validation/bloom-uneven-stages", test_bloom_uneven_stages);
   g_test_add_func ("/core/validation/every-source-runs", test_every_source_runs);

@@ -37,9 +37,6 @@ gui_env_crash (int sig)
 }
 #endif
 
-/* One private home for the whole run rather than G_TEST_OPTION_ISOLATE_DIRS: GTK's
- * recent-files store writes after a test ends, into a folder isolation would already
- * have removed. Returns the home, to pass to gui_env_finish. */
 /* GTK 4.8 sometimes draws a frame of a widget before allocating a button it just
  * added ("Trying to snapshot GtkButton ... without a current allocation") - seen
  * with its own file chooser's location bar on a loaded CI machine, the dialog's last
@@ -66,6 +63,9 @@ gui_env_log_writer (GLogLevelFlags level, const GLogField *fields, gsize n_field
   return g_log_writer_default (level, fields, n_fields, data);
 }
 
+/* One private home for the whole run rather than G_TEST_OPTION_ISOLATE_DIRS: GTK's
+ * recent-files store writes after a test ends, into a folder isolation would already
+ * have removed. Returns the home, to pass to gui_env_finish. */
 static char *
 gui_env_init (int *argc, char ***argv)
 {

@@ -16,6 +16,7 @@
 #include <glib/gstdio.h>
 
 #include "parallax/parallax.h"
+#include "test-home.h"
 
 #include "plx-render-export.h"
 #include "plx-render-style.h"
@@ -707,7 +708,7 @@ main (int argc, char **argv)
   g_autoptr (JsonNode) node = NULL;
   int status;
 
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
 
   node = plx_json_parse_data (SCENARIO_JSON, -1, "test scenario", &error);
   g_assert_no_error (error);

@@ -7,6 +7,7 @@
 #include "plx-render-text.h"
 
 #include "render-util.h"
+#include "test-home.h"
 
 static const double gib = 1073741824.0;
 
@@ -197,7 +198,7 @@ test_labels_clear_of_bars (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   g_test_add_func ("/render/memory/stacks-sum", test_stacks_sum);
   g_test_add_func ("/render/memory/over-capacity", test_over_capacity);
   g_test_add_func ("/render/memory/over-time", test_over_time);

@@ -6,6 +6,7 @@
 #include "plx-timeline-chart.h"
 
 #include "render-util.h"
+#include "test-home.h"
 
 static void
 pixel (cairo_surface_t *s, double x, double y, PlxColor *out)
@@ -209,7 +210,7 @@ test_memory_large_overflow (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   g_test_add_func ("/render/pixels/timeline-colours", test_timeline_colours);
   g_test_add_func ("/render/pixels/dark-style", test_dark_style);
   g_test_add_func ("/render/pixels/memory-capacity-and-over", test_memory_capacity_and_over);

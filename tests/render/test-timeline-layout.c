@@ -6,6 +6,7 @@
 #include "plx-timeline-chart.h"
 
 #include "render-util.h"
+#include "test-home.h"
 
 static double
 x_of (const PlxTimelineLayout *l, double t)
@@ -302,7 +303,7 @@ test_op_names (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  test_init_private_home (&argc, &argv);
   g_test_add_func ("/render/timeline/bars-match-events", test_bars_match_events);
   g_test_add_func ("/render/timeline/window", test_window);
   g_test_add_func ("/render/timeline/round-ticks", test_round_ticks);
