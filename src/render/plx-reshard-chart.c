@@ -537,8 +537,9 @@ plx_reshard_chart_render (const PlxReshardLayout *l,
       plx_reshard_format_bytes (l->base_peak_bytes, b, sizeof b);
       /* TRANSLATORS: the baseline's peak bytes per GPU, above the memory axis's top. */
       snprintf (text, sizeof text, _("XLA-style peaks at %s, off the scale ↑"), b);
-      plx_render_text (cr, style, text, x1 - 4.0, l->mem_y0 * height + 4.0, fs * 0.9, style->muted, 1.0, 0.0,
-                       PLX_TEXT_NORMAL);
+      /* On the title's line, right-aligned: inside the plot it would sit on the lines. */
+      plx_render_text (cr, style, text, x1, l->mem_y0 * height - MEM_HEADER_PX + 6.0, fs * 0.9, style->muted, 1.0,
+                       0.0, PLX_TEXT_NORMAL);
     }
   if (l->bound_line->len > 0)
     {
