@@ -36,6 +36,9 @@
 #include "parallax/plx-nccl-tests.h"
 
 #define LATENCY_MAX_BYTES 65536.0
+/* The bandwidths the inversion searches: 1 kB/s to 10 PB/s. */
+#define MIN_BW_BPS 1e3
+#define MAX_BW_BPS 1e16
 
 static const char *
 kind_name (PlxCollectiveKind kind)
@@ -63,7 +66,8 @@ op_fit_free (PlxNcclOpFit *op)
 {
   g_free (op->source);
   g_free (op->test);
-  g_array_unref (op->points);
+  if (op->points != NULL)
+    g_array_unref (op->points);
   g_free (op);
 }
 
@@ -84,7 +88,11 @@ static double
 invert_bandwidth (PlxCluster *c, PlxLink *link, PlxCollectiveKind kind, const PlxGroup *g,
                   double bytes, double time_s)
 {
-  double lo = log (1e3), hi = log (1e16); /* 1 kB/s .. 10 PB/s */
+  double lo = log (MIN_BW_BPS), hi = log (MAX_BW_BPS);
+
+  link->bw_Bps = MAX_BW_BPS;
+  if (plx_collective_time (c, kind, g, bytes) > time_s)
+    return MAX_BW_BPS;
 
   for (int it = 0; it < 200 && hi - lo > 1e-13; it++)
     {
@@ -96,6 +104,24 @@ invert_bandwidth (PlxCluster *c, PlxLink *link, PlxCollectiveKind kind, const Pl
         hi = mid;
     }
   return exp (0.5 * (lo + hi));
+}
+
+/* Where on the curve the model reads the point's efficiency: at the message, but at
+ * the per-peer share for all-to-all and at the per-node shard bytes/k when the
+ * hierarchical all-reduce is the faster (plx-collective.c). With `bw` the link's
+ * bandwidth that reproduces the point. */
+static double
+knot_size (PlxCluster *c, PlxLink *link, PlxCollectiveKind kind, const PlxGroup *g, double bytes, double bw)
+{
+  if (kind == PLX_COLLECTIVE_ALL_TO_ALL)
+    return bytes / g->size;
+  if (kind == PLX_COLLECTIVE_ALL_REDUCE && g->nodes > 1 && link == &c->inter_node)
+    {
+      link->bw_Bps = bw;
+      if (plx_collective_hierarchical_all_reduce_time (c, g, bytes) < plx_collective_ring_all_reduce_time (c, g, bytes))
+        return bytes / g->ranks_per_node;
+    }
+  return bytes;
 }
 
 typedef struct
@@ -155,6 +181,7 @@ plx_nccl_fit (JsonNode           *base,
   const char *key;
   double peak, best = 0.0;
   const PlxNcclOpFit *lat = NULL;
+  gboolean curve_from_all_reduce = FALSE;
 
   if (gpus_per_node == 0 || gpus_per_node > 1024 || nodes == 0 || nodes > 100000)
     {
@@ -190,6 +217,13 @@ plx_nccl_fit (JsonNode           *base,
   fit->latency_s = link->latency_s;
   c->intra_node.latency_s = c->inter_node.latency_s = 0.0;
 
+  /* One curve per link serves every collective; all-reduce defines it when measured
+   * (the busbw definition makes the others comparable, and they are reported
+   * against it), else every test does. */
+  for (guint f = 0; f < n_files; f++)
+    for (guint t = 0; t < files[f]->tables->len; t++)
+      if (((PlxNcclTable *) files[f]->tables->pdata[t])->kind == PLX_COLLECTIVE_ALL_REDUCE)
+        curve_from_all_reduce = TRUE;
   for (guint f = 0; f < n_files; f++)
     for (guint t = 0; t < files[f]->tables->len; t++)
       {
@@ -220,13 +254,24 @@ plx_nccl_fit (JsonNode           *base,
             pt.measured_time_s = plx_nccl_row_time_s (row);
             pt.measured_busbw_Bps = pt.measured_time_s == row->oop_time_s ? row->oop_busbw_Bps : row->ip_busbw_Bps;
             bw = invert_bandwidth (c, link, table->kind, &fit->group, row->bytes, pt.measured_time_s);
-            best = MAX (best, bw);
             pt.efficiency = bw; /* divided by the peak below, once the peak is known */
+            if (bw >= MAX_BW_BPS)
+              {
+                /* Faster than the model can be at any bandwidth of this link: the
+                 * other link's part (the base cluster's) alone takes longer. */
+                pt.efficiency = NAN;
+                g_array_append_val (op->points, pt);
+                continue;
+              }
             g_array_append_val (op->points, pt);
-            k.x = table->kind == PLX_COLLECTIVE_ALL_TO_ALL ? row->bytes / fit->group.size : row->bytes;
-            k.log_bw_sum = log (bw);
-            k.n = 1;
-            g_array_append_val (knots, k);
+            if (!curve_from_all_reduce || table->kind == PLX_COLLECTIVE_ALL_REDUCE)
+              {
+                k.x = knot_size (c, link, table->kind, &fit->group, row->bytes, bw);
+                k.log_bw_sum = log (bw);
+                k.n = 1;
+                best = MAX (best, bw);
+                g_array_append_val (knots, k);
+              }
           }
         fit_latency (table, &fit->group, op);
         if (op->latency_rows > 0 && (lat == NULL || (op->kind == PLX_COLLECTIVE_ALL_REDUCE &&
@@ -235,7 +280,9 @@ plx_nccl_fit (JsonNode           *base,
       }
   if (knots->len == 0)
     {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "no nccl-tests rows to fit");
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "no measured time can be reproduced on the %s link: the base cluster's other link alone is slower",
+                   key);
       return NULL;
     }
   fit->bw_Bps = MAX (peak, best);
@@ -313,7 +360,7 @@ plx_nccl_fit (JsonNode           *base,
       for (guint r = 0; r < op->points->len; r++)
         {
           PlxNcclPoint *pt = &g_array_index (op->points, PlxNcclPoint, r);
-          pt->efficiency /= fit->bw_Bps;
+          pt->efficiency /= fit->bw_Bps; /* NAN stays NAN: not reproducible */
           pt->model_time_s = plx_collective_time (fitted, op->kind, &fit->group, pt->bytes);
           pt->residual_pct = (pt->model_time_s - pt->measured_time_s) / pt->measured_time_s * 100.0;
           fit->max_abs_residual_pct = MAX (fit->max_abs_residual_pct, fabs (pt->residual_pct));
@@ -415,7 +462,10 @@ plx_nccl_fit_to_json (const PlxNcclFit *fit)
           json_builder_set_member_name (b, "measured_busbw_Bps");
           json_builder_add_double_value (b, pt->measured_busbw_Bps);
           json_builder_set_member_name (b, "efficiency");
-          json_builder_add_double_value (b, pt->efficiency);
+          if (isfinite (pt->efficiency))
+            json_builder_add_double_value (b, pt->efficiency);
+          else
+            json_builder_add_null_value (b);
           json_builder_set_member_name (b, "model_time_s");
           json_builder_add_double_value (b, pt->model_time_s);
           json_builder_set_member_name (b, "residual_pct");
