@@ -76,7 +76,8 @@ plx_nccl_fit_free (PlxNcclFit *fit)
 {
   if (fit == NULL)
     return;
-  g_ptr_array_unref (fit->ops);
+  if (fit->ops != NULL)
+    g_ptr_array_unref (fit->ops);
   if (fit->cluster != NULL)
     json_node_unref (fit->cluster);
   g_free (fit);
