@@ -17,6 +17,7 @@
 #include "plx-json.h"
 #include "plx-layer-split.h"
 #include "plx-model.h"
+#include "plx-nccl-tests.h"
 #include "plx-op-cost.h"
 #include "plx-partition.h"
 #include "plx-partition-dag.h"

@@ -9,7 +9,9 @@
 #include "plx-cli-util.h"
 
 static const char help[] =
-  "Usage: parallax-cli calibrate TABLE.json... --cluster PRESET [--fit LIST] [--out FILE] [--json]\n\n"
+  "Usage: parallax-cli calibrate TABLE.json... --cluster PRESET [--fit LIST] [--out FILE] [--json]\n"
+  "       parallax-cli calibrate --nccl-tests FILE... --gpus-per-node N --nodes N\n"
+  "                              [--cluster PRESET|FILE] [--out FILE] [--json]\n\n"
   "Fit a few global parameters of a GPU type to the published runs made on it: the\n"
   "cases of the tables whose scenario names cluster preset PRESET. Prints each\n"
   "parameter with its standard error, the mean error per source before and after,\n"
@@ -18,7 +20,11 @@ static const char help[] =
   "  --fit LIST         parameters to fit, comma-separated (default all):\n"
   "                     matmul, memory, network, overhead\n"
   "  --out FILE         write the preset with the fitted \"calibration\" to FILE\n"
-  "  --json             print the fit as JSON\n";
+  "  --json             print the fit as JSON\n\n"
+  "With --nccl-tests: fit the link the files measured (one node: intra-node, several:\n"
+  "inter-node) - its efficiency per size and its latency - on the cluster (default\n"
+  "dgx-a100-80gb), print measured busbw, efficiency, model time and residual per size,\n"
+  "and write the fitted cluster with --out (docs/calibration.md).\n";
 
 static gboolean
 write_cluster (const PlxCalibration *cal, const char *path, GError **error)
@@ -51,6 +57,9 @@ plx_cli_calibrate (int argc, char **argv)
   const char *preset = NULL, *out = NULL;
   gboolean json = FALSE;
 
+  for (int i = 2; i < argc; i++)
+    if (g_str_equal (argv[i], "--nccl-tests"))
+      return plx_cli_calibrate_nccl (argc, argv);
   for (int i = 2; i < argc; i++)
     {
       if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))

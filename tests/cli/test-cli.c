@@ -2064,6 +2064,53 @@ test_calibrate (void)
 }
 
 static void
+test_calibrate_nccl (void)
+{
+  /* One node of 8 H100: the fitted intra-node link reproduces the all-reduce times
+   * (single-node all-reduce is bandwidth-bound on that link alone), the JSON has a
+   * point per measured size, and the written cluster runs a scenario. */
+  g_autofree char *file = g_test_build_filename (G_TEST_DIST, "data", "nccl-tests", "h100-1x8-nvlink-five-ops.txt", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *out = g_build_filename (dir, "h100.json", NULL);
+  g_autofree char *scenario = g_build_filename (dir, "s.json", NULL);
+  g_autofree char *cluster_text = NULL, *text = NULL;
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) sim = { 0 };
+  g_auto (CliRun) wrong = { 0 };
+  g_auto (CliRun) missing = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+  JsonArray *ops, *points;
+
+  RUN_CLI (&r, "calibrate", "--nccl-tests", file, "--gpus-per-node", "8", "--nodes", "1", "--cluster", "dgx-h100-80gb",
+           "--out", out, "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  if (root == NULL)
+    return;
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (root), "link"), ==, "intra_node");
+  ops = json_object_get_array_member (json_node_get_object (root), "ops");
+  g_assert_cmpuint (json_array_get_length (ops), ==, 5);
+  points = json_object_get_array_member (json_array_get_object_element (ops, 0), "points");
+  g_assert_cmpuint (json_array_get_length (points), ==, 6);
+  for (guint i = 0; i < 6; i++)
+    g_assert_cmpfloat (fabs (get_number (json_array_get_object_element (points, i), "residual_pct")), <, 1e-6);
+  /* 32 MiB took 182.87 us out of place (182.88 in place): the faster. */
+  g_assert_cmpfloat (get_number (json_array_get_object_element (points, 0), "measured_time_s"), ==, 182.87e-6);
+
+  g_assert_true (g_file_get_contents (out, &cluster_text, NULL, NULL));
+  text = g_strdup_printf ("{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": %s,"
+                          "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 8, \"dp\": 8 } }", cluster_text);
+  g_assert_true (g_file_set_contents (scenario, text, -1, NULL));
+  RUN_CLI (&sim, "simulate", scenario);
+  assert_success (&sim);
+
+  RUN_CLI (&wrong, "calibrate", "--nccl-tests", file, "--gpus-per-node", "4", "--nodes", "1");
+  ASSERT_FAILURE (&wrong, 1, "lists 8 ranks");
+  RUN_CLI (&missing, "calibrate", "--nccl-tests", file);
+  ASSERT_FAILURE (&missing, 2, "--gpus-per-node");
+}
+
+static void
 test_validate_engine_unknown (void)
 {
   g_autofree char *table = data_path ("korthikanti2022.json");
@@ -3506,6 +3553,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/validate/text-analytical", test_validate_text_analytical);
   g_test_add_func ("/cli/validate/pooled", test_validate_pooled);
   g_test_add_func ("/cli/calibrate", test_calibrate);
+  g_test_add_func ("/cli/calibrate-nccl", test_calibrate_nccl);
   g_test_add_func ("/cli/validate/accuracy-event", test_validate_accuracy_event);
   g_test_add_func ("/cli/validate/accuracy-analytical", test_validate_accuracy_analytical);
   g_test_add_func ("/cli/validate/engine-unknown", test_validate_engine_unknown);

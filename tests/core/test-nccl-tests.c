@@ -1,0 +1,293 @@
+/* nccl-tests output: parsed values equal the file's, bad input is named, the latency
+ * line matches a hand least-squares fit, and the written cluster reproduces the
+ * measured times (issue 15; docs/calibration.md "From nccl-tests"). */
+#include <math.h>
+#include <string.h>
+
+#include "parallax/parallax.h"
+
+static char *
+data (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "data", "nccl-tests", name, NULL);
+}
+
+static const PlxNcclRow *
+row (const PlxNcclFile *f, guint table, guint r)
+{
+  return &g_array_index (((PlxNcclTable *) f->tables->pdata[table])->rows, PlxNcclRow, r);
+}
+
+static void
+test_parse_h100 (void)
+{
+  g_autofree char *path = data ("h100-1x8-nvlink-five-ops.txt");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxNcclFile) f = plx_nccl_file_load (path, &error);
+  const PlxNcclTable *ar, *sr;
+
+  g_assert_no_error (error);
+  /* The file runs the five tests one after another. */
+  g_assert_cmpuint (f->tables->len, ==, 5);
+  ar = f->tables->pdata[0];
+  sr = f->tables->pdata[4];
+  g_assert_cmpstr (ar->test, ==, "all_reduce_perf");
+  g_assert_cmpint (ar->kind, ==, PLX_COLLECTIVE_ALL_REDUCE);
+  g_assert_cmpint (((PlxNcclTable *) f->tables->pdata[1])->kind, ==, PLX_COLLECTIVE_ALL_GATHER);
+  g_assert_cmpint (((PlxNcclTable *) f->tables->pdata[2])->kind, ==, PLX_COLLECTIVE_REDUCE_SCATTER);
+  g_assert_cmpint (((PlxNcclTable *) f->tables->pdata[3])->kind, ==, PLX_COLLECTIVE_ALL_TO_ALL);
+  g_assert_cmpint (sr->kind, ==, PLX_COLLECTIVE_SEND_RECV);
+  g_assert_cmpuint (ar->n_ranks, ==, 8);
+  g_assert_cmpuint (ar->n_hosts, ==, 1);
+  g_assert_cmpuint (ar->rows->len, ==, 6); /* 32 MiB .. 1 GiB, as trimmed */
+  /* Line 20: "33554432 4194304 double sum -1 182.87 183.49 321.10 0 182.88 183.48 321.08 0". */
+  g_assert_cmpfloat (row (f, 0, 0)->bytes, ==, 33554432.0);
+  g_assert_cmpfloat_with_epsilon (row (f, 0, 0)->oop_time_s, 182.87e-6, 1e-15);
+  g_assert_cmpfloat_with_epsilon (row (f, 0, 0)->ip_time_s, 182.88e-6, 1e-15);
+  g_assert_cmpfloat_with_epsilon (row (f, 0, 0)->oop_busbw_Bps, 321.10e9, 1e-3);
+  g_assert_cmpfloat_with_epsilon (ar->avg_busbw_Bps, 437.957e9, 1e-3);
+  /* sendrecv, 64 MiB: out of place 820.17 us, in place 822.05 us (#wrong N/A). */
+  g_assert_cmpfloat (row (f, 4, 1)->bytes, ==, 67108864.0);
+  g_assert_cmpfloat_with_epsilon (row (f, 4, 1)->ip_time_s, 822.05e-6, 1e-15);
+  g_assert_cmpfloat_with_epsilon (plx_nccl_row_time_s (row (f, 4, 1)), 820.17e-6, 1e-15);
+}
+
+static void
+test_parse_gh200 (void)
+{
+  g_autofree char *path = data ("gh200-2x4-slingshot-all_reduce.txt");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxNcclFile) f = plx_nccl_file_load (path, &error);
+  const PlxNcclTable *t;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (f->tables->len, ==, 1);
+  t = f->tables->pdata[0];
+  g_assert_cmpuint (t->rows->len, ==, 25); /* 8 B .. 128 MiB by factors of 2 */
+  g_assert_cmpuint (t->n_ranks, ==, 8);
+  g_assert_cmpuint (t->n_hosts, ==, 2);   /* nid005471, nid005487 */
+  /* 512 KiB: 170.3 us out of place, 349.6 us in place: the faster is taken. */
+  g_assert_cmpfloat (row (f, 0, 16)->bytes, ==, 524288.0);
+  g_assert_cmpfloat_with_epsilon (plx_nccl_row_time_s (row (f, 0, 16)), 170.3e-6, 1e-15);
+}
+
+static void
+expect_error (const char *text, const char *name, gint code, const char *needle)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxNcclFile) f = plx_nccl_file_parse (text, strlen (text), name, &error);
+
+  g_assert_null (f);
+  g_assert_error (error, PLX_ERROR, code);
+  if (strstr (error->message, needle) == NULL)
+    g_error ("\"%s\" does not name \"%s\"", error->message, needle);
+}
+
+#define HEAD "# Collective test starting: all_reduce_perf\n" \
+             "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+
+static void
+test_bad_input (void)
+{
+  expect_error ("hello\nworld\n", "x.txt", PLX_ERROR_PARSE, "no nccl-tests table");
+  expect_error (HEAD "  1024 256 float sum -1 1x.5 0.05 0.09 0 20.32 0.05 0.09 0\n", "a.txt", PLX_ERROR_PARSE,
+                "line 3: out-of-place time \"1x.5\"");
+  expect_error (HEAD "  1024 256 float sum -1 -20.35 0.05 0.09 0 20.32 0.05 0.09 0\n", "a.txt",
+                PLX_ERROR_INVALID_VALUE, "out-of-place time -20.35");
+  expect_error (HEAD "  1e300 256 float sum -1 20.35 0.05 0.09 0 20.32 0.05 0.09 0\n", "a.txt",
+                PLX_ERROR_INVALID_VALUE, "size 1e+300");
+  expect_error (HEAD "  1024 256 float sum -1 nan 0.05 0.09 0 20.32 0.05 0.09 0\n", "a.txt", PLX_ERROR_PARSE,
+                "\"nan\"");
+  expect_error (HEAD "  1024 256 float sum -1 20.35 0.05\n", "a.txt", PLX_ERROR_PARSE, "a row of 7 columns");
+  expect_error (HEAD "  1024 256 float sum -1 N/A 0.05 0.09 0 N/A 0.05 0.09 0\n", "a.txt", PLX_ERROR_INVALID_VALUE,
+                "no time");
+  expect_error ("# Collective test starting: broadcast_perf\n", "b.txt", PLX_ERROR_UNSUPPORTED, "broadcast_perf");
+  expect_error ("  1024 256 float sum -1 20.35 0.05 0.09 0 20.32 0.05 0.09 0\n", "run.log", PLX_ERROR_PARSE,
+                "run.log: line 1");
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (PlxNcclFile) f = plx_nccl_file_parse ("12\0abc", 6, "bin", &error);
+    g_assert_null (f);
+    g_assert_error (error, PLX_ERROR, PLX_ERROR_PARSE);
+  }
+}
+
+static void
+test_old_format_from_file_name (void)
+{
+  /* nccl-tests before 2.10 (hand-written in that layout): no test line, no root column. */
+  const char *text = "# nThread 1 nGpus 2 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20\n"
+                     "#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+                     "           8             2     float     sum    10.00    0.00    0.00  0e+00    11.00    0.00    0.00  0e+00\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxNcclFile) f = plx_nccl_file_parse (text, strlen (text), "logs/all_gather_perf.txt", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (((PlxNcclTable *) f->tables->pdata[0])->kind, ==, PLX_COLLECTIVE_ALL_GATHER);
+  g_assert_cmpfloat_with_epsilon (plx_nccl_row_time_s (row (f, 0, 0)), 10e-6, 1e-15);
+}
+
+static JsonNode *
+preset (const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  JsonNode *n = plx_presets_lookup (PLX_PRESET_CLUSTER, name, &error);
+  g_assert_no_error (error);
+  return n;
+}
+
+static void
+test_latency_by_hand (void)
+{
+  /* Synthetic (hand-written): send/recv between 2 GPUs of a node, 10, 11.5, 13 us at
+   * 8, 16, 32 B. Least squares by hand: mean x 18.667, mean y 11.5; Sxx = 113.78 +
+   * 7.11 + 177.78 = 298.67, Sxy = 16 + 0 + 20 = 36, slope 0.120536 us/B, intercept
+   * 11.5 - 0.120536 x 18.667 = 9.25 us. Residuals -0.214, 0.321, -0.107: sum of
+   * squares 0.16071, s^2 = 0.16071 / (3 - 2); var(intercept) = s^2 (1/3 + 18.667^2 /
+   * 298.67) = 0.16071 x 1.5 = 0.24107, standard error 0.49099 us. Send/recv is one
+   * step, so the link latency is the intercept itself. */
+  const char *text = "# Collective test starting: sendrecv_perf\n"
+                     "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+                     "           8             2     float     sum      -1    10.00   0.00   0.00   0    10.50   0.00   0.00   N/A\n"
+                     "          16             4     float     sum      -1    11.50   0.00   0.00   0    11.90   0.00   0.00   N/A\n"
+                     "          32             8     float     sum      -1    13.20   0.00   0.00   0    13.00   0.00   0.00   N/A\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxNcclFile) f = plx_nccl_file_parse (text, strlen (text), "synthetic", &error);
+  g_autoptr (JsonNode) base = preset ("dgx-a100-80gb");
+  g_autoptr (PlxNcclFit) fit = NULL;
+
+  g_assert_no_error (error);
+  fit = plx_nccl_fit (base, "dgx-a100-80gb", &f, 1, 2, 1, &error);
+  g_assert_no_error (error);
+  g_assert_true (fit->latency_fitted);
+  g_assert_false (fit->inter_node);
+  g_assert_cmpfloat_with_epsilon (fit->latency_s, 9.25e-6, 1e-12);
+  g_assert_cmpfloat_with_epsilon (fit->latency_std_error_s, 0.49099e-6, 1e-11);
+}
+
+/* The written cluster file loads and gives these model times. */
+static void
+assert_cluster_loads (const PlxNcclFit *fit)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxCluster) c = plx_cluster_new_from_json (fit->cluster, "fitted", &error);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < fit->ops->len; i++)
+    {
+      const PlxNcclOpFit *op = fit->ops->pdata[i];
+      for (guint r = 0; r < op->points->len; r++)
+        {
+          const PlxNcclPoint *pt = &g_array_index (op->points, PlxNcclPoint, r);
+          g_assert_cmpfloat (plx_collective_time (c, op->kind, &fit->group, pt->bytes), ==, pt->model_time_s);
+        }
+    }
+}
+
+static void
+test_fit_single_node (void)
+{
+  /* One node, 8 H100: the curve is all-reduce's, whose every size the model can
+   * reproduce (bandwidth-bound, no other link involved): exact to rounding. The
+   * all-reduce busbw (482 GB/s at 16 GiB in the source, 470 GB/s at 1 GiB here)
+   * exceeds the preset's NVLink 4 peak of 450 GB/s, NVLink SHARP's doing, so the
+   * written peak is raised to the best measured. */
+  g_autofree char *path = data ("h100-1x8-nvlink-five-ops.txt");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxNcclFile) f = plx_nccl_file_load (path, &error);
+  g_autoptr (JsonNode) base = preset ("dgx-h100-80gb");
+  g_autoptr (PlxNcclFit) fit = NULL;
+  const PlxNcclOpFit *ar;
+
+  g_assert_no_error (error);
+  fit = plx_nccl_fit (base, "dgx-h100-80gb", &f, 1, 8, 1, &error);
+  g_assert_no_error (error);
+  g_assert_false (fit->inter_node);
+  g_assert_false (fit->latency_fitted); /* the smallest size is 32 MiB */
+  ar = fit->ops->pdata[0];
+  g_assert_cmpint (ar->kind, ==, PLX_COLLECTIVE_ALL_REDUCE);
+  for (guint r = 0; r < ar->points->len; r++)
+    g_assert_cmpfloat (fabs (g_array_index (ar->points, PlxNcclPoint, r).residual_pct), <, 1e-6);
+  /* 1 GiB all-reduce, 3997.59 us in place: busbw = 2 x 7/8 x 2^30 B / 3997.59 us
+   * = 470.05 GB/s, the best of the file: the peak, efficiency 1 there. */
+  g_assert_cmpfloat_with_epsilon (fit->bw_Bps, 2.0 * 7.0 / 8.0 * 1073741824.0 / 3997.59e-6, 1e3);
+  g_assert_cmpfloat_with_epsilon (g_array_index (ar->points, PlxNcclPoint, 5).efficiency, 1.0, 1e-9);
+  /* 32 MiB: 182.87 us -> busbw 321.10 GB/s, efficiency 321.10 / 470.05 = 0.6831. */
+  g_assert_cmpfloat_with_epsilon (g_array_index (ar->points, PlxNcclPoint, 0).efficiency,
+                                  (1.75 * 33554432.0 / 182.87e-6) / fit->bw_Bps, 1e-9);
+  assert_cluster_loads (fit);
+}
+
+static void
+test_fit_multi_node (void)
+{
+  /* Two GH200 nodes of 4 over Slingshot: the inter-node link. The model's
+   * all-reduce is the faster of the NIC-aggregated ring and the hierarchical one,
+   * which read the curve at different sizes (bytes and bytes/4); a point is exact
+   * where the algorithm the model picks reads its own knot: at 64 and 128 MiB
+   * (hierarchical, bandwidth-bound). Latency: the line over the 14 sizes up to
+   * 64 KiB, 20.7 us intercept over 2 (8 - 1) = 14 ring steps. */
+  g_autofree char *path = data ("gh200-2x4-slingshot-all_reduce.txt");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxNcclFile) f = plx_nccl_file_load (path, &error);
+  g_autoptr (JsonNode) base = preset ("gh200-96gb");
+  g_autoptr (PlxNcclFit) fit = NULL;
+  const PlxNcclOpFit *ar;
+  JsonObject *cal;
+
+  g_assert_no_error (error);
+  fit = plx_nccl_fit (base, "gh200-96gb", &f, 1, 4, 2, &error);
+  g_assert_no_error (error);
+  g_assert_true (fit->inter_node);
+  g_assert_true (fit->latency_fitted);
+  ar = fit->ops->pdata[0];
+  g_assert_cmpuint (ar->latency_rows, ==, 14);
+  g_assert_cmpfloat (fit->latency_s * 14.0, >, 17e-6);
+  g_assert_cmpfloat (fit->latency_s * 14.0, <, 22e-6);
+  for (guint r = 23; r < 25; r++)
+    g_assert_cmpfloat (fabs (g_array_index (ar->points, PlxNcclPoint, r).residual_pct), <, 1e-6);
+  cal = json_object_get_object_member (json_node_get_object (fit->cluster), "calibration");
+  if (cal != NULL)
+    g_assert_cmpfloat (json_object_get_double_member (cal, "network_scale"), ==, 1.0);
+  assert_cluster_loads (fit);
+}
+
+static void
+test_fit_errors (void)
+{
+  g_autofree char *path = data ("gh200-2x4-slingshot-all_reduce.txt");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxNcclFile) f = plx_nccl_file_load (path, &error);
+  g_autoptr (JsonNode) base = preset ("gh200-96gb");
+  PlxNcclFit *fit;
+
+  g_assert_no_error (error);
+  /* The file lists 8 ranks; 8 x 2 = 16 is not the group it measured. */
+  fit = plx_nccl_fit (base, "gh200-96gb", &f, 1, 8, 2, &error);
+  g_assert_null (fit);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
+  g_assert_nonnull (strstr (error->message, "lists 8 ranks"));
+  g_clear_error (&error);
+  fit = plx_nccl_fit (base, "gh200-96gb", &f, 1, 1, 1, &error);
+  g_assert_null (fit);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+  g_clear_error (&error);
+  fit = plx_nccl_fit (base, "gh200-96gb", &f, 1, 0, 2, &error);
+  g_assert_null (fit);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/nccl-tests/parse-h100", test_parse_h100);
+  g_test_add_func ("/nccl-tests/parse-gh200", test_parse_gh200);
+  g_test_add_func ("/nccl-tests/bad-input", test_bad_input);
+  g_test_add_func ("/nccl-tests/old-format", test_old_format_from_file_name);
+  g_test_add_func ("/nccl-tests/latency-by-hand", test_latency_by_hand);
+  g_test_add_func ("/nccl-tests/fit-single-node", test_fit_single_node);
+  g_test_add_func ("/nccl-tests/fit-multi-node", test_fit_multi_node);
+  g_test_add_func ("/nccl-tests/fit-errors", test_fit_errors);
+  return g_test_run ();
+}
