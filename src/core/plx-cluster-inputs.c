@@ -323,6 +323,13 @@ extract_in (JsonObject *obj, const char *prefix, const char *source, GPtrArray *
   return ok;
 }
 
+static gint
+by_input (gconstpointer pa, gconstpointer pb)
+{
+  const PlxUncertainInput *a = *(PlxUncertainInput *const *) pa, *b = *(PlxUncertainInput *const *) pb;
+  return a->input < b->input ? -1 : a->input > b->input;
+}
+
 JsonNode *
 plx_uncertainty_extract (JsonNode   *cluster,
                          const char *source,
@@ -333,5 +340,8 @@ plx_uncertainty_extract (JsonNode   *cluster,
 
   if (JSON_NODE_HOLDS_OBJECT (copy) && !extract_in (json_node_get_object (copy), "", source, out, error))
     return NULL;
+  /* The sampler draws in this order; the table's, not the JSON object's (which a
+   * preset merge reorders), so a seed gives the same draws however the file is written. */
+  g_ptr_array_sort (out, by_input);
   return g_steal_pointer (&copy);
 }
