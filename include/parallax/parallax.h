@@ -34,4 +34,6 @@
 #include "plx-strategy.h"
 #include "plx-advice.h"
 #include "plx-types.h"
+#include "plx-uncertainty.h"
+#include "plx-sobol.h"
 #include "plx-validation.h"

@@ -63,6 +63,11 @@ typedef struct
 
   PlxLink  intra_node;
   PlxLink  inter_node;
+
+  /* Inputs the file gave as a range or distribution (PlxUncertainInput,
+   * plx-uncertainty.h), each set above to its midpoint or mean; NULL if none.
+   * Shared, read-only, between copies. */
+  GPtrArray *uncertain;
 } PlxCluster;
 
 PlxCluster *plx_cluster_new_from_json (JsonNode   *node,

@@ -15,6 +15,7 @@
 #include "plx-cli-overrides.h"
 #include "plx-cli-partition.h"
 #include "plx-cli-reshard.h"
+#include "plx-cli-uncertainty.h"
 #include "plx-cli-util.h"
 #include "plx-compare-chart.h"
 #include "plx-memory-chart.h"
@@ -364,6 +365,11 @@ static const char *const simulate_help =
   "  --memory CHART           draw memory per stage and over the step\n"
   "  --width N --height N     chart size in pixels; --scale 2 for HiDPI PNG; --dark\n"
   "  --window START:END       the timeline's time window in seconds (zoom)\n"
+  "  --samples N [--seed N]   N draws of the cluster's ranges/distributions through the\n"
+  "                           closed form: step-time and MFU quantiles, OOM probability\n"
+  "  --sensitivity            elasticity of step time and memory to every cluster input,\n"
+  "                           Sobol indices of the uncertain ones\n"
+  "  --tornado CHART          draw the sensitivities as a tornado chart (implies --sensitivity)\n"
   "Strategy, model and cluster overrides:\n";
 
 static const char *const partition_help =
@@ -571,11 +577,22 @@ cmd_simulate (int argc, char **argv)
   g_autoptr (GPtrArray) fixes = NULL;
   PlxReport report = { 0 };
   guint64 max_mb = 0;
-  int status = load_scenario (argc, argv, FALSE, FALSE, &opts, &sc);
+  PlxCliUncertainty uq = { 0 };
+  gboolean uq_ok = plx_cli_uncertainty_take_options (&argc, argv, &uq, &error);
+  int status = uq_ok ? load_scenario (argc, argv, FALSE, FALSE, &opts, &sc) : usage_error ("%s", error->message);
   gboolean record = opts.trace != NULL || opts.timeline != NULL || opts.memory != NULL;
 
   if (status >= 0)
     return status;
+  if (plx_cli_uncertainty_wanted (&uq) && sc->strategy->workload == PLX_WORKLOAD_INFERENCE)
+    return usage_error ("--samples and --sensitivity run the training step's closed form; not inference");
+  if (plx_cli_uncertainty_wanted (&uq) && sc->strategy->schedule == PLX_SCHEDULE_FILE)
+    return usage_error ("--samples and --sensitivity need the closed form, which a schedule file has not");
+  if (plx_cli_uncertainty_wanted (&uq) && !plx_cli_uncertainty_run (&uq, sc, &error))
+    {
+      plx_cli_uncertainty_clear (&uq);
+      return user_error (error);
+    }
 
   if (sc->strategy->workload == PLX_WORKLOAD_INFERENCE)
     {
@@ -649,6 +666,7 @@ cmd_simulate (int argc, char **argv)
         json_object_set_int_member (json_node_get_object (out), "max_micro_batch_size", (gint64) max_mb);
       if (fixes != NULL)
         fit_suggestions_to_json (json_node_get_object (out), fixes);
+      plx_cli_uncertainty_add_json (&uq, sc, json_node_get_object (out));
       if (timeline != NULL && timeline->dropped > 0)
         {
           json_object_set_int_member (json_node_get_object (out), "timeline_dropped_events", (gint64) timeline->dropped);
@@ -681,7 +699,9 @@ cmd_simulate (int argc, char **argv)
         printf ("Timeline          only the first %d events are recorded (up to %.3f s of the %.3f s step, "
                 "%" G_GUINT64_FORMAT " more not); the figures above cover the whole step\n",
                 PLX_TIMELINE_MAX_EVENTS, timeline->recorded_until_s, report.step_time_s, timeline->dropped);
+      plx_cli_uncertainty_print (&uq, sc);
     }
+  plx_cli_uncertainty_clear (&uq);
   return 0;
 }
 

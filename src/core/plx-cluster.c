@@ -4,6 +4,7 @@
 #include "parallax/plx-error.h"
 #include "parallax/plx-json.h"
 #include "parallax/plx-presets.h"
+#include "parallax/plx-uncertainty.h"
 
 #define MAX_CURVE_POINTS 256
 
@@ -270,6 +271,8 @@ plx_cluster_new_from_json (JsonNode   *node,
 {
   g_autoptr (PlxCluster) c = NULL;
   g_autoptr (JsonNode) merged = NULL;
+  g_autoptr (GPtrArray) uncertain = g_ptr_array_new_with_free_func (g_free);
+  JsonNode *nominal;
   JsonObject *obj, *gpu, *flops, *eff;
   const char *name = NULL, *gpu_name = "GPU";
   gboolean had_preset;
@@ -290,9 +293,16 @@ plx_cluster_new_from_json (JsonNode   *node,
       json_node_unref (merged);
       merged = calibrated;
     }
-  obj = json_node_get_object (merged);
-  if (!check_cluster_keys (obj, source, error))
+  if (!check_cluster_keys (json_node_get_object (merged), source, error))
     return NULL;
+  /* Ranges and distributions become their nominal values here, so everything below
+   * (and every command) reads plain numbers (docs/uncertainty.md). */
+  nominal = plx_uncertainty_extract (merged, source, uncertain, error);
+  if (nominal == NULL)
+    return NULL;
+  json_node_unref (merged);
+  merged = nominal;
+  obj = json_node_get_object (merged);
 
   c = g_new0 (PlxCluster, 1);
   if (!plx_json_get_string (obj, source, "cluster", "name", FALSE, &name, error) ||
@@ -390,6 +400,8 @@ plx_cluster_new_from_json (JsonNode   *node,
         return NULL;
     }
 
+  if (uncertain->len > 0)
+    c->uncertain = g_steal_pointer (&uncertain);
   return g_steal_pointer (&c);
 }
 
@@ -427,6 +439,8 @@ plx_cluster_copy (const PlxCluster *cluster)
   c->matmul_fp8_efficiency = plx_curve_copy (cluster->matmul_fp8_efficiency);
   link_copy (&c->intra_node, &cluster->intra_node);
   link_copy (&c->inter_node, &cluster->inter_node);
+  if (cluster->uncertain != NULL)
+    c->uncertain = g_ptr_array_ref (cluster->uncertain);
   return c;
 }
 
@@ -444,6 +458,8 @@ plx_cluster_free (PlxCluster *cluster)
   plx_curve_free (cluster->intra_node.efficiency);
   g_free (cluster->inter_node.name);
   plx_curve_free (cluster->inter_node.efficiency);
+  if (cluster->uncertain != NULL)
+    g_ptr_array_unref (cluster->uncertain);
   g_free (cluster);
 }
 

@@ -1,0 +1,102 @@
+/* plx-uncertainty.h: cluster inputs given as ranges or distributions, the analytical
+ * engine run over draws of them, and the sensitivity of the step to every input
+ * (docs/uncertainty.md). */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "plx-cluster.h"
+#include "plx-model.h"
+#include "plx-strategy.h"
+
+G_BEGIN_DECLS
+
+/* The numeric cluster inputs by their path in the cluster file ("inter_node.bw_Bps",
+ * "calibration.matmul_scale"): a fixed table, indexed 0 .. plx_cluster_input_count () - 1. */
+guint       plx_cluster_input_count (void);
+const char *plx_cluster_input_path (guint input);
+/* -1 if the path (without "cluster.") names no numeric input. */
+gint        plx_cluster_input_find (const char *path);
+double      plx_cluster_input_get (const PlxCluster *cluster,
+                                   guint             input);
+/* Sets one input and whatever the cluster derives from it (the clock factor). */
+void        plx_cluster_input_set (PlxCluster *cluster,
+                                   guint       input,
+                                   double      value);
+
+typedef enum
+{
+  PLX_DIST_UNIFORM, /* {"min": a, "max": b} */
+  PLX_DIST_NORMAL,  /* {"mean": m, "sd": s}, truncated to the input's admissible range */
+} PlxDistKind;
+
+typedef struct
+{
+  guint       input;  /* index into the table above */
+  PlxDistKind kind;
+  double      a, b;   /* min and max, or mean and sd */
+  double      lo, hi; /* the range the loader admits for the input */
+} PlxUncertainInput;
+
+/* The value every deterministic command uses: the midpoint or the mean. */
+double plx_uncertain_input_nominal (const PlxUncertainInput *in);
+/* The inverse CDF at u in (0, 1): a draw from the distribution for a uniform u. */
+double plx_uncertain_input_quantile (const PlxUncertainInput *in,
+                                     double                   u);
+
+/* A copy of the (preset-merged) cluster object with every distribution replaced by
+ * its nominal value; the distributions are appended to `inputs` (PlxUncertainInput,
+ * g_free). Refuses by name: a distribution on a whole-number key or on a key that is
+ * not a numeric input, min > max, sd < 0, non-finite bounds, bounds outside what the
+ * loader admits. */
+JsonNode *plx_uncertainty_extract (JsonNode   *cluster,
+                                   const char *source,
+                                   GPtrArray  *inputs,
+                                   GError    **error);
+
+typedef struct
+{
+  guint   samples;
+  guint64 seed;
+  guint   n_uncertain;       /* 0: every draw is the nominal cluster */
+  double  step_mean_s, step_sd_s;
+  double  step_p5_s, step_p50_s, step_p95_s;
+  double  mfu_p5, mfu_p50, mfu_p95;
+  double  oom_probability;   /* draws whose peak memory is past the usable HBM */
+} PlxUncertaintyResult;
+
+#define PLX_UNCERTAINTY_DEFAULT_SEED 15
+
+/* `samples` draws (1 .. 10 000 000) of the cluster's uncertain inputs (mt19937
+ * seeded with `seed`), each run through the analytical engine. */
+gboolean plx_uncertainty_sample (const PlxModel       *model,
+                                 const PlxCluster     *cluster,
+                                 const PlxStrategy    *strategy,
+                                 guint                 samples,
+                                 guint64               seed,
+                                 PlxUncertaintyResult *result,
+                                 GError              **error);
+
+typedef struct
+{
+  guint  input;
+  double value;             /* nominal */
+  double step_elasticity;   /* d ln step / d ln x, central differences at +-1 % */
+  double memory_elasticity; /* d ln peak memory / d ln x */
+  double step_low_s, step_high_s; /* the step at x - 1 % and x + 1 % */
+  double sobol_first;       /* first-order Sobol index; NaN unless the input is uncertain */
+  double sobol_total;       /* total-effect index; NaN likewise */
+} PlxSensitivity;
+
+/* One entry per input whose nominal value is not 0 (the elasticity of a term that is
+ * off is not defined), sorted by |step_elasticity|, largest first. With uncertain
+ * inputs and samples > 0, their Sobol indices too (samples * (k + 2) engine runs). */
+GArray *plx_sensitivity_run (const PlxModel    *model,
+                             const PlxCluster  *cluster,
+                             const PlxStrategy *strategy,
+                             guint              samples,
+                             guint64            seed,
+                             GError           **error);
+
+G_END_DECLS

@@ -1,0 +1,38 @@
+/* plx-cli-uncertainty.h: simulate's --samples, --seed, --sensitivity and --tornado
+ * (docs/uncertainty.md). */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "parallax/parallax.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  guint                samples;      /* 0: no sampling */
+  guint64              seed;
+  gboolean             sensitivity;
+  const char          *tornado;      /* chart path, or NULL */
+  PlxUncertaintyResult result;
+  GArray              *sensitivities; /* PlxSensitivity, after plx_cli_uncertainty_run */
+} PlxCliUncertainty;
+
+/* Takes its options out of argv (compacting it and *argc) so the rest parse as
+ * before; FALSE with a message naming the option on a bad value. */
+gboolean plx_cli_uncertainty_take_options (int               *argc,
+                                           char             **argv,
+                                           PlxCliUncertainty *uq,
+                                           GError           **error);
+gboolean plx_cli_uncertainty_wanted (const PlxCliUncertainty *uq);
+gboolean plx_cli_uncertainty_run (PlxCliUncertainty *uq,
+                                  const PlxScenario *scenario,
+                                  GError           **error);
+void     plx_cli_uncertainty_add_json (const PlxCliUncertainty *uq,
+                                       const PlxScenario       *scenario,
+                                       JsonObject              *out);
+void     plx_cli_uncertainty_print (const PlxCliUncertainty *uq,
+                                    const PlxScenario       *scenario);
+void     plx_cli_uncertainty_clear (PlxCliUncertainty *uq);
+
+G_END_DECLS

@@ -1,0 +1,151 @@
+/* The layout is computed apart from drawing (as the other charts do) so a test can
+ * check the order and proportions, and a GUI page can hit-test the bars. */
+#include <math.h>
+#include <stdio.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "plx-render-text.h"
+#include "plx-tornado-chart.h"
+
+#define PLOT_X0 0.34   /* labels to the left of this */
+#define PLOT_X1 0.95
+#define PLOT_Y0 0.14
+#define PLOT_Y1 0.88
+
+static gint
+by_width (gconstpointer pa, gconstpointer pb)
+{
+  const PlxTornadoRow *a = pa, *b = pb;
+  double wa = fabs (a->high - a->low), wb = fabs (b->high - b->low);
+
+  /* Ties in input order, so the same figures always draw the same chart. */
+  if (wa != wb)
+    return wa < wb ? 1 : -1;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+PlxTornadoLayout *
+plx_tornado_layout_new (const PlxTornadoBar *bars,
+                        guint                n_bars,
+                        guint                max_rows,
+                        const char          *title,
+                        const char          *axis_label)
+{
+  PlxTornadoLayout *l = g_new0 (PlxTornadoLayout, 1);
+  double row_h;
+
+  l->rows = g_array_new (FALSE, TRUE, sizeof (PlxTornadoRow));
+  l->labels = g_new0 (char *, n_bars + 1);
+  l->plot_x0 = PLOT_X0;
+  l->plot_x1 = PLOT_X1;
+  l->plot_y0 = PLOT_Y0;
+  l->plot_y1 = PLOT_Y1;
+  g_strlcpy (l->title, title != NULL ? title : _("Sensitivity"), sizeof l->title);
+  g_strlcpy (l->axis_label, axis_label != NULL ? axis_label : _("change of the output"), sizeof l->axis_label);
+  for (guint i = 0; i < n_bars; i++)
+    {
+      PlxTornadoRow r = { 0 };
+      l->labels[i] = g_strdup (bars[i].label != NULL ? bars[i].label : "");
+      if (!isfinite (bars[i].low) || !isfinite (bars[i].high))
+        continue;
+      r.index = i;
+      r.low = bars[i].low;
+      r.high = bars[i].high;
+      g_array_append_val (l->rows, r);
+    }
+  g_array_sort (l->rows, by_width);
+  if (l->rows->len > max_rows)
+    g_array_set_size (l->rows, max_rows);
+
+  l->span = 0.0;
+  for (guint i = 0; i < l->rows->len; i++)
+    {
+      const PlxTornadoRow *r = &g_array_index (l->rows, PlxTornadoRow, i);
+      l->span = MAX (l->span, MAX (fabs (r->low), fabs (r->high)));
+    }
+  l->zero_x = 0.5 * (l->plot_x0 + l->plot_x1);
+  row_h = l->rows->len > 0 ? (l->plot_y1 - l->plot_y0) / l->rows->len : 0.0;
+  for (guint i = 0; i < l->rows->len; i++)
+    {
+      PlxTornadoRow *r = &g_array_index (l->rows, PlxTornadoRow, i);
+      /* Symmetric about no change, the largest change at the plot's edge; with no
+       * change at all every bar is a line on zero (never a division by 0). */
+      double half = 0.5 * (l->plot_x1 - l->plot_x0), k = l->span > 0.0 ? half / l->span : 0.0;
+      r->low_x = l->zero_x + k * r->low;
+      r->high_x = l->zero_x + k * r->high;
+      r->x0 = MIN (MIN (r->low_x, r->high_x), l->zero_x);
+      r->x1 = MAX (MAX (r->low_x, r->high_x), l->zero_x);
+      r->y0 = l->plot_y0 + (i + 0.15) * row_h;
+      r->y1 = l->plot_y0 + (i + 0.85) * row_h;
+    }
+  return l;
+}
+
+void
+plx_tornado_layout_free (PlxTornadoLayout *layout)
+{
+  if (layout == NULL)
+    return;
+  g_array_unref (layout->rows);
+  g_strfreev (layout->labels);
+  g_free (layout);
+}
+
+void
+plx_tornado_chart_render (const PlxTornadoLayout *l,
+                          const PlxRenderStyle   *style,
+                          cairo_t                *cr,
+                          double                  width,
+                          double                  height)
+{
+  double fs = style->font_size, zx = round (l->zero_x * width) + 0.5;
+  double y0 = l->plot_y0 * height, y1 = l->plot_y1 * height;
+  PlxColor low_color = style->kind[PLX_KIND_FORWARD], high_color = style->kind[PLX_KIND_DP_COMM];
+
+  cairo_save (cr);
+  plx_render_set_color (cr, style->background);
+  cairo_paint (cr);
+  plx_render_text (cr, style, l->title, 12.0, 8.0, style->title_size, style->foreground, 0.0, 0.0, PLX_TEXT_BOLD);
+  if (l->rows->len == 0)
+    {
+      plx_render_text (cr, style, _("No input moves the output"), width / 2.0, height / 2.0, fs, style->muted, 0.5,
+                       0.5, PLX_TEXT_NORMAL);
+      cairo_restore (cr);
+      return;
+    }
+  for (guint i = 0; i < l->rows->len; i++)
+    {
+      const PlxTornadoRow *r = &g_array_index (l->rows, PlxTornadoRow, i);
+      double top = r->y0 * height, bottom = r->y1 * height, mid = 0.5 * (top + bottom);
+      char value[64];
+
+      /* Each side coloured by which end of the input it shows, from no change out. */
+      plx_render_set_color (cr, low_color);
+      cairo_rectangle (cr, MIN (r->low_x * width, zx), top, fabs (r->low_x * width - zx), bottom - top);
+      cairo_fill (cr);
+      plx_render_set_color (cr, high_color);
+      cairo_rectangle (cr, MIN (r->high_x * width, zx), top, fabs (r->high_x * width - zx), bottom - top);
+      cairo_fill (cr);
+      plx_render_text (cr, style, l->labels[r->index], l->plot_x0 * width - 8.0, mid, fs, style->foreground, 1.0,
+                       0.5, PLX_TEXT_NORMAL);
+      g_snprintf (value, sizeof value, "%+.3g / %+.3g", r->low, r->high);
+      plx_render_text (cr, style, value, r->x1 * width + 4.0, mid, fs * 0.85, style->muted, 0.0, 0.5,
+                       PLX_TEXT_NORMAL);
+    }
+  plx_render_set_color (cr, style->foreground);
+  cairo_set_line_width (cr, 1.0);
+  cairo_move_to (cr, zx, y0);
+  cairo_line_to (cr, zx, y1);
+  cairo_stroke (cr);
+  {
+    char lo[32], hi[32];
+    g_snprintf (lo, sizeof lo, "%+.3g", -l->span);
+    g_snprintf (hi, sizeof hi, "%+.3g", l->span);
+    plx_render_text (cr, style, lo, l->plot_x0 * width, y1 + 6.0, fs * 0.9, style->muted, 0.5, 0.0, PLX_TEXT_NORMAL);
+    plx_render_text (cr, style, "0", zx, y1 + 6.0, fs * 0.9, style->muted, 0.5, 0.0, PLX_TEXT_NORMAL);
+    plx_render_text (cr, style, hi, l->plot_x1 * width, y1 + 6.0, fs * 0.9, style->muted, 0.5, 0.0, PLX_TEXT_NORMAL);
+  }
+  plx_render_text (cr, style, l->axis_label, zx, height - 8.0, fs, style->foreground, 0.5, 1.0, PLX_TEXT_BOLD);
+  cairo_restore (cr);
+}
