@@ -15,6 +15,7 @@
 #include "plx-ir-inference.h"
 #include "plx-onnx.h"
 #include "plx-json.h"
+#include "plx-kineto.h"
 #include "plx-layer-split.h"
 #include "plx-model.h"
 #include "plx-nccl-tests.h"

@@ -6,6 +6,7 @@
 #include "parallax/parallax.h"
 
 #include "plx-cli-calibrate.h"
+#include "plx-cli-calibrate-kineto.h"
 #include "plx-cli-util.h"
 
 static const char help[] =
@@ -24,7 +25,9 @@ static const char help[] =
   "With --nccl-tests: fit the link the files measured (one node: intra-node, several:\n"
   "inter-node) - its efficiency per size and its latency - on the cluster (default\n"
   "dgx-a100-80gb), print measured busbw, efficiency, model time and residual per size,\n"
-  "and write the fitted cluster with --out (docs/calibration.md).\n";
+  "and write the fitted cluster with --out (docs/calibration.md).\n"
+  "parallax-cli calibrate --kineto TRACE.json ...: a PyTorch profiler trace instead\n"
+  "(parallax-cli calibrate --kineto - --help).\n";
 
 static gboolean
 write_cluster (const PlxCalibration *cal, const char *path, GError **error)
@@ -57,9 +60,24 @@ plx_cli_calibrate (int argc, char **argv)
   const char *preset = NULL, *out = NULL;
   gboolean json = FALSE;
 
-  for (int i = 2; i < argc; i++)
-    if (g_str_equal (argv[i], "--nccl-tests"))
+  {
+    /* Measurements of one kind a run; each writes a cluster the next can start from
+     * (--out of one as --cluster of the other). */
+    gboolean nccl = FALSE, kineto = FALSE;
+
+    for (int i = 2; i < argc; i++)
+      {
+        nccl |= g_str_equal (argv[i], "--nccl-tests");
+        kineto |= g_str_equal (argv[i], "--kineto");
+      }
+    if (nccl && kineto)
+      return usage_error ("calibrate: --nccl-tests and --kineto in one run are not supported; run one with --out "
+                          "FILE, then the other with --cluster FILE");
+    if (nccl)
       return plx_cli_calibrate_nccl (argc, argv);
+    if (kineto)
+      return plx_cli_calibrate_kineto (argc, argv);
+  }
   for (int i = 2; i < argc; i++)
     {
       if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))

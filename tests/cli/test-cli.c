@@ -3474,6 +3474,47 @@ test_inference_json (void)
   g_assert_cmpint (bad.status, ==, 2);
 }
 
+static void
+test_calibrate_kineto (void)
+{
+  /* A real trace (tests/data/kineto/README.md) folded into the A100 preset: one NCCL
+   * kernel of 11727 us (jq over the file), a cluster written that loads, its matmul
+   * curve rising, and --out without --cluster a usage error. */
+  g_autofree char *trace = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "kineto", "hta-sampled-rank0.json", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *out = g_build_filename (dir, "a100-kineto.json", NULL);
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) bad = { 0 };
+  g_autoptr (JsonNode) root = NULL, folded = NULL;
+  g_autoptr (PlxCluster) c = NULL;
+  JsonObject *coll;
+  double last = 0.0;
+
+  RUN_CLI (&r, "calibrate", "--kineto", trace, "--cluster", "dgx-a100-80gb", "--out", out, "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  if (root == NULL)
+    return;
+  coll = json_object_get_object_member (json_object_get_object_member (json_node_get_object (root), "classes"), "collective");
+  g_assert_cmpint (json_object_get_int_member (coll, "count"), ==, 1);
+  g_assert_cmpfloat (get_number (coll, "total_us"), ==, 11727.0);
+  folded = plx_json_parse_file (out, NULL);
+  g_assert_nonnull (folded);
+  c = plx_cluster_new_from_json (folded, out, NULL);
+  g_assert_nonnull (c);
+  for (gsize i = 0; i < plx_curve_get_n_points (c->matmul_efficiency); i++)
+    {
+      double x, y;
+      plx_curve_get_point (c->matmul_efficiency, i, &x, &y);
+      g_assert_cmpfloat (y, >=, last);
+      last = y;
+    }
+  RUN_CLI (&bad, "calibrate", "--kineto", trace, "--out", out);
+  g_assert_cmpint (bad.status, ==, 2);
+  g_remove (out);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -3554,6 +3595,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/validate/pooled", test_validate_pooled);
   g_test_add_func ("/cli/calibrate", test_calibrate);
   g_test_add_func ("/cli/calibrate-nccl", test_calibrate_nccl);
+  g_test_add_func ("/cli/calibrate-kineto", test_calibrate_kineto);
   g_test_add_func ("/cli/validate/accuracy-event", test_validate_accuracy_event);
   g_test_add_func ("/cli/validate/accuracy-analytical", test_validate_accuracy_analytical);
   g_test_add_func ("/cli/validate/engine-unknown", test_validate_engine_unknown);

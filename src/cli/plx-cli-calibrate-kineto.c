@@ -1,0 +1,305 @@
+/* parallax-cli calibrate --kineto TRACE.json [--cluster PRESET|FILE] [--out FILE] [--json]:
+ * a PyTorch profiler trace's kernels by class and by op, and the measured GEMM and
+ * elementwise efficiencies folded into the cluster's curves (docs/calibration.md). */
+#include <stdio.h>
+#include <string.h>
+
+#include "parallax/parallax.h"
+
+#include "plx-cli-calibrate-kineto.h"
+#include "plx-cli-util.h"
+
+static const char help[] =
+  "Usage: parallax-cli calibrate --kineto TRACE.json [--cluster PRESET|FILE] [--out FILE] [--json]\n\n"
+  "Read a PyTorch profiler (Kineto) trace: every GPU kernel linked to the CPU op that\n"
+  "launched it, the kernels' time by class (gemm, attention, memory, collective,\n"
+  "other) and by op. With --cluster, the GEMMs and elementwise ops whose shapes were\n"
+  "recorded (record_shapes=True) give measured efficiency points, folded into the\n"
+  "cluster's matmul and memory curves.\n\n"
+  "  --cluster NAME   a built-in cluster preset or a cluster JSON file: its peaks\n"
+  "  --out FILE       write the cluster with the folded curves to FILE (needs --cluster)\n"
+  "  --json           print the result as JSON\n";
+
+typedef struct
+{
+  const char     *name;
+  guint           instances;
+  double          kernel_us;
+  PlxKernelClass  kclass;
+} OpTotal;
+
+static gint
+by_time (gconstpointer a, gconstpointer b)
+{
+  double x = ((const OpTotal *) a)->kernel_us, y = ((const OpTotal *) b)->kernel_us;
+  return x > y ? -1 : x < y ? 1 : strcmp (((const OpTotal *) a)->name, ((const OpTotal *) b)->name);
+}
+
+static GArray *
+op_totals (const PlxKinetoTrace *t)
+{
+  g_autoptr (GHashTable) slot = g_hash_table_new (g_str_hash, g_str_equal);
+  GArray *totals = g_array_new (FALSE, FALSE, sizeof (OpTotal));
+
+  for (guint i = 0; i < t->ops->len; i++)
+    {
+      const PlxKinetoOp *op = &g_array_index (t->ops, PlxKinetoOp, i);
+      const char *name = op->name != NULL ? op->name : "(unnamed)";
+      gpointer s;
+      OpTotal *o;
+
+      if (!g_hash_table_lookup_extended (slot, name, NULL, &s))
+        {
+          OpTotal fresh = { name, 0, 0.0, op->kclass };
+          s = GUINT_TO_POINTER (totals->len);
+          g_array_append_val (totals, fresh);
+          g_hash_table_insert (slot, (gpointer) name, s);
+        }
+      o = &g_array_index (totals, OpTotal, GPOINTER_TO_UINT (s));
+      o->instances++;
+      o->kernel_us += op->kernel_us;
+    }
+  g_array_sort (totals, by_time);
+  return totals;
+}
+
+static double
+unlinked_us (const PlxKinetoTrace *t, guint *count)
+{
+  double us = 0.0;
+
+  *count = 0;
+  for (guint i = 0; i < t->kernels->len; i++)
+    if (g_array_index (t->kernels, PlxKernel, i).op < 0)
+      {
+        (*count)++;
+        us += g_array_index (t->kernels, PlxKernel, i).dur_us;
+      }
+  return us;
+}
+
+static void
+add_points (JsonBuilder *b, const char *key, GArray *pts)
+{
+  json_builder_set_member_name (b, key);
+  json_builder_begin_array (b);
+  for (guint i = 0; pts != NULL && i < pts->len; i++)
+    {
+      json_builder_begin_array (b);
+      json_builder_add_double_value (b, g_array_index (pts, PlxCurvePoint, i).x);
+      json_builder_add_double_value (b, g_array_index (pts, PlxCurvePoint, i).y);
+      json_builder_end_array (b);
+    }
+  json_builder_end_array (b);
+}
+
+static JsonNode *
+to_json (const PlxKinetoTrace *t, const PlxKernelClassSummary *sum, GArray *ops, const PlxKinetoPoints *pts)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  guint n_unlinked;
+  double un_us = unlinked_us (t, &n_unlinked);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "trace");
+  json_builder_add_string_value (b, t->source);
+  json_builder_set_member_name (b, "events");
+  json_builder_add_int_value (b, t->n_events);
+  json_builder_set_member_name (b, "kernels");
+  json_builder_add_int_value (b, t->kernels->len);
+  json_builder_set_member_name (b, "span_us");
+  json_builder_add_double_value (b, t->last_us - t->first_us);
+  json_builder_set_member_name (b, "unlinked_kernels");
+  json_builder_add_int_value (b, n_unlinked);
+  json_builder_set_member_name (b, "unlinked_us");
+  json_builder_add_double_value (b, un_us);
+  json_builder_set_member_name (b, "classes");
+  json_builder_begin_object (b);
+  for (guint c = 0; c < PLX_N_KERNEL_CLASSES; c++)
+    {
+      json_builder_set_member_name (b, plx_kernel_class_to_string (c));
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "count");
+      json_builder_add_int_value (b, sum[c].count);
+      json_builder_set_member_name (b, "total_us");
+      json_builder_add_double_value (b, sum[c].total_us);
+      json_builder_set_member_name (b, "share");
+      json_builder_add_double_value (b, sum[c].share);
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "ops");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < ops->len; i++)
+    {
+      const OpTotal *o = &g_array_index (ops, OpTotal, i);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "op");
+      json_builder_add_string_value (b, o->name);
+      json_builder_set_member_name (b, "class");
+      json_builder_add_string_value (b, plx_kernel_class_to_string (o->kclass));
+      json_builder_set_member_name (b, "instances");
+      json_builder_add_int_value (b, o->instances);
+      json_builder_set_member_name (b, "kernel_us");
+      json_builder_add_double_value (b, o->kernel_us);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "collectives");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < t->kernels->len; i++)
+    {
+      const PlxKernel *k = &g_array_index (t->kernels, PlxKernel, i);
+      if (k->kclass != PLX_KERNEL_COLLECTIVE)
+        continue;
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "collective");
+      json_builder_add_string_value (b, k->collective != NULL ? k->collective : "");
+      json_builder_set_member_name (b, "bytes");
+      json_builder_add_double_value (b, k->message_bytes);
+      json_builder_set_member_name (b, "dur_us");
+      json_builder_add_double_value (b, k->dur_us);
+      json_builder_set_member_name (b, "kernel");
+      json_builder_add_string_value (b, k->name);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  if (pts != NULL)
+    {
+      add_points (b, "matmul_points", pts->matmul);
+      add_points (b, "memory_points", pts->memory);
+      json_builder_set_member_name (b, "rejected_points");
+      json_builder_add_int_value (b, pts->n_rejected);
+    }
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+static void
+print_text (const PlxKinetoTrace *t, const PlxKernelClassSummary *sum, GArray *ops, const PlxKinetoPoints *pts)
+{
+  guint n_unlinked, shown = 0;
+  double un_us = unlinked_us (t, &n_unlinked);
+
+  printf ("%s: %u events, %u kernels over %.3f ms (the first's start to the last's end)\n", t->source,
+          t->n_events, t->kernels->len, (t->last_us - t->first_us) * 1e-3);
+  printf ("%-11s %8s %12s %7s\n", "class", "kernels", "time (ms)", "share");
+  for (guint c = 0; c < PLX_N_KERNEL_CLASSES; c++)
+    printf ("%-11s %8u %12.3f %6.1f%%\n", plx_kernel_class_to_string (c), sum[c].count, sum[c].total_us * 1e-3,
+            100.0 * sum[c].share);
+  printf ("Kernels without a launching op: %u (%.3f ms)\n\n", n_unlinked, un_us * 1e-3);
+  printf ("%-40s %-10s %9s %12s\n", "op", "class", "instances", "time (ms)");
+  for (guint i = 0; i < ops->len && shown < 15; i++, shown++)
+    {
+      const OpTotal *o = &g_array_index (ops, OpTotal, i);
+      g_autofree char *safe = plx_printable (o->name);
+      printf ("%-40.40s %-10s %9u %12.3f\n", safe, plx_kernel_class_to_string (o->kclass), o->instances,
+              o->kernel_us * 1e-3);
+    }
+  if (ops->len > shown)
+    printf ("(%u more ops)\n", ops->len - shown);
+  for (guint i = 0; i < t->kernels->len; i++)
+    {
+      const PlxKernel *k = &g_array_index (t->kernels, PlxKernel, i);
+      if (k->kclass == PLX_KERNEL_COLLECTIVE && k->collective != NULL)
+        printf ("NCCL %s of %.0f bytes: %.3f ms\n", k->collective, k->message_bytes, k->dur_us * 1e-3);
+    }
+  if (pts != NULL)
+    printf ("\nMeasured points: %u matmul, %u memory (%u above the peak left out)\n", pts->matmul->len,
+            pts->memory->len, pts->n_rejected);
+}
+
+static JsonNode *
+cluster_json_of (const char *name, GError **error)
+{
+  if (strchr (name, '/') != NULL || g_str_has_suffix (name, ".json"))
+    return plx_json_parse_file (name, error);
+  return plx_presets_lookup (PLX_PRESET_CLUSTER, name, error);
+}
+
+int
+plx_cli_calibrate_kineto (int argc, char **argv)
+{
+  g_autoptr (PlxKinetoTrace) trace = NULL;
+  g_autoptr (PlxKinetoPoints) pts = NULL;
+  g_autoptr (JsonNode) cluster_json = NULL;
+  g_autoptr (PlxCluster) cluster = NULL;
+  g_autoptr (GArray) ops = NULL;
+  g_autoptr (GError) error = NULL;
+  PlxKernelClassSummary sum[PLX_N_KERNEL_CLASSES];
+  const char *path = NULL, *cluster_name = NULL, *out = NULL;
+  gboolean json = FALSE;
+
+  for (int i = 2; i < argc; i++)
+    {
+      if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
+        {
+          printf ("%s", help);
+          return 0;
+        }
+      else if (g_str_equal (argv[i], "--json"))
+        json = TRUE;
+      else if (g_str_equal (argv[i], "--kineto") || g_str_equal (argv[i], "--cluster") || g_str_equal (argv[i], "--out"))
+        {
+          const char **slot = g_str_equal (argv[i], "--kineto") ? &path : g_str_equal (argv[i], "--cluster") ? &cluster_name : &out;
+          if (i + 1 >= argc)
+            return usage_error ("%s needs a value", argv[i]);
+          *slot = argv[++i];
+        }
+      else
+        return usage_error ("calibrate --kineto: unexpected \"%s\"", argv[i]);
+    }
+  if (path == NULL)
+    return usage_error ("calibrate: --kineto needs a trace file");
+  if (out != NULL && cluster_name == NULL)
+    return usage_error ("calibrate --kineto: --out needs --cluster, the cluster to fold the measurements into");
+
+  trace = plx_kineto_load (path, &error);
+  if (trace == NULL)
+    return user_error (error);
+  if (cluster_name != NULL)
+    {
+      cluster_json = cluster_json_of (cluster_name, &error);
+      if (cluster_json != NULL)
+        cluster = plx_cluster_new_from_json (cluster_json, cluster_name, &error);
+      if (cluster == NULL)
+        {
+          g_prefix_error (&error, "--cluster: ");
+          return user_error (error);
+        }
+      pts = plx_kineto_points (trace, cluster);
+    }
+  if (out != NULL)
+    {
+      g_autofree char *base = g_path_get_basename (path);
+      g_autoptr (JsonNode) folded = plx_kineto_cluster_json (cluster_json, pts, base, &error);
+      g_autoptr (JsonGenerator) gen = json_generator_new ();
+      g_autofree char *text = NULL;
+
+      if (folded == NULL)
+        return user_error (error);
+      json_generator_set_pretty (gen, TRUE);
+      json_generator_set_root (gen, folded);
+      text = json_generator_to_data (gen, NULL);
+      if (!g_file_set_contents (out, text, -1, &error))
+        {
+          g_prefix_error (&error, "--out: ");
+          return user_error (error);
+        }
+    }
+
+  plx_kineto_summarize (trace, sum);
+  ops = op_totals (trace);
+  if (json)
+    {
+      g_autoptr (JsonNode) node = to_json (trace, sum, ops, pts);
+      print_json (node);
+    }
+  else
+    {
+      print_text (trace, sum, ops, pts);
+      if (out != NULL)
+        printf ("Wrote %s\n", out);
+    }
+  return 0;
+}

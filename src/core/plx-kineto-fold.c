@@ -1,0 +1,233 @@
+/* plx-kineto-fold.c: measured kernel efficiencies folded into a cluster's curves -
+ * DistSim's "profile each op, compose the step" (Lu et al. 2023, §4.1): where the
+ * trace measured a size, the measurement stands; elsewhere the fitted curve does. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "parallax/plx-error.h"
+#include "parallax/plx-json.h"
+#include "parallax/plx-kineto.h"
+
+void
+plx_kineto_points_free (PlxKinetoPoints *points)
+{
+  if (points == NULL)
+    return;
+  g_array_unref (points->matmul);
+  g_array_unref (points->memory);
+  g_free (points);
+}
+
+static void
+add_point (PlxKinetoPoints *p, GArray *to, double x, double y)
+{
+  PlxCurvePoint pt = { x, y, 1.0 };
+
+  /* Above the peak: the op's dims or the cluster's peak are not what ran. */
+  if (!(y > 0.0) || y > 1.0 || !isfinite (x))
+    {
+      p->n_rejected++;
+      return;
+    }
+  g_array_append_val (to, pt);
+}
+
+PlxKinetoPoints *
+plx_kineto_points (const PlxKinetoTrace *trace,
+                   const PlxCluster     *cluster)
+{
+  PlxKinetoPoints *p = g_new0 (PlxKinetoPoints, 1);
+
+  p->matmul = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
+  p->memory = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
+  for (guint i = 0; i < trace->ops->len; i++)
+    {
+      const PlxKinetoOp *op = &g_array_index (trace->ops, PlxKinetoOp, i);
+      double seconds = op->kernel_us * 1e-6;
+
+      if (seconds <= 0.0)
+        continue;
+      /* Achieved over peak, as the curves are (plx-op-cost.c): the peak of the
+       * dtype the GEMM ran in; HBM bandwidth for the elementwise ops. */
+      if (op->kclass == PLX_KERNEL_GEMM && op->flops > 0.0 && cluster->peak_flops[op->dtype] > 0.0)
+        add_point (p, p->matmul, op->flops, op->flops / seconds / cluster->peak_flops[op->dtype]);
+      else if (op->kclass == PLX_KERNEL_MEMORY && op->bytes > 0.0 && cluster->hbm_bw_Bps > 0.0)
+        add_point (p, p->memory, op->bytes, op->bytes / seconds / cluster->hbm_bw_Bps);
+    }
+  return p;
+}
+
+static gint
+compare_x (gconstpointer a, gconstpointer b)
+{
+  double x = ((const PlxCurvePoint *) a)->x, y = ((const PlxCurvePoint *) b)->x;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static gint
+compare_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* Measurements within a factor of 2 of the group's smallest size are one point: the
+ * geometric mean size and the median efficiency (robust to a kernel that shared the
+ * GPU with a collective). */
+static GArray *
+group_measured (const PlxCurvePoint *measured, gsize n)
+{
+  g_autoptr (GArray) sorted = g_array_sized_new (FALSE, FALSE, sizeof (PlxCurvePoint), n);
+  g_autoptr (GArray) ys = g_array_new (FALSE, FALSE, sizeof (double));
+  GArray *groups = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
+  gsize i = 0;
+
+  g_array_append_vals (sorted, measured, n);
+  g_array_sort (sorted, compare_x);
+  while (i < n)
+    {
+      const PlxCurvePoint *first = &g_array_index (sorted, PlxCurvePoint, i);
+      PlxCurvePoint g = { 0.0, 0.0, 0.0 };
+      double log_sum = 0.0;
+      gsize j = i, m;
+
+      g_array_set_size (ys, 0);
+      for (; j < n && g_array_index (sorted, PlxCurvePoint, j).x < 2.0 * first->x; j++)
+        {
+          log_sum += log (g_array_index (sorted, PlxCurvePoint, j).x);
+          g_array_append_val (ys, g_array_index (sorted, PlxCurvePoint, j).y);
+        }
+      m = j - i;
+      g_array_sort (ys, compare_double);
+      g.x = exp (log_sum / (double) m);
+      g.y = m % 2 ? g_array_index (ys, double, m / 2)
+                  : 0.5 * (g_array_index (ys, double, m / 2 - 1) + g_array_index (ys, double, m / 2));
+      g.weight = (double) m;
+      g_array_append_val (groups, g);
+      i = j;
+    }
+  return groups;
+}
+
+/* Weighted pool adjacent violators (Barlow et al. 1972, "Statistical inference under
+ * order restrictions", §1.2): the non-decreasing sequence closest in weighted least
+ * squares. Efficiency rises with size (fixed launch and tail costs amortise), so a
+ * dip is noise; pooling it keeps the curve monotone without a spline's overshoot. */
+static void
+make_non_decreasing (GArray *pts)
+{
+  g_autoptr (GArray) value = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) weight = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) count = g_array_new (FALSE, FALSE, sizeof (guint));
+  guint k = 0;
+
+  for (guint i = 0; i < pts->len; i++)
+    {
+      const PlxCurvePoint *p = &g_array_index (pts, PlxCurvePoint, i);
+      guint one = 1;
+      g_array_append_val (value, p->y);
+      g_array_append_val (weight, p->weight);
+      g_array_append_val (count, one);
+      while (value->len >= 2 &&
+             g_array_index (value, double, value->len - 2) > g_array_index (value, double, value->len - 1))
+        {
+          guint a = value->len - 2, b = value->len - 1;
+          double wa = g_array_index (weight, double, a), wb = g_array_index (weight, double, b);
+          g_array_index (value, double, a) = (wa * g_array_index (value, double, a) + wb * g_array_index (value, double, b)) / (wa + wb);
+          g_array_index (weight, double, a) = wa + wb;
+          g_array_index (count, guint, a) += g_array_index (count, guint, b);
+          g_array_set_size (value, b);
+          g_array_set_size (weight, b);
+          g_array_set_size (count, b);
+        }
+    }
+  for (guint b = 0; b < value->len; b++)
+    for (guint c = 0; c < g_array_index (count, guint, b); c++)
+      g_array_index (pts, PlxCurvePoint, k++).y = g_array_index (value, double, b);
+}
+
+GArray *
+plx_curve_fold (const PlxCurve      *curve,
+                const PlxCurvePoint *measured,
+                gsize                n_measured)
+{
+  g_autoptr (GArray) groups = group_measured (measured, n_measured);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
+
+  for (gsize i = 0; i < plx_curve_get_n_points (curve); i++)
+    {
+      PlxCurvePoint p = { 0.0, 0.0, 1.0 };
+      gboolean near = FALSE;
+
+      plx_curve_get_point (curve, i, &p.x, &p.y);
+      for (guint g = 0; g < groups->len && !near; g++)
+        near = fabs (log2 (p.x / g_array_index (groups, PlxCurvePoint, g).x)) < 1.0;
+      if (!near)
+        g_array_append_val (out, p);
+    }
+  g_array_append_vals (out, groups->data, groups->len);
+  g_array_sort (out, compare_x);
+  make_non_decreasing (out);
+  return out;
+}
+
+static JsonNode *
+curve_json (GArray *pts)
+{
+  JsonArray *a = json_array_new ();
+  JsonNode *n = json_node_new (JSON_NODE_ARRAY);
+
+  for (guint i = 0; i < pts->len; i++)
+    {
+      JsonArray *pair = json_array_new ();
+      json_array_add_double_element (pair, g_array_index (pts, PlxCurvePoint, i).x);
+      json_array_add_double_element (pair, g_array_index (pts, PlxCurvePoint, i).y);
+      json_array_add_array_element (a, pair);
+    }
+  json_node_take_array (n, a);
+  return n;
+}
+
+JsonNode *
+plx_kineto_cluster_json (JsonNode              *cluster_json,
+                         const PlxKinetoPoints *points,
+                         const char            *trace_name,
+                         GError               **error)
+{
+  g_autoptr (PlxCluster) cluster = plx_cluster_new_from_json (cluster_json, "--cluster", error);
+  g_autoptr (JsonNode) out = NULL;
+  JsonObject *gpu, *eff, *sources;
+  g_autofree char *note = NULL;
+
+  if (cluster == NULL)
+    return NULL;
+  out = plx_json_deep_copy (cluster_json);
+  gpu = json_object_get_object_member (json_node_get_object (out), "gpu");
+  eff = json_object_get_object_member (gpu, "efficiency");
+  if (points->matmul->len > 0)
+    {
+      g_autoptr (GArray) m = plx_curve_fold (cluster->matmul_efficiency, (const PlxCurvePoint *) points->matmul->data,
+                                             points->matmul->len);
+      json_object_set_member (eff, "matmul", curve_json (m));
+    }
+  if (points->memory->len > 0)
+    {
+      g_autoptr (GArray) m = plx_curve_fold (cluster->memory_efficiency, (const PlxCurvePoint *) points->memory->data,
+                                             points->memory->len);
+      json_object_set_member (eff, "memory", curve_json (m));
+    }
+  if (!json_object_has_member (json_node_get_object (out), "sources"))
+    json_object_set_object_member (json_node_get_object (out), "sources", json_object_new ());
+  sources = json_object_get_object_member (json_node_get_object (out), "sources");
+  note = g_strdup_printf ("%s: %u GEMM and %u elementwise ops measured, folded into the matmul and memory curves "
+                          "(parallax-cli calibrate --kineto; docs/calibration.md)",
+                          trace_name, points->matmul->len, points->memory->len);
+  json_object_set_string_member (sources, "kineto", note);
+  /* What we write must read back. */
+  {
+    g_autoptr (PlxCluster) check = plx_cluster_new_from_json (out, "the folded cluster", error);
+    if (check == NULL)
+      return NULL;
+  }
+  return g_steal_pointer (&out);
+}
