@@ -6,6 +6,7 @@
 #include "parallax/parallax.h"
 
 #include "plx-cli-calibrate.h"
+#include "plx-cli-calibrate-gemm.h"
 #include "plx-cli-util.h"
 
 static const char help[] =
@@ -18,7 +19,9 @@ static const char help[] =
   "  --fit LIST         parameters to fit, comma-separated (default all):\n"
   "                     matmul, memory, network, overhead\n"
   "  --out FILE         write the preset with the fitted \"calibration\" to FILE\n"
-  "  --json             print the fit as JSON\n";
+  "  --json             print the fit as JSON\n\n"
+  "With --gemm FILE.csv or --membw FILE.csv: fits efficiency curves to sweeps instead\n"
+  "(parallax-cli calibrate --gemm x --help).\n";
 
 static gboolean
 write_cluster (const PlxCalibration *cal, const char *path, GError **error)
@@ -51,6 +54,8 @@ plx_cli_calibrate (int argc, char **argv)
   const char *preset = NULL, *out = NULL;
   gboolean json = FALSE;
 
+  if (plx_cli_calibrate_gemm_wanted (argc, argv))
+    return plx_cli_calibrate_gemm (argc, argv);
   for (int i = 2; i < argc; i++)
     {
       if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
