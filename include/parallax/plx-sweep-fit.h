@@ -30,7 +30,8 @@ typedef struct
 } PlxSweepFit;
 
 /* Fits eff(x) to `n` points (x, measured efficiency; lines for messages, may be
- * NULL) with gsl_multifit_nlinear on log residuals. At least three distinct sizes. */
+ * NULL) with gsl_multifit_nlinear on log residuals. At least two distinct sizes
+ * (with two the curve passes through both and has no standard errors). */
 PlxSweepFit *plx_sweep_fit_efficiency (const double *x,
                                        const double *eff,
                                        const guint  *lines,

@@ -149,10 +149,10 @@ plx_sweep_fit_efficiency (const double *x,
         }
       g_hash_table_add (sizes, (gpointer) &x[i]);
     }
-  if (g_hash_table_size (sizes) < 3)
+  if (g_hash_table_size (sizes) < 2)
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
-                   "%s: %zu rows at %u distinct sizes; the fit needs at least 3 distinct sizes", name, n,
+                   "%s: %zu rows at %u distinct sizes; the fit needs at least 2 distinct sizes", name, n,
                    g_hash_table_size (sizes));
       return NULL;
     }
