@@ -3,6 +3,8 @@
 
 #include "plx-analytic.h"
 #include "plx-calibrate.h"
+#include "plx-sweep.h"
+#include "plx-sweep-fit.h"
 #include "plx-cluster.h"
 #include "plx-collective.h"
 #include "plx-curve.h"

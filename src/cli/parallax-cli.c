@@ -96,6 +96,8 @@ static const char *const main_help =
   "  validate TABLE... [--json]  hold predictions against published measurements\n"
   "  calibrate TABLE... --cluster PRESET [--out FILE]\n"
   "                              fit a GPU type's global parameters to published runs\n"
+  "  calibrate --gemm FILE.csv [--membw FILE.csv] [--cluster C] [--out FILE]\n"
+  "                              fit the efficiency curves to your GEMM and bandwidth sweeps\n"
   "\n"
   "Run parallax-cli COMMAND --help for a command's options.\n";
 

@@ -6,6 +6,7 @@
 #include "parallax/parallax.h"
 
 #include "plx-cli-calibrate.h"
+#include "plx-cli-calibrate-gemm.h"
 #include "plx-cli-calibrate-kineto.h"
 #include "plx-cli-util.h"
 
@@ -27,7 +28,9 @@ static const char help[] =
   "dgx-a100-80gb), print measured busbw, efficiency, model time and residual per size,\n"
   "and write the fitted cluster with --out (docs/calibration.md).\n"
   "parallax-cli calibrate --kineto TRACE.json ...: a PyTorch profiler trace instead\n"
-  "(parallax-cli calibrate --kineto - --help).\n";
+  "(parallax-cli calibrate --kineto - --help).\n"
+  "With --gemm FILE.csv or --membw FILE.csv: fits efficiency curves to sweeps instead\n"
+  "(parallax-cli calibrate --gemm x --help).\n";
 
 static gboolean
 write_cluster (const PlxCalibration *cal, const char *path, GError **error)
@@ -63,20 +66,22 @@ plx_cli_calibrate (int argc, char **argv)
   {
     /* Measurements of one kind a run; each writes a cluster the next can start from
      * (--out of one as --cluster of the other). */
-    gboolean nccl = FALSE, kineto = FALSE;
+    gboolean nccl = FALSE, kineto = FALSE, sweep = plx_cli_calibrate_gemm_wanted (argc, argv);
 
     for (int i = 2; i < argc; i++)
       {
         nccl |= g_str_equal (argv[i], "--nccl-tests");
         kineto |= g_str_equal (argv[i], "--kineto");
       }
-    if (nccl && kineto)
-      return usage_error ("calibrate: --nccl-tests and --kineto in one run are not supported; run one with --out "
-                          "FILE, then the other with --cluster FILE");
+    if (nccl + kineto + sweep > 1)
+      return usage_error ("calibrate: one kind of measurement a run (--nccl-tests, --kineto, or --gemm/--membw); "
+                          "run one with --out FILE, then the next with --cluster FILE");
     if (nccl)
       return plx_cli_calibrate_nccl (argc, argv);
     if (kineto)
       return plx_cli_calibrate_kineto (argc, argv);
+    if (sweep)
+      return plx_cli_calibrate_gemm (argc, argv);
   }
   for (int i = 2; i < argc; i++)
     {

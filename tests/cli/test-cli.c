@@ -2064,6 +2064,72 @@ test_calibrate (void)
 }
 
 static void
+test_calibrate_gemm (void)
+{
+  /* XLA's H100 GEMM table into dgx-h100-80gb: bf16 is written as the matmul curve
+   * (tf32 reported only), the file written loads, and its curve is the one printed. */
+  g_autofree char *gemm = data_path ("sweeps/xla-h100-gemm.csv");
+  g_autofree char *membw = data_path ("sweeps/a100-40gb-stream.csv");
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *out = g_build_filename (dir, "h100.json", NULL);
+  g_autofree char *bad_csv = NULL;
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) text = { 0 };
+  g_auto (CliRun) missing = { 0 };
+  g_auto (CliRun) bad = { 0 };
+  g_auto (CliRun) mixed = { 0 };
+  g_autoptr (JsonNode) root = NULL, written = NULL;
+  g_autoptr (PlxCluster) cluster = NULL;
+  g_autoptr (GError) error = NULL;
+  JsonArray *fits, *curve;
+  JsonObject *bf16;
+
+  RUN_CLI (&r, "calibrate", "--gemm", gemm, "--cluster", "dgx-h100-80gb", "--out", out, "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  if (root == NULL)
+    return;
+  fits = json_object_get_array_member (json_node_get_object (root), "fits");
+  g_assert_cmpuint (json_array_get_length (fits), ==, 2);
+  bf16 = json_array_get_object_element (fits, 0);
+  g_assert_cmpstr (json_object_get_string_member (bf16, "name"), ==, "bf16");
+  g_assert_cmpstr (json_object_get_string_member (bf16, "key"), ==, "matmul");
+  g_assert_cmpint (json_object_get_int_member (bf16, "rows"), ==, 31);
+  g_assert_cmpfloat (get_number (bf16, "e_max_std_error"), >, 0.0);
+  g_assert_true (json_object_get_null_member (json_array_get_object_element (fits, 1), "key"));
+
+  written = plx_json_parse_file (out, &error);
+  g_assert_no_error (error);
+  cluster = plx_cluster_new_from_json (written, out, &error);
+  g_assert_no_error (error);
+  curve = json_object_get_array_member (bf16, "curve");
+  g_assert_cmpuint (plx_curve_get_n_points (cluster->matmul_efficiency), ==, json_array_get_length (curve));
+  for (guint i = 0; i < json_array_get_length (curve); i++)
+    {
+      double x, y;
+      JsonArray *point = json_array_get_array_element (curve, i);
+      plx_curve_get_point (cluster->matmul_efficiency, i, &x, &y);
+      g_assert_cmpfloat (x, ==, json_array_get_double_element (point, 0));
+      g_assert_cmpfloat (y, ==, json_array_get_double_element (point, 1));
+    }
+  /* Everything else is the preset's: its peaks and its calibration. */
+  g_assert_cmpfloat (cluster->peak_flops[PLX_DTYPE_BF16], ==, 9.894e14);
+
+  RUN_CLI (&text, "calibrate", "--membw", membw, "--cluster", "dgx-a100-40gb");
+  assert_success (&text);
+  g_assert_nonnull (strstr (text.out, "memory: 29 rows -> gpu.efficiency.memory; 75 rows left out"));
+
+  RUN_CLI (&missing, "calibrate", "--gemm", "/nonexistent/gemm.csv");
+  ASSERT_FAILURE (&missing, 1, "gemm.csv");
+  bad_csv = test_write_file (dir, "bad.csv", "m,n,k,dtype,time_us\n64,64,64,bf16,oops\n", -1);
+  RUN_CLI (&bad, "calibrate", "--gemm", bad_csv);
+  ASSERT_FAILURE (&bad, 1, "bad.csv:2: column \"time_us\": \"oops\" is not a positive number");
+  RUN_CLI (&mixed, "calibrate", "table.json", "--gemm", gemm);
+  ASSERT_FAILURE (&mixed, 2, "table.json");
+}
+
+
+static void
 test_calibrate_nccl (void)
 {
   /* One node of 8 H100: the fitted intra-node link reproduces the all-reduce times
@@ -3595,6 +3661,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/validate/pooled", test_validate_pooled);
   g_test_add_func ("/cli/calibrate", test_calibrate);
   g_test_add_func ("/cli/calibrate-nccl", test_calibrate_nccl);
+  g_test_add_func ("/cli/calibrate-gemm", test_calibrate_gemm);
   g_test_add_func ("/cli/calibrate-kineto", test_calibrate_kineto);
   g_test_add_func ("/cli/validate/accuracy-event", test_validate_accuracy_event);
   g_test_add_func ("/cli/validate/accuracy-analytical", test_validate_accuracy_analytical);

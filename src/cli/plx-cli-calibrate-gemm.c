@@ -1,0 +1,167 @@
+/* parallax-cli calibrate --gemm FILE.csv [--membw FILE.csv] [--cluster PRESET|FILE]
+ * [--out FILE] [--json]: fits the matmul and memory efficiency curves of a cluster to
+ * the user's own sweeps and writes the cluster file with them. */
+#include <stdio.h>
+#include <string.h>
+
+#include "parallax/parallax.h"
+
+#include "plx-cli-calibrate-gemm.h"
+#include "plx-cli-util.h"
+
+static const char help[] =
+  "Usage: parallax-cli calibrate --gemm FILE.csv [--membw FILE.csv] [--cluster PRESET|FILE] [--out FILE] [--json]\n\n"
+  "Fit the cluster's GEMM efficiency curves (per dtype) to a GEMM sweep and its\n"
+  "memory-bandwidth curve to a bandwidth sweep, and write the cluster file with them.\n"
+  "Each curve is eff(x) = e_max x / (x + x_half); prints the parameters with their\n"
+  "standard errors, the residuals and the curve's points.\n\n"
+  "  --gemm FILE       CSV: m, n, k, dtype, and time_s|time_ms|time_us or tflops (batch optional)\n"
+  "  --membw FILE      CSV: bytes (read + written), and time_s|time_ms|time_us or GB/s\n"
+  "  --cluster NAME    the preset or cluster file whose peaks the sweeps are measured against\n"
+  "                    and whose other values the written file keeps (default dgx-a100-80gb)\n"
+  "  --out FILE        write the cluster file with the fitted curves\n"
+  "  --json            print the fits as JSON\n";
+
+gboolean
+plx_cli_calibrate_gemm_wanted (int argc, char **argv)
+{
+  for (int i = 2; i < argc; i++)
+    if (g_str_equal (argv[i], "--gemm") || g_str_equal (argv[i], "--membw"))
+      return TRUE;
+  return FALSE;
+}
+
+/* The cluster's JSON, a preset's or a file's, with any "preset" it names expanded. */
+static JsonNode *
+cluster_json (const char *name,
+              GError    **error)
+{
+  g_autoptr (JsonNode) node = NULL;
+  gboolean had_preset;
+
+  if (strchr (name, '/') != NULL || g_str_has_suffix (name, ".json"))
+    node = plx_json_parse_file (name, error);
+  else
+    node = plx_presets_lookup (PLX_PRESET_CLUSTER, name, error);
+  if (node == NULL)
+    return NULL;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "--cluster %s: not a JSON object", name);
+      return NULL;
+    }
+  return plx_presets_expand (PLX_PRESET_CLUSTER, node, name, "cluster", &had_preset, error);
+}
+
+int
+plx_cli_calibrate_gemm (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) cjson = NULL;
+  g_autoptr (PlxCluster) cluster = NULL, written = NULL;
+  g_autoptr (PlxGemmSweep) gemm = NULL;
+  g_autoptr (PlxMembwSweep) membw = NULL;
+  g_autoptr (GPtrArray) fits = g_ptr_array_new_with_free_func ((GDestroyNotify) plx_sweep_fit_free);
+  const char *gemm_path = NULL, *membw_path = NULL, *cluster_name = "dgx-a100-80gb", *out = NULL;
+  gboolean json = FALSE;
+
+  for (int i = 2; i < argc; i++)
+    {
+      if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
+        {
+          printf ("%s", help);
+          return 0;
+        }
+      else if (g_str_equal (argv[i], "--json"))
+        json = TRUE;
+      else if (g_str_equal (argv[i], "--gemm") || g_str_equal (argv[i], "--membw") ||
+               g_str_equal (argv[i], "--cluster") || g_str_equal (argv[i], "--out"))
+        {
+          const char **slot = g_str_equal (argv[i], "--gemm") ? &gemm_path
+                              : g_str_equal (argv[i], "--membw") ? &membw_path
+                              : g_str_equal (argv[i], "--cluster") ? &cluster_name : &out;
+          if (i + 1 >= argc)
+            return usage_error ("%s needs a value", argv[i]);
+          *slot = argv[++i];
+        }
+      else if (argv[i][0] == '-' && argv[i][1] != '\0')
+        return usage_error ("calibrate: unknown option \"%s\" with --gemm/--membw", argv[i]);
+      else
+        return usage_error ("calibrate: \"%s\": validation tables and --gemm/--membw sweeps are separate runs",
+                            argv[i]);
+    }
+
+  cjson = cluster_json (cluster_name, &error);
+  if (cjson != NULL)
+    cluster = plx_cluster_new_from_json (cjson, cluster_name, &error);
+  if (cluster == NULL)
+    return user_error (error);
+  if (gemm_path != NULL)
+    {
+      GPtrArray *g = NULL;
+      gemm = plx_gemm_sweep_load (gemm_path, &error);
+      if (gemm == NULL || (g = plx_gemm_sweep_fit (gemm, cluster, &error)) == NULL)
+        return user_error (error);
+      g_ptr_array_extend_and_steal (fits, g);
+    }
+  if (membw_path != NULL)
+    {
+      PlxSweepFit *m;
+      membw = plx_membw_sweep_load (membw_path, &error);
+      if (membw == NULL || (m = plx_membw_sweep_fit (membw, cluster, &error)) == NULL)
+        return user_error (error);
+      g_ptr_array_add (fits, m);
+    }
+  for (guint i = 0; i < fits->len; i++)
+    {
+      const PlxSweepFit *f = fits->pdata[i];
+      plx_sweep_fit_apply (cjson, f, g_str_equal (f->name, "memory") ? membw_path : gemm_path);
+    }
+  /* What is written must load: the same checks every command makes. */
+  written = plx_cluster_new_from_json (cjson, out != NULL ? out : cluster_name, &error);
+  if (written == NULL)
+    return user_error (error);
+  if (out != NULL)
+    {
+      g_autofree char *text = json_to_string (cjson, TRUE);
+      if (!g_file_set_contents (out, text, -1, &error))
+        {
+          g_prefix_error (&error, "--out: ");
+          return user_error (error);
+        }
+    }
+  if (json)
+    {
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      g_autoptr (JsonNode) root = NULL;
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "cluster");
+      json_builder_add_string_value (b, cluster_name);
+      json_builder_set_member_name (b, "fits");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < fits->len; i++)
+        json_builder_add_value (b, plx_sweep_fit_to_json (fits->pdata[i]));
+      json_builder_end_array (b);
+      if (out != NULL)
+        {
+          json_builder_set_member_name (b, "out");
+          json_builder_add_string_value (b, out);
+        }
+      json_builder_end_object (b);
+      root = json_builder_get_root (b);
+      print_json (root);
+    }
+  else
+    {
+      printf ("Sweeps fitted against %s (%s)\n\n", cluster_name, cluster->gpu_name);
+      for (guint i = 0; i < fits->len; i++)
+        {
+          const PlxSweepFit *f = fits->pdata[i];
+          g_autofree char *text = plx_sweep_fit_to_text (f, g_str_equal (f->name, "memory") ? "bytes" : "FLOPs");
+          printf ("%s\n", text);
+        }
+      if (out != NULL)
+        printf ("Wrote %s\n", out);
+    }
+  return 0;
+}
