@@ -117,21 +117,31 @@ export_tornado (const PlxCliUncertainty *uq, const PlxScenario *sc, GError **err
   PlxRenderStyle style;
   gpointer data[2];
   PlxReport report;
+  guint n = 0;
 
   if (!plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, error))
     return FALSE;
   for (guint i = 0; i < s->len; i++)
     {
       const PlxSensitivity *e = &g_array_index (s, PlxSensitivity, i);
-      bars[i].label = plx_cluster_input_path (e->input);
-      bars[i].low = 100.0 * (e->step_low_s / report.step_time_s - 1.0);
-      bars[i].high = 100.0 * (e->step_high_s / report.step_time_s - 1.0);
+      double low = 100.0 * (e->step_low_s / report.step_time_s - 1.0);
+      double high = 100.0 * (e->step_high_s / report.step_time_s - 1.0);
+
+      /* Inputs that move the step by less than a millionth of a percent per percent are
+       * left off the chart (the table lists them): rows of nothing crowd out the few
+       * that matter. */
+      if (fabs (low) < 1e-6 && fabs (high) < 1e-6)
+        continue;
+      bars[n].label = plx_cluster_input_path (e->input);
+      bars[n].low = low;
+      bars[n].high = high;
+      n++;
     }
-  layout = plx_tornado_layout_new (bars, s->len, 16, title, "step time change, % (input -1 % | +1 %)");
+  layout = plx_tornado_layout_new (bars, n, 16, title, "step time change, % (input -1 % | +1 %)");
   plx_render_style_init (&style, FALSE, 1.0);
   data[0] = layout;
   data[1] = &style;
-  return plx_render_export (uq->tornado, 1100, 120 + 34 * MIN (s->len, 16), 1.0, &style, draw_tornado, data, error);
+  return plx_render_export (uq->tornado, 1100, 120 + 34 * MAX (MIN (n, 16u), 1u), 1.0, &style, draw_tornado, data, error);
 }
 
 gboolean

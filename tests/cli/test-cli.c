@@ -3540,6 +3540,122 @@ test_inference_json (void)
   g_assert_cmpint (bad.status, ==, 2);
 }
 
+/* The step time of `simulate --engine analytical --json` on a scenario file. */
+static double
+analytical_step (const char *path)
+{
+  g_auto (CliRun) r = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+
+  RUN_CLI (&r, "simulate", path, "--engine", "analytical", "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  g_assert_nonnull (root);
+  return get_number (json_node_get_object (root), "step_time_s");
+}
+
+#define UQ_SCENARIO(bw) \
+  "{ \"name\": \"uq\", \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\"," \
+  "  \"num_nodes\": 8, \"inter_node\": { \"bw_Bps\": " bw " } }, \"strategy\": { \"seq_length\": 2048," \
+  "  \"global_batch_size\": 64, \"tp\": 8, \"pp\": 8, \"schedule\": \"1f1b\" } }"
+
+static void
+test_simulate_samples (void)
+{
+  /* GPT-3 175B on 8 DGX A100 nodes with the inter-node bandwidth anywhere in
+   * [5, 25] GB/s. The step only gets longer as the bandwidth falls, so every draw -
+   * and so every quantile - lies between the step at 25 GB/s and at 5 GB/s, each
+   * computed alone; the same seed gives the same draws, another seed others. The
+   * 1F1B step keeps every activation and does not fit 80 GB: out of memory always. */
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *uq = test_write_file (dir, "uq.json", UQ_SCENARIO ("{ \"min\": 5e9, \"max\": 25e9 }"), -1);
+  g_autofree char *lo = test_write_file (dir, "lo.json", UQ_SCENARIO ("5e9"), -1);
+  g_autofree char *hi = test_write_file (dir, "hi.json", UQ_SCENARIO ("25e9"), -1);
+  g_auto (CliRun) a = { 0 };
+  g_auto (CliRun) b = { 0 };
+  g_auto (CliRun) c = { 0 };
+  g_auto (CliRun) bad = { 0 };
+  g_autoptr (JsonNode) ra = NULL;
+  g_autoptr (JsonNode) rc = NULL;
+  JsonObject *oa, *q;
+  double slow = analytical_step (lo), fast = analytical_step (hi);
+
+  RUN_CLI (&a, "simulate", uq, "--samples", "400", "--seed", "7", "--json");
+  RUN_CLI (&b, "simulate", uq, "--samples", "400", "--seed", "7", "--json");
+  RUN_CLI (&c, "simulate", uq, "--samples", "400", "--seed", "8", "--json");
+  assert_success (&a);
+  ra = parse_stdout (&a);
+  rc = parse_stdout (&c);
+  if (ra == NULL || rc == NULL)
+    return;
+  oa = json_node_get_object (ra);
+  g_assert_cmpint (get_int (oa, "samples"), ==, 400);
+  g_assert_cmpint (get_int (oa, "uncertain_inputs"), ==, 1);
+  q = json_object_get_object_member (oa, "step_time_quantiles_s");
+  g_assert_cmpfloat (fast, <, slow);
+  g_assert_cmpfloat (fast, <=, get_number (q, "p5"));
+  g_assert_cmpfloat (get_number (q, "p5"), <=, get_number (q, "p50"));
+  g_assert_cmpfloat (get_number (q, "p50"), <=, get_number (q, "p95"));
+  g_assert_cmpfloat (get_number (q, "p95"), <=, slow);
+  g_assert_cmpfloat (get_number (oa, "oom_probability"), ==, 1.0);
+  g_assert_cmpstr (a.out, ==, b.out);
+  g_assert_cmpfloat (get_number (json_object_get_object_member (json_node_get_object (rc), "step_time_quantiles_s"),
+                                 "p50"), !=, get_number (q, "p50"));
+
+  RUN_CLI (&bad, "simulate", uq, "--samples", "0");
+  ASSERT_FAILURE (&bad, 2, "--samples");
+}
+
+static void
+test_simulate_sensitivity (void)
+{
+  /* The same scenario's sensitivities: sorted by the size of the step's elasticity,
+   * the bf16 peak first (the GEMMs dominate); the uncertain inter-node bandwidth,
+   * the only one, carries Sobol indices and (alone) nearly all the variance. The
+   * tornado chart is written as an SVG. */
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *uq = test_write_file (dir, "uq.json", UQ_SCENARIO ("{ \"min\": 5e9, \"max\": 25e9 }"), -1);
+  g_autofree char *svg = g_build_filename (dir, "tornado.svg", NULL);
+  g_autofree char *contents = NULL;
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) t = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+  JsonArray *sens;
+  double last = G_MAXDOUBLE;
+  gboolean seen_bw = FALSE;
+
+  RUN_CLI (&r, "simulate", uq, "--sensitivity", "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  if (root == NULL)
+    return;
+  sens = json_object_get_array_member (json_node_get_object (root), "sensitivity");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (sens, 0), "input"), ==,
+                   "gpu.peak_flops.bf16");
+  for (guint i = 0; i < json_array_get_length (sens); i++)
+    {
+      JsonObject *e = json_array_get_object_element (sens, i);
+      double el = fabs (get_number (e, "step_time_elasticity"));
+
+      g_assert_cmpfloat (el, <=, last);
+      last = el;
+      if (g_str_equal (json_object_get_string_member (e, "input"), "inter_node.bw_Bps"))
+        {
+          seen_bw = TRUE;
+          g_assert_cmpfloat (get_number (e, "step_time_elasticity"), <, 0.0);
+          g_assert_cmpfloat (get_number (e, "sobol_first_order"), >, 0.9);
+        }
+      else
+        g_assert_false (json_object_has_member (e, "sobol_first_order"));
+    }
+  g_assert_true (seen_bw);
+
+  RUN_CLI (&t, "simulate", uq, "--tornado", svg);
+  assert_success (&t);
+  g_assert_true (g_file_get_contents (svg, &contents, NULL, NULL));
+  g_assert_nonnull (strstr (contents, "<svg"));
+}
+
 static void
 test_calibrate_kineto (void)
 {
@@ -3663,6 +3779,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/calibrate-nccl", test_calibrate_nccl);
   g_test_add_func ("/cli/calibrate-gemm", test_calibrate_gemm);
   g_test_add_func ("/cli/calibrate-kineto", test_calibrate_kineto);
+  g_test_add_func ("/cli/simulate-samples", test_simulate_samples);
+  g_test_add_func ("/cli/simulate-sensitivity", test_simulate_sensitivity);
   g_test_add_func ("/cli/validate/accuracy-event", test_validate_accuracy_event);
   g_test_add_func ("/cli/validate/accuracy-analytical", test_validate_accuracy_analytical);
   g_test_add_func ("/cli/validate/engine-unknown", test_validate_engine_unknown);
