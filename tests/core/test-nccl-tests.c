@@ -223,10 +223,19 @@ test_fit_multi_node (void)
 {
   /* Two GH200 nodes of 4 over Slingshot: the inter-node link. The model's
    * all-reduce is the faster of the NIC-aggregated ring and the hierarchical one,
-   * which read the curve at different sizes (bytes and bytes/4); a point is exact
-   * where the algorithm the model picks reads its own knot: at 64 and 128 MiB
-   * (hierarchical, bandwidth-bound). Latency: the line over the 14 sizes up to
-   * 64 KiB, 20.7 us intercept over 2 (8 - 1) = 14 ring steps. */
+   * which read the curve at different sizes (bytes and bytes/4); the joint
+   * refinement fits every knot to every time at once. What it cannot reach:
+   * - 1 KiB (row 7): 20.32 us measured, but with the inter-node link infinitely
+   *   fast the model still takes longer (the preset's NVLink curve at 1 KiB), so
+   *   no inter-node curve reproduces it: the inversion's efficiency is NaN.
+   * - 128 KiB and 512 KiB (rows 14, 16): 512 KiB (170.3 us) is slower than
+   *   1 MiB (164.3 us); the knots at 128 and 512 KiB serve both messages' ring and
+   *   the shards of 512 KiB and 2 MiB, and the least-squares compromise leaves
+   *   6.2 % and 7.8 %: asserted under 8 %.
+   * Every other size to rounding (1e-6 %; the inversion alone was up to 63 % off).
+   * Latency: the line over the 14 sizes up to 64 KiB starts it at 20.7 us / 14
+   * ring steps; the joint fit lowers the ring's floor, 14 steps x latency, to the
+   * flat small-message times it must not exceed, the smallest 17.43 us (32 B). */
   g_autofree char *path = data ("gh200-2x4-slingshot-all_reduce.txt");
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxNcclFile) f = plx_nccl_file_load (path, &error);
@@ -243,9 +252,18 @@ test_fit_multi_node (void)
   ar = fit->ops->pdata[0];
   g_assert_cmpuint (ar->latency_rows, ==, 14);
   g_assert_cmpfloat (fit->latency_s * 14.0, >, 17e-6);
-  g_assert_cmpfloat (fit->latency_s * 14.0, <, 22e-6);
-  for (guint r = 23; r < 25; r++)
-    g_assert_cmpfloat (fabs (g_array_index (ar->points, PlxNcclPoint, r).residual_pct), <, 1e-6);
+  g_assert_cmpfloat (fit->latency_s * 14.0, <=, 17.43e-6 * (1.0 + 1e-9));
+  g_assert_cmpuint (ar->points->len, ==, 25);
+  for (guint r = 0; r < ar->points->len; r++)
+    {
+      const PlxNcclPoint *pt = &g_array_index (ar->points, PlxNcclPoint, r);
+      if (r == 7)
+        g_assert_true (isnan (pt->efficiency));
+      else if (r == 14 || r == 16)
+        g_assert_cmpfloat (fabs (pt->residual_pct), <, 8.0);
+      else
+        g_assert_cmpfloat (fabs (pt->residual_pct), <, 1e-6);
+    }
   cal = json_object_get_object_member (json_node_get_object (fit->cluster), "calibration");
   if (cal != NULL)
     g_assert_cmpfloat (json_object_get_double_member (cal, "network_scale"), ==, 1.0);
