@@ -80,7 +80,9 @@ typedef struct
   double     latency_std_error_s;
   GPtrArray *ops;            /* PlxNcclOpFit * */
   double     max_abs_residual_pct;
-  guint      joint_iterations;  /* of the joint refinement (docs/calibration.md) */
+  guint      joint_iterations;
+  guint      repeat_pairs;   /* curve sizes timed both out of place and in place */
+  double     repeat_spread;  /* sqrt(sum (ln t_oop / t_ip)^2 / 2 pairs): one run's relative spread */  /* of the joint refinement (docs/calibration.md) */
   JsonNode  *cluster;        /* the cluster file to write */
 } PlxNcclFit;
 

@@ -316,6 +316,13 @@ plx_nccl_fit (JsonNode           *base,
               {
                 PlxNcclSample sm = { table->kind, row->bytes, pt.measured_time_s };
                 g_array_append_val (samples, sm);
+                if (isfinite (row->oop_time_s) && isfinite (row->ip_time_s) && row->oop_time_s > 0.0 &&
+                    row->ip_time_s > 0.0)
+                  {
+                    double d = log (row->oop_time_s / row->ip_time_s);
+                    fit->repeat_spread += d * d;
+                    fit->repeat_pairs++;
+                  }
               }
             if (bw >= MAX_BW_BPS)
               {
@@ -375,6 +382,8 @@ plx_nccl_fit (JsonNode           *base,
       return NULL;
     }
   fit->joint_iterations = joint.iterations;
+  if (fit->repeat_pairs > 0)
+    fit->repeat_spread = sqrt (fit->repeat_spread / (2.0 * fit->repeat_pairs));
   fit->bw_Bps = peak;
   for (guint i = 0; i < joint.knot_bw_Bps->len; i++)
     fit->bw_Bps = MAX (fit->bw_Bps, g_array_index (joint.knot_bw_Bps, double, i));

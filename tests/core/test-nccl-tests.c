@@ -270,6 +270,60 @@ test_fit_multi_node (void)
   assert_cluster_loads (fit);
 }
 
+static const PlxUncertainInput *
+find_uncertain (const PlxCluster *c, const char *path)
+{
+  gint input = plx_cluster_input_find (path);
+
+  g_assert_cmpint (input, >=, 0);
+  for (guint i = 0; c->uncertain != NULL && i < c->uncertain->len; i++)
+    if (((PlxUncertainInput *) c->uncertain->pdata[i])->input == (guint) input)
+      return c->uncertain->pdata[i];
+  return NULL;
+}
+
+static void
+test_fit_with_uncertainty (void)
+{
+  /* GH200 2 x 4: the written latency carries the line fit's standard error; the
+   * curve's scale the in-place/out-of-place spread. By hand (python over the 25
+   * rows' time columns): sum of (ln t_oop / t_ip)^2 = 0.59167 (the 512 KiB pair,
+   * 170.3 vs 349.6 us, is 0.5185 of it), s = sqrt(0.59167 / 50) = 0.108777. */
+  g_autofree char *path = data ("gh200-2x4-slingshot-all_reduce.txt");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxNcclFile) f = plx_nccl_file_load (path, &error);
+  g_autoptr (JsonNode) base = preset ("gh200-96gb");
+  g_autoptr (PlxNcclFit) fit = NULL;
+  g_autoptr (JsonNode) node = NULL;
+  g_autoptr (PlxCluster) c = NULL, plain = NULL;
+  const PlxUncertainInput *lat, *net;
+
+  g_assert_no_error (error);
+  fit = plx_nccl_fit (base, "gh200-96gb", &f, 1, 4, 2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (fit->repeat_pairs, ==, 25);
+  g_assert_cmpfloat_with_epsilon (fit->repeat_spread, 0.108777, 1e-6);
+  node = plx_nccl_fit_uncertain_cluster (fit);
+  c = plx_cluster_new_from_json (node, "fitted", &error);
+  g_assert_no_error (error);
+  lat = find_uncertain (c, "inter_node.latency_s");
+  net = find_uncertain (c, "calibration.network_scale");
+  g_assert_nonnull (lat);
+  g_assert_nonnull (net);
+  g_assert_cmpint (lat->kind, ==, PLX_DIST_NORMAL);
+  g_assert_cmpfloat (lat->a, ==, fit->latency_s);
+  g_assert_cmpfloat (lat->b, ==, fit->latency_std_error_s);
+  g_assert_cmpfloat (lat->b, >, 0.0);
+  g_assert_cmpint (net->kind, ==, PLX_DIST_NORMAL);
+  g_assert_cmpfloat (net->a, ==, 1.0);
+  g_assert_cmpfloat_with_epsilon (net->b, 0.108777, 1e-6);
+  /* Without the flag's copy: no distributions, and the nominal values the same. */
+  plain = plx_cluster_new_from_json (fit->cluster, "plain", &error);
+  g_assert_no_error (error);
+  g_assert_true (plain->uncertain == NULL || plain->uncertain->len == 0);
+  g_assert_cmpfloat (plain->inter_node.latency_s, ==, c->inter_node.latency_s);
+}
+
 static void
 test_fit_errors (void)
 {
@@ -307,5 +361,6 @@ main (int argc, char **argv)
   g_test_add_func ("/nccl-tests/fit-single-node", test_fit_single_node);
   g_test_add_func ("/nccl-tests/fit-multi-node", test_fit_multi_node);
   g_test_add_func ("/nccl-tests/fit-errors", test_fit_errors);
+  g_test_add_func ("/nccl-tests/fit-with-uncertainty", test_fit_with_uncertainty);
   return g_test_run ();
 }
