@@ -21,6 +21,7 @@
 #include "plx-layer-split.h"
 #include "plx-model.h"
 #include "plx-nccl-tests.h"
+#include "plx-fit-uncertainty.h"
 #include "plx-op-cost.h"
 #include "plx-partition.h"
 #include "plx-partition-dag.h"

@@ -80,13 +80,17 @@ typedef struct
   double     latency_std_error_s;
   GPtrArray *ops;            /* PlxNcclOpFit * */
   double     max_abs_residual_pct;
+  guint      joint_iterations;
+  guint      repeat_pairs;   /* curve sizes timed both out of place and in place */
+  double     repeat_spread;  /* sqrt(sum (ln t_oop / t_ip)^2 / 2 pairs): one run's relative spread */  /* of the joint refinement (docs/calibration.md) */
   JsonNode  *cluster;        /* the cluster file to write */
 } PlxNcclFit;
 
 /* Fits the link the files measured (intra-node for one node, inter-node for
  * several) on the cluster `base` (a cluster JSON object): per size the efficiency that
  * makes plx_collective_time reproduce the measured time, the per-step latency from a
- * least-squares line over the sizes up to 64 KiB. */
+ * least-squares line over the sizes up to 64 KiB; then every knot and that latency
+ * refined together against every measured time. */
 PlxNcclFit *plx_nccl_fit (JsonNode           *base,
                           const char         *base_source,
                           PlxNcclFile *const *files,

@@ -10,7 +10,8 @@
 #include "plx-cli-util.h"
 
 static const char help[] =
-  "Usage: parallax-cli calibrate --gemm FILE.csv [--membw FILE.csv] [--cluster PRESET|FILE] [--out FILE] [--json]\n\n"
+  "Usage: parallax-cli calibrate --gemm FILE.csv [--membw FILE.csv] [--cluster PRESET|FILE] [--out FILE] [--json]\n"
+  "       [--with-uncertainty]\n\n"
   "Fit the cluster's GEMM efficiency curves (per dtype) to a GEMM sweep and its\n"
   "memory-bandwidth curve to a bandwidth sweep, and write the cluster file with them.\n"
   "Each curve is eff(x) = e_max x / (x + x_half); prints the parameters with their\n"
@@ -20,7 +21,9 @@ static const char help[] =
   "  --cluster NAME    the preset or cluster file whose peaks the sweeps are measured against\n"
   "                    and whose other values the written file keeps (default dgx-a100-80gb)\n"
   "  --out FILE        write the cluster file with the fitted curves\n"
-  "  --json            print the fits as JSON\n";
+  "  --json            print the fits as JSON\n"
+  "  --with-uncertainty  write e_max's relative standard error as calibration.matmul_scale\n"
+  "                    / memory_scale {\"mean\": 1, \"sd\": ...} for simulate --samples\n";
 
 gboolean
 plx_cli_calibrate_gemm_wanted (int argc, char **argv)
@@ -63,7 +66,7 @@ plx_cli_calibrate_gemm (int argc, char **argv)
   g_autoptr (PlxMembwSweep) membw = NULL;
   g_autoptr (GPtrArray) fits = g_ptr_array_new_with_free_func ((GDestroyNotify) plx_sweep_fit_free);
   const char *gemm_path = NULL, *membw_path = NULL, *cluster_name = "dgx-a100-80gb", *out = NULL;
-  gboolean json = FALSE;
+  gboolean json = FALSE, with_uncertainty = FALSE;
 
   for (int i = 2; i < argc; i++)
     {
@@ -74,6 +77,8 @@ plx_cli_calibrate_gemm (int argc, char **argv)
         }
       else if (g_str_equal (argv[i], "--json"))
         json = TRUE;
+      else if (g_str_equal (argv[i], "--with-uncertainty"))
+        with_uncertainty = TRUE;
       else if (g_str_equal (argv[i], "--gemm") || g_str_equal (argv[i], "--membw") ||
                g_str_equal (argv[i], "--cluster") || g_str_equal (argv[i], "--out"))
         {
@@ -116,6 +121,8 @@ plx_cli_calibrate_gemm (int argc, char **argv)
     {
       const PlxSweepFit *f = fits->pdata[i];
       plx_sweep_fit_apply (cjson, f, g_str_equal (f->name, "memory") ? membw_path : gemm_path);
+      if (with_uncertainty)
+        plx_sweep_fit_apply_uncertainty (cjson, f);
     }
   /* What is written must load: the same checks every command makes. */
   written = plx_cluster_new_from_json (cjson, out != NULL ? out : cluster_name, &error);

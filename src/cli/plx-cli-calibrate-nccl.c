@@ -51,12 +51,14 @@ plx_cli_calibrate_nccl (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   const char *cluster = "dgx-a100-80gb", *out = NULL;
   guint gpus_per_node = 0, nodes = 0;
-  gboolean json = FALSE;
+  gboolean json = FALSE, with_uncertainty = FALSE;
 
   for (int i = 2; i < argc; i++)
     {
       if (g_str_equal (argv[i], "--json"))
         json = TRUE;
+      else if (g_str_equal (argv[i], "--with-uncertainty"))
+        with_uncertainty = TRUE;
       else if (g_str_equal (argv[i], "--nccl-tests") || g_str_equal (argv[i], "--gpus-per-node") ||
                g_str_equal (argv[i], "--nodes") || g_str_equal (argv[i], "--cluster") || g_str_equal (argv[i], "--out"))
         {
@@ -97,8 +99,10 @@ plx_cli_calibrate_nccl (int argc, char **argv)
     {
       g_autoptr (JsonGenerator) gen = json_generator_new ();
       g_autofree char *text = NULL;
+      g_autoptr (JsonNode) cluster_out = with_uncertainty ? plx_nccl_fit_uncertain_cluster (fit)
+                                                          : json_node_ref (fit->cluster);
       json_generator_set_pretty (gen, TRUE);
-      json_generator_set_root (gen, fit->cluster);
+      json_generator_set_root (gen, cluster_out);
       text = json_generator_to_data (gen, NULL);
       /* g_file_set_contents writes a temporary file and renames it over. */
       if (!g_file_set_contents (out, text, -1, &error))

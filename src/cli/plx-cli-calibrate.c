@@ -13,7 +13,7 @@
 static const char help[] =
   "Usage: parallax-cli calibrate TABLE.json... --cluster PRESET [--fit LIST] [--out FILE] [--json]\n"
   "       parallax-cli calibrate --nccl-tests FILE... --gpus-per-node N --nodes N\n"
-  "                              [--cluster PRESET|FILE] [--out FILE] [--json]\n\n"
+  "                              [--cluster PRESET|FILE] [--out FILE] [--json] [--with-uncertainty]\n\n"
   "Fit a few global parameters of a GPU type to the published runs made on it: the\n"
   "cases of the tables whose scenario names cluster preset PRESET. Prints each\n"
   "parameter with its standard error, the mean error per source before and after,\n"
@@ -26,7 +26,8 @@ static const char help[] =
   "With --nccl-tests: fit the link the files measured (one node: intra-node, several:\n"
   "inter-node) - its efficiency per size and its latency - on the cluster (default\n"
   "dgx-a100-80gb), print measured busbw, efficiency, model time and residual per size,\n"
-  "and write the fitted cluster with --out (docs/calibration.md).\n"
+  "and write the fitted cluster with --out (docs/calibration.md); --with-uncertainty\n"
+  "writes the latency's standard error and the repeats' spread as distributions.\n"
   "parallax-cli calibrate --kineto TRACE.json ...: a PyTorch profiler trace instead\n"
   "(parallax-cli calibrate --kineto - --help).\n"
   "With --gemm FILE.csv or --membw FILE.csv: fits efficiency curves to sweeps instead\n"

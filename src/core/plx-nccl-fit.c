@@ -35,6 +35,8 @@
 #include "parallax/plx-json.h"
 #include "parallax/plx-nccl-tests.h"
 
+#include "plx-nccl-joint.h"
+
 #define LATENCY_MAX_BYTES 65536.0
 /* The bandwidths the inversion searches: 1 kB/s to 10 PB/s. */
 #define MIN_BW_BPS 1e3
@@ -139,6 +141,56 @@ knot_cmp (gconstpointer a, gconstpointer b)
   return (x > y) - (x < y);
 }
 
+/* Merges the points at one size: the geometric mean of their bandwidths. */
+static void
+merge_knots (GArray *knots)
+{
+  guint w = 0;
+
+  g_array_sort (knots, knot_cmp);
+  for (guint i = 1; i < knots->len; i++)
+    {
+      Knot *prev = &g_array_index (knots, Knot, w), *cur = &g_array_index (knots, Knot, i);
+      if (cur->x == prev->x)
+        {
+          prev->log_bw_sum += cur->log_bw_sum;
+          prev->n++;
+        }
+      else
+        g_array_index (knots, Knot, ++w) = *cur;
+    }
+  g_array_set_size (knots, knots->len > 0 ? w + 1 : 0);
+}
+
+/* The joint refinement from the inversion's `knots`; the better of two runs into
+ * `best` (cleared first if it holds one already). */
+static gboolean
+refine (PlxCluster *c, PlxLink *link, const PlxGroup *g, GArray *samples, GArray *knots, double latency_s,
+        PlxNcclJoint *best, GError **error)
+{
+  g_autofree double *kx = g_new (double, knots->len);
+  g_autofree double *kbw = g_new (double, knots->len);
+  PlxNcclJoint joint;
+
+  for (guint i = 0; i < knots->len; i++)
+    {
+      const Knot *k = &g_array_index (knots, Knot, i);
+      kx[i] = k->x;
+      kbw[i] = exp (k->log_bw_sum / k->n);
+    }
+  if (!plx_nccl_joint_fit (c, link, g, (const PlxNcclSample *) samples->data, samples->len, kx, kbw, knots->len,
+                           latency_s, &joint, error))
+    return FALSE;
+  if (best->knot_x == NULL || joint.rms_log_residual < best->rms_log_residual)
+    {
+      plx_nccl_joint_clear (best);
+      *best = joint;
+    }
+  else
+    plx_nccl_joint_clear (&joint);
+  return TRUE;
+}
+
 static void
 fit_latency (const PlxNcclTable *t, const PlxGroup *g, PlxNcclOpFit *op)
 {
@@ -176,11 +228,14 @@ plx_nccl_fit (JsonNode           *base,
   g_autoptr (PlxNcclFit) fit = g_new0 (PlxNcclFit, 1);
   g_autoptr (PlxCluster) c = NULL, fitted = NULL;
   g_autoptr (GArray) knots = g_array_new (FALSE, FALSE, sizeof (Knot));
+  g_autoptr (GArray) ring_knots = g_array_new (FALSE, FALSE, sizeof (Knot));
   PlxLink *link;
   JsonObject *o, *lo;
   JsonArray *curve;
   const char *key;
-  double peak, best = 0.0;
+  double peak, other_latency_s;
+  g_autoptr (GArray) samples = g_array_new (FALSE, FALSE, sizeof (PlxNcclSample));
+  PlxNcclJoint joint;
   const PlxNcclOpFit *lat = NULL;
   gboolean curve_from_all_reduce = FALSE;
 
@@ -216,6 +271,7 @@ plx_nccl_fit (JsonNode           *base,
     link->scale = 1.0;
   }
   fit->latency_s = link->latency_s;
+  other_latency_s = (fit->inter_node ? &c->intra_node : &c->inter_node)->latency_s;
   c->intra_node.latency_s = c->inter_node.latency_s = 0.0;
 
   /* One curve per link serves every collective; all-reduce defines it when measured
@@ -256,6 +312,18 @@ plx_nccl_fit (JsonNode           *base,
             pt.measured_busbw_Bps = pt.measured_time_s == row->oop_time_s ? row->oop_busbw_Bps : row->ip_busbw_Bps;
             bw = invert_bandwidth (c, link, table->kind, &fit->group, row->bytes, pt.measured_time_s);
             pt.efficiency = bw; /* divided by the peak below, once the peak is known */
+            if (!curve_from_all_reduce || table->kind == PLX_COLLECTIVE_ALL_REDUCE)
+              {
+                PlxNcclSample sm = { table->kind, row->bytes, pt.measured_time_s };
+                g_array_append_val (samples, sm);
+                if (isfinite (row->oop_time_s) && isfinite (row->ip_time_s) && row->oop_time_s > 0.0 &&
+                    row->ip_time_s > 0.0)
+                  {
+                    double d = log (row->oop_time_s / row->ip_time_s);
+                    fit->repeat_spread += d * d;
+                    fit->repeat_pairs++;
+                  }
+              }
             if (bw >= MAX_BW_BPS)
               {
                 /* Faster than the model can be at any bandwidth of this link: the
@@ -270,8 +338,9 @@ plx_nccl_fit (JsonNode           *base,
                 k.x = knot_size (c, link, table->kind, &fit->group, row->bytes, bw);
                 k.log_bw_sum = log (bw);
                 k.n = 1;
-                best = MAX (best, bw);
                 g_array_append_val (knots, k);
+                k.x = table->kind == PLX_COLLECTIVE_ALL_TO_ALL ? row->bytes / fit->group.size : row->bytes;
+                g_array_append_val (ring_knots, k);
               }
           }
         fit_latency (table, &fit->group, op);
@@ -286,25 +355,8 @@ plx_nccl_fit (JsonNode           *base,
                    key);
       return NULL;
     }
-  fit->bw_Bps = MAX (peak, best);
-
-  /* Merge the points at one size: the geometric mean of their bandwidths. */
-  g_array_sort (knots, knot_cmp);
-  {
-    guint w = 0;
-    for (guint i = 1; i < knots->len; i++)
-      {
-        Knot *prev = &g_array_index (knots, Knot, w), *cur = &g_array_index (knots, Knot, i);
-        if (cur->x == prev->x)
-          {
-            prev->log_bw_sum += cur->log_bw_sum;
-            prev->n++;
-          }
-        else
-          g_array_index (knots, Knot, ++w) = *cur;
-      }
-    g_array_set_size (knots, w + 1);
-  }
+  merge_knots (knots);
+  merge_knots (ring_knots);
   if (knots->len > 256)
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
@@ -312,27 +364,51 @@ plx_nccl_fit (JsonNode           *base,
       return NULL;
     }
 
+  /* Every knot and the latency refined together against every time, with the
+   * latencies as they will be written (plx-nccl-joint.c). */
+  if (lat != NULL)
+    fit->latency_s = lat->latency_s;
+  (fit->inter_node ? &c->intra_node : &c->inter_node)->latency_s = other_latency_s;
+  link->latency_s = fit->latency_s;
+  /* Two starts: the knots where the inversion read them, and every point's at its
+   * message (the ring's reading); the model's kinks (the faster algorithm, the
+   * narrower link) leave LM stuck where a knot's gradient is zero, which one of
+   * the two usually is not. */
+  memset (&joint, 0, sizeof joint);
+  if (!refine (c, link, &fit->group, samples, knots, lat != NULL ? fit->latency_s : 0.0, &joint, error) ||
+      !refine (c, link, &fit->group, samples, ring_knots, lat != NULL ? fit->latency_s : 0.0, &joint, error))
+    {
+      plx_nccl_joint_clear (&joint);
+      return NULL;
+    }
+  fit->joint_iterations = joint.iterations;
+  if (fit->repeat_pairs > 0)
+    fit->repeat_spread = sqrt (fit->repeat_spread / (2.0 * fit->repeat_pairs));
+  fit->bw_Bps = peak;
+  for (guint i = 0; i < joint.knot_bw_Bps->len; i++)
+    fit->bw_Bps = MAX (fit->bw_Bps, g_array_index (joint.knot_bw_Bps, double, i));
+
   /* The cluster file: the base with the fitted link. */
   fit->cluster = plx_json_deep_copy (base);
   o = json_node_get_object (fit->cluster);
   lo = json_object_get_object_member (o, key);
   curve = json_array_new ();
-  for (guint i = 0; i < knots->len; i++)
+  for (guint i = 0; i < joint.knot_x->len; i++)
     {
-      const Knot *k = &g_array_index (knots, Knot, i);
       JsonArray *pair = json_array_new ();
-      double e = exp (k->log_bw_sum / k->n) / fit->bw_Bps;
-      json_array_add_double_element (pair, k->x);
+      double e = g_array_index (joint.knot_bw_Bps, double, i) / fit->bw_Bps;
+      json_array_add_double_element (pair, g_array_index (joint.knot_x, double, i));
       /* Rounding in exp/log can put the best point a hair above 1. */
       json_array_add_double_element (pair, MIN (e, 1.0));
       json_array_add_array_element (curve, pair);
     }
   json_object_set_array_member (lo, "efficiency", curve);
+  plx_nccl_joint_clear (&joint);
   json_object_set_double_member (lo, "bw_Bps", fit->bw_Bps);
   if (lat != NULL)
     {
       fit->latency_fitted = TRUE;
-      fit->latency_s = lat->latency_s;
+      fit->latency_s = joint.latency_s;
       fit->latency_std_error_s = lat->latency_std_error_s;
     }
   json_object_set_double_member (lo, "latency_s", fit->latency_s);

@@ -2177,6 +2177,49 @@ test_calibrate_nccl (void)
 }
 
 static void
+test_calibrate_nccl_with_uncertainty (void)
+{
+  /* GH200 2 x 4 over Slingshot with --with-uncertainty: the written cluster holds
+   * inter_node.latency_s and calibration.network_scale as {"mean", "sd"} (their
+   * values by hand in tests/core/test-nccl-tests.c /nccl-tests/fit-with-uncertainty),
+   * and data parallelism over both nodes then has a step-time spread; without the
+   * flag the file has no distribution. */
+  g_autofree char *file = g_test_build_filename (G_TEST_DIST, "data", "nccl-tests", "gh200-2x4-slingshot-all_reduce.txt",
+                                                 NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *out = g_build_filename (dir, "gh200.json", NULL);
+  g_autofree char *plain = g_build_filename (dir, "plain.json", NULL);
+  g_autofree char *scenario = g_build_filename (dir, "s.json", NULL);
+  g_autofree char *cluster_text = NULL, *plain_text = NULL, *text = NULL;
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) r_plain = { 0 };
+  g_auto (CliRun) sim = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+
+  RUN_CLI (&r, "calibrate", "--nccl-tests", file, "--gpus-per-node", "4", "--nodes", "2", "--cluster", "gh200-96gb",
+           "--out", out, "--with-uncertainty");
+  assert_success (&r);
+  RUN_CLI (&r_plain, "calibrate", "--nccl-tests", file, "--gpus-per-node", "4", "--nodes", "2", "--cluster",
+           "gh200-96gb", "--out", plain);
+  assert_success (&r_plain);
+  g_assert_true (g_file_get_contents (out, &cluster_text, NULL, NULL));
+  g_assert_true (g_file_get_contents (plain, &plain_text, NULL, NULL));
+  g_assert_nonnull (strstr (cluster_text, "\"sd\""));
+  g_assert_null (strstr (plain_text, "\"sd\""));
+  text = g_strdup_printf ("{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": %s,"
+                          "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 8, \"dp\": 8 } }",
+                          cluster_text);
+  g_assert_true (g_file_set_contents (scenario, text, -1, NULL));
+  RUN_CLI (&sim, "simulate", scenario, "--samples", "64", "--json");
+  assert_success (&sim);
+  root = parse_stdout (&sim);
+  if (root == NULL)
+    return;
+  g_assert_cmpfloat (get_number (json_node_get_object (root), "step_time_sd_s"), >, 0.0);
+  test_rm_rf (dir);
+}
+
+static void
 test_validate_engine_unknown (void)
 {
   g_autofree char *table = data_path ("korthikanti2022.json");
@@ -3777,6 +3820,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/validate/pooled", test_validate_pooled);
   g_test_add_func ("/cli/calibrate", test_calibrate);
   g_test_add_func ("/cli/calibrate-nccl", test_calibrate_nccl);
+  g_test_add_func ("/cli/calibrate-nccl-with-uncertainty", test_calibrate_nccl_with_uncertainty);
   g_test_add_func ("/cli/calibrate-gemm", test_calibrate_gemm);
   g_test_add_func ("/cli/calibrate-kineto", test_calibrate_kineto);
   g_test_add_func ("/cli/simulate-samples", test_simulate_samples);
