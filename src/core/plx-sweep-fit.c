@@ -387,6 +387,18 @@ plx_sweep_fit_apply (JsonNode          *cluster,
       json_array_add_array_element (curve, point);
     }
   json_object_set_array_member (efficiency, fit->key, curve);
+  /* A measured curve is what the kernels reach: a calibration scale fitted against
+   * the preset's curves (to published runs) would scale it a second time. Reset as
+   * calibrate --nccl-tests resets network_scale. matmul_scale also scales an fp8
+   * curve, so a bf16 sweep alone leaves an unmeasured fp8 curve unscaled. */
+  if (g_str_equal (fit->key, "matmul") || g_str_equal (fit->key, "memory"))
+    {
+      JsonNode *cal = json_object_get_member (root, "calibration");
+      g_autofree char *scale = g_strdup_printf ("%s_scale", fit->key);
+
+      if (cal != NULL && JSON_NODE_HOLDS_OBJECT (cal) && json_object_has_member (json_node_get_object (cal), scale))
+        json_object_set_double_member (json_node_get_object (cal), scale, 1.0);
+    }
   note = g_strdup_printf ("parallax-cli calibrate: %s, %u rows (%s), fitted e_max %.4f, half at %.3g; rms residual "
                           "%.1f %%",
                           what, fit->x->len, fit->name, fit->e_max, fit->x_half, fit->rms_residual_pct);
