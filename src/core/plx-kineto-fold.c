@@ -206,13 +206,13 @@ plx_kineto_cluster_json (JsonNode              *cluster_json,
   eff = json_object_get_object_member (gpu, "efficiency");
   if (points->matmul->len > 0)
     {
-      g_autoptr (GArray) m = plx_curve_fold (cluster->matmul_efficiency, (const PlxCurvePoint *) points->matmul->data,
+      g_autoptr (GArray) m = plx_curve_fold (cluster->matmul_efficiency, (const PlxCurvePoint *) (void *) points->matmul->data,
                                              points->matmul->len);
       json_object_set_member (eff, "matmul", curve_json (m));
     }
   if (points->memory->len > 0)
     {
-      g_autoptr (GArray) m = plx_curve_fold (cluster->memory_efficiency, (const PlxCurvePoint *) points->memory->data,
+      g_autoptr (GArray) m = plx_curve_fold (cluster->memory_efficiency, (const PlxCurvePoint *) (void *) points->memory->data,
                                              points->memory->len);
       json_object_set_member (eff, "memory", curve_json (m));
     }

@@ -178,7 +178,7 @@ refine (PlxCluster *c, PlxLink *link, const PlxGroup *g, GArray *samples, GArray
       kx[i] = k->x;
       kbw[i] = exp (k->log_bw_sum / k->n);
     }
-  if (!plx_nccl_joint_fit (c, link, g, (const PlxNcclSample *) samples->data, samples->len, kx, kbw, knots->len,
+  if (!plx_nccl_joint_fit (c, link, g, (const PlxNcclSample *) (void *) samples->data, samples->len, kx, kbw, knots->len,
                            latency_s, &joint, error))
     return FALSE;
   if (best->knot_x == NULL || joint.rms_log_residual < best->rms_log_residual)

@@ -199,7 +199,7 @@ plx_nccl_joint_fit (PlxCluster          *c,
   pb.g = g;
   pb.samples = samples;
   pb.n_samples = n_samples;
-  pb.knot_x = (const double *) xs->data;
+  pb.knot_x = (const double *) (void *) xs->data;
   pb.n_knots = xs->len;
   pb.latency_free = out->latency_free;
   pb.x0 = x0;

@@ -288,7 +288,7 @@ plx_gemm_sweep_fit (const PlxGemmSweep *sweep,
         continue;
       {
         g_autofree char *what = g_strdup_printf ("%s: %s GEMMs", sweep->source, name);
-        fit = plx_sweep_fit_efficiency ((double *) x->data, (double *) eff->data, (guint *) lines->data, x->len, what,
+        fit = plx_sweep_fit_efficiency ((double *) (void *) x->data, (double *) (void *) eff->data, (guint *) (void *) lines->data, x->len, what,
                                         error);
       }
       if (fit == NULL)
@@ -344,7 +344,7 @@ plx_membw_sweep_fit (const PlxMembwSweep *sweep,
       g_array_append_val (eff, e);
       g_array_append_val (lines, row->line);
     }
-  fit = plx_sweep_fit_efficiency ((double *) x->data, (double *) eff->data, (guint *) lines->data, x->len, what, error);
+  fit = plx_sweep_fit_efficiency ((double *) (void *) x->data, (double *) (void *) eff->data, (guint *) (void *) lines->data, x->len, what, error);
   if (fit == NULL)
     return NULL;
   g_free (fit->name);

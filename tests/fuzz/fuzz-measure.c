@@ -1,0 +1,116 @@
+/* Measurements a user brings (issue 15, docs/calibration.md): the same bytes as
+ * nccl-tests output, as a GEMM sweep and a bandwidth sweep CSV, and as a profiler
+ * trace; whatever reads is fitted on a stock cluster (the nccl fit on one node of 8
+ * and on 2 x 4, the sweeps, the trace's points). A refusal is a PLX_ERROR, never a
+ * crash, a hang or NaN in a written curve. */
+#include <math.h>
+
+#include "fuzz-common.h"
+
+static PlxCluster *cluster;
+static JsonNode   *cluster_json;
+
+static void
+fit_nccl (const uint8_t *data, size_t size)
+{
+  GError *error = NULL;
+  PlxNcclFile *file = plx_nccl_file_parse ((const char *) data, size, "fuzz", &error);
+  static const guint groups[][2] = { { 8, 1 }, { 4, 2 } };
+
+  fuzz_check_error (error);
+  if (file == NULL)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (groups); i++)
+    {
+      PlxNcclFit *fit = plx_nccl_fit (cluster_json, "fuzz", &file, 1, groups[i][0], groups[i][1], &error);
+
+      fuzz_check_error (error);
+      error = NULL;
+      if (fit != NULL)
+        {
+          if (!isfinite (fit->latency_s) || fit->latency_s < 0.0)
+            abort ();
+          plx_nccl_fit_free (fit);
+        }
+    }
+  plx_nccl_file_free (file);
+}
+
+static void
+fit_sweeps (const char *text)
+{
+  GError *error = NULL;
+  PlxGemmSweep *gemm = plx_gemm_sweep_parse (text, "fuzz", &error);
+  PlxMembwSweep *membw;
+
+  fuzz_check_error (error);
+  error = NULL;
+  if (gemm != NULL)
+    {
+      GPtrArray *fits = plx_gemm_sweep_fit (gemm, cluster, &error);
+
+      fuzz_check_error (error);
+      error = NULL;
+      if (fits != NULL)
+        g_ptr_array_unref (fits);
+      plx_gemm_sweep_free (gemm);
+    }
+  membw = plx_membw_sweep_parse (text, "fuzz", &error);
+  fuzz_check_error (error);
+  error = NULL;
+  if (membw != NULL)
+    {
+      PlxSweepFit *fit = plx_membw_sweep_fit (membw, cluster, &error);
+
+      fuzz_check_error (error);
+      if (fit != NULL)
+        {
+          for (guint i = 0; i < fit->curve_y->len; i++)
+            if (!isfinite (g_array_index (fit->curve_y, double, i)))
+              abort ();
+          plx_sweep_fit_free (fit);
+        }
+      plx_membw_sweep_free (membw);
+    }
+}
+
+static void
+read_trace (const uint8_t *data, size_t size)
+{
+  JsonNode *node = fuzz_parse (data, size);
+  GError *error = NULL;
+  PlxKinetoTrace *trace;
+
+  if (node == NULL)
+    return;
+  trace = plx_kineto_parse (node, "fuzz", &error);
+  fuzz_check_error (error);
+  if (trace != NULL)
+    {
+      PlxKinetoPoints *points = plx_kineto_points (trace, cluster);
+
+      plx_kineto_points_free (points);
+      plx_kineto_trace_free (trace);
+    }
+  json_node_unref (node);
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  char *text;
+
+  if (size > 1 << 16)
+    return 0;
+  if (cluster == NULL)
+    {
+      cluster_json = plx_presets_lookup (PLX_PRESET_CLUSTER, "dgx-a100-80gb", NULL);
+      cluster = plx_cluster_new_from_json (cluster_json, "fuzz", NULL);
+    }
+  fit_nccl (data, size);
+  text = g_strndup ((const char *) data, size);
+  fit_sweeps (text);
+  g_free (text);
+  read_trace (data, size);
+  return 0;
+}
