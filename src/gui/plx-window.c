@@ -311,6 +311,20 @@ offer_fit (PlxWindow *self, PlxResult *r)
   gtk_widget_set_visible (self->fit_bar, !self->graph_shown);
 }
 
+/* With uncertain cluster inputs the step card carries the sampled p5-p95 band (the
+ * analytical engine's, over PLX_GUI_UNCERTAINTY_SAMPLES draws). */
+static char *
+step_detail (const PlxResult *r)
+{
+  g_autofree char *p5 = NULL, *p95 = NULL;
+
+  if (!r->sampled)
+    return g_strdup_printf (_("per step on %u GPUs"), r->report.n_gpus);
+  p5 = plx_format_time_short (r->uncertainty.step_p5_s);
+  p95 = plx_format_time_short (r->uncertainty.step_p95_s);
+  return g_strdup_printf (_("per step on %u GPUs; p5–p95 %s – %s"), r->report.n_gpus, p5, p95);
+}
+
 static void
 show_result (PlxWindow *self, PlxResult *r)
 {
@@ -326,7 +340,7 @@ show_result (PlxWindow *self, PlxResult *r)
                              ? g_strdup_printf (_("fits: %.0f GiB usable"), rep->hbm_usable_bytes / 1073741824.0)
                              : g_strdup_printf (_("does not fit: %.0f GiB usable"), rep->hbm_usable_bytes / 1073741824.0);
   g_autofree char *bubble = g_strdup_printf ("%.1f %%", rep->bubble_fraction * 100.0);
-  g_autofree char *step_d = g_strdup_printf (_("per step on %u GPUs"), rep->n_gpus);
+  g_autofree char *step_d = step_detail (r);
 
   g_clear_pointer (&self->result, plx_result_unref);
   self->result = plx_result_ref (r);
@@ -338,6 +352,15 @@ show_result (PlxWindow *self, PlxResult *r)
   set_card (self, CARD_STEP, step, step_d);
   set_card (self, CARD_THROUGHPUT, tps, tps_d);
   set_card (self, CARD_MFU, mfu, mfu_d);
+  if (r->sampled && r->uncertainty.oom_probability > 0.0)
+    {
+      /* The risk beside the nominal verdict: the nominal peak may fit while some
+       * draws of the cluster's uncertain inputs leave too little HBM. */
+      double pct = r->uncertainty.oom_probability * 100.0;
+      char *with_risk = g_strdup_printf (_("%s; OOM risk %.*f %%"), mem_d, pct >= 10.0 ? 0 : pct >= 1.0 ? 1 : 2, pct);
+      g_free (mem_d);
+      mem_d = with_risk;
+    }
   set_card (self, CARD_MEMORY, mem, mem_d);
   set_card (self, CARD_BUBBLE, bubble, _("pipeline bubble"));
   if (rep->fits_in_memory)
