@@ -10,6 +10,7 @@
 #include "plx-reshard-page.h"
 #include "plx-scenario-panel.h"
 #include "plx-search-page.h"
+#include "plx-sensitivity-page.h"
 #include "plx-timeline-pane.h"
 #include "plx-tooltip.h"
 #include "plx-window.h"
@@ -39,6 +40,7 @@ struct _PlxWindow
   PlxScenarioPanel *panel;
   PlxSearchPage   *search_page;
   PlxReshardPage  *reshard_page;
+  PlxSensitivityPage *sensitivity_page;
   GtkWidget       *charts[3];      /* timeline, memory, compare */
   GtkWidget       *breakdown;      /* GtkGrid */
   GtkLabel        *bd_value[PLX_N_TIME];
@@ -322,7 +324,8 @@ step_detail (const PlxResult *r)
     return g_strdup_printf (_("per step on %u GPUs"), r->report.n_gpus);
   p5 = plx_format_time_short (r->uncertainty.step_p5_s);
   p95 = plx_format_time_short (r->uncertainty.step_p95_s);
-  return g_strdup_printf (_("per step on %u GPUs; p5–p95 %s – %s"), r->report.n_gpus, p5, p95);
+  /* The GPU count is in the window's subtitle; the band needs the room. */
+  return g_strdup_printf (_("p5–p95 %s – %s"), p5, p95);
 }
 
 static void
@@ -377,6 +380,7 @@ show_result (PlxWindow *self, PlxResult *r)
   offer_fit (self, r);
   plx_search_page_set_scenario (self->search_page, r);
   plx_reshard_page_set_scenario (self->reshard_page, r);
+  plx_sensitivity_page_set_scenario (self->sensitivity_page, r);
   plx_scenario_panel_show_resolved (self->panel, r->scenario);
   update_title (self);
 }
@@ -419,6 +423,7 @@ on_failed (PlxEngine *engine, const char *message, PlxWindow *self)
   gtk_widget_set_visible (self->fit_bar, FALSE);
   plx_search_page_set_scenario (self->search_page, NULL);
   plx_reshard_page_set_scenario (self->reshard_page, NULL);
+  plx_sensitivity_page_set_scenario (self->sensitivity_page, NULL);
   plx_scenario_panel_show_resolved (self->panel, NULL);
   plx_scenario_panel_mark_faults (self->panel, message);
   offer_fixes (self);
@@ -808,6 +813,9 @@ plx_window_export_chart_with (PlxWindow              *self,
   if (g_str_equal (which, "reshard"))
     return plx_reshard_page_export (self->reshard_page, path, options->width, options->height, options->scale,
                                     options->dark, error);
+  if (g_str_equal (which, "sensitivity"))
+    return plx_sensitivity_page_export (self->sensitivity_page, path, options->width, options->height, options->scale,
+                                        options->dark, error);
   if (self->result == NULL && !g_str_equal (which, "scatter"))
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, _("%s: nothing to export until the scenario is valid"), path);
@@ -990,6 +998,7 @@ export_action (GtkWidget *widget, const char *action, GVariant *param)
               : g_strcmp0 (page, "compare") == 0 ? "compare"
               : g_strcmp0 (page, "search") == 0  ? "scatter"
               : g_strcmp0 (page, "reshard") == 0 ? "reshard"
+              : g_strcmp0 (page, "sensitivity") == 0 ? "sensitivity"
                                                  : "timeline";
     }
   trace = g_str_equal (which, "trace");
@@ -1001,10 +1010,11 @@ export_action (GtkWidget *widget, const char *action, GVariant *param)
                                                                  : g_str_equal (which, "compare") ? "compare.png"
                                                                  : g_str_equal (which, "scatter") ? "search.png"
                                                                  : g_str_equal (which, "reshard") ? "reshard.png"
+                                                                 : g_str_equal (which, "sensitivity") ? "sensitivity.png"
                                                                                                   : "timeline.png");
   if (!trace && !g_str_equal (which, "scatter"))
     {
-      gboolean titled = !g_str_equal (which, "reshard");
+      gboolean titled = !g_str_equal (which, "reshard") && !g_str_equal (which, "sensitivity");
       /* The options the CLI has (--width, --height, --scale, --dark, a title), as the
        * file chooser's choices, so an export is one dialog. */
       static const char *const size_ids[] = { "0x0@1", "1600x900@1", "1920x1080@1", "1920x1080@2", NULL };
@@ -1132,6 +1142,7 @@ apply_chart_style (PlxWindow *self)
     plx_chart_view_set_dark (PLX_CHART_VIEW (self->charts[i]), dark);
   plx_scatter_view_set_dark (plx_search_page_get_scatter (self->search_page), dark);
   plx_reshard_page_set_dark (self->reshard_page, dark);
+  plx_sensitivity_page_set_dark (self->sensitivity_page, dark);
   if (self->graph_page != NULL)
     plx_graph_page_set_dark (self->graph_page, dark);
 }
@@ -1487,6 +1498,10 @@ plx_window_init (PlxWindow *self)
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), page_box);
   adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, scroller, "breakdown", _("Time breakdown")),
                                      "preferences-system-time-symbolic");
+  self->sensitivity_page = PLX_SENSITIVITY_PAGE (plx_sensitivity_page_new ());
+  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, GTK_WIDGET (self->sensitivity_page),
+                                                                "sensitivity", _("Sensitivity")),
+                                     "view-sort-descending-symbolic");
   self->search_page = PLX_SEARCH_PAGE (plx_search_page_new ());
   g_signal_connect (self->search_page, "strategy-chosen", G_CALLBACK (on_strategy_chosen), self);
   /* The stack is as tall as its tallest page needs: the search page's controls and
@@ -1657,6 +1672,12 @@ GtkWidget *
 plx_window_get_reshard_page (PlxWindow *self)
 {
   return GTK_WIDGET (self->reshard_page);
+}
+
+GtkWidget *
+plx_window_get_sensitivity_page (PlxWindow *self)
+{
+  return GTK_WIDGET (self->sensitivity_page);
 }
 
 GtkWidget *

@@ -58,7 +58,8 @@ plx_timeline_band_render (const PlxTimelineLayout *l,
   cairo_move_to (cr, round (x1) - 0.5, y0);
   cairo_line_to (cr, round (x1) - 0.5, y1);
   cairo_stroke (cr);
-  plx_render_text (cr, style, _("p5 – p95"), 0.5 * (x0 + x1), y0 - 2.0, style->font_size * 0.85, style->foreground,
-                   0.5, 1.0, PLX_TEXT_NORMAL);
+  /* Inside the band's top: above the plot is the overview or the title. */
+  plx_render_text (cr, style, _("p5 – p95"), 0.5 * (x0 + x1), y0 + 2.0, style->font_size * 0.85, style->foreground,
+                   0.5, 0.0, PLX_TEXT_NORMAL);
   cairo_restore (cr);
 }

@@ -114,7 +114,11 @@ draw_legend (const PlxTornadoLayout *l, const PlxRenderStyle *style, cairo_t *cr
   double x = l->plot_x1 * width;
   double hw = plx_render_text_width (cr, style, high_text, fs, PLX_TEXT_NORMAL);
   double lw = plx_render_text_width (cr, style, low_text, fs, PLX_TEXT_NORMAL);
+  double title_w = plx_render_text_width (cr, style, l->title, style->title_size, PLX_TEXT_BOLD);
 
+  /* Beside the title when both fit on the line, else on a line of its own under it. */
+  if (12.0 + title_w + 2.0 * gap > x - hw - lw - 2.0 * (sw + 4.0) - gap)
+    y += style->title_size + 6.0;
   x -= hw;
   plx_render_text (cr, style, high_text, x, y, fs, style->foreground, 0.0, 0.5, PLX_TEXT_NORMAL);
   x -= sw + 4.0;
