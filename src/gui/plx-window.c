@@ -1498,9 +1498,13 @@ plx_window_init (PlxWindow *self)
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), page_box);
   adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, scroller, "breakdown", _("Time breakdown")),
                                      "preferences-system-time-symbolic");
+  /* In a scroller, as the search page: the chart's minimum would otherwise set the
+   * stack's, and a 1024x640 window would grow. */
   self->sensitivity_page = PLX_SENSITIVITY_PAGE (plx_sensitivity_page_new ());
-  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, GTK_WIDGET (self->sensitivity_page),
-                                                                "sensitivity", _("Sensitivity")),
+  scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->sensitivity_page));
+  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, scroller, "sensitivity", _("Sensitivity")),
                                      "view-sort-descending-symbolic");
   self->search_page = PLX_SEARCH_PAGE (plx_search_page_new ());
   g_signal_connect (self->search_page, "strategy-chosen", G_CALLBACK (on_strategy_chosen), self);
