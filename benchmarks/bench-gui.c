@@ -26,6 +26,16 @@ static const char *scenario =
   "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 1536, \"micro_batch_size\": 1,"
   "                \"tp\": 8, \"pp\": 8, \"sequence_parallel\": true, \"recompute\": \"selective\" } }";
 
+/* The same with the inter-node bandwidth and the matmul calibration as ranges, so
+ * every result also samples them (PLX_GUI_UNCERTAINTY_SAMPLES draws): `--uncertain`. */
+static const char *uncertain_scenario =
+  "{ \"name\": \"GPT-3 175B on 1024 A100, uncertain network\", \"model\": { \"preset\": \"gpt3-175b\" },"
+  "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 128,"
+  "                 \"inter_node\": { \"bw_Bps\": { \"min\": 10e9, \"max\": 25e9 } },"
+  "                 \"calibration\": { \"matmul_scale\": { \"mean\": 1.0, \"sd\": 0.05 } } },"
+  "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 1536, \"micro_batch_size\": 1,"
+  "                \"tp\": 8, \"pp\": 8, \"sequence_parallel\": true, \"recompute\": \"selective\" } }";
+
 typedef struct
 {
   PlxWindow    *window;
@@ -102,9 +112,11 @@ main (int argc, char **argv)
   GdkFrameClock *clock;
   gint64 deadline;
 
+  gboolean uncertain = argc > 1 && g_str_equal (argv[1], "--uncertain");
+
   gtk_init ();
   adw_init ();
-  g_file_set_contents (path, scenario, -1, NULL);
+  g_file_set_contents (path, uncertain ? uncertain_scenario : scenario, -1, NULL);
   p.window = plx_window_new (NULL);
   gtk_window_set_default_size (GTK_WINDOW (p.window), 1600, 1000);
   gtk_window_present (GTK_WINDOW (p.window));
@@ -125,7 +137,8 @@ main (int argc, char **argv)
   g_signal_connect_after (clock, "layout", G_CALLBACK (after_layout), &p);
   g_signal_connect_after (clock, "paint", G_CALLBACK (after_paint_phase), &p);
 
-  printf ("desktop window under Xvfb, GPT-3 175B on 1024 A100, 100 slider changes (TP 4 <-> 8) per series:\n");
+  printf ("desktop window under Xvfb, GPT-3 175B on 1024 A100%s, 100 slider changes (TP 4 <-> 8) per series:\n",
+          uncertain ? ", 2 uncertain inputs sampled (" G_STRINGIFY (PLX_GUI_UNCERTAINTY_SAMPLES) " draws) per change" : "");
   for (guint series = 0; series < 2; series++)
     {
       for (guint i = 0; i < 100; i++)

@@ -7,6 +7,7 @@
 #include "plx-memory-chart.h"
 #include "plx-render-export.h"
 #include "plx-render-text.h"
+#include "plx-timeline-band.h"
 #include "plx-timeline-chart.h"
 
 /* The keys pan by this share of the visible span, as Perfetto's A and D do. */
@@ -76,6 +77,9 @@ effective_window (PlxChartView *self, double *t0, double *t1)
     {
       *t0 = 0.0;
       *t1 = step_time (self);
+      /* The whole step reaches to the sampled band's end, so all of it shows. */
+      if (self->result != NULL && self->result->sampled && self->kind == PLX_CHART_TIMELINE)
+        *t1 = MAX (*t1, self->result->uncertainty.step_p95_s);
     }
 }
 
@@ -101,6 +105,15 @@ ensure_layout (PlxChartView *self)
   if (self->layout == NULL && self->kind == PLX_CHART_TIMELINE && self->result != NULL && w > 0 && h > 0)
     self->layout = build_layout (self, w, h);
   return self->layout;
+}
+
+static void
+draw_band (PlxChartView *self, const PlxTimelineLayout *l, const PlxRenderStyle *style, cairo_t *cr, double width,
+           double height)
+{
+  if (self->result->sampled)
+    plx_timeline_band_render (l, style, cr, width, height, self->result->uncertainty.step_p5_s,
+                              self->result->uncertainty.step_p95_s);
 }
 
 static void
@@ -156,10 +169,12 @@ draw_chart (PlxChartView *self, cairo_t *cr, double width, double height, gboole
             self->export_title == NULL)
           {
             plx_timeline_chart_render (self->layout, &style, cr, width, height);
+            draw_band (self, self->layout, &style, cr, width, height);
             break;
           }
         l = build_layout (self, width, height);
         plx_timeline_chart_render (l, &style, cr, width, height);
+        draw_band (self, l, &style, cr, width, height);
         if (keep_layout)
           {
             g_clear_pointer (&self->layout, plx_timeline_layout_free);

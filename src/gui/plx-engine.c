@@ -113,6 +113,25 @@ plx_result_unref (PlxResult *result)
   g_atomic_rc_box_release_full (result, (GDestroyNotify) result_clear);
 }
 
+/* The step-time band and the OOM risk of a cluster with ranges or distributions,
+ * beside the nominal result; the same draws and seed as `simulate --samples`, so the
+ * window and the CLI agree. Inference and schedule files have no such band (the CLI
+ * refuses them too). */
+static gboolean
+sample_uncertainty (PlxResult *r, GError **error)
+{
+  const PlxScenario *sc = r->scenario;
+
+  if (sc->cluster->uncertain == NULL || sc->cluster->uncertain->len == 0 ||
+      sc->strategy->workload != PLX_WORKLOAD_TRAINING || sc->strategy->schedule == PLX_SCHEDULE_FILE)
+    return TRUE;
+  if (!plx_uncertainty_sample (sc->model, sc->cluster, sc->strategy, PLX_GUI_UNCERTAINTY_SAMPLES,
+                               PLX_UNCERTAINTY_DEFAULT_SEED, &r->uncertainty, error))
+    return FALSE;
+  r->sampled = TRUE;
+  return TRUE;
+}
+
 PlxResult *
 plx_engine_compute_sync (JsonNode   *scenario,
                          const char *base_dir,
@@ -142,6 +161,8 @@ plx_engine_compute_sync (JsonNode   *scenario,
       if (!r->report.fits_in_memory)
         r->fit_fixes = plx_advice_fit_fixes (r->scenario->model, r->scenario->cluster, r->scenario->strategy, 6);
     }
+  if (!sample_uncertainty (r, error))
+    return NULL;
   r->compute_s = (g_get_monotonic_time () - t0) / 1e6;
   return g_steal_pointer (&r);
 }

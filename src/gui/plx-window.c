@@ -10,6 +10,7 @@
 #include "plx-reshard-page.h"
 #include "plx-scenario-panel.h"
 #include "plx-search-page.h"
+#include "plx-sensitivity-page.h"
 #include "plx-timeline-pane.h"
 #include "plx-tooltip.h"
 #include "plx-window.h"
@@ -39,6 +40,7 @@ struct _PlxWindow
   PlxScenarioPanel *panel;
   PlxSearchPage   *search_page;
   PlxReshardPage  *reshard_page;
+  PlxSensitivityPage *sensitivity_page;
   GtkWidget       *charts[3];      /* timeline, memory, compare */
   GtkWidget       *breakdown;      /* GtkGrid */
   GtkLabel        *bd_value[PLX_N_TIME];
@@ -311,6 +313,21 @@ offer_fit (PlxWindow *self, PlxResult *r)
   gtk_widget_set_visible (self->fit_bar, !self->graph_shown);
 }
 
+/* With uncertain cluster inputs the step card carries the sampled p5-p95 band (the
+ * analytical engine's, over PLX_GUI_UNCERTAINTY_SAMPLES draws). */
+static char *
+step_detail (const PlxResult *r)
+{
+  g_autofree char *p5 = NULL, *p95 = NULL;
+
+  if (!r->sampled)
+    return g_strdup_printf (_("per step on %u GPUs"), r->report.n_gpus);
+  p5 = plx_format_time_short (r->uncertainty.step_p5_s);
+  p95 = plx_format_time_short (r->uncertainty.step_p95_s);
+  /* The GPU count is in the window's subtitle; the band needs the room. */
+  return g_strdup_printf (_("p5–p95 %s – %s"), p5, p95);
+}
+
 static void
 show_result (PlxWindow *self, PlxResult *r)
 {
@@ -326,7 +343,7 @@ show_result (PlxWindow *self, PlxResult *r)
                              ? g_strdup_printf (_("fits: %.0f GiB usable"), rep->hbm_usable_bytes / 1073741824.0)
                              : g_strdup_printf (_("does not fit: %.0f GiB usable"), rep->hbm_usable_bytes / 1073741824.0);
   g_autofree char *bubble = g_strdup_printf ("%.1f %%", rep->bubble_fraction * 100.0);
-  g_autofree char *step_d = g_strdup_printf (_("per step on %u GPUs"), rep->n_gpus);
+  g_autofree char *step_d = step_detail (r);
 
   g_clear_pointer (&self->result, plx_result_unref);
   self->result = plx_result_ref (r);
@@ -338,6 +355,15 @@ show_result (PlxWindow *self, PlxResult *r)
   set_card (self, CARD_STEP, step, step_d);
   set_card (self, CARD_THROUGHPUT, tps, tps_d);
   set_card (self, CARD_MFU, mfu, mfu_d);
+  if (r->sampled && r->uncertainty.oom_probability > 0.0)
+    {
+      /* The risk beside the nominal verdict: the nominal peak may fit while some
+       * draws of the cluster's uncertain inputs leave too little HBM. */
+      double pct = r->uncertainty.oom_probability * 100.0;
+      char *with_risk = g_strdup_printf (_("%s; OOM risk %.*f %%"), mem_d, pct >= 10.0 ? 0 : pct >= 1.0 ? 1 : 2, pct);
+      g_free (mem_d);
+      mem_d = with_risk;
+    }
   set_card (self, CARD_MEMORY, mem, mem_d);
   set_card (self, CARD_BUBBLE, bubble, _("pipeline bubble"));
   if (rep->fits_in_memory)
@@ -354,6 +380,7 @@ show_result (PlxWindow *self, PlxResult *r)
   offer_fit (self, r);
   plx_search_page_set_scenario (self->search_page, r);
   plx_reshard_page_set_scenario (self->reshard_page, r);
+  plx_sensitivity_page_set_scenario (self->sensitivity_page, r);
   plx_scenario_panel_show_resolved (self->panel, r->scenario);
   update_title (self);
 }
@@ -396,6 +423,7 @@ on_failed (PlxEngine *engine, const char *message, PlxWindow *self)
   gtk_widget_set_visible (self->fit_bar, FALSE);
   plx_search_page_set_scenario (self->search_page, NULL);
   plx_reshard_page_set_scenario (self->reshard_page, NULL);
+  plx_sensitivity_page_set_scenario (self->sensitivity_page, NULL);
   plx_scenario_panel_show_resolved (self->panel, NULL);
   plx_scenario_panel_mark_faults (self->panel, message);
   offer_fixes (self);
@@ -785,6 +813,9 @@ plx_window_export_chart_with (PlxWindow              *self,
   if (g_str_equal (which, "reshard"))
     return plx_reshard_page_export (self->reshard_page, path, options->width, options->height, options->scale,
                                     options->dark, error);
+  if (g_str_equal (which, "sensitivity"))
+    return plx_sensitivity_page_export (self->sensitivity_page, path, options->width, options->height, options->scale,
+                                        options->dark, error);
   if (self->result == NULL && !g_str_equal (which, "scatter"))
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, _("%s: nothing to export until the scenario is valid"), path);
@@ -967,6 +998,7 @@ export_action (GtkWidget *widget, const char *action, GVariant *param)
               : g_strcmp0 (page, "compare") == 0 ? "compare"
               : g_strcmp0 (page, "search") == 0  ? "scatter"
               : g_strcmp0 (page, "reshard") == 0 ? "reshard"
+              : g_strcmp0 (page, "sensitivity") == 0 ? "sensitivity"
                                                  : "timeline";
     }
   trace = g_str_equal (which, "trace");
@@ -978,10 +1010,11 @@ export_action (GtkWidget *widget, const char *action, GVariant *param)
                                                                  : g_str_equal (which, "compare") ? "compare.png"
                                                                  : g_str_equal (which, "scatter") ? "search.png"
                                                                  : g_str_equal (which, "reshard") ? "reshard.png"
+                                                                 : g_str_equal (which, "sensitivity") ? "sensitivity.png"
                                                                                                   : "timeline.png");
   if (!trace && !g_str_equal (which, "scatter"))
     {
-      gboolean titled = !g_str_equal (which, "reshard");
+      gboolean titled = !g_str_equal (which, "reshard") && !g_str_equal (which, "sensitivity");
       /* The options the CLI has (--width, --height, --scale, --dark, a title), as the
        * file chooser's choices, so an export is one dialog. */
       static const char *const size_ids[] = { "0x0@1", "1600x900@1", "1920x1080@1", "1920x1080@2", NULL };
@@ -1109,6 +1142,7 @@ apply_chart_style (PlxWindow *self)
     plx_chart_view_set_dark (PLX_CHART_VIEW (self->charts[i]), dark);
   plx_scatter_view_set_dark (plx_search_page_get_scatter (self->search_page), dark);
   plx_reshard_page_set_dark (self->reshard_page, dark);
+  plx_sensitivity_page_set_dark (self->sensitivity_page, dark);
   if (self->graph_page != NULL)
     plx_graph_page_set_dark (self->graph_page, dark);
 }
@@ -1464,6 +1498,14 @@ plx_window_init (PlxWindow *self)
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), page_box);
   adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, scroller, "breakdown", _("Time breakdown")),
                                      "preferences-system-time-symbolic");
+  /* In a scroller, as the search page: the chart's minimum would otherwise set the
+   * stack's, and a 1024x640 window would grow. */
+  self->sensitivity_page = PLX_SENSITIVITY_PAGE (plx_sensitivity_page_new ());
+  scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->sensitivity_page));
+  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, scroller, "sensitivity", _("Sensitivity")),
+                                     "view-sort-descending-symbolic");
   self->search_page = PLX_SEARCH_PAGE (plx_search_page_new ());
   g_signal_connect (self->search_page, "strategy-chosen", G_CALLBACK (on_strategy_chosen), self);
   /* The stack is as tall as its tallest page needs: the search page's controls and
@@ -1634,6 +1676,12 @@ GtkWidget *
 plx_window_get_reshard_page (PlxWindow *self)
 {
   return GTK_WIDGET (self->reshard_page);
+}
+
+GtkWidget *
+plx_window_get_sensitivity_page (PlxWindow *self)
+{
+  return GTK_WIDGET (self->sensitivity_page);
 }
 
 GtkWidget *

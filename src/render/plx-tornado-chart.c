@@ -92,6 +92,47 @@ plx_tornado_layout_free (PlxTornadoLayout *layout)
   g_free (layout);
 }
 
+PlxColor
+plx_tornado_low_color (const PlxRenderStyle *style)
+{
+  return style->kind[PLX_KIND_DP_COMM];
+}
+
+PlxColor
+plx_tornado_high_color (const PlxRenderStyle *style)
+{
+  return style->kind[PLX_KIND_FORWARD];
+}
+
+/* Top right, right-aligned to the plot's edge: which colour is which end of the input. */
+static void
+draw_legend (const PlxTornadoLayout *l, const PlxRenderStyle *style, cairo_t *cr, double width, PlxColor low_color,
+             PlxColor high_color)
+{
+  const char *low_text = _("input −1 %"), *high_text = _("input +1 %");
+  double fs = style->font_size * 0.9, sw = fs, gap = 14.0, y = 10.0 + 0.5 * style->title_size;
+  double x = l->plot_x1 * width;
+  double hw = plx_render_text_width (cr, style, high_text, fs, PLX_TEXT_NORMAL);
+  double lw = plx_render_text_width (cr, style, low_text, fs, PLX_TEXT_NORMAL);
+  double title_w = plx_render_text_width (cr, style, l->title, style->title_size, PLX_TEXT_BOLD);
+
+  /* Beside the title when both fit on the line, else on a line of its own under it. */
+  if (12.0 + title_w + 2.0 * gap > x - hw - lw - 2.0 * (sw + 4.0) - gap)
+    y += style->title_size + 6.0;
+  x -= hw;
+  plx_render_text (cr, style, high_text, x, y, fs, style->foreground, 0.0, 0.5, PLX_TEXT_NORMAL);
+  x -= sw + 4.0;
+  plx_render_set_color (cr, high_color);
+  cairo_rectangle (cr, x, y - 0.5 * sw, sw, sw);
+  cairo_fill (cr);
+  x -= gap + lw;
+  plx_render_text (cr, style, low_text, x, y, fs, style->foreground, 0.0, 0.5, PLX_TEXT_NORMAL);
+  x -= sw + 4.0;
+  plx_render_set_color (cr, low_color);
+  cairo_rectangle (cr, x, y - 0.5 * sw, sw, sw);
+  cairo_fill (cr);
+}
+
 void
 plx_tornado_chart_render (const PlxTornadoLayout *l,
                           const PlxRenderStyle   *style,
@@ -101,7 +142,12 @@ plx_tornado_chart_render (const PlxTornadoLayout *l,
 {
   double fs = style->font_size, zx = round (l->zero_x * width) + 0.5;
   double y0 = l->plot_y0 * height, y1 = l->plot_y1 * height;
-  PlxColor low_color = style->kind[PLX_KIND_FORWARD], high_color = style->kind[PLX_KIND_DP_COMM];
+  /* The input at -1 % in the light blue, at +1 % in the dark one, as the legend says. */
+  PlxColor low_color = plx_tornado_low_color (style), high_color = plx_tornado_high_color (style);
+  double row_px = l->rows->len > 0 ? (l->plot_y1 - l->plot_y0) * height / l->rows->len : 0.0;
+  /* The figures go under the input's name when a row has room for two lines: beside
+   * the bar, the widest bar's reached the chart's edge and were cut off there. */
+  gboolean two_lines = row_px >= 2.3 * fs;
 
   cairo_save (cr);
   plx_render_set_color (cr, style->background);
@@ -127,12 +173,26 @@ plx_tornado_chart_render (const PlxTornadoLayout *l,
       plx_render_set_color (cr, high_color);
       cairo_rectangle (cr, MIN (r->high_x * width, zx), top, fabs (r->high_x * width - zx), bottom - top);
       cairo_fill (cr);
-      plx_render_text (cr, style, l->labels[r->index], l->plot_x0 * width - 8.0, mid, fs, style->foreground, 1.0,
-                       0.5, PLX_TEXT_NORMAL);
       g_snprintf (value, sizeof value, "%+.3g / %+.3g", r->low, r->high);
-      plx_render_text (cr, style, value, r->x1 * width + 4.0, mid, fs * 0.85, style->muted, 0.0, 0.5,
-                       PLX_TEXT_NORMAL);
+      if (two_lines)
+        {
+          plx_render_text (cr, style, l->labels[r->index], l->plot_x0 * width - 8.0, mid, fs, style->foreground,
+                           1.0, 1.0, PLX_TEXT_NORMAL);
+          plx_render_text (cr, style, value, l->plot_x0 * width - 8.0, mid + 1.0, fs * 0.85, style->muted, 1.0, 0.0,
+                           PLX_TEXT_NORMAL);
+        }
+      else
+        {
+          /* One line: the name, and the figures beside the bar only where they fit. */
+          double vw = plx_render_text_width (cr, style, value, fs * 0.85, PLX_TEXT_NORMAL);
+          plx_render_text (cr, style, l->labels[r->index], l->plot_x0 * width - 8.0, mid, fs, style->foreground, 1.0,
+                           0.5, PLX_TEXT_NORMAL);
+          if (r->x1 * width + 4.0 + vw <= width - 4.0)
+            plx_render_text (cr, style, value, r->x1 * width + 4.0, mid, fs * 0.85, style->muted, 0.0, 0.5,
+                             PLX_TEXT_NORMAL);
+        }
     }
+  draw_legend (l, style, cr, width, low_color, high_color);
   plx_render_set_color (cr, style->foreground);
   cairo_set_line_width (cr, 1.0);
   cairo_move_to (cr, zx, y0);

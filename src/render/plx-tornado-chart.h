@@ -44,6 +44,9 @@ PlxTornadoLayout *plx_tornado_layout_new (const PlxTornadoBar *bars,
                                           const char          *title,
                                           const char          *axis_label);
 void              plx_tornado_layout_free (PlxTornadoLayout *layout);
+/* The bars' two sides: the output's change with the input at -1 % (light) and +1 %. */
+PlxColor          plx_tornado_low_color (const PlxRenderStyle *style);
+PlxColor          plx_tornado_high_color (const PlxRenderStyle *style);
 void              plx_tornado_chart_render (const PlxTornadoLayout *layout,
                                             const PlxRenderStyle   *style,
                                             cairo_t                *cr,

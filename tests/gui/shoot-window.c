@@ -1,7 +1,8 @@
 /* Not a test: puts the window into a state worth a screenshot, for the README and
  * the AppStream metainfo. `shoot-window main` shows the default scenario;
  * `shoot-window compare` pins it as A, moves to TP 4 x PP 16 with 1F1B as B and
- * shows the comparison; `shoot-window search` runs
+ * shows the comparison; `shoot-window open FILE PAGE` opens a scenario and shows the
+ * page (e.g. "sensitivity"); `shoot-window search` runs
  * the search and selects its third result. It then waits to be killed (after `import -window root`). */
 #include <adwaita.h>
 #include <glib/gi18n.h>
@@ -44,6 +45,15 @@ main (int argc, char **argv)
       plx_scenario_panel_set_strategy_int (panel, "tp", 4);
       pump (500);
       plx_window_show_page (w, "compare");
+    }
+  else if (g_str_equal (mode, "open") && argc > 3)
+    {
+      g_autoptr (GFile) file = g_file_new_for_commandline_arg (argv[2]);
+      g_autoptr (GError) error = NULL;
+      if (!plx_window_open_file (w, file, &error))
+        g_printerr ("%s\n", error->message);
+      pump (500);
+      plx_window_show_page (w, argv[3]);
     }
   else if (g_str_equal (mode, "memory"))
     plx_window_show_page (w, "memory");

@@ -15,6 +15,7 @@
 #include "plx-reshard-page.h"
 #include "plx-scenario-panel.h"
 #include "plx-search-page.h"
+#include "plx-sensitivity-page.h"
 #include "plx-window.h"
 #include "gui-env.h"
 #include "gui-input.h"
@@ -1793,6 +1794,125 @@ test_open_onnx_sizes (void)
   test_rm_rf (dir);
 }
 
+/* ---- issue 15: uncertainty and sensitivity ------------------------------------------ */
+
+/* GPT-3 175B on 1024 A100 with the inter-node bandwidth a range, the matmul
+ * calibration a distribution and the HBM size a range whose low end is below the
+ * peak (57 GiB = 61.2e9 B): some draws do not fit. */
+#define UNCERTAIN_SCENARIO \
+  "{ \"name\": \"uncertain\", \"model\": { \"preset\": \"gpt3-175b\" }," \
+  "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 128," \
+  "    \"gpu\": { \"hbm_bytes\": { \"min\": 60e9, \"max\": 100e9 } }," \
+  "    \"inter_node\": { \"bw_Bps\": { \"min\": 10e9, \"max\": 25e9 } }," \
+  "    \"calibration\": { \"matmul_scale\": { \"mean\": 1.0, \"sd\": 0.05 } } }," \
+  "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 1536, \"micro_batch_size\": 1," \
+  "    \"tp\": 8, \"pp\": 8, \"sequence_parallel\": true, \"recompute\": \"selective\" } }"
+
+/* Opened through Ctrl+O as a person would, the step card shows the band that
+ * plx_uncertainty_sample gives for the same draws and seed, the memory card its OOM
+ * risk; the default scenario (no ranges) shows neither. */
+static void
+test_uncertainty_band (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *path = write_scenario (dir, "uncertain.json", UNCERTAIN_SCENARIO);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) sc = NULL;
+  PlxUncertaintyResult u;
+  g_autofree char *p5 = NULL, *p95 = NULL, *band = NULL, *risk = NULL;
+  double pct;
+
+  g_assert_nonnull (strstr (plx_window_get_card_text (w, 0), "per step on"));
+  g_assert_null (strstr (plx_window_get_card_text (w, 0), "p5"));
+  g_assert_null (strstr (plx_window_get_card_text (w, 3), "OOM risk"));
+
+  sc = plx_scenario_new_from_file (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sc->cluster->uncertain->len, ==, 3);
+  g_assert_true (plx_uncertainty_sample (sc->model, sc->cluster, sc->strategy, PLX_GUI_UNCERTAINTY_SAMPLES,
+                                         PLX_UNCERTAINTY_DEFAULT_SEED, &u, &error));
+  /* The HBM range starts below the peak: some draws must not fit, not all. */
+  g_assert_cmpfloat (u.oom_probability, >, 0.0);
+  g_assert_cmpfloat (u.oom_probability, <, 1.0);
+  p5 = plx_format_time_short (u.step_p5_s);
+  p95 = plx_format_time_short (u.step_p95_s);
+  band = g_strdup_printf ("p5–p95 %s – %s", p5, p95);
+  pct = u.oom_probability * 100.0;
+  risk = g_strdup_printf ("OOM risk %.*f %%", pct >= 10.0 ? 0 : pct >= 1.0 ? 1 : 2, pct);
+
+  open_by_keyboard (w, path);
+  g_assert_nonnull (plx_window_get_result (w));
+  g_assert_true (plx_window_get_result (w)->sampled);
+  g_assert_cmpfloat (plx_window_get_result (w)->uncertainty.step_p5_s, ==, u.step_p5_s);
+  g_assert_cmpfloat (plx_window_get_result (w)->uncertainty.step_p95_s, ==, u.step_p95_s);
+  /* What a person reads: the card's second line. */
+  g_assert_nonnull (gi_find_label (GTK_WIDGET (w), band));
+  g_assert_nonnull (strstr (plx_window_get_card_text (w, 3), risk));
+  g_remove (path);
+  g_rmdir (dir);
+  close_window (w);
+}
+
+static gboolean
+sensitivity_shown (gpointer page)
+{
+  return plx_sensitivity_page_get_layout (page) != NULL;
+}
+
+/* The Sensitivity tab, clicked: the widest bar is the input whose step elasticity
+ * plx_sensitivity_run puts first (the largest |d ln step / d ln x|), and Ctrl+E's
+ * export writes it. */
+static void
+test_sensitivity_page (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  PlxSensitivityPage *page = PLX_SENSITIVITY_PAGE (plx_window_get_sensitivity_page (w));
+  const PlxScenario *sc = plx_window_get_result (w)->scenario;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) s = plx_sensitivity_run (sc->model, sc->cluster, sc->strategy, 0, PLX_UNCERTAINTY_DEFAULT_SEED,
+                                              &error);
+  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *png = g_build_filename (dir, "sensitivity.png", NULL);
+  g_autofree char *bytes = NULL;
+  const PlxTornadoLayout *l;
+  const PlxSensitivity *top;
+  const char *first;
+  gsize len;
+  guint found = 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (s->len, >, 1);
+  top = &g_array_index (s, PlxSensitivity, 0);
+  /* Nothing computed while the page is not shown. */
+  g_assert_null (plx_sensitivity_page_get_layout (page));
+  click_tab (w, "Sensitivity", "sensitivity");
+  g_assert_true (gi_wait (sensitivity_shown, page, 10000));
+  l = plx_sensitivity_page_get_layout (page);
+  g_assert_cmpuint (l->rows->len, >, 1);
+  first = l->labels[g_array_index (l->rows, PlxTornadoRow, 0).index];
+  /* Two inputs may tie (peak bf16 FLOP/s and the matmul scale both scale the same
+   * term): the first bar's input has the largest |elasticity|, whichever it is. */
+  for (guint i = 0; i < s->len; i++)
+    {
+      const PlxSensitivity *e = &g_array_index (s, PlxSensitivity, i);
+      if (g_str_equal (plx_cluster_input_path (e->input), first))
+        {
+          g_assert_cmpfloat_with_epsilon (fabs (e->step_elasticity), fabs (top->step_elasticity),
+                                          1e-12 * fabs (top->step_elasticity));
+          found++;
+        }
+    }
+  g_assert_cmpuint (found, ==, 1);
+  g_assert_true (plx_window_export_chart (w, "sensitivity", png, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (png, &bytes, &len, NULL));
+  g_assert_cmpmem (bytes, 4, "\x89PNG", 4);
+  g_remove (png);
+  g_rmdir (dir);
+  close_window (w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1828,5 +1948,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/model-editor", test_model_editor);
   g_test_add_func ("/gui/use/save-cluster", test_save_cluster);
   g_test_add_func ("/gui/use/fit-advice", test_fit_advice);
+  g_test_add_func ("/gui/use/uncertainty-band", test_uncertainty_band);
+  g_test_add_func ("/gui/use/sensitivity-page", test_sensitivity_page);
   return gui_env_finish (home, g_test_run ());
 }
