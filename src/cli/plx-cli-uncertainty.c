@@ -137,7 +137,7 @@ export_tornado (const PlxCliUncertainty *uq, const PlxScenario *sc, GError **err
       bars[n].high = high;
       n++;
     }
-  layout = plx_tornado_layout_new (bars, n, 16, title, "step time change, % (input -1 % | +1 %)");
+  layout = plx_tornado_layout_new (bars, n, 16, title, "step time change, %");
   plx_render_style_init (&style, FALSE, 1.0);
   data[0] = layout;
   data[1] = &style;
