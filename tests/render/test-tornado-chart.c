@@ -30,7 +30,7 @@ test_order_and_widths (void)
   double k = 0.305 / 3.0;
 
   g_assert_cmpuint (l->rows->len, ==, 3);
-  rows = (const PlxTornadoRow *) l->rows->data;
+  rows = (const PlxTornadoRow *) (const void *) l->rows->data;
   g_assert_cmpuint (rows[0].index, ==, 1);
   g_assert_cmpuint (rows[1].index, ==, 0);
   g_assert_cmpuint (rows[2].index, ==, 2);
@@ -55,7 +55,7 @@ pixel (cairo_surface_t *s, double x, double y)
   const guint8 *data = cairo_image_surface_get_data (s);
   int stride = cairo_image_surface_get_stride (s);
 
-  return *(const guint32 *) (data + (gsize) y * stride + (gsize) x * 4) & 0xffffff;
+  return *(const guint32 *) (const void *) (data + (gsize) y * stride + (gsize) x * 4) & 0xffffff;
 }
 
 static guint32
