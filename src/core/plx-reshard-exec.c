@@ -35,23 +35,11 @@ box_elements (const guint64 *ext, guint rank)
 }
 
 static guint
-coord (const PlxMesh *mesh, guint dev, guint axis)
-{
-  guint stride = 1;
-
-  for (guint a = axis + 1; a < mesh->n_axes; a++)
-    stride *= mesh->size[a];
-  return dev / stride % mesh->size[axis];
-}
-
-static guint
 with_coord (const PlxMesh *mesh, guint dev, guint axis, guint value)
 {
-  guint stride = 1;
+  guint stride = plx_mesh_stride (mesh, axis);
 
-  for (guint a = axis + 1; a < mesh->n_axes; a++)
-    stride *= mesh->size[a];
-  return dev - coord (mesh, dev, axis) * stride + value * stride;
+  return dev - plx_mesh_coord (mesh, dev, axis) * stride + value * stride;
 }
 
 /* The block of dim `d` a device holds: mixed radix over the dim's axes, first axis
@@ -62,7 +50,7 @@ block_index (const PlxMesh *mesh, const PlxSharding *s, guint dev, guint d)
   guint64 idx = 0;
 
   for (guint i = 0; i < s->n_axes[d]; i++)
-    idx = idx * mesh->size[s->axes[d][i]] + coord (mesh, dev, s->axes[d][i]);
+    idx = idx * mesh->size[s->axes[d][i]] + plx_mesh_coord (mesh, dev, s->axes[d][i]);
   return idx;
 }
 
@@ -146,7 +134,7 @@ partial_index (const PlxMesh *mesh, guint partial, guint dev, guint *count)
   for (guint a = 0; a < mesh->n_axes; a++)
     if (partial & (1u << a))
       {
-        idx = idx * mesh->size[a] + coord (mesh, dev, a);
+        idx = idx * mesh->size[a] + plx_mesh_coord (mesh, dev, a);
         n *= mesh->size[a];
       }
   if (count != NULL)
@@ -242,7 +230,7 @@ run_all_to_all (Machine *m, const PlxReshardStep *st)
 
   for (guint dev = 0; dev < m->n_dev; dev++)
     {
-      guint c = coord (mesh, dev, st->axis);
+      guint c = plx_mesh_coord (mesh, dev, st->axis);
       guint64 ext[PLX_RESHARD_MAX_RANK], box[PLX_RESHARD_MAX_RANK];
 
       memcpy (ext, m->buf[dev].ext, sizeof ext);
@@ -279,7 +267,7 @@ run_slice (Machine *m, const PlxReshardStep *st)
       memcpy (ext, m->buf[dev].ext, sizeof ext);
       ext[st->dim] /= s;
       next[dev] = buffer_new (ext, m->rank);
-      src_off[st->dim] = coord (&m->plan->mesh, dev, st->axis) * ext[st->dim];
+      src_off[st->dim] = plx_mesh_coord (&m->plan->mesh, dev, st->axis) * ext[st->dim];
       copy_box (&m->buf[dev], src_off, &next[dev], zero, ext, m->rank);
     }
   replace_all (m, next);
@@ -316,7 +304,7 @@ run_reduce (Machine *m, const PlxReshardStep *st, gboolean scatter)
       memcpy (ext, sum.ext, sizeof ext);
       ext[st->dim] /= s;
       next[dev] = buffer_new (ext, m->rank);
-      off[st->dim] = coord (mesh, dev, st->axis) * ext[st->dim];
+      off[st->dim] = plx_mesh_coord (mesh, dev, st->axis) * ext[st->dim];
       copy_box (&sum, off, &next[dev], zero, ext, m->rank);
       g_free (sum.data);
     }

@@ -303,6 +303,26 @@ parse_csv (const char *text,
   return ok;
 }
 
+/* A row's time: its time column, or else its work over its rate column (FLOPs over
+ * FLOP/s, bytes over bytes/s), each in the unit its header named. */
+static gboolean
+row_time (Header *h, char **fields, ColKind rate_col, double work, double *time_s, GError **error)
+{
+  double rate;
+
+  if (h->index[COL_TIME] >= 0)
+    {
+      if (!field_number (h, fields, COL_TIME, FALSE, time_s, error))
+        return FALSE;
+      *time_s *= h->scale[COL_TIME];
+      return TRUE;
+    }
+  if (!field_number (h, fields, rate_col, FALSE, &rate, error))
+    return FALSE;
+  *time_s = work / (rate * h->scale[rate_col]);
+  return TRUE;
+}
+
 static gboolean
 gemm_row (Header  *h,
           char   **fields,
@@ -325,19 +345,8 @@ gemm_row (Header  *h,
                    h->header[COL_DTYPE], dtype);
       return FALSE;
     }
-  if (h->index[COL_TIME] >= 0)
-    {
-      if (!field_number (h, fields, COL_TIME, FALSE, &row.time_s, error))
-        return FALSE;
-      row.time_s *= h->scale[COL_TIME];
-    }
-  else
-    {
-      double rate;
-      if (!field_number (h, fields, COL_RATE, FALSE, &rate, error))
-        return FALSE;
-      row.time_s = plx_gemm_row_flops (&row) / (rate * h->scale[COL_RATE]);
-    }
+  if (!row_time (h, fields, COL_RATE, plx_gemm_row_flops (&row), &row.time_s, error))
+    return FALSE;
   g_array_append_val (sweep->rows, row);
   return TRUE;
 }
@@ -353,19 +362,8 @@ membw_row (Header  *h,
 
   if (!field_number (h, fields, COL_BYTES, FALSE, &row.bytes, error))
     return FALSE;
-  if (h->index[COL_TIME] >= 0)
-    {
-      if (!field_number (h, fields, COL_TIME, FALSE, &row.time_s, error))
-        return FALSE;
-      row.time_s *= h->scale[COL_TIME];
-    }
-  else
-    {
-      double bw;
-      if (!field_number (h, fields, COL_BW, FALSE, &bw, error))
-        return FALSE;
-      row.time_s = row.bytes / (bw * h->scale[COL_BW]);
-    }
+  if (!row_time (h, fields, COL_BW, row.bytes, &row.time_s, error))
+    return FALSE;
   g_array_append_val (sweep->rows, row);
   return TRUE;
 }

@@ -641,35 +641,6 @@ test_bad_input (void)
 
 /* ---------- random cases ---------- */
 
-/* Axes in `partial_ok` may hold partial sums instead (a target only the source's). */
-static PlxSharding
-random_layout (GRand *rand, const PlxMesh *m, guint rank, guint partial_ok)
-{
-  PlxSharding s = { .rank = rank };
-  guint order[PLX_MESH_MAX_AXES];
-
-  /* Each axis on a random dimension or none, in a random order within it. */
-  for (guint a = 0; a < m->n_axes; a++)
-    order[a] = a;
-  for (guint a = m->n_axes; a > 1; a--)
-    {
-      guint j = (guint) g_rand_int_range (rand, 0, (gint32) a), t = order[a - 1];
-
-      order[a - 1] = order[j];
-      order[j] = t;
-    }
-  for (guint a = 0; a < m->n_axes; a++)
-    {
-      guint d = (guint) g_rand_int_range (rand, 0, (gint32) rank + 2);
-
-      if (d < rank)
-        s.axes[d][s.n_axes[d]++] = order[a];
-      else if (d == rank + 1 && (partial_ok & (1u << order[a])))
-        s.partial |= 1u << order[a];
-    }
-  return s;
-}
-
 static gboolean
 power_of_two_mesh (const PlxMesh *m)
 {
@@ -727,8 +698,8 @@ test_random (void)
       while (plx_mesh_n_devices (&m) > 64);
       for (guint d = 0; d < shape.rank; d++)
         shape.dim[d] = (guint64) g_rand_int_range (rand, 1, 13);
-      src = random_layout (rand, &m, shape.rank, 7);
-      tgt = random_layout (rand, &m, shape.rank, src.partial);
+      src = test_random_sharding (rand, &m, shape.rank, 7);
+      tgt = test_random_sharding (rand, &m, shape.rank, src.partial);
       with_partial += src.partial != 0;
       p = plx_reshard_plan (c, &m, &shape, &src, &tgt, &error);
       g_assert_no_error (error);

@@ -411,34 +411,6 @@ test_verifier_catches_a_wrong_plan (void)
   g_assert_nonnull (strstr (error->message, "the plan ends at [x,y], not [y,x]"));
 }
 
-/* Axes in `partial_ok` may hold partial sums instead (a target's must be the
- * source's). */
-static PlxSharding
-random_sharding (GRand *rand, const PlxMesh *mesh, guint rank, guint partial_ok)
-{
-  PlxSharding s = { .rank = rank };
-  guint order[PLX_MESH_MAX_AXES] = { 0, 1, 2 };
-
-  /* Axes in a random order, each on a random dim or on none. */
-  for (guint i = mesh->n_axes; i > 1; i--)
-    {
-      guint j = g_rand_int_range (rand, 0, (gint32) i), t = order[i - 1];
-
-      order[i - 1] = order[j];
-      order[j] = t;
-    }
-  for (guint i = 0; i < mesh->n_axes; i++)
-    {
-      guint d = g_rand_int_range (rand, 0, (gint32) rank + 2);
-
-      if (d < rank)
-        s.axes[d][s.n_axes[d]++] = order[i];
-      else if (d == rank + 1 && (partial_ok & (1u << order[i])))
-        s.partial |= 1u << order[i];
-    }
-  return s;
-}
-
 static gboolean
 layouts_within (const PlxReshardPlan *p, double bound)
 {
@@ -468,8 +440,8 @@ test_random_redistributions (void)
         m.size[a] = g_rand_int_range (rand, 1, 5);
       for (guint d = 0; d < shape.rank; d++)
         shape.dim[d] = g_rand_int_range (rand, 1, 8);
-      src = random_sharding (rand, &m, shape.rank, 7);
-      tgt = random_sharding (rand, &m, shape.rank, src.partial);
+      src = test_random_sharding (rand, &m, shape.rank, 7);
+      tgt = test_random_sharding (rand, &m, shape.rank, src.partial);
       n_partial += src.partial != 0;
 
       p = plx_reshard_plan (c, &m, &shape, &src, &tgt, &error);

@@ -38,3 +38,32 @@ test_run (const PlxScenario *sc)
   "                           \"attention\": 1.0 } }," \
   "  \"intra_node\": { \"bw_Bps\": " #intra_bw ", \"latency_s\": 0, \"efficiency\": [[1, 1.0]] }," \
   "  \"inter_node\": { \"bw_Bps\": " #inter_bw ", \"latency_s\": 0, \"efficiency\": [[1, 1.0]] } }"
+
+/* A random layout on `mesh` for an array of `rank` (test-reshard, test-reshard-ir):
+ * the axes in a random order, each on a random dimension, on none, or - if in
+ * `partial_ok` - holding partial sums (a target's must be the source's). */
+static inline PlxSharding
+test_random_sharding (GRand *rand, const PlxMesh *mesh, guint rank, guint partial_ok)
+{
+  PlxSharding s = { .rank = rank };
+  guint order[PLX_MESH_MAX_AXES] = { 0, 1, 2 };
+
+  /* Axes in a random order, each on a random dim or on none. */
+  for (guint i = mesh->n_axes; i > 1; i--)
+    {
+      guint j = g_rand_int_range (rand, 0, (gint32) i), t = order[i - 1];
+
+      order[i - 1] = order[j];
+      order[j] = t;
+    }
+  for (guint i = 0; i < mesh->n_axes; i++)
+    {
+      guint d = g_rand_int_range (rand, 0, (gint32) rank + 2);
+
+      if (d < rank)
+        s.axes[d][s.n_axes[d]++] = order[i];
+      else if (d == rank + 1 && (partial_ok & (1u << order[i])))
+        s.partial |= 1u << order[i];
+    }
+  return s;
+}
