@@ -33,6 +33,10 @@ typedef struct
   PlxCurve *memory_efficiency;       /* achieved / peak HBM bandwidth against bytes moved */
   PlxCurve *matmul_fp8_efficiency;   /* the same for fp8 GEMMs, against fp8 peak; NULL: derived
                                       * from the 16-bit curve (plx-op-cost.c) */
+  /* TF32 and FP32 GEMMs against their own peaks, where a sweep or trace measured
+   * them (never scaled by matmul_scale); NULL: the 16-bit curve's shape. */
+  PlxCurve *matmul_tf32_efficiency;
+  PlxCurve *matmul_fp32_efficiency;
   double   kernel_launch_s;
   /* Fused attention kernels (FlashAttention): the fraction of the dense 16-bit peak
    * they reach at long sequences, forward and backward together - Transformer

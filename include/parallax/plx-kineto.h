@@ -87,7 +87,10 @@ typedef struct
 
 typedef struct
 {
-  GArray *matmul;          /* PlxCurvePoint: one per GEMM op with known FLOPs */
+  GArray *matmul;          /* PlxCurvePoint: one per 16-bit GEMM op with known FLOPs */
+  GArray *matmul_fp8;      /* the same for fp8, TF32 and FP32 GEMMs, each against its */
+  GArray *matmul_tf32;     /* own peak and folded into its own curve */
+  GArray *matmul_fp32;
   GArray *memory;          /* PlxCurvePoint: one per elementwise op with known bytes */
   guint   n_rejected;      /* points above the peak (wrong peak or dims): left out */
 } PlxKinetoPoints;
@@ -102,8 +105,10 @@ void             plx_kineto_points_free (PlxKinetoPoints *points);
 GArray          *plx_curve_fold (const PlxCurve      *curve,
                                  const PlxCurvePoint *measured,
                                  gsize                n_measured);
-/* `cluster_json` (a cluster file or preset) with gpu.efficiency.matmul and .memory
- * replaced by the folded curves and a note in "sources". */
+/* `cluster_json` (a cluster file or preset) with gpu.efficiency.matmul (16-bit
+ * GEMMs), matmul_fp8, matmul_tf32, matmul_fp32 and memory replaced by the folded
+ * curves where the trace measured points for them, and a note in "sources". A curve
+ * the cluster lacks (TF32, say) is made of the measured points alone. */
 JsonNode        *plx_kineto_cluster_json (JsonNode              *cluster_json,
                                           const PlxKinetoPoints *points,
                                           const char            *trace_name,

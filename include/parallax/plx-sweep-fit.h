@@ -44,7 +44,8 @@ void         plx_sweep_fit_free (PlxSweepFit *fit);
 
 /* One fit per dtype in the sweep (PlxDtype order), against the cluster's peak for
  * that dtype: efficiency = 2·b·m·n·k / (time · peak). bf16 (else fp16) is written as
- * gpu.efficiency.matmul, fp8 as matmul_fp8; tf32 and fp32 are reported only. A row
+ * gpu.efficiency.matmul, fp8 as matmul_fp8, tf32 and fp32 as matmul_tf32 and
+ * matmul_fp32; fp16 beside bf16 is reported only. A row
  * faster than the peak is an error (the dtype or the peak is wrong). */
 GPtrArray   *plx_gemm_sweep_fit (const PlxGemmSweep *sweep,
                                  const PlxCluster   *cluster,

@@ -167,6 +167,9 @@ to_json (const PlxKinetoTrace *t, const PlxKernelClassSummary *sum, GArray *ops,
   if (pts != NULL)
     {
       add_points (b, "matmul_points", pts->matmul);
+      add_points (b, "matmul_fp8_points", pts->matmul_fp8);
+      add_points (b, "matmul_tf32_points", pts->matmul_tf32);
+      add_points (b, "matmul_fp32_points", pts->matmul_fp32);
       add_points (b, "memory_points", pts->memory);
       json_builder_set_member_name (b, "rejected_points");
       json_builder_add_int_value (b, pts->n_rejected);
@@ -205,8 +208,10 @@ print_text (const PlxKinetoTrace *t, const PlxKernelClassSummary *sum, GArray *o
         printf ("NCCL %s of %.0f bytes: %.3f ms\n", k->collective, k->message_bytes, k->dur_us * 1e-3);
     }
   if (pts != NULL)
-    printf ("\nMeasured points: %u matmul, %u memory (%u above the peak left out)\n", pts->matmul->len,
-            pts->memory->len, pts->n_rejected);
+    printf ("\nMeasured points: %u matmul (16-bit), %u matmul_fp8, %u matmul_tf32, %u matmul_fp32, %u memory "
+            "(%u above the peak left out)\n",
+            pts->matmul->len, pts->matmul_fp8->len, pts->matmul_tf32->len, pts->matmul_fp32->len, pts->memory->len,
+            pts->n_rejected);
 }
 
 static JsonNode *

@@ -142,8 +142,8 @@ check_cluster_keys (JsonObject *obj, const char *source, GError **error)
                                      "efficiency", "tdp_w", "power_limit_w", "static_power_w", "boost_clock_mhz",
                                      "clock_mhz", NULL };
   static const char *const flops[] = { "bf16", "fp16", "fp8", "fp32", "tf32", NULL };
-  static const char *const eff[] = { "matmul", "matmul_fp8", "memory", "kernel_launch_s", "attention",
-                                     "attention_pytorch", NULL };
+  static const char *const eff[] = { "matmul", "matmul_fp8", "matmul_tf32", "matmul_fp32", "memory",
+                                     "kernel_launch_s", "attention", "attention_pytorch", NULL };
   static const char *const link[] = { "name", "bw_Bps", "latency_s", "efficiency", NULL };
   static const char *const link_names[] = { "intra_node", "inter_node" };
   JsonNode *n;
@@ -375,12 +375,18 @@ plx_cluster_new_from_json (JsonNode   *node,
   c->memory_efficiency = parse_curve (eff, source, "cluster.gpu.efficiency", "memory", error);
   if (c->memory_efficiency == NULL)
     return NULL;
-  if (json_object_has_member (eff, "matmul_fp8"))
-    {
-      c->matmul_fp8_efficiency = parse_curve (eff, source, "cluster.gpu.efficiency", "matmul_fp8", error);
-      if (c->matmul_fp8_efficiency == NULL)
-        return NULL;
-    }
+  {
+    static const char *const keys[] = { "matmul_fp8", "matmul_tf32", "matmul_fp32" };
+    PlxCurve **curves[] = { &c->matmul_fp8_efficiency, &c->matmul_tf32_efficiency, &c->matmul_fp32_efficiency };
+
+    for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+      if (json_object_has_member (eff, keys[i]))
+        {
+          *curves[i] = parse_curve (eff, source, "cluster.gpu.efficiency", keys[i], error);
+          if (*curves[i] == NULL)
+            return NULL;
+        }
+  }
 
   if (!parse_link (obj, source, "intra_node", &c->intra_node, error) ||
       !parse_link (obj, source, "inter_node", &c->inter_node, error))
@@ -437,6 +443,8 @@ plx_cluster_copy (const PlxCluster *cluster)
   c->matmul_efficiency = plx_curve_copy (cluster->matmul_efficiency);
   c->memory_efficiency = plx_curve_copy (cluster->memory_efficiency);
   c->matmul_fp8_efficiency = plx_curve_copy (cluster->matmul_fp8_efficiency);
+  c->matmul_tf32_efficiency = plx_curve_copy (cluster->matmul_tf32_efficiency);
+  c->matmul_fp32_efficiency = plx_curve_copy (cluster->matmul_fp32_efficiency);
   link_copy (&c->intra_node, &cluster->intra_node);
   link_copy (&c->inter_node, &cluster->inter_node);
   if (cluster->uncertain != NULL)
@@ -454,6 +462,8 @@ plx_cluster_free (PlxCluster *cluster)
   plx_curve_free (cluster->matmul_efficiency);
   plx_curve_free (cluster->memory_efficiency);
   plx_curve_free (cluster->matmul_fp8_efficiency);
+  plx_curve_free (cluster->matmul_tf32_efficiency);
+  plx_curve_free (cluster->matmul_fp32_efficiency);
   g_free (cluster->intra_node.name);
   plx_curve_free (cluster->intra_node.efficiency);
   g_free (cluster->inter_node.name);

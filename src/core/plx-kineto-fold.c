@@ -14,6 +14,9 @@ plx_kineto_points_free (PlxKinetoPoints *points)
   if (points == NULL)
     return;
   g_array_unref (points->matmul);
+  g_array_unref (points->matmul_fp8);
+  g_array_unref (points->matmul_tf32);
+  g_array_unref (points->matmul_fp32);
   g_array_unref (points->memory);
   g_free (points);
 }
@@ -32,6 +35,26 @@ add_point (PlxKinetoPoints *p, GArray *to, double x, double y)
   g_array_append_val (to, pt);
 }
 
+/* Each GEMM dtype has its own curve (plx-op-cost.c): a TF32 GEMM's 40 % of the TF32
+ * peak says nothing about a bf16 GEMM of the same size. */
+static GArray *
+gemm_points (PlxKinetoPoints *p, PlxDtype dtype)
+{
+  switch (dtype)
+    {
+    case PLX_DTYPE_FP8:
+      return p->matmul_fp8;
+    case PLX_DTYPE_TF32:
+      return p->matmul_tf32;
+    case PLX_DTYPE_FP32:
+      return p->matmul_fp32;
+    case PLX_DTYPE_BF16:
+    case PLX_DTYPE_FP16:
+    default:
+      return p->matmul;
+    }
+}
+
 PlxKinetoPoints *
 plx_kineto_points (const PlxKinetoTrace *trace,
                    const PlxCluster     *cluster)
@@ -39,6 +62,9 @@ plx_kineto_points (const PlxKinetoTrace *trace,
   PlxKinetoPoints *p = g_new0 (PlxKinetoPoints, 1);
 
   p->matmul = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
+  p->matmul_fp8 = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
+  p->matmul_tf32 = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
+  p->matmul_fp32 = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
   p->memory = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
   for (guint i = 0; i < trace->ops->len; i++)
     {
@@ -50,7 +76,7 @@ plx_kineto_points (const PlxKinetoTrace *trace,
       /* Achieved over peak, as the curves are (plx-op-cost.c): the peak of the
        * dtype the GEMM ran in; HBM bandwidth for the elementwise ops. */
       if (op->kclass == PLX_KERNEL_GEMM && op->flops > 0.0 && cluster->peak_flops[op->dtype] > 0.0)
-        add_point (p, p->matmul, op->flops, op->flops / seconds / cluster->peak_flops[op->dtype]);
+        add_point (p, gemm_points (p, op->dtype), op->flops, op->flops / seconds / cluster->peak_flops[op->dtype]);
       else if (op->kclass == PLX_KERNEL_MEMORY && op->bytes > 0.0 && cluster->hbm_bw_Bps > 0.0)
         add_point (p, p->memory, op->bytes, op->bytes / seconds / cluster->hbm_bw_Bps);
     }
@@ -154,7 +180,8 @@ plx_curve_fold (const PlxCurve      *curve,
   g_autoptr (GArray) groups = group_measured (measured, n_measured);
   GArray *out = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
 
-  for (gsize i = 0; i < plx_curve_get_n_points (curve); i++)
+  /* No curve yet (a dtype the cluster never measured): the points alone. */
+  for (gsize i = 0; curve != NULL && i < plx_curve_get_n_points (curve); i++)
     {
       PlxCurvePoint p = { 0.0, 0.0, 1.0 };
       gboolean near = FALSE;
@@ -204,24 +231,37 @@ plx_kineto_cluster_json (JsonNode              *cluster_json,
   out = plx_json_deep_copy (cluster_json);
   gpu = json_object_get_object_member (json_node_get_object (out), "gpu");
   eff = json_object_get_object_member (gpu, "efficiency");
-  if (points->matmul->len > 0)
+  {
+    const struct
     {
-      g_autoptr (GArray) m = plx_curve_fold (cluster->matmul_efficiency, (const PlxCurvePoint *) (void *) points->matmul->data,
-                                             points->matmul->len);
-      json_object_set_member (eff, "matmul", curve_json (m));
-    }
-  if (points->memory->len > 0)
-    {
-      g_autoptr (GArray) m = plx_curve_fold (cluster->memory_efficiency, (const PlxCurvePoint *) (void *) points->memory->data,
-                                             points->memory->len);
-      json_object_set_member (eff, "memory", curve_json (m));
-    }
+      const char     *key;
+      const GArray   *measured;
+      const PlxCurve *curve;
+    } folds[] = {
+      { "matmul", points->matmul, cluster->matmul_efficiency },
+      { "matmul_fp8", points->matmul_fp8, cluster->matmul_fp8_efficiency },
+      { "matmul_tf32", points->matmul_tf32, cluster->matmul_tf32_efficiency },
+      { "matmul_fp32", points->matmul_fp32, cluster->matmul_fp32_efficiency },
+      { "memory", points->memory, cluster->memory_efficiency },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (folds); i++)
+      if (folds[i].measured->len > 0)
+        {
+          g_autoptr (GArray) m = plx_curve_fold (folds[i].curve, (const PlxCurvePoint *) (void *) folds[i].measured->data,
+                                                 folds[i].measured->len);
+          json_object_set_member (eff, folds[i].key, curve_json (m));
+        }
+  }
   if (!json_object_has_member (json_node_get_object (out), "sources"))
     json_object_set_object_member (json_node_get_object (out), "sources", json_object_new ());
   sources = json_object_get_object_member (json_node_get_object (out), "sources");
-  note = g_strdup_printf ("%s: %u GEMM and %u elementwise ops measured, folded into the matmul and memory curves "
+  note = g_strdup_printf ("%s: %u GEMM ops measured (%u 16-bit, %u fp8, %u tf32, %u fp32) and %u elementwise, "
+                          "folded into the matmul curve of each dtype and the memory curve "
                           "(parallax-cli calibrate --kineto; docs/calibration.md)",
-                          trace_name, points->matmul->len, points->memory->len);
+                          trace_name, points->matmul->len + points->matmul_fp8->len + points->matmul_tf32->len +
+                          points->matmul_fp32->len, points->matmul->len, points->matmul_fp8->len,
+                          points->matmul_tf32->len, points->matmul_fp32->len, points->memory->len);
   json_object_set_string_member (sources, "kineto", note);
   /* What we write must read back. */
   {

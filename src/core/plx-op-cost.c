@@ -22,9 +22,16 @@ matmul_efficiency (const PlxCluster *c,
                    double            flops)
 {
   double scale;
-
   double eff;
 
+  /* A TF32 or FP32 GEMM runs other kernels (1688 MMA, SIMT sgemm) against another
+   * peak: its own measured curve where a sweep or trace gave one - a measurement, so
+   * no calibration scale fitted to published 16-bit runs applies to it - else the
+   * 16-bit curve's shape (docs/calibration.md). */
+  if (dtype == PLX_DTYPE_TF32 && c->matmul_tf32_efficiency != NULL)
+    return MIN (1.0, plx_curve_eval (c->matmul_tf32_efficiency, flops)) * c->compute_clock_factor;
+  if (dtype == PLX_DTYPE_FP32 && c->matmul_fp32_efficiency != NULL)
+    return MIN (1.0, plx_curve_eval (c->matmul_fp32_efficiency, flops)) * c->compute_clock_factor;
   if (dtype != PLX_DTYPE_FP8)
     eff = plx_curve_eval (c->matmul_efficiency, flops);
   else if (c->matmul_fp8_efficiency != NULL)

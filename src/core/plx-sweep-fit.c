@@ -304,6 +304,10 @@ plx_gemm_sweep_fit (const PlxGemmSweep *sweep,
         fit->key = "matmul";
       else if (dt == PLX_DTYPE_FP8)
         fit->key = "matmul_fp8";
+      else if (dt == PLX_DTYPE_TF32)
+        fit->key = "matmul_tf32";
+      else if (dt == PLX_DTYPE_FP32)
+        fit->key = "matmul_fp32";
       g_ptr_array_add (fits, fit);
     }
   return g_steal_pointer (&fits);
@@ -415,7 +419,7 @@ plx_sweep_fit_to_text (const PlxSweepFit *fit,
   if (fit->key != NULL)
     g_string_append (out, fit->key);
   else
-    g_string_append (out, " (reported only: the cluster has one curve for 16- and 32-bit GEMMs)");
+    g_string_append (out, " (reported only: fp16 runs on the bf16 curve, measured here too)");
   if (fit->n_left_out > 0)
     g_string_append_printf (out, "; %u rows left out (in cache: no larger than a row faster than HBM)", fit->n_left_out);
   g_string_append_printf (out, "\n  eff(x) = e_max x / (x + x_half): e_max %.4f", fit->e_max);

@@ -2067,7 +2067,7 @@ static void
 test_calibrate_gemm (void)
 {
   /* XLA's H100 GEMM table into dgx-h100-80gb: bf16 is written as the matmul curve
-   * (tf32 reported only), the file written loads, and its curve is the one printed. */
+   * (tf32 as matmul_tf32), the file written loads, and its curve is the one printed. */
   g_autofree char *gemm = data_path ("sweeps/xla-h100-gemm.csv");
   g_autofree char *membw = data_path ("sweeps/a100-40gb-stream.csv");
   g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
@@ -2096,7 +2096,7 @@ test_calibrate_gemm (void)
   g_assert_cmpstr (json_object_get_string_member (bf16, "key"), ==, "matmul");
   g_assert_cmpint (json_object_get_int_member (bf16, "rows"), ==, 31);
   g_assert_cmpfloat (get_number (bf16, "e_max_std_error"), >, 0.0);
-  g_assert_true (json_object_get_null_member (json_array_get_object_element (fits, 1), "key"));
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (fits, 1), "key"), ==, "matmul_tf32");
 
   written = plx_json_parse_file (out, &error);
   g_assert_no_error (error);
@@ -3706,15 +3706,19 @@ static void
 test_calibrate_kineto (void)
 {
   /* A real trace (tests/data/kineto/README.md) folded into the A100 preset: one NCCL
-   * kernel of 11727 us (jq over the file), a cluster written that loads, its matmul
-   * curve rising, and --out without --cluster a usage error. */
+   * kernel of 11727 us (jq over the file), a cluster written that loads, and --out
+   * without --cluster a usage error. The model ran in fp32: of its GEMM ops 64
+   * launched s1688 kernels (TF32 tensor cores) and 25 others (12 sgemm, 4 gemmk1,
+   * 4 gemvx, 4 gemvNSP, 1 scal: FP32 units; grep over the file), so they make the
+   * matmul_tf32 and matmul_fp32 curves, each rising, and the 16-bit matmul curve
+   * stays the preset's. */
   g_autofree char *trace = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "kineto", "hta-sampled-rank0.json", NULL);
   g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
   g_autofree char *out = g_build_filename (dir, "a100-kineto.json", NULL);
   g_auto (CliRun) r = { 0 };
   g_auto (CliRun) bad = { 0 };
   g_autoptr (JsonNode) root = NULL, folded = NULL;
-  g_autoptr (PlxCluster) c = NULL;
+  g_autoptr (PlxCluster) c = NULL, preset = NULL;
   JsonObject *coll;
   double last = 0.0;
 
@@ -3730,10 +3734,25 @@ test_calibrate_kineto (void)
   g_assert_nonnull (folded);
   c = plx_cluster_new_from_json (folded, out, NULL);
   g_assert_nonnull (c);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (json_node_get_object (root), "matmul_points")), ==, 0);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (json_node_get_object (root), "matmul_tf32_points")), ==, 64);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (json_node_get_object (root), "matmul_fp32_points")), ==, 25);
+  preset = plx_cluster_new_preset ("dgx-a100-80gb", NULL);
+  g_assert_cmpuint (plx_curve_get_n_points (c->matmul_efficiency), ==, plx_curve_get_n_points (preset->matmul_efficiency));
   for (gsize i = 0; i < plx_curve_get_n_points (c->matmul_efficiency); i++)
     {
-      double x, y;
+      double x, y, px, py;
       plx_curve_get_point (c->matmul_efficiency, i, &x, &y);
+      plx_curve_get_point (preset->matmul_efficiency, i, &px, &py);
+      g_assert_cmpfloat (x, ==, px);
+      g_assert_cmpfloat (y, ==, py);
+    }
+  g_assert_nonnull (c->matmul_tf32_efficiency);
+  g_assert_nonnull (c->matmul_fp32_efficiency);
+  for (gsize i = 0; i < plx_curve_get_n_points (c->matmul_tf32_efficiency); i++)
+    {
+      double x, y;
+      plx_curve_get_point (c->matmul_tf32_efficiency, i, &x, &y);
       g_assert_cmpfloat (y, >=, last);
       last = y;
     }

@@ -291,6 +291,51 @@ ideal_fp8 (gboolean curve)
   return c;
 }
 
+/* TF32 and FP32 GEMMs on their own measured curves (constant 0.4 and 0.8 of their
+ * peaks, 1.5e14 and 2e13) under a matmul_scale of 0.5 that scales only the 16-bit
+ * curve; a GEMM of 1e12 FLOPs (bytes 0: compute-bound). */
+static void
+test_32bit_curves (void)
+{
+  const char *json =
+    "{ \"name\": \"ideal\", \"num_nodes\": 1, \"gpus_per_node\": 8,"
+    "  \"gpu\": { \"name\": \"ideal\", \"peak_flops\": { \"bf16\": 3e14, \"tf32\": 1.5e14, \"fp32\": 2e13 },"
+    "           \"hbm_bytes\": 85899345920, \"hbm_bw_Bps\": 1e12,"
+    "           \"efficiency\": { \"matmul\": [[1, 1.0]], \"matmul_tf32\": [[1, 0.4]], \"matmul_fp32\": [[1, 0.8]],"
+    "                            \"memory\": [[1, 1.0]], \"kernel_launch_s\": 0 } },"
+    "  \"calibration\": { \"matmul_scale\": 0.5 },"
+    "  \"intra_node\": { \"bw_Bps\": 1e11, \"latency_s\": 0, \"efficiency\": [[1, 1.0]] },"
+    "  \"inter_node\": { \"bw_Bps\": 1e10, \"latency_s\": 0, \"efficiency\": [[1, 1.0]] } }";
+  g_autoptr (JsonNode) node = plx_json_parse_data (json, -1, "test", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxCluster) c = plx_cluster_new_from_json (node, "test", &error);
+  g_autoptr (JsonNode) bad = NULL;
+  g_autoptr (PlxCluster) none = NULL;
+  g_autofree char *bad_json = NULL;
+
+  g_assert_no_error (error);
+  /* 1e12 / (1.5e14 x 0.4) = 16.667 ms; 1e12 / (2e13 x 0.8) = 62.5 ms; bf16 at 1.0 x 0.5
+   * of 3e14: 6.667 ms. */
+  g_assert_cmpfloat_with_epsilon (plx_gemm_time (c, PLX_DTYPE_TF32, 1e12, 0.0), 1e12 / 6e13, 1e-15);
+  g_assert_cmpfloat_with_epsilon (plx_gemm_time (c, PLX_DTYPE_FP32, 1e12, 0.0), 1e12 / 1.6e13, 1e-15);
+  g_assert_cmpfloat_with_epsilon (plx_gemm_time (c, PLX_DTYPE_BF16, 1e12, 0.0), 1e12 / 1.5e14, 1e-15);
+  /* A copy keeps them. */
+  {
+    g_autoptr (PlxCluster) copy = plx_cluster_copy (c);
+    g_assert_cmpfloat (plx_gemm_time (copy, PLX_DTYPE_TF32, 1e12, 0.0), ==, plx_gemm_time (c, PLX_DTYPE_TF32, 1e12, 0.0));
+  }
+  /* A bad curve is named by its key. */
+  {
+    g_auto (GStrv) parts = g_strsplit (json, "[[1, 0.4]]", 2);
+    bad_json = g_strjoinv ("[[1, -0.4]]", parts);
+  }
+  bad = plx_json_parse_data (bad_json, -1, "test", NULL);
+  none = plx_cluster_new_from_json (bad, "test", &error);
+  g_assert_null (none);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "test: cluster.gpu.efficiency.matmul_tf32: "));
+}
+
 static void
 test_fp8 (void)
 {
@@ -396,6 +441,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/op-cost/expert-load", test_expert_load);
   g_test_add_func ("/core/op-cost/kernel-floor", test_kernel_floor);
   g_test_add_func ("/core/op-cost/fp8", test_fp8);
+  g_test_add_func ("/core/op-cost/32-bit-curves", test_32bit_curves);
   g_test_add_func ("/core/op-cost/eager-rmsnorm", test_eager_rmsnorm);
   g_test_add_func ("/core/op-cost/fp8-weight-copies", test_fp8_weight_copies);
   return g_test_run ();

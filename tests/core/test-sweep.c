@@ -226,7 +226,7 @@ static void
 test_fit_real_reloads (void)
 {
   /* The XLA H100 sweep fitted into dgx-h100-80gb: bf16 becomes the matmul curve,
-   * tf32 is reported only; the file written loads, and the op cost of the sweep's
+   * tf32 the matmul_tf32 curve; the file written loads, and the op cost of the sweep's
    * largest GEMM (b 1, 4096^3, bf16: 137,438,953,472 FLOPs at 783.328793548203
    * TFLOP/s = 175.455 us) comes within the fit's own rms residual of the measured
    * time. The calibration factor is set to 1: it stands for sustained-load clocks
@@ -252,7 +252,7 @@ test_fit_real_reloads (void)
   g_assert_cmpstr (bf16->name, ==, "bf16");
   g_assert_cmpstr (bf16->key, ==, "matmul");
   g_assert_cmpstr (tf32->name, ==, "tf32");
-  g_assert_null (tf32->key);
+  g_assert_cmpstr (tf32->key, ==, "matmul_tf32");
   g_assert_cmpuint (bf16->x->len, ==, 31);
   g_assert_true (isfinite (bf16->e_max_se) && bf16->e_max_se > 0.0);
   assert_monotone (bf16);
@@ -273,6 +273,22 @@ test_fit_real_reloads (void)
       g_assert_cmpfloat (cx, ==, g_array_index (bf16->curve_x, double, i));
       g_assert_cmpfloat (cy, ==, g_array_index (bf16->curve_y, double, i));
     }
+  /* A TF32 GEMM on its own curve: at the curve's last point x, FLOPs x run at
+   * y x 494.7 TFLOP/s (H100 SXM dense TF32), whatever matmul_scale says - a fit to
+   * published 16-bit runs does not rescale a measured TF32 curve. Bytes: A, B and C
+   * of 4096^2 fp32 elements, far below the roofline's ridge at this size. */
+  g_assert_nonnull (written->matmul_tf32_efficiency);
+  g_assert_null (written->matmul_fp32_efficiency);
+  g_assert_cmpuint (plx_curve_get_n_points (written->matmul_tf32_efficiency), ==, tf32->curve_x->len);
+  {
+    guint last = tf32->curve_x->len - 1;
+    double x = g_array_index (tf32->curve_x, double, last), y = g_array_index (tf32->curve_y, double, last);
+    double bytes = 3.0 * 4096 * 4096 * 4;
+
+    written->matmul_scale = 0.5;
+    g_assert_cmpfloat_with_epsilon (plx_gemm_time (written, PLX_DTYPE_TF32, x, bytes), x / (4.947e14 * y),
+                                    1e-9 * x / (4.947e14 * y));
+  }
   written->matmul_scale = 1.0;
   /* Bytes: A, B and C of 4096^2 bf16 elements (2 bytes). */
   predicted = plx_gemm_time (written, PLX_DTYPE_BF16, 137438953472.0, 3.0 * 4096 * 4096 * 2);
