@@ -115,8 +115,10 @@ params_text (const PlxCalibrationPage *self, const PlxCalCurve *c)
       g_autofree char *latency = isfinite (c->latency_se_s)
                                    ? g_strdup_printf (_("latency %s ± %.2f µs per step"), lat, c->latency_se_s * 1e6)
                                    : g_strdup_printf (_("latency %s per step (kept: fewer than 3 sizes up to 64 KiB)"), lat);
-      return g_strdup_printf (_("Group %u GPUs per node × %u nodes; link peak %.0f GB/s; %s"), self->fit->gpus_per_node,
-                              self->fit->nodes, c->peak_Bps / 1e9, latency);
+      g_autofree char *group = g_strdup_printf (ngettext ("%u GPUs per node × %u node", "%u GPUs per node × %u nodes",
+                                                          self->fit->nodes),
+                                                self->fit->gpus_per_node, self->fit->nodes);
+      return g_strdup_printf (_("Group %s; link peak %.0f GB/s; %s"), group, c->peak_Bps / 1e9, latency);
     }
   if (isfinite (c->e_max))
     {
@@ -178,9 +180,14 @@ show_curve (PlxCalibrationPage *self)
   headers[1] = c->x_unit == PLX_CAL_X_FLOPS ? _("Size (FLOPs)") : _("Size (bytes)");
   headers[2] = c->residual_is_time ? _("Measured time") : _("Measured efficiency");
   headers[3] = c->residual_is_time ? _("Fitted time") : _("Fitted efficiency");
-  headers[4] = c->residual_is_time ? _("Residual (fitted − measured)") : _("Residual (measured / fitted − 1)");
+  headers[4] = _("Residual");
   for (guint i = 0; i < 5; i++)
     table_cell (self->table, headers[i], i, 0, TRUE, i > 0);
+  gtk_widget_set_tooltip_text (gtk_grid_get_child_at (self->table, 4, 0),
+                               c->residual_is_time ? _("(fitted − measured) / measured: negative where the cluster "
+                                                       "predicts faster than measured")
+                                                   : _("measured / fitted − 1: positive where the kernel ran faster "
+                                                       "than the curve"));
   rows = MIN (c->residuals->len, MAX_TABLE_ROWS);
   for (guint i = 0; i < rows; i++)
     {
@@ -189,7 +196,9 @@ show_curve (PlxCalibrationPage *self)
       g_autofree char *size = format_size (c, r->size);
       g_autofree char *measured = format_value (c, r->measured);
       g_autofree char *fitted = format_value (c, r->fitted);
-      g_autofree char *residual = g_strdup_printf ("%+.1f %%", r->residual_pct);
+      /* A residual that rounds to zero reads "0.0 %", never "-0.0 %". */
+      g_autofree char *residual = fabs (r->residual_pct) < 0.05 ? g_strdup ("0.0 %")
+                                                                 : g_strdup_printf ("%+.1f %%", r->residual_pct);
 
       table_cell (self->table, s->label, 0, i + 1, FALSE, FALSE);
       table_cell (self->table, size, 1, i + 1, FALSE, TRUE);
@@ -809,7 +818,14 @@ plx_calibration_page_init (PlxCalibrationPage *self)
   self->table = GTK_GRID (gtk_grid_new ());
   gtk_grid_set_column_spacing (self->table, 24);
   gtk_grid_set_row_spacing (self->table, 2);
-  gtk_box_append (GTK_BOX (fit_box), GTK_WIDGET (self->table));
+  {
+    /* Scrolls sideways on its own: its width must not set the window's minimum. */
+    GtkWidget *table_scroller = gtk_scrolled_window_new ();
+    gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (table_scroller), GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER);
+    gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (table_scroller), TRUE);
+    gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (table_scroller), GTK_WIDGET (self->table));
+    gtk_box_append (GTK_BOX (fit_box), table_scroller);
+  }
 
   adw_status_page_set_icon_name (ADW_STATUS_PAGE (empty), "document-open-symbolic");
   adw_status_page_set_title (ADW_STATUS_PAGE (empty), _("No Measurements"));
