@@ -233,7 +233,7 @@ draw_axes (const PlxCalCurve *curve, const PlxCalChartLayout *l, const PlxRender
   const char *x_title = curve->x_unit == PLX_CAL_X_FLOPS ? _("GEMM size (FLOPs, log scale)")
                         : curve->role == PLX_CAL_CURVE_MEMORY ? _("bytes read and written (log scale)")
                                                               : _("message size (bytes, log scale)");
-  const char *y_title = curve->y_unit == PLX_CAL_Y_BANDWIDTH ? _("link bandwidth, GB/s") : _("efficiency, % of peak");
+  const char *y_title = curve->y_unit == PLX_CAL_Y_BANDWIDTH ? _("link bandwidth, GB/s") : _("efficiency, percent of peak");
 
   /* At most one label per 80 px, so "100 MB" never meets its neighbour. */
   plx_axis_decade_ticks (l->decade_lo, l->decade_hi, (guint) MAX (2.0, w / 80.0),
