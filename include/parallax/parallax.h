@@ -19,6 +19,7 @@
 #include "plx-json.h"
 #include "plx-kineto.h"
 #include "plx-layer-split.h"
+#include "plx-measurement.h"
 #include "plx-model.h"
 #include "plx-nccl-tests.h"
 #include "plx-fit-uncertainty.h"

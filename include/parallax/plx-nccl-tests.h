@@ -55,6 +55,8 @@ typedef struct
   double measured_time_s;
   double measured_busbw_Bps;  /* of the chosen (faster) column */
   double efficiency;          /* that makes the model reproduce the time, on the fitted link */
+  double curve_bytes;         /* where on the link's curve the model reads it (the message, bytes/p for
+                               * all-to-all, the shard for a hierarchical all-reduce) */
   double model_time_s;        /* plx_collective_time with the written cluster */
   double residual_pct;        /* (model - measured) / measured * 100 */
 } PlxNcclPoint;

@@ -63,6 +63,18 @@ void         plx_sweep_fit_apply (JsonNode          *cluster,
                                   const PlxSweepFit *fit,
                                   const char        *what);
 
+/* Both steps of `calibrate --gemm/--membw` (either sweep may be NULL): the fits
+ * against `cluster_json`'s peaks, every curve with a key set in it naming its sweep's
+ * file (with `with_uncertainty` also e_max's standard error as a distribution,
+ * plx-fit-uncertainty.h), and the result checked to load as a cluster called `name`.
+ * Returns the fits (PlxSweepFit *): the GEMM dtypes, then memory. */
+GPtrArray   *plx_sweep_calibrate (JsonNode            *cluster_json,
+                                  const char          *name,
+                                  const PlxGemmSweep  *gemm,
+                                  const PlxMembwSweep *membw,
+                                  gboolean             with_uncertainty,
+                                  GError             **error);
+
 char        *plx_sweep_fit_to_text (const PlxSweepFit *fit,
                                     const char        *unit);
 JsonNode    *plx_sweep_fit_to_json (const PlxSweepFit *fit);

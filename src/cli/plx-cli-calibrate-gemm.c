@@ -61,10 +61,10 @@ plx_cli_calibrate_gemm (int argc, char **argv)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (JsonNode) cjson = NULL;
-  g_autoptr (PlxCluster) cluster = NULL, written = NULL;
+  g_autoptr (PlxCluster) cluster = NULL;
   g_autoptr (PlxGemmSweep) gemm = NULL;
   g_autoptr (PlxMembwSweep) membw = NULL;
-  g_autoptr (GPtrArray) fits = g_ptr_array_new_with_free_func ((GDestroyNotify) plx_sweep_fit_free);
+  g_autoptr (GPtrArray) fits = NULL;
   const char *gemm_path = NULL, *membw_path = NULL, *cluster_name = "dgx-a100-80gb", *out = NULL;
   gboolean json = FALSE, with_uncertainty = FALSE;
 
@@ -101,32 +101,12 @@ plx_cli_calibrate_gemm (int argc, char **argv)
     cluster = plx_cluster_new_from_json (cjson, cluster_name, &error);
   if (cluster == NULL)
     return user_error (error);
-  if (gemm_path != NULL)
-    {
-      GPtrArray *g = NULL;
-      gemm = plx_gemm_sweep_load (gemm_path, &error);
-      if (gemm == NULL || (g = plx_gemm_sweep_fit (gemm, cluster, &error)) == NULL)
-        return user_error (error);
-      g_ptr_array_extend_and_steal (fits, g);
-    }
-  if (membw_path != NULL)
-    {
-      PlxSweepFit *m;
-      membw = plx_membw_sweep_load (membw_path, &error);
-      if (membw == NULL || (m = plx_membw_sweep_fit (membw, cluster, &error)) == NULL)
-        return user_error (error);
-      g_ptr_array_add (fits, m);
-    }
-  for (guint i = 0; i < fits->len; i++)
-    {
-      const PlxSweepFit *f = fits->pdata[i];
-      plx_sweep_fit_apply (cjson, f, g_str_equal (f->name, "memory") ? membw_path : gemm_path);
-      if (with_uncertainty)
-        plx_sweep_fit_apply_uncertainty (cjson, f);
-    }
-  /* What is written must load: the same checks every command makes. */
-  written = plx_cluster_new_from_json (cjson, out != NULL ? out : cluster_name, &error);
-  if (written == NULL)
+  if (gemm_path != NULL && (gemm = plx_gemm_sweep_load (gemm_path, &error)) == NULL)
+    return user_error (error);
+  if (membw_path != NULL && (membw = plx_membw_sweep_load (membw_path, &error)) == NULL)
+    return user_error (error);
+  fits = plx_sweep_calibrate (cjson, out != NULL ? out : cluster_name, gemm, membw, with_uncertainty, &error);
+  if (fits == NULL)
     return user_error (error);
   if (out != NULL)
     {

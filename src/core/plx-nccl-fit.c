@@ -332,10 +332,11 @@ plx_nccl_fit (JsonNode           *base,
                 g_array_append_val (op->points, pt);
                 continue;
               }
+            pt.curve_bytes = knot_size (c, link, table->kind, &fit->group, row->bytes, bw);
             g_array_append_val (op->points, pt);
             if (!curve_from_all_reduce || table->kind == PLX_COLLECTIVE_ALL_REDUCE)
               {
-                k.x = knot_size (c, link, table->kind, &fit->group, row->bytes, bw);
+                k.x = pt.curve_bytes;
                 k.log_bw_sum = log (bw);
                 k.n = 1;
                 g_array_append_val (knots, k);

@@ -16,6 +16,7 @@
 #include <gsl/gsl_multifit_nlinear.h>
 
 #include "parallax/plx-error.h"
+#include "parallax/plx-fit-uncertainty.h"
 #include "parallax/plx-json.h"
 #include "parallax/plx-sweep-fit.h"
 
@@ -497,4 +498,46 @@ plx_sweep_fit_to_json (const PlxSweepFit *fit)
   json_builder_end_array (b);
   json_builder_end_object (b);
   return json_builder_get_root (b);
+}
+
+GPtrArray *
+plx_sweep_calibrate (JsonNode            *cluster_json,
+                     const char          *name,
+                     const PlxGemmSweep  *gemm,
+                     const PlxMembwSweep *membw,
+                     gboolean             with_uncertainty,
+                     GError             **error)
+{
+  g_autoptr (GPtrArray) fits = g_ptr_array_new_with_free_func ((GDestroyNotify) plx_sweep_fit_free);
+  g_autoptr (PlxCluster) cluster = plx_cluster_new_from_json (cluster_json, name, error);
+  g_autoptr (PlxCluster) written = NULL;
+
+  if (cluster == NULL)
+    return NULL;
+  if (gemm != NULL)
+    {
+      GPtrArray *g = plx_gemm_sweep_fit (gemm, cluster, error);
+      if (g == NULL)
+        return NULL;
+      g_ptr_array_extend_and_steal (fits, g);
+    }
+  if (membw != NULL)
+    {
+      PlxSweepFit *m = plx_membw_sweep_fit (membw, cluster, error);
+      if (m == NULL)
+        return NULL;
+      g_ptr_array_add (fits, m);
+    }
+  for (guint i = 0; i < fits->len; i++)
+    {
+      const PlxSweepFit *f = fits->pdata[i];
+      plx_sweep_fit_apply (cluster_json, f, g_str_equal (f->name, "memory") ? membw->source : gemm->source);
+      if (with_uncertainty)
+        plx_sweep_fit_apply_uncertainty (cluster_json, f);
+    }
+  /* What is written must load: the same checks every command makes. */
+  written = plx_cluster_new_from_json (cluster_json, name, error);
+  if (written == NULL)
+    return NULL;
+  return g_steal_pointer (&fits);
 }

@@ -1603,3 +1603,17 @@ plx_scenario_panel_show_max_micro_batch (PlxScenarioPanel *self,
 
   set_subtitle (row, text);
 }
+
+void
+plx_scenario_panel_set_cluster (PlxScenarioPanel *self,
+                                JsonNode         *cluster)
+{
+  g_return_if_fail (cluster != NULL && JSON_NODE_HOLDS_OBJECT (cluster));
+  /* As choosing a cluster in the list: the strategy keeps what is still valid. */
+  json_node_unref (self->cluster);
+  self->cluster = json_node_copy (cluster);
+  resolve (self);
+  adapt_strategy (self);
+  emit_changed (self);
+  queue_resync (self);
+}

@@ -48,6 +48,10 @@ GPtrArray *plx_scenario_panel_nearest_fixes (PlxScenarioPanel *self);
 void       plx_scenario_panel_set_strategy_value (PlxScenarioPanel *self,
                                                   const char       *key,
                                                   JsonNode         *value);
+/* Replaces the scenario's cluster with `cluster` (a cluster object, copied), as
+ * choosing one in the list does: one edit, which undo takes back. */
+void       plx_scenario_panel_set_cluster (PlxScenarioPanel *self,
+                                           JsonNode         *cluster);
 
 /* The largest micro-batch that fits, under its slider (G_MAXUINT64: unknown). */
 /* The Graph page's model (title, value pairs: plx_graph_page_get_fact_rows) in place

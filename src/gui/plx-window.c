@@ -1,5 +1,6 @@
 #include <glib/gi18n-lib.h>
 
+#include "plx-calibration-page.h"
 #include "plx-chart-view.h"
 #include "plx-compare-chart.h"
 #include "plx-render-style.h"
@@ -41,6 +42,7 @@ struct _PlxWindow
   PlxSearchPage   *search_page;
   PlxReshardPage  *reshard_page;
   PlxSensitivityPage *sensitivity_page;
+  PlxCalibrationPage *calibration_page;
   GtkWidget       *charts[3];      /* timeline, memory, compare */
   GtkWidget       *breakdown;      /* GtkGrid */
   GtkLabel        *bd_value[PLX_N_TIME];
@@ -381,6 +383,7 @@ show_result (PlxWindow *self, PlxResult *r)
   plx_search_page_set_scenario (self->search_page, r);
   plx_reshard_page_set_scenario (self->reshard_page, r);
   plx_sensitivity_page_set_scenario (self->sensitivity_page, r);
+  plx_calibration_page_set_scenario (self->calibration_page, r);
   plx_scenario_panel_show_resolved (self->panel, r->scenario);
   update_title (self);
 }
@@ -424,6 +427,7 @@ on_failed (PlxEngine *engine, const char *message, PlxWindow *self)
   plx_search_page_set_scenario (self->search_page, NULL);
   plx_reshard_page_set_scenario (self->reshard_page, NULL);
   plx_sensitivity_page_set_scenario (self->sensitivity_page, NULL);
+  plx_calibration_page_set_scenario (self->calibration_page, NULL);
   plx_scenario_panel_show_resolved (self->panel, NULL);
   plx_scenario_panel_mark_faults (self->panel, message);
   offer_fixes (self);
@@ -492,6 +496,15 @@ on_panel_changed (PlxScenarioPanel *panel, PlxWindow *self)
     set_dirty (self, TRUE);
   record_history (self, FALSE);
   recompute (self);
+}
+
+/* The Calibration page's cluster, put into the scenario as a user's edit of the
+ * cluster would be: one step of the history. */
+static void
+on_use_cluster (PlxCalibrationPage *page, JsonNode *cluster, PlxWindow *self)
+{
+  plx_scenario_panel_set_cluster (self->panel, cluster);
+  adw_toast_overlay_add_toast (self->toasts, adw_toast_new (_("The calibrated cluster is the scenario's now (Ctrl+Z undoes it)")));
 }
 
 static void
@@ -816,6 +829,9 @@ plx_window_export_chart_with (PlxWindow              *self,
   if (g_str_equal (which, "sensitivity"))
     return plx_sensitivity_page_export (self->sensitivity_page, path, options->width, options->height, options->scale,
                                         options->dark, error);
+  if (g_str_equal (which, "calibration"))
+    return plx_calibration_page_export (self->calibration_page, path, options->width, options->height, options->scale,
+                                        options->dark, error);
   if (self->result == NULL && !g_str_equal (which, "scatter"))
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, _("%s: nothing to export until the scenario is valid"), path);
@@ -999,6 +1015,7 @@ export_action (GtkWidget *widget, const char *action, GVariant *param)
               : g_strcmp0 (page, "search") == 0  ? "scatter"
               : g_strcmp0 (page, "reshard") == 0 ? "reshard"
               : g_strcmp0 (page, "sensitivity") == 0 ? "sensitivity"
+              : g_strcmp0 (page, "calibration") == 0 ? "calibration"
                                                  : "timeline";
     }
   trace = g_str_equal (which, "trace");
@@ -1011,10 +1028,12 @@ export_action (GtkWidget *widget, const char *action, GVariant *param)
                                                                  : g_str_equal (which, "scatter") ? "search.png"
                                                                  : g_str_equal (which, "reshard") ? "reshard.png"
                                                                  : g_str_equal (which, "sensitivity") ? "sensitivity.png"
+                                                                 : g_str_equal (which, "calibration") ? "calibration.png"
                                                                                                   : "timeline.png");
   if (!trace && !g_str_equal (which, "scatter"))
     {
-      gboolean titled = !g_str_equal (which, "reshard") && !g_str_equal (which, "sensitivity");
+      gboolean titled = !g_str_equal (which, "reshard") && !g_str_equal (which, "sensitivity") &&
+                        !g_str_equal (which, "calibration");
       /* The options the CLI has (--width, --height, --scale, --dark, a title), as the
        * file chooser's choices, so an export is one dialog. */
       static const char *const size_ids[] = { "0x0@1", "1600x900@1", "1920x1080@1", "1920x1080@2", NULL };
@@ -1143,6 +1162,7 @@ apply_chart_style (PlxWindow *self)
   plx_scatter_view_set_dark (plx_search_page_get_scatter (self->search_page), dark);
   plx_reshard_page_set_dark (self->reshard_page, dark);
   plx_sensitivity_page_set_dark (self->sensitivity_page, dark);
+  plx_calibration_page_set_dark (self->calibration_page, dark);
   if (self->graph_page != NULL)
     plx_graph_page_set_dark (self->graph_page, dark);
 }
@@ -1506,6 +1526,13 @@ plx_window_init (PlxWindow *self)
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->sensitivity_page));
   adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, scroller, "sensitivity", _("Sensitivity")),
                                      "view-sort-descending-symbolic");
+  self->calibration_page = PLX_CALIBRATION_PAGE (plx_calibration_page_new ());
+  g_signal_connect (self->calibration_page, "use-cluster", G_CALLBACK (on_use_cluster), self);
+  scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->calibration_page));
+  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, scroller, "calibration", _("Calibration")),
+                                     "emblem-system-symbolic");
   self->search_page = PLX_SEARCH_PAGE (plx_search_page_new ());
   g_signal_connect (self->search_page, "strategy-chosen", G_CALLBACK (on_strategy_chosen), self);
   /* The stack is as tall as its tallest page needs: the search page's controls and
@@ -1682,6 +1709,12 @@ GtkWidget *
 plx_window_get_sensitivity_page (PlxWindow *self)
 {
   return GTK_WIDGET (self->sensitivity_page);
+}
+
+GtkWidget *
+plx_window_get_calibration_page (PlxWindow *self)
+{
+  return GTK_WIDGET (self->calibration_page);
 }
 
 GtkWidget *

@@ -63,6 +63,8 @@ GtkWidget  *plx_window_get_graph_page (PlxWindow *self);
 GtkWidget  *plx_window_get_reshard_page (PlxWindow *self);
 /* The Sensitivity page (plx-sensitivity-page.h). */
 GtkWidget  *plx_window_get_sensitivity_page (PlxWindow *self);
+/* The Calibration page (plx-calibration-page.h). */
+GtkWidget  *plx_window_get_calibration_page (PlxWindow *self);
 /* The error of the last file that could not be opened, saved or exported, while it
  * is shown; NULL otherwise. */
 const char *plx_window_get_file_error (PlxWindow *self);

@@ -156,3 +156,35 @@ plx_axis_count_ticks (double  lo,
     fill_ticks (lo, hi, step, label_count, out);
   return step;
 }
+
+void
+plx_axis_decade_ticks (int         lo_exp,
+                       int         hi_exp,
+                       guint       max_ticks,
+                       const char *unit,
+                       GArray     *ticks)
+{
+  static const char *const prefixes[] = { "", "k", "M", "G", "T", "P", "E" };
+  int every = 1;
+
+  if (hi_exp <= lo_exp)
+    return;
+  while (max_ticks > 0 && (guint) ((hi_exp - lo_exp) / every + 1) > max_ticks)
+    every++;
+  for (int e = lo_exp; e <= hi_exp; e++)
+    {
+      PlxAxisTick t = { 0 };
+      int group = e >= 0 ? MIN (e / 3, (int) G_N_ELEMENTS (prefixes) - 1) : 0;
+
+      /* Multiples of the step from the axis's start, so the first decade is labelled. */
+      if ((e - lo_exp) % every != 0)
+        continue;
+      t.value = pow (10.0, e);
+      t.position = (double) (e - lo_exp) / (hi_exp - lo_exp);
+      if (e < 0)
+        snprintf (t.label, sizeof t.label, "%g %s", t.value, unit);
+      else
+        snprintf (t.label, sizeof t.label, "%.0f %s%s", pow (10.0, e - 3 * group), prefixes[group], unit);
+      g_array_append_val (ticks, t);
+    }
+}

@@ -29,6 +29,14 @@ double plx_axis_count_ticks (double  lo,
                              double  hi,
                              guint   target,
                              GArray *ticks);
+/* A log axis from 10^lo_exp to 10^hi_exp: a tick at every power of ten (every
+ * second or third when more than `max_ticks` would crowd), labelled with an SI
+ * prefix and `unit`: "10 MB", "1 TFLOP". */
+void   plx_axis_decade_ticks (int         lo_exp,
+                              int         hi_exp,
+                              guint       max_ticks,
+                              const char *unit,
+                              GArray     *ticks);
 /* 1, 2 or 5 x 10^k just above span / target. */
 double plx_axis_nice_step (double span,
                            guint  target);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plx-calibration-page.h"
 #include "plx-chart-view.h"
 #include "plx-format.h"
 #include "plx-graph-page.h"
@@ -502,13 +503,12 @@ file_dialog_closed (gpointer data)
 /* Ctrl+O, then the path typed into the file chooser's location bar, then Enter. */
 /* (GTK 4.8's file chooser may warn of a snapshot before allocation: tests/gui/gui-env.h
  * tolerates that one warning.) */
+/* The file chooser the window just opened: `path` typed into its location bar. */
 static void
-open_by_keyboard (PlxWindow *w, const char *path)
+type_into_file_dialog (PlxWindow *w, const char *path)
 {
   GtkWidget *dialog = NULL;
 
-  gi_focus_window (GTK_WINDOW (w));
-  gi_key ("ctrl", XK_o);
   g_assert_true (gi_wait (file_dialog_open, NULL, 5000));
   gi_pump (300);
   {
@@ -535,6 +535,14 @@ open_by_keyboard (PlxWindow *w, const char *path)
     g_error ("the file chooser did not close");
   gi_pump (300);
   settle (w);
+}
+
+static void
+open_by_keyboard (PlxWindow *w, const char *path)
+{
+  gi_focus_window (GTK_WINDOW (w));
+  gi_key ("ctrl", XK_o);
+  type_into_file_dialog (w, path);
 }
 
 static void
@@ -1913,6 +1921,150 @@ test_sensitivity_page (void)
   close_window (w);
 }
 
+static gboolean
+calibration_fitted (gpointer page)
+{
+  return !plx_calibration_page_is_busy (page) && plx_calibration_page_get_fit (page) != NULL;
+}
+
+static gboolean
+step_card_is_not (gpointer data)
+{
+  gpointer *d = data;
+  return !plx_window_is_busy (d[0]) && g_strcmp0 (plx_window_get_card_text (d[0], 0), d[1]) != 0;
+}
+
+/* `calibrate --nccl-tests FILE --gpus-per-node 8 --nodes 1 --cluster dgx-a100-80gb --json`. */
+static JsonNode *
+cli_calibrate_nccl (const char *file)
+{
+  const char *argv[] = { g_getenv ("PLX_CLI"), "calibrate", "--nccl-tests", file, "--gpus-per-node", "8", "--nodes", "1",
+                         "--cluster", "dgx-a100-80gb", "--json", NULL };
+  g_autofree char *out = NULL;
+  int status;
+
+  g_assert_nonnull (argv[0]);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status,
+                               NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return json_from_string (out, NULL);
+}
+
+/* The Calibration tab, clicked: empty until a file is opened; the real H100 nccl-tests
+ * file opened through its button and the file chooser; the group taken from the
+ * file's rank lines; the residuals those the CLI prints for the same file and
+ * cluster, and one checked by hand; Use This Cluster changes the step, Ctrl+Z brings
+ * it back; Ctrl+E's export writes the chart; a file of no known kind is named in
+ * the error. */
+static void
+test_calibration_page (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  PlxCalibrationPage *page = PLX_CALIBRATION_PAGE (plx_window_get_calibration_page (w));
+  g_autofree char *file = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "nccl-tests",
+                                            "h100-1x8-nvlink-five-ops.txt", NULL);
+  g_autoptr (JsonNode) cli = cli_calibrate_nccl (file);
+  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *png = g_build_filename (dir, "calibration.png", NULL);
+  g_autofree char *notes = write_scenario (dir, "notes.csv", "when,what\n2024-01-01,hello\n");
+  g_autofree char *before_step = NULL, *bytes = NULL;
+  g_autoptr (GError) error = NULL;
+  JsonArray *ops;
+  const PlxCalCurve *c;
+  const PlxCalResidual *ag = NULL;
+  double before_bw;
+  guint k = 0;
+  gsize len;
+
+  g_assert_nonnull (cli);
+  click_tab (w, "Calibration", "calibration");
+  g_assert_nonnull (gi_find_label (GTK_WIDGET (w), "No Measurements"));
+  g_assert_null (plx_calibration_page_get_fit (page));
+
+  gi_click (gi_find_label (GTK_WIDGET (page), "Open Measurements…"));
+  type_into_file_dialog (w, file);
+  g_assert_true (gi_wait (calibration_fitted, page, 20000));
+  gi_pump (200);
+  /* Found only while shown. */
+  g_assert_null (gi_find_label (GTK_WIDGET (w), "No Measurements"));
+  /* The file lists 8 ranks on one host (cnode3-002): the group it measured, not the
+   * scenario's 8 x 8. */
+  g_assert_cmpuint (plx_calibration_page_get_fit (page)->gpus_per_node, ==, 8);
+  g_assert_cmpuint (plx_calibration_page_get_fit (page)->nodes, ==, 1);
+  c = plx_calibration_page_get_curve (page);
+  g_assert_nonnull (c);
+  g_assert_cmpint (c->role, ==, PLX_CAL_CURVE_INTRA_NODE);
+  g_assert_cmpuint (c->series->len, ==, 5);
+
+  /* Every residual is the CLI's, in its order (op by op, size by size). */
+  ops = json_object_get_array_member (json_node_get_object (cli), "ops");
+  for (guint o = 0; o < json_array_get_length (ops); o++)
+    {
+      JsonArray *pts = json_object_get_array_member (json_array_get_object_element (ops, o), "points");
+      for (guint i = 0; i < json_array_get_length (pts); i++, k++)
+        {
+          JsonObject *p = json_array_get_object_element (pts, i);
+          const PlxCalResidual *r = &g_array_index (c->residuals, PlxCalResidual, k);
+          g_assert_cmpuint (r->series, ==, o);
+          g_assert_cmpfloat (r->size, ==, json_object_get_double_member (p, "bytes"));
+          g_assert_cmpfloat (r->measured, ==, json_object_get_double_member (p, "measured_time_s"));
+          g_assert_cmpfloat_with_epsilon (r->fitted, json_object_get_double_member (p, "model_time_s"),
+                                          1e-9 * r->fitted);
+          g_assert_cmpfloat_with_epsilon (r->residual_pct, json_object_get_double_member (p, "residual_pct"), 1e-6);
+          if (g_str_equal (json_object_get_string_member (json_array_get_object_element (ops, o), "op"), "all_gather") &&
+              r->size == 33554432.0)
+            ag = r;
+        }
+    }
+  g_assert_cmpuint (k, ==, c->residuals->len);
+  /* By hand, all-gather of 32 MiB on 8 GPUs: measured min(120.61, in-place) us. The
+   * curve is all-reduce's, which the fit reproduces: 2(p-1) latency steps +
+   * 2(p-1)/p S/B = 182.87 us. All-gather takes (p-1) steps + (p-1)/p S/B at the same
+   * B: exactly half, 91.435 us; residual (91.435 - 120.61) / 120.61 = -24.19 %. */
+  g_assert_nonnull (ag);
+  g_assert_cmpfloat_with_epsilon (ag->measured, 120.61e-6, 1e-12);
+  g_assert_cmpfloat_with_epsilon (ag->fitted, 182.87e-6 / 2.0, 1e-4 * 91.435e-6);
+  g_assert_cmpfloat_with_epsilon (ag->residual_pct, (91.435 - 120.61) / 120.61 * 100.0, 0.01);
+  /* The table says so, in its units. */
+  g_assert_nonnull (gi_find_label (GTK_WIDGET (page), "121 µs"));
+  g_assert_nonnull (gi_find_label (GTK_WIDGET (page), "91.4 µs"));
+  g_assert_nonnull (gi_find_label (GTK_WIDGET (page), "-24.2 %"));
+
+  /* Use This Cluster: NVLink at the H100's 470 GB/s instead of the A100's; the step changes. */
+  settle (w);
+  before_step = g_strdup (plx_window_get_card_text (w, 0));
+  before_bw = plx_window_get_result (w)->scenario->cluster->intra_node.bw_Bps;
+  gi_click (gi_find_label (GTK_WIDGET (page), "Use This Cluster"));
+  {
+    gpointer d[2] = { w, before_step };
+    g_assert_true (gi_wait (step_card_is_not, d, 10000));
+  }
+  settle (w);
+  g_assert_cmpfloat_with_epsilon (plx_window_get_result (w)->scenario->cluster->intra_node.bw_Bps,
+                                  plx_calibration_page_get_curve (page)->peak_Bps, 1e-6);
+  g_assert_cmpfloat (plx_window_get_result (w)->scenario->cluster->intra_node.bw_Bps, !=, before_bw);
+  gi_focus_window (GTK_WINDOW (w));
+  gi_key ("ctrl", XK_z);
+  settle (w);
+  g_assert_cmpstr (plx_window_get_card_text (w, 0), ==, before_step);
+  g_assert_cmpfloat (plx_window_get_result (w)->scenario->cluster->intra_node.bw_Bps, ==, before_bw);
+
+  g_assert_true (plx_window_export_chart (w, "calibration", png, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (png, &bytes, &len, NULL));
+  g_assert_cmpmem (bytes, 4, "\x89PNG", 4);
+
+  /* Not a measurement: named, and the fit on screen stays. */
+  gi_click (gi_find_label (GTK_WIDGET (page), "Open Measurements…"));
+  type_into_file_dialog (w, notes);
+  g_assert_nonnull (gi_find (GTK_WIDGET (page), gi_match_label_prefix, notes));
+  g_assert_nonnull (plx_calibration_page_get_fit (page));
+  g_remove (png);
+  g_remove (notes);
+  g_rmdir (dir);
+  close_window (w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1950,5 +2102,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/fit-advice", test_fit_advice);
   g_test_add_func ("/gui/use/uncertainty-band", test_uncertainty_band);
   g_test_add_func ("/gui/use/sensitivity-page", test_sensitivity_page);
+  g_test_add_func ("/gui/use/calibration", test_calibration_page);
   return gui_env_finish (home, g_test_run ());
 }
