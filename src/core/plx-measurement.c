@@ -323,6 +323,10 @@ base_curve_of (const PlxCluster *c, const PlxSweepFit *f)
     return c->matmul_efficiency;
   if (g_strcmp0 (f->key, "matmul_fp8") == 0)
     return c->matmul_fp8_efficiency;
+  if (g_strcmp0 (f->key, "matmul_tf32") == 0)
+    return c->matmul_tf32_efficiency;
+  if (g_strcmp0 (f->key, "matmul_fp32") == 0)
+    return c->matmul_fp32_efficiency;
   return NULL;
 }
 
@@ -382,7 +386,7 @@ fit_sweeps (PlxMeasuredFit *out, JsonNode *base, const PlxCluster *base_c, const
 }
 
 static void
-kineto_curve (PlxMeasuredFit *out, PlxCalCurveRole role, const GArray *points, const char *label,
+kineto_curve (PlxMeasuredFit *out, PlxCalCurveRole role, const char *dtype, const GArray *points, const char *label,
               const PlxCurve *folded, const PlxCurve *before)
 {
   PlxCalCurve *c = curve_new (role, role == PLX_CAL_CURVE_MATMUL ? PLX_CAL_X_FLOPS : PLX_CAL_X_BYTES,
@@ -394,6 +398,7 @@ kineto_curve (PlxMeasuredFit *out, PlxCalCurveRole role, const GArray *points, c
       curve_free (c);
       return;
     }
+  c->dtype = g_strdup (dtype);
   g_ptr_array_add (out->curves, c);
   s = add_series (c, label);
   for (guint i = 0; i < points->len; i++)
@@ -427,7 +432,8 @@ fit_kineto (PlxMeasuredFit *out, JsonNode *base, const PlxCluster *base_c, const
   if (trace == NULL)
     return FALSE;
   pts = plx_kineto_points (trace, base_c);
-  if (pts->matmul->len == 0 && pts->memory->len == 0)
+  if (pts->matmul->len == 0 && pts->matmul_fp8->len == 0 && pts->matmul_tf32->len == 0 && pts->matmul_fp32->len == 0 &&
+      pts->memory->len == 0)
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
                    "%s: no GEMM or elementwise op with recorded shapes (profile with record_shapes=True)", paths[0]);
@@ -437,8 +443,18 @@ fit_kineto (PlxMeasuredFit *out, JsonNode *base, const PlxCluster *base_c, const
   folded = plx_kineto_cluster_json (base, pts, name, error);
   if (folded == NULL || (written = plx_cluster_new_from_json (folded, "the folded cluster", error)) == NULL)
     return FALSE;
-  kineto_curve (out, PLX_CAL_CURVE_MATMUL, pts->matmul, name, written->matmul_efficiency, base_c->matmul_efficiency);
-  kineto_curve (out, PLX_CAL_CURVE_MEMORY, pts->memory, name, written->memory_efficiency, base_c->memory_efficiency);
+  /* One chart per curve the trace measured, each GEMM dtype against its own peak
+   * (plx_kineto_points). */
+  kineto_curve (out, PLX_CAL_CURVE_MATMUL, "16-bit", pts->matmul, name, written->matmul_efficiency,
+                base_c->matmul_efficiency);
+  kineto_curve (out, PLX_CAL_CURVE_MATMUL, "fp8", pts->matmul_fp8, name, written->matmul_fp8_efficiency,
+                base_c->matmul_fp8_efficiency);
+  kineto_curve (out, PLX_CAL_CURVE_MATMUL, "tf32", pts->matmul_tf32, name, written->matmul_tf32_efficiency,
+                base_c->matmul_tf32_efficiency);
+  kineto_curve (out, PLX_CAL_CURVE_MATMUL, "fp32", pts->matmul_fp32, name, written->matmul_fp32_efficiency,
+                base_c->matmul_fp32_efficiency);
+  kineto_curve (out, PLX_CAL_CURVE_MEMORY, NULL, pts->memory, name, written->memory_efficiency,
+                base_c->memory_efficiency);
   out->cluster = g_steal_pointer (&folded);
   return TRUE;
 }
