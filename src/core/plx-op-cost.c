@@ -150,11 +150,12 @@ matmul_shape (const PlxOp           *op,
     }
 }
 
-void
-plx_matmul_gemms (const PlxOp           *op,
-                  const PlxShardContext *ctx,
-                  const PlxCluster      *c,
-                  PlxMatmulGemms        *out)
+/* Static, so that matmul_cost (the search's inner loop) has it inlined. */
+static inline void
+matmul_gemms (const PlxOp           *op,
+              const PlxShardContext *ctx,
+              const PlxCluster      *c,
+              PlxMatmulGemms        *out)
 {
   PlxDtype gemm = plx_gemm_dtype (c, ctx->dtype, op->fp8);
   double eb = element_bytes (ctx->dtype);
@@ -185,6 +186,15 @@ plx_matmul_gemms (const PlxOp           *op,
       out->n_pieces = 1;
       out->piece[0] = (PlxGemmPiece) { m, k, n, 1.0, plx_gemm_time (c, gemm, 2.0 * m * k * n, ib * m * k + eb * m * n + wb * k * n) };
     }
+}
+
+void
+plx_matmul_gemms (const PlxOp           *op,
+                  const PlxShardContext *ctx,
+                  const PlxCluster      *c,
+                  PlxMatmulGemms        *out)
+{
+  matmul_gemms (op, ctx, c, out);
 }
 
 void
@@ -258,7 +268,7 @@ matmul_cost (const PlxOp           *op,
   double eb = element_bytes (ctx->dtype);
   double ib, wb, kernels, m, k, n, flops, bytes, t, cast_fwd = 0.0, cast_bwd = 0.0;
 
-  plx_matmul_gemms (op, ctx, c, &g);
+  matmul_gemms (op, ctx, c, &g);
   ib = g.dtype == PLX_DTYPE_FP8 ? 1.0 : eb;
   wb = g.dtype == PLX_DTYPE_FP8 ? 1.0 : plx_dtype_bytes (g.dtype);
   kernels = g.kernels;
