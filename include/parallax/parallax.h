@@ -18,6 +18,7 @@
 #include "plx-onnx.h"
 #include "plx-json.h"
 #include "plx-kineto.h"
+#include "plx-measured-gemm.h"
 #include "plx-layer-split.h"
 #include "plx-measurement.h"
 #include "plx-model.h"

@@ -5,6 +5,7 @@
 #include <json-glib/json-glib.h>
 
 #include "plx-curve.h"
+#include "plx-measured-gemm.h"
 #include "plx-types.h"
 
 G_BEGIN_DECLS
@@ -64,6 +65,11 @@ typedef struct
   double   memory_scale;
   double   layer_overhead_s;
   double   overlap_slowdown;
+  /* GEMM times measured on this cluster (gpu.measured_gemms), sorted: an op's GEMM of
+   * a listed shape takes the measured time instead of the roofline's (plx-op-cost.c);
+   * NULL, 0: none, the roofline everywhere. */
+  PlxMeasuredGemm *measured_gemms;
+  guint            n_measured_gemms;
 
   PlxLink  intra_node;
   PlxLink  inter_node;

@@ -47,6 +47,13 @@ typedef struct
   double    kernel_us;   /* its kernels' time, summed */
   guint     n_kernels;
   PlxKernelClass kclass; /* of its first kernel */
+  /* A GEMM's shape from "Input Dims": batch products of m x k by k x n (k
+   * contracted; leading dims of a linear's or matmul's input flattened into m); 0:
+   * unknown. */
+  double    gemm_m;
+  double    gemm_k;
+  double    gemm_n;
+  double    gemm_batch;
 } PlxKinetoOp;
 
 typedef struct

@@ -45,6 +45,52 @@ void plx_op_cost (const PlxOp            *op,
                   const PlxCluster       *cluster,
                   PlxOpCost              *cost);
 
+/* One GEMM shape an op runs: m x k by k x n (k contracted), `count` of them, each
+ * taking `time_s` by the roofline. */
+typedef struct
+{
+  double m;
+  double k;
+  double n;
+  double count;
+  double time_s;
+} PlxGemmPiece;
+
+/* The forward GEMMs of one matmul op on one GPU for one micro-batch: `kernels` times
+ * the pieces (an expert op runs one per local expert); one piece, or two when eager
+ * PyTorch splits the op into separate GEMMs (Q, K and V; gate and up: the first
+ * once, the rest `count` times). m, k, n: the op's whole GEMM. */
+typedef struct
+{
+  PlxDtype     dtype;
+  double       m;
+  double       k;
+  double       n;
+  double       kernels;
+  guint        n_pieces;
+  PlxGemmPiece piece[2];
+} PlxMatmulGemms;
+
+/* Training runs three products per GEMM: the forward, the data (input) gradient and
+ * the weight gradient, each as many FLOPs as the forward. */
+typedef enum
+{
+  PLX_GEMM_FORWARD,
+  PLX_GEMM_DATA_GRAD,
+  PLX_GEMM_WEIGHT_GRAD,
+  PLX_N_GEMM_PRODUCTS
+} PlxGemmProduct;
+
+void plx_matmul_gemms (const PlxOp           *op,
+                       const PlxShardContext *ctx,
+                       const PlxCluster      *cluster,
+                       PlxMatmulGemms        *out);
+/* The product `which` of the forward GEMM `piece`, as {m, k, n} of an m x k by k x n
+ * product, k contracted. */
+void plx_gemm_product_shape (const PlxGemmPiece *piece,
+                             PlxGemmProduct      which,
+                             double              shape[3]);
+
 /* Time of one GEMM kernel of `flops` moving `bytes`: roofline of the measured
  * matmul efficiency and achieved HBM bandwidth, plus the launch overhead. */
 double plx_gemm_time (const PlxCluster *cluster,

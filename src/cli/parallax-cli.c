@@ -11,6 +11,7 @@
 
 #include "plx-cli-calibrate.h"
 #include "plx-cli-charts.h"
+#include "plx-cli-gemm-match.h"
 #include "plx-cli-graph.h"
 #include "plx-cli-overrides.h"
 #include "plx-cli-partition.h"
@@ -669,6 +670,7 @@ cmd_simulate (int argc, char **argv)
       if (fixes != NULL)
         fit_suggestions_to_json (json_node_get_object (out), fixes);
       plx_cli_uncertainty_add_json (&uq, sc, json_node_get_object (out));
+      plx_cli_measured_gemms_add_json (sc, json_node_get_object (out));
       if (timeline != NULL && timeline->dropped > 0)
         {
           json_object_set_int_member (json_node_get_object (out), "timeline_dropped_events", (gint64) timeline->dropped);
@@ -701,6 +703,7 @@ cmd_simulate (int argc, char **argv)
         printf ("Timeline          only the first %d events are recorded (up to %.3f s of the %.3f s step, "
                 "%" G_GUINT64_FORMAT " more not); the figures above cover the whole step\n",
                 PLX_TIMELINE_MAX_EVENTS, timeline->recorded_until_s, report.step_time_s, timeline->dropped);
+      plx_cli_measured_gemms_print (sc);
       plx_cli_uncertainty_print (&uq, sc);
     }
   plx_cli_uncertainty_clear (&uq);

@@ -1,4 +1,4 @@
-/* parallax-cli calibrate --kineto TRACE.json [--cluster PRESET|FILE] [--out FILE] [--json]:
+/* parallax-cli calibrate --kineto TRACE.json [--scenario S.json] [--cluster PRESET|FILE] [--out FILE] [--json]:
  * a PyTorch profiler trace's kernels by class and by op, and the measured GEMM and
  * elementwise efficiencies folded into the cluster's curves (docs/calibration.md). */
 #include <stdio.h>
@@ -7,17 +7,25 @@
 #include "parallax/parallax.h"
 
 #include "plx-cli-calibrate-kineto.h"
+#include "plx-cli-gemm-match.h"
 #include "plx-cli-util.h"
 
 static const char help[] =
-  "Usage: parallax-cli calibrate --kineto TRACE.json [--cluster PRESET|FILE] [--out FILE] [--json]\n\n"
+  "Usage: parallax-cli calibrate --kineto TRACE.json [--scenario S.json] [--cluster PRESET|FILE]\n"
+  "                              [--out FILE] [--json]\n\n"
   "Read a PyTorch profiler (Kineto) trace: every GPU kernel linked to the CPU op that\n"
   "launched it, the kernels' time by class (gemm, attention, memory, collective,\n"
   "other) and by op. With --cluster, the GEMMs and elementwise ops whose shapes were\n"
   "recorded (record_shapes=True) give measured efficiency points, folded into the\n"
-  "cluster's matmul and memory curves.\n\n"
+  "cluster's matmul and memory curves. With --scenario, the trace's GEMMs are matched\n"
+  "by shape and dtype to the GEMMs the scenario's matmul ops run on one GPU (forward,\n"
+  "data and weight gradient), and the matched times are written as the cluster's\n"
+  "gpu.measured_gemms, which the cost model uses in place of the roofline.\n\n"
+  "  --scenario FILE  a training scenario whose GEMMs to match; its cluster is the\n"
+  "                   default for --cluster\n"
   "  --cluster NAME   a built-in cluster preset or a cluster JSON file: its peaks\n"
-  "  --out FILE       write the cluster with the folded curves to FILE (needs --cluster)\n"
+  "  --out FILE       write the cluster with the folded curves (and the measured GEMMs)\n"
+  "                   to FILE (needs --cluster or --scenario)\n"
   "  --json           print the result as JSON\n";
 
 typedef struct
@@ -222,6 +230,34 @@ cluster_json_of (const char *name, GError **error)
   return plx_presets_lookup (PLX_PRESET_CLUSTER, name, error);
 }
 
+/* The scenario, and its cluster's JSON with any preset expanded (the written
+ * cluster must stand alone). */
+static PlxScenario *
+load_scenario (const char *path, JsonNode **cluster_json, GError **error)
+{
+  g_autoptr (JsonNode) node = plx_scenario_read_json (path, error);
+  g_autofree char *dir = g_path_get_dirname (path);
+  PlxScenario *sc;
+  gboolean had_preset;
+
+  if (node == NULL)
+    return NULL;
+  sc = plx_scenario_new_from_json (node, dir, path, error);
+  if (sc == NULL)
+    return NULL;
+  if (cluster_json != NULL)
+    {
+      *cluster_json = plx_presets_expand (PLX_PRESET_CLUSTER, json_object_get_member (json_node_get_object (node), "cluster"),
+                                          path, "cluster", &had_preset, error);
+      if (*cluster_json == NULL)
+        {
+          plx_scenario_free (sc);
+          return NULL;
+        }
+    }
+  return sc;
+}
+
 int
 plx_cli_calibrate_kineto (int argc, char **argv)
 {
@@ -231,8 +267,10 @@ plx_cli_calibrate_kineto (int argc, char **argv)
   g_autoptr (PlxCluster) cluster = NULL;
   g_autoptr (GArray) ops = NULL;
   g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) sc = NULL;
+  g_autoptr (PlxGemmMatch) match = NULL;
   PlxKernelClassSummary sum[PLX_N_KERNEL_CLASSES];
-  const char *path = NULL, *cluster_name = NULL, *out = NULL;
+  const char *path = NULL, *cluster_name = NULL, *out = NULL, *scenario = NULL;
   gboolean json = FALSE;
 
   for (int i = 2; i < argc; i++)
@@ -244,9 +282,13 @@ plx_cli_calibrate_kineto (int argc, char **argv)
         }
       else if (g_str_equal (argv[i], "--json"))
         json = TRUE;
-      else if (g_str_equal (argv[i], "--kineto") || g_str_equal (argv[i], "--cluster") || g_str_equal (argv[i], "--out"))
+      else if (g_str_equal (argv[i], "--kineto") || g_str_equal (argv[i], "--cluster") || g_str_equal (argv[i], "--out") ||
+               g_str_equal (argv[i], "--scenario"))
         {
-          const char **slot = g_str_equal (argv[i], "--kineto") ? &path : g_str_equal (argv[i], "--cluster") ? &cluster_name : &out;
+          const char **slot = g_str_equal (argv[i], "--kineto")     ? &path
+                              : g_str_equal (argv[i], "--cluster")  ? &cluster_name
+                              : g_str_equal (argv[i], "--scenario") ? &scenario
+                                                                    : &out;
           if (i + 1 >= argc)
             return usage_error ("%s needs a value", argv[i]);
           *slot = argv[++i];
@@ -256,15 +298,28 @@ plx_cli_calibrate_kineto (int argc, char **argv)
     }
   if (path == NULL)
     return usage_error ("calibrate: --kineto needs a trace file");
-  if (out != NULL && cluster_name == NULL)
-    return usage_error ("calibrate --kineto: --out needs --cluster, the cluster to fold the measurements into");
+  if (out != NULL && cluster_name == NULL && scenario == NULL)
+    return usage_error ("calibrate --kineto: --out needs --cluster (or --scenario), the cluster to fold the "
+                        "measurements into");
 
   trace = plx_kineto_load (path, &error);
   if (trace == NULL)
     return user_error (error);
+  if (scenario != NULL)
+    {
+      sc = load_scenario (scenario, cluster_name == NULL ? &cluster_json : NULL, &error);
+      if (sc == NULL)
+        {
+          g_prefix_error (&error, "--scenario: ");
+          return user_error (error);
+        }
+      if (cluster_name == NULL)
+        cluster_name = scenario;
+    }
   if (cluster_name != NULL)
     {
-      cluster_json = cluster_json_of (cluster_name, &error);
+      if (cluster_json == NULL)
+        cluster_json = cluster_json_of (cluster_name, &error);
       if (cluster_json != NULL)
         cluster = plx_cluster_new_from_json (cluster_json, cluster_name, &error);
       if (cluster == NULL)
@@ -274,6 +329,12 @@ plx_cli_calibrate_kineto (int argc, char **argv)
         }
       pts = plx_kineto_points (trace, cluster);
     }
+  if (sc != NULL)
+    {
+      match = plx_gemm_match (trace, sc->model, cluster, sc->strategy, &error);
+      if (match == NULL)
+        return user_error (error);
+    }
   if (out != NULL)
     {
       g_autofree char *base = g_path_get_basename (path);
@@ -281,7 +342,7 @@ plx_cli_calibrate_kineto (int argc, char **argv)
       g_autoptr (JsonGenerator) gen = json_generator_new ();
       g_autofree char *text = NULL;
 
-      if (folded == NULL)
+      if (folded == NULL || (match != NULL && !plx_gemm_match_write_cluster (folded, match, base, &error)))
         return user_error (error);
       json_generator_set_pretty (gen, TRUE);
       json_generator_set_root (gen, folded);
@@ -298,11 +359,15 @@ plx_cli_calibrate_kineto (int argc, char **argv)
   if (json)
     {
       g_autoptr (JsonNode) node = to_json (trace, sum, ops, pts);
+      if (match != NULL)
+        json_object_set_member (json_node_get_object (node), "gemm_match", plx_cli_gemm_match_to_json (match));
       print_json (node);
     }
   else
     {
       print_text (trace, sum, ops, pts);
+      if (match != NULL)
+        plx_cli_gemm_match_print (match);
       if (out != NULL)
         printf ("Wrote %s\n", out);
     }

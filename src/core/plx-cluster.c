@@ -140,7 +140,7 @@ check_cluster_keys (JsonObject *obj, const char *source, GError **error)
                                              NULL };
   static const char *const gpu[] = { "name", "peak_flops", "hbm_bytes", "hbm_bw_Bps", "reserved_bytes",
                                      "efficiency", "tdp_w", "power_limit_w", "static_power_w", "boost_clock_mhz",
-                                     "clock_mhz", NULL };
+                                     "clock_mhz", "measured_gemms", NULL };
   static const char *const flops[] = { "bf16", "fp16", "fp8", "fp32", "tf32", NULL };
   static const char *const eff[] = { "matmul", "matmul_fp8", "matmul_tf32", "matmul_fp32", "memory",
                                      "kernel_launch_s", "attention", "attention_pytorch", NULL };
@@ -387,6 +387,8 @@ plx_cluster_new_from_json (JsonNode   *node,
             return NULL;
         }
   }
+  if (!plx_measured_gemms_parse (gpu, source, &c->measured_gemms, &c->n_measured_gemms, error))
+    return NULL;
 
   if (!parse_link (obj, source, "intra_node", &c->intra_node, error) ||
       !parse_link (obj, source, "inter_node", &c->inter_node, error))
@@ -445,6 +447,7 @@ plx_cluster_copy (const PlxCluster *cluster)
   c->matmul_fp8_efficiency = plx_curve_copy (cluster->matmul_fp8_efficiency);
   c->matmul_tf32_efficiency = plx_curve_copy (cluster->matmul_tf32_efficiency);
   c->matmul_fp32_efficiency = plx_curve_copy (cluster->matmul_fp32_efficiency);
+  c->measured_gemms = g_memdup2 (cluster->measured_gemms, cluster->n_measured_gemms * sizeof (PlxMeasuredGemm));
   link_copy (&c->intra_node, &cluster->intra_node);
   link_copy (&c->inter_node, &cluster->inter_node);
   if (cluster->uncertain != NULL)
@@ -464,6 +467,7 @@ plx_cluster_free (PlxCluster *cluster)
   plx_curve_free (cluster->matmul_fp8_efficiency);
   plx_curve_free (cluster->matmul_tf32_efficiency);
   plx_curve_free (cluster->matmul_fp32_efficiency);
+  g_free (cluster->measured_gemms);
   g_free (cluster->intra_node.name);
   plx_curve_free (cluster->intra_node.efficiency);
   g_free (cluster->inter_node.name);

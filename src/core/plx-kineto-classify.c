@@ -137,6 +137,43 @@ gemm_flops (const char *op, JsonArray *dims, guint *a_input)
   return 2.0 * product (a, 0, ra) * b[rb - 1] * MAX (1.0, product (b, 0, rb - 2) / product (a, 0, ra - 2));
 }
 
+/* The same dims as gemm_flops reads, as a shape: batch x (m x k by k x n). */
+static void
+gemm_shape (const char *op, JsonArray *dims, PlxKinetoOp *out)
+{
+  double a[8], b[8];
+  guint ra, rb, first = g_str_equal (op, "aten::addmm") || g_str_equal (op, "aten::baddbmm") ? 1 : 0;
+
+  if (!dims_of (dims, first, a, &ra) || !dims_of (dims, first + 1, b, &rb) || ra < 1)
+    return;
+  if (g_str_equal (op, "aten::linear"))
+    {
+      /* x [..., k] W^T, W [n, k]: every leading dim of x is a row. */
+      if (rb != 2 || a[ra - 1] != b[1])
+        return;
+      out->gemm_m = product (a, 0, ra - 1);
+      out->gemm_k = b[1];
+      out->gemm_n = b[0];
+      out->gemm_batch = 1.0;
+      return;
+    }
+  if (ra < 2 || rb < 2 || a[ra - 1] != b[rb - 2])
+    return;
+  out->gemm_k = a[ra - 1];
+  out->gemm_n = b[rb - 1];
+  if (rb == 2)
+    {
+      /* mm, addmm, and matmul of a batch by one matrix: one GEMM over all rows. */
+      out->gemm_m = product (a, 0, ra - 1);
+      out->gemm_batch = 1.0;
+    }
+  else
+    {
+      out->gemm_m = a[ra - 2];
+      out->gemm_batch = MAX (product (a, 0, ra - 2), product (b, 0, rb - 2));
+    }
+}
+
 static PlxDtype
 gemm_dtype (const char *type, const char *kernel)
 {
@@ -170,6 +207,7 @@ plx_kineto_op_work (PlxKinetoOp *op,
     {
       guint a_input;
       op->flops = gemm_flops (op->name, dims, &a_input);
+      gemm_shape (op->name, dims, op);
       op->dtype = gemm_dtype (type_of (types, a_input), kernel);
     }
   else if (in_list (op->name, elementwise_ops))

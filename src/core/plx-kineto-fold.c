@@ -229,7 +229,13 @@ plx_kineto_cluster_json (JsonNode              *cluster_json,
   if (cluster == NULL)
     return NULL;
   out = plx_json_deep_copy (cluster_json);
+  /* An inline cluster may leave its curves to the defaults (plx-cluster.c): the
+   * folded ones are written in full. */
+  if (!json_object_has_member (json_node_get_object (out), "gpu"))
+    json_object_set_object_member (json_node_get_object (out), "gpu", json_object_new ());
   gpu = json_object_get_object_member (json_node_get_object (out), "gpu");
+  if (!json_object_has_member (gpu, "efficiency"))
+    json_object_set_object_member (gpu, "efficiency", json_object_new ());
   eff = json_object_get_object_member (gpu, "efficiency");
   {
     const struct

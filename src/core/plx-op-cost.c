@@ -120,58 +120,178 @@ element_bytes (PlxDtype dtype)
   return dtype == PLX_DTYPE_FP8 ? 2.0 : plx_dtype_bytes (dtype);
 }
 
+/* The sizes of the op's GEMM on this rank: m x k by k x n, and how many such GEMMs
+ * (an expert op runs one per local expert). */
 static void
-matmul_cost (const PlxOp           *op,
-             const PlxShardContext *ctx,
-             const PlxCluster      *c,
-             PlxOpCost             *cost)
+matmul_shape (const PlxOp           *op,
+              const PlxShardContext *ctx,
+              double                *m,
+              double                *k,
+              double                *n,
+              double                *kernels)
+{
+  double frac = share (op->split, ctx);
+  double tokens = ctx->tokens;
+
+  *kernels = 1.0;
+  if (op->expert)
+    {
+      /* The EP group's tokens x top_k spread over all experts: this rank's E/ep
+       * experts see tokens x top_k rows in all on average, in E/ep GEMMs, and the
+       * busiest rank moe_load times that (capacity padding or imbalance). */
+      *kernels = (double) ctx->experts / ctx->ep;
+      tokens = tokens * ctx->experts_per_token * ctx->moe_load / *kernels;
+    }
+  if (op->split == PLX_SPLIT_SEQ)
+    {
+      /* Router: replicated weights, tokens split only by sequence parallelism. */
+      *m = tokens * frac;
+      *k = op->k;
+      *n = op->n;
+    }
+  else
+    {
+      *m = tokens;
+      *k = op->row_parallel ? op->k * frac : op->k;
+      *n = op->row_parallel ? op->n : op->n * frac;
+    }
+}
+
+/* Static, so that matmul_cost (the search's inner loop) has it inlined. */
+static inline void
+matmul_gemms (const PlxOp           *op,
+              const PlxShardContext *ctx,
+              const PlxCluster      *c,
+              PlxMatmulGemms        *out)
 {
   PlxDtype gemm = plx_gemm_dtype (c, ctx->dtype, op->fp8);
   double eb = element_bytes (ctx->dtype);
   /* fp8 GEMMs read fp8 inputs and weights and write 16-bit outputs. */
   double ib = gemm == PLX_DTYPE_FP8 ? 1.0 : eb;
   double wb = gemm == PLX_DTYPE_FP8 ? 1.0 : plx_dtype_bytes (gemm);
-  double frac = share (op->split, ctx);
-  double tokens = ctx->tokens;
-  double kernels = 1.0;
-  double m, k, n, flops, bytes, t, cast_fwd = 0.0, cast_bwd = 0.0;
+  double m, k, n;
 
-  if (op->expert)
-    {
-      /* The EP group's tokens x top_k spread over all experts: this rank's E/ep
-       * experts see tokens x top_k rows in all on average, in E/ep GEMMs, and the
-       * busiest rank moe_load times that (capacity padding or imbalance). */
-      kernels = (double) ctx->experts / ctx->ep;
-      tokens = tokens * ctx->experts_per_token * ctx->moe_load / kernels;
-    }
-  if (op->split == PLX_SPLIT_SEQ)
-    {
-      /* Router: replicated weights, tokens split only by sequence parallelism. */
-      m = tokens * frac;
-      k = op->k;
-      n = op->n;
-    }
-  else
-    {
-      m = tokens;
-      k = op->row_parallel ? op->k * frac : op->k;
-      n = op->row_parallel ? op->n : op->n * frac;
-    }
-  flops = 2.0 * m * k * n;
-  bytes = ib * m * k + eb * m * n + wb * k * n;
+  matmul_shape (op, ctx, &m, &k, &n, &out->kernels);
+  out->dtype = gemm;
+  out->m = m;
+  out->k = k;
+  out->n = n;
   if (ctx->eager && op->eager_gemms > 1 && op->eager_first_n < op->n)
     {
       /* Separate GEMMs over the same input: each reads it, each is smaller and so
        * further down the efficiency curve (cluster-presets.md). */
       double first = n * (double) op->eager_first_n / (double) op->n;
       double rest = (n - first) / (op->eager_gemms - 1);
-      t = plx_gemm_time (c, gemm, 2.0 * m * k * first, ib * m * k + eb * m * first + wb * k * first) +
-          (op->eager_gemms - 1) * plx_gemm_time (c, gemm, 2.0 * m * k * rest, ib * m * k + eb * m * rest + wb * k * rest);
-      bytes += (op->eager_gemms - 1) * ib * m * k;
+      out->n_pieces = 2;
+      out->piece[0] = (PlxGemmPiece) { m, k, first, 1.0,
+                                       plx_gemm_time (c, gemm, 2.0 * m * k * first, ib * m * k + eb * m * first + wb * k * first) };
+      out->piece[1] = (PlxGemmPiece) { m, k, rest, (double) (op->eager_gemms - 1),
+                                       plx_gemm_time (c, gemm, 2.0 * m * k * rest, ib * m * k + eb * m * rest + wb * k * rest) };
     }
   else
-    t = plx_gemm_time (c, gemm, flops, bytes);
-  if (gemm == PLX_DTYPE_FP8)
+    {
+      out->n_pieces = 1;
+      out->piece[0] = (PlxGemmPiece) { m, k, n, 1.0, plx_gemm_time (c, gemm, 2.0 * m * k * n, ib * m * k + eb * m * n + wb * k * n) };
+    }
+}
+
+void
+plx_matmul_gemms (const PlxOp           *op,
+                  const PlxShardContext *ctx,
+                  const PlxCluster      *c,
+                  PlxMatmulGemms        *out)
+{
+  matmul_gemms (op, ctx, c, out);
+}
+
+void
+plx_gemm_product_shape (const PlxGemmPiece *p,
+                        PlxGemmProduct      which,
+                        double              shape[3])
+{
+  /* Y[m,n] = X[m,k] W[k,n]; dX[m,k] = dY[m,n] W^T[n,k]; dW[k,n] = X^T[k,m] dY[m,n]
+   * (the three products of backpropagation through a linear layer). */
+  switch (which)
+    {
+    case PLX_GEMM_DATA_GRAD:
+      shape[0] = p->m, shape[1] = p->n, shape[2] = p->k;
+      break;
+    case PLX_GEMM_WEIGHT_GRAD:
+      shape[0] = p->k, shape[1] = p->m, shape[2] = p->n;
+      break;
+    case PLX_GEMM_FORWARD:
+    default:
+      shape[0] = p->m, shape[1] = p->k, shape[2] = p->n;
+      break;
+    }
+}
+
+/* DistSim (Lu et al. 2023, §4) profiles each op once and composes the step from the
+ * profiles; here a GEMM whose shape the cluster's table lists takes the measured
+ * time. A product the table lacks, of an op whose other products it has, takes their
+ * mean: all three do the same FLOPs over the same three matrices, so the roofline
+ * gives them one time, and what the measurement adds (the library's kernel choice,
+ * clocks) is the best guess for the missing one - a forward-only trace keeps the
+ * backward at twice the forward, as the roofline has it. An op none of whose products
+ * was measured keeps the roofline. Returns the time of each product over the pieces. */
+static void
+measured_times (const PlxCluster     *c,
+                const PlxMatmulGemms *g,
+                double                t[PLX_N_GEMM_PRODUCTS])
+{
+  for (guint j = 0; j < PLX_N_GEMM_PRODUCTS; j++)
+    t[j] = 0.0;
+  for (guint i = 0; i < g->n_pieces; i++)
+    {
+      const PlxGemmPiece *p = &g->piece[i];
+      double measured[PLX_N_GEMM_PRODUCTS], sum = 0.0, fallback;
+      guint found = 0;
+
+      for (guint j = 0; j < PLX_N_GEMM_PRODUCTS; j++)
+        {
+          double shape[3];
+          plx_gemm_product_shape (p, (PlxGemmProduct) j, shape);
+          measured[j] = plx_measured_gemm_time (c->measured_gemms, c->n_measured_gemms, g->dtype, shape[0], shape[1],
+                                                shape[2]);
+          if (measured[j] > 0.0)
+            {
+              sum += measured[j];
+              found++;
+            }
+        }
+      fallback = found > 0 ? sum / found : p->time_s;
+      for (guint j = 0; j < PLX_N_GEMM_PRODUCTS; j++)
+        t[j] += p->count * (measured[j] > 0.0 ? measured[j] : fallback);
+    }
+}
+
+static void
+matmul_cost (const PlxOp           *op,
+             const PlxShardContext *ctx,
+             const PlxCluster      *c,
+             PlxOpCost             *cost)
+{
+  PlxMatmulGemms g;
+  double eb = element_bytes (ctx->dtype);
+  double ib, wb, kernels, m, k, n, flops, bytes, t, cast_fwd = 0.0, cast_bwd = 0.0;
+
+  matmul_gemms (op, ctx, c, &g);
+  ib = g.dtype == PLX_DTYPE_FP8 ? 1.0 : eb;
+  wb = g.dtype == PLX_DTYPE_FP8 ? 1.0 : plx_dtype_bytes (g.dtype);
+  kernels = g.kernels;
+  m = g.m;
+  k = g.k;
+  n = g.n;
+  flops = 2.0 * m * k * n;
+  bytes = ib * m * k + eb * m * n + wb * k * n;
+  if (g.n_pieces == 2)
+    {
+      t = g.piece[0].time_s + g.piece[1].count * g.piece[1].time_s;
+      bytes += g.piece[1].count * ib * m * k;
+    }
+  else
+    t = g.piece[0].time_s;
+  if (g.dtype == PLX_DTYPE_FP8)
     {
       /* Each fp8 GEMM quantises its 16-bit operand with a scale from the amax
        * history and writes it twice, as is and transposed, because Hopper's fp8
@@ -189,10 +309,21 @@ matmul_cost (const PlxOp           *op,
   cost->wgrad_flops = kernels * flops;
   cost->fwd_bytes = kernels * (bytes + 4.0 * (cast_fwd > 0.0 ? m * k : 0.0));
   cost->bwd_bytes = kernels * (2.0 * bytes + 4.0 * (cast_bwd > 0.0 ? m * n : 0.0));
-  cost->fwd_time_s = kernels * (t + cast_fwd);
-  cost->bwd_time_s = kernels * (2.0 * t + cast_bwd);
-  cost->wgrad_time_s = kernels * t;
-  cost->params = op->params * (op->split == PLX_SPLIT_SEQ ? 1.0 : frac) *
+  if (c->n_measured_gemms == 0)
+    {
+      cost->fwd_time_s = kernels * (t + cast_fwd);
+      cost->bwd_time_s = kernels * (2.0 * t + cast_bwd);
+      cost->wgrad_time_s = kernels * t;
+    }
+  else
+    {
+      double tm[PLX_N_GEMM_PRODUCTS];
+      measured_times (c, &g, tm);
+      cost->fwd_time_s = kernels * (tm[PLX_GEMM_FORWARD] + cast_fwd);
+      cost->bwd_time_s = kernels * (tm[PLX_GEMM_DATA_GRAD] + tm[PLX_GEMM_WEIGHT_GRAD] + cast_bwd);
+      cost->wgrad_time_s = kernels * tm[PLX_GEMM_WEIGHT_GRAD];
+    }
+  cost->params = op->params * (op->split == PLX_SPLIT_SEQ ? 1.0 : share (op->split, ctx)) *
                  (op->expert ? kernels : 1.0);
 }
 

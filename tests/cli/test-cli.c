@@ -3762,6 +3762,84 @@ test_calibrate_kineto (void)
   g_rmdir (dir);
 }
 
+static void
+test_calibrate_kineto_scenario (void)
+{
+  /* tests/data/kineto-gemm/README.md: the real trace's MLP GEMMs matched to the
+   * scenario written for it. 1024 x 1024 * 1024 x 2048 ran 8 times, median (60 + 63) /
+   * 2 = 61.5 us; 1024 x 2048 * 2048 x 1024 4 times, median 58.5 us; fc1 and fc2 have
+   * six products of those two shapes; QKV, the attention output and the LM head (3 x
+   * 3 products) and the trace's 1024 x 4864 * 4864 x 2048 (218 us) match nothing. */
+  g_autofree char *trace = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "kineto-gemm", "hta-mlp-a100.json", NULL);
+  g_autofree char *scenario = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "kineto-gemm", "gpt2-mlp1024-a100.json", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *out = g_build_filename (dir, "a100-gemms.json", NULL);
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) text = { 0 };
+  g_auto (CliRun) sim = { 0 };
+  g_auto (CliRun) sim_json = { 0 };
+  g_autoptr (JsonNode) root = NULL, written = NULL, simulated = NULL;
+  JsonObject *match, *gpu;
+  JsonArray *rows, *left, *table, *used;
+  guint measured = 0;
+
+  RUN_CLI (&r, "calibrate", "--kineto", trace, "--scenario", scenario, "--out", out, "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  if (root == NULL)
+    return;
+  match = json_object_get_object_member (json_node_get_object (root), "gemm_match");
+  rows = json_object_get_array_member (match, "scenario_gemms");
+  g_assert_cmpuint (json_array_get_length (rows), ==, 15);
+  for (guint i = 0; i < json_array_get_length (rows); i++)
+    {
+      JsonObject *row = json_array_get_object_element (rows, i);
+      if (json_node_is_null (json_object_get_member (row, "measured_s")))
+        continue;
+      measured++;
+      g_assert_true (g_str_has_prefix (json_object_get_string_member (row, "op"), "fc"));
+      g_assert_cmpfloat (get_number (row, "ratio"), ==, get_number (row, "measured_s") / get_number (row, "roofline_s"));
+      if (g_str_equal (json_object_get_string_member (row, "op"), "fc1") &&
+          g_str_equal (json_object_get_string_member (row, "product"), "forward"))
+        g_assert_cmpfloat_with_epsilon (get_number (row, "measured_s"), 61.5e-6, 1e-15);
+    }
+  g_assert_cmpuint (measured, ==, 6);
+  left = json_object_get_array_member (match, "trace_gemms_unmatched");
+  g_assert_cmpuint (json_array_get_length (left), ==, 1);
+  g_assert_cmpfloat (get_number (json_array_get_object_element (left, 0), "k"), ==, 4864.0);
+  g_assert_cmpfloat_with_epsilon (get_number (json_array_get_object_element (left, 0), "median_s"), 218e-6, 1e-15);
+
+  /* The written cluster: the preset expanded, the two shapes under gpu.measured_gemms. */
+  written = plx_json_parse_file (out, NULL);
+  g_assert_nonnull (written);
+  if (written == NULL)
+    return;
+  gpu = json_object_get_object_member (json_node_get_object (written), "gpu");
+  table = json_object_get_array_member (gpu, "measured_gemms");
+  g_assert_cmpuint (json_array_get_length (table), ==, 2);
+
+  RUN_CLI (&text, "calibrate", "--kineto", trace, "--scenario", scenario);
+  assert_success (&text);
+  g_assert_nonnull (strstr (text.out, "fc1            block        forward     1024x1024*1024x2048        fp32      1       61.50"));
+  g_assert_nonnull (strstr (text.out, "Not in the trace (9; these keep the curves' time)"));
+  g_assert_nonnull (strstr (text.out, "Trace GEMM shapes no scenario GEMM has (1,"));
+
+  /* simulate with the written cluster says which GEMMs took the measured times. */
+  RUN_CLI (&sim, "simulate", scenario, "--cluster", out);
+  assert_success (&sim);
+  g_assert_nonnull (strstr (sim.out, "Measured GEMMs    6 of the model's 15 GEMM products"));
+  g_assert_nonnull (strstr (sim.out, "fc2            forward     1024x2048*2048x1024      fp32       58.50 us measured"));
+  RUN_CLI (&sim_json, "simulate", scenario, "--cluster", out, "--json");
+  assert_success (&sim_json);
+  simulated = parse_stdout (&sim_json);
+  if (simulated == NULL)
+    return;
+  used = json_object_get_array_member (json_node_get_object (simulated), "measured_gemms");
+  g_assert_cmpuint (json_array_get_length (used), ==, 6);
+  g_remove (out);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -3845,6 +3923,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/calibrate-nccl-with-uncertainty", test_calibrate_nccl_with_uncertainty);
   g_test_add_func ("/cli/calibrate-gemm", test_calibrate_gemm);
   g_test_add_func ("/cli/calibrate-kineto", test_calibrate_kineto);
+  g_test_add_func ("/cli/calibrate-kineto-scenario", test_calibrate_kineto_scenario);
   g_test_add_func ("/cli/simulate-samples", test_simulate_samples);
   g_test_add_func ("/cli/simulate-sensitivity", test_simulate_sensitivity);
   g_test_add_func ("/cli/validate/accuracy-event", test_validate_accuracy_event);

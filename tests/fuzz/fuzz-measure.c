@@ -6,9 +6,41 @@
 #include <math.h>
 
 #include "fuzz-common.h"
+#include "parallax/plx-kineto-match.h"
 
 static PlxCluster *cluster;
 static JsonNode   *cluster_json;
+static PlxScenario *scenario;   /* whose GEMMs a trace is matched to */
+
+static const char scenario_text[] =
+  "{\"model\": {\"model_type\": \"gpt2\", \"n_layer\": 2, \"n_embd\": 1024, \"n_head\": 16, \"n_inner\": 2048,"
+  " \"vocab_size\": 1000, \"n_positions\": 512}, \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1,"
+  " \"gpus_per_node\": 1}, \"strategy\": {\"seq_length\": 512, \"global_batch_size\": 2, \"micro_batch_size\": 2,"
+  " \"dtype\": \"fp32\"}}";
+
+/* The trace's GEMMs matched to the scenario's and written into the cluster: what is
+ * written must read back, every time measured finite and positive. */
+static void
+match_gemms (const PlxKinetoTrace *trace)
+{
+  GError *error = NULL;
+  PlxGemmMatch *m = plx_gemm_match (trace, scenario->model, cluster, scenario->strategy, &error);
+  JsonNode *out;
+
+  if (m == NULL)
+    abort ();
+  for (guint i = 0; i < m->rows->len; i++)
+    {
+      double t = g_array_index (m->rows, PlxGemmMatchRow, i).measured_s;
+      if (!isfinite (t) || t < 0.0)
+        abort ();
+    }
+  out = plx_json_deep_copy (cluster_json);
+  if (!plx_gemm_match_write_cluster (out, m, "fuzz", &error))
+    abort ();
+  json_node_unref (out);
+  plx_gemm_match_free (m);
+}
 
 static void
 fit_nccl (const uint8_t *data, size_t size)
@@ -89,6 +121,7 @@ read_trace (const uint8_t *data, size_t size)
     {
       PlxKinetoPoints *points = plx_kineto_points (trace, cluster);
 
+      match_gemms (trace);
       plx_kineto_points_free (points);
       plx_kineto_trace_free (trace);
     }
@@ -106,6 +139,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     {
       cluster_json = plx_presets_lookup (PLX_PRESET_CLUSTER, "dgx-a100-80gb", NULL);
       cluster = plx_cluster_new_from_json (cluster_json, "fuzz", NULL);
+      {
+        JsonNode *node = json_from_string (scenario_text, NULL);
+        scenario = plx_scenario_new_from_json (node, ".", "fuzz", NULL);
+        json_node_unref (node);
+      }
     }
   fit_nccl (data, size);
   text = g_strndup ((const char *) data, size);
