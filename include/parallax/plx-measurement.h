@@ -9,6 +9,8 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "plx-kineto-match.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -97,6 +99,9 @@ typedef struct
   GPtrArray         *curves;    /* PlxCalCurve * */
   JsonNode          *cluster;   /* the calibrated cluster (a full cluster object) */
   guint              gpus_per_node, nodes;  /* the nccl-tests group fitted; 0 for other kinds */
+  /* A trace's GEMMs matched to the scenario's (DistSim's per-op times, written into
+   * `cluster` as gpu.measured_gemms); NULL: no trace, or no training scenario given. */
+  PlxGemmMatch      *gemm_match;
 } PlxMeasuredFit;
 
 /* Fits `paths` (of `kinds`, which must combine) on `base_cluster` (a cluster object,
@@ -104,7 +109,9 @@ typedef struct
  * (gpus_per_node x nodes the group measured), `--gemm/--membw` and `--kineto --out`
  * do. At most one GEMM, one bandwidth sweep and one trace. With
  * `layout_from_files`, nccl-tests files that list their ranks ("#  Rank" lines) on
- * hosts give the group instead (ranks / hosts per node, hosts nodes). */
+ * hosts give the group instead (ranks / hosts per node, hosts nodes). With a
+ * training `model` and `strategy` (both or neither), a trace's GEMMs are also
+ * matched to the scenario's, as `calibrate --kineto --scenario` does. */
 PlxMeasuredFit *plx_measured_fit (JsonNode                 *base_cluster,
                                   const char               *base_name,
                                   const char *const        *paths,
@@ -113,6 +120,8 @@ PlxMeasuredFit *plx_measured_fit (JsonNode                 *base_cluster,
                                   guint                     gpus_per_node,
                                   guint                     nodes,
                                   gboolean                  layout_from_files,
+                                  const PlxModel           *model,
+                                  const PlxStrategy        *strategy,
                                   GError                  **error);
 void            plx_measured_fit_free (PlxMeasuredFit *fit);
 

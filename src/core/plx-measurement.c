@@ -414,7 +414,7 @@ kineto_curve (PlxMeasuredFit *out, PlxCalCurveRole role, const char *dtype, cons
 
 static gboolean
 fit_kineto (PlxMeasuredFit *out, JsonNode *base, const PlxCluster *base_c, const char *const *paths, guint n,
-            GError **error)
+            const PlxModel *model, const PlxStrategy *strategy, GError **error)
 {
   g_autoptr (PlxKinetoTrace) trace = NULL;
   g_autoptr (PlxKinetoPoints) pts = NULL;
@@ -443,6 +443,14 @@ fit_kineto (PlxMeasuredFit *out, JsonNode *base, const PlxCluster *base_c, const
   folded = plx_kineto_cluster_json (base, pts, name, error);
   if (folded == NULL || (written = plx_cluster_new_from_json (folded, "the folded cluster", error)) == NULL)
     return FALSE;
+  /* Matched against the base cluster's costs, as the CLI does: the roofline each
+   * measured GEMM replaces is the one the scenario had. */
+  if (model != NULL && strategy != NULL && strategy->workload == PLX_WORKLOAD_TRAINING)
+    {
+      out->gemm_match = plx_gemm_match (trace, model, base_c, strategy, error);
+      if (out->gemm_match == NULL || !plx_gemm_match_write_cluster (folded, out->gemm_match, name, error))
+        return FALSE;
+    }
   /* One chart per curve the trace measured, each GEMM dtype against its own peak
    * (plx_kineto_points). */
   kineto_curve (out, PLX_CAL_CURVE_MATMUL, "16-bit", pts->matmul, name, written->matmul_efficiency,
@@ -468,6 +476,8 @@ plx_measured_fit (JsonNode                 *base_cluster,
                   guint                     gpus_per_node,
                   guint                     nodes,
                   gboolean                  layout_from_files,
+                  const PlxModel           *model,
+                  const PlxStrategy        *strategy,
                   GError                  **error)
 {
   g_autoptr (PlxMeasuredFit) fit = g_new0 (PlxMeasuredFit, 1);
@@ -503,7 +513,7 @@ plx_measured_fit (JsonNode                 *base_cluster,
   else if (is_sweep (kinds[0]))
     ok = fit_sweeps (fit, base, base_c, base_name, paths, kinds, n_paths, error);
   else
-    ok = fit_kineto (fit, base, base_c, paths, n_paths, error);
+    ok = fit_kineto (fit, base, base_c, paths, n_paths, model, strategy, error);
   return ok ? g_steal_pointer (&fit) : NULL;
 }
 
@@ -516,5 +526,6 @@ plx_measured_fit_free (PlxMeasuredFit *fit)
     g_ptr_array_unref (fit->curves);
   if (fit->cluster != NULL)
     json_node_unref (fit->cluster);
+  plx_gemm_match_free (fit->gemm_match);
   g_free (fit);
 }

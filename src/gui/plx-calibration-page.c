@@ -34,12 +34,16 @@ struct _PlxCalibrationPage
   GtkLabel       *params;
   GtkDrawingArea *chart;
   GtkGrid        *table;
+  GtkLabel       *match_title;    /* a trace's GEMMs matched to the scenario's */
+  GtkGrid        *match_table;
 
   GPtrArray      *paths;          /* char *: the files loaded */
   GArray         *kinds;          /* PlxMeasurementKind, by path */
   GPtrArray      *fitted_paths;   /* the files of the last fit that worked */
   GArray         *fitted_kinds;
   JsonNode       *base;           /* the scenario's cluster */
+  PlxResult      *result;         /* the scenario: a trace's GEMMs are matched to its model and strategy */
+  char           *scenario_key;   /* its model and strategy as JSON text */
   char           *base_text;
   char           *applied_text;   /* the cluster this page put into the scenario */
   PlxMeasuredFit *fit;
@@ -60,6 +64,7 @@ typedef struct
   char              **paths;
   GArray             *kinds;
   JsonNode           *base;
+  PlxResult          *result;     /* nullable */
   guint               gpus_per_node, nodes;
   gboolean            layout_from_files;
   guint               generation;
@@ -71,6 +76,7 @@ request_free (Request *q)
   g_strfreev (q->paths);
   g_array_unref (q->kinds);
   json_node_unref (q->base);
+  g_clear_pointer (&q->result, plx_result_unref);
   g_free (q);
 }
 
@@ -213,6 +219,58 @@ show_curve (PlxCalibrationPage *self)
     }
 }
 
+/* DistSim's per-op times: each of the scenario's GEMM products, the trace's median
+ * where a trace GEMM had its shape and dtype, beside the roofline it replaces. */
+static void
+show_match (PlxCalibrationPage *self)
+{
+  const PlxGemmMatch *match = self->fit != NULL ? self->fit->gemm_match : NULL;
+  const char *headers[] = { N_("Op"), N_("Product"), N_("GEMM (m × k · k × n)"), N_("Measured"), N_("Roofline"),
+                            N_("Measured / roofline") };
+  GtkWidget *child;
+  guint matched = 0, shown = 0;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->match_table))) != NULL)
+    gtk_grid_remove (self->match_table, child);
+  gtk_widget_set_visible (GTK_WIDGET (self->match_title), match != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->match_table), match != NULL);
+  if (match == NULL)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (headers); i++)
+    table_cell (self->match_table, _(headers[i]), i, 0, TRUE, i > 1);
+  for (guint i = 0; i < match->rows->len; i++)
+    {
+      const PlxGemmMatchRow *r = &g_array_index (match->rows, PlxGemmMatchRow, i);
+      g_autofree char *shape = g_strdup_printf ("%.0f × %.0f · %.0f × %.0f %s", r->m, r->k, r->k, r->n,
+                                                plx_dtype_to_string (r->dtype));
+      g_autofree char *roofline = plx_format_time_short (r->roofline_s);
+      g_autofree char *measured = r->measured_s > 0.0 ? plx_format_time_short (r->measured_s) : g_strdup ("—");
+      g_autofree char *ratio = r->measured_s > 0.0 && r->roofline_s > 0.0
+                                 ? g_strdup_printf ("%.2f×", r->measured_s / r->roofline_s)
+                                 : g_strdup ("—");
+      g_autofree char *op = g_strdup_printf ("%s (%s)", r->op, r->part);
+
+      matched += r->measured_s > 0.0;
+      if (shown >= MAX_TABLE_ROWS)
+        continue;
+      shown++;
+      table_cell (self->match_table, op, 0, (int) shown, FALSE, FALSE);
+      table_cell (self->match_table, plx_gemm_product_to_string (r->product), 1, (int) shown, FALSE, FALSE);
+      table_cell (self->match_table, shape, 2, (int) shown, FALSE, TRUE);
+      table_cell (self->match_table, measured, 3, (int) shown, FALSE, TRUE);
+      table_cell (self->match_table, roofline, 4, (int) shown, FALSE, TRUE);
+      table_cell (self->match_table, ratio, 5, (int) shown, FALSE, TRUE);
+    }
+  {
+    g_autofree char *title = g_strdup_printf (
+      ngettext ("The scenario's GEMMs: %u of %u product measured in the trace, used in place of the roofline",
+                "The scenario's GEMMs: %u of %u products measured in the trace, used in place of the roofline",
+                match->rows->len),
+      matched, match->rows->len);
+    gtk_label_set_text (self->match_title, title);
+  }
+}
+
 static void
 show_fit (PlxCalibrationPage *self)
 {
@@ -248,6 +306,7 @@ show_fit (PlxCalibrationPage *self)
   gtk_widget_set_sensitive (self->clear_button, self->paths->len > 0);
   gtk_stack_set_visible_child_name (self->stack, self->paths->len > 0 ? "fit" : "empty");
   show_curve (self);
+  show_match (self);
 }
 
 static void
@@ -271,9 +330,11 @@ fit_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellab
 {
   Request *q = data;
   GError *error = NULL;
+  const PlxScenario *sc = q->result != NULL ? q->result->scenario : NULL;
   PlxMeasuredFit *fit = plx_measured_fit (q->base, _("the scenario's cluster"), (const char *const *) q->paths,
                                           (const PlxMeasurementKind *) (void *) q->kinds->data, q->kinds->len,
-                                          q->gpus_per_node, q->nodes, q->layout_from_files, &error);
+                                          q->gpus_per_node, q->nodes, q->layout_from_files,
+                                          sc != NULL ? sc->model : NULL, sc != NULL ? sc->strategy : NULL, &error);
 
   if (fit == NULL)
     g_task_return_error (task, error);
@@ -346,6 +407,7 @@ refit (PlxCalibrationPage *self)
     q->paths[i] = g_strdup (self->paths->pdata[i]);
   q->kinds = g_array_copy (self->kinds);
   q->base = json_node_copy (self->base);
+  q->result = self->result != NULL ? plx_result_ref (self->result) : NULL;
   q->gpus_per_node = (guint) gtk_spin_button_get_value (self->gpn_spin);
   q->nodes = (guint) gtk_spin_button_get_value (self->nodes_spin);
   q->layout_from_files = !self->layout_edited;
@@ -551,6 +613,30 @@ on_save_clicked (GtkButton *button, PlxCalibrationPage *self)
 
 /* ---- public ------------------------------------------------------------------------ */
 
+/* The model and strategy a trace's GEMMs are matched to. */
+static char *
+scenario_key (PlxResult *result)
+{
+  JsonObject *o = result != NULL && result->json != NULL && JSON_NODE_HOLDS_OBJECT (result->json)
+                    ? json_node_get_object (result->json)
+                    : NULL;
+  JsonNode *model = o != NULL ? json_object_get_member (o, "model") : NULL;
+  JsonNode *strategy = o != NULL ? json_object_get_member (o, "strategy") : NULL;
+  g_autofree char *m = model != NULL ? json_to_string (model, FALSE) : NULL;
+  g_autofree char *st = strategy != NULL ? json_to_string (strategy, FALSE) : NULL;
+
+  return o != NULL ? g_strconcat (m != NULL ? m : "", "\n", st != NULL ? st : "", NULL) : NULL;
+}
+
+static gboolean
+has_trace (PlxCalibrationPage *self)
+{
+  for (guint i = 0; i < self->kinds->len; i++)
+    if (g_array_index (self->kinds, PlxMeasurementKind, i) == PLX_MEASUREMENT_KINETO)
+      return TRUE;
+  return FALSE;
+}
+
 void
 plx_calibration_page_set_scenario (PlxCalibrationPage *self,
                                    PlxResult          *result)
@@ -559,13 +645,27 @@ plx_calibration_page_set_scenario (PlxCalibrationPage *self,
                         ? json_object_get_member (json_node_get_object (result->json), "cluster")
                         : NULL;
   g_autofree char *text = cluster != NULL ? json_to_string (cluster, FALSE) : NULL;
+  g_autofree char *key = scenario_key (result);
+  gboolean cluster_changed = g_strcmp0 (text, self->base_text) != 0;
+  gboolean scenario_changed = g_strcmp0 (key, self->scenario_key) != 0;
 
-  if (g_strcmp0 (text, self->base_text) == 0)
+  if (result != self->result)
+    {
+      g_clear_pointer (&self->result, plx_result_unref);
+      self->result = result != NULL ? plx_result_ref (result) : NULL;
+    }
+  g_free (self->scenario_key);
+  self->scenario_key = g_steal_pointer (&key);
+  /* A new TP or micro-batch changes the GEMMs a trace is matched to. */
+  if (!cluster_changed && !(scenario_changed && has_trace (self)))
     return;
-  g_clear_pointer (&self->base, json_node_unref);
-  g_free (self->base_text);
-  self->base_text = g_steal_pointer (&text);
-  self->base = cluster != NULL ? json_node_copy (cluster) : NULL;
+  if (cluster_changed)
+    {
+      g_clear_pointer (&self->base, json_node_unref);
+      g_free (self->base_text);
+      self->base_text = g_steal_pointer (&text);
+      self->base = cluster != NULL ? json_node_copy (cluster) : NULL;
+    }
   if (result != NULL && !self->layout_edited && self->paths->len == 0)
     {
       self->updating = TRUE;
@@ -574,7 +674,9 @@ plx_calibration_page_set_scenario (PlxCalibrationPage *self,
       self->updating = FALSE;
     }
   /* The cluster this page just put into the scenario is its own fit's result: the
-   * chart stays as it is (refitting on it would show the fit as its own "before"). */
+   * chart stays as it is (refitting on it would show the fit as its own "before").
+   * Its gpu.measured_gemms are keyed by shape, so a new strategy uses those that
+   * still match without a refit. */
   if (self->base_text != NULL && g_strcmp0 (self->base_text, self->applied_text) == 0)
     {
       gtk_widget_set_sensitive (self->use_button, FALSE);
@@ -683,6 +785,8 @@ plx_calibration_page_dispose (GObject *object)
   self->generation++;
   g_clear_pointer (&self->fit, plx_measured_fit_free);
   g_clear_pointer (&self->base, json_node_unref);
+  g_clear_pointer (&self->result, plx_result_unref);
+  g_clear_pointer (&self->scenario_key, g_free);
   g_clear_pointer (&self->base_text, g_free);
   g_clear_pointer (&self->applied_text, g_free);
   g_clear_pointer (&self->paths, g_ptr_array_unref);
@@ -698,6 +802,23 @@ plx_calibration_page_class_init (PlxCalibrationPageClass *klass)
   G_OBJECT_CLASS (klass)->dispose = plx_calibration_page_dispose;
   signals[USE_CLUSTER] = g_signal_new ("use-cluster", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                        NULL, G_TYPE_NONE, 1, JSON_TYPE_NODE);
+}
+
+/* A table appended to `box` that scrolls sideways on its own: its width must not set
+ * the window's minimum. */
+static GtkGrid *
+scrolled_table (GtkWidget *box)
+{
+  GtkWidget *grid = gtk_grid_new ();
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+
+  gtk_grid_set_column_spacing (GTK_GRID (grid), 24);
+  gtk_grid_set_row_spacing (GTK_GRID (grid), 2);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), grid);
+  gtk_box_append (GTK_BOX (box), scroller);
+  return GTK_GRID (grid);
 }
 
 static GtkWidget *
@@ -815,17 +936,11 @@ plx_calibration_page_init (PlxCalibrationPage *self)
   gtk_box_append (GTK_BOX (fit_box), GTK_WIDGET (self->chart));
   self->params = wrapped_label (NULL);
   gtk_box_append (GTK_BOX (fit_box), GTK_WIDGET (self->params));
-  self->table = GTK_GRID (gtk_grid_new ());
-  gtk_grid_set_column_spacing (self->table, 24);
-  gtk_grid_set_row_spacing (self->table, 2);
-  {
-    /* Scrolls sideways on its own: its width must not set the window's minimum. */
-    GtkWidget *table_scroller = gtk_scrolled_window_new ();
-    gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (table_scroller), GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER);
-    gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (table_scroller), TRUE);
-    gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (table_scroller), GTK_WIDGET (self->table));
-    gtk_box_append (GTK_BOX (fit_box), table_scroller);
-  }
+  self->table = scrolled_table (fit_box);
+  self->match_title = wrapped_label ("heading");
+  gtk_widget_set_margin_top (GTK_WIDGET (self->match_title), 12);
+  gtk_box_append (GTK_BOX (fit_box), GTK_WIDGET (self->match_title));
+  self->match_table = scrolled_table (fit_box);
 
   adw_status_page_set_icon_name (ADW_STATUS_PAGE (empty), "document-open-symbolic");
   adw_status_page_set_title (ADW_STATUS_PAGE (empty), _("No Measurements"));

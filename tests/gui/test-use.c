@@ -2065,6 +2065,109 @@ test_calibration_page (void)
   close_window (w);
 }
 
+static guint
+gemms_measured (PlxCalibrationPage *page)
+{
+  const PlxGemmMatch *m = plx_calibration_page_get_fit (page)->gemm_match;
+  guint n = 0;
+
+  g_assert_nonnull (m);
+  for (guint i = 0; i < m->rows->len; i++)
+    n += g_array_index (m->rows, PlxGemmMatchRow, i).measured_s > 0.0;
+  return n;
+}
+
+static gboolean
+calibration_fitted_with (gpointer data)
+{
+  gpointer *d = data;
+  return calibration_fitted (d[0]) && gemms_measured (d[0]) == GPOINTER_TO_UINT (d[1]);
+}
+
+/* `simulate SCENARIO --cluster` the cluster `calibrate --kineto TRACE --scenario
+ * SCENARIO --out` writes: its step time. */
+static double
+cli_step_with_trace (const char *trace, const char *scenario, const char *dir)
+{
+  g_autofree char *out = g_build_filename (dir, "traced.json", NULL);
+  const char *argv[] = { g_getenv ("PLX_CLI"), "calibrate", "--kineto", trace, "--scenario", scenario, "--out", out,
+                         NULL };
+  int status = 0;
+  g_autoptr (JsonObject) report = NULL;
+
+  g_assert_nonnull (argv[0]);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                               NULL, NULL, NULL, NULL, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  report = cli_report (scenario, "--cluster", out);
+  g_remove (out);
+  return json_object_get_double_member (report, "step_time_s");
+}
+
+/* A Kineto trace on the Calibration page is matched to the scenario's GEMMs as
+ * `calibrate --kineto --scenario` does (tests/data/kineto-gemm/README.md: fc1 and
+ * fc2's six products of the real trace's two MLP shapes, of 15), the table says so;
+ * a hidden size of 2048 leaves no shape of the trace (0 of 15), Ctrl+Z brings the 6
+ * back; Use This Cluster gives the step the CLI computes with the cluster it writes,
+ * and Ctrl+Z the step before. */
+static void
+test_calibration_trace (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  PlxCalibrationPage *page = PLX_CALIBRATION_PAGE (plx_window_get_calibration_page (w));
+  g_autofree char *trace = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "kineto-gemm", "hta-mlp-a100.json", NULL);
+  g_autofree char *scenario = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "kineto-gemm",
+                                                "gpt2-mlp1024-a100.json", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *before_step = NULL;
+  g_autoptr (JsonObject) plain = cli_report (scenario, "--engine", "event");
+  double with_trace = cli_step_with_trace (trace, scenario, dir);
+  gpointer six[2] = { page, GUINT_TO_POINTER (6) }, none[2] = { page, GUINT_TO_POINTER (0) };
+
+  g_autoptr (GFile) scenario_file = g_file_new_for_path (scenario);
+
+  g_assert_true (plx_window_open_file (w, scenario_file, NULL));
+  settle (w);
+  g_assert_cmpfloat_with_epsilon (plx_window_get_result (w)->report.step_time_s,
+                                  json_object_get_double_member (plain, "step_time_s"), 1e-9);
+  click_tab (w, "Calibration", "calibration");
+  gi_click (gi_find_label (GTK_WIDGET (page), "Open Measurements…"));
+  type_into_file_dialog (w, trace);
+  g_assert_true (gi_wait (calibration_fitted_with, six, 20000));
+  gi_pump (200);
+  g_assert_cmpuint (plx_calibration_page_get_fit (page)->gemm_match->rows->len, ==, 15);
+  g_assert_nonnull (gi_find_label (GTK_WIDGET (page),
+                                   "The scenario's GEMMs: 6 of 15 products measured in the trace, used in place of "
+                                   "the roofline"));
+  /* fc1's forward: median (60 + 63) / 2 us of the 1024 x 1024 * 1024 x 2048 GEMMs. */
+  g_assert_nonnull (gi_find_label (GTK_WIDGET (page), "61.5 µs"));
+
+  type_into_spin (w, "Hidden size", "2048");
+  g_assert_true (gi_wait (calibration_fitted_with, none, 20000));
+  gi_focus_window (GTK_WINDOW (w));
+  gi_key ("ctrl", XK_z);
+  settle (w);
+  g_assert_true (gi_wait (calibration_fitted_with, six, 20000));
+
+  before_step = g_strdup (plx_window_get_card_text (w, 0));
+  gi_click (gi_find_label (GTK_WIDGET (page), "Use This Cluster"));
+  {
+    gpointer d[2] = { w, before_step };
+    g_assert_true (gi_wait (step_card_is_not, d, 10000));
+  }
+  settle (w);
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->cluster->n_measured_gemms, ==, 2);
+  g_assert_cmpfloat_with_epsilon (plx_window_get_result (w)->report.step_time_s, with_trace, 1e-9);
+  /* 61.5 and 58.5 us against a 508 us fp32 roofline: faster. */
+  g_assert_cmpfloat (with_trace, <, json_object_get_double_member (plain, "step_time_s"));
+  gi_focus_window (GTK_WINDOW (w));
+  gi_key ("ctrl", XK_z);
+  settle (w);
+  g_assert_cmpstr (plx_window_get_card_text (w, 0), ==, before_step);
+  g_rmdir (dir);
+  close_window (w);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2103,5 +2206,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/uncertainty-band", test_uncertainty_band);
   g_test_add_func ("/gui/use/sensitivity-page", test_sensitivity_page);
   g_test_add_func ("/gui/use/calibration", test_calibration_page);
+  g_test_add_func ("/gui/use/calibration-trace", test_calibration_trace);
   return gui_env_finish (home, g_test_run ());
 }
