@@ -17,6 +17,11 @@
  * by waiting a few milliseconds for it (plx_engine_deliver_within). Whichever comes
  * first delivers; the other finds it delivered.
  *
+ * A cluster with uncertain inputs also gets a p5-p95 band from PLX_GUI_UNCERTAINTY_SAMPLES
+ * draws of the analytical engine. The worker samples after it has handed over the
+ * nominal result: the band follows in a later frame ("sampled"), and the draws never
+ * stand between a change and the frame with its charts, however many there are.
+ *
  * Warm memory needs one more thing: glibc hands the free end of a thread's heap back
  * to the kernel once it exceeds 128 KiB, so freeing the previous result gave the next
  * simulation fresh pages to fault in (600-1200 faults, 12-17 ms, on one change in
@@ -36,6 +41,9 @@ typedef struct
   Job          *queued;      /* the newest request, not yet started */
   gboolean      quit;
   GMainContext *context;     /* where outcomes are delivered */
+  guint64       band_generation;  /* whose band is below; 0: none */
+  gboolean      band_ok;
+  PlxUncertaintyResult band;
   PlxEngine    *engine;      /* main thread only; NULL once the engine is gone */
 } Slot;
 
@@ -53,11 +61,12 @@ struct _PlxEngine
   Slot    *slot;          /* atomic rc box, shared with the worker and its idles */
   guint64  latest;        /* generation of the newest compute() */
   guint64  delivered;     /* generation last emitted (or found stale) */
+  PlxResult *shown;       /* the result last emitted, for its band */
 };
 
 G_DEFINE_FINAL_TYPE (PlxEngine, plx_engine, G_TYPE_OBJECT)
 
-enum { COMPUTED, FAILED, N_SIGNALS };
+enum { COMPUTED, FAILED, SAMPLED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void
@@ -118,25 +127,29 @@ plx_result_unref (PlxResult *result)
  * window and the CLI agree. Inference and schedule files have no such band (the CLI
  * refuses them too). */
 static gboolean
-sample_uncertainty (PlxResult *r, GError **error)
+wants_band (const PlxResult *r)
 {
   const PlxScenario *sc = r->scenario;
 
-  if (sc->cluster->uncertain == NULL || sc->cluster->uncertain->len == 0 ||
-      sc->strategy->workload != PLX_WORKLOAD_TRAINING || sc->strategy->schedule == PLX_SCHEDULE_FILE)
-    return TRUE;
-  if (!plx_uncertainty_sample (sc->model, sc->cluster, sc->strategy, PLX_GUI_UNCERTAINTY_SAMPLES,
-                               PLX_UNCERTAINTY_DEFAULT_SEED, &r->uncertainty, error))
-    return FALSE;
-  r->sampled = TRUE;
-  return TRUE;
+  return sc->cluster->uncertain != NULL && sc->cluster->uncertain->len > 0 &&
+         sc->strategy->workload == PLX_WORKLOAD_TRAINING && sc->strategy->schedule != PLX_SCHEDULE_FILE;
 }
 
-PlxResult *
-plx_engine_compute_sync (JsonNode   *scenario,
-                         const char *base_dir,
-                         const char *source,
-                         GError    **error)
+static gboolean
+sample_band (const PlxResult *r, PlxUncertaintyResult *out, GError **error)
+{
+  const PlxScenario *sc = r->scenario;
+
+  return plx_uncertainty_sample (sc->model, sc->cluster, sc->strategy, PLX_GUI_UNCERTAINTY_SAMPLES,
+                                 PLX_UNCERTAINTY_DEFAULT_SEED, out, error);
+}
+
+/* Everything but the band. */
+static PlxResult *
+compute_nominal (JsonNode   *scenario,
+                 const char *base_dir,
+                 const char *source,
+                 GError    **error)
 {
   g_autoptr (PlxResult) r = g_atomic_rc_box_new0 (PlxResult);
   gint64 t0 = g_get_monotonic_time ();
@@ -161,10 +174,59 @@ plx_engine_compute_sync (JsonNode   *scenario,
       if (!r->report.fits_in_memory)
         r->fit_fixes = plx_advice_fit_fixes (r->scenario->model, r->scenario->cluster, r->scenario->strategy, 6);
     }
-  if (!sample_uncertainty (r, error))
-    return NULL;
   r->compute_s = (g_get_monotonic_time () - t0) / 1e6;
   return g_steal_pointer (&r);
+}
+
+PlxResult *
+plx_engine_compute_sync (JsonNode   *scenario,
+                         const char *base_dir,
+                         const char *source,
+                         GError    **error)
+{
+  g_autoptr (PlxResult) r = compute_nominal (scenario, base_dir, source, error);
+
+  if (r == NULL)
+    return NULL;
+  if (wants_band (r))
+    {
+      if (!sample_band (r, &r->uncertainty, error))
+        return NULL;
+      r->sampled = TRUE;
+    }
+  return g_steal_pointer (&r);
+}
+
+/* Puts the worker's band on the result shown, if it is that result's. */
+static void
+apply_band (PlxEngine *self)
+{
+  Slot *slot = self->slot;
+  gboolean ok = FALSE, have = FALSE;
+  PlxUncertaintyResult band;
+
+  if (self->shown == NULL || !self->shown->band_pending)
+    return;
+  g_mutex_lock (&slot->lock);
+  if (slot->band_generation != 0 && slot->band_generation == self->delivered)
+    {
+      have = TRUE;
+      ok = slot->band_ok;
+      band = slot->band;
+      slot->band_generation = 0;
+    }
+  g_mutex_unlock (&slot->lock);
+  if (!have)
+    return;
+  self->shown->band_pending = FALSE;
+  /* A draw the engine refuses leaves the result without a band, as the CLI's
+   * --samples would say why; the nominal result stands. */
+  if (ok)
+    {
+      self->shown->uncertainty = band;
+      self->shown->sampled = TRUE;
+    }
+  g_signal_emit (self, signals[SAMPLED], 0, self->shown);
 }
 
 /* Emits the newest outcome if it is ready and nobody has yet; with `wait_us` > 0,
@@ -188,11 +250,42 @@ deliver (PlxEngine *self, gint64 wait_us)
       self->delivered = slot->ready;
     }
   g_mutex_unlock (&slot->lock);
+  if (r != NULL || error != NULL)
+    g_clear_pointer (&self->shown, plx_result_unref);
   if (r != NULL)
-    g_signal_emit (self, signals[COMPUTED], 0, r);
+    {
+      self->shown = plx_result_ref (r);
+      g_signal_emit (self, signals[COMPUTED], 0, r);
+      /* Its band may be ready already. */
+      if (self->slot != NULL)
+        apply_band (self);
+    }
   else if (error != NULL)
     g_signal_emit (self, signals[FAILED], 0, error);
   return r != NULL || error != NULL;
+}
+
+/* On the main thread, after the worker sampled a band. */
+static gboolean
+band_done_idle (gpointer data)
+{
+  Slot *slot = data;
+
+  if (slot->engine != NULL)
+    apply_band (slot->engine);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+queue_idle (Slot *slot, GSourceFunc func, const char *name)
+{
+  GSource *idle = g_idle_source_new ();
+
+  g_source_set_priority (idle, G_PRIORITY_DEFAULT);
+  g_source_set_callback (idle, func, g_atomic_rc_box_acquire (slot), (GDestroyNotify) slot_release);
+  g_source_set_static_name (idle, name);
+  g_source_attach (idle, slot->context);
+  g_source_unref (idle);
 }
 
 /* On the main thread, after the worker finished a job. */
@@ -217,7 +310,7 @@ worker_main (gpointer data)
       Job *job;
       GError *error = NULL;
       PlxResult *r;
-      GSource *idle;
+      gboolean band;
 
       while (!slot->quit && slot->queued == NULL)
         g_cond_wait (&slot->work, &slot->lock);
@@ -226,7 +319,10 @@ worker_main (gpointer data)
       job = g_steal_pointer (&slot->queued);
       g_mutex_unlock (&slot->lock);
 
-      r = plx_engine_compute_sync (job->json, job->base_dir, job->source, &error);
+      r = compute_nominal (job->json, job->base_dir, job->source, &error);
+      band = r != NULL && wants_band (r);
+      if (band)
+        r->band_pending = TRUE;
 
       g_mutex_lock (&slot->lock);
       if (job->generation == slot->latest)
@@ -237,12 +333,26 @@ worker_main (gpointer data)
           slot->error = r == NULL ? g_strdup (error->message) : NULL;
           slot->ready = job->generation;
           g_cond_broadcast (&slot->done);
-          idle = g_idle_source_new ();
-          g_source_set_priority (idle, G_PRIORITY_DEFAULT);
-          g_source_set_callback (idle, job_done_idle, g_atomic_rc_box_acquire (slot), (GDestroyNotify) slot_release);
-          g_source_set_static_name (idle, "[parallax] engine outcome");
-          g_source_attach (idle, slot->context);
-          g_source_unref (idle);
+          queue_idle (slot, job_done_idle, "[parallax] engine outcome");
+        }
+      /* No band for a result a newer request already replaces. */
+      if (band && job->generation == slot->latest)
+        {
+          /* Only the scenario is read, which nobody changes: the main thread may be
+           * drawing this result meanwhile. */
+          PlxUncertaintyResult u;
+          gboolean ok;
+
+          g_mutex_unlock (&slot->lock);
+          ok = sample_band (r, &u, NULL);
+          g_mutex_lock (&slot->lock);
+          if (job->generation == slot->latest)
+            {
+              slot->band = u;
+              slot->band_ok = ok;
+              slot->band_generation = job->generation;
+              queue_idle (slot, band_done_idle, "[parallax] engine band");
+            }
         }
       g_clear_pointer (&r, plx_result_unref);
       g_clear_error (&error);
@@ -288,6 +398,12 @@ plx_engine_is_busy (PlxEngine *self)
   return self->delivered != self->latest;
 }
 
+gboolean
+plx_engine_is_sampling (PlxEngine *self)
+{
+  return self->shown != NULL && self->shown->band_pending && self->delivered == self->latest;
+}
+
 static void
 plx_engine_dispose (GObject *object)
 {
@@ -304,6 +420,7 @@ plx_engine_dispose (GObject *object)
       self->slot->engine = NULL;
       slot_release (g_steal_pointer (&self->slot));
     }
+  g_clear_pointer (&self->shown, plx_result_unref);
   G_OBJECT_CLASS (plx_engine_parent_class)->dispose (object);
 }
 
@@ -327,6 +444,10 @@ plx_engine_class_init (PlxEngineClass *klass)
   object_class->dispose = plx_engine_dispose;
   signals[COMPUTED] = g_signal_new ("computed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                     G_TYPE_NONE, 1, G_TYPE_POINTER);
+  /* The result already emitted by "computed", now with its band (or with none if
+   * sampling failed). */
+  signals[SAMPLED] = g_signal_new ("sampled", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                   G_TYPE_NONE, 1, G_TYPE_POINTER);
   signals[FAILED] = g_signal_new ("failed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                   G_TYPE_NONE, 1, G_TYPE_STRING);
 }

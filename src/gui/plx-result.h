@@ -21,13 +21,18 @@ typedef struct
    * FALSE when it has none (or the scenario is inference or a schedule file). */
   gboolean        sampled;
   PlxUncertaintyResult uncertainty;
+  /* The window's worker delivers the nominal result first and samples after, so the
+   * draws never delay the frame with the new charts: TRUE until the band arrives (or
+   * a newer result replaces this one). Main thread only once delivered. */
+  gboolean        band_pending;
 } PlxResult;
 
 /* Draws per result. The sample p-quantile's standard error is sqrt(p (1 - p) / n) / f
  * (its asymptotic normality: David and Nagaraja, "Order Statistics", 3rd ed., 10.2);
  * for a step uniform over its range (f = 1 / range) and p = 0.05 that is 1 % of the
- * range at n = 500. 2 000 draws (5.5 ms for GPT-3 on 1 024 GPUs) missed the frame the
- * result is waited for (docs/gui-latency.md); 500 take 1.4 ms. */
+ * range at n = 500, which take 1.4 ms for GPT-3 on 1 024 GPUs. They run after the
+ * nominal result is handed over (plx-engine.c), so more draws would delay only the
+ * band, not the frame with the new charts; 500 keep the band within a frame or so. */
 #define PLX_GUI_UNCERTAINTY_SAMPLES 500
 
 PlxResult *plx_result_ref (PlxResult *result);

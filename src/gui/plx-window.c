@@ -330,33 +330,20 @@ step_detail (const PlxResult *r)
   return g_strdup_printf (_("p5–p95 %s – %s"), p5, p95);
 }
 
+/* The step card's second line and the memory card's OOM risk, which the sampled band
+ * sets; it may arrive after the result ("sampled"). */
 static void
-show_result (PlxWindow *self, PlxResult *r)
+show_band (PlxWindow *self, const PlxResult *r)
 {
   const PlxReport *rep = &r->report;
   g_autofree char *step = plx_format_time (rep->step_time_s);
-  g_autofree char *tps = plx_format_count (rep->tokens_per_s);
-  g_autofree char *tps_gpu = plx_format_count (rep->tokens_per_s / rep->n_gpus);
-  g_autofree char *tps_d = g_strdup_printf (_("tokens/s (%s per GPU)"), tps_gpu);
-  g_autofree char *mfu = g_strdup_printf ("%.1f %%", rep->mfu * 100.0);
-  g_autofree char *mfu_d = g_strdup_printf (_("MFU (HFU %.1f %%)"), rep->hfu * 100.0);
+  g_autofree char *step_d = step_detail (r);
   g_autofree char *mem = g_strdup_printf ("%.1f GiB", rep->peak_memory_bytes / 1073741824.0);
   g_autofree char *mem_d = rep->fits_in_memory
                              ? g_strdup_printf (_("fits: %.0f GiB usable"), rep->hbm_usable_bytes / 1073741824.0)
                              : g_strdup_printf (_("does not fit: %.0f GiB usable"), rep->hbm_usable_bytes / 1073741824.0);
-  g_autofree char *bubble = g_strdup_printf ("%.1f %%", rep->bubble_fraction * 100.0);
-  g_autofree char *step_d = step_detail (r);
-
-  g_clear_pointer (&self->result, plx_result_unref);
-  self->result = plx_result_ref (r);
-  g_clear_pointer (&self->error, g_free);
-  gtk_revealer_set_reveal_child (self->error_revealer, FALSE);
-  plx_scenario_panel_mark_faults (self->panel, NULL);
-  gtk_widget_set_sensitive (self->breakdown, TRUE);
 
   set_card (self, CARD_STEP, step, step_d);
-  set_card (self, CARD_THROUGHPUT, tps, tps_d);
-  set_card (self, CARD_MFU, mfu, mfu_d);
   if (r->sampled && r->uncertainty.oom_probability > 0.0)
     {
       /* The risk beside the nominal verdict: the nominal peak may fit while some
@@ -367,6 +354,39 @@ show_result (PlxWindow *self, PlxResult *r)
       mem_d = with_risk;
     }
   set_card (self, CARD_MEMORY, mem, mem_d);
+}
+
+static void
+on_sampled (PlxEngine *engine, PlxResult *r, PlxWindow *self)
+{
+  if (r != self->result)
+    return;
+  show_band (self, r);
+  /* The timeline's band and its whole-step view, which reaches to p95. */
+  plx_chart_view_set_result (PLX_CHART_VIEW (self->charts[0]), r);
+}
+
+static void
+show_result (PlxWindow *self, PlxResult *r)
+{
+  const PlxReport *rep = &r->report;
+  g_autofree char *tps = plx_format_count (rep->tokens_per_s);
+  g_autofree char *tps_gpu = plx_format_count (rep->tokens_per_s / rep->n_gpus);
+  g_autofree char *tps_d = g_strdup_printf (_("tokens/s (%s per GPU)"), tps_gpu);
+  g_autofree char *mfu = g_strdup_printf ("%.1f %%", rep->mfu * 100.0);
+  g_autofree char *mfu_d = g_strdup_printf (_("MFU (HFU %.1f %%)"), rep->hfu * 100.0);
+  g_autofree char *bubble = g_strdup_printf ("%.1f %%", rep->bubble_fraction * 100.0);
+
+  g_clear_pointer (&self->result, plx_result_unref);
+  self->result = plx_result_ref (r);
+  g_clear_pointer (&self->error, g_free);
+  gtk_revealer_set_reveal_child (self->error_revealer, FALSE);
+  plx_scenario_panel_mark_faults (self->panel, NULL);
+  gtk_widget_set_sensitive (self->breakdown, TRUE);
+
+  set_card (self, CARD_THROUGHPUT, tps, tps_d);
+  set_card (self, CARD_MFU, mfu, mfu_d);
+  show_band (self, r);
   set_card (self, CARD_BUBBLE, bubble, _("pipeline bubble"));
   if (rep->fits_in_memory)
     gtk_widget_remove_css_class (GTK_WIDGET (self->card_detail[CARD_MEMORY]), "error");
@@ -1567,6 +1587,7 @@ plx_window_init (PlxWindow *self)
   self->history = plx_history_new ();
   self->engine = plx_engine_new ();
   g_signal_connect (self->engine, "computed", G_CALLBACK (on_computed), self);
+  g_signal_connect (self->engine, "sampled", G_CALLBACK (on_sampled), self);
   g_signal_connect (self->engine, "failed", G_CALLBACK (on_failed), self);
 
   update_pin_actions (self);
@@ -1654,7 +1675,7 @@ plx_window_get_error (PlxWindow *self)
 gboolean
 plx_window_is_busy (PlxWindow *self)
 {
-  return plx_engine_is_busy (self->engine);
+  return plx_engine_is_busy (self->engine) || plx_engine_is_sampling (self->engine);
 }
 
 gboolean
