@@ -18,6 +18,7 @@
 #include "plx-cli-partition.h"
 #include "plx-cli-reshard.h"
 #include "plx-cli-search-output.h"
+#include "plx-cli-sweep.h"
 #include "plx-cli-uncertainty.h"
 #include "plx-cli-util.h"
 #include "plx-compare-chart.h"
@@ -93,6 +94,8 @@ static const char *const main_help =
   "                              one slice of a search, for merge (docs/sweeps.md)\n"
   "  merge PART.jsonl... [--csv OUT] [--json]\n"
   "                              a sharded search's parts ranked as one search\n"
+  "  sweep expand SWEEP.json --shards N --dir DIR | run-task LIST I | merge DIR\n"
+  "                              models x clusters x GPUs x batches as scheduler tasks (docs/sweeps.md)\n"
   "  partition [SCENARIO] [...]  a transformer's layers over its pipeline stages (docs/partition.md)\n"
   "  partition --model GRAPH.json --devices N [--json]\n"
   "                              split a graph's ops into N pipeline stages (docs/partition.md)\n"
@@ -1103,6 +1106,8 @@ main (int argc, char **argv)
     return cmd_search (argc, argv);
   if (g_str_equal (argv[1], "merge"))
     return plx_cli_merge (argc, argv);
+  if (g_str_equal (argv[1], "sweep"))
+    return plx_cli_sweep (argc, argv);
   if (g_str_equal (argv[1], "validate"))
     return cmd_validate (argc, argv);
   if (g_str_equal (argv[1], "calibrate"))
