@@ -118,6 +118,15 @@ entry_list (JsonObject *root, const char *key, const char *path, GError **error)
   return a;
 }
 
+static JsonNode *
+object_node (void)
+{
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_take_object (node, json_object_new ());
+  return node;
+}
+
 /* {"preset": NAME} for a name, a copy of an object; a relative hf_config made absolute,
  * as the scenario files live elsewhere. */
 static JsonNode *
@@ -128,9 +137,11 @@ entry_node (JsonNode *entry, const char *sweep_dir)
 
   if (!JSON_NODE_HOLDS_OBJECT (entry))
     {
+      out = json_node_new (JSON_NODE_OBJECT);
       o = json_object_new ();
       json_object_set_string_member (o, "preset", json_node_get_string (entry));
-      return json_node_init_object (json_node_alloc (), o);
+      json_node_take_object (out, o);
+      return out;
     }
   out = json_node_copy (entry);
   o = json_node_get_object (out);
@@ -296,11 +307,11 @@ expand (const char *sweep_path, guint n_shards, const char *dir, GError **error)
             g_autofree char *cluster_label = label (cluster_entry, "cluster", ci);
             g_autofree char *name = g_strdup_printf ("%s_%s_g%" G_GINT64_FORMAT "_b%" G_GINT64_FORMAT, model_label,
                                                      cluster_label, n_gpus, batch);
-            g_autoptr (JsonNode) scenario = json_node_init_object (json_node_alloc (), json_object_new ());
+            g_autoptr (JsonNode) scenario = object_node ();
             JsonObject *sc = json_node_get_object (scenario);
             JsonNode *cluster_node = entry_node (cluster_entry, sweep_dir);
             g_autoptr (JsonNode) st_node = strategy != NULL ? json_node_copy (json_object_get_member (root, "strategy"))
-                                                            : json_node_init_object (json_node_alloc (), json_object_new ());
+                                                            : object_node ();
             JsonObject *st = json_node_get_object (st_node);
             g_autoptr (PlxScenario) probe = NULL;
             g_autoptr (GError) probe_error = NULL;
