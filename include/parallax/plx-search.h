@@ -31,6 +31,12 @@ typedef struct
    * (plx-layer-split.h), kept when it is faster than the even split. Off: as before
    * (layers that do not divide are split balanced either way). */
   gboolean uneven_stages;
+  /* A slice of the space for one process of many (docs/sweeps.md): work item i of the
+   * enumeration is this shard's when i mod n_shards == shard (0-based); n_shards 0:
+   * the whole space, ranked. A shard's results (even 1 of 1) are the closed form's, unranked by the event
+   * engine and without Pareto marks: plx_search_rank does that on the union. */
+  guint    shard;
+  guint    n_shards;
 } PlxSearchOptions;
 
 typedef struct
@@ -47,6 +53,19 @@ typedef struct
   gboolean    pareto;       /* no other is both faster and needs less memory */
   gboolean    pareto_gpus;  /* no other is both faster and uses fewer GPUs */
 } PlxSearchResult;
+
+/* The choices the search makes for one candidate; the rest of its strategy is the base's. */
+typedef struct
+{
+  guint        tp, pp, cp, ep, dp;
+  guint64      micro_batch_size;
+  PlxSchedule  schedule;
+  guint        virtual_stages;
+  PlxRecompute recompute;
+  guint        zero_stage;
+  gboolean     sequence_parallel;
+  gboolean     layers_per_stage_auto;
+} PlxSearchCandidate;
 
 typedef struct
 {
@@ -74,6 +93,19 @@ PlxSearch *plx_search_run (const PlxModel          *model,
                            gpointer                 progress_data,
                            GError                 **error);
 void       plx_search_free (PlxSearch *search);
+/* Sorts `search`'s closed-form results, re-simulates the best with the event engine
+ * (pruning those its memory trace does not fit, counted in configs_fit and
+ * pruned_activations) and marks the Pareto fronts: what plx_search_run does after
+ * evaluating, for the union of shards' results. */
+void       plx_search_rank (PlxSearch              *search,
+                            const PlxModel         *model,
+                            const PlxCluster       *cluster,
+                            const PlxSearchOptions *options);
+/* The strategy a candidate runs: `base` with the candidate's choices and what follows
+ * from its ZeRO stage (fp8 gathers, resharding), exactly as the search built it. */
+void       plx_search_strategy_for (const PlxStrategy        *base,
+                                    const PlxSearchCandidate *candidate,
+                                    PlxStrategy              *out);
 /* Parses "tp=8,pp=4,schedule=1f1b,recompute=selective,zero=1,sp=1,mbs=2,v=3". */
 gboolean   plx_search_options_parse_fix (PlxSearchOptions *options,
                                          const char       *text,

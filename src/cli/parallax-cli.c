@@ -13,9 +13,12 @@
 #include "plx-cli-charts.h"
 #include "plx-cli-gemm-match.h"
 #include "plx-cli-graph.h"
+#include "plx-cli-merge.h"
 #include "plx-cli-overrides.h"
 #include "plx-cli-partition.h"
 #include "plx-cli-reshard.h"
+#include "plx-cli-search-output.h"
+#include "plx-cli-sweep.h"
 #include "plx-cli-uncertainty.h"
 #include "plx-cli-util.h"
 #include "plx-compare-chart.h"
@@ -87,6 +90,12 @@ static const char *const main_help =
   "  simulate --program FILE     run a distributed program (plan --model G --json) as written\n"
   "  compare A B --out CHART     simulate two scenarios and draw them side by side\n"
   "  search [SCENARIO] [...]     the best strategies for the scenario's model, cluster and batch\n"
+  "  search ... --shard I/N --out PART.jsonl\n"
+  "                              one slice of a search, for merge (docs/sweeps.md)\n"
+  "  merge PART.jsonl... [--csv OUT] [--json]\n"
+  "                              a sharded search's parts ranked as one search\n"
+  "  sweep expand SWEEP.json --shards N --dir DIR | run-task LIST I | merge DIR\n"
+  "                              models x clusters x GPUs x batches as scheduler tasks (docs/sweeps.md)\n"
   "  partition [SCENARIO] [...]  a transformer's layers over its pipeline stages (docs/partition.md)\n"
   "  partition --model GRAPH.json --devices N [--json]\n"
   "                              split a graph's ops into N pipeline stages (docs/partition.md)\n"
@@ -204,72 +213,6 @@ add_identity (JsonObject *o, const PlxScenario *sc)
   json_object_set_member (o, "strategy", plx_strategy_to_json (sc->strategy));
 }
 
-static void
-print_scenario_header (const PlxScenario *sc)
-{
-  const PlxStrategy *s = sc->strategy;
-  g_autofree char *running = plx_scenario_describe (sc);
-  g_autofree char *chunks = s->schedule == PLX_SCHEDULE_INTERLEAVED_1F1B
-                              ? g_strdup_printf (" (%u chunks)", s->virtual_stages) : g_strdup ("");
-
-  printf ("Scenario          %s\n", sc->name);
-  /* The stored name says what the file held; overrides may have changed it. A search
-   * may run on a strategy that does not resolve (load_scenario, any_strategy). */
-  if (s->dp == 0)
-    printf ("Running           %s on %u GPUs: the strategy given does not resolve; every strategy is searched\n",
-            sc->model->name, plx_cluster_get_n_gpus (sc->cluster));
-  else
-    printf ("Running           %s\n", running);
-  printf ("Model             %s (%.2f B parameters, %u layers)\n", sc->model->name,
-          plx_model_get_n_params (sc->model) / 1e9, sc->model->n_layers);
-  printf ("Cluster           %s: %u x %u %s\n", sc->cluster->name, sc->cluster->num_nodes,
-          sc->cluster->gpus_per_node, sc->cluster->gpu_name);
-  if (sc->cluster->compute_clock_factor < 1.0)
-    {
-      const PlxCluster *c = sc->cluster;
-      g_autofree char *cap = c->power_limit_w > 0.0 && c->power_limit_w < c->tdp_w
-                               ? g_strdup_printf ("capped at %.0f W of %.0f W", c->power_limit_w, c->tdp_w)
-                               : g_strdup ("");
-      g_autofree char *lock = c->clock_mhz > 0.0 && c->clock_mhz < c->boost_clock_mhz
-                                ? g_strdup_printf ("clock locked at %.0f MHz of %.0f MHz", c->clock_mhz,
-                                                   c->boost_clock_mhz)
-                                : g_strdup ("");
-
-      printf ("                  %s%s%s: tensor cores at %.1f %% of full speed\n", cap,
-              cap[0] != '\0' && lock[0] != '\0' ? ", " : "", lock, 100.0 * c->compute_clock_factor);
-    }
-  if (s->dp == 0)
-    {
-      printf ("Strategy          global batch %" G_GUINT64_FORMAT ", sequence %" G_GUINT64_FORMAT
-              " (the rest searched)\n", s->global_batch_size, s->seq_length);
-      return;
-    }
-  printf ("Strategy          dp %u, tp %u, pp %u, cp %u, ep %u; micro-batch %" G_GUINT64_FORMAT
-          ", global batch %" G_GUINT64_FORMAT ", sequence %" G_GUINT64_FORMAT "\n",
-          s->dp, s->tp, s->pp, s->cp, s->ep, s->micro_batch_size, s->global_batch_size, s->seq_length);
-  printf ("                  %s%s, recompute %s, ZeRO %u%s, %s%s%s\n", plx_schedule_to_string (s->schedule),
-          chunks,
-          plx_recompute_to_string (s->recompute), s->zero_stage,
-          plx_strategy_zero3_once_per_step (s)      ? " (gathered once per step)"
-          : s->zero_stage >= 3 && !plx_strategy_reshard_after_forward (s) ? " (kept gathered from forward to backward)"
-                                                    : "",
-          plx_dtype_to_string (s->dtype),
-          plx_strategy_fp8_param_gather (s) ? " (weights gathered in fp8)" : "",
-          s->sequence_parallel ? ", sequence parallel" : "");
-  if (sc->model->experts > 0)
-    {
-      double routed = (double) s->micro_batch_size * s->seq_length / s->cp * MAX (sc->model->experts_per_token, 1);
-      double load = plx_strategy_moe_load (s, routed);
-      const char *why = s->moe_capacity_factor > 0.0 ? "capacity factor, tokens beyond it dropped"
-                        : s->ep <= 1                  ? "one rank holds every expert"
-                        : s->moe_load_imbalance > 0.0 ? "stated imbalance"
-                                                      : "random routing, dropless";
-
-      printf ("Experts           top-%u of %u; the busiest rank computes %.3f x its even share (%s)\n",
-              sc->model->experts_per_token, sc->model->experts, load, why);
-    }
-}
-
 typedef struct
 {
   const char *path;
@@ -284,6 +227,10 @@ typedef struct
   gboolean    dark;
   double      window_t0;  /* --window START:END in seconds; END <= START: the whole step */
   double      window_t1;
+  /* Not NULL: given the scenario JSON (overrides applied) and its directory, from
+   * which a search part's merge rebuilds the scenario (plx-cli-merge.h). */
+  JsonNode  **applied_out;
+  char      **dir_out;
 } SimulateOptions;
 
 /* --width/--height/--scale/--dark; returns TRUE if argv[*i] was one. */
@@ -501,6 +448,11 @@ load_scenario (int              argc,
   if (applied == NULL)
     return user_error (error);
   plx_cli_overrides_adapt (overrides, applied, dir, source);
+  if (opts->applied_out != NULL)
+    {
+      *opts->applied_out = json_node_ref (applied);
+      *opts->dir_out = g_strdup (dir);
+    }
   *scenario = plx_scenario_new_from_json (applied, dir, source, &error);
   if (*scenario == NULL && any_strategy)
     {
@@ -572,7 +524,7 @@ print_fit_suggestions (GPtrArray *fixes)
 static int
 cmd_simulate (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0 };
+  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL };
   g_autoptr (PlxScenario) sc = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxTimeline) timeline = NULL;
@@ -713,7 +665,7 @@ cmd_simulate (int argc, char **argv)
 static int
 cmd_compare (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0 };
+  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL };
   const char *paths[2] = { NULL, NULL }, *out = NULL;
   g_autoptr (GError) error = NULL;
   PlxScenario *sc[2] = { NULL, NULL };
@@ -839,98 +791,18 @@ cmd_compare (int argc, char **argv)
   return status;
 }
 
-/* The layers of each model chunk the result runs with (its split is "auto" when the
- * search found uneven stages faster: search --uneven-stages). */
-static guint *
-result_layers (const PlxScenario *sc, const PlxSearchResult *r)
-{
-  return plx_analytic_layer_split (sc->model, sc->cluster, &r->strategy, NULL);
-}
-
-static void
-result_to_json (JsonBuilder *b, const PlxScenario *sc, const PlxSearchResult *r)
-{
-  const PlxStrategy *s = &r->strategy;
-  g_autofree guint *layers = result_layers (sc, r);
-
-#define INT(k, v) json_builder_set_member_name (b, k); json_builder_add_int_value (b, (gint64) (v))
-#define STR(k, v) json_builder_set_member_name (b, k); json_builder_add_string_value (b, v)
-#define DBL(k, v) json_builder_set_member_name (b, k); json_builder_add_double_value (b, v)
-#define BOOL(k, v) json_builder_set_member_name (b, k); json_builder_add_boolean_value (b, v)
-  json_builder_begin_object (b);
-  INT ("n_gpus", r->n_gpus);
-  INT ("dp", s->dp);
-  INT ("tp", s->tp);
-  INT ("pp", s->pp);
-  INT ("cp", s->cp);
-  INT ("ep", s->ep);
-  INT ("micro_batch_size", s->micro_batch_size);
-  INT ("global_batch_size", s->global_batch_size);
-  INT ("seq_length", s->seq_length);
-  STR ("schedule", plx_schedule_to_string (s->schedule));
-  INT ("virtual_stages", s->virtual_stages);
-  STR ("recompute", plx_recompute_to_string (s->recompute));
-  INT ("zero_stage", s->zero_stage);
-  STR ("dtype", plx_dtype_to_string (s->dtype));
-  BOOL ("sequence_parallel", s->sequence_parallel);
-  BOOL ("flash_attention", s->flash_attention);
-  DBL ("step_time_s", r->step_time_s);
-  DBL ("analytical_step_time_s", r->analytical_step_time_s);
-  STR ("engine", r->event ? "event" : "analytical");
-  DBL ("mfu", r->mfu);
-  DBL ("tokens_per_s", r->tokens_per_s);
-  INT ("peak_memory_bytes", r->peak_memory_bytes);
-  BOOL ("fits_in_memory", r->fits_in_memory);
-  BOOL ("pareto", r->pareto);
-  BOOL ("pareto_gpus", r->pareto_gpus);
-  json_builder_set_member_name (b, "layers_per_stage");
-  json_builder_begin_array (b);
-  for (guint k = 0; layers != NULL && k < s->pp * s->virtual_stages; k++)
-    json_builder_add_int_value (b, layers[k]);
-  json_builder_end_array (b);
-  BOOL ("layers_per_stage_auto", s->layers_per_stage_auto);
-  json_builder_end_object (b);
-#undef INT
-#undef STR
-#undef DBL
-#undef BOOL
-}
-
-static char *
-results_to_csv (const PlxSearch *search)
-{
-  GString *out = g_string_new ("n_gpus,dp,tp,pp,cp,ep,micro_batch_size,global_batch_size,seq_length,schedule,"
-                               "virtual_stages,recompute,zero_stage,dtype,sequence_parallel,flash_attention,"
-                               "step_time_s,engine,mfu,tokens_per_s,peak_memory_bytes,fits_in_memory,pareto,"
-                               "analytical_step_time_s,pareto_gpus\n");
-
-  for (guint i = 0; i < search->results->len; i++)
-    {
-      const PlxSearchResult *r = &g_array_index (search->results, PlxSearchResult, i);
-      const PlxStrategy *s = &r->strategy;
-      g_string_append_printf (out, "%u,%u,%u,%u,%u,%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-                              ",%s,%u,%s,%u,%s,%s,%s,%.9g,%s,%.6g,%.6g,%" G_GUINT64_FORMAT ",true,%s,%.9g,%s\n",
-                              r->n_gpus, s->dp, s->tp, s->pp, s->cp, s->ep, s->micro_batch_size, s->global_batch_size,
-                              s->seq_length, plx_schedule_to_string (s->schedule), s->virtual_stages,
-                              plx_recompute_to_string (s->recompute), s->zero_stage, plx_dtype_to_string (s->dtype),
-                              s->sequence_parallel ? "true" : "false", s->flash_attention ? "true" : "false",
-                              r->step_time_s, r->event ? "event" : "analytical", r->mfu, r->tokens_per_s,
-                              r->peak_memory_bytes, r->pareto ? "true" : "false", r->analytical_step_time_s,
-                              r->pareto_gpus ? "true" : "false");
-    }
-  return g_string_free (out, FALSE);
-}
-
 static int
 cmd_search (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0 };
+  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL };
   PlxSearchOptions so;
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxScenario) sc = NULL;
   g_autoptr (PlxSearch) search = NULL;
   g_autoptr (GPtrArray) rest = g_ptr_array_new ();
-  const char *csv = NULL;
+  const char *csv = NULL, *part_out = NULL;
+  g_autoptr (JsonNode) applied = NULL;
+  g_autofree char *dir = NULL;
   guint top = 10;
   int status;
 
@@ -954,8 +826,21 @@ cmd_search (int argc, char **argv)
                   "event engine and ranked by it. --gpus searches every whole number of nodes in the range.\n"
                   "--fix holds degrees or options: tp, pp, cp, ep, dp, mbs, v, zero, sp, schedule, recompute.\n"
                   "--uneven-stages also tries each pipeline whose layers divide with the \"auto\" split\n"
-                  "(docs/layer-split.md) and keeps it where it is faster; its layers are shown.\n");
+                  "(docs/layer-split.md) and keeps it where it is faster; its layers are shown.\n"
+                  "--shard I/N --out PART.jsonl: search the I-th of N slices only and write its results\n"
+                  "for parallax-cli merge (docs/sweeps.md).\n");
           return 0;
+        }
+      if (g_str_equal (arg, "--shard") || g_str_equal (arg, "--out"))
+        {
+          if (value == NULL)
+            return usage_error ("%s needs a value", arg);
+          i++;
+          if (g_str_equal (arg, "--out"))
+            part_out = value;
+          else if (!plx_cli_parse_shard (value, &so.shard, &so.n_shards))
+            return usage_error ("--shard: \"%s\" is not I/N with 1 <= I <= N <= 1000000", value);
+          continue;
         }
       if (g_str_equal (arg, "--top") || g_str_equal (arg, "--threads") || g_str_equal (arg, "--gpus") ||
           g_str_equal (arg, "--fix") || g_str_equal (arg, "--csv") || g_str_equal (arg, "--headroom"))
@@ -1015,90 +900,31 @@ cmd_search (int argc, char **argv)
     }
   /* At least ten re-simulated, however few are shown: the closed form alone ranks less well. */
   so.top_k = CLAMP (top, 10u, 50u);
+  if ((so.n_shards > 0) != (part_out != NULL))
+    return usage_error ("search: --shard and --out go together");
+  if (so.n_shards > 0 && (csv != NULL || opts.json))
+    return usage_error ("search --shard writes its part to --out; --csv and --json belong to merge");
+  if (so.n_shards > 0)
+    {
+      opts.applied_out = &applied;
+      opts.dir_out = &dir;
+    }
   status = load_scenario ((int) rest->len, (char **) rest->pdata, TRUE, TRUE, &opts, &sc);
   if (status >= 0)
     return status;
+  if (so.n_shards > 0)
+    return plx_cli_search_part (sc, applied, dir, opts.path, &so, top, part_out);
 
   search = plx_search_run (sc->model, sc->cluster, sc->strategy, &so, NULL, NULL, NULL, &error);
   if (search == NULL)
     return user_error (error);
-  if (csv != NULL)
-    {
-      g_autofree char *text = results_to_csv (search);
-      if (!g_file_set_contents_full (csv, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &error))
-        {
-          g_autoptr (GError) wrapped = g_error_new (PLX_ERROR, PLX_ERROR_IO, "%.200s: cannot write: %s", csv, error->message);
-          return user_error (wrapped);
-        }
-    }
-
-  if (opts.json)
-    {
-      g_autoptr (JsonBuilder) b = json_builder_new ();
-      g_autoptr (JsonNode) root = NULL;
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "configs_evaluated");
-      json_builder_add_int_value (b, (gint64) search->configs_evaluated);
-      json_builder_set_member_name (b, "configs_valid");
-      json_builder_add_int_value (b, (gint64) search->configs_valid);
-      json_builder_set_member_name (b, "configs_fit");
-      json_builder_add_int_value (b, (gint64) search->configs_fit);
-      json_builder_set_member_name (b, "pruned_model_states");
-      json_builder_add_int_value (b, (gint64) search->pruned_model_states);
-      json_builder_set_member_name (b, "pruned_activations");
-      json_builder_add_int_value (b, (gint64) search->pruned_activations);
-      json_builder_set_member_name (b, "elapsed_s");
-      json_builder_add_double_value (b, search->elapsed_s);
-      json_builder_set_member_name (b, "results");
-      json_builder_begin_array (b);
-      for (guint i = 0; i < MIN (top, search->results->len); i++)
-        result_to_json (b, sc, &g_array_index (search->results, PlxSearchResult, i));
-      json_builder_end_array (b);
-      json_builder_end_object (b);
-      root = json_builder_get_root (b);
-      print_json (root);
-      return 0;
-    }
-
-  print_scenario_header (sc);
-  printf ("Searched          %" G_GUINT64_FORMAT " configurations, %" G_GUINT64_FORMAT " valid, %" G_GUINT64_FORMAT
-          " fit in memory, in %.3f s on %u threads\n", search->configs_evaluated, search->configs_valid,
-          search->configs_fit, search->elapsed_s, search->n_threads);
-  printf ("Pruned            %" G_GUINT64_FORMAT " whose weights, gradients and optimizer state alone exceed memory, %"
-          G_GUINT64_FORMAT " whose activations do\n", search->pruned_model_states, search->pruned_activations);
-  if (search->results->len == 0)
-    {
-      printf ("No strategy fits in memory.\n");
-      return 0;
-    }
-  printf ("\n%4s %6s %4s %4s %4s %4s %5s %4s  %-20s %-9s %4s %3s %10s %6s %10s %s\n", "rank", "GPUs", "TP", "PP", "CP",
-          "EP", "DP", "mbs", "schedule", "recompute", "ZeRO", "SP", "step", "MFU", "memory", "");
-  for (guint i = 0; i < MIN (top, search->results->len); i++)
-    {
-      const PlxSearchResult *r = &g_array_index (search->results, PlxSearchResult, i);
-      const PlxStrategy *s = &r->strategy;
-      g_autofree char *sched = s->virtual_stages > 1 ? g_strdup_printf ("%s x%u", plx_schedule_to_string (s->schedule), s->virtual_stages)
-                                                     : g_strdup (plx_schedule_to_string (s->schedule));
-      printf ("%4u %6u %4u %4u %4u %4u %5u %4" G_GUINT64_FORMAT "  %-20s %-9s %4u %3s %8.3f s %5.1f%% %6.2f GiB %s%s\n", i + 1,
-              r->n_gpus, s->tp, s->pp, s->cp, s->ep, s->dp, s->micro_batch_size, sched, plx_recompute_to_string (s->recompute),
-              s->zero_stage, s->sequence_parallel ? "yes" : "no", r->step_time_s, r->mfu * 100.0,
-              r->peak_memory_bytes / 1073741824.0, r->event ? "" : "(closed form) ", r->pareto ? "pareto" : "");
-      if (s->layers_per_stage_auto)
-        {
-          g_autofree guint *layers = result_layers (sc, r);
-          printf ("%4s layers per stage (auto):", "");
-          for (guint k = 0; layers != NULL && k < s->pp * s->virtual_stages; k++)
-            printf ("%s%u", k > 0 ? "," : " ", layers[k]);
-          printf ("\n");
-        }
-    }
-  return 0;
+  return plx_cli_search_report (sc, search, top, opts.json, csv);
 }
 
 static int
 cmd_plan (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0 };
+  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL };
   g_autoptr (PlxScenario) sc = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxPlan) plan = NULL;
@@ -1132,7 +958,7 @@ cmd_plan (int argc, char **argv)
 static int
 cmd_partition (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0 };
+  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL };
   g_autoptr (PlxScenario) sc = NULL;
   int status;
 
@@ -1278,6 +1104,10 @@ main (int argc, char **argv)
     return cmd_compare (argc, argv);
   if (g_str_equal (argv[1], "search"))
     return cmd_search (argc, argv);
+  if (g_str_equal (argv[1], "merge"))
+    return plx_cli_merge (argc, argv);
+  if (g_str_equal (argv[1], "sweep"))
+    return plx_cli_sweep (argc, argv);
   if (g_str_equal (argv[1], "validate"))
     return cmd_validate (argc, argv);
   if (g_str_equal (argv[1], "calibrate"))

@@ -5,7 +5,9 @@
  * so the analytical engine's cache (plx_analytic_run_cached) makes most evaluations a
  * few hundred nanoseconds. Outer choices are work items for a GThreadPool; each
  * worker keeps its own results, which are merged and sorted by a total order at the
- * end, so the outcome does not depend on the number of threads. */
+ * end, so the outcome does not depend on the number of threads. A shard
+ * (options->n_shards > 0) runs every n-th work item and stops before the event
+ * engine; plx_search_rank on the union of all shards finishes it (docs/sweeps.md). */
 #include <math.h>
 #include <string.h>
 
@@ -98,6 +100,50 @@ schedules_for (const Search *se, guint pp, guint64 m, PlxSchedule *sched, guint 
   return n;
 }
 
+/* What follows from the ZeRO stage and the split, the same for a candidate evaluated
+ * here and one read back from a shard's file (plx_search_strategy_for). */
+static void
+apply_zero_and_split (PlxStrategy *s, const PlxStrategy *base, guint zero_stage, gboolean auto_split)
+{
+  s->zero_stage = zero_stage;
+  /* fp8 gathers need sharded weights: asked for, it is kept where ZeRO shards. */
+  if (base->fp8_param_gather == TRUE)
+    s->fp8_param_gather = zero_stage > 0;
+  s->reshard_after_forward = zero_stage == 3 ? base->reshard_after_forward : PLX_RESHARD_AUTO;
+  s->layers_per_stage_auto = auto_split ? TRUE : base->layers_per_stage_auto;
+}
+
+void
+plx_search_strategy_for (const PlxStrategy        *base,
+                         const PlxSearchCandidate *c,
+                         PlxStrategy              *out)
+{
+  *out = *base;
+  out->schedule_path = NULL;
+  out->tp = c->tp;
+  out->cp = c->cp;
+  out->ep = c->ep;
+  out->sequence_parallel = c->sequence_parallel;
+  out->recompute = c->recompute;
+  out->micro_batch_size = c->micro_batch_size;
+  out->pp = c->pp;
+  out->dp = c->dp;
+  out->schedule = c->schedule;
+  out->virtual_stages = c->virtual_stages;
+  apply_zero_and_split (out, base, c->zero_stage, c->layers_per_stage_auto);
+}
+
+/* The shard of the i-th work item. Not i mod n: neighbouring items differ in the
+ * micro-batch, recompute and sequence parallelism, whose cost recurs with a short
+ * period, so a plain stride handed one shard 2.5 times another's work (megatron-1t on
+ * 4 shards). A multiplicative hash (Knuth's, the golden ratio in 64 bits) scatters
+ * them; the high bits are the well-mixed ones. */
+static guint
+shard_of (guint64 i, guint n_shards)
+{
+  return (guint) (((i * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 32) % n_shards);
+}
+
 static int
 compare_results (gconstpointer pa, gconstpointer pb)
 {
@@ -184,11 +230,7 @@ run_item (gpointer data, gpointer user_data)
                 continue;
               s.schedule = sched[si];
               s.virtual_stages = vs[si];
-              s.zero_stage = z;
-              /* fp8 gathers need sharded weights: asked for, it is kept where ZeRO shards. */
-              if (se->base->fp8_param_gather == TRUE)
-                s.fp8_param_gather = z > 0;
-              s.reshard_after_forward = z == 3 ? se->base->reshard_after_forward : PLX_RESHARD_AUTO;
+              apply_zero_and_split (&s, se->base, z, split == 1);
               /* Uneven stages: the even split first, then "auto" (layers that do not
                * divide are balanced already, and so is a base that asks for "auto"). */
               if (split == 0)
@@ -196,7 +238,6 @@ run_item (gpointer data, gpointer user_data)
               if (split == 0 && o->uneven_stages && pp > 1 && !se->base->layers_per_stage_auto &&
                   se->model->n_layers % (pp * vs[si]) == 0)
                 n_splits = 2;
-              s.layers_per_stage_auto = split == 1 ? TRUE : se->base->layers_per_stage_auto;
               evaluated++;
               valid++;
               if (!plx_analytic_run_if_fits (se->model, cluster, &s, cache, usable, &r))
@@ -310,6 +351,105 @@ mark_pareto (GArray *results)
   mark_front (results, TRUE);
 }
 
+/* A copy of the base cluster resized to n_gpus (whole nodes), made once per count. */
+static const PlxCluster *
+cluster_for (GHashTable *clusters, const PlxCluster *base, guint n_gpus)
+{
+  PlxCluster *c = g_hash_table_lookup (clusters, GUINT_TO_POINTER (n_gpus));
+
+  if (c == NULL)
+    {
+      c = plx_cluster_copy (base);
+      c->num_nodes = n_gpus / base->gpus_per_node;
+      g_hash_table_insert (clusters, GUINT_TO_POINTER (n_gpus), c);
+    }
+  return c;
+}
+
+void
+plx_search_rank (PlxSearch              *search,
+                 const PlxModel         *model,
+                 const PlxCluster       *cluster,
+                 const PlxSearchOptions *options)
+{
+  g_autoptr (GHashTable) clusters = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                                           (GDestroyNotify) plx_cluster_free);
+
+  g_array_sort (search->results, compare_results);
+
+  /* The best K again with the event engine, ranked by its figures. Its memory trace
+   * can find more (zero-bubble schedules hold the matmul inputs until W): a strategy
+   * that no longer fits is pruned, and the next one takes its place. The closed form
+   * is mostly the optimistic one (it overlaps what the event engine serialises, most
+   * of all ZeRO-3's gathers), so candidates are re-simulated in its order until the
+   * K-th best simulated time is no worse than the next candidate's closed-form time:
+   * then none left is likely to enter the top K. A cap bounds the work when the two
+   * disagree widely. */
+  {
+    guint k = options->top_k, n_event = 0, n_sims = 0, cap = options->top_k * 4 + 8;
+    g_autofree double *best = g_new (double, MAX (k, 1));   /* the K best simulated times, ascending */
+
+    for (guint i = 0; k > 0 && i < search->results->len && n_sims < cap;)
+      {
+        PlxSearchResult *res = &g_array_index (search->results, PlxSearchResult, i);
+        const PlxCluster *c = cluster_for (clusters, cluster, res->n_gpus);
+        double usable = (double) (c->hbm_bytes - c->reserved_bytes) * (1.0 - options->memory_headroom);
+        PlxReport r;
+
+        if (n_event >= k && best[k - 1] <= res->analytical_step_time_s)
+          break;
+        n_sims++;
+        if (plx_sim_run_scenario (model, c, &res->strategy, &r, NULL, NULL, NULL, NULL))
+          {
+            guint j;
+            if ((double) r.peak_memory_bytes > usable)
+              {
+                g_array_remove_index (search->results, i);
+                search->configs_fit--;
+                search->pruned_activations++;
+                continue;
+              }
+            res->step_time_s = r.step_time_s;
+            res->mfu = r.mfu;
+            res->tokens_per_s = r.tokens_per_s;
+            res->peak_memory_bytes = r.peak_memory_bytes;
+            res->event = TRUE;
+            /* Insert into the K best. */
+            j = MIN (n_event, k - 1);
+            if (n_event < k || r.step_time_s < best[k - 1])
+              {
+                while (j > 0 && best[j - 1] > r.step_time_s)
+                  {
+                    best[j] = best[j - 1];
+                    j--;
+                  }
+                best[j] = r.step_time_s;
+              }
+            n_event++;
+          }
+        i++;
+      }
+    g_array_sort (search->results, compare_results);
+    /* The K best re-simulated first, even if the closed form put one of the others
+     * a hair ahead (or the cap stopped early): they are the better-founded figures.
+     * The rest follow by their own best figure, so the ranking reads in order of
+     * step time below the top K too. */
+    {
+      g_autoptr (GArray) head = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
+      g_autoptr (GArray) tail = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
+      for (guint i = 0; i < search->results->len; i++)
+        {
+          PlxSearchResult *res = &g_array_index (search->results, PlxSearchResult, i);
+          g_array_append_val (res->event && head->len < k ? head : tail, *res);
+        }
+      g_array_set_size (search->results, 0);
+      g_array_append_vals (search->results, head->data, head->len);
+      g_array_append_vals (search->results, tail->data, tail->len);
+    }
+  }
+  mark_pareto (search->results);
+}
+
 PlxSearch *
 plx_search_run (const PlxModel          *model,
                 const PlxCluster        *cluster,
@@ -330,7 +470,14 @@ plx_search_run (const PlxModel          *model,
   gint64 t0 = g_get_monotonic_time ();
   guint per_node = cluster->gpus_per_node, nodes_lo, nodes_hi;
   guint n_threads;
+  guint64 n_listed = 0;
 
+  if (options->n_shards > 0 && options->shard >= options->n_shards)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "search: shard %u of %u does not exist (shards are 1 to %u)",
+                   options->shard + 1, options->n_shards, options->n_shards);
+      return NULL;
+    }
   if (base->global_batch_size == 0 || base->seq_length == 0)
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
@@ -417,7 +564,9 @@ plx_search_run (const PlxModel          *model,
                       (sp && tokens % w.tp != 0) || base->global_batch_size % mb != 0 ||
                       se.gpu_counts[gi] % ((guint64) w.tp * w.cp) != 0)
                     continue;
-                  g_array_append_val (items, w);
+                  if (options->n_shards == 0 || shard_of (n_listed, options->n_shards) == options->shard)
+                    g_array_append_val (items, w);
+                  n_listed++;
                 }
 
   n_threads = options->n_threads ? options->n_threads : g_get_num_processors ();
@@ -452,80 +601,6 @@ plx_search_run (const PlxModel          *model,
       return NULL;
     }
 
-  g_array_sort (se.results, compare_results);
-
-  /* The best K again with the event engine, ranked by its figures. Its memory trace
-   * can find more (zero-bubble schedules hold the matmul inputs until W): a strategy
-   * that no longer fits is pruned, and the next one takes its place. The closed form
-   * is mostly the optimistic one (it overlaps what the event engine serialises, most
-   * of all ZeRO-3's gathers), so candidates are re-simulated in its order until the
-   * K-th best simulated time is no worse than the next candidate's closed-form time:
-   * then none left is likely to enter the top K. A cap bounds the work when the two
-   * disagree widely. */
-  {
-    guint k = options->top_k, n_event = 0, n_sims = 0, cap = options->top_k * 4 + 8;
-    g_autofree double *best = g_new (double, MAX (k, 1));   /* the K best simulated times, ascending */
-
-    for (guint i = 0; k > 0 && i < se.results->len && n_sims < cap;)
-      {
-        PlxSearchResult *res = &g_array_index (se.results, PlxSearchResult, i);
-        const PlxCluster *c = se.clusters[cluster_index (&se, res->n_gpus)];
-        double usable = (double) (c->hbm_bytes - c->reserved_bytes) * (1.0 - options->memory_headroom);
-        PlxReport r;
-
-        if (n_event >= k && best[k - 1] <= res->analytical_step_time_s)
-          break;
-        n_sims++;
-        if (plx_sim_run_scenario (model, c, &res->strategy, &r, NULL, NULL, NULL, NULL))
-          {
-            guint j;
-            if ((double) r.peak_memory_bytes > usable)
-              {
-                g_array_remove_index (se.results, i);
-                se.fit--;
-                se.pruned_act++;
-                continue;
-              }
-            res->step_time_s = r.step_time_s;
-            res->mfu = r.mfu;
-            res->tokens_per_s = r.tokens_per_s;
-            res->peak_memory_bytes = r.peak_memory_bytes;
-            res->event = TRUE;
-            /* Insert into the K best. */
-            j = MIN (n_event, k - 1);
-            if (n_event < k || r.step_time_s < best[k - 1])
-              {
-                while (j > 0 && best[j - 1] > r.step_time_s)
-                  {
-                    best[j] = best[j - 1];
-                    j--;
-                  }
-                best[j] = r.step_time_s;
-              }
-            n_event++;
-          }
-        i++;
-      }
-    g_array_sort (se.results, compare_results);
-    /* The K best re-simulated first, even if the closed form put one of the others
-     * a hair ahead (or the cap stopped early): they are the better-founded figures.
-     * The rest follow by their own best figure, so the ranking reads in order of
-     * step time below the top K too. */
-    {
-      g_autoptr (GArray) head = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
-      g_autoptr (GArray) tail = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
-      for (guint i = 0; i < se.results->len; i++)
-        {
-          PlxSearchResult *res = &g_array_index (se.results, PlxSearchResult, i);
-          g_array_append_val (res->event && head->len < k ? head : tail, *res);
-        }
-      g_array_set_size (se.results, 0);
-      g_array_append_vals (se.results, head->data, head->len);
-      g_array_append_vals (se.results, tail->data, tail->len);
-    }
-  }
-  mark_pareto (se.results);
-
   out = g_new0 (PlxSearch, 1);
   out->configs_evaluated = se.evaluated;
   out->configs_valid = se.valid;
@@ -534,6 +609,11 @@ plx_search_run (const PlxModel          *model,
   out->pruned_activations = se.pruned_act;
   out->results = se.results;
   out->n_threads = n_threads;
+  /* A shard is ranked with the others (plx-search-shard.h): the closed form only. */
+  if (options->n_shards > 0)
+    g_array_sort (out->results, compare_results);
+  else
+    plx_search_rank (out, model, cluster, options);
   out->elapsed_s = (g_get_monotonic_time () - t0) / 1e6;
 
   for (guint i = 0; i < se.n_counts; i++)
