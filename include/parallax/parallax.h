@@ -35,6 +35,7 @@
 #include "plx-reshard-ir.h"
 #include "plx-schedule.h"
 #include "plx-search.h"
+#include "plx-search-shard.h"
 #include "plx-sim.h"
 #include "plx-scenario.h"
 #include "plx-strategy.h"
