@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import xml.etree.ElementTree as ET
 
 import gi
 
@@ -185,6 +186,19 @@ class Packaging(unittest.TestCase):
             self.assertEqual(done.returncode, 0, done.stderr)
             self.assertTrue(os.path.getsize(os.path.join(out, "timeline.png")) > 0)
             self.assertTrue(os.path.getsize(os.path.join(out, "memory.svg")) > 0)
+
+    def test_every_function_is_documented(self):
+        # g-ir-scanner passes a function without a gtk-doc comment silently (and so
+        # without annotations); the GIR shows which have one.
+        gir = os.path.join(os.environ["GI_TYPELIB_PATH"].split(os.pathsep)[0], "Parallax-1.0.gir")
+        core = "{http://www.gtk.org/introspection/core/1.0}"
+        c_id = "{http://www.gtk.org/introspection/c/1.0}identifier"
+        functions = [e for e in ET.parse(gir).iter() if e.tag in (core + "function", core + "method",
+                                                                    core + "constructor")]
+        self.assertGreater(len(functions), 80)
+        undocumented = [e.get(c_id) for e in functions if e.find(core + "doc") is None and
+                        e.find(core + "return-value/" + core + "doc") is None]
+        self.assertEqual(undocumented, [])
 
     def test_cli_needs_no_gui_toolkit(self):
         # The libraries the CLI itself asks for (its DT_NEEDED entries): cairo and
