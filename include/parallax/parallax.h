@@ -9,6 +9,7 @@
 #include "plx-collective.h"
 #include "plx-curve.h"
 #include "plx-error.h"
+#include "plx-gi.h"
 #include "plx-inference.h"
 #include "plx-ir.h"
 #include "plx-ir-fuse.h"

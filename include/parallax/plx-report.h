@@ -54,6 +54,10 @@ typedef struct
   double   layer_backward_s;
 } PlxReport;
 
+/* A report holds no pointers but to static strings: a copy is a copy of its bytes. */
+PlxReport  *plx_report_copy (const PlxReport *report);
+void        plx_report_free (PlxReport *report);
+
 const char *plx_mem_category_to_string (PlxMemCategory category);
 const char *plx_time_category_to_string (PlxTimeCategory category);
 
@@ -70,5 +74,7 @@ gboolean    plx_report_check (const PlxReport *report,
                               guint64          seq_length,
                               guint64          micro_batch_size,
                               GError         **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxReport, plx_report_free)
 
 G_END_DECLS

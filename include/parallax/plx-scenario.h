@@ -17,6 +17,11 @@ typedef struct
   PlxModel    *model;
   PlxCluster  *cluster;
   PlxStrategy *strategy; /* resolved */
+  /* The scenario object as given and the folder its relative paths start from, so
+   * that a change of one key can be applied as the CLI's overrides are and the
+   * scenario rebuilt (plx-gi.h, plx_scenario_update_strategy). */
+  JsonNode    *document;
+  char        *base_dir;
 } PlxScenario;
 
 /* `base_dir` resolves relative hf_config paths; `source` names the file in errors. */
@@ -36,6 +41,7 @@ PlxScenario *plx_scenario_new_unresolved (JsonNode   *node,
 JsonNode    *plx_scenario_read_json (const char *path,
                                      GError    **error);
 JsonNode    *plx_scenario_default_json (void);
+PlxScenario *plx_scenario_copy (const PlxScenario *scenario);
 void         plx_scenario_free (PlxScenario *scenario);
 /* What a resolved scenario runs, for titles: model, GPU count and name, the degrees
  * (CP and EP when above 1), schedule and chunks:

@@ -67,6 +67,10 @@ typedef struct
   gboolean     layers_per_stage_auto;
 } PlxSearchCandidate;
 
+/* A result on its own, outside the search's array (its strategy copied deeply). */
+PlxSearchResult *plx_search_result_copy (const PlxSearchResult *result);
+void             plx_search_result_free (PlxSearchResult *result);
+
 typedef struct
 {
   guint64 configs_evaluated;
@@ -118,5 +122,6 @@ JsonNode  *plx_search_result_to_scenario (const PlxSearchResult *result,
                                           GError               **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxSearch, plx_search_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxSearchResult, plx_search_result_free)
 
 G_END_DECLS

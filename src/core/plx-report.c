@@ -10,6 +10,18 @@ static const char *const time_names[PLX_N_TIME] = {
   "compute", "recompute", "tp_comm", "pp_comm", "dp_comm", "bubble", "optimizer",
 };
 
+PlxReport *
+plx_report_copy (const PlxReport *report)
+{
+  return g_memdup2 (report, sizeof *report);
+}
+
+void
+plx_report_free (PlxReport *report)
+{
+  g_free (report);
+}
+
 const char *
 plx_mem_category_to_string (PlxMemCategory category)
 {

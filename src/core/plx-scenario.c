@@ -132,6 +132,8 @@ scenario_new (JsonNode   *node,
 
   sc->source = g_strdup (source);
   sc->name = g_strdup (name ? name : sc->model->name);
+  sc->document = plx_json_deep_copy (node);
+  sc->base_dir = g_strdup (base_dir ? base_dir : ".");
   return g_steal_pointer (&sc);
 }
 
@@ -182,6 +184,21 @@ plx_scenario_default_json (void)
   return node;
 }
 
+PlxScenario *
+plx_scenario_copy (const PlxScenario *scenario)
+{
+  PlxScenario *sc = g_new0 (PlxScenario, 1);
+
+  sc->name = g_strdup (scenario->name);
+  sc->source = g_strdup (scenario->source);
+  sc->model = plx_model_copy (scenario->model);
+  sc->cluster = plx_cluster_copy (scenario->cluster);
+  sc->strategy = plx_strategy_copy (scenario->strategy);
+  sc->document = scenario->document != NULL ? plx_json_deep_copy (scenario->document) : NULL;
+  sc->base_dir = g_strdup (scenario->base_dir);
+  return sc;
+}
+
 void
 plx_scenario_free (PlxScenario *scenario)
 {
@@ -189,6 +206,8 @@ plx_scenario_free (PlxScenario *scenario)
     return;
   g_free (scenario->name);
   g_free (scenario->source);
+  g_clear_pointer (&scenario->document, json_node_unref);
+  g_free (scenario->base_dir);
   plx_model_free (scenario->model);
   plx_cluster_free (scenario->cluster);
   plx_strategy_free (scenario->strategy);

@@ -625,6 +625,27 @@ plx_search_run (const PlxModel          *model,
   return out;
 }
 
+PlxSearchResult *
+plx_search_result_copy (const PlxSearchResult *result)
+{
+  PlxSearchResult *r = g_memdup2 (result, sizeof *result);
+
+  r->strategy.schedule_path = g_strdup (result->strategy.schedule_path);
+  r->strategy.layers_per_stage = g_memdup2 (result->strategy.layers_per_stage,
+                                            sizeof (guint) * result->strategy.n_layers_per_stage);
+  return r;
+}
+
+void
+plx_search_result_free (PlxSearchResult *result)
+{
+  if (result == NULL)
+    return;
+  g_free (result->strategy.schedule_path);
+  g_free (result->strategy.layers_per_stage);
+  g_free (result);
+}
+
 void
 plx_search_free (PlxSearch *search)
 {
