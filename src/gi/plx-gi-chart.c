@@ -3,47 +3,8 @@
  * PATH --memory PATH` draws them. */
 #include "parallax/parallax.h"
 
-#include "plx-memory-chart.h"
 #include "plx-render-export.h"
-#include "plx-timeline-chart.h"
-
-typedef struct
-{
-  const PlxTimeline    *timeline;
-  const PlxMemoryTrace *trace;
-  const PlxReport      *report;
-  const PlxRenderStyle *style;
-  const char           *title;
-} Chart;
-
-static void
-draw_timeline (cairo_t *cr, double width, double height, gpointer data)
-{
-  const Chart *c = data;
-  PlxTimelineOptions o;
-  g_autoptr (PlxTimelineLayout) layout = NULL;
-
-  plx_timeline_options_init (&o, width, height);
-  o.title = c->title;
-  layout = plx_timeline_layout_new (c->timeline, &o);
-  plx_timeline_chart_render (layout, c->style, cr, width, height);
-}
-
-static void
-draw_memory (cairo_t *cr, double width, double height, gpointer data)
-{
-  const Chart *c = data;
-  PlxMemoryOptions o;
-  g_autoptr (PlxMemoryLayout) layout = NULL;
-
-  plx_memory_options_init (&o, width, height);
-  o.capacity_bytes = (double) c->report->hbm_bytes;
-  o.usable_bytes = (double) c->report->hbm_usable_bytes;
-  o.step_time_s = c->report->step_time_s;
-  o.title = c->title;
-  layout = plx_memory_layout_new (c->trace, &o);
-  plx_memory_chart_render (layout, c->style, cr, width, height);
-}
+#include "plx-step-charts.h"
 
 static gboolean
 check_size (const char *what,
@@ -104,7 +65,7 @@ plx_scenario_export_chart (const PlxScenario *scenario,
   PlxRenderStyle style;
   PlxExportFormat format;
   gboolean is_timeline;
-  Chart chart;
+  PlxStepCharts chart;
 
   g_return_val_if_fail (scenario != NULL && kind != NULL && path != NULL, FALSE);
   is_timeline = g_str_equal (kind, "timeline");
@@ -120,12 +81,12 @@ plx_scenario_export_chart (const PlxScenario *scenario,
     return FALSE;
 
   plx_render_style_init (&style, FALSE, 1.0);
-  chart = (Chart) { timeline, trace, &report, &style, scenario->name };
+  chart = (PlxStepCharts) { timeline, trace, &report, &style, scenario->name, 0.0, 0.0 };
   if (width == 0)
     width = is_timeline ? 1600 : 1200;
   if (height == 0)
     height = is_timeline ? 900 : 800;
-  return plx_render_export (path, width, height, 1.0, &style, is_timeline ? draw_timeline : draw_memory, &chart,
+  return plx_render_export (path, width, height, 1.0, &style, is_timeline ? plx_step_charts_draw_timeline : plx_step_charts_draw_memory, &chart,
                             error);
 }
 
