@@ -160,6 +160,113 @@ test_stdin_errors (void)
   g_assert_nonnull (strstr (err2, "standard input (\"-\") was already read"));
 }
 
+/* The --flags a help text names (a "--no-" prefix, which names no flag, left out). */
+static GPtrArray *
+flags_of (const char *help)
+{
+  GPtrArray *flags = g_ptr_array_new_with_free_func (g_free);
+
+  for (const char *p = strstr (help, "--"); p != NULL; p = strstr (p + 2, "--"))
+    {
+      gsize n = 2;
+      if (p > help && (g_ascii_isalnum (p[-1]) || p[-1] == '-'))
+        continue;
+      while (g_ascii_isalnum (p[n]) || p[n] == '-')
+        n++;
+      while (n > 2 && p[n - 1] == '-')
+        n--;
+      if (n > 2 && g_ascii_islower (p[2]))
+        g_ptr_array_add (flags, g_strndup (p, n));
+    }
+  return flags;
+}
+
+/* Each command's page exists, is titled for it and names every flag of its help
+ * (troff writes "-" as "\-"). */
+static void
+test_man_pages_name_flags (void)
+{
+  for (guint i = 0; commands[i] != NULL; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("parallax-cli-%s.1", commands[i]);
+      g_autofree char *path = g_build_filename (g_getenv ("PLX_CLI_DATA"), name, NULL);
+      g_autofree char *page = NULL, *help = NULL, *title = NULL, *upper = NULL;
+      g_autoptr (GPtrArray) flags = NULL;
+
+      g_assert_true (g_file_get_contents (path, &page, NULL, NULL));
+      upper = g_ascii_strup (name, strlen (name) - 2);
+      title = g_strdup_printf (".TH %s 1 ", upper);
+      g_assert_true (g_str_has_prefix (page, title));
+      g_assert_cmpint (run (&help, NULL, "help", commands[i], NULL), ==, 0);
+      flags = flags_of (help);
+      g_assert_cmpuint (flags->len, >, 0);
+      for (guint f = 0; f < flags->len; f++)
+        {
+          g_autofree char *escaped = NULL;
+          g_auto (GStrv) parts = g_strsplit (g_ptr_array_index (flags, f), "-", -1);
+          escaped = g_strjoinv ("\\-", parts);
+          if (strstr (page, escaped) == NULL)
+            g_error ("%s does not name %s", name, (const char *) g_ptr_array_index (flags, f));
+        }
+    }
+  {
+    g_autofree char *main_page = NULL;
+    g_autofree char *path = g_build_filename (g_getenv ("PLX_CLI_DATA"), "parallax-cli.1", NULL);
+    g_assert_true (g_file_get_contents (path, &main_page, NULL, NULL));
+    g_assert_true (g_str_has_prefix (main_page, ".TH PARALLAX-CLI 1 "));
+  }
+}
+
+/* COMPREPLY of the installed completion for the words `line` (the last is completed). */
+static char *
+complete (const char *line)
+{
+  g_autofree char *script = g_build_filename (g_getenv ("PLX_CLI_DATA"), "parallax-cli", NULL);
+  g_autofree char *code = g_strdup_printf ("source '%s'; COMP_WORDS=(%s); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); "
+                                           "_parallax_cli; printf '%%s\\n' \"${COMPREPLY[@]}\"", script, line);
+  const char *argv[] = { "bash", "--norc", "--noprofile", "-c", code, NULL };
+  g_autoptr (GError) error = NULL;
+  char *out = NULL;
+  int status = 0;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return out;
+}
+
+static void
+test_bash_completion (void)
+{
+  g_autofree char *cmd = complete ("parallax-cli si");
+  /* The flags of simulate's help (and its graph variant's) that start with --t:
+   * --timeline, --tornado, --trace (simulate --help) and --tp (the overrides). */
+  g_autofree char *flags = complete ("parallax-cli simulate --t");
+  g_autofree char *help = complete ("parallax-cli help cal");
+
+  g_assert_cmpstr (cmd, ==, "simulate\n");
+  g_assert_cmpstr (flags, ==, "--timeline\n--tornado\n--tp\n--trace\n");
+  g_assert_cmpstr (help, ==, "calibrate\n");
+  /* Every flag of every command's help completes after that command. */
+  for (guint i = 0; commands[i] != NULL; i++)
+    {
+      g_autofree char *text = NULL;
+      g_autoptr (GPtrArray) all = NULL;
+
+      g_assert_cmpint (run (&text, NULL, "help", commands[i], NULL), ==, 0);
+      all = flags_of (text);
+      for (guint f = 0; f < all->len; f++)
+        {
+          g_autofree char *words = g_strdup_printf ("parallax-cli %s %s", commands[i],
+                                                    (const char *) g_ptr_array_index (all, f));
+          g_autofree char *got = complete (words);
+          g_autofree char *line = g_strdup_printf ("%s\n", (const char *) g_ptr_array_index (all, f));
+          if (!g_str_has_prefix (got, line) && strstr (got, line) == NULL)
+            g_error ("%s: %s does not complete", commands[i], (const char *) g_ptr_array_index (all, f));
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -170,5 +277,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-conventions/stdin-scenario-and-table", test_stdin_scenario_and_table);
   g_test_add_func ("/cli-conventions/stdin-trace-named-stdin", test_stdin_trace_named_stdin);
   g_test_add_func ("/cli-conventions/stdin-errors", test_stdin_errors);
+  g_test_add_func ("/cli-conventions/man-pages-name-flags", test_man_pages_name_flags);
+  g_test_add_func ("/cli-conventions/bash-completion", test_bash_completion);
   return g_test_run ();
 }
