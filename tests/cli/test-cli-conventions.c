@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 
 static const char *const commands[] = {
   "presets", "simulate", "plan", "compare", "search", "merge", "sweep", "partition",
@@ -145,6 +146,23 @@ test_stdin_trace_named_stdin (void)
   g_assert_cmpstr (piped, ==, expected);
 }
 
+/* A cluster file piped in: `--cluster -` as the same JSON named by a file. */
+static void
+test_stdin_cluster (void)
+{
+  const char *cluster = "{\"preset\": \"dgx-h100-80gb\", \"num_nodes\": 16}";
+  g_autofree char *dir = g_dir_make_tmp ("plx-conv-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "c.json", NULL);
+  g_autofree char *named = NULL, *piped = NULL;
+
+  g_assert_true (g_file_set_contents (path, cluster, -1, NULL));
+  g_assert_cmpint (run (&named, NULL, "simulate", "--cluster", path, "--engine", "analytical", NULL), ==, 0);
+  g_assert_cmpint (run_with_input (cluster, &piped, NULL, "simulate", "--cluster", "-", "--engine", "analytical", NULL), ==, 0);
+  g_assert_cmpstr (piped, ==, named);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 static void
 test_stdin_errors (void)
 {
@@ -276,6 +294,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-conventions/main-help-lists-every-command", test_main_help_lists_every_command);
   g_test_add_func ("/cli-conventions/stdin-scenario-and-table", test_stdin_scenario_and_table);
   g_test_add_func ("/cli-conventions/stdin-trace-named-stdin", test_stdin_trace_named_stdin);
+  g_test_add_func ("/cli-conventions/stdin-cluster", test_stdin_cluster);
   g_test_add_func ("/cli-conventions/stdin-errors", test_stdin_errors);
   g_test_add_func ("/cli-conventions/man-pages-name-flags", test_man_pages_name_flags);
   g_test_add_func ("/cli-conventions/bash-completion", test_bash_completion);
