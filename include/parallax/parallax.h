@@ -17,6 +17,7 @@
 #include "plx-ir-timeline.h"
 #include "plx-ir-inference.h"
 #include "plx-onnx.h"
+#include "plx-input.h"
 #include "plx-json.h"
 #include "plx-kineto.h"
 #include "plx-measured-gemm.h"

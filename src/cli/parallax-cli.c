@@ -11,6 +11,7 @@
 
 #include "plx-cli-calibrate.h"
 #include "plx-cli-charts.h"
+#include "plx-cli-conventions.h"
 #include "plx-cli-gemm-match.h"
 #include "plx-cli-graph.h"
 #include "plx-cli-merge.h"
@@ -108,8 +109,13 @@ static const char *const main_help =
   "                              fit a GPU type's global parameters to published runs\n"
   "  calibrate --gemm FILE.csv [--membw FILE.csv] [--cluster C] [--out FILE]\n"
   "                              fit the efficiency curves to your GEMM and bandwidth sweeps\n"
+  "  calibrate --nccl-tests FILE... --gpus-per-node N --nodes N [--out FILE]\n"
+  "                              fit a link's efficiency and latency to nccl-tests output\n"
+  "  calibrate --kineto TRACE.json [--scenario S.json] [--cluster C] [--out FILE]\n"
+  "                              a PyTorch profiler trace's kernels by class, its GEMM efficiencies\n"
   "\n"
-  "Run parallax-cli COMMAND --help for a command's options.\n";
+  "Run parallax-cli COMMAND --help (or parallax-cli help COMMAND) for a command's options;\n"
+  "--version works after any command, and a file argument \"-\" reads standard input.\n";
 
 static int
 cmd_presets (int argc, char **argv)
@@ -435,7 +441,7 @@ load_scenario (int              argc,
       if (node == NULL)
         return user_error (error);
       dir = g_path_get_dirname (opts->path);
-      source = opts->path;
+      source = plx_input_name (opts->path);
     }
   else
     {
@@ -1065,6 +1071,8 @@ cmd_validate (int argc, char **argv)
   return 0;
 }
 
+static int dispatch (int argc, char **argv);
+
 int
 main (int argc, char **argv)
 {
@@ -1074,16 +1082,36 @@ main (int argc, char **argv)
 
   if (argc < 2)
     return usage_error ("no command given");
+  if (g_str_equal (argv[1], "help") && argc > 2)
+    {
+      /* help COMMAND is COMMAND --help. */
+      static char help_flag[] = "--help";
+      char *help_argv[] = { argv[0], argv[2], help_flag, NULL };
+
+      if (argc > 3)
+        return usage_error ("help: one command at a time, not \"%s\" too", argv[3]);
+      if (!plx_cli_is_command (argv[2]))
+        return usage_error ("help: unknown command \"%s\"", argv[2]);
+      argc = 3;
+      argv = help_argv;
+      return dispatch (argc, argv);
+    }
   if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
     {
       printf ("%s", main_help);
       return 0;
     }
-  if (g_str_equal (argv[1], "--version"))
+  if (g_str_equal (argv[1], "--version") || (plx_cli_is_command (argv[1]) && plx_cli_version_wanted (argc, argv)))
     {
-      printf ("parallax-cli %s\n", PACKAGE_VERSION);
+      plx_cli_print_version ();
       return 0;
     }
+  return dispatch (argc, argv);
+}
+
+static int
+dispatch (int argc, char **argv)
+{
   if (g_str_equal (argv[1], "presets"))
     return cmd_presets (argc, argv);
   if ((g_str_equal (argv[1], "simulate") || g_str_equal (argv[1], "plan")) && plx_cli_graph_wanted (argc, argv))

@@ -42,7 +42,7 @@ cluster_json (const char *name,
   g_autoptr (JsonNode) node = NULL;
   gboolean had_preset;
 
-  if (strchr (name, '/') != NULL || g_str_has_suffix (name, ".json"))
+  if (strchr (name, '/') != NULL || g_str_has_suffix (name, ".json") || plx_input_is_stdin (name))
     node = plx_json_parse_file (name, error);
   else
     node = plx_presets_lookup (PLX_PRESET_CLUSTER, name, error);

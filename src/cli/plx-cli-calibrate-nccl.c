@@ -29,7 +29,7 @@ base_cluster_json (const char *name, GError **error)
 {
   g_autoptr (JsonNode) node = NULL;
 
-  if (strchr (name, '/') == NULL && !g_str_has_suffix (name, ".json"))
+  if (strchr (name, '/') == NULL && !g_str_has_suffix (name, ".json") && !plx_input_is_stdin (name))
     return plx_presets_lookup (PLX_PRESET_CLUSTER, name, error);
   node = plx_json_parse_file (name, error);
   if (node == NULL)

@@ -269,7 +269,7 @@ plx_cli_overrides_parse (PlxCliOverrides *o,
 static gboolean
 looks_like_path (const char *s)
 {
-  return strchr (s, '/') != NULL || g_str_has_suffix (s, ".json") ||
+  return strchr (s, '/') != NULL || g_str_has_suffix (s, ".json") || plx_input_is_stdin (s) ||
          g_file_test (s, G_FILE_TEST_EXISTS);
 }
 

@@ -13,6 +13,7 @@
 
 #include <glib/gstdio.h>
 
+#include "parallax/plx-input.h"
 #include "parallax/parallax.h"
 
 #include "plx-cli-sweep.h"
@@ -391,7 +392,7 @@ read_lines (const char *path, GError **error)
   GStrv lines;
   guint n;
 
-  if (!g_file_get_contents (path, &text, NULL, &io_error))
+  if (!plx_input_get_contents (path, &text, NULL, &io_error))
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%s: cannot read: %s", path, io_error->message);
       return NULL;

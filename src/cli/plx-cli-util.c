@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "parallax/plx-input.h"
 #include "parallax/plx-json.h"
 #include "parallax/plx-scenario.h"
 #include "plx-cli-util.h"
@@ -57,7 +58,7 @@ plx_cli_load_cluster (const char *name,
       c = plx_cluster_new_from_json (json_object_get_member (json_node_get_object (sc), "cluster"),
                                      "built-in default scenario", error);
     }
-  else if (strchr (name, '/') != NULL || g_str_has_suffix (name, ".json"))
+  else if (strchr (name, '/') != NULL || g_str_has_suffix (name, ".json") || plx_input_is_stdin (name))
     {
       g_autoptr (JsonNode) node = plx_json_parse_file (name, error);
       if (node != NULL)

@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 
 #include "parallax/plx-error.h"
+#include "parallax/plx-input.h"
 #include "parallax/plx-json.h"
 
 #define MAX_DEPTH 256
@@ -151,11 +152,12 @@ plx_json_parse_file (const char *path,
                      GError    **error)
 {
   gsize length = 0;
-  g_autofree char *data = read_file_limited (path, &length, error);
+  g_autofree char *data = plx_input_is_stdin (path) ? plx_input_read_stdin (MAX_FILE_BYTES, &length, error)
+                                                    : read_file_limited (path, &length, error);
 
   if (data == NULL)
     return NULL;
-  return plx_json_parse_data (data, (gssize) length, path, error);
+  return plx_json_parse_data (data, (gssize) length, plx_input_name (path), error);
 }
 
 /* json_node_copy shares objects and arrays; callers here edit their copies. */

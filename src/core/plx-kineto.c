@@ -7,6 +7,7 @@
 
 #include <glib/gstdio.h>
 
+#include "parallax/plx-input.h"
 #include "parallax/plx-error.h"
 #include "parallax/plx-json.h"
 #include "parallax/plx-kineto.h"
@@ -342,6 +343,19 @@ plx_kineto_load (const char *path,
   gsize length;
   GStatBuf st;
 
+  if (plx_input_is_stdin (path))
+    {
+      if (!plx_input_get_contents (path, &data, &length, error))
+        return NULL;
+      if (length > MAX_TRACE_BYTES)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "<stdin>: %" G_GSIZE_FORMAT " bytes; traces over %d MB are refused",
+                       length, MAX_TRACE_BYTES / (1024 * 1024));
+          return NULL;
+        }
+      root = plx_json_parse_data (data, (gssize) length, "<stdin>", error);
+      return root == NULL ? NULL : plx_kineto_parse (root, "<stdin>", error);
+    }
   if (g_stat (path, &st) != 0)
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_NOT_FOUND, "%s: cannot read: %s", path, g_strerror (errno));

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parallax/plx-input.h"
 #include "parallax/plx-error.h"
 #include "parallax/plx-nccl-tests.h"
 
@@ -307,10 +308,10 @@ plx_nccl_file_load (const char  *path,
   gsize length = 0;
   g_autoptr (GError) local = NULL;
 
-  if (!g_file_get_contents (path, &text, &length, &local))
+  if (!plx_input_get_contents (path, &text, &length, &local))
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_NOT_FOUND, "%s", local->message);
       return NULL;
     }
-  return plx_nccl_file_parse (text, length, path, error);
+  return plx_nccl_file_parse (text, length, plx_input_name (path), error);
 }

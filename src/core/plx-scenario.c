@@ -2,6 +2,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "parallax/plx-input.h"
 #include "parallax/plx-error.h"
 #include "parallax/plx-json.h"
 #include "parallax/plx-presets.h"
@@ -172,7 +173,7 @@ plx_scenario_new_from_file (const char *path,
   if (node == NULL)
     return NULL;
   dir = g_path_get_dirname (path);
-  return plx_scenario_new_from_json (node, dir, path, error);
+  return plx_scenario_new_from_json (node, dir, plx_input_name (path), error);
 }
 
 JsonNode *

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "parallax/plx-input.h"
 #include "parallax/plx-error.h"
 #include "parallax/plx-search-shard.h"
 
@@ -348,9 +349,9 @@ plx_search_part_read (const char *path,
   guint n_lines;
   gint64 v;
 
-  part->path = g_strdup (path);
+  part->path = g_strdup (plx_input_name (path));
   part->rows = g_array_new (FALSE, FALSE, sizeof (PlxSearchPartRow));
-  if (!g_file_get_contents (path, &text, NULL, &io_error))
+  if (!plx_input_get_contents (path, &text, NULL, &io_error))
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%s: cannot read: %s", path, io_error->message);
       return NULL;

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "parallax/plx-input.h"
 #include "parallax/plx-error.h"
 #include "parallax/plx-sweep.h"
 
@@ -405,11 +406,11 @@ load_text (const char *path,
   char *text = NULL;
   gsize len = 0;
 
-  if (!g_file_get_contents (path, &text, &len, error))
+  if (!plx_input_get_contents (path, &text, &len, error))
     return NULL;
   if (memchr (text, '\0', len) != NULL)
     {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: not a text file (it holds a NUL byte)", path);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: not a text file (it holds a NUL byte)", plx_input_name (path));
       g_free (text);
       return NULL;
     }
@@ -422,7 +423,7 @@ plx_gemm_sweep_load (const char *path,
 {
   g_autofree char *text = load_text (path, error);
 
-  return text == NULL ? NULL : plx_gemm_sweep_parse (text, path, error);
+  return text == NULL ? NULL : plx_gemm_sweep_parse (text, plx_input_name (path), error);
 }
 
 PlxMembwSweep *
@@ -431,7 +432,7 @@ plx_membw_sweep_load (const char *path,
 {
   g_autofree char *text = load_text (path, error);
 
-  return text == NULL ? NULL : plx_membw_sweep_parse (text, path, error);
+  return text == NULL ? NULL : plx_membw_sweep_parse (text, plx_input_name (path), error);
 }
 
 void

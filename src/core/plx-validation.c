@@ -2,6 +2,7 @@
 
 #include <gsl/gsl_statistics_double.h>
 
+#include "parallax/plx-input.h"
 #include "parallax/plx-analytic.h"
 #include "parallax/plx-error.h"
 #include "parallax/plx-ir-lower.h"
@@ -142,10 +143,12 @@ plx_validation_table_free (PlxValidationTable *t)
 }
 
 PlxValidationTable *
-plx_validation_table_load (const char *path,
+plx_validation_table_load (const char *file,
                            GError    **error)
 {
-  g_autoptr (JsonNode) root = plx_json_parse_file (path, error);
+  g_autoptr (JsonNode) root = plx_json_parse_file (file, error);
+  /* What messages name: "<stdin>" for "-". */
+  const char *path = plx_input_name (file);
   g_autoptr (PlxValidationTable) t = NULL;
   g_autofree char *dir = NULL;
   JsonObject *obj;
