@@ -275,10 +275,11 @@ plx_gemm_sweep_fit (const PlxGemmSweep *sweep,
           if (e > 1.0)
             {
               g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
-                           "%s:%u: %.4g TFLOP/s is %.3g times the %s peak of %s (%.4g TFLOP/s): is the dtype right "
-                           "(an fp32 GEMM on tensor cores is tf32)?",
+                           "%s:%u: %.4g TFLOP/s is %.3g times the %s peak of %s (%.4g TFLOP/s): %s",
                            sweep->source, row->line, flops / row->time_s / 1e12, e, name, cluster->gpu_name,
-                           peak / 1e12);
+                           peak / 1e12,
+                           dt == PLX_DTYPE_FP32 ? "is the dtype right (an fp32 GEMM on tensor cores is tf32)?"
+                                                : "was the sweep run on this GPU (--cluster, or the scenario's cluster)?");
               return NULL;
             }
           g_array_append_val (x, flops);

@@ -316,7 +316,19 @@ test_fit_errors (void)
   g_assert_null (fits);
   g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
   g_assert_nonnull (strstr (error->message, "f32.csv:2: 401.6 TFLOP/s is 6 times the fp32 peak"));
+  g_assert_nonnull (strstr (error->message, "is tf32)?"));
   g_clear_error (&error);
+  /* An H100's bf16 row on an A100: 2 x 4096^3 FLOPs in 0.2 ms = 687.2 TFLOP/s, 2.2 times
+   * the A100's 312 - the sweep ran on another GPU, not in another dtype. */
+  {
+    g_autoptr (PlxGemmSweep) h100_row = plx_gemm_sweep_parse ("m,n,k,dtype,time_ms\n4096,4096,4096,bf16,0.2\n",
+                                                              "h100.csv", NULL);
+    fits = plx_gemm_sweep_fit (h100_row, a100, &error);
+    g_assert_null (fits);
+    g_assert_nonnull (strstr (error->message, "h100.csv:2: 687.2 TFLOP/s is 2.2 times the bf16 peak of A100-SXM4-80GB"));
+    g_assert_nonnull (strstr (error->message, "was the sweep run on this GPU"));
+    g_clear_error (&error);
+  }
   fits = plx_gemm_sweep_fit (fp8, a100, &error);
   g_assert_null (fits);
   g_assert_nonnull (strstr (error->message, "fp8.csv:2: a fp8 GEMM, but the cluster's GPU A100-SXM4-80GB has no fp8"));
