@@ -129,6 +129,59 @@ test_fold (void)
   g_assert_cmpfloat (g_array_index (b, PlxCurvePoint, 1).y, ==, 0.5);
 }
 
+static PlxKinetoPoints *
+points_new (void)
+{
+  PlxKinetoPoints *p = g_new0 (PlxKinetoPoints, 1);
+
+  p->matmul = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
+  p->matmul_fp8 = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
+  p->matmul_tf32 = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
+  p->matmul_fp32 = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
+  p->memory = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
+  return p;
+}
+
+static void
+test_fold_effective (void)
+{
+  /* A cluster whose 16-bit curve is 0.5 at 1e9 and 0.8 at 1e12 FLOPs under a
+   * matmul_scale of 0.5 (effective 0.25 and 0.4), attention ceiling 0.6 (effective
+   * 0.3), and one measured GEMM of 1e9 FLOPs at 0.4 of the peak. Folded in effective
+   * terms: the scale becomes 1, the measured size runs at 0.4 as measured (not
+   * 0.4 x 0.5), 1e12 - 1000x away - at the 0.4 it ran at before, and attention's
+   * ceiling stays 0.3. The memory curve, with no memory point, keeps its scale. */
+  const char *json =
+    "{ \"name\": \"ideal\", \"num_nodes\": 1, \"gpus_per_node\": 8,"
+    "  \"gpu\": { \"name\": \"ideal\", \"peak_flops\": { \"bf16\": 1e14 },"
+    "           \"hbm_bytes\": 85899345920, \"hbm_bw_Bps\": 1e12,"
+    "           \"efficiency\": { \"matmul\": [[1e9, 0.5], [1e12, 0.8]], \"memory\": [[1, 1.0]],"
+    "                            \"attention\": 0.6, \"kernel_launch_s\": 0 } },"
+    "  \"calibration\": { \"matmul_scale\": 0.5, \"memory_scale\": 0.7 },"
+    "  \"intra_node\": { \"bw_Bps\": 1e11, \"latency_s\": 0, \"efficiency\": [[1, 1.0]] },"
+    "  \"inter_node\": { \"bw_Bps\": 1e10, \"latency_s\": 0, \"efficiency\": [[1, 1.0]] } }";
+  g_autoptr (JsonNode) node = plx_json_parse_data (json, -1, "test", NULL);
+  g_autoptr (PlxCluster) before = plx_cluster_new_from_json (node, "test", NULL);
+  g_autoptr (PlxKinetoPoints) pts = points_new ();
+  const PlxCurvePoint gemm = { 1e9, 0.4, 1.0 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) folded = NULL;
+  g_autoptr (PlxCluster) after = NULL;
+
+  g_array_append_val (pts->matmul, gemm);
+  folded = plx_kineto_cluster_json (node, pts, "synthetic", &error);
+  g_assert_no_error (error);
+  after = plx_cluster_new_from_json (folded, "folded", &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (after->matmul_scale, ==, 1.0);
+  g_assert_cmpfloat (after->memory_scale, ==, 0.7);
+  g_assert_cmpfloat_with_epsilon (plx_gemm_time (after, PLX_DTYPE_BF16, 1e9, 0.0), 1e9 / (1e14 * 0.4), 1e-18);
+  g_assert_cmpfloat_with_epsilon (plx_gemm_time (before, PLX_DTYPE_BF16, 1e12, 0.0), 1e12 / (1e14 * 0.4), 1e-15);
+  g_assert_cmpfloat_with_epsilon (plx_gemm_time (after, PLX_DTYPE_BF16, 1e12, 0.0), 1e12 / (1e14 * 0.4), 1e-15);
+  g_assert_cmpfloat_with_epsilon (after->attention_efficiency, 0.3, 1e-15);
+  g_assert_cmpfloat (plx_memory_time (after, 1e9), ==, plx_memory_time (before, 1e9));
+}
+
 static void
 expect_error (const char *dir, const char *name, const char *text, const char *needle)
 {
@@ -181,6 +234,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kineto/link-and-flops", test_link_and_flops);
   g_test_add_func ("/kineto/nccl-sizes", test_nccl_sizes);
   g_test_add_func ("/kineto/fold", test_fold);
+  g_test_add_func ("/kineto/fold-effective", test_fold_effective);
   g_test_add_func ("/kineto/errors", test_errors);
   return g_test_run ();
 }
