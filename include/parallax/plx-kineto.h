@@ -102,6 +102,8 @@ typedef struct
   guint   n_rejected;      /* points above the peak (wrong peak or dims): left out */
 } PlxKinetoPoints;
 
+/* No points yet (for points measured elsewhere). */
+PlxKinetoPoints *plx_kineto_points_new (void);
 PlxKinetoPoints *plx_kineto_points (const PlxKinetoTrace *trace,
                                     const PlxCluster     *cluster);
 void             plx_kineto_points_free (PlxKinetoPoints *points);

@@ -35,6 +35,19 @@ add_point (PlxKinetoPoints *p, GArray *to, double x, double y)
   g_array_append_val (to, pt);
 }
 
+PlxKinetoPoints *
+plx_kineto_points_new (void)
+{
+  PlxKinetoPoints *p = g_new0 (PlxKinetoPoints, 1);
+
+  p->matmul = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
+  p->matmul_fp8 = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
+  p->matmul_tf32 = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
+  p->matmul_fp32 = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
+  p->memory = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
+  return p;
+}
+
 /* Each GEMM dtype has its own curve (plx-op-cost.c): a TF32 GEMM's 40 % of the TF32
  * peak says nothing about a bf16 GEMM of the same size. */
 static GArray *
@@ -59,13 +72,8 @@ PlxKinetoPoints *
 plx_kineto_points (const PlxKinetoTrace *trace,
                    const PlxCluster     *cluster)
 {
-  PlxKinetoPoints *p = g_new0 (PlxKinetoPoints, 1);
+  PlxKinetoPoints *p = plx_kineto_points_new ();
 
-  p->matmul = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
-  p->matmul_fp8 = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
-  p->matmul_tf32 = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
-  p->matmul_fp32 = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
-  p->memory = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
   for (guint i = 0; i < trace->ops->len; i++)
     {
       const PlxKinetoOp *op = &g_array_index (trace->ops, PlxKinetoOp, i);

@@ -129,19 +129,6 @@ test_fold (void)
   g_assert_cmpfloat (g_array_index (b, PlxCurvePoint, 1).y, ==, 0.5);
 }
 
-static PlxKinetoPoints *
-points_new (void)
-{
-  PlxKinetoPoints *p = g_new0 (PlxKinetoPoints, 1);
-
-  p->matmul = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
-  p->matmul_fp8 = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
-  p->matmul_tf32 = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
-  p->matmul_fp32 = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
-  p->memory = g_array_new (FALSE, FALSE, sizeof (PlxCurvePoint));
-  return p;
-}
-
 static void
 test_fold_effective (void)
 {
@@ -162,7 +149,7 @@ test_fold_effective (void)
     "  \"inter_node\": { \"bw_Bps\": 1e10, \"latency_s\": 0, \"efficiency\": [[1, 1.0]] } }";
   g_autoptr (JsonNode) node = plx_json_parse_data (json, -1, "test", NULL);
   g_autoptr (PlxCluster) before = plx_cluster_new_from_json (node, "test", NULL);
-  g_autoptr (PlxKinetoPoints) pts = points_new ();
+  g_autoptr (PlxKinetoPoints) pts = plx_kineto_points_new ();
   const PlxCurvePoint gemm = { 1e9, 0.4, 1.0 };
   g_autoptr (GError) error = NULL;
   g_autoptr (JsonNode) folded = NULL;
