@@ -15,6 +15,7 @@
 #include "plx-cli-gemm-match.h"
 #include "plx-cli-graph.h"
 #include "plx-cli-merge.h"
+#include "plx-cli-options.h"
 #include "plx-cli-overrides.h"
 #include "plx-cli-partition.h"
 #include "plx-cli-reshard.h"
@@ -123,19 +124,19 @@ cmd_presets (int argc, char **argv)
   g_auto (GStrv) models = NULL;
   g_auto (GStrv) clusters = NULL;
   gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON output: the models with their parameter counts, the clusters", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (PlxCliOptions) options = plx_cli_options_new ("presets", NULL, "List the built-in models and clusters.", NULL);
+  int status;
 
-  for (int i = 2; i < argc; i++)
-    {
-      if (g_str_equal (argv[i], "--json"))
-        json = TRUE;
-      else if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
-        {
-          printf ("Usage: parallax-cli presets [--json]\n");
-          return 0;
-        }
-      else
-        return usage_error ("presets: unexpected argument \"%s\"", argv[i]);
-    }
+  plx_cli_options_add_entries (options, entries);
+  status = plx_cli_options_parse (options, argc, argv);
+  if (status != PLX_CLI_OPTIONS_CONTINUE)
+    return status;
+  if (plx_cli_options_n_positionals (options) > 0)
+    return usage_error ("presets: unexpected argument \"%s\"", plx_cli_options_positionals (options)[0]);
 
   models = plx_presets_list (PLX_PRESET_MODEL);
   clusters = plx_presets_list (PLX_PRESET_CLUSTER);
