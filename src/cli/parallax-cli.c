@@ -991,44 +991,43 @@ cmd_partition (int argc, char **argv)
 static int
 cmd_validate (int argc, char **argv)
 {
-  g_autoptr (GPtrArray) paths = g_ptr_array_new ();
   g_autoptr (GPtrArray) tables = g_ptr_array_new_with_free_func ((GDestroyNotify) plx_validation_free);
+  g_autofree char *engine_arg = NULL;
   const char *engine = "event";
+  char **paths;
   gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON output", NULL },
+    { "engine", 0, 0, G_OPTION_ARG_STRING, &engine_arg, "event (default), analytical or ir", "ENGINE" },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (PlxCliOptions) options = plx_cli_options_new (
+    "validate", "TABLE.json...",
+    "Predict every case of the validation tables and report the error against the\n"
+    "published measurements, per case and as mean, median, largest absolute error and\n"
+    "bias per metric. With several tables, also one line per table and the pooled\n"
+    "summary over step times, MFUs and throughputs (speed bias: + = predicted faster).",
+    NULL);
+  int status;
 
-  for (int i = 2; i < argc; i++)
+  plx_cli_options_add_entries (options, entries);
+  status = plx_cli_options_parse (options, argc, argv);
+  if (status != PLX_CLI_OPTIONS_CONTINUE)
+    return status;
+  if (engine_arg != NULL)
     {
-      if (g_str_equal (argv[i], "--json"))
-        json = TRUE;
-      else if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
-        {
-          printf ("Usage: parallax-cli validate TABLE.json... [--json] [--engine event|analytical|ir]\n\n"
-                  "Predict every case of the validation tables and report the error against the\n"
-                  "published measurements, per case and as mean, median, largest absolute error and\n"
-                  "bias per metric. With several tables, also one line per table and the pooled\n"
-                  "summary over step times, MFUs and throughputs (speed bias: + = predicted faster).\n");
-          return 0;
-        }
-      else if (g_str_equal (argv[i], "--engine"))
-        {
-          if (i + 1 >= argc)
-            return usage_error ("--engine needs a value");
-          engine = argv[++i];
-          if (!g_str_equal (engine, "analytical") && !g_str_equal (engine, "event") && !g_str_equal (engine, "ir"))
-            return usage_error ("--engine: \"%s\" is not analytical, event or ir", engine);
-        }
-      else if (argv[i][0] == '-' && argv[i][1] != '\0')
-        return usage_error ("validate: unknown option \"%s\"", argv[i]);
-      else
-        g_ptr_array_add (paths, argv[i]);
+      engine = engine_arg;
+      if (!g_str_equal (engine, "analytical") && !g_str_equal (engine, "event") && !g_str_equal (engine, "ir"))
+        return usage_error ("--engine: \"%s\" is not analytical, event or ir", engine);
     }
-  if (paths->len == 0)
+  paths = plx_cli_options_positionals (options);
+  if (paths[0] == NULL)
     return usage_error ("validate: no table given");
 
-  for (guint i = 0; i < paths->len; i++)
+  for (guint i = 0; paths[i] != NULL; i++)
     {
       g_autoptr (GError) error = NULL;
-      PlxValidation *v = plx_validation_run_file (paths->pdata[i], engine, &error);
+      PlxValidation *v = plx_validation_run_file (paths[i], engine, &error);
       if (v == NULL)
         return user_error (error);
       g_ptr_array_add (tables, v);

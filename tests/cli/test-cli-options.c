@@ -1,0 +1,113 @@
+/* test-cli-options.c: the commands parsed by GOptionContext (docs/cli.md) take
+ * `--key=value` as they take `--key value`. The reference is the CLI's own other
+ * spelling of the same request: what is asserted is that the two agree, that the value
+ * took effect (a text the default would not print), and the specific errors. */
+#include <string.h>
+
+#include <gio/gio.h>
+
+/* Runs parallax-cli with `args` (NULL-terminated); returns its exit status. */
+static int
+run (const char *const *args, char **out, char **err)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GSubprocess) proc = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("PLX_CLI"));
+  g_assert_nonnull (argv->pdata[0]);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  proc = g_subprocess_newv ((const char *const *) argv->pdata,
+                            G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, out, err, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (proc));
+  return g_subprocess_get_exit_status (proc);
+}
+
+static char *
+data_path (const char *name)
+{
+  return g_build_filename (g_getenv ("G_TEST_SRCDIR"), "data", name, NULL);
+}
+
+/* Both spellings succeed with the same output, which shows `effect`. */
+static void
+assert_spellings_agree (const char *const *spaced, const char *const *joined, const char *effect)
+{
+  g_autofree char *out_spaced = NULL, *err_spaced = NULL, *out_joined = NULL, *err_joined = NULL;
+
+  g_assert_cmpint (run (spaced, &out_spaced, &err_spaced), ==, 0);
+  g_assert_cmpstr (err_spaced, ==, "");
+  g_assert_cmpint (run (joined, &out_joined, &err_joined), ==, 0);
+  g_assert_cmpstr (err_joined, ==, "");
+  g_assert_cmpstr (out_joined, ==, out_spaced);
+  g_assert_nonnull (strstr (out_joined, effect));
+}
+
+/* Exits 2 with a message naming `needle`. */
+static void
+assert_usage_error (const char *const *args, const char *needle)
+{
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_cmpint (run (args, &out, &err), ==, 2);
+  g_assert_cmpstr (out, ==, "");
+  g_assert_nonnull (strstr (err, needle));
+}
+
+static void
+test_validate_engine_joined (void)
+{
+  g_autofree char *table = data_path ("korthikanti2022.json");
+  const char *const spaced[] = { "validate", table, "--engine", "analytical", NULL };
+  const char *const joined[] = { "validate", table, "--engine=analytical", NULL };
+
+  /* The default engine is event: "analytical" in the header is the flag's doing. */
+  assert_spellings_agree (spaced, joined, "Engine: analytical\n");
+}
+
+static void
+test_validate_errors (void)
+{
+  g_autofree char *table = data_path ("korthikanti2022.json");
+  const char *const missing[] = { "validate", table, "--engine", NULL };
+  const char *const bad[] = { "validate", table, "--engine=magic", NULL };
+  const char *const unknown[] = { "validate", table, "--jsn", NULL };
+
+  assert_usage_error (missing, "--engine");
+  assert_usage_error (bad, "\"magic\" is not analytical, event or ir");
+  assert_usage_error (unknown, "\"--jsn\"");
+}
+
+/* The generated help: usage first (what the man pages' SYNOPSIS is made of), every flag
+ * of the table, and the hand-written help's prose kept in the summary. */
+static void
+test_generated_help (void)
+{
+  const char *const presets[] = { "presets", "--help", NULL };
+  const char *const validate[] = { "validate", "-h", NULL };
+  g_autofree char *p = NULL, *v = NULL, *err_p = NULL, *err_v = NULL;
+
+  g_assert_cmpint (run (presets, &p, &err_p), ==, 0);
+  g_assert_true (g_str_has_prefix (p, "Usage: parallax-cli presets [OPTION"));
+  g_assert_nonnull (strstr (p, "  --json "));
+  g_assert_cmpint (run (validate, &v, &err_v), ==, 0);
+  g_assert_true (g_str_has_prefix (v, "Usage: parallax-cli validate [OPTION"));
+  g_assert_nonnull (strstr (v, "TABLE.json..."));
+  g_assert_nonnull (strstr (v, "  --engine=ENGINE "));
+  g_assert_nonnull (strstr (v, "pooled\nsummary"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/cli-options/validate/engine-joined", test_validate_engine_joined);
+  g_test_add_func ("/cli-options/validate/errors", test_validate_errors);
+  g_test_add_func ("/cli-options/generated-help", test_generated_help);
+  return g_test_run ();
+}
