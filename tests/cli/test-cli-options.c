@@ -83,6 +83,28 @@ test_validate_errors (void)
   assert_usage_error (unknown, "\"--jsn\"");
 }
 
+static void
+test_reshard_joined (void)
+{
+  const char *const spaced[] = { "reshard", "--shape", "4096x12288", "--mesh", "8", "--from", "[-,-]+x", "--to", "[x,-]",
+                                 "--dtype", "fp32", NULL };
+  const char *const joined[] = { "reshard", "--shape=4096x12288", "--mesh=8", "--from=[-,-]+x", "--to=[x,-]",
+                                 "--dtype=fp32", NULL };
+
+  /* The first line restates the request: the default dtype is bf16. */
+  assert_spellings_agree (spaced, joined, "4096x12288 fp32 array on a 8 mesh");
+}
+
+static void
+test_reshard_errors (void)
+{
+  const char *const nodes[] = { "reshard", "--to-strategy=tp=4,pp=16", "--nodes=0", NULL };
+  const char *const two[] = { "reshard", "a.json", "b.json", "--to-strategy", "tp=4,pp=16", NULL };
+
+  assert_usage_error (nodes, "--nodes: \"0\" is not a whole number from 1 to 100000");
+  assert_usage_error (two, "unexpected argument \"b.json\"");
+}
+
 /* The generated help: usage first (what the man pages' SYNOPSIS is made of), every flag
  * of the table, and the hand-written help's prose kept in the summary. */
 static void
@@ -108,6 +130,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli-options/validate/engine-joined", test_validate_engine_joined);
   g_test_add_func ("/cli-options/validate/errors", test_validate_errors);
+  g_test_add_func ("/cli-options/reshard/joined", test_reshard_joined);
+  g_test_add_func ("/cli-options/reshard/errors", test_reshard_errors);
   g_test_add_func ("/cli-options/generated-help", test_generated_help);
   return g_test_run ();
 }
