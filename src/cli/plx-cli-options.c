@@ -18,6 +18,16 @@ plx_cli_options_new (const char *command,
                      const char *summary,
                      const char *description)
 {
+  return plx_cli_options_new_with_data (command, parameters, summary, description, NULL);
+}
+
+PlxCliOptions *
+plx_cli_options_new_with_data (const char *command,
+                               const char *parameters,
+                               const char *summary,
+                               const char *description,
+                               gpointer    user_data)
+{
   PlxCliOptions *options = g_new0 (PlxCliOptions, 1);
   const GOptionEntry help_entry[] = {
     { "help", 'h', 0, G_OPTION_ARG_NONE, &options->help, "Show this help", NULL },
@@ -34,6 +44,9 @@ plx_cli_options_new (const char *command,
   g_option_context_set_ignore_unknown_options (options->context, TRUE);
   g_option_context_set_summary (options->context, summary);
   g_option_context_set_description (options->context, description);
+  /* The main group carries the callbacks' data; its flags are listed first. */
+  g_option_context_set_main_group (options->context,
+                                   g_option_group_new (command, summary, "Show the options", user_data, NULL));
   g_option_context_add_main_entries (options->context, help_entry, NULL);
   return options;
 }

@@ -18,6 +18,12 @@ PlxCliOptions *plx_cli_options_new (const char *command,
                                     const char *parameters,
                                     const char *summary,
                                     const char *description);
+/* The same, with `user_data` passed to the entries' G_OPTION_ARG_CALLBACK functions. */
+PlxCliOptions *plx_cli_options_new_with_data (const char *command,
+                                              const char *parameters,
+                                              const char *summary,
+                                              const char *description,
+                                              gpointer    user_data);
 void           plx_cli_options_free (PlxCliOptions *options);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxCliOptions, plx_cli_options_free)
 

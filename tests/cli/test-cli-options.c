@@ -105,6 +105,38 @@ test_reshard_errors (void)
   assert_usage_error (two, "unexpected argument \"b.json\"");
 }
 
+/* The graph commands (simulate/plan/search/partition --model, fuse) share one table. */
+static void
+test_graph_joined (void)
+{
+  g_autofree char *graph = data_path ("graphs/mlp-2layer.json");
+  g_autofree char *model_joined = g_strconcat ("--model=", graph, NULL);
+  const char *const spaced[] = { "simulate", "--model", graph, "--dp", "2", "--tp", "2", "--optimizer", "sgd", NULL };
+  const char *const joined[] = { "simulate", model_joined, "--dp=2", "--tp=2", "--optimizer=sgd", NULL };
+  const char *const fuse[] = { "fuse", graph, "--dp=2", "--max-simulations=50", NULL };
+  g_autofree char *out = NULL, *err = NULL, *expected = NULL;
+
+  /* Defaults are dp 1, tp 1 and Adam: each of these is a flag's doing. */
+  assert_spellings_agree (spaced, joined, "dp 2, tp 2, pp 1, 1 micro-batch, 1F1B, SGD\n");
+  /* fuse's output carries its search time, so it is checked for the flag's effect. */
+  g_assert_cmpint (run (fuse, &out, &err), ==, 0);
+  expected = g_strdup_printf ("%s, data parallel over 2 GPUs of ", graph);
+  g_assert_true (g_str_has_prefix (out, expected));
+}
+
+static void
+test_graph_errors (void)
+{
+  g_autofree char *graph = data_path ("graphs/mlp-2layer.json");
+  const char *const zero[] = { "plan", "--model", graph, "--dp=0", NULL };
+  const char *const missing[] = { "plan", "--model", graph, "--tp", NULL };
+  const char *const stray[] = { "plan", "--model", graph, "extra", NULL };
+
+  assert_usage_error (zero, "--dp: \"0\" is not a whole number from 1 to 1048576");
+  assert_usage_error (missing, "--tp");
+  assert_usage_error (stray, "unexpected argument \"extra\" (the graph comes with --model or --program)");
+}
+
 /* The generated help: usage first (what the man pages' SYNOPSIS is made of), every flag
  * of the table, and the hand-written help's prose kept in the summary. */
 static void
@@ -132,6 +164,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-options/validate/errors", test_validate_errors);
   g_test_add_func ("/cli-options/reshard/joined", test_reshard_joined);
   g_test_add_func ("/cli-options/reshard/errors", test_reshard_errors);
+  g_test_add_func ("/cli-options/graph/joined", test_graph_joined);
+  g_test_add_func ("/cli-options/graph/errors", test_graph_errors);
   g_test_add_func ("/cli-options/generated-help", test_generated_help);
   return g_test_run ();
 }
