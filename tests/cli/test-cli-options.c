@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 
 /* Runs parallax-cli with `args` (NULL-terminated); returns its exit status. */
 static int
@@ -137,6 +138,53 @@ test_graph_errors (void)
   assert_usage_error (stray, "unexpected argument \"extra\" (the graph comes with --model or --program)");
 }
 
+/* The rank table of a search's text output: from its header to the end. */
+static const char *
+rank_table (const char *out)
+{
+  const char *table = strstr (out, "\nrank ");
+  g_assert_nonnull (table);
+  return table;
+}
+
+static void
+test_merge_joined (void)
+{
+  g_autofree char *scenario = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "..", "examples", "gpt3-1f1b-full.json",
+                                                NULL);
+  g_autofree char *dir = g_dir_make_tmp ("plx-cli-options-XXXXXX", NULL);
+  g_autofree char *part = g_build_filename (dir, "part.jsonl", NULL);
+  const char *const search[] = { "search", scenario, "--gpus", "64:64", "--shard", "1/1", "--out", part, NULL };
+  const char *const spaced[] = { "merge", part, "--top", "3", NULL };
+  const char *const joined[] = { "merge", part, "--top=3", NULL };
+  g_autofree char *out = NULL, *err = NULL, *out_spaced = NULL, *out_joined = NULL, *err_spaced = NULL,
+                  *err_joined = NULL;
+  g_auto (GStrv) rows = NULL;
+
+  g_assert_cmpint (run (search, &out, &err), ==, 0);
+  /* The first line carries the merge's time: the ranking below it is compared. */
+  g_assert_cmpint (run (spaced, &out_spaced, &err_spaced), ==, 0);
+  g_assert_cmpint (run (joined, &out_joined, &err_joined), ==, 0);
+  g_assert_cmpstr (rank_table (out_joined), ==, rank_table (out_spaced));
+  /* The header and three ranks (the search's default top is 10), then the end. */
+  rows = g_strsplit (rank_table (out_joined) + 1, "\n", -1);
+  g_assert_cmpuint (g_strv_length (rows), ==, 5);
+  g_assert_true (g_str_has_prefix (rows[3], "   3 "));
+  g_assert_cmpstr (rows[4], ==, "");
+  g_assert_cmpint (g_remove (part), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+static void
+test_merge_errors (void)
+{
+  const char *const top[] = { "merge", "part.jsonl", "--top=0", NULL };
+  const char *const none[] = { "merge", "--json", NULL };
+
+  assert_usage_error (top, "--top: \"0\" is not a whole number from 1 to 100000");
+  assert_usage_error (none, "merge: no part given");
+}
+
 /* The generated help: usage first (what the man pages' SYNOPSIS is made of), every flag
  * of the table, and the hand-written help's prose kept in the summary. */
 static void
@@ -166,6 +214,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-options/reshard/errors", test_reshard_errors);
   g_test_add_func ("/cli-options/graph/joined", test_graph_joined);
   g_test_add_func ("/cli-options/graph/errors", test_graph_errors);
+  g_test_add_func ("/cli-options/merge/joined", test_merge_joined);
+  g_test_add_func ("/cli-options/merge/errors", test_merge_errors);
   g_test_add_func ("/cli-options/generated-help", test_generated_help);
   return g_test_run ();
 }
