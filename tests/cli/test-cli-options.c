@@ -185,6 +185,81 @@ test_merge_errors (void)
   assert_usage_error (none, "merge: no part given");
 }
 
+static void
+remove_tree (const char *path)
+{
+  GDir *dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  if (dir == NULL)
+    {
+      g_assert_cmpint (g_remove (path), ==, 0);
+      return;
+    }
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      remove_tree (child);
+    }
+  g_dir_close (dir);
+  g_assert_cmpint (g_rmdir (path), ==, 0);
+}
+
+/* The task list a sweep expands to, with `args` after the sweep file. */
+static char *
+expanded_tasks (const char *const *args, const char *dir)
+{
+  g_autofree char *sweep = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "..", "examples", "slurm", "sweep.json",
+                                             NULL);
+  g_autofree char *tasks = g_build_filename (dir, "tasks.txt", NULL);
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *out = NULL, *err = NULL, *text = NULL;
+
+  g_ptr_array_add (argv, (gpointer) "sweep");
+  g_ptr_array_add (argv, (gpointer) "expand");
+  g_ptr_array_add (argv, sweep);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_cmpint (run ((const char *const *) argv->pdata, &out, &err), ==, 0);
+  g_assert_true (g_file_get_contents (tasks, &text, NULL, NULL));
+  return g_steal_pointer (&text);
+}
+
+static void
+test_sweep_joined (void)
+{
+  g_autofree char *dir_spaced = g_dir_make_tmp ("plx-cli-options-XXXXXX", NULL);
+  g_autofree char *dir_joined = g_dir_make_tmp ("plx-cli-options-XXXXXX", NULL);
+  g_autofree char *dir_flag = g_strconcat ("--dir=", dir_joined, NULL);
+  const char *const spaced[] = { "--shards", "2", "--dir", dir_spaced, NULL };
+  const char *const joined[] = { "--shards=2", dir_flag, NULL };
+  g_autofree char *a = expanded_tasks (spaced, dir_spaced);
+  g_autofree char *b = expanded_tasks (joined, dir_joined);
+  g_auto (GStrv) lines = g_strsplit (b, "\n", -1);
+
+  /* Paths in the list are relative to its directory, so the two lists are equal. */
+  g_assert_cmpstr (b, ==, a);
+  /* The example sweep: 2 models x 1 cluster x 1 GPU count x 2 batch sizes = 4
+   * scenarios, 2 shards each: 8 lines (and the empty string after the last newline). */
+  g_assert_cmpuint (g_strv_length (lines), ==, 9);
+  g_assert_nonnull (strstr (lines[1], "\t--shard\t2/2\t"));
+  remove_tree (dir_spaced);
+  remove_tree (dir_joined);
+}
+
+static void
+test_sweep_errors (void)
+{
+  const char *const shards[] = { "sweep", "expand", "s.json", "--dir=d", "--shards=0", NULL };
+  const char *const flag[] = { "sweep", "run-task", "--bogus", NULL };
+  const char *const count[] = { "sweep", "merge", NULL };
+
+  assert_usage_error (shards, "--shards: \"0\" is not a whole number from 1 to 100000");
+  assert_usage_error (flag, "sweep run-task: unknown option \"--bogus\"");
+  assert_usage_error (count, "sweep merge needs DIR");
+}
+
 /* The generated help: usage first (what the man pages' SYNOPSIS is made of), every flag
  * of the table, and the hand-written help's prose kept in the summary. */
 static void
@@ -216,6 +291,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-options/graph/errors", test_graph_errors);
   g_test_add_func ("/cli-options/merge/joined", test_merge_joined);
   g_test_add_func ("/cli-options/merge/errors", test_merge_errors);
+  g_test_add_func ("/cli-options/sweep/joined", test_sweep_joined);
+  g_test_add_func ("/cli-options/sweep/errors", test_sweep_errors);
   g_test_add_func ("/cli-options/generated-help", test_generated_help);
   return g_test_run ();
 }
