@@ -260,6 +260,28 @@ test_sweep_errors (void)
   assert_usage_error (count, "sweep merge needs DIR");
 }
 
+static void
+test_calibrate_joined (void)
+{
+  g_autofree char *table = data_path ("korthikanti2022.json");
+  const char *const spaced[] = { "calibrate", table, "--cluster", "dgx-a100-80gb", "--fit", "matmul", NULL };
+  const char *const joined[] = { "calibrate", table, "--cluster=dgx-a100-80gb", "--fit=matmul", NULL };
+
+  /* By default all four parameters are fitted: "not fitted" is --fit's doing. */
+  assert_spellings_agree (spaced, joined, "memory_scale                  1   not fitted\n");
+}
+
+static void
+test_calibrate_errors (void)
+{
+  g_autofree char *table = data_path ("korthikanti2022.json");
+  const char *const missing[] = { "calibrate", table, "--cluster", NULL };
+  const char *const none[] = { "calibrate", table, NULL };
+
+  assert_usage_error (missing, "--cluster");
+  assert_usage_error (none, "calibrate: --cluster PRESET is required");
+}
+
 /* The generated help: usage first (what the man pages' SYNOPSIS is made of), every flag
  * of the table, and the hand-written help's prose kept in the summary. */
 static void
@@ -293,6 +315,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-options/merge/errors", test_merge_errors);
   g_test_add_func ("/cli-options/sweep/joined", test_sweep_joined);
   g_test_add_func ("/cli-options/sweep/errors", test_sweep_errors);
+  g_test_add_func ("/cli-options/calibrate/joined", test_calibrate_joined);
+  g_test_add_func ("/cli-options/calibrate/errors", test_calibrate_errors);
   g_test_add_func ("/cli-options/generated-help", test_generated_help);
   return g_test_run ();
 }
