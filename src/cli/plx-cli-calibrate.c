@@ -83,8 +83,8 @@ plx_cli_calibrate (int argc, char **argv)
 
     for (int i = 2; i < argc; i++)
       {
-        nccl |= g_str_equal (argv[i], "--nccl-tests");
-        kineto |= g_str_equal (argv[i], "--kineto");
+        nccl |= g_str_equal (argv[i], "--nccl-tests") || g_str_has_prefix (argv[i], "--nccl-tests=");
+        kineto |= g_str_equal (argv[i], "--kineto") || g_str_has_prefix (argv[i], "--kineto=");
       }
     if (nccl + kineto + sweep > 1)
       return usage_error ("calibrate: one kind of measurement a run (--nccl-tests, --kineto, or --gemm/--membw); "

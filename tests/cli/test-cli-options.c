@@ -282,6 +282,22 @@ test_calibrate_errors (void)
   assert_usage_error (none, "calibrate: --cluster PRESET is required");
 }
 
+static void
+test_calibrate_nccl_joined (void)
+{
+  g_autofree char *file = data_path ("nccl-tests/h100-1x8-nvlink-five-ops.txt");
+  g_autofree char *file_joined = g_strconcat ("--nccl-tests=", file, NULL);
+  const char *const spaced[] = { "calibrate", "--nccl-tests", file, "--gpus-per-node", "8", "--nodes", "1",
+                                 "--cluster", "dgx-h100-80gb", NULL };
+  const char *const joined[] = { "calibrate", file_joined, "--gpus-per-node=8", "--nodes=1", "--cluster=dgx-h100-80gb",
+                                 NULL };
+  const char *const stray[] = { "calibrate", file_joined, "--gpus-per-node=8", "--nodes=1", "extra.json", NULL };
+
+  /* The first line restates the group the flags name. */
+  assert_spellings_agree (spaced, joined, "Group: 8 GPUs per node x 1 nodes;");
+  assert_usage_error (stray, "calibrate --nccl-tests: unexpected \"extra.json\"");
+}
+
 /* The generated help: usage first (what the man pages' SYNOPSIS is made of), every flag
  * of the table, and the hand-written help's prose kept in the summary. */
 static void
@@ -317,6 +333,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-options/sweep/errors", test_sweep_errors);
   g_test_add_func ("/cli-options/calibrate/joined", test_calibrate_joined);
   g_test_add_func ("/cli-options/calibrate/errors", test_calibrate_errors);
+  g_test_add_func ("/cli-options/calibrate/nccl-joined", test_calibrate_nccl_joined);
   g_test_add_func ("/cli-options/generated-help", test_generated_help);
   return g_test_run ();
 }
