@@ -298,6 +298,18 @@ test_calibrate_nccl_joined (void)
   assert_usage_error (stray, "calibrate --nccl-tests: unexpected \"extra.json\"");
 }
 
+static void
+test_calibrate_gemm_joined (void)
+{
+  g_autofree char *sweep = data_path ("sweeps/xla-h100-gemm.csv");
+  g_autofree char *sweep_joined = g_strconcat ("--gemm=", sweep, NULL);
+  const char *const spaced[] = { "calibrate", "--gemm", sweep, "--cluster", "dgx-h100-80gb", NULL };
+  const char *const joined[] = { "calibrate", sweep_joined, "--cluster=dgx-h100-80gb", NULL };
+
+  /* The default cluster is dgx-a100-80gb: the first line names the one given. */
+  assert_spellings_agree (spaced, joined, "Sweeps fitted against dgx-h100-80gb ");
+}
+
 /* The generated help: usage first (what the man pages' SYNOPSIS is made of), every flag
  * of the table, and the hand-written help's prose kept in the summary. */
 static void
@@ -334,6 +346,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-options/calibrate/joined", test_calibrate_joined);
   g_test_add_func ("/cli-options/calibrate/errors", test_calibrate_errors);
   g_test_add_func ("/cli-options/calibrate/nccl-joined", test_calibrate_nccl_joined);
+  g_test_add_func ("/cli-options/calibrate/gemm-joined", test_calibrate_gemm_joined);
   g_test_add_func ("/cli-options/generated-help", test_generated_help);
   return g_test_run ();
 }
