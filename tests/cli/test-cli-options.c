@@ -310,6 +310,18 @@ test_calibrate_gemm_joined (void)
   assert_spellings_agree (spaced, joined, "Sweeps fitted against dgx-h100-80gb ");
 }
 
+static void
+test_calibrate_kineto_joined (void)
+{
+  g_autofree char *trace = data_path ("kineto/hta-sampled-rank0.json");
+  g_autofree char *trace_joined = g_strconcat ("--kineto=", trace, NULL);
+  const char *const spaced[] = { "calibrate", "--kineto", trace, "--cluster", "dgx-a100-80gb", NULL };
+  const char *const joined[] = { "calibrate", trace_joined, "--cluster=dgx-a100-80gb", NULL };
+
+  /* Measured efficiency points are reported only with a cluster to fold them into. */
+  assert_spellings_agree (spaced, joined, "\nMeasured points: ");
+}
+
 /* The generated help: usage first (what the man pages' SYNOPSIS is made of), every flag
  * of the table, and the hand-written help's prose kept in the summary. */
 static void
@@ -347,6 +359,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-options/calibrate/errors", test_calibrate_errors);
   g_test_add_func ("/cli-options/calibrate/nccl-joined", test_calibrate_nccl_joined);
   g_test_add_func ("/cli-options/calibrate/gemm-joined", test_calibrate_gemm_joined);
+  g_test_add_func ("/cli-options/calibrate/kineto-joined", test_calibrate_kineto_joined);
   g_test_add_func ("/cli-options/generated-help", test_generated_help);
   return g_test_run ();
 }
