@@ -240,14 +240,56 @@ typedef struct
   char      **dir_out;
 } SimulateOptions;
 
-/* --width/--height/--scale/--dark; returns TRUE if argv[*i] was one. */
+/* --window START:END, --width/--height/--scale N: checks `value` and sets it. */
+static gboolean
+set_chart_value (SimulateOptions *opts, const char *flag, const char *value, GError **error)
+{
+  double *target = NULL;
+  char *end = NULL;
+  double v;
+
+  if (g_str_equal (flag, "--window"))
+    {
+      char *mid = NULL, *rest = NULL;
+      double a = g_ascii_strtod (value, &mid);
+      double b = (mid && *mid == ':') ? g_ascii_strtod (mid + 1, &rest) : 0.0;
+
+      if (mid == value || !mid || *mid != ':' || rest == mid + 1 || *rest != '\0' || !(a >= 0.0) || !(b > a))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--window: \"%s\" is not START:END with 0 <= START < END seconds", value);
+          return FALSE;
+        }
+      opts->window_t0 = a;
+      opts->window_t1 = b;
+      return TRUE;
+    }
+  target = g_str_equal (flag, "--width") ? &opts->width : g_str_equal (flag, "--height") ? &opts->height : &opts->scale;
+  v = g_ascii_strtod (value, &end);
+  if (end == value || *end != '\0' || !(v > 0.0) ||
+      (target == &opts->scale ? (v < 1.0 || v > 4.0) : (v < 16.0 || v > 16384.0)))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: \"%s\" is not %s", flag, value,
+                   target == &opts->scale ? "a scale from 1 to 4" : "a size from 16 to 16384 pixels");
+      return FALSE;
+    }
+  *target = v;
+  return TRUE;
+}
+
+/* A GOptionArgFunc for the chart flags; `data` is the SimulateOptions. */
+static gboolean
+chart_option (const char *flag, const char *value, gpointer data, GError **error)
+{
+  return set_chart_value (data, flag, value, error);
+}
+
+/* --width/--height/--scale/--dark/--window; returns TRUE if argv[*i] was one. */
 static gboolean
 parse_chart_option (int argc, char **argv, int *i, SimulateOptions *opts, int *status)
 {
   const char *arg = argv[*i];
-  double *target = NULL;
-  char *end = NULL;
-  double v;
+  g_autoptr (GError) error = NULL;
 
   *status = -1;
   if (g_str_equal (arg, "--dark"))
@@ -255,48 +297,17 @@ parse_chart_option (int argc, char **argv, int *i, SimulateOptions *opts, int *s
       opts->dark = TRUE;
       return TRUE;
     }
-  if (g_str_equal (arg, "--window"))
-    {
-      char *mid = NULL, *rest = NULL;
-      double a, b;
-
-      if (*i + 1 >= argc)
-        {
-          *status = usage_error ("--window needs START:END in seconds");
-          return TRUE;
-        }
-      a = g_ascii_strtod (argv[++*i], &mid);
-      b = (mid && *mid == ':') ? g_ascii_strtod (mid + 1, &rest) : 0.0;
-      if (mid == argv[*i] || !mid || *mid != ':' || rest == mid + 1 || *rest != '\0' || !(a >= 0.0) || !(b > a))
-        {
-          *status = usage_error ("--window: \"%s\" is not START:END with 0 <= START < END seconds", argv[*i]);
-          return TRUE;
-        }
-      opts->window_t0 = a;
-      opts->window_t1 = b;
-      return TRUE;
-    }
-  if (g_str_equal (arg, "--width"))
-    target = &opts->width;
-  else if (g_str_equal (arg, "--height"))
-    target = &opts->height;
-  else if (g_str_equal (arg, "--scale"))
-    target = &opts->scale;
-  else
+  if (!g_str_equal (arg, "--window") && !g_str_equal (arg, "--width") && !g_str_equal (arg, "--height") &&
+      !g_str_equal (arg, "--scale"))
     return FALSE;
   if (*i + 1 >= argc)
     {
-      *status = usage_error ("%s needs a value", arg);
+      *status = g_str_equal (arg, "--window") ? usage_error ("--window needs START:END in seconds")
+                                               : usage_error ("%s needs a value", arg);
       return TRUE;
     }
-  v = g_ascii_strtod (argv[++*i], &end);
-  if (end == argv[*i] || *end != '\0' || !(v > 0.0) || (target == &opts->scale ? (v < 1.0 || v > 4.0) : (v < 16.0 || v > 16384.0)))
-    {
-      *status = usage_error ("%s: \"%s\" is not %s", arg, argv[*i],
-                             target == &opts->scale ? "a scale from 1 to 4" : "a size from 16 to 16384 pixels");
-      return TRUE;
-    }
-  *target = v;
+  if (!set_chart_value (opts, arg, argv[++*i], &error))
+    *status = usage_error ("%s", error->message);
   return TRUE;
 }
 
@@ -673,7 +684,26 @@ static int
 cmd_compare (int argc, char **argv)
 {
   SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL };
-  const char *paths[2] = { NULL, NULL }, *out = NULL;
+  const char *paths[2] = { NULL, NULL };
+  g_autofree char *out = NULL;
+  char **given;
+  const GOptionEntry entries[] = {
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out, "the chart (.png, .svg or .pdf)", "CHART" },
+    { "width", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) chart_option, "chart width in pixels (1600)", "N" },
+    { "height", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) chart_option, "chart height in pixels (1100)", "N" },
+    { "scale", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) chart_option, "pixels per point, 2 for HiDPI PNG (1 to 4)", "N" },
+    { "window", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, (gpointer) chart_option, "accepted, as simulate's",
+      "START:END" },
+    { "dark", 0, 0, G_OPTION_ARG_NONE, &opts.dark, "the dark theme", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &opts.json, "the two reports as JSON", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (PlxCliOptions) options = plx_cli_options_new_with_data (
+    "compare", "A.json B.json",
+    "Simulate two scenarios and draw them side by side: both timelines on one\n"
+    "time scale, the step-time breakdown with differences, memory against capacity.\n"
+    "--out CHART.png|.svg|.pdf (or --json) is needed.",
+    NULL, &opts);
   g_autoptr (GError) error = NULL;
   PlxScenario *sc[2] = { NULL, NULL };
   PlxTimeline *tl[2] = { NULL, NULL };
@@ -683,41 +713,16 @@ cmd_compare (int argc, char **argv)
   ChartData data;
   int status = -1;
 
-  for (int i = 2; i < argc; i++)
+  plx_cli_options_add_entries (options, entries);
+  status = plx_cli_options_parse (options, argc, argv);
+  if (status != PLX_CLI_OPTIONS_CONTINUE)
+    return status;
+  given = plx_cli_options_positionals (options);
+  for (guint i = 0; given[i] != NULL; i++)
     {
-      const char *arg = argv[i];
-      if (g_str_equal (arg, "--help") || g_str_equal (arg, "-h"))
-        {
-          printf ("Usage: parallax-cli compare A.json B.json --out CHART.png|.svg|.pdf\n"
-                  "         [--width N] [--height N] [--scale 2] [--dark] [--json]\n\n"
-                  "Simulate two scenarios and draw them side by side: both timelines on one\n"
-                  "time scale, the step-time breakdown with differences, memory against capacity.\n");
-          return 0;
-        }
-      if (parse_chart_option (argc, argv, &i, &opts, &status))
-        {
-          if (status >= 0)
-            return status;
-          continue;
-        }
-      if (g_str_equal (arg, "--out"))
-        {
-          if (i + 1 >= argc)
-            return usage_error ("--out needs a value");
-          out = argv[++i];
-        }
-      else if (g_str_has_prefix (arg, "--out="))
-        out = arg + strlen ("--out=");
-      else if (g_str_equal (arg, "--json"))
-        opts.json = TRUE;
-      else if (arg[0] == '-' && arg[1] != '\0')
-        return usage_error ("compare: unknown option \"%s\"", arg);
-      else if (paths[0] == NULL)
-        paths[0] = arg;
-      else if (paths[1] == NULL)
-        paths[1] = arg;
-      else
+      if (i >= 2)
         return usage_error ("compare: more than two scenarios given");
+      paths[i] = given[i];
     }
   if (paths[1] == NULL)
     return usage_error ("compare: needs two scenario files");

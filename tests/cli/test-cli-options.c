@@ -322,6 +322,35 @@ test_calibrate_kineto_joined (void)
   assert_spellings_agree (spaced, joined, "\nMeasured points: ");
 }
 
+static char *
+example_path (const char *name)
+{
+  return g_build_filename (g_getenv ("G_TEST_SRCDIR"), "..", "examples", name, NULL);
+}
+
+/* compare's chart flags: the same stdout, and the SVG as large as asked (the
+ * default is 1600 x 1100). */
+static void
+test_compare_joined (void)
+{
+  g_autofree char *a = example_path ("gpt3-1f1b-full.json");
+  g_autofree char *b = example_path ("gpt3-interleaved-selective.json");
+  g_autofree char *dir = g_dir_make_tmp ("plx-cli-options-XXXXXX", NULL);
+  g_autofree char *chart = g_build_filename (dir, "c.svg", NULL);
+  g_autofree char *out_joined = g_strconcat ("--out=", chart, NULL);
+  const char *const spaced[] = { "compare", a, b, "--out", chart, "--width", "800", "--height", "600", NULL };
+  const char *const joined[] = { "compare", a, b, out_joined, "--width=800", "--height=600", NULL };
+  const char *const bad[] = { "compare", a, b, out_joined, "--width=8", NULL };
+  g_autofree char *svg = NULL;
+
+  assert_spellings_agree (spaced, joined, "Chart ");
+  g_assert_true (g_file_get_contents (chart, &svg, NULL, NULL));
+  g_assert_nonnull (strstr (svg, "width=\"800px\" height=\"600px\""));
+  assert_usage_error (bad, "--width: \"8\" is not a size from 16 to 16384 pixels");
+  g_assert_cmpint (g_remove (chart), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 /* The generated help: usage first (what the man pages' SYNOPSIS is made of), every flag
  * of the table, and the hand-written help's prose kept in the summary. */
 static void
@@ -360,6 +389,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-options/calibrate/nccl-joined", test_calibrate_nccl_joined);
   g_test_add_func ("/cli-options/calibrate/gemm-joined", test_calibrate_gemm_joined);
   g_test_add_func ("/cli-options/calibrate/kineto-joined", test_calibrate_kineto_joined);
+  g_test_add_func ("/cli-options/compare/joined", test_compare_joined);
   g_test_add_func ("/cli-options/generated-help", test_generated_help);
   return g_test_run ();
 }
