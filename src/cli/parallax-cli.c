@@ -238,7 +238,26 @@ typedef struct
    * which a search part's merge rebuilds the scenario (plx-cli-merge.h). */
   JsonNode  **applied_out;
   char      **dir_out;
+  GPtrArray  *values;   /* the strings given on the command line the pointers above use */
 } SimulateOptions;
+
+static void
+simulate_options_clear (SimulateOptions *opts)
+{
+  g_clear_pointer (&opts->values, g_ptr_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SimulateOptions, simulate_options_clear)
+
+/* A copy of `value` that lives as long as `opts`. */
+static const char *
+keep_value (SimulateOptions *opts, const char *value)
+{
+  if (opts->values == NULL)
+    opts->values = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (opts->values, g_strdup (value));
+  return g_ptr_array_index (opts->values, opts->values->len - 1);
+}
 
 /* --window START:END, --width/--height/--scale N: checks `value` and sets it. */
 static gboolean
@@ -284,30 +303,23 @@ chart_option (const char *flag, const char *value, gpointer data, GError **error
   return set_chart_value (data, flag, value, error);
 }
 
-/* --width/--height/--scale/--dark/--window; returns TRUE if argv[*i] was one. */
+/* A GOptionArgFunc for simulate's --engine, --trace, --timeline, --memory and the chart
+ * flags; `data` is the SimulateOptions. */
 static gboolean
-parse_chart_option (int argc, char **argv, int *i, SimulateOptions *opts, int *status)
+scenario_option (const char *flag, const char *value, gpointer data, GError **error)
 {
-  const char *arg = argv[*i];
-  g_autoptr (GError) error = NULL;
+  SimulateOptions *opts = data;
 
-  *status = -1;
-  if (g_str_equal (arg, "--dark"))
-    {
-      opts->dark = TRUE;
-      return TRUE;
-    }
-  if (!g_str_equal (arg, "--window") && !g_str_equal (arg, "--width") && !g_str_equal (arg, "--height") &&
-      !g_str_equal (arg, "--scale"))
-    return FALSE;
-  if (*i + 1 >= argc)
-    {
-      *status = g_str_equal (arg, "--window") ? usage_error ("--window needs START:END in seconds")
-                                               : usage_error ("%s needs a value", arg);
-      return TRUE;
-    }
-  if (!set_chart_value (opts, arg, argv[++*i], &error))
-    *status = usage_error ("%s", error->message);
+  if (g_str_equal (flag, "--engine"))
+    opts->engine = keep_value (opts, value);
+  else if (g_str_equal (flag, "--trace"))
+    opts->trace = keep_value (opts, value);
+  else if (g_str_equal (flag, "--timeline"))
+    opts->timeline = keep_value (opts, value);
+  else if (g_str_equal (flag, "--memory"))
+    opts->memory = keep_value (opts, value);
+  else
+    return set_chart_value (opts, flag, value, error);
   return TRUE;
 }
 
@@ -320,45 +332,39 @@ draw_compare (cairo_t *cr, double width, double height, gpointer data)
   plx_compare_chart_render (layout, d->style, cr, width, height);
 }
 
-static const char *const simulate_help =
-  "Usage: parallax-cli simulate [SCENARIO.json] [OPTIONS]\n\n"
+/* What the scenario commands' help says beyond the flag list (plx_cli_options_new). */
+static const char *const simulate_summary =
   "Predict step time, throughput, MFU and memory per GPU. Without a file, the\n"
-  "built-in default scenario (GPT-3 175B on 64 A100-80GB) is used.\n\n"
-  "Options:\n"
-  "  --engine event|analytical|ir  the event simulator (default), the closed form,\n"
-  "                           or the event engine's program run by the IR simulator\n"
-  "  --json                   print the report as JSON\n"
-  "  --trace OUT.json         write the timeline as a Chrome trace (event engine)\n"
-  "  --timeline CHART         draw the timeline (.png, .svg or .pdf)\n"
-  "  --memory CHART           draw memory per stage and over the step\n"
-  "  --width N --height N     chart size in pixels; --scale 2 for HiDPI PNG; --dark\n"
-  "  --window START:END       the timeline's time window in seconds (zoom)\n"
+  "built-in default scenario (GPT-3 175B on 64 A100-80GB) is used.";
+
+static const char *const simulate_description =
+  "Uncertainty and sensitivity (docs/uncertainty.md):\n"
   "  --samples N [--seed N]   N draws of the cluster's ranges/distributions through the\n"
   "                           closed form: step-time and MFU quantiles, OOM probability\n"
   "  --sensitivity            elasticity of step time and memory to every cluster input,\n"
   "                           Sobol indices of the uncertain ones\n"
   "  --tornado CHART          draw the sensitivities as a tornado chart (implies --sensitivity)\n"
-  "Strategy, model and cluster overrides:\n";
+  "\n"
+  "--engine: the event simulator (event, the default), the closed form (analytical), or\n"
+  "the event engine's program run by the IR simulator (ir). --trace, --timeline and\n"
+  "--memory need a simulator.\n";
 
-static const char *const partition_help =
-  "Usage: parallax-cli partition [SCENARIO.json] [OPTIONS] [--json]\n"
-  "       parallax-cli partition --model GRAPH.json|MODEL.onnx --devices N [--json]\n\n"
+static const char *const partition_summary =
   "A transformer scenario's layers over its pipeline stages: the split \"auto\" (the\n"
   "smallest largest chunk time, the embedding, LM head and sends counted), each stage's\n"
   "layers, compute and sends per micro-batch, the activations it sends on and its peak\n"
   "memory per GPU, and the step (event engine) with this split, with the framework's\n"
   "uniform split and as pure data parallelism on the same GPUs. A graph model (--model\n"
   "GRAPH.json --devices N) is split as a chain of ops instead (partition --model G --help).\n"
-  "Takes the same overrides as simulate:\n";
+  "Takes the same overrides as simulate.";
 
-static const char *const plan_help =
-  "Usage: parallax-cli plan [SCENARIO.json] [OPTIONS]\n\n"
+static const char *const plan_summary =
   "Print the plan that the event simulator runs: per stage and model chunk, the\n"
   "tasks of one micro-batch's forward (F), backward (B) and weight-gradient (W)\n"
   "passes with their stream, kind, FLOPs, bytes and duration, then what each stage\n"
   "does once per step. With --json, the same as a distributed program (docs/ir.md,\n"
   "one device per pipeline stage) that simulate --program runs.\n"
-  "Takes the same overrides as simulate:\n";
+  "Takes the same overrides as simulate.";
 
 /* Parses a scenario command's arguments and builds the scenario. Returns -1 on
  * success, else the exit status. */
@@ -378,60 +384,44 @@ load_scenario (int              argc,
   const char *source;
   int status;
 
-  for (int i = 2; i < argc; i++)
-    {
-      const char *arg = argv[i];
-      gboolean consumed = FALSE;
+  const GOptionEntry json_entry[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &opts->json, is_plan ? "JSON output" : "print the report as JSON", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+#define SCENARIO_FLAG(name, help, arg) { name, 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) scenario_option, help, arg }
+  const GOptionEntry simulate_entries[] = {
+    SCENARIO_FLAG ("engine", "event (default), analytical or ir", "ENGINE"),
+    SCENARIO_FLAG ("trace", "write the timeline as a Chrome trace (event engine)", "OUT.json"),
+    SCENARIO_FLAG ("timeline", "draw the timeline (.png, .svg or .pdf)", "CHART"),
+    SCENARIO_FLAG ("memory", "draw memory per stage and over the step", "CHART"),
+    SCENARIO_FLAG ("width", "chart width in pixels", "N"),
+    SCENARIO_FLAG ("height", "chart height in pixels", "N"),
+    SCENARIO_FLAG ("scale", "pixels per point, 2 for HiDPI PNG (1 to 4)", "N"),
+    SCENARIO_FLAG ("window", "the timeline's time window in seconds (zoom)", "START:END"),
+    { "dark", 0, 0, G_OPTION_ARG_NONE, &opts->dark, "the dark theme", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+#undef SCENARIO_FLAG
+  gboolean is_partition = g_str_equal (argv[1], "partition");
+  g_autoptr (PlxCliOptions) options = plx_cli_options_new_with_data (
+    argv[1], "[SCENARIO.json]",
+    is_partition ? partition_summary : is_plan ? plan_summary : simulate_summary,
+    is_plan ? NULL : simulate_description, opts);
+  char **positionals;
 
-      if (g_str_equal (arg, "--help") || g_str_equal (arg, "-h"))
-        {
-          g_autoptr (GString) help = g_string_new (is_plan ? plan_help : simulate_help);
-          plx_cli_overrides_print_help (help);
-          printf ("%s", help->str);
-          return 0;
-        }
-      if (!plx_cli_overrides_parse (overrides, argc, argv, &i, &consumed, &error))
-        return usage_error ("%s", error->message);
-      if (consumed)
-        continue;
-      if (!is_plan && parse_chart_option (argc, argv, &i, opts, &status))
-        {
-          if (status >= 0)
-            return status;
-          continue;
-        }
-      if (g_str_equal (arg, "--json"))
-        opts->json = TRUE;
-      else if (!is_plan && (g_str_equal (arg, "--engine") || g_str_equal (arg, "--trace") ||
-                            g_str_equal (arg, "--timeline") || g_str_equal (arg, "--memory")))
-        {
-          const char **slot = g_str_equal (arg, "--engine") ? &opts->engine
-                              : g_str_equal (arg, "--trace") ? &opts->trace
-                              : g_str_equal (arg, "--timeline") ? &opts->timeline : &opts->memory;
-          if (i + 1 >= argc)
-            return usage_error ("%s needs a value", arg);
-          *slot = argv[++i];
-        }
-      else if (!is_plan && (g_str_has_prefix (arg, "--engine=") || g_str_has_prefix (arg, "--trace=") ||
-                            g_str_has_prefix (arg, "--timeline=") || g_str_has_prefix (arg, "--memory=")))
-        {
-          const char *eq = strchr (arg, '=');
-          if (g_str_has_prefix (arg, "--engine="))
-            opts->engine = eq + 1;
-          else if (g_str_has_prefix (arg, "--trace="))
-            opts->trace = eq + 1;
-          else if (g_str_has_prefix (arg, "--timeline="))
-            opts->timeline = eq + 1;
-          else
-            opts->memory = eq + 1;
-        }
-      else if (arg[0] == '-' && arg[1] != '\0')
-        return usage_error ("%s: unknown option \"%s\"", argv[1], arg);
-      else if (opts->path == NULL)
-        opts->path = arg;
-      else
-        return usage_error ("%s: more than one scenario given (\"%s\", \"%s\")", argv[1], opts->path, arg);
-    }
+  plx_cli_options_add_entries (options, json_entry);
+  if (!is_plan)
+    plx_cli_options_add_entries (options, simulate_entries);
+  plx_cli_options_add_group (options, "overrides", "Strategy, model and cluster overrides:",
+                             plx_cli_overrides_option_entries (overrides), overrides);
+  status = plx_cli_options_parse (options, argc, argv);
+  if (status != PLX_CLI_OPTIONS_CONTINUE)
+    return status;
+  positionals = plx_cli_options_positionals (options);
+  if (positionals[0] != NULL && positionals[1] != NULL)
+    return usage_error ("%s: more than one scenario given (\"%s\", \"%s\")", argv[1], positionals[0], positionals[1]);
+  if (positionals[0] != NULL)
+    opts->path = keep_value (opts, positionals[0]);
   if (!g_str_equal (opts->engine, "analytical") && !g_str_equal (opts->engine, "event") &&
       !g_str_equal (opts->engine, "ir"))
     return usage_error ("--engine: \"%s\" is not analytical, event or ir", opts->engine);
@@ -542,7 +532,7 @@ print_fit_suggestions (GPtrArray *fixes)
 static int
 cmd_simulate (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL };
+  g_auto (SimulateOptions) opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL, NULL };
   g_autoptr (PlxScenario) sc = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxTimeline) timeline = NULL;
@@ -683,7 +673,7 @@ cmd_simulate (int argc, char **argv)
 static int
 cmd_compare (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL };
+  g_auto (SimulateOptions) opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL, NULL };
   const char *paths[2] = { NULL, NULL };
   g_autofree char *out = NULL;
   char **given;
@@ -806,7 +796,7 @@ cmd_compare (int argc, char **argv)
 static int
 cmd_search (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL };
+  g_auto (SimulateOptions) opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL, NULL };
   PlxSearchOptions so;
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxScenario) sc = NULL;
@@ -936,7 +926,7 @@ cmd_search (int argc, char **argv)
 static int
 cmd_plan (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL };
+  g_auto (SimulateOptions) opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL, NULL };
   g_autoptr (PlxScenario) sc = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxPlan) plan = NULL;
@@ -970,7 +960,7 @@ cmd_plan (int argc, char **argv)
 static int
 cmd_partition (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL };
+  g_auto (SimulateOptions) opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL, NULL };
   g_autoptr (PlxScenario) sc = NULL;
   int status;
 
@@ -979,14 +969,6 @@ cmd_partition (int argc, char **argv)
       return plx_cli_graph_partition (argc, argv);
   if (plx_cli_graph_wanted (argc, argv))
     return plx_cli_graph_partition (argc, argv);
-  for (int i = 2; i < argc; i++)
-    if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
-      {
-        g_autoptr (GString) help = g_string_new (partition_help);
-        plx_cli_overrides_print_help (help);
-        printf ("%s", help->str);
-        return 0;
-      }
   status = load_scenario (argc, argv, TRUE, FALSE, &opts, &sc);
   if (status >= 0)
     return status;

@@ -9,6 +9,8 @@ struct _PlxCliOptions
   char           *command;
   GOptionContext *context;
   gboolean        help;
+  gboolean        has_groups;
+  GHashTable     *switches;     /* "--name" of the flags that take no value */
   GPtrArray      *positionals;
 };
 
@@ -37,6 +39,7 @@ plx_cli_options_new_with_data (const char *command,
   options->command = g_strdup (command);
   options->context = g_option_context_new (parameters);
   options->positionals = g_ptr_array_new_with_free_func (g_free);
+  options->switches = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   /* GLib's own --help would exit() from inside the parse and list --help-all, which
    * means nothing here; ours prints the same generated text and returns. */
   g_option_context_set_help_enabled (options->context, FALSE);
@@ -58,22 +61,42 @@ plx_cli_options_free (PlxCliOptions *options)
     return;
   g_option_context_free (options->context);
   g_ptr_array_unref (options->positionals);
+  g_hash_table_unref (options->switches);
   g_free (options->command);
   g_free (options);
+}
+
+static void
+note_switches (PlxCliOptions      *options,
+               const GOptionEntry *entries)
+{
+  for (guint i = 0; entries[i].long_name != NULL; i++)
+    if (entries[i].arg == G_OPTION_ARG_NONE ||
+        (entries[i].arg == G_OPTION_ARG_CALLBACK && (entries[i].flags & G_OPTION_FLAG_NO_ARG)))
+      g_hash_table_add (options->switches, g_strconcat ("--", entries[i].long_name, NULL));
 }
 
 void
 plx_cli_options_add_entries (PlxCliOptions      *options,
                              const GOptionEntry *entries)
 {
+  note_switches (options, entries);
   g_option_context_add_main_entries (options->context, entries, NULL);
 }
 
 void
-plx_cli_options_add_group (PlxCliOptions *options,
-                           GOptionGroup  *group)
+plx_cli_options_add_group (PlxCliOptions      *options,
+                           const char         *name,
+                           const char         *heading,
+                           const GOptionEntry *entries,
+                           gpointer            user_data)
 {
+  GOptionGroup *group = g_option_group_new (name, heading, heading, user_data, NULL);
+
+  note_switches (options, entries);
+  g_option_group_add_entries (group, entries);
   g_option_context_add_group (options->context, group);
+  options->has_groups = TRUE;
 }
 
 char *
@@ -85,7 +108,8 @@ plx_cli_options_help (PlxCliOptions *options)
 
   /* The usage line names the command: GLib puts the program name first. */
   g_set_prgname (prgname);
-  text = g_option_context_get_help (options->context, TRUE, NULL);
+  /* Not only the main group's flags: every group's, under its heading. */
+  text = g_option_context_get_help (options->context, !options->has_groups, NULL);
   if (g_str_has_prefix (text, usage))
     return g_strconcat ("Usage: ", text + strlen (usage), NULL);
   return g_steal_pointer (&text);
@@ -102,6 +126,17 @@ plx_cli_options_parse (PlxCliOptions *options,
 
   /* argv[0] stands for the program; the command's own arguments follow. */
   args[0] = g_strdup (argv[0]);
+  for (int i = 2; i < argc; i++)
+    {
+      const char *eq = strchr (argv[i], '=');
+      g_autofree char *flag = eq != NULL && g_str_has_prefix (argv[i], "--") ? g_strndup (argv[i], eq - argv[i]) : NULL;
+
+      if (g_str_equal (argv[i], "--"))
+        break;
+      /* GLib would take --switch=0 as --switch: a value there is a mistake to report. */
+      if (flag != NULL && g_hash_table_contains (options->switches, flag))
+        return usage_error ("%s takes no value", flag);
+    }
   for (int i = 2; i < argc; i++)
     args[i - 1] = g_strdup (argv[i]);
   if (!g_option_context_parse_strv (options->context, &args, &error))

@@ -29,9 +29,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxCliOptions, plx_cli_options_free)
 
 void plx_cli_options_add_entries (PlxCliOptions      *options,
                                   const GOptionEntry *entries);
-/* Takes the group (its flags are listed under their own heading in the help). */
-void plx_cli_options_add_group (PlxCliOptions *options,
-                                GOptionGroup  *group);
+/* Flags listed under their own heading in the help; `user_data` goes to their
+ * callbacks. `entries` must outlive `options`. */
+void plx_cli_options_add_group (PlxCliOptions      *options,
+                                const char         *name,
+                                const char         *heading,
+                                const GOptionEntry *entries,
+                                gpointer            user_data);
 
 /* Parses argv[2..] (argv[1] is the command). --help prints the help and returns 0; a
  * flag GOptionContext rejects (a missing value, an unknown flag) is a usage error naming

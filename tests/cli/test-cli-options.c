@@ -351,6 +351,40 @@ test_compare_joined (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* The scenario commands: their own flags and the overrides. The built-in default
+ * scenario is GPT-3 175B on 64 GPUs at TP 8 x PP 8 with the event engine. */
+static void
+test_scenario_joined (void)
+{
+  const char *const simulate_spaced[] = { "simulate", "--tp", "4", "--pp", "16", "--engine", "analytical", NULL };
+  const char *const simulate_joined[] = { "simulate", "--tp=4", "--pp=16", "--engine=analytical", NULL };
+  const char *const plan_spaced[] = { "plan", "--pp", "4", NULL };
+  const char *const plan_joined[] = { "plan", "--pp=4", NULL };
+  const char *const partition_spaced[] = { "partition", "--pp", "4", NULL };
+  const char *const partition_joined[] = { "partition", "--pp=4", NULL };
+
+  /* 64 GPUs / (TP 4 x PP 16) = DP 1. */
+  assert_spellings_agree (simulate_spaced, simulate_joined, "TP 4 × PP 16 × DP 1");
+  /* 64 GPUs / (TP 8 x PP 4) = DP 2. */
+  assert_spellings_agree (plan_spaced, plan_joined, "TP 8 × PP 4 × DP 2");
+  assert_spellings_agree (partition_spaced, partition_joined, "gpt3-175b over 4 pipeline stages");
+}
+
+static void
+test_scenario_errors (void)
+{
+  const char *const switch_value[] = { "simulate", "--sequence-parallel=0", NULL };
+  const char *const width[] = { "simulate", "--timeline=t.png", "--width=8", NULL };
+  const char *const two[] = { "plan", "a.json", "b.json", NULL };
+  const char *const missing[] = { "simulate", "--tp", NULL };
+
+  /* GLib alone would read --switch=0 as --switch: turning it on. */
+  assert_usage_error (switch_value, "--sequence-parallel takes no value");
+  assert_usage_error (width, "--width: \"8\" is not a size from 16 to 16384 pixels");
+  assert_usage_error (two, "plan: more than one scenario given (\"a.json\", \"b.json\")");
+  assert_usage_error (missing, "--tp");
+}
+
 /* The generated help: usage first (what the man pages' SYNOPSIS is made of), every flag
  * of the table, and the hand-written help's prose kept in the summary. */
 static void
@@ -390,6 +424,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-options/calibrate/gemm-joined", test_calibrate_gemm_joined);
   g_test_add_func ("/cli-options/calibrate/kineto-joined", test_calibrate_kineto_joined);
   g_test_add_func ("/cli-options/compare/joined", test_compare_joined);
+  g_test_add_func ("/cli-options/scenario/joined", test_scenario_joined);
+  g_test_add_func ("/cli-options/scenario/errors", test_scenario_errors);
   g_test_add_func ("/cli-options/generated-help", test_generated_help);
   return g_test_run ();
 }
