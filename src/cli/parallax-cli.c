@@ -239,6 +239,7 @@ typedef struct
   JsonNode  **applied_out;
   char      **dir_out;
   GPtrArray  *values;   /* the strings given on the command line the pointers above use */
+  PlxCliUncertainty *uq;  /* not NULL: simulate's --samples, --seed, --sensitivity, --tornado */
 } SimulateOptions;
 
 static void
@@ -318,6 +319,9 @@ scenario_option (const char *flag, const char *value, gpointer data, GError **er
     opts->timeline = keep_value (opts, value);
   else if (g_str_equal (flag, "--memory"))
     opts->memory = keep_value (opts, value);
+  else if (g_str_equal (flag, "--samples") || g_str_equal (flag, "--seed") || g_str_equal (flag, "--sensitivity") ||
+           g_str_equal (flag, "--tornado"))
+    return plx_cli_uncertainty_set_option (opts->uq, flag, value != NULL ? keep_value (opts, value) : NULL, error);
   else
     return set_chart_value (opts, flag, value, error);
   return TRUE;
@@ -338,13 +342,7 @@ static const char *const simulate_summary =
   "built-in default scenario (GPT-3 175B on 64 A100-80GB) is used.";
 
 static const char *const simulate_description =
-  "Uncertainty and sensitivity (docs/uncertainty.md):\n"
-  "  --samples N [--seed N]   N draws of the cluster's ranges/distributions through the\n"
-  "                           closed form: step-time and MFU quantiles, OOM probability\n"
-  "  --sensitivity            elasticity of step time and memory to every cluster input,\n"
-  "                           Sobol indices of the uncertain ones\n"
-  "  --tornado CHART          draw the sensitivities as a tornado chart (implies --sensitivity)\n"
-  "\n"
+  "--samples N draws give step-time and MFU quantiles and the OOM probability.\n"
   "--engine: the event simulator (event, the default), the closed form (analytical), or\n"
   "the event engine's program run by the IR simulator (ir). --trace, --timeline and\n"
   "--memory need a simulator.\n";
@@ -401,6 +399,14 @@ load_scenario (int              argc,
     { "dark", 0, 0, G_OPTION_ARG_NONE, &opts->dark, "the dark theme", NULL },
     G_OPTION_ENTRY_NULL,
   };
+  const GOptionEntry uncertainty_entries[] = {
+    SCENARIO_FLAG ("samples", "draws of the cluster's ranges/distributions through the closed form", "N"),
+    SCENARIO_FLAG ("seed", "the draws' seed", "N"),
+    { "sensitivity", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) scenario_option,
+      "elasticity of step time and memory to every cluster input, Sobol indices of the uncertain ones", NULL },
+    SCENARIO_FLAG ("tornado", "draw the sensitivities as a tornado chart (implies --sensitivity)", "CHART"),
+    G_OPTION_ENTRY_NULL,
+  };
 #undef SCENARIO_FLAG
   gboolean is_partition = g_str_equal (argv[1], "partition");
   g_autoptr (PlxCliOptions) options = plx_cli_options_new_with_data (
@@ -412,6 +418,9 @@ load_scenario (int              argc,
   plx_cli_options_add_entries (options, json_entry);
   if (!is_plan)
     plx_cli_options_add_entries (options, simulate_entries);
+  if (opts->uq != NULL)
+    plx_cli_options_add_group (options, "uncertainty", "Uncertainty and sensitivity (docs/uncertainty.md):",
+                               uncertainty_entries, opts);
   plx_cli_options_add_group (options, "overrides", "Strategy, model and cluster overrides:",
                              plx_cli_overrides_option_entries (overrides), overrides);
   status = plx_cli_options_parse (options, argc, argv);
@@ -540,13 +549,16 @@ cmd_simulate (int argc, char **argv)
   g_autoptr (GPtrArray) fixes = NULL;
   PlxReport report = { 0 };
   guint64 max_mb = 0;
-  PlxCliUncertainty uq = { 0 };
-  gboolean uq_ok = plx_cli_uncertainty_take_options (&argc, argv, &uq, &error);
-  int status = uq_ok ? load_scenario (argc, argv, FALSE, FALSE, &opts, &sc) : usage_error ("%s", error->message);
-  gboolean record = opts.trace != NULL || opts.timeline != NULL || opts.memory != NULL;
+  PlxCliUncertainty uq;
+  gboolean record;
+  int status;
 
+  plx_cli_uncertainty_init (&uq);
+  opts.uq = &uq;
+  status = load_scenario (argc, argv, FALSE, FALSE, &opts, &sc);
   if (status >= 0)
     return status;
+  record = opts.trace != NULL || opts.timeline != NULL || opts.memory != NULL;
   if (plx_cli_uncertainty_wanted (&uq) && sc->strategy->workload == PLX_WORKLOAD_INFERENCE)
     return usage_error ("--samples and --sensitivity run the training step's closed form; not inference");
   if (plx_cli_uncertainty_wanted (&uq) && sc->strategy->schedule == PLX_SCHEDULE_FILE)

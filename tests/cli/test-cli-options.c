@@ -371,6 +371,18 @@ test_scenario_joined (void)
 }
 
 static void
+test_uncertainty_joined (void)
+{
+  const char *const spaced[] = { "simulate", "--samples", "200", "--seed", "7", NULL };
+  const char *const joined[] = { "simulate", "--samples=200", "--seed=7", NULL };
+  const char *const zero[] = { "simulate", "--samples=0", NULL };
+
+  /* Without --samples there is no uncertainty section; its header restates both flags. */
+  assert_spellings_agree (spaced, joined, "200 draws, seed 7)");
+  assert_usage_error (zero, "--samples: 0 draws; give 1 to 10000000");
+}
+
+static void
 test_scenario_errors (void)
 {
   const char *const switch_value[] = { "simulate", "--sequence-parallel=0", NULL };
@@ -426,6 +438,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-options/compare/joined", test_compare_joined);
   g_test_add_func ("/cli-options/scenario/joined", test_scenario_joined);
   g_test_add_func ("/cli-options/scenario/errors", test_scenario_errors);
+  g_test_add_func ("/cli-options/scenario/uncertainty-joined", test_uncertainty_joined);
   g_test_add_func ("/cli-options/generated-help", test_generated_help);
   return g_test_run ();
 }
