@@ -220,6 +220,15 @@ add_identity (JsonObject *o, const PlxScenario *sc)
   json_object_set_member (o, "strategy", plx_strategy_to_json (sc->strategy));
 }
 
+/* search's own flags, set while its scenario is parsed. */
+typedef struct
+{
+  PlxSearchOptions so;
+  guint            top;
+  const char      *csv;
+  const char      *part_out;
+} SearchFlags;
+
 typedef struct
 {
   const char *path;
@@ -240,6 +249,7 @@ typedef struct
   char      **dir_out;
   GPtrArray  *values;   /* the strings given on the command line the pointers above use */
   PlxCliUncertainty *uq;  /* not NULL: simulate's --samples, --seed, --sensitivity, --tornado */
+  SearchFlags       *search; /* not NULL: search's --top, --gpus, ... */
 } SimulateOptions;
 
 static void
@@ -304,6 +314,92 @@ chart_option (const char *flag, const char *value, gpointer data, GError **error
   return set_chart_value (data, flag, value, error);
 }
 
+/* One of search's flags (`value` NULL for --uneven-stages). */
+static gboolean
+set_search_flag (SearchFlags *sf, const char *flag, const char *value, GError **error)
+{
+  char *end = NULL;
+  g_autoptr (GError) fix_error = NULL;
+
+  if (g_str_equal (flag, "--uneven-stages"))
+    sf->so.uneven_stages = TRUE;
+  else if (g_str_equal (flag, "--out"))
+    sf->part_out = value;
+  else if (g_str_equal (flag, "--csv"))
+    sf->csv = value;
+  else if (g_str_equal (flag, "--shard"))
+    {
+      if (!plx_cli_parse_shard (value, &sf->so.shard, &sf->so.n_shards))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--shard: \"%s\" is not I/N with 1 <= I <= N <= 1000000", value);
+          return FALSE;
+        }
+    }
+  else if (g_str_equal (flag, "--top") || g_str_equal (flag, "--threads"))
+    {
+      gint64 n = g_ascii_strtoll (value, &end, 10);
+      if (*end != '\0' || n < 1 || n > 100000)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: \"%s\" is not a whole number from 1 to 100000",
+                       flag, value);
+          return FALSE;
+        }
+      if (g_str_equal (flag, "--top"))
+        sf->top = (guint) n;
+      else
+        sf->so.n_threads = (guint) n;
+    }
+  else if (g_str_equal (flag, "--gpus"))
+    {
+      char *colon = NULL;
+      gint64 lo = g_ascii_strtoll (value, &colon, 10), hi;
+      if (colon == value || *colon != ':')
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--gpus: \"%s\" is not MIN:MAX", value);
+          return FALSE;
+        }
+      hi = g_ascii_strtoll (colon + 1, &end, 10);
+      if (end == colon + 1 || *end != '\0' || lo < 1 || hi < lo || hi > 10000000)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--gpus: \"%s\" is not MIN:MAX with 1 <= MIN <= MAX", value);
+          return FALSE;
+        }
+      sf->so.gpus_min = (guint) lo;
+      sf->so.gpus_max = (guint) hi;
+    }
+  else if (g_str_equal (flag, "--fix"))
+    {
+      if (!plx_search_options_parse_fix (&sf->so, value, &fix_error))
+        {
+          g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, fix_error->message);
+          return FALSE;
+        }
+    }
+  else
+    {
+      double h = g_ascii_strtod (value, &end);
+      if (*end != '\0' || !(h >= 0.0 && h <= 0.9))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--headroom: \"%s\" is not a fraction from 0 to 0.9", value);
+          return FALSE;
+        }
+      sf->so.memory_headroom = h;
+    }
+  return TRUE;
+}
+
+/* A GOptionArgFunc for search's flags; `data` is the SimulateOptions. */
+static gboolean
+search_option (const char *flag, const char *value, gpointer data, GError **error)
+{
+  SimulateOptions *opts = data;
+
+  return set_search_flag (opts->search, flag, value != NULL ? keep_value (opts, value) : NULL, error);
+}
+
 /* A GOptionArgFunc for simulate's --engine, --trace, --timeline, --memory and the chart
  * flags; `data` is the SimulateOptions. */
 static gboolean
@@ -346,6 +442,18 @@ static const char *const simulate_description =
   "--engine: the event simulator (event, the default), the closed form (analytical), or\n"
   "the event engine's program run by the IR simulator (ir). --trace, --timeline and\n"
   "--memory need a simulator.\n";
+
+static const char *const search_summary =
+  "Every valid strategy for the scenario's model, cluster and global batch, predicted by the\n"
+  "analytical engine, those that do not fit in memory pruned, the best K re-simulated by the\n"
+  "event engine and ranked by it. Takes the same overrides as simulate.";
+
+static const char *const search_description =
+  "--fix holds degrees or options: tp, pp, cp, ep, dp, mbs, v, zero, sp, schedule, recompute.\n"
+  "--uneven-stages also tries each pipeline whose layers divide with the \"auto\" split\n"
+  "(docs/layer-split.md) and keeps it where it is faster; its layers are shown.\n"
+  "--shard I/N --out PART.jsonl: search the I-th of N slices only and write its results\n"
+  "for parallax-cli merge (docs/sweeps.md).\n";
 
 static const char *const partition_summary =
   "A transformer scenario's layers over its pipeline stages: the split \"auto\" (the\n"
@@ -407,17 +515,35 @@ load_scenario (int              argc,
     SCENARIO_FLAG ("tornado", "draw the sensitivities as a tornado chart (implies --sensitivity)", "CHART"),
     G_OPTION_ENTRY_NULL,
   };
+#define SEARCH_FLAG(name, help, arg) { name, 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) search_option, help, arg }
+  const GOptionEntry search_entries[] = {
+    SEARCH_FLAG ("top", "how many to show, the best re-simulated (10)", "K"),
+    SEARCH_FLAG ("gpus", "every whole number of nodes in the range", "MIN:MAX"),
+    SEARCH_FLAG ("fix", "hold degrees or options (below)", "tp=8,..."),
+    SEARCH_FLAG ("headroom", "memory kept free, a fraction from 0 to 0.9", "FRACTION"),
+    SEARCH_FLAG ("threads", "threads to search on", "N"),
+    { "uneven-stages", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) search_option,
+      "also try the \"auto\" split of layers (below)", NULL },
+    SEARCH_FLAG ("csv", "also write every configuration as CSV", "OUT.csv"),
+    SEARCH_FLAG ("shard", "search the I-th of N slices only (with --out)", "I/N"),
+    SEARCH_FLAG ("out", "the part --shard writes, for parallax-cli merge", "PART.jsonl"),
+    G_OPTION_ENTRY_NULL,
+  };
+#undef SEARCH_FLAG
 #undef SCENARIO_FLAG
   gboolean is_partition = g_str_equal (argv[1], "partition");
   g_autoptr (PlxCliOptions) options = plx_cli_options_new_with_data (
     argv[1], "[SCENARIO.json]",
-    is_partition ? partition_summary : is_plan ? plan_summary : simulate_summary,
-    is_plan ? NULL : simulate_description, opts);
+    is_partition ? partition_summary : opts->search != NULL ? search_summary : is_plan ? plan_summary
+                                                                                   : simulate_summary,
+    opts->search != NULL ? search_description : is_plan ? NULL : simulate_description, opts);
   char **positionals;
 
   plx_cli_options_add_entries (options, json_entry);
   if (!is_plan)
     plx_cli_options_add_entries (options, simulate_entries);
+  if (opts->search != NULL)
+    plx_cli_options_add_group (options, "search", "Search options:", search_entries, opts);
   if (opts->uq != NULL)
     plx_cli_options_add_group (options, "uncertainty", "Uncertainty and sensitivity (docs/uncertainty.md):",
                                uncertainty_entries, opts);
@@ -809,130 +935,35 @@ static int
 cmd_search (int argc, char **argv)
 {
   g_auto (SimulateOptions) opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL, NULL };
-  PlxSearchOptions so;
+  SearchFlags flags = { .top = 10 };
+  PlxSearchOptions *so = &flags.so;
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxScenario) sc = NULL;
   g_autoptr (PlxSearch) search = NULL;
-  g_autoptr (GPtrArray) rest = g_ptr_array_new ();
-  const char *csv = NULL, *part_out = NULL;
   g_autoptr (JsonNode) applied = NULL;
   g_autofree char *dir = NULL;
-  guint top = 10;
   int status;
 
-  plx_search_options_init (&so);
-  /* Search's own options first; the rest are scenario overrides, as for simulate. */
-  g_ptr_array_add (rest, argv[0]);
-  g_ptr_array_add (rest, argv[1]);
-  for (int i = 2; i < argc; i++)
-    {
-      const char *arg = argv[i];
-      const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-      char *end = NULL;
-
-      if (g_str_equal (arg, "--help") || g_str_equal (arg, "-h"))
-        {
-          printf ("Usage: parallax-cli search [SCENARIO.json] [--top K] [--gpus MIN:MAX] [--fix tp=8,...]\n"
-                  "         [--headroom FRACTION] [--threads N] [--uneven-stages] [--csv OUT.csv] [--json]\n"
-                  "         [overrides]\n\n"
-                  "Every valid strategy for the scenario's model, cluster and global batch, predicted by the\n"
-                  "analytical engine, those that do not fit in memory pruned, the best K re-simulated by the\n"
-                  "event engine and ranked by it. --gpus searches every whole number of nodes in the range.\n"
-                  "--fix holds degrees or options: tp, pp, cp, ep, dp, mbs, v, zero, sp, schedule, recompute.\n"
-                  "--uneven-stages also tries each pipeline whose layers divide with the \"auto\" split\n"
-                  "(docs/layer-split.md) and keeps it where it is faster; its layers are shown.\n"
-                  "--shard I/N --out PART.jsonl: search the I-th of N slices only and write its results\n"
-                  "for parallax-cli merge (docs/sweeps.md).\n");
-          return 0;
-        }
-      if (g_str_equal (arg, "--shard") || g_str_equal (arg, "--out"))
-        {
-          if (value == NULL)
-            return usage_error ("%s needs a value", arg);
-          i++;
-          if (g_str_equal (arg, "--out"))
-            part_out = value;
-          else if (!plx_cli_parse_shard (value, &so.shard, &so.n_shards))
-            return usage_error ("--shard: \"%s\" is not I/N with 1 <= I <= N <= 1000000", value);
-          continue;
-        }
-      if (g_str_equal (arg, "--top") || g_str_equal (arg, "--threads") || g_str_equal (arg, "--gpus") ||
-          g_str_equal (arg, "--fix") || g_str_equal (arg, "--csv") || g_str_equal (arg, "--headroom"))
-        {
-          if (value == NULL)
-            return usage_error ("%s needs a value", arg);
-          i++;
-          if (g_str_equal (arg, "--top") || g_str_equal (arg, "--threads"))
-            {
-              gint64 n = g_ascii_strtoll (value, &end, 10);
-              if (*end != '\0' || n < 1 || n > 100000)
-                return usage_error ("%s: \"%s\" is not a whole number from 1 to 100000", arg, value);
-              if (g_str_equal (arg, "--top"))
-                top = (guint) n;
-              else
-                so.n_threads = (guint) n;
-            }
-          else if (g_str_equal (arg, "--gpus"))
-            {
-              char *colon = NULL;
-              gint64 lo = g_ascii_strtoll (value, &colon, 10), hi;
-              if (colon == value || *colon != ':')
-                return usage_error ("--gpus: \"%s\" is not MIN:MAX", value);
-              hi = g_ascii_strtoll (colon + 1, &end, 10);
-              if (end == colon + 1 || *end != '\0' || lo < 1 || hi < lo || hi > 10000000)
-                return usage_error ("--gpus: \"%s\" is not MIN:MAX with 1 <= MIN <= MAX", value);
-              so.gpus_min = (guint) lo;
-              so.gpus_max = (guint) hi;
-            }
-          else if (g_str_equal (arg, "--fix"))
-            {
-              if (!plx_search_options_parse_fix (&so, value, &error))
-                return usage_error ("%s", error->message);
-            }
-          else if (g_str_equal (arg, "--headroom"))
-            {
-              double h = g_ascii_strtod (value, &end);
-              if (*end != '\0' || !(h >= 0.0 && h <= 0.9))
-                return usage_error ("--headroom: \"%s\" is not a fraction from 0 to 0.9", value);
-              so.memory_headroom = h;
-            }
-          else
-            csv = value;
-          continue;
-        }
-      if (g_str_equal (arg, "--json"))
-        {
-          opts.json = TRUE;
-          continue;
-        }
-      if (g_str_equal (arg, "--uneven-stages"))
-        {
-          so.uneven_stages = TRUE;
-          continue;
-        }
-      g_ptr_array_add (rest, (gpointer) arg);
-    }
-  /* At least ten re-simulated, however few are shown: the closed form alone ranks less well. */
-  so.top_k = CLAMP (top, 10u, 50u);
-  if ((so.n_shards > 0) != (part_out != NULL))
-    return usage_error ("search: --shard and --out go together");
-  if (so.n_shards > 0 && (csv != NULL || opts.json))
-    return usage_error ("search --shard writes its part to --out; --csv and --json belong to merge");
-  if (so.n_shards > 0)
-    {
-      opts.applied_out = &applied;
-      opts.dir_out = &dir;
-    }
-  status = load_scenario ((int) rest->len, (char **) rest->pdata, TRUE, TRUE, &opts, &sc);
+  plx_search_options_init (so);
+  opts.search = &flags;
+  opts.applied_out = &applied;
+  opts.dir_out = &dir;
+  status = load_scenario (argc, argv, TRUE, TRUE, &opts, &sc);
   if (status >= 0)
     return status;
-  if (so.n_shards > 0)
-    return plx_cli_search_part (sc, applied, dir, opts.path, &so, top, part_out);
+  /* At least ten re-simulated, however few are shown: the closed form alone ranks less well. */
+  so->top_k = CLAMP (flags.top, 10u, 50u);
+  if ((so->n_shards > 0) != (flags.part_out != NULL))
+    return usage_error ("search: --shard and --out go together");
+  if (so->n_shards > 0 && (flags.csv != NULL || opts.json))
+    return usage_error ("search --shard writes its part to --out; --csv and --json belong to merge");
+  if (so->n_shards > 0)
+    return plx_cli_search_part (sc, applied, dir, opts.path, so, flags.top, flags.part_out);
 
-  search = plx_search_run (sc->model, sc->cluster, sc->strategy, &so, NULL, NULL, NULL, &error);
+  search = plx_search_run (sc->model, sc->cluster, sc->strategy, so, NULL, NULL, NULL, &error);
   if (search == NULL)
     return user_error (error);
-  return plx_cli_search_report (sc, search, top, opts.json, csv);
+  return plx_cli_search_report (sc, search, flags.top, opts.json, flags.csv);
 }
 
 static int

@@ -176,6 +176,37 @@ test_merge_joined (void)
 }
 
 static void
+test_search_joined (void)
+{
+  const char *const spaced[] = { "search", "--top", "3", "--gpus", "64:64", "--fix", "tp=8", NULL };
+  const char *const joined[] = { "search", "--top=3", "--gpus=64:64", "--fix=tp=8", NULL };
+  const char *const shard[] = { "search", "--shard=1/2", NULL };
+  g_autofree char *out_spaced = NULL, *out_joined = NULL, *err_spaced = NULL, *err_joined = NULL;
+  g_auto (GStrv) rows = NULL;
+
+  g_assert_cmpint (run (spaced, &out_spaced, &err_spaced), ==, 0);
+  g_assert_cmpint (run (joined, &out_joined, &err_joined), ==, 0);
+  /* The search's time is above the table. */
+  g_assert_cmpstr (rank_table (out_joined), ==, rank_table (out_spaced));
+  /* The header, three ranks (the default is 10), the end; every one at TP 8 (--fix)
+   * on 64 GPUs (--gpus), the second and third columns. */
+  rows = g_strsplit (rank_table (out_joined) + 1, "\n", -1);
+  g_assert_cmpuint (g_strv_length (rows), ==, 5);
+  for (guint i = 1; i <= 3; i++)
+    {
+      g_auto (GStrv) cells = g_strsplit_set (rows[i], " ", -1);
+      g_autoptr (GPtrArray) words = g_ptr_array_new ();
+      for (guint c = 0; cells[c] != NULL; c++)
+        if (cells[c][0] != '\0')
+          g_ptr_array_add (words, cells[c]);
+      g_assert_cmpuint (words->len, >=, 3);
+      g_assert_cmpstr (words->pdata[1], ==, "64");
+      g_assert_cmpstr (words->pdata[2], ==, "8");
+    }
+  assert_usage_error (shard, "search: --shard and --out go together");
+}
+
+static void
 test_merge_errors (void)
 {
   const char *const top[] = { "merge", "part.jsonl", "--top=0", NULL };
@@ -428,6 +459,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-options/graph/errors", test_graph_errors);
   g_test_add_func ("/cli-options/merge/joined", test_merge_joined);
   g_test_add_func ("/cli-options/merge/errors", test_merge_errors);
+  g_test_add_func ("/cli-options/search/joined", test_search_joined);
   g_test_add_func ("/cli-options/sweep/joined", test_sweep_joined);
   g_test_add_func ("/cli-options/sweep/errors", test_sweep_errors);
   g_test_add_func ("/cli-options/calibrate/joined", test_calibrate_joined);
