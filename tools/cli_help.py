@@ -10,7 +10,7 @@ VARIANTS = {
     "plan": [["--model", "x.onnx"]],
     "search": [["--model", "x.onnx"]],
     "partition": [["--model", "x.onnx"]],
-    "calibrate": [["--gemm", "x"], ["--kineto", "-"]],
+    "calibrate": [["--gemm", "x"], ["--kineto", "-"], ["--nccl-tests", "x"]],
 }
 
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")

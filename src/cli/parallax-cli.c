@@ -15,6 +15,7 @@
 #include "plx-cli-gemm-match.h"
 #include "plx-cli-graph.h"
 #include "plx-cli-merge.h"
+#include "plx-cli-options.h"
 #include "plx-cli-overrides.h"
 #include "plx-cli-partition.h"
 #include "plx-cli-reshard.h"
@@ -123,19 +124,19 @@ cmd_presets (int argc, char **argv)
   g_auto (GStrv) models = NULL;
   g_auto (GStrv) clusters = NULL;
   gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON output: the models with their parameter counts, the clusters", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (PlxCliOptions) options = plx_cli_options_new ("presets", NULL, "List the built-in models and clusters.", NULL);
+  int status;
 
-  for (int i = 2; i < argc; i++)
-    {
-      if (g_str_equal (argv[i], "--json"))
-        json = TRUE;
-      else if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
-        {
-          printf ("Usage: parallax-cli presets [--json]\n");
-          return 0;
-        }
-      else
-        return usage_error ("presets: unexpected argument \"%s\"", argv[i]);
-    }
+  plx_cli_options_add_entries (options, entries);
+  status = plx_cli_options_parse (options, argc, argv);
+  if (status != PLX_CLI_OPTIONS_CONTINUE)
+    return status;
+  if (plx_cli_options_n_positionals (options) > 0)
+    return usage_error ("presets: unexpected argument \"%s\"", plx_cli_options_positionals (options)[0]);
 
   models = plx_presets_list (PLX_PRESET_MODEL);
   clusters = plx_presets_list (PLX_PRESET_CLUSTER);
@@ -219,6 +220,15 @@ add_identity (JsonObject *o, const PlxScenario *sc)
   json_object_set_member (o, "strategy", plx_strategy_to_json (sc->strategy));
 }
 
+/* search's own flags, set while its scenario is parsed. */
+typedef struct
+{
+  PlxSearchOptions so;
+  guint            top;
+  const char      *csv;
+  const char      *part_out;
+} SearchFlags;
+
 typedef struct
 {
   const char *path;
@@ -237,65 +247,179 @@ typedef struct
    * which a search part's merge rebuilds the scenario (plx-cli-merge.h). */
   JsonNode  **applied_out;
   char      **dir_out;
+  GPtrArray  *values;   /* the strings given on the command line the pointers above use */
+  PlxCliUncertainty *uq;  /* not NULL: simulate's --samples, --seed, --sensitivity, --tornado */
+  SearchFlags       *search; /* not NULL: search's --top, --gpus, ... */
 } SimulateOptions;
 
-/* --width/--height/--scale/--dark; returns TRUE if argv[*i] was one. */
-static gboolean
-parse_chart_option (int argc, char **argv, int *i, SimulateOptions *opts, int *status)
+static void
+simulate_options_clear (SimulateOptions *opts)
 {
-  const char *arg = argv[*i];
+  g_clear_pointer (&opts->values, g_ptr_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SimulateOptions, simulate_options_clear)
+
+/* A copy of `value` that lives as long as `opts`. */
+static const char *
+keep_value (SimulateOptions *opts, const char *value)
+{
+  if (opts->values == NULL)
+    opts->values = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (opts->values, g_strdup (value));
+  return g_ptr_array_index (opts->values, opts->values->len - 1);
+}
+
+/* --window START:END, --width/--height/--scale N: checks `value` and sets it. */
+static gboolean
+set_chart_value (SimulateOptions *opts, const char *flag, const char *value, GError **error)
+{
   double *target = NULL;
   char *end = NULL;
   double v;
 
-  *status = -1;
-  if (g_str_equal (arg, "--dark"))
-    {
-      opts->dark = TRUE;
-      return TRUE;
-    }
-  if (g_str_equal (arg, "--window"))
+  if (g_str_equal (flag, "--window"))
     {
       char *mid = NULL, *rest = NULL;
-      double a, b;
+      double a = g_ascii_strtod (value, &mid);
+      double b = (mid && *mid == ':') ? g_ascii_strtod (mid + 1, &rest) : 0.0;
 
-      if (*i + 1 >= argc)
+      if (mid == value || !mid || *mid != ':' || rest == mid + 1 || *rest != '\0' || !(a >= 0.0) || !(b > a))
         {
-          *status = usage_error ("--window needs START:END in seconds");
-          return TRUE;
-        }
-      a = g_ascii_strtod (argv[++*i], &mid);
-      b = (mid && *mid == ':') ? g_ascii_strtod (mid + 1, &rest) : 0.0;
-      if (mid == argv[*i] || !mid || *mid != ':' || rest == mid + 1 || *rest != '\0' || !(a >= 0.0) || !(b > a))
-        {
-          *status = usage_error ("--window: \"%s\" is not START:END with 0 <= START < END seconds", argv[*i]);
-          return TRUE;
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--window: \"%s\" is not START:END with 0 <= START < END seconds", value);
+          return FALSE;
         }
       opts->window_t0 = a;
       opts->window_t1 = b;
       return TRUE;
     }
-  if (g_str_equal (arg, "--width"))
-    target = &opts->width;
-  else if (g_str_equal (arg, "--height"))
-    target = &opts->height;
-  else if (g_str_equal (arg, "--scale"))
-    target = &opts->scale;
-  else
-    return FALSE;
-  if (*i + 1 >= argc)
+  target = g_str_equal (flag, "--width") ? &opts->width : g_str_equal (flag, "--height") ? &opts->height : &opts->scale;
+  v = g_ascii_strtod (value, &end);
+  if (end == value || *end != '\0' || !(v > 0.0) ||
+      (target == &opts->scale ? (v < 1.0 || v > 4.0) : (v < 16.0 || v > 16384.0)))
     {
-      *status = usage_error ("%s needs a value", arg);
-      return TRUE;
-    }
-  v = g_ascii_strtod (argv[++*i], &end);
-  if (end == argv[*i] || *end != '\0' || !(v > 0.0) || (target == &opts->scale ? (v < 1.0 || v > 4.0) : (v < 16.0 || v > 16384.0)))
-    {
-      *status = usage_error ("%s: \"%s\" is not %s", arg, argv[*i],
-                             target == &opts->scale ? "a scale from 1 to 4" : "a size from 16 to 16384 pixels");
-      return TRUE;
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: \"%s\" is not %s", flag, value,
+                   target == &opts->scale ? "a scale from 1 to 4" : "a size from 16 to 16384 pixels");
+      return FALSE;
     }
   *target = v;
+  return TRUE;
+}
+
+/* A GOptionArgFunc for the chart flags; `data` is the SimulateOptions. */
+static gboolean
+chart_option (const char *flag, const char *value, gpointer data, GError **error)
+{
+  return set_chart_value (data, flag, value, error);
+}
+
+/* One of search's flags (`value` NULL for --uneven-stages). */
+static gboolean
+set_search_flag (SearchFlags *sf, const char *flag, const char *value, GError **error)
+{
+  char *end = NULL;
+  g_autoptr (GError) fix_error = NULL;
+
+  if (g_str_equal (flag, "--uneven-stages"))
+    sf->so.uneven_stages = TRUE;
+  else if (g_str_equal (flag, "--out"))
+    sf->part_out = value;
+  else if (g_str_equal (flag, "--csv"))
+    sf->csv = value;
+  else if (g_str_equal (flag, "--shard"))
+    {
+      if (!plx_cli_parse_shard (value, &sf->so.shard, &sf->so.n_shards))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--shard: \"%s\" is not I/N with 1 <= I <= N <= 1000000", value);
+          return FALSE;
+        }
+    }
+  else if (g_str_equal (flag, "--top") || g_str_equal (flag, "--threads"))
+    {
+      gint64 n = g_ascii_strtoll (value, &end, 10);
+      if (*end != '\0' || n < 1 || n > 100000)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: \"%s\" is not a whole number from 1 to 100000",
+                       flag, value);
+          return FALSE;
+        }
+      if (g_str_equal (flag, "--top"))
+        sf->top = (guint) n;
+      else
+        sf->so.n_threads = (guint) n;
+    }
+  else if (g_str_equal (flag, "--gpus"))
+    {
+      char *colon = NULL;
+      gint64 lo = g_ascii_strtoll (value, &colon, 10), hi;
+      if (colon == value || *colon != ':')
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--gpus: \"%s\" is not MIN:MAX", value);
+          return FALSE;
+        }
+      hi = g_ascii_strtoll (colon + 1, &end, 10);
+      if (end == colon + 1 || *end != '\0' || lo < 1 || hi < lo || hi > 10000000)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--gpus: \"%s\" is not MIN:MAX with 1 <= MIN <= MAX", value);
+          return FALSE;
+        }
+      sf->so.gpus_min = (guint) lo;
+      sf->so.gpus_max = (guint) hi;
+    }
+  else if (g_str_equal (flag, "--fix"))
+    {
+      if (!plx_search_options_parse_fix (&sf->so, value, &fix_error))
+        {
+          g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, fix_error->message);
+          return FALSE;
+        }
+    }
+  else
+    {
+      double h = g_ascii_strtod (value, &end);
+      if (*end != '\0' || !(h >= 0.0 && h <= 0.9))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--headroom: \"%s\" is not a fraction from 0 to 0.9", value);
+          return FALSE;
+        }
+      sf->so.memory_headroom = h;
+    }
+  return TRUE;
+}
+
+/* A GOptionArgFunc for search's flags; `data` is the SimulateOptions. */
+static gboolean
+search_option (const char *flag, const char *value, gpointer data, GError **error)
+{
+  SimulateOptions *opts = data;
+
+  return set_search_flag (opts->search, flag, value != NULL ? keep_value (opts, value) : NULL, error);
+}
+
+/* A GOptionArgFunc for simulate's --engine, --trace, --timeline, --memory and the chart
+ * flags; `data` is the SimulateOptions. */
+static gboolean
+scenario_option (const char *flag, const char *value, gpointer data, GError **error)
+{
+  SimulateOptions *opts = data;
+
+  if (g_str_equal (flag, "--engine"))
+    opts->engine = keep_value (opts, value);
+  else if (g_str_equal (flag, "--trace"))
+    opts->trace = keep_value (opts, value);
+  else if (g_str_equal (flag, "--timeline"))
+    opts->timeline = keep_value (opts, value);
+  else if (g_str_equal (flag, "--memory"))
+    opts->memory = keep_value (opts, value);
+  else if (g_str_equal (flag, "--samples") || g_str_equal (flag, "--seed") || g_str_equal (flag, "--sensitivity") ||
+           g_str_equal (flag, "--tornado"))
+    return plx_cli_uncertainty_set_option (opts->uq, flag, value != NULL ? keep_value (opts, value) : NULL, error);
+  else
+    return set_chart_value (opts, flag, value, error);
   return TRUE;
 }
 
@@ -308,45 +432,45 @@ draw_compare (cairo_t *cr, double width, double height, gpointer data)
   plx_compare_chart_render (layout, d->style, cr, width, height);
 }
 
-static const char *const simulate_help =
-  "Usage: parallax-cli simulate [SCENARIO.json] [OPTIONS]\n\n"
+/* What the scenario commands' help says beyond the flag list (plx_cli_options_new). */
+static const char *const simulate_summary =
   "Predict step time, throughput, MFU and memory per GPU. Without a file, the\n"
-  "built-in default scenario (GPT-3 175B on 64 A100-80GB) is used.\n\n"
-  "Options:\n"
-  "  --engine event|analytical|ir  the event simulator (default), the closed form,\n"
-  "                           or the event engine's program run by the IR simulator\n"
-  "  --json                   print the report as JSON\n"
-  "  --trace OUT.json         write the timeline as a Chrome trace (event engine)\n"
-  "  --timeline CHART         draw the timeline (.png, .svg or .pdf)\n"
-  "  --memory CHART           draw memory per stage and over the step\n"
-  "  --width N --height N     chart size in pixels; --scale 2 for HiDPI PNG; --dark\n"
-  "  --window START:END       the timeline's time window in seconds (zoom)\n"
-  "  --samples N [--seed N]   N draws of the cluster's ranges/distributions through the\n"
-  "                           closed form: step-time and MFU quantiles, OOM probability\n"
-  "  --sensitivity            elasticity of step time and memory to every cluster input,\n"
-  "                           Sobol indices of the uncertain ones\n"
-  "  --tornado CHART          draw the sensitivities as a tornado chart (implies --sensitivity)\n"
-  "Strategy, model and cluster overrides:\n";
+  "built-in default scenario (GPT-3 175B on 64 A100-80GB) is used.";
 
-static const char *const partition_help =
-  "Usage: parallax-cli partition [SCENARIO.json] [OPTIONS] [--json]\n"
-  "       parallax-cli partition --model GRAPH.json|MODEL.onnx --devices N [--json]\n\n"
+static const char *const simulate_description =
+  "--samples N draws give step-time and MFU quantiles and the OOM probability.\n"
+  "--engine: the event simulator (event, the default), the closed form (analytical), or\n"
+  "the event engine's program run by the IR simulator (ir). --trace, --timeline and\n"
+  "--memory need a simulator.\n";
+
+static const char *const search_summary =
+  "Every valid strategy for the scenario's model, cluster and global batch, predicted by the\n"
+  "analytical engine, those that do not fit in memory pruned, the best K re-simulated by the\n"
+  "event engine and ranked by it. Takes the same overrides as simulate.";
+
+static const char *const search_description =
+  "--fix holds degrees or options: tp, pp, cp, ep, dp, mbs, v, zero, sp, schedule, recompute.\n"
+  "--uneven-stages also tries each pipeline whose layers divide with the \"auto\" split\n"
+  "(docs/layer-split.md) and keeps it where it is faster; its layers are shown.\n"
+  "--shard I/N --out PART.jsonl: search the I-th of N slices only and write its results\n"
+  "for parallax-cli merge (docs/sweeps.md).\n";
+
+static const char *const partition_summary =
   "A transformer scenario's layers over its pipeline stages: the split \"auto\" (the\n"
   "smallest largest chunk time, the embedding, LM head and sends counted), each stage's\n"
   "layers, compute and sends per micro-batch, the activations it sends on and its peak\n"
   "memory per GPU, and the step (event engine) with this split, with the framework's\n"
   "uniform split and as pure data parallelism on the same GPUs. A graph model (--model\n"
   "GRAPH.json --devices N) is split as a chain of ops instead (partition --model G --help).\n"
-  "Takes the same overrides as simulate:\n";
+  "Takes the same overrides as simulate.";
 
-static const char *const plan_help =
-  "Usage: parallax-cli plan [SCENARIO.json] [OPTIONS]\n\n"
+static const char *const plan_summary =
   "Print the plan that the event simulator runs: per stage and model chunk, the\n"
   "tasks of one micro-batch's forward (F), backward (B) and weight-gradient (W)\n"
   "passes with their stream, kind, FLOPs, bytes and duration, then what each stage\n"
   "does once per step. With --json, the same as a distributed program (docs/ir.md,\n"
   "one device per pipeline stage) that simulate --program runs.\n"
-  "Takes the same overrides as simulate:\n";
+  "Takes the same overrides as simulate.";
 
 /* Parses a scenario command's arguments and builds the scenario. Returns -1 on
  * success, else the exit status. */
@@ -366,60 +490,73 @@ load_scenario (int              argc,
   const char *source;
   int status;
 
-  for (int i = 2; i < argc; i++)
-    {
-      const char *arg = argv[i];
-      gboolean consumed = FALSE;
+  const GOptionEntry json_entry[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &opts->json, is_plan ? "JSON output" : "print the report as JSON", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+#define SCENARIO_FLAG(name, help, arg) { name, 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) scenario_option, help, arg }
+  const GOptionEntry simulate_entries[] = {
+    SCENARIO_FLAG ("engine", "event (default), analytical or ir", "ENGINE"),
+    SCENARIO_FLAG ("trace", "write the timeline as a Chrome trace (event engine)", "OUT.json"),
+    SCENARIO_FLAG ("timeline", "draw the timeline (.png, .svg or .pdf)", "CHART"),
+    SCENARIO_FLAG ("memory", "draw memory per stage and over the step", "CHART"),
+    SCENARIO_FLAG ("width", "chart width in pixels", "N"),
+    SCENARIO_FLAG ("height", "chart height in pixels", "N"),
+    SCENARIO_FLAG ("scale", "pixels per point, 2 for HiDPI PNG (1 to 4)", "N"),
+    SCENARIO_FLAG ("window", "the timeline's time window in seconds (zoom)", "START:END"),
+    { "dark", 0, 0, G_OPTION_ARG_NONE, &opts->dark, "the dark theme", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+  const GOptionEntry uncertainty_entries[] = {
+    SCENARIO_FLAG ("samples", "draws of the cluster's ranges/distributions through the closed form", "N"),
+    SCENARIO_FLAG ("seed", "the draws' seed", "N"),
+    { "sensitivity", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) scenario_option,
+      "elasticity of step time and memory to every cluster input, Sobol indices of the uncertain ones", NULL },
+    SCENARIO_FLAG ("tornado", "draw the sensitivities as a tornado chart (implies --sensitivity)", "CHART"),
+    G_OPTION_ENTRY_NULL,
+  };
+#define SEARCH_FLAG(name, help, arg) { name, 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) search_option, help, arg }
+  const GOptionEntry search_entries[] = {
+    SEARCH_FLAG ("top", "how many to show, the best re-simulated (10)", "K"),
+    SEARCH_FLAG ("gpus", "every whole number of nodes in the range", "MIN:MAX"),
+    SEARCH_FLAG ("fix", "hold degrees or options (below)", "tp=8,..."),
+    SEARCH_FLAG ("headroom", "memory kept free, a fraction from 0 to 0.9", "FRACTION"),
+    SEARCH_FLAG ("threads", "threads to search on", "N"),
+    { "uneven-stages", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) search_option,
+      "also try the \"auto\" split of layers (below)", NULL },
+    SEARCH_FLAG ("csv", "also write every configuration as CSV", "OUT.csv"),
+    SEARCH_FLAG ("shard", "search the I-th of N slices only (with --out)", "I/N"),
+    SEARCH_FLAG ("out", "the part --shard writes, for parallax-cli merge", "PART.jsonl"),
+    G_OPTION_ENTRY_NULL,
+  };
+#undef SEARCH_FLAG
+#undef SCENARIO_FLAG
+  gboolean is_partition = g_str_equal (argv[1], "partition");
+  g_autoptr (PlxCliOptions) options = plx_cli_options_new_with_data (
+    argv[1], "[SCENARIO.json]",
+    is_partition ? partition_summary : opts->search != NULL ? search_summary : is_plan ? plan_summary
+                                                                                   : simulate_summary,
+    opts->search != NULL ? search_description : is_plan ? NULL : simulate_description, opts);
+  char **positionals;
 
-      if (g_str_equal (arg, "--help") || g_str_equal (arg, "-h"))
-        {
-          g_autoptr (GString) help = g_string_new (is_plan ? plan_help : simulate_help);
-          plx_cli_overrides_print_help (help);
-          printf ("%s", help->str);
-          return 0;
-        }
-      if (!plx_cli_overrides_parse (overrides, argc, argv, &i, &consumed, &error))
-        return usage_error ("%s", error->message);
-      if (consumed)
-        continue;
-      if (!is_plan && parse_chart_option (argc, argv, &i, opts, &status))
-        {
-          if (status >= 0)
-            return status;
-          continue;
-        }
-      if (g_str_equal (arg, "--json"))
-        opts->json = TRUE;
-      else if (!is_plan && (g_str_equal (arg, "--engine") || g_str_equal (arg, "--trace") ||
-                            g_str_equal (arg, "--timeline") || g_str_equal (arg, "--memory")))
-        {
-          const char **slot = g_str_equal (arg, "--engine") ? &opts->engine
-                              : g_str_equal (arg, "--trace") ? &opts->trace
-                              : g_str_equal (arg, "--timeline") ? &opts->timeline : &opts->memory;
-          if (i + 1 >= argc)
-            return usage_error ("%s needs a value", arg);
-          *slot = argv[++i];
-        }
-      else if (!is_plan && (g_str_has_prefix (arg, "--engine=") || g_str_has_prefix (arg, "--trace=") ||
-                            g_str_has_prefix (arg, "--timeline=") || g_str_has_prefix (arg, "--memory=")))
-        {
-          const char *eq = strchr (arg, '=');
-          if (g_str_has_prefix (arg, "--engine="))
-            opts->engine = eq + 1;
-          else if (g_str_has_prefix (arg, "--trace="))
-            opts->trace = eq + 1;
-          else if (g_str_has_prefix (arg, "--timeline="))
-            opts->timeline = eq + 1;
-          else
-            opts->memory = eq + 1;
-        }
-      else if (arg[0] == '-' && arg[1] != '\0')
-        return usage_error ("%s: unknown option \"%s\"", argv[1], arg);
-      else if (opts->path == NULL)
-        opts->path = arg;
-      else
-        return usage_error ("%s: more than one scenario given (\"%s\", \"%s\")", argv[1], opts->path, arg);
-    }
+  plx_cli_options_add_entries (options, json_entry);
+  if (!is_plan)
+    plx_cli_options_add_entries (options, simulate_entries);
+  if (opts->search != NULL)
+    plx_cli_options_add_group (options, "search", "Search options:", search_entries, opts);
+  if (opts->uq != NULL)
+    plx_cli_options_add_group (options, "uncertainty", "Uncertainty and sensitivity (docs/uncertainty.md):",
+                               uncertainty_entries, opts);
+  plx_cli_options_add_group (options, "overrides", "Strategy, model and cluster overrides:",
+                             plx_cli_overrides_option_entries (overrides), overrides);
+  status = plx_cli_options_parse (options, argc, argv);
+  if (status != PLX_CLI_OPTIONS_CONTINUE)
+    return status;
+  positionals = plx_cli_options_positionals (options);
+  if (positionals[0] != NULL && positionals[1] != NULL)
+    return usage_error ("%s: more than one scenario given (\"%s\", \"%s\")", argv[1], positionals[0], positionals[1]);
+  if (positionals[0] != NULL)
+    opts->path = keep_value (opts, positionals[0]);
   if (!g_str_equal (opts->engine, "analytical") && !g_str_equal (opts->engine, "event") &&
       !g_str_equal (opts->engine, "ir"))
     return usage_error ("--engine: \"%s\" is not analytical, event or ir", opts->engine);
@@ -530,7 +667,7 @@ print_fit_suggestions (GPtrArray *fixes)
 static int
 cmd_simulate (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL };
+  g_auto (SimulateOptions) opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL, NULL };
   g_autoptr (PlxScenario) sc = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxTimeline) timeline = NULL;
@@ -538,13 +675,16 @@ cmd_simulate (int argc, char **argv)
   g_autoptr (GPtrArray) fixes = NULL;
   PlxReport report = { 0 };
   guint64 max_mb = 0;
-  PlxCliUncertainty uq = { 0 };
-  gboolean uq_ok = plx_cli_uncertainty_take_options (&argc, argv, &uq, &error);
-  int status = uq_ok ? load_scenario (argc, argv, FALSE, FALSE, &opts, &sc) : usage_error ("%s", error->message);
-  gboolean record = opts.trace != NULL || opts.timeline != NULL || opts.memory != NULL;
+  PlxCliUncertainty uq;
+  gboolean record;
+  int status;
 
+  plx_cli_uncertainty_init (&uq);
+  opts.uq = &uq;
+  status = load_scenario (argc, argv, FALSE, FALSE, &opts, &sc);
   if (status >= 0)
     return status;
+  record = opts.trace != NULL || opts.timeline != NULL || opts.memory != NULL;
   if (plx_cli_uncertainty_wanted (&uq) && sc->strategy->workload == PLX_WORKLOAD_INFERENCE)
     return usage_error ("--samples and --sensitivity run the training step's closed form; not inference");
   if (plx_cli_uncertainty_wanted (&uq) && sc->strategy->schedule == PLX_SCHEDULE_FILE)
@@ -671,8 +811,27 @@ cmd_simulate (int argc, char **argv)
 static int
 cmd_compare (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL };
-  const char *paths[2] = { NULL, NULL }, *out = NULL;
+  g_auto (SimulateOptions) opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL, NULL };
+  const char *paths[2] = { NULL, NULL };
+  g_autofree char *out = NULL;
+  char **given;
+  const GOptionEntry entries[] = {
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out, "the chart (.png, .svg or .pdf)", "CHART" },
+    { "width", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) chart_option, "chart width in pixels (1600)", "N" },
+    { "height", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) chart_option, "chart height in pixels (1100)", "N" },
+    { "scale", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) chart_option, "pixels per point, 2 for HiDPI PNG (1 to 4)", "N" },
+    { "window", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_CALLBACK, (gpointer) chart_option, "accepted, as simulate's",
+      "START:END" },
+    { "dark", 0, 0, G_OPTION_ARG_NONE, &opts.dark, "the dark theme", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &opts.json, "the two reports as JSON", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (PlxCliOptions) options = plx_cli_options_new_with_data (
+    "compare", "A.json B.json",
+    "Simulate two scenarios and draw them side by side: both timelines on one\n"
+    "time scale, the step-time breakdown with differences, memory against capacity.\n"
+    "--out CHART.png|.svg|.pdf (or --json) is needed.",
+    NULL, &opts);
   g_autoptr (GError) error = NULL;
   PlxScenario *sc[2] = { NULL, NULL };
   PlxTimeline *tl[2] = { NULL, NULL };
@@ -682,41 +841,16 @@ cmd_compare (int argc, char **argv)
   ChartData data;
   int status = -1;
 
-  for (int i = 2; i < argc; i++)
+  plx_cli_options_add_entries (options, entries);
+  status = plx_cli_options_parse (options, argc, argv);
+  if (status != PLX_CLI_OPTIONS_CONTINUE)
+    return status;
+  given = plx_cli_options_positionals (options);
+  for (guint i = 0; given[i] != NULL; i++)
     {
-      const char *arg = argv[i];
-      if (g_str_equal (arg, "--help") || g_str_equal (arg, "-h"))
-        {
-          printf ("Usage: parallax-cli compare A.json B.json --out CHART.png|.svg|.pdf\n"
-                  "         [--width N] [--height N] [--scale 2] [--dark] [--json]\n\n"
-                  "Simulate two scenarios and draw them side by side: both timelines on one\n"
-                  "time scale, the step-time breakdown with differences, memory against capacity.\n");
-          return 0;
-        }
-      if (parse_chart_option (argc, argv, &i, &opts, &status))
-        {
-          if (status >= 0)
-            return status;
-          continue;
-        }
-      if (g_str_equal (arg, "--out"))
-        {
-          if (i + 1 >= argc)
-            return usage_error ("--out needs a value");
-          out = argv[++i];
-        }
-      else if (g_str_has_prefix (arg, "--out="))
-        out = arg + strlen ("--out=");
-      else if (g_str_equal (arg, "--json"))
-        opts.json = TRUE;
-      else if (arg[0] == '-' && arg[1] != '\0')
-        return usage_error ("compare: unknown option \"%s\"", arg);
-      else if (paths[0] == NULL)
-        paths[0] = arg;
-      else if (paths[1] == NULL)
-        paths[1] = arg;
-      else
+      if (i >= 2)
         return usage_error ("compare: more than two scenarios given");
+      paths[i] = given[i];
     }
   if (paths[1] == NULL)
     return usage_error ("compare: needs two scenario files");
@@ -800,137 +934,42 @@ cmd_compare (int argc, char **argv)
 static int
 cmd_search (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL };
-  PlxSearchOptions so;
+  g_auto (SimulateOptions) opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL, NULL };
+  SearchFlags flags = { .top = 10 };
+  PlxSearchOptions *so = &flags.so;
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxScenario) sc = NULL;
   g_autoptr (PlxSearch) search = NULL;
-  g_autoptr (GPtrArray) rest = g_ptr_array_new ();
-  const char *csv = NULL, *part_out = NULL;
   g_autoptr (JsonNode) applied = NULL;
   g_autofree char *dir = NULL;
-  guint top = 10;
   int status;
 
-  plx_search_options_init (&so);
-  /* Search's own options first; the rest are scenario overrides, as for simulate. */
-  g_ptr_array_add (rest, argv[0]);
-  g_ptr_array_add (rest, argv[1]);
-  for (int i = 2; i < argc; i++)
-    {
-      const char *arg = argv[i];
-      const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-      char *end = NULL;
-
-      if (g_str_equal (arg, "--help") || g_str_equal (arg, "-h"))
-        {
-          printf ("Usage: parallax-cli search [SCENARIO.json] [--top K] [--gpus MIN:MAX] [--fix tp=8,...]\n"
-                  "         [--headroom FRACTION] [--threads N] [--uneven-stages] [--csv OUT.csv] [--json]\n"
-                  "         [overrides]\n\n"
-                  "Every valid strategy for the scenario's model, cluster and global batch, predicted by the\n"
-                  "analytical engine, those that do not fit in memory pruned, the best K re-simulated by the\n"
-                  "event engine and ranked by it. --gpus searches every whole number of nodes in the range.\n"
-                  "--fix holds degrees or options: tp, pp, cp, ep, dp, mbs, v, zero, sp, schedule, recompute.\n"
-                  "--uneven-stages also tries each pipeline whose layers divide with the \"auto\" split\n"
-                  "(docs/layer-split.md) and keeps it where it is faster; its layers are shown.\n"
-                  "--shard I/N --out PART.jsonl: search the I-th of N slices only and write its results\n"
-                  "for parallax-cli merge (docs/sweeps.md).\n");
-          return 0;
-        }
-      if (g_str_equal (arg, "--shard") || g_str_equal (arg, "--out"))
-        {
-          if (value == NULL)
-            return usage_error ("%s needs a value", arg);
-          i++;
-          if (g_str_equal (arg, "--out"))
-            part_out = value;
-          else if (!plx_cli_parse_shard (value, &so.shard, &so.n_shards))
-            return usage_error ("--shard: \"%s\" is not I/N with 1 <= I <= N <= 1000000", value);
-          continue;
-        }
-      if (g_str_equal (arg, "--top") || g_str_equal (arg, "--threads") || g_str_equal (arg, "--gpus") ||
-          g_str_equal (arg, "--fix") || g_str_equal (arg, "--csv") || g_str_equal (arg, "--headroom"))
-        {
-          if (value == NULL)
-            return usage_error ("%s needs a value", arg);
-          i++;
-          if (g_str_equal (arg, "--top") || g_str_equal (arg, "--threads"))
-            {
-              gint64 n = g_ascii_strtoll (value, &end, 10);
-              if (*end != '\0' || n < 1 || n > 100000)
-                return usage_error ("%s: \"%s\" is not a whole number from 1 to 100000", arg, value);
-              if (g_str_equal (arg, "--top"))
-                top = (guint) n;
-              else
-                so.n_threads = (guint) n;
-            }
-          else if (g_str_equal (arg, "--gpus"))
-            {
-              char *colon = NULL;
-              gint64 lo = g_ascii_strtoll (value, &colon, 10), hi;
-              if (colon == value || *colon != ':')
-                return usage_error ("--gpus: \"%s\" is not MIN:MAX", value);
-              hi = g_ascii_strtoll (colon + 1, &end, 10);
-              if (end == colon + 1 || *end != '\0' || lo < 1 || hi < lo || hi > 10000000)
-                return usage_error ("--gpus: \"%s\" is not MIN:MAX with 1 <= MIN <= MAX", value);
-              so.gpus_min = (guint) lo;
-              so.gpus_max = (guint) hi;
-            }
-          else if (g_str_equal (arg, "--fix"))
-            {
-              if (!plx_search_options_parse_fix (&so, value, &error))
-                return usage_error ("%s", error->message);
-            }
-          else if (g_str_equal (arg, "--headroom"))
-            {
-              double h = g_ascii_strtod (value, &end);
-              if (*end != '\0' || !(h >= 0.0 && h <= 0.9))
-                return usage_error ("--headroom: \"%s\" is not a fraction from 0 to 0.9", value);
-              so.memory_headroom = h;
-            }
-          else
-            csv = value;
-          continue;
-        }
-      if (g_str_equal (arg, "--json"))
-        {
-          opts.json = TRUE;
-          continue;
-        }
-      if (g_str_equal (arg, "--uneven-stages"))
-        {
-          so.uneven_stages = TRUE;
-          continue;
-        }
-      g_ptr_array_add (rest, (gpointer) arg);
-    }
-  /* At least ten re-simulated, however few are shown: the closed form alone ranks less well. */
-  so.top_k = CLAMP (top, 10u, 50u);
-  if ((so.n_shards > 0) != (part_out != NULL))
-    return usage_error ("search: --shard and --out go together");
-  if (so.n_shards > 0 && (csv != NULL || opts.json))
-    return usage_error ("search --shard writes its part to --out; --csv and --json belong to merge");
-  if (so.n_shards > 0)
-    {
-      opts.applied_out = &applied;
-      opts.dir_out = &dir;
-    }
-  status = load_scenario ((int) rest->len, (char **) rest->pdata, TRUE, TRUE, &opts, &sc);
+  plx_search_options_init (so);
+  opts.search = &flags;
+  opts.applied_out = &applied;
+  opts.dir_out = &dir;
+  status = load_scenario (argc, argv, TRUE, TRUE, &opts, &sc);
   if (status >= 0)
     return status;
-  if (so.n_shards > 0)
-    return plx_cli_search_part (sc, applied, dir, opts.path, &so, top, part_out);
+  /* At least ten re-simulated, however few are shown: the closed form alone ranks less well. */
+  so->top_k = CLAMP (flags.top, 10u, 50u);
+  if ((so->n_shards > 0) != (flags.part_out != NULL))
+    return usage_error ("search: --shard and --out go together");
+  if (so->n_shards > 0 && (flags.csv != NULL || opts.json))
+    return usage_error ("search --shard writes its part to --out; --csv and --json belong to merge");
+  if (so->n_shards > 0)
+    return plx_cli_search_part (sc, applied, dir, opts.path, so, flags.top, flags.part_out);
 
-  search = plx_search_run (sc->model, sc->cluster, sc->strategy, &so, NULL, NULL, NULL, &error);
+  search = plx_search_run (sc->model, sc->cluster, sc->strategy, so, NULL, NULL, NULL, &error);
   if (search == NULL)
     return user_error (error);
-  return plx_cli_search_report (sc, search, top, opts.json, csv);
+  return plx_cli_search_report (sc, search, flags.top, opts.json, flags.csv);
 }
 
 static int
 cmd_plan (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL };
+  g_auto (SimulateOptions) opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL, NULL };
   g_autoptr (PlxScenario) sc = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxPlan) plan = NULL;
@@ -964,7 +1003,7 @@ cmd_plan (int argc, char **argv)
 static int
 cmd_partition (int argc, char **argv)
 {
-  SimulateOptions opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL };
+  g_auto (SimulateOptions) opts = { NULL, "event", NULL, NULL, NULL, FALSE, 0, 0, 1.0, FALSE, 0, 0, NULL, NULL, NULL };
   g_autoptr (PlxScenario) sc = NULL;
   int status;
 
@@ -973,14 +1012,6 @@ cmd_partition (int argc, char **argv)
       return plx_cli_graph_partition (argc, argv);
   if (plx_cli_graph_wanted (argc, argv))
     return plx_cli_graph_partition (argc, argv);
-  for (int i = 2; i < argc; i++)
-    if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
-      {
-        g_autoptr (GString) help = g_string_new (partition_help);
-        plx_cli_overrides_print_help (help);
-        printf ("%s", help->str);
-        return 0;
-      }
   status = load_scenario (argc, argv, TRUE, FALSE, &opts, &sc);
   if (status >= 0)
     return status;
@@ -990,44 +1021,43 @@ cmd_partition (int argc, char **argv)
 static int
 cmd_validate (int argc, char **argv)
 {
-  g_autoptr (GPtrArray) paths = g_ptr_array_new ();
   g_autoptr (GPtrArray) tables = g_ptr_array_new_with_free_func ((GDestroyNotify) plx_validation_free);
+  g_autofree char *engine_arg = NULL;
   const char *engine = "event";
+  char **paths;
   gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON output", NULL },
+    { "engine", 0, 0, G_OPTION_ARG_STRING, &engine_arg, "event (default), analytical or ir", "ENGINE" },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (PlxCliOptions) options = plx_cli_options_new (
+    "validate", "TABLE.json...",
+    "Predict every case of the validation tables and report the error against the\n"
+    "published measurements, per case and as mean, median, largest absolute error and\n"
+    "bias per metric. With several tables, also one line per table and the pooled\n"
+    "summary over step times, MFUs and throughputs (speed bias: + = predicted faster).",
+    NULL);
+  int status;
 
-  for (int i = 2; i < argc; i++)
+  plx_cli_options_add_entries (options, entries);
+  status = plx_cli_options_parse (options, argc, argv);
+  if (status != PLX_CLI_OPTIONS_CONTINUE)
+    return status;
+  if (engine_arg != NULL)
     {
-      if (g_str_equal (argv[i], "--json"))
-        json = TRUE;
-      else if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
-        {
-          printf ("Usage: parallax-cli validate TABLE.json... [--json] [--engine event|analytical|ir]\n\n"
-                  "Predict every case of the validation tables and report the error against the\n"
-                  "published measurements, per case and as mean, median, largest absolute error and\n"
-                  "bias per metric. With several tables, also one line per table and the pooled\n"
-                  "summary over step times, MFUs and throughputs (speed bias: + = predicted faster).\n");
-          return 0;
-        }
-      else if (g_str_equal (argv[i], "--engine"))
-        {
-          if (i + 1 >= argc)
-            return usage_error ("--engine needs a value");
-          engine = argv[++i];
-          if (!g_str_equal (engine, "analytical") && !g_str_equal (engine, "event") && !g_str_equal (engine, "ir"))
-            return usage_error ("--engine: \"%s\" is not analytical, event or ir", engine);
-        }
-      else if (argv[i][0] == '-' && argv[i][1] != '\0')
-        return usage_error ("validate: unknown option \"%s\"", argv[i]);
-      else
-        g_ptr_array_add (paths, argv[i]);
+      engine = engine_arg;
+      if (!g_str_equal (engine, "analytical") && !g_str_equal (engine, "event") && !g_str_equal (engine, "ir"))
+        return usage_error ("--engine: \"%s\" is not analytical, event or ir", engine);
     }
-  if (paths->len == 0)
+  paths = plx_cli_options_positionals (options);
+  if (paths[0] == NULL)
     return usage_error ("validate: no table given");
 
-  for (guint i = 0; i < paths->len; i++)
+  for (guint i = 0; paths[i] != NULL; i++)
     {
       g_autoptr (GError) error = NULL;
-      PlxValidation *v = plx_validation_run_file (paths->pdata[i], engine, &error);
+      PlxValidation *v = plx_validation_run_file (paths[i], engine, &error);
       if (v == NULL)
         return user_error (error);
       g_ptr_array_add (tables, v);

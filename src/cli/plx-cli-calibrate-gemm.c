@@ -7,29 +7,29 @@
 #include "parallax/parallax.h"
 
 #include "plx-cli-calibrate-gemm.h"
+#include "plx-cli-options.h"
 #include "plx-cli-util.h"
 
-static const char help[] =
-  "Usage: parallax-cli calibrate --gemm FILE.csv [--membw FILE.csv] [--cluster PRESET|FILE] [--out FILE] [--json]\n"
-  "       [--with-uncertainty]\n\n"
+static const char summary[] =
   "Fit the cluster's GEMM efficiency curves (per dtype) to a GEMM sweep and its\n"
   "memory-bandwidth curve to a bandwidth sweep, and write the cluster file with them.\n"
   "Each curve is eff(x) = e_max x / (x + x_half); prints the parameters with their\n"
-  "standard errors, the residuals and the curve's points.\n\n"
-  "  --gemm FILE       CSV: m, n, k, dtype, and time_s|time_ms|time_us or tflops (batch optional)\n"
-  "  --membw FILE      CSV: bytes (read + written), and time_s|time_ms|time_us or GB/s\n"
-  "  --cluster NAME    the preset or cluster file whose peaks the sweeps are measured against\n"
-  "                    and whose other values the written file keeps (default dgx-a100-80gb)\n"
-  "  --out FILE        write the cluster file with the fitted curves\n"
-  "  --json            print the fits as JSON\n"
-  "  --with-uncertainty  write e_max's relative standard error as calibration.matmul_scale\n"
-  "                    / memory_scale {\"mean\": 1, \"sd\": ...} for simulate --samples\n";
+  "standard errors, the residuals and the curve's points.";
+
+static const char description[] =
+  "--gemm's CSV: m, n, k, dtype, and time_s|time_ms|time_us or tflops (batch optional).\n"
+  "--membw's CSV: bytes (read + written), and time_s|time_ms|time_us or GB/s.\n"
+  "--cluster names the preset or cluster file whose peaks the sweeps are measured\n"
+  "against and whose other values the written file keeps. --with-uncertainty writes\n"
+  "e_max's relative standard error as calibration.matmul_scale / memory_scale\n"
+  "{\"mean\": 1, \"sd\": ...} for simulate --samples.\n";
 
 gboolean
 plx_cli_calibrate_gemm_wanted (int argc, char **argv)
 {
   for (int i = 2; i < argc; i++)
-    if (g_str_equal (argv[i], "--gemm") || g_str_equal (argv[i], "--membw"))
+    if (g_str_equal (argv[i], "--gemm") || g_str_equal (argv[i], "--membw") || g_str_has_prefix (argv[i], "--gemm=") ||
+        g_str_has_prefix (argv[i], "--membw="))
       return TRUE;
   return FALSE;
 }
@@ -65,36 +65,35 @@ plx_cli_calibrate_gemm (int argc, char **argv)
   g_autoptr (PlxGemmSweep) gemm = NULL;
   g_autoptr (PlxMembwSweep) membw = NULL;
   g_autoptr (GPtrArray) fits = NULL;
-  const char *gemm_path = NULL, *membw_path = NULL, *cluster_name = "dgx-a100-80gb", *out = NULL;
+  g_autofree char *gemm_path = NULL, *membw_path = NULL, *cluster_arg = NULL, *out = NULL;
+  const char *cluster_name = "dgx-a100-80gb";
   gboolean json = FALSE, with_uncertainty = FALSE;
+  const GOptionEntry entries[] = {
+    { "gemm", 0, 0, G_OPTION_ARG_FILENAME, &gemm_path, "the GEMM sweep (CSV)", "FILE.csv" },
+    { "membw", 0, 0, G_OPTION_ARG_FILENAME, &membw_path, "the memory-bandwidth sweep (CSV)", "FILE.csv" },
+    { "cluster", 0, 0, G_OPTION_ARG_FILENAME, &cluster_arg, "the cluster to fit (default dgx-a100-80gb)",
+      "PRESET|FILE" },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out, "write the cluster file with the fitted curves", "FILE" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "print the fits as JSON", NULL },
+    { "with-uncertainty", 0, 0, G_OPTION_ARG_NONE, &with_uncertainty,
+      "also write e_max's relative standard error (below)", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (PlxCliOptions) options = plx_cli_options_new ("calibrate", "--gemm FILE.csv [--membw FILE.csv]", summary,
+                                                           description);
+  char **positionals;
+  int status;
 
-  for (int i = 2; i < argc; i++)
-    {
-      if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
-        {
-          printf ("%s", help);
-          return 0;
-        }
-      else if (g_str_equal (argv[i], "--json"))
-        json = TRUE;
-      else if (g_str_equal (argv[i], "--with-uncertainty"))
-        with_uncertainty = TRUE;
-      else if (g_str_equal (argv[i], "--gemm") || g_str_equal (argv[i], "--membw") ||
-               g_str_equal (argv[i], "--cluster") || g_str_equal (argv[i], "--out"))
-        {
-          const char **slot = g_str_equal (argv[i], "--gemm") ? &gemm_path
-                              : g_str_equal (argv[i], "--membw") ? &membw_path
-                              : g_str_equal (argv[i], "--cluster") ? &cluster_name : &out;
-          if (i + 1 >= argc)
-            return usage_error ("%s needs a value", argv[i]);
-          *slot = argv[++i];
-        }
-      else if (argv[i][0] == '-' && argv[i][1] != '\0')
-        return usage_error ("calibrate: unknown option \"%s\" with --gemm/--membw", argv[i]);
-      else
-        return usage_error ("calibrate: \"%s\": validation tables and --gemm/--membw sweeps are separate runs",
-                            argv[i]);
-    }
+  plx_cli_options_add_entries (options, entries);
+  status = plx_cli_options_parse (options, argc, argv);
+  if (status != PLX_CLI_OPTIONS_CONTINUE)
+    return status;
+  positionals = plx_cli_options_positionals (options);
+  if (positionals[0] != NULL)
+    return usage_error ("calibrate: \"%s\": validation tables and --gemm/--membw sweeps are separate runs",
+                        positionals[0]);
+  if (cluster_arg != NULL)
+    cluster_name = cluster_arg;
 
   cjson = cluster_json (cluster_name, &error);
   if (cjson != NULL)

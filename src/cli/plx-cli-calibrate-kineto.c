@@ -8,11 +8,10 @@
 
 #include "plx-cli-calibrate-kineto.h"
 #include "plx-cli-gemm-match.h"
+#include "plx-cli-options.h"
 #include "plx-cli-util.h"
 
-static const char help[] =
-  "Usage: parallax-cli calibrate --kineto TRACE.json [--scenario S.json] [--cluster PRESET|FILE]\n"
-  "                              [--out FILE] [--json]\n\n"
+static const char summary[] =
   "Read a PyTorch profiler (Kineto) trace: every GPU kernel linked to the CPU op that\n"
   "launched it, the kernels' time by class (gemm, attention, memory, collective,\n"
   "other) and by op. With --cluster, the GEMMs and elementwise ops whose shapes were\n"
@@ -20,13 +19,7 @@ static const char help[] =
   "cluster's matmul and memory curves. With --scenario, the trace's GEMMs are matched\n"
   "by shape and dtype to the GEMMs the scenario's matmul ops run on one GPU (forward,\n"
   "data and weight gradient), and the matched times are written as the cluster's\n"
-  "gpu.measured_gemms, which the cost model uses in place of the roofline.\n\n"
-  "  --scenario FILE  a training scenario whose GEMMs to match; its cluster is the\n"
-  "                   default for --cluster\n"
-  "  --cluster NAME   a built-in cluster preset or a cluster JSON file: its peaks\n"
-  "  --out FILE       write the cluster with the folded curves (and the measured GEMMs)\n"
-  "                   to FILE (needs --cluster or --scenario)\n"
-  "  --json           print the result as JSON\n";
+  "gpu.measured_gemms, which the cost model uses in place of the roofline.";
 
 typedef struct
 {
@@ -270,32 +263,31 @@ plx_cli_calibrate_kineto (int argc, char **argv)
   g_autoptr (PlxScenario) sc = NULL;
   g_autoptr (PlxGemmMatch) match = NULL;
   PlxKernelClassSummary sum[PLX_N_KERNEL_CLASSES];
-  const char *path = NULL, *cluster_name = NULL, *out = NULL, *scenario = NULL;
+  g_autofree char *path = NULL, *cluster_name = NULL, *out = NULL, *scenario = NULL;
   gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "kineto", 0, 0, G_OPTION_ARG_FILENAME, &path, "the trace", "TRACE.json" },
+    { "scenario", 0, 0, G_OPTION_ARG_FILENAME, &scenario,
+      "a training scenario whose GEMMs to match; its cluster is the default for --cluster", "FILE" },
+    { "cluster", 0, 0, G_OPTION_ARG_FILENAME, &cluster_name, "a built-in cluster preset or a cluster JSON file: its peaks",
+      "NAME" },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out,
+      "write the cluster with the folded curves (and the measured GEMMs) to FILE (needs --cluster or --scenario)",
+      "FILE" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "print the result as JSON", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (PlxCliOptions) options = plx_cli_options_new ("calibrate", "--kineto TRACE.json", summary, NULL);
+  char **positionals;
+  int status;
 
-  for (int i = 2; i < argc; i++)
-    {
-      if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
-        {
-          printf ("%s", help);
-          return 0;
-        }
-      else if (g_str_equal (argv[i], "--json"))
-        json = TRUE;
-      else if (g_str_equal (argv[i], "--kineto") || g_str_equal (argv[i], "--cluster") || g_str_equal (argv[i], "--out") ||
-               g_str_equal (argv[i], "--scenario"))
-        {
-          const char **slot = g_str_equal (argv[i], "--kineto")     ? &path
-                              : g_str_equal (argv[i], "--cluster")  ? &cluster_name
-                              : g_str_equal (argv[i], "--scenario") ? &scenario
-                                                                    : &out;
-          if (i + 1 >= argc)
-            return usage_error ("%s needs a value", argv[i]);
-          *slot = argv[++i];
-        }
-      else
-        return usage_error ("calibrate --kineto: unexpected \"%s\"", argv[i]);
-    }
+  plx_cli_options_add_entries (options, entries);
+  status = plx_cli_options_parse (options, argc, argv);
+  if (status != PLX_CLI_OPTIONS_CONTINUE)
+    return status;
+  positionals = plx_cli_options_positionals (options);
+  if (positionals[0] != NULL)
+    return usage_error ("calibrate --kineto: unexpected \"%s\"", positionals[0]);
   if (path == NULL)
     return usage_error ("calibrate: --kineto needs a trace file");
   if (out != NULL && cluster_name == NULL && scenario == NULL)
@@ -314,7 +306,7 @@ plx_cli_calibrate_kineto (int argc, char **argv)
           return user_error (error);
         }
       if (cluster_name == NULL)
-        cluster_name = scenario;
+        cluster_name = g_strdup (scenario);
     }
   if (cluster_name != NULL)
     {

@@ -8,6 +8,7 @@
 #include "parallax/parallax.h"
 
 #include "plx-cli-calibrate.h"
+#include "plx-cli-options.h"
 #include "plx-cli-util.h"
 
 static gboolean
@@ -49,42 +50,53 @@ plx_cli_calibrate_nccl (int argc, char **argv)
   g_autoptr (PlxNcclFit) fit = NULL;
   g_autoptr (JsonNode) base = NULL;
   g_autoptr (GError) error = NULL;
-  const char *cluster = "dgx-a100-80gb", *out = NULL;
+  g_autofree char *cluster_arg = NULL, *out = NULL, *gpus_text = NULL, *nodes_text = NULL;
+  g_auto (GStrv) paths = NULL;
+  const char *cluster = "dgx-a100-80gb";
   guint gpus_per_node = 0, nodes = 0;
   gboolean json = FALSE, with_uncertainty = FALSE;
+  const GOptionEntry entries[] = {
+    { "nccl-tests", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &paths, "an nccl-tests output file (repeatable)", "FILE" },
+    { "gpus-per-node", 0, 0, G_OPTION_ARG_STRING, &gpus_text, "GPUs per node in the group measured (required)", "N" },
+    { "nodes", 0, 0, G_OPTION_ARG_STRING, &nodes_text, "nodes in the group measured (required)", "N" },
+    { "cluster", 0, 0, G_OPTION_ARG_FILENAME, &cluster_arg, "the cluster to fit (default dgx-a100-80gb)",
+      "PRESET|FILE" },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out, "write the fitted cluster to FILE", "FILE" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "print the fit as JSON", NULL },
+    { "with-uncertainty", 0, 0, G_OPTION_ARG_NONE, &with_uncertainty,
+      "--out also writes the latency's standard error and the repeats' spread as distributions", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (PlxCliOptions) options = plx_cli_options_new (
+    "calibrate", "--nccl-tests FILE... --gpus-per-node N --nodes N",
+    "Fit the link the files measured (one node: intra-node, several: inter-node) - its\n"
+    "efficiency per size and its latency - on the cluster, print measured busbw,\n"
+    "efficiency, model time and residual per size, and write the fitted cluster with\n"
+    "--out (docs/calibration.md).",
+    NULL);
+  char **positionals;
+  int status;
 
-  for (int i = 2; i < argc; i++)
+  plx_cli_options_add_entries (options, entries);
+  status = plx_cli_options_parse (options, argc, argv);
+  if (status != PLX_CLI_OPTIONS_CONTINUE)
+    return status;
+  positionals = plx_cli_options_positionals (options);
+  if (positionals[0] != NULL)
+    return usage_error ("calibrate --nccl-tests: unexpected \"%s\" (validation tables and --fit belong to the "
+                        "other form of calibrate)", positionals[0]);
+  if (gpus_text != NULL && !parse_count ("--gpus-per-node", gpus_text, &gpus_per_node))
+    return usage_error ("--gpus-per-node: \"%.40s\" is not a count from 1 to 100000", gpus_text);
+  if (nodes_text != NULL && !parse_count ("--nodes", nodes_text, &nodes))
+    return usage_error ("--nodes: \"%.40s\" is not a count from 1 to 100000", nodes_text);
+  if (cluster_arg != NULL)
+    cluster = cluster_arg;
+  for (guint i = 0; paths != NULL && paths[i] != NULL; i++)
     {
-      if (g_str_equal (argv[i], "--json"))
-        json = TRUE;
-      else if (g_str_equal (argv[i], "--with-uncertainty"))
-        with_uncertainty = TRUE;
-      else if (g_str_equal (argv[i], "--nccl-tests") || g_str_equal (argv[i], "--gpus-per-node") ||
-               g_str_equal (argv[i], "--nodes") || g_str_equal (argv[i], "--cluster") || g_str_equal (argv[i], "--out"))
-        {
-          const char *flag = argv[i];
-          if (i + 1 >= argc)
-            return usage_error ("%s needs a value", flag);
-          i++;
-          if (g_str_equal (flag, "--nccl-tests"))
-            {
-              PlxNcclFile *f = plx_nccl_file_load (argv[i], &error);
-              if (f == NULL)
-                return user_error (error);
-              g_ptr_array_add (files, f);
-            }
-          else if (g_str_equal (flag, "--gpus-per-node") && !parse_count (flag, argv[i], &gpus_per_node))
-            return usage_error ("--gpus-per-node: \"%.40s\" is not a count from 1 to 100000", argv[i]);
-          else if (g_str_equal (flag, "--nodes") && !parse_count (flag, argv[i], &nodes))
-            return usage_error ("--nodes: \"%.40s\" is not a count from 1 to 100000", argv[i]);
-          else if (g_str_equal (flag, "--cluster"))
-            cluster = argv[i];
-          else if (g_str_equal (flag, "--out"))
-            out = argv[i];
-        }
-      else
-        return usage_error ("calibrate --nccl-tests: unexpected \"%s\" (validation tables and --fit belong to the "
-                            "other form of calibrate)", argv[i]);
+      PlxNcclFile *f = plx_nccl_file_load (paths[i], &error);
+      if (f == NULL)
+        return user_error (error);
+      g_ptr_array_add (files, f);
     }
   if (gpus_per_node == 0 || nodes == 0)
     return usage_error ("calibrate --nccl-tests: --gpus-per-node N and --nodes N (the group measured) are required");

@@ -8,26 +8,26 @@
 #include "plx-cli-calibrate.h"
 #include "plx-cli-calibrate-gemm.h"
 #include "plx-cli-calibrate-kineto.h"
+#include "plx-cli-options.h"
 #include "plx-cli-util.h"
 
-static const char help[] =
-  "Usage: parallax-cli calibrate TABLE.json... --cluster PRESET [--fit LIST] [--out FILE] [--json]\n"
-  "       parallax-cli calibrate --nccl-tests FILE... --gpus-per-node N --nodes N\n"
-  "                              [--cluster PRESET|FILE] [--out FILE] [--json] [--with-uncertainty]\n\n"
+/* What the help says beyond the flag list (plx_cli_options_new). */
+static const char summary[] =
   "Fit a few global parameters of a GPU type to the published runs made on it: the\n"
   "cases of the tables whose scenario names cluster preset PRESET. Prints each\n"
   "parameter with its standard error, the mean error per source before and after,\n"
-  "and each source's error when the fit leaves it out.\n\n"
-  "  --cluster PRESET   the built-in cluster preset to calibrate (required)\n"
-  "  --fit LIST         parameters to fit, comma-separated (default all):\n"
-  "                     matmul, memory, network, overhead\n"
-  "  --out FILE         write the preset with the fitted \"calibration\" to FILE\n"
-  "  --json             print the fit as JSON\n\n"
-  "With --nccl-tests: fit the link the files measured (one node: intra-node, several:\n"
-  "inter-node) - its efficiency per size and its latency - on the cluster (default\n"
-  "dgx-a100-80gb), print measured busbw, efficiency, model time and residual per size,\n"
-  "and write the fitted cluster with --out (docs/calibration.md); --with-uncertainty\n"
-  "writes the latency's standard error and the repeats' spread as distributions.\n"
+  "and each source's error when the fit leaves it out.";
+
+static const char description[] =
+  "--fit takes a comma-separated list of matmul, memory, network, overhead.\n"
+  "\n"
+  "  parallax-cli calibrate --nccl-tests FILE... --gpus-per-node N --nodes N\n"
+  "                         [--cluster PRESET|FILE] [--out FILE] [--json] [--with-uncertainty]\n"
+  "fits the link the files measured (one node: intra-node, several: inter-node) - its\n"
+  "efficiency per size and its latency - on the cluster (default dgx-a100-80gb), prints\n"
+  "measured busbw, efficiency, model time and residual per size, and writes the fitted\n"
+  "cluster with --out (docs/calibration.md); --with-uncertainty writes the latency's\n"
+  "standard error and the repeats' spread as distributions.\n"
   "parallax-cli calibrate --kineto TRACE.json ...: a PyTorch profiler trace instead\n"
   "(parallax-cli calibrate --kineto - --help).\n"
   "With --gemm FILE.csv or --membw FILE.csv: fits efficiency curves to sweeps instead\n"
@@ -61,9 +61,21 @@ plx_cli_calibrate (int argc, char **argv)
   g_autoptr (PlxCalibration) cal = NULL;
   g_autoptr (GError) error = NULL;
   gboolean fit[PLX_N_CAL] = { TRUE, TRUE, TRUE, TRUE };
-  const char *preset = NULL, *out = NULL;
+  g_autofree char *preset = NULL, *out = NULL, *fit_text = NULL;
   gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "cluster", 0, 0, G_OPTION_ARG_STRING, &preset, "the built-in cluster preset to calibrate (required)", "PRESET" },
+    { "fit", 0, 0, G_OPTION_ARG_STRING, &fit_text, "parameters to fit, comma-separated (default all)", "LIST" },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out, "write the preset with the fitted \"calibration\" to FILE", "FILE" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "print the fit as JSON", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (PlxCliOptions) options = plx_cli_options_new ("calibrate", "TABLE.json... --cluster PRESET", summary,
+                                                           description);
+  char **paths;
+  int status;
 
+  plx_cli_options_add_entries (options, entries);
   {
     /* Measurements of one kind a run; each writes a cluster the next can start from
      * (--out of one as --cluster of the other). */
@@ -71,8 +83,8 @@ plx_cli_calibrate (int argc, char **argv)
 
     for (int i = 2; i < argc; i++)
       {
-        nccl |= g_str_equal (argv[i], "--nccl-tests");
-        kineto |= g_str_equal (argv[i], "--kineto");
+        nccl |= g_str_equal (argv[i], "--nccl-tests") || g_str_has_prefix (argv[i], "--nccl-tests=");
+        kineto |= g_str_equal (argv[i], "--kineto") || g_str_has_prefix (argv[i], "--kineto=");
       }
     if (nccl + kineto + sweep > 1)
       return usage_error ("calibrate: one kind of measurement a run (--nccl-tests, --kineto, or --gemm/--membw); "
@@ -84,36 +96,18 @@ plx_cli_calibrate (int argc, char **argv)
     if (sweep)
       return plx_cli_calibrate_gemm (argc, argv);
   }
-  for (int i = 2; i < argc; i++)
+  status = plx_cli_options_parse (options, argc, argv);
+  if (status != PLX_CLI_OPTIONS_CONTINUE)
+    return status;
+  if (fit_text != NULL && !plx_cal_params_parse (fit_text, fit, &error))
+    return usage_error ("%s", error->message);
+  paths = plx_cli_options_positionals (options);
+  for (guint i = 0; paths[i] != NULL; i++)
     {
-      if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
-        {
-          printf ("%s", help);
-          return 0;
-        }
-      else if (g_str_equal (argv[i], "--json"))
-        json = TRUE;
-      else if (g_str_equal (argv[i], "--cluster") || g_str_equal (argv[i], "--out") ||
-               g_str_equal (argv[i], "--fit"))
-        {
-          if (i + 1 >= argc)
-            return usage_error ("%s needs a value", argv[i]);
-          if (g_str_equal (argv[i], "--cluster"))
-            preset = argv[++i];
-          else if (g_str_equal (argv[i], "--out"))
-            out = argv[++i];
-          else if (!plx_cal_params_parse (argv[++i], fit, &error))
-            return usage_error ("%s", error->message);
-        }
-      else if (argv[i][0] == '-' && argv[i][1] != '\0')
-        return usage_error ("calibrate: unknown option \"%s\"", argv[i]);
-      else
-        {
-          PlxValidationTable *t = plx_validation_table_load (argv[i], &error);
-          if (t == NULL)
-            return user_error (error);
-          g_ptr_array_add (tables, t);
-        }
+      PlxValidationTable *t = plx_validation_table_load (paths[i], &error);
+      if (t == NULL)
+        return user_error (error);
+      g_ptr_array_add (tables, t);
     }
   if (tables->len == 0)
     return usage_error ("calibrate: no table given");

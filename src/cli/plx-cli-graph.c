@@ -9,50 +9,41 @@
 
 #include "plx-cli-charts.h"
 #include "plx-cli-graph.h"
+#include "plx-cli-options.h"
 #include "plx-cli-util.h"
 #include "plx-render-export.h"
 
-static const char *const graph_help =
-  "Usage: parallax-cli simulate --model GRAPH.json [OPTIONS]\n"
-  "       parallax-cli simulate --program PROGRAM.json [--cluster C] [--json]\n"
-  "       parallax-cli plan --model GRAPH.json [OPTIONS] [--json]\n"
-  "       parallax-cli search --model GRAPH.json --devices N [--json]\n"
-  "       parallax-cli fuse GRAPH.json --dp N [OPTIONS] [--json]\n\n"
+/* What the graph commands' help says beyond the flag list (plx_cli_options_new). */
+static const char *const graph_summary =
   "Any model as a graph of ops (docs/graph-format.md) or an ONNX file (a loss put on\n"
-  "its first output): its backward pass and optimizer\n"
-  "are written, it is spread over dp x tp x pp GPUs, and the program is simulated\n"
-  "(each GPU a compute and a communication stream). `plan --json` prints the program,\n"
-  "which `simulate --program` runs as written.\n\n"
-  "Options:\n"
-  "  --cluster PRESET|FILE    the cluster (default: the default scenario's)\n"
-  "  --nodes N                that many nodes of it\n"
-  "  --dp N --tp N --pp N     data, tensor and pipeline parallel degrees (1)\n"
-  "  --micro-batches N        the batch in N micro-batches (1)\n"
-  "  --schedule 1f1b|gpipe|interleaved-1f1b|FILE\n"
-  "                           the pipeline schedule (1f1b), or a schedule file's\n"
-  "                           order (docs/schedule-files.md; F and B entries)\n"
-  "  --virtual-stages N       model chunks per stage, with interleaved-1f1b or a file\n"
-  "  --split nearest|optimal|dag\n"
-  "                           stage boundaries: each nearest its share of the forward\n"
-  "                           time (nearest), the chain split with the smallest\n"
-  "                           largest stage, sends counted (optimal), or the DAG\n"
-  "                           partitioner's least cut within 5 % (docs/partition.md)\n"
-  "  --optimizer adam|sgd     the update each weight gets (adam)\n"
-  "  --dim NAME=N             an ONNX model's symbolic dimension (repeatable)\n"
-  "  --timeline CHART         simulate: draw the run, a row per GPU (.png, .svg, .pdf)\n"
-  "  --workload inference     serve an ONNX decoder with a KV cache (docs/inference.md):\n"
-  "                           --prompt-length N (512) --decode-tokens N (128), the batch\n"
-  "                           as --dim batch=N; dp replicas, tp and pp in each; the\n"
-  "                           dimensions' names with --batch-dim, --sequence-dim, --past-dim;\n"
-  "                           --batches 1,8,64: latency and throughput per batch size\n"
-  "  --memory CHART           simulate: draw memory per GPU and over the step\n"
-  "  --devices N              search: every dp x tp x pp of N (a power of two) GPUs,\n"
-  "                           micro-batches 2 to 128 with pipelining (DistIR's grid);\n"
-  "                           partition: N pipeline stages, the chain split with\n"
-  "                           the smallest largest stage (micro-batches: 2N unless\n"
-  "                           given, or the most below that the batch splits into)\n"
-  "  --max-simulations N      fuse: simulations the search may run (2000)\n"
-  "  --json                   JSON output\n";
+  "its first output): its backward pass and optimizer are written, it is spread over\n"
+  "dp x tp x pp GPUs, and the program is simulated (each GPU a compute and a\n"
+  "communication stream). `plan --json` prints the program, which `simulate --program`\n"
+  "runs as written.\n"
+  "\n"
+  "The graph commands:\n"
+  "  parallax-cli simulate --model GRAPH.json [OPTION…]\n"
+  "  parallax-cli simulate --program PROGRAM.json [--cluster C] [--json]\n"
+  "  parallax-cli plan --model GRAPH.json [OPTION…] [--json]\n"
+  "  parallax-cli search --model GRAPH.json --devices N [--json]\n"
+  "  parallax-cli partition --model GRAPH.json --devices N [--json]\n"
+  "  parallax-cli fuse GRAPH.json --dp N [OPTION…] [--json]";
+
+static const char *const graph_description =
+  "--schedule FILE takes a schedule file's order (docs/schedule-files.md; F and B\n"
+  "entries). --split: stage boundaries each nearest its share of the forward time\n"
+  "(nearest), the chain split with the smallest largest stage, sends counted\n"
+  "(optimal), or the DAG partitioner's least cut within 5 % (docs/partition.md).\n"
+  "\n"
+  "--workload inference serves an ONNX decoder with a KV cache (docs/inference.md):\n"
+  "--prompt-length N (512) --decode-tokens N (128), the batch as --dim batch=N; dp\n"
+  "replicas, tp and pp in each; the dimensions' names with --batch-dim,\n"
+  "--sequence-dim, --past-dim; --batches 1,8,64: latency and throughput per batch size.\n"
+  "\n"
+  "--devices N: for search, every dp x tp x pp of N (a power of two) GPUs,\n"
+  "micro-batches 2 to 128 with pipelining (DistIR's grid); for partition, N pipeline\n"
+  "stages, the chain split with the smallest largest stage (micro-batches: 2N unless\n"
+  "given, or the most below that the batch splits into).\n";
 
 typedef struct
 {
@@ -66,6 +57,7 @@ typedef struct
   gboolean      json;
   GPtrArray    *dim_names;    /* --dim NAME=N, for an ONNX model's symbolic sizes */
   GArray       *dim_values;   /* gint64 */
+  GPtrArray    *values;       /* the strings the pointers above point into */
 } GraphOptions;
 
 static void
@@ -73,6 +65,7 @@ graph_options_clear (GraphOptions *o)
 {
   g_clear_pointer (&o->dim_names, g_ptr_array_unref);
   g_clear_pointer (&o->dim_values, g_array_unref);
+  g_clear_pointer (&o->values, g_ptr_array_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (GraphOptions, graph_options_clear)
@@ -102,152 +95,204 @@ plx_cli_graph_wanted (int argc, char **argv)
   return FALSE;
 }
 
-static int
-parse_count (const char *flag, const char *value, guint max, guint *out)
+static gboolean
+parse_count (const char *flag, const char *value, guint max, guint *out, GError **error)
 {
   char *end = NULL;
   guint64 v = g_ascii_strtoull (value, &end, 10);
 
   if (end == value || *end != '\0' || v < 1 || v > max || value[0] == '-')
-    return usage_error ("%s: \"%s\" is not a whole number from 1 to %u", flag, value, max);
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: \"%s\" is not a whole number from 1 to %u",
+                   flag, value, max);
+      return FALSE;
+    }
   *out = (guint) v;
-  return -1;
+  return TRUE;
 }
+
+static gboolean bad_value (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+bad_value (GError **error, const char *format, ...)
+{
+  va_list args;
+  g_autofree char *message = NULL;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, message);
+  return FALSE;
+}
+
+/* One valued flag of the graph commands (a GOptionArgFunc; `flag` is "--name"). */
+static gboolean
+graph_option (const char *flag, const char *given, gpointer data, GError **error)
+{
+  GraphOptions *o = data;
+  const char *value = given;
+
+  /* GLib frees `given` on return; the options keep what they point to. */
+  g_ptr_array_add (o->values, g_strdup (given));
+  value = g_ptr_array_index (o->values, o->values->len - 1);
+  if (g_str_equal (flag, "--model"))
+    o->model = value;
+  else if (g_str_equal (flag, "--program"))
+    o->program = value;
+  else if (g_str_equal (flag, "--cluster"))
+    o->cluster = value;
+  else if (g_str_equal (flag, "--timeline") || g_str_equal (flag, "--memory"))
+    {
+      PlxExportFormat format;
+      if (!plx_export_format_for_path (value, &format, error))
+        {
+          g_prefix_error (error, "%s: ", flag);
+          return FALSE;
+        }
+      if (g_str_equal (flag, "--timeline"))
+        o->timeline = value;
+      else
+        o->memory = value;
+    }
+  else if (g_str_equal (flag, "--nodes"))
+    return parse_count (flag, value, 100000, &o->nodes, error);
+  else if (g_str_equal (flag, "--dim"))
+    {
+      const char *eqv = strchr (value, '=');
+      char *end = NULL;
+      gint64 n = eqv != NULL ? g_ascii_strtoll (eqv + 1, &end, 10) : 0;
+      if (eqv == NULL || eqv == value || end == eqv + 1 || *end != '\0' || n < 1 || n > (G_GINT64_CONSTANT (1) << 40))
+        return bad_value (error, "%s: \"%s\" is not NAME=N with N a whole number from 1 to 2^40", flag, value);
+      g_ptr_array_add (o->dim_names, g_strndup (value, eqv - value));
+      g_array_append_val (o->dim_values, n);
+    }
+  else if (g_str_equal (flag, "--devices"))
+    return parse_count (flag, value, 1u << 20, &o->devices, error);
+  else if (g_str_equal (flag, "--max-simulations"))
+    return parse_count (flag, value, 1000000, &o->max_simulations, error);
+  else if (g_str_equal (flag, "--workload"))
+    {
+      if (!g_str_equal (value, "training") && !g_str_equal (value, "inference"))
+        return bad_value (error, "%s: \"%s\" is not training or inference", flag, value);
+      o->inference = g_str_equal (value, "inference");
+    }
+  else if (g_str_equal (flag, "--prompt-length"))
+    return parse_count (flag, value, 1u << 24, &o->prompt_length, error);
+  else if (g_str_equal (flag, "--decode-tokens"))
+    return parse_count (flag, value, 1u << 24, &o->decode_tokens, error);
+  else if (g_str_equal (flag, "--batch-dim"))
+    o->batch_dim = value;
+  else if (g_str_equal (flag, "--batches"))
+    o->batches = value;
+  else if (g_str_equal (flag, "--sequence-dim"))
+    o->sequence_dim = value;
+  else if (g_str_equal (flag, "--past-dim"))
+    o->past_dim = value;
+  else if (g_str_equal (flag, "--dp"))
+    return parse_count (flag, value, 1u << 20, &o->par.dp, error);
+  else if (g_str_equal (flag, "--tp"))
+    return parse_count (flag, value, 1u << 20, &o->par.tp, error);
+  else if (g_str_equal (flag, "--pp"))
+    return parse_count (flag, value, 1u << 20, &o->par.pp, error);
+  else if (g_str_equal (flag, "--micro-batches"))
+    return parse_count (flag, value, 1u << 20, &o->par.micro_batches, error);
+  else if (g_str_equal (flag, "--virtual-stages"))
+    return parse_count (flag, value, 64, &o->par.virtual_stages, error);
+  else if (g_str_equal (flag, "--split"))
+    {
+      if (g_str_equal (value, "nearest"))
+        o->par.split = PLX_IR_SPLIT_NEAREST;
+      else if (g_str_equal (value, "optimal"))
+        o->par.split = PLX_IR_SPLIT_OPTIMAL;
+      else if (g_str_equal (value, "dag"))
+        o->par.split = PLX_IR_SPLIT_DAG;
+      else
+        return bad_value (error, "%s: \"%s\" is not nearest, optimal or dag", flag, value);
+    }
+  else if (g_str_equal (flag, "--schedule"))
+    {
+      if (g_str_equal (value, "1f1b"))
+        o->par.schedule = PLX_IR_SCHEDULE_1F1B;
+      else if (g_str_equal (value, "gpipe"))
+        o->par.schedule = PLX_IR_SCHEDULE_GPIPE;
+      else if (g_str_equal (value, "interleaved-1f1b"))
+        o->par.schedule = PLX_IR_SCHEDULE_INTERLEAVED;
+      else
+        {
+          /* Anything else names a schedule file, read against the pipeline. */
+          o->par.schedule = PLX_IR_SCHEDULE_FILE;
+          o->par.schedule_path = value;
+        }
+    }
+  else if (g_str_equal (flag, "--optimizer"))
+    {
+      if (g_str_equal (value, "adam"))
+        o->optimizer = PLX_IR_OPTIMIZER_ADAM;
+      else if (g_str_equal (value, "sgd"))
+        o->optimizer = PLX_IR_OPTIMIZER_SGD;
+      else
+        return bad_value (error, "%s: \"%s\" is not adam or sgd", flag, value);
+    }
+  return TRUE;
+}
+
+#define GRAPH_FLAG(name, help, arg) { name, 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) graph_option, help, arg }
 
 static int
 parse_options (int argc, char **argv, GraphOptions *o)
 {
+  const GOptionEntry entries[] = {
+    GRAPH_FLAG ("model", "the graph (GRAPH.json, docs/graph-format.md) or an ONNX model (.onnx)", "FILE"),
+    GRAPH_FLAG ("program", "simulate: a distributed program (plan --model G --json) as written", "PROGRAM.json"),
+    GRAPH_FLAG ("cluster", "the cluster (default: the default scenario's)", "PRESET|FILE"),
+    GRAPH_FLAG ("nodes", "that many nodes of it", "N"),
+    GRAPH_FLAG ("dp", "data parallel degree (1)", "N"),
+    GRAPH_FLAG ("tp", "tensor parallel degree (1)", "N"),
+    GRAPH_FLAG ("pp", "pipeline parallel degree (1)", "N"),
+    GRAPH_FLAG ("micro-batches", "the batch in N micro-batches (1)", "N"),
+    GRAPH_FLAG ("schedule", "the pipeline schedule: 1f1b (default), gpipe, interleaved-1f1b, or a file", "NAME"),
+    GRAPH_FLAG ("virtual-stages", "model chunks per stage, with interleaved-1f1b or a file", "N"),
+    GRAPH_FLAG ("split", "stage boundaries: nearest, optimal or dag (below)", "HOW"),
+    GRAPH_FLAG ("optimizer", "the update each weight gets: adam (default) or sgd", "NAME"),
+    GRAPH_FLAG ("dim", "an ONNX model's symbolic dimension (repeatable)", "NAME=N"),
+    GRAPH_FLAG ("timeline", "simulate: draw the run, a row per GPU (.png, .svg, .pdf)", "CHART"),
+    GRAPH_FLAG ("memory", "simulate: draw memory per GPU and over the step", "CHART"),
+    GRAPH_FLAG ("workload", "training (default) or inference (below)", "KIND"),
+    GRAPH_FLAG ("prompt-length", "inference: the prompt's tokens (512)", "N"),
+    GRAPH_FLAG ("decode-tokens", "inference: the tokens generated (128)", "N"),
+    GRAPH_FLAG ("batch-dim", "inference: the name of the batch dimension", "NAME"),
+    GRAPH_FLAG ("sequence-dim", "inference: the name of the sequence dimension", "NAME"),
+    GRAPH_FLAG ("past-dim", "inference: the name of the KV cache's past dimension", "NAME"),
+    GRAPH_FLAG ("batches", "inference: latency and throughput per batch size, e.g. 1,8,64", "N,N.."),
+    GRAPH_FLAG ("devices", "search: the GPUs to try every dp x tp x pp of; partition: the stages", "N"),
+    GRAPH_FLAG ("max-simulations", "fuse: simulations the search may run (2000)", "N"),
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "JSON output", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (PlxCliOptions) options = NULL;
+  char **positionals;
+  int status;
+
   o->par = (PlxIrParallel) { 1, 1, 1, 1, PLX_IR_SCHEDULE_1F1B };
   o->dim_names = g_ptr_array_new_with_free_func (g_free);
   o->dim_values = g_array_new (FALSE, FALSE, sizeof (gint64));
+  o->values = g_ptr_array_new_with_free_func (g_free);
   o->optimizer = PLX_IR_OPTIMIZER_ADAM;
-  for (int i = 2; i < argc; i++)
-    {
-      const char *arg = argv[i], *eq = strchr (arg, '=');
-      g_autofree char *flag = eq != NULL ? g_strndup (arg, eq - arg) : g_strdup (arg);
-      const char *value = NULL;
-      int status = -1;
-
-      if (g_str_equal (arg, "--help") || g_str_equal (arg, "-h"))
-        {
-          printf ("%s", graph_help);
-          return 0;
-        }
-      if (g_str_equal (arg, "--json"))
-        {
-          o->json = TRUE;
-          continue;
-        }
-      if (arg[0] != '-' || arg[1] != '-')
-        return usage_error ("%s: unexpected argument \"%s\" (the graph comes with --model or --program)", argv[1],
-                            arg);
-      if (eq != NULL)
-        value = eq + 1;
-      else if (i + 1 < argc)
-        value = argv[++i];
-      else
-        return usage_error ("%s needs a value", flag);
-      if (g_str_equal (flag, "--model"))
-        o->model = value;
-      else if (g_str_equal (flag, "--program"))
-        o->program = value;
-      else if (g_str_equal (flag, "--cluster"))
-        o->cluster = value;
-      else if (g_str_equal (flag, "--timeline") || g_str_equal (flag, "--memory"))
-        {
-          PlxExportFormat format;
-          g_autoptr (GError) error = NULL;
-          if (!plx_export_format_for_path (value, &format, &error))
-            return usage_error ("%s: %s", flag, error->message);
-          if (g_str_equal (flag, "--timeline"))
-            o->timeline = value;
-          else
-            o->memory = value;
-        }
-      else if (g_str_equal (flag, "--nodes"))
-        status = parse_count (flag, value, 100000, &o->nodes);
-      else if (g_str_equal (flag, "--dim"))
-        {
-          const char *eqv = strchr (value, '=');
-          char *end = NULL;
-          gint64 n = eqv != NULL ? g_ascii_strtoll (eqv + 1, &end, 10) : 0;
-          if (eqv == NULL || eqv == value || end == eqv + 1 || *end != '\0' || n < 1 || n > (G_GINT64_CONSTANT (1) << 40))
-            return usage_error ("--dim: \"%s\" is not NAME=N with N a whole number from 1 to 2^40", value);
-          g_ptr_array_add (o->dim_names, g_strndup (value, eqv - value));
-          g_array_append_val (o->dim_values, n);
-        }
-      else if (g_str_equal (flag, "--devices"))
-        status = parse_count (flag, value, 1u << 20, &o->devices);
-      else if (g_str_equal (flag, "--max-simulations"))
-        status = parse_count (flag, value, 1000000, &o->max_simulations);
-      else if (g_str_equal (flag, "--workload"))
-        {
-          if (!g_str_equal (value, "training") && !g_str_equal (value, "inference"))
-            return usage_error ("--workload: \"%s\" is not training or inference", value);
-          o->inference = g_str_equal (value, "inference");
-        }
-      else if (g_str_equal (flag, "--prompt-length"))
-        status = parse_count (flag, value, 1u << 24, &o->prompt_length);
-      else if (g_str_equal (flag, "--decode-tokens"))
-        status = parse_count (flag, value, 1u << 24, &o->decode_tokens);
-      else if (g_str_equal (flag, "--batch-dim"))
-        o->batch_dim = value;
-      else if (g_str_equal (flag, "--batches"))
-        o->batches = value;
-      else if (g_str_equal (flag, "--sequence-dim"))
-        o->sequence_dim = value;
-      else if (g_str_equal (flag, "--past-dim"))
-        o->past_dim = value;
-      else if (g_str_equal (flag, "--dp"))
-        status = parse_count (flag, value, 1u << 20, &o->par.dp);
-      else if (g_str_equal (flag, "--tp"))
-        status = parse_count (flag, value, 1u << 20, &o->par.tp);
-      else if (g_str_equal (flag, "--pp"))
-        status = parse_count (flag, value, 1u << 20, &o->par.pp);
-      else if (g_str_equal (flag, "--micro-batches"))
-        status = parse_count (flag, value, 1u << 20, &o->par.micro_batches);
-      else if (g_str_equal (flag, "--virtual-stages"))
-        status = parse_count (flag, value, 64, &o->par.virtual_stages);
-      else if (g_str_equal (flag, "--split"))
-        {
-          if (g_str_equal (value, "nearest"))
-            o->par.split = PLX_IR_SPLIT_NEAREST;
-          else if (g_str_equal (value, "optimal"))
-            o->par.split = PLX_IR_SPLIT_OPTIMAL;
-          else if (g_str_equal (value, "dag"))
-            o->par.split = PLX_IR_SPLIT_DAG;
-          else
-            return usage_error ("--split: \"%s\" is not nearest, optimal or dag", value);
-        }
-      else if (g_str_equal (flag, "--schedule"))
-        {
-          if (g_str_equal (value, "1f1b"))
-            o->par.schedule = PLX_IR_SCHEDULE_1F1B;
-          else if (g_str_equal (value, "gpipe"))
-            o->par.schedule = PLX_IR_SCHEDULE_GPIPE;
-          else if (g_str_equal (value, "interleaved-1f1b"))
-            o->par.schedule = PLX_IR_SCHEDULE_INTERLEAVED;
-          else
-            {
-              /* Anything else names a schedule file, read against the pipeline. */
-              o->par.schedule = PLX_IR_SCHEDULE_FILE;
-              o->par.schedule_path = value;
-            }
-        }
-      else if (g_str_equal (flag, "--optimizer"))
-        {
-          if (g_str_equal (value, "adam"))
-            o->optimizer = PLX_IR_OPTIMIZER_ADAM;
-          else if (g_str_equal (value, "sgd"))
-            o->optimizer = PLX_IR_OPTIMIZER_SGD;
-          else
-            return usage_error ("--optimizer: \"%s\" is not adam or sgd", value);
-        }
-      else
-        return usage_error ("%s: unknown option \"%s\" for a graph model (see --help)", argv[1], flag);
-      if (status >= 0)
-        return status;
-    }
+  options = plx_cli_options_new_with_data (argv[1],
+                                           g_str_equal (argv[1], "fuse") ? "GRAPH.json|MODEL.onnx"
+                                           : g_str_equal (argv[1], "simulate")
+                                             ? "--model GRAPH.json|MODEL.onnx | --program PROGRAM.json"
+                                             : "--model GRAPH.json|MODEL.onnx",
+                                           graph_summary, graph_description, o);
+  plx_cli_options_add_entries (options, entries);
+  status = plx_cli_options_parse (options, argc, argv);
+  if (status != PLX_CLI_OPTIONS_CONTINUE)
+    return status;
+  positionals = plx_cli_options_positionals (options);
+  if (positionals[0] != NULL)
+    return usage_error ("%s: unexpected argument \"%s\" (the graph comes with --model or --program)", argv[1],
+                        positionals[0]);
   if ((o->model == NULL) == (o->program == NULL))
     return usage_error ("%s: give a graph (--model) or a program (--program), not %s", argv[1],
                         o->model == NULL ? "neither" : "both");

@@ -9,6 +9,7 @@
 #include "parallax/plx-search-shard.h"
 
 #include "plx-cli-merge.h"
+#include "plx-cli-options.h"
 #include "plx-cli-search-output.h"
 #include "plx-cli-util.h"
 
@@ -104,47 +105,42 @@ plx_cli_merge (int    argc,
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxScenario) sc = NULL;
   g_autoptr (PlxSearch) search = NULL;
-  const char *csv = NULL;
+  g_autofree char *csv = NULL, *top_text = NULL;
   gboolean json = FALSE;
   gint64 top = 0;
+  const GOptionEntry entries[] = {
+    { "top", 0, 0, G_OPTION_ARG_STRING, &top_text, "how many to show (default: the search's)", "K" },
+    { "csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write every configuration as CSV", "OUT.csv" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON output", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (PlxCliOptions) options = plx_cli_options_new (
+    "merge", "PART.jsonl...",
+    "The parts of one search (search --shard I/N --out PART.jsonl), every shard once, ranked\n"
+    "as one search: the best re-simulated by the event engine, the Pareto fronts marked, and\n"
+    "printed as search prints them.",
+    NULL);
+  char **paths;
+  int status;
 
-  for (int i = 2; i < argc; i++)
+  plx_cli_options_add_entries (options, entries);
+  status = plx_cli_options_parse (options, argc, argv);
+  if (status != PLX_CLI_OPTIONS_CONTINUE)
+    return status;
+  if (top_text != NULL)
     {
-      const char *arg = argv[i];
-
-      if (g_str_equal (arg, "--help") || g_str_equal (arg, "-h"))
-        {
-          printf ("Usage: parallax-cli merge PART.jsonl... [--top K] [--csv OUT.csv] [--json]\n\n"
-                  "The parts of one search (search --shard I/N --out PART.jsonl), every shard once, ranked\n"
-                  "as one search: the best re-simulated by the event engine, the Pareto fronts marked, and\n"
-                  "printed as search prints them. --top defaults to the search's.\n");
-          return 0;
-        }
-      if (g_str_equal (arg, "--json"))
-        json = TRUE;
-      else if (g_str_equal (arg, "--top") || g_str_equal (arg, "--csv"))
-        {
-          char *end = NULL;
-          if (i + 1 >= argc)
-            return usage_error ("%s needs a value", arg);
-          if (g_str_equal (arg, "--csv"))
-            csv = argv[++i];
-          else
-            {
-              top = g_ascii_strtoll (argv[++i], &end, 10);
-              if (*end != '\0' || top < 1 || top > 100000)
-                return usage_error ("--top: \"%s\" is not a whole number from 1 to 100000", argv[i]);
-            }
-        }
-      else if (arg[0] == '-' && arg[1] != '\0')
-        return usage_error ("merge: unknown option \"%s\"", arg);
-      else
-        {
-          PlxSearchPart *part = plx_search_part_read (arg, &error);
-          if (part == NULL)
-            return user_error (error);
-          g_ptr_array_add (parts, part);
-        }
+      char *end = NULL;
+      top = g_ascii_strtoll (top_text, &end, 10);
+      if (*end != '\0' || top < 1 || top > 100000)
+        return usage_error ("--top: \"%s\" is not a whole number from 1 to 100000", top_text);
+    }
+  paths = plx_cli_options_positionals (options);
+  for (guint i = 0; paths[i] != NULL; i++)
+    {
+      PlxSearchPart *part = plx_search_part_read (paths[i], &error);
+      if (part == NULL)
+        return user_error (error);
+      g_ptr_array_add (parts, part);
     }
   if (parts->len == 0)
     return usage_error ("merge: no part given (search --shard I/N --out PART.jsonl writes them)");

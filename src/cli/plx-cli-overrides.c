@@ -66,6 +66,8 @@ struct _PlxCliOverrides
   gint64      nodes;   /* 0 = not given */
   double      power_limit_w;  /* cluster.gpu.power_limit_w; 0 = not given */
   double      clock_mhz;      /* cluster.gpu.clock_mhz; 0 = not given */
+  GPtrArray  *help_texts;     /* the option entries' descriptions, one line each */
+  GOptionEntry *entries;
 };
 
 PlxCliOverrides *
@@ -83,6 +85,8 @@ plx_cli_overrides_free (PlxCliOverrides *o)
   if (o == NULL)
     return;
   json_object_unref (o->strategy);
+  g_clear_pointer (&o->help_texts, g_ptr_array_unref);
+  g_free (o->entries);
   g_free (o->model);
   g_free (o->cluster);
   g_free (o);
@@ -134,136 +138,183 @@ parse_number (const char *flag,
   return TRUE;
 }
 
-gboolean
-plx_cli_overrides_parse (PlxCliOverrides *o,
-                         int              argc,
-                         char           **argv,
-                         int             *i,
-                         gboolean        *consumed,
-                         GError         **error)
+/* Sets flag number `f` (strategy_flags, then other_flags) to `value` (NULL for the
+ * flags that take none). */
+static gboolean
+set_flag (PlxCliOverrides *o,
+          guint            f,
+          const char      *value,
+          GError         **error)
 {
-  const char *arg = argv[*i];
-  const char *value = NULL;
-  g_autofree char *flag = NULL;
-  const char *eq = strchr (arg, '=');
+  const char *name = f < G_N_ELEMENTS (strategy_flags) ? strategy_flags[f].flag
+                                                       : other_flags[f - G_N_ELEMENTS (strategy_flags)];
 
-  *consumed = FALSE;
-  flag = eq ? g_strndup (arg, eq - arg) : g_strdup (arg);
-
-  for (guint f = 0; f < G_N_ELEMENTS (strategy_flags) + G_N_ELEMENTS (other_flags); f++)
+  if (f < G_N_ELEMENTS (strategy_flags))
     {
-      const char *name = f < G_N_ELEMENTS (strategy_flags) ? strategy_flags[f].flag
-                                                           : other_flags[f - G_N_ELEMENTS (strategy_flags)];
-      gboolean takes_value = f >= G_N_ELEMENTS (strategy_flags) ||
-                             strategy_flags[f].type == FLAG_INT || strategy_flags[f].type == FLAG_NUMBER ||
-                             strategy_flags[f].type == FLAG_STRING ||
-                             strategy_flags[f].type == FLAG_LAYERS;
+      const StrategyFlag *sf = &strategy_flags[f];
+      gint64 v;
 
-      if (!g_str_equal (flag, name))
-        continue;
-      *consumed = TRUE;
-      if (takes_value)
+      switch (sf->type)
         {
-          if (eq != NULL)
-            value = eq + 1;
-          else if (*i + 1 < argc)
-            value = argv[++*i];
+        case FLAG_INT:
+          if (!parse_int (name, value, &v, error))
+            return FALSE;
+          json_object_set_int_member (o->strategy, sf->key, v);
+          break;
+        case FLAG_NUMBER:
+          {
+            double d;
+            if (!parse_number (name, value, NULL, &d, error))
+              return FALSE;
+            json_object_set_double_member (o->strategy, sf->key, d);
+            break;
+          }
+        case FLAG_STRING:
+          json_object_set_string_member (o->strategy, sf->key, value);
+          break;
+        case FLAG_LAYERS:
+          /* "auto", or counts separated by commas: 5,6,6,6,6,6,6,6,6,6,6,5 */
+          if (g_str_equal (value, "auto"))
+            json_object_set_string_member (o->strategy, sf->key, value);
           else
             {
-              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s needs a value", name);
-              return FALSE;
+              g_auto (GStrv) parts = g_strsplit (value, ",", -1);
+              JsonArray *counts = json_array_new ();
+              for (guint k = 0; parts[k] != NULL; k++)
+                {
+                  if (!parse_int (name, g_strstrip (parts[k]), &v, error))
+                    {
+                      json_array_unref (counts);
+                      return FALSE;
+                    }
+                  json_array_add_int_element (counts, v);
+                }
+              json_object_set_array_member (o->strategy, sf->key, counts);
             }
+          break;
+        case FLAG_BOOL_ON:
+        case FLAG_BOOL_OFF:
+        default:
+          json_object_set_boolean_member (o->strategy, sf->key, sf->type == FLAG_BOOL_ON);
+          break;
         }
-      else if (eq != NULL)
+    }
+  else if (g_str_equal (name, "--model"))
+    {
+      g_free (o->model);
+      o->model = g_strdup (value);
+    }
+  else if (g_str_equal (name, "--cluster"))
+    {
+      g_free (o->cluster);
+      o->cluster = g_strdup (value);
+    }
+  else if (g_str_equal (name, "--power-limit"))
+    {
+      if (!parse_number (name, value, "watts", &o->power_limit_w, error))
+        return FALSE;
+    }
+  else if (g_str_equal (name, "--gpu-clock"))
+    {
+      if (!parse_number (name, value, "MHz", &o->clock_mhz, error))
+        return FALSE;
+    }
+  else
+    {
+      if (!parse_int (name, value, &o->nodes, error))
+        return FALSE;
+      if (o->nodes < 1)
         {
-          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s takes no value", name);
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--nodes: %s is not a positive number of nodes", value);
           return FALSE;
         }
-
-      if (f < G_N_ELEMENTS (strategy_flags))
-        {
-          const StrategyFlag *sf = &strategy_flags[f];
-          gint64 v;
-
-          switch (sf->type)
-            {
-            case FLAG_INT:
-              if (!parse_int (name, value, &v, error))
-                return FALSE;
-              json_object_set_int_member (o->strategy, sf->key, v);
-              break;
-            case FLAG_NUMBER:
-              {
-                double d;
-                if (!parse_number (name, value, NULL, &d, error))
-                  return FALSE;
-                json_object_set_double_member (o->strategy, sf->key, d);
-                break;
-              }
-            case FLAG_STRING:
-              json_object_set_string_member (o->strategy, sf->key, value);
-              break;
-            case FLAG_LAYERS:
-              /* "auto", or counts separated by commas: 5,6,6,6,6,6,6,6,6,6,6,5 */
-              if (g_str_equal (value, "auto"))
-                json_object_set_string_member (o->strategy, sf->key, value);
-              else
-                {
-                  g_auto (GStrv) parts = g_strsplit (value, ",", -1);
-                  JsonArray *counts = json_array_new ();
-                  for (guint k = 0; parts[k] != NULL; k++)
-                    {
-                      if (!parse_int (name, g_strstrip (parts[k]), &v, error))
-                        {
-                          json_array_unref (counts);
-                          return FALSE;
-                        }
-                      json_array_add_int_element (counts, v);
-                    }
-                  json_object_set_array_member (o->strategy, sf->key, counts);
-                }
-              break;
-            case FLAG_BOOL_ON:
-            case FLAG_BOOL_OFF:
-            default:
-              json_object_set_boolean_member (o->strategy, sf->key, sf->type == FLAG_BOOL_ON);
-              break;
-            }
-        }
-      else if (g_str_equal (name, "--model"))
-        {
-          g_free (o->model);
-          o->model = g_strdup (value);
-        }
-      else if (g_str_equal (name, "--cluster"))
-        {
-          g_free (o->cluster);
-          o->cluster = g_strdup (value);
-        }
-      else if (g_str_equal (name, "--power-limit"))
-        {
-          if (!parse_number (name, value, "watts", &o->power_limit_w, error))
-            return FALSE;
-        }
-      else if (g_str_equal (name, "--gpu-clock"))
-        {
-          if (!parse_number (name, value, "MHz", &o->clock_mhz, error))
-            return FALSE;
-        }
-      else
-        {
-          if (!parse_int (name, value, &o->nodes, error))
-            return FALSE;
-          if (o->nodes < 1)
-            {
-              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                           "--nodes: %s is not a positive number of nodes", value);
-              return FALSE;
-            }
-        }
-      return TRUE;
     }
   return TRUE;
+}
+
+static gboolean
+takes_value (guint f)
+{
+  return f >= G_N_ELEMENTS (strategy_flags) || strategy_flags[f].type == FLAG_INT ||
+         strategy_flags[f].type == FLAG_NUMBER || strategy_flags[f].type == FLAG_STRING ||
+         strategy_flags[f].type == FLAG_LAYERS;
+}
+
+static const char *
+flag_name (guint f)
+{
+  return f < G_N_ELEMENTS (strategy_flags) ? strategy_flags[f].flag : other_flags[f - G_N_ELEMENTS (strategy_flags)];
+}
+
+/* A GOptionArgFunc: `name` is "--flag" as the tables spell it. */
+static gboolean
+override_option (const char *name,
+                 const char *value,
+                 gpointer    data,
+                 GError    **error)
+{
+  for (guint f = 0; f < G_N_ELEMENTS (strategy_flags) + G_N_ELEMENTS (other_flags); f++)
+    if (g_str_equal (name, flag_name (f)))
+      return set_flag (data, f, value, error);
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION, "%s: not an override", name);
+  return FALSE;
+}
+
+static const char *const other_help[][2] = {
+  { "PRESET|PATH", "a model preset or a Hugging Face config.json" },
+  { "PRESET|PATH", "a cluster preset or cluster JSON file" },
+  { "N", "number of nodes of the cluster" },
+  { "W", "cap each GPU's board power (nvidia-smi -pl)" },
+  { "MHZ", "lock each GPU's SM clock (nvidia-smi -lgc)" },
+};
+
+const GOptionEntry *
+plx_cli_overrides_option_entries (PlxCliOverrides *o)
+{
+  const guint n = G_N_ELEMENTS (strategy_flags) + G_N_ELEMENTS (other_flags);
+  GOptionEntry *entries = g_new0 (GOptionEntry, n + 1);
+
+  G_STATIC_ASSERT (G_N_ELEMENTS (other_help) == G_N_ELEMENTS (other_flags));
+  if (o->help_texts == NULL)
+    o->help_texts = g_ptr_array_new_with_free_func (g_free);
+  for (guint f = 0; f < n; f++)
+    {
+      const StrategyFlag *sf = f < G_N_ELEMENTS (strategy_flags) ? &strategy_flags[f] : NULL;
+      char *help;
+
+      if (sf != NULL)
+        {
+          /* The table's help wraps for the old layout; GLib's wants one line. */
+          g_auto (GStrv) words = g_strsplit_set (sf->help != NULL ? sf->help : "", " \n", -1);
+          g_autofree char *joined = NULL;
+          GString *line = g_string_new (NULL);
+          for (guint w = 0; words[w] != NULL; w++)
+            if (words[w][0] != '\0')
+              g_string_append_printf (line, "%s%s", line->len > 0 ? " " : "", words[w]);
+          if (sf->type == FLAG_BOOL_ON)
+            g_string_append (line, " (--no-... turns it off)");
+          joined = g_string_free (line, FALSE);
+          help = g_steal_pointer (&joined);
+        }
+      else
+        help = g_strdup (other_help[f - G_N_ELEMENTS (strategy_flags)][1]);
+      g_ptr_array_add (o->help_texts, help);
+      entries[f].long_name = flag_name (f) + 2;
+      entries[f].arg = G_OPTION_ARG_CALLBACK;
+      entries[f].arg_data = (gpointer) override_option;
+      entries[f].description = help;
+      if (!takes_value (f))
+        entries[f].flags = G_OPTION_FLAG_NO_ARG | (sf->help == NULL ? G_OPTION_FLAG_HIDDEN : 0);
+      else if (sf == NULL)
+        entries[f].arg_description = other_help[f - G_N_ELEMENTS (strategy_flags)][0];
+      else
+        entries[f].arg_description = sf->type == FLAG_INT ? "N" : sf->type == FLAG_STRING ? "NAME"
+                                     : sf->type == FLAG_LAYERS ? "L,L,.." : "X";
+    }
+  g_free (o->entries);
+  o->entries = entries;
+  return entries;
 }
 
 static gboolean
@@ -422,27 +473,4 @@ plx_cli_overrides_adapt (PlxCliOverrides *o,
   while (json_object_iter_next (&iter, &key, &value))
     json_object_set_member (strategy, key, json_node_copy (value));
   json_object_set_member (root, "strategy", g_steal_pointer (&adapted));
-}
-
-void
-plx_cli_overrides_print_help (GString *out)
-{
-  for (guint f = 0; f < G_N_ELEMENTS (strategy_flags); f++)
-    {
-      const StrategyFlag *sf = &strategy_flags[f];
-      g_autofree char *usage = sf->type == FLAG_INT ? g_strdup_printf ("%s N", sf->flag)
-                             : sf->type == FLAG_STRING ? g_strdup_printf ("%s NAME", sf->flag)
-                             : sf->type == FLAG_LAYERS ? g_strdup_printf ("%s L,L,..", sf->flag)
-                             : sf->type == FLAG_NUMBER ? g_strdup_printf ("%s X", sf->flag)
-                                                       : g_strdup (sf->flag);
-      if (sf->help == NULL)
-        continue;
-      g_string_append_printf (out, "  %-24s %s%s\n", usage, sf->help,
-                              sf->type == FLAG_BOOL_ON ? " (--no-... turns it off)" : "");
-    }
-  g_string_append (out, "  --model PRESET|PATH      a model preset or a Hugging Face config.json\n");
-  g_string_append (out, "  --cluster PRESET|PATH    a cluster preset or cluster JSON file\n");
-  g_string_append (out, "  --nodes N                number of nodes of the cluster\n");
-  g_string_append (out, "  --power-limit W          cap each GPU's board power (nvidia-smi -pl)\n");
-  g_string_append (out, "  --gpu-clock MHZ          lock each GPU's SM clock (nvidia-smi -lgc)\n");
 }

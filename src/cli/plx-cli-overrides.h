@@ -21,21 +21,15 @@ void             plx_cli_overrides_adapt (PlxCliOverrides *o,
                                           const char      *source);
 void             plx_cli_overrides_free (PlxCliOverrides *o);
 
-/* Consumes argv[*i] (and its value) if it is an override flag. Returns TRUE if it
- * was one; on a malformed value sets `error` (a usage error). */
-gboolean plx_cli_overrides_parse (PlxCliOverrides *o,
-                                  int              argc,
-                                  char           **argv,
-                                  int             *i,
-                                  gboolean        *consumed,
-                                  GError         **error);
 /* Returns a new scenario node with the overrides applied, or NULL if a file named
  * by an override (--cluster FILE) cannot be read. A scenario that is not an object
  * is returned unchanged, for the scenario loader to report. */
 JsonNode *plx_cli_overrides_apply (PlxCliOverrides *o,
                                    JsonNode        *scenario,
                                    GError         **error);
-void      plx_cli_overrides_print_help (GString *out);
+/* The override flags as GOptionEntry callbacks (their checks and messages are
+ * plx_cli_overrides_parse's), owned by `o`, which they set: their user data. */
+const GOptionEntry *plx_cli_overrides_option_entries (PlxCliOverrides *o);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxCliOverrides, plx_cli_overrides_free)
 

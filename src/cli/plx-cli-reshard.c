@@ -6,33 +6,29 @@
 
 #include "parallax/parallax.h"
 
+#include "plx-cli-options.h"
 #include "plx-cli-reshard.h"
 #include "plx-cli-util.h"
 
-static const char *const reshard_help =
-  "Usage: parallax-cli reshard --shape D0xD1[x..] --mesh AxB[xC] --from LAYOUT --to LAYOUT\n"
-  "                            [--dtype bf16] [--cluster PRESET|FILE] [--nodes N] [--json]\n"
-  "                            [--ir PROGRAM.json]\n\n"
+/* What the help says beyond the flag list (plx_cli_options_new). */
+static const char *const reshard_summary =
   "Redistribute one sharded array (docs/reshard.md): the cheapest sequence of\n"
   "collectives whose every layout holds at most the larger of the source and target\n"
-  "shards per GPU, and XLA's way (gather everything, then slice) beside it.\n\n"
-  "  --shape 12288x49152      the array's dimensions (1 to 4)\n"
-  "  --mesh 8x8               the device mesh: axes x, y (and z), laid onto the cluster's\n"
-  "                           GPUs row-major (the last axis varies fastest)\n"
-  "  --from \"[x,y]\"           per dimension the mesh axes it is split over, in order\n"
-  "  --to \"[y,-]\"             ('-' not split; \"[xy,-]\": dimension 0 over x then y;\n"
-  "                           \"[x,-]+y\": and partial sums over y, summed by the plan)\n"
-  "  --dtype NAME             bf16 (default), fp16, fp8, fp32\n"
-  "  --cluster PRESET|FILE    the cluster (default: the default scenario's)\n"
-  "  --nodes N                that many nodes of it\n"
-  "  --json                   JSON output\n"
-  "  --ir PROGRAM.json        also write the plan as a distributed program (docs/ir.md)\n"
-  "                           that `simulate --program` runs to the plan's time\n\n"
-  "       parallax-cli reshard [SCENARIO.json] --to-strategy tp=N,pp=N [--no-optimizer] [--json]\n\n"
-  "A checkpoint of the scenario's model (the built-in default without a file) from its\n"
-  "TP x PP to another with as many GPUs a copy: every block weight, and its fp32 master\n"
-  "copy and Adam moments unless --no-optimizer, planned one array after another on the\n"
-  "scenario's cluster.\n";
+  "shards per GPU, and XLA's way (gather everything, then slice) beside it. Give\n"
+  "--shape, --mesh, --from and --to, e.g.\n"
+  "  parallax-cli reshard --shape 12288x49152 --mesh 8x8 --from \"[x,y]\" --to \"[y,-]\"\n"
+  "\n"
+  "Or reshard a checkpoint: parallax-cli reshard [SCENARIO.json] --to-strategy tp=N,pp=N\n"
+  "[--no-optimizer] [--json]. The scenario's model (the built-in default without a file)\n"
+  "from its TP x PP to another with as many GPUs a copy: every block weight, and its fp32\n"
+  "master copy and Adam moments unless --no-optimizer, planned one array after another on\n"
+  "the scenario's cluster.";
+
+static const char *const reshard_description =
+  "A LAYOUT names per dimension the mesh axes it is split over, in order: \"[x,y]\",\n"
+  "\"[y,-]\" ('-' not split), \"[xy,-]\" (dimension 0 over x then y), \"[x,-]+y\" (and\n"
+  "partial sums over y, summed by the plan). The mesh's axes x, y (and z) are laid onto\n"
+  "the cluster's GPUs row-major (the last axis varies fastest).\n";
 
 static int
 parse_shape (const char *text, PlxArrayShape *shape)
@@ -248,10 +244,12 @@ reshard_scenario (const char *path, const char *to_strategy, gboolean optimizer,
 int
 plx_cli_reshard (int argc, char **argv)
 {
-  const char *shape_text = NULL, *mesh_text = NULL, *from = NULL, *to = NULL, *dtype_text = "bf16";
-  const char *cluster_name = NULL, *scenario = NULL, *to_strategy = NULL, *ir_path = NULL;
+  g_autofree char *shape_text = NULL, *mesh_text = NULL, *from = NULL, *to = NULL, *dtype_arg = NULL;
+  g_autofree char *cluster_name = NULL, *to_strategy = NULL, *ir_path = NULL, *nodes_text = NULL;
+  const char *scenario = NULL, *dtype_text = "bf16";
+  char **positionals;
   guint nodes = 0;
-  gboolean json = FALSE, optimizer = TRUE;
+  gboolean json = FALSE, no_optimizer = FALSE;
   PlxArrayShape shape = { 0 };
   PlxMesh mesh = { 0 };
   PlxSharding src, dst;
@@ -260,68 +258,46 @@ plx_cli_reshard (int argc, char **argv)
   g_autoptr (PlxCluster) cluster = NULL;
   g_autoptr (PlxReshardPlan) plan = NULL;
   g_autoptr (PlxReshardPlan) base = NULL;
+  const GOptionEntry entries[] = {
+    { "shape", 0, 0, G_OPTION_ARG_STRING, &shape_text, "the array's dimensions (1 to 4), e.g. 12288x49152", "D0xD1[x..]" },
+    { "mesh", 0, 0, G_OPTION_ARG_STRING, &mesh_text, "the device mesh: axes x, y (and z), e.g. 8x8", "AxB[xC]" },
+    { "from", 0, 0, G_OPTION_ARG_STRING, &from, "the source layout, e.g. \"[x,y]\"", "LAYOUT" },
+    { "to", 0, 0, G_OPTION_ARG_STRING, &to, "the target layout, e.g. \"[y,-]\"", "LAYOUT" },
+    { "dtype", 0, 0, G_OPTION_ARG_STRING, &dtype_arg, "bf16 (default), fp16, fp8, fp32", "NAME" },
+    { "cluster", 0, 0, G_OPTION_ARG_FILENAME, &cluster_name, "the cluster (default: the default scenario's)",
+      "PRESET|FILE" },
+    { "nodes", 0, 0, G_OPTION_ARG_STRING, &nodes_text, "that many nodes of it", "N" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON output", NULL },
+    { "ir", 0, 0, G_OPTION_ARG_FILENAME, &ir_path,
+      "also write the plan as a distributed program (docs/ir.md) that `simulate --program` runs to the plan's time",
+      "PROGRAM.json" },
+    { "to-strategy", 0, 0, G_OPTION_ARG_STRING, &to_strategy, "a checkpoint of the scenario's model to this TP x PP",
+      "tp=N,pp=N" },
+    { "no-optimizer", 0, 0, G_OPTION_ARG_NONE, &no_optimizer,
+      "with --to-strategy: the weights only, not their fp32 master copy and Adam moments", NULL },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (PlxCliOptions) options = plx_cli_options_new ("reshard", "[SCENARIO.json]", reshard_summary,
+                                                           reshard_description);
   int status;
 
-  for (int i = 2; i < argc; i++)
+  plx_cli_options_add_entries (options, entries);
+  status = plx_cli_options_parse (options, argc, argv);
+  if (status != PLX_CLI_OPTIONS_CONTINUE)
+    return status;
+  positionals = plx_cli_options_positionals (options);
+  if (positionals[0] != NULL && positionals[1] != NULL)
+    return usage_error ("reshard: unexpected argument \"%s\"", positionals[1]);
+  scenario = positionals[0];
+  if (dtype_arg != NULL)
+    dtype_text = dtype_arg;
+  if (nodes_text != NULL)
     {
-      const char *arg = argv[i], *eq = strchr (arg, '=');
-      g_autofree char *flag = eq != NULL ? g_strndup (arg, eq - arg) : g_strdup (arg);
-      const char *value;
-
-      if (g_str_equal (arg, "--help") || g_str_equal (arg, "-h"))
-        {
-          printf ("%s", reshard_help);
-          return 0;
-        }
-      if (g_str_equal (arg, "--json"))
-        {
-          json = TRUE;
-          continue;
-        }
-      if (g_str_equal (arg, "--no-optimizer"))
-        {
-          optimizer = FALSE;
-          continue;
-        }
-      if (i == 2 && arg[0] != '-')
-        {
-          scenario = arg;
-          continue;
-        }
-      if (arg[0] != '-' || arg[1] != '-')
-        return usage_error ("reshard: unexpected argument \"%s\"", arg);
-      if (eq != NULL)
-        value = eq + 1;
-      else if (i + 1 < argc)
-        value = argv[++i];
-      else
-        return usage_error ("%s needs a value", flag);
-      if (g_str_equal (flag, "--shape"))
-        shape_text = value;
-      else if (g_str_equal (flag, "--mesh"))
-        mesh_text = value;
-      else if (g_str_equal (flag, "--from"))
-        from = value;
-      else if (g_str_equal (flag, "--to"))
-        to = value;
-      else if (g_str_equal (flag, "--dtype"))
-        dtype_text = value;
-      else if (g_str_equal (flag, "--cluster"))
-        cluster_name = value;
-      else if (g_str_equal (flag, "--to-strategy"))
-        to_strategy = value;
-      else if (g_str_equal (flag, "--ir"))
-        ir_path = value;
-      else if (g_str_equal (flag, "--nodes"))
-        {
-          char *end = NULL;
-          guint64 v = g_ascii_strtoull (value, &end, 10);
-          if (end == value || *end != '\0' || value[0] == '-' || v < 1 || v > 100000)
-            return usage_error ("--nodes: \"%s\" is not a whole number from 1 to 100000", value);
-          nodes = (guint) v;
-        }
-      else
-        return usage_error ("reshard: unknown option \"%s\" (see reshard --help)", flag);
+      char *end = NULL;
+      guint64 v = g_ascii_strtoull (nodes_text, &end, 10);
+      if (end == nodes_text || *end != '\0' || nodes_text[0] == '-' || v < 1 || v > 100000)
+        return usage_error ("--nodes: \"%s\" is not a whole number from 1 to 100000", nodes_text);
+      nodes = (guint) v;
     }
   if (to_strategy != NULL || scenario != NULL)
     {
@@ -329,7 +305,7 @@ plx_cli_reshard (int argc, char **argv)
           ir_path != NULL)
         return usage_error ("reshard: a scenario takes --to-strategy tp=N,pp=N, and no --shape, --mesh, --from, "
                             "--to or --ir (reshard --help)");
-      return reshard_scenario (scenario, to_strategy, optimizer, json);
+      return reshard_scenario (scenario, to_strategy, !no_optimizer, json);
     }
   if (shape_text == NULL || mesh_text == NULL || from == NULL || to == NULL)
     return usage_error ("reshard: give --shape, --mesh, --from and --to (reshard --help)");

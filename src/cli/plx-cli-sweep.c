@@ -16,20 +16,24 @@
 #include "parallax/plx-input.h"
 #include "parallax/parallax.h"
 
+#include "plx-cli-options.h"
 #include "plx-cli-sweep.h"
 #include "plx-cli-util.h"
 
 #define TASKS_FILE "tasks.txt"
 #define MERGES_FILE "merges.txt"
 
-static const char *const sweep_help =
-  "Usage: parallax-cli sweep expand SWEEP.json --shards N --dir DIR\n"
-  "       parallax-cli sweep run-task DIR/tasks.txt I\n"
-  "       parallax-cli sweep merge DIR\n\n"
+/* What `sweep --help` says beyond its (empty) flag list. */
+static const char *const sweep_summary =
+  "  parallax-cli sweep expand SWEEP.json --shards N --dir DIR\n"
+  "  parallax-cli sweep run-task DIR/tasks.txt I\n"
+  "  parallax-cli sweep merge DIR\n"
+  "\n"
   "expand writes DIR/scenarios/NAME.json for every model x cluster x GPU count x batch size\n"
   "of the sweep file, and DIR/tasks.txt with one search shard a line (N per scenario).\n"
   "run-task runs line I (0-based, as $SLURM_ARRAY_TASK_ID counts) into DIR/parts/.\n"
-  "merge merges each scenario's parts into DIR/results/NAME.json and NAME.csv (docs/sweeps.md).\n";
+  "merge merges each scenario's parts into DIR/results/NAME.json and NAME.csv (docs/sweeps.md).\n"
+  "Each takes --help.";
 
 /* This program, to run a search or a merge as a process of its own. */
 static char *
@@ -530,65 +534,104 @@ merge_all (const char *dir)
   return status;
 }
 
+static int
+sweep_expand (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL, *shards_text = NULL;
+  char **paths;
+  guint n_shards = 1;
+  const GOptionEntry entries[] = {
+    { "shards", 0, 0, G_OPTION_ARG_STRING, &shards_text, "search shards per scenario (1)", "N" },
+    { "dir", 0, 0, G_OPTION_ARG_FILENAME, &dir, "where the scenarios and the task list go", "DIR" },
+    G_OPTION_ENTRY_NULL,
+  };
+  g_autoptr (PlxCliOptions) options = plx_cli_options_new (
+    "sweep expand", "SWEEP.json",
+    "Write DIR/scenarios/NAME.json for every model x cluster x GPU count x batch size of\n"
+    "the sweep file, and DIR/tasks.txt with one search shard a line (N per scenario).",
+    NULL);
+  int status;
+
+  plx_cli_options_add_entries (options, entries);
+  status = plx_cli_options_parse (options, argc, argv);
+  if (status != PLX_CLI_OPTIONS_CONTINUE)
+    return status;
+  if (shards_text != NULL)
+    {
+      char *end = NULL;
+      gint64 n = g_ascii_strtoll (shards_text, &end, 10);
+      if (*end != '\0' || n < 1 || n > 100000)
+        return usage_error ("--shards: \"%s\" is not a whole number from 1 to 100000", shards_text);
+      n_shards = (guint) n;
+    }
+  paths = plx_cli_options_positionals (options);
+  if (paths[0] != NULL && paths[1] != NULL)
+    return usage_error ("sweep expand: more than one sweep file (\"%s\", \"%s\")", paths[0], paths[1]);
+  if (paths[0] == NULL || dir == NULL)
+    return usage_error ("sweep expand needs SWEEP.json and --dir DIR");
+  if (!expand (paths[0], n_shards, dir, &error))
+    return user_error (error);
+  return 0;
+}
+
+/* run-task and merge take no flags but --help: `n_args` arguments. */
+static int
+sweep_positionals (int argc, char **argv, const char *parameters, const char *summary, guint n_args,
+                   const char *missing, char ***args)
+{
+  g_autofree char *command = g_strdup_printf ("sweep %s", argv[1]);
+  g_autoptr (PlxCliOptions) options = plx_cli_options_new (command, parameters, summary, NULL);
+  int status = plx_cli_options_parse (options, argc, argv);
+
+  if (status != PLX_CLI_OPTIONS_CONTINUE)
+    return status;
+  if (plx_cli_options_n_positionals (options) != n_args)
+    return usage_error ("%s", missing);
+  *args = g_strdupv (plx_cli_options_positionals (options));
+  return PLX_CLI_OPTIONS_CONTINUE;
+}
+
 int
 plx_cli_sweep (int    argc,
                char **argv)
 {
   const char *sub = argc > 2 ? argv[2] : NULL;
+  g_auto (GStrv) args = NULL;
+  int status;
 
-  if (sub == NULL || g_str_equal (sub, "--help") || g_str_equal (sub, "-h"))
+  if (sub == NULL || sub[0] == '-')
     {
-      printf ("%s", sweep_help);
-      return sub == NULL ? EXIT_USAGE : 0;
+      g_autoptr (PlxCliOptions) options = plx_cli_options_new ("sweep", "expand|run-task|merge ...", sweep_summary,
+                                                               NULL);
+      g_autofree char *help = NULL;
+
+      status = plx_cli_options_parse (options, argc, argv);
+      if (status != PLX_CLI_OPTIONS_CONTINUE)
+        return status;
+      /* No subcommand: what there is to choose from, and a usage error. */
+      help = plx_cli_options_help (options);
+      fputs (help, stdout);
+      return EXIT_USAGE;
     }
+  /* The subcommand stands where a command does: its arguments follow it. */
   if (g_str_equal (sub, "expand"))
-    {
-      g_autoptr (GError) error = NULL;
-      const char *path = NULL, *dir = NULL;
-      guint n_shards = 1;
-
-      for (int i = 3; i < argc; i++)
-        {
-          if (g_str_equal (argv[i], "--shards") || g_str_equal (argv[i], "--dir"))
-            {
-              char *end = NULL;
-              gint64 n;
-              if (i + 1 >= argc)
-                return usage_error ("%s needs a value", argv[i]);
-              if (g_str_equal (argv[i++], "--dir"))
-                {
-                  dir = argv[i];
-                  continue;
-                }
-              n = g_ascii_strtoll (argv[i], &end, 10);
-              if (*end != '\0' || n < 1 || n > 100000)
-                return usage_error ("--shards: \"%s\" is not a whole number from 1 to 100000", argv[i]);
-              n_shards = (guint) n;
-            }
-          else if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return usage_error ("sweep expand: unknown option \"%s\"", argv[i]);
-          else if (path == NULL)
-            path = argv[i];
-          else
-            return usage_error ("sweep expand: more than one sweep file (\"%s\", \"%s\")", path, argv[i]);
-        }
-      if (path == NULL || dir == NULL)
-        return usage_error ("sweep expand needs SWEEP.json and --dir DIR");
-      if (!expand (path, n_shards, dir, &error))
-        return user_error (error);
-      return 0;
-    }
+    return sweep_expand (argc - 1, argv + 1);
   if (g_str_equal (sub, "run-task"))
     {
-      if (argc != 5)
-        return usage_error ("sweep run-task needs LIST and I (0-based)");
-      return run_task (argv[3], argv[4]);
+      status = sweep_positionals (argc - 1, argv + 1, "DIR/tasks.txt I",
+                                  "Run line I (0-based, as $SLURM_ARRAY_TASK_ID counts) of the task list into "
+                                  "DIR/parts/.",
+                                  2, "sweep run-task needs LIST and I (0-based)", &args);
+      return status != PLX_CLI_OPTIONS_CONTINUE ? status : run_task (args[0], args[1]);
     }
   if (g_str_equal (sub, "merge"))
     {
-      if (argc != 4)
-        return usage_error ("sweep merge needs DIR (where sweep expand wrote)");
-      return merge_all (argv[3]);
+      status = sweep_positionals (argc - 1, argv + 1, "DIR",
+                                  "Merge each scenario's parts into DIR/results/NAME.json and NAME.csv "
+                                  "(docs/sweeps.md).",
+                                  1, "sweep merge needs DIR (where sweep expand wrote)", &args);
+      return status != PLX_CLI_OPTIONS_CONTINUE ? status : merge_all (args[0]);
     }
   return usage_error ("sweep: unknown subcommand \"%s\" (expand, run-task, merge)", sub);
 }

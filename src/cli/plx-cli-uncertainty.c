@@ -32,63 +32,48 @@ parse_count (const char *option, const char *text, guint64 max, guint64 *out, GE
   return TRUE;
 }
 
-gboolean
-plx_cli_uncertainty_take_options (int               *argc,
-                                  char             **argv,
-                                  PlxCliUncertainty *uq,
-                                  GError           **error)
+void
+plx_cli_uncertainty_init (PlxCliUncertainty *uq)
 {
-  int kept = 2;
-
+  *uq = (PlxCliUncertainty) { 0 };
   uq->seed = PLX_UNCERTAINTY_DEFAULT_SEED;
-  for (int i = 2; i < *argc; i++)
-    {
-      const char *arg = argv[i];
-      gboolean takes_value = g_str_equal (arg, "--samples") || g_str_equal (arg, "--seed") ||
-                             g_str_equal (arg, "--tornado");
-      guint64 v;
+}
 
-      if (g_str_equal (arg, "--sensitivity"))
+gboolean
+plx_cli_uncertainty_set_option (PlxCliUncertainty *uq,
+                                const char        *flag,
+                                const char        *value,
+                                GError           **error)
+{
+  guint64 v;
+
+  if (g_str_equal (flag, "--sensitivity"))
+    {
+      uq->sensitivity = TRUE;
+      return TRUE;
+    }
+  if (g_str_equal (flag, "--tornado"))
+    {
+      PlxExportFormat format;
+      if (!plx_export_format_for_path (value, &format, error))
+        return FALSE;
+      uq->tornado = value;
+      uq->sensitivity = TRUE;
+      return TRUE;
+    }
+  if (!parse_count (flag, value, g_str_equal (flag, "--seed") ? G_MAXUINT32 : 10000000, &v, error))
+    return FALSE;
+  if (g_str_equal (flag, "--samples"))
+    {
+      if (v == 0)
         {
-          uq->sensitivity = TRUE;
-          continue;
-        }
-      if (!takes_value)
-        {
-          argv[kept++] = argv[i];
-          continue;
-        }
-      if (i + 1 >= *argc)
-        {
-          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s needs a value", arg);
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "--samples: 0 draws; give 1 to 10000000");
           return FALSE;
         }
-      if (g_str_equal (arg, "--tornado"))
-        {
-          PlxExportFormat format;
-          uq->tornado = argv[++i];
-          if (!plx_export_format_for_path (uq->tornado, &format, error))
-            return FALSE;
-          continue;
-        }
-      if (!parse_count (arg, argv[++i], g_str_equal (arg, "--seed") ? G_MAXUINT32 : 10000000, &v, error))
-        return FALSE;
-      if (g_str_equal (arg, "--samples"))
-        {
-          if (v == 0)
-            {
-              g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "--samples: 0 draws; give 1 to 10000000");
-              return FALSE;
-            }
-          uq->samples = (guint) v;
-        }
-      else
-        uq->seed = v;
+      uq->samples = (guint) v;
     }
-  if (uq->tornado != NULL)
-    uq->sensitivity = TRUE;
-  argv[kept] = NULL;
-  *argc = kept;
+  else
+    uq->seed = v;
   return TRUE;
 }
 

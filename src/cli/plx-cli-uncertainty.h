@@ -18,12 +18,14 @@ typedef struct
   GArray              *sensitivities; /* PlxSensitivity, after plx_cli_uncertainty_run */
 } PlxCliUncertainty;
 
-/* Takes its options out of argv (compacting it and *argc) so the rest parse as
- * before; FALSE with a message naming the option on a bad value. */
-gboolean plx_cli_uncertainty_take_options (int               *argc,
-                                           char             **argv,
-                                           PlxCliUncertainty *uq,
-                                           GError           **error);
+/* No sampling, no sensitivity, the default seed. */
+void     plx_cli_uncertainty_init (PlxCliUncertainty *uq);
+/* One of --samples, --seed (a value), --sensitivity (NULL), --tornado (a chart path,
+ * which must outlive `uq`); FALSE with a message naming the flag on a bad value. */
+gboolean plx_cli_uncertainty_set_option (PlxCliUncertainty *uq,
+                                         const char        *flag,
+                                         const char        *value,
+                                         GError           **error);
 gboolean plx_cli_uncertainty_wanted (const PlxCliUncertainty *uq);
 gboolean plx_cli_uncertainty_run (PlxCliUncertainty *uq,
                                   const PlxScenario *scenario,
