@@ -1240,10 +1240,23 @@ cli_graph_step (const char *graph, const char *const *flags)
   return json_object_get_double_member (json_node_get_object (root), "step_time_s");
 }
 
+static gboolean
+spin_took (gpointer data)
+{
+  gpointer *d = data;
+  return gtk_spin_button_get_value (d[0]) == g_ascii_strtod (d[1], NULL);
+}
+
 static void
 type_into (PlxGraphPage *page, GtkWidget *spin, const char *text)
 {
+  gpointer d[2] = { spin, (gpointer) text };
+
   type_into_spin_button (spin, text);
+  /* Under load the typed keys may reach the spin after a fixed pause: until they
+   * have, the page is idle with the old result. A value the spin refuses or clamps
+   * never shows; the page is waited for all the same. */
+  gi_wait (spin_took, d, 3000);
   gi_pump (100);
   g_assert_true (gi_wait (graph_computed, page, 10000));
   gi_pump (100);
