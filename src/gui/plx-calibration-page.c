@@ -406,7 +406,10 @@ refit (PlxCalibrationPage *self)
   for (guint i = 0; i < self->paths->len; i++)
     q->paths[i] = g_strdup (self->paths->pdata[i]);
   q->kinds = g_array_copy (self->kinds);
-  q->base = json_node_copy (self->base);
+  /* A tree of its own: json_node_copy shares the objects, whose reference counts
+   * the fit's thread and this one would then change at once (a fresh CI's ASan run
+   * crashed in g_slice_alloc under plx_presets_expand on the fit's thread). */
+  q->base = plx_json_deep_copy (self->base);
   q->result = self->result != NULL ? plx_result_ref (self->result) : NULL;
   q->gpus_per_node = (guint) gtk_spin_button_get_value (self->gpn_spin);
   q->nodes = (guint) gtk_spin_button_get_value (self->nodes_spin);
@@ -664,7 +667,7 @@ plx_calibration_page_set_scenario (PlxCalibrationPage *self,
       g_clear_pointer (&self->base, json_node_unref);
       g_free (self->base_text);
       self->base_text = g_steal_pointer (&text);
-      self->base = cluster != NULL ? json_node_copy (cluster) : NULL;
+      self->base = cluster != NULL ? plx_json_deep_copy (cluster) : NULL;
     }
   if (result != NULL && !self->layout_edited && self->paths->len == 0)
     {
