@@ -19,7 +19,7 @@ typedef struct
   double    scale;       /* calibration factor on the efficiency (1: as measured) */
 } PlxLink;
 
-typedef struct
+typedef struct _PlxCluster
 {
   char    *name;
   guint    num_nodes;

@@ -1,27 +1,32 @@
-/* plx-gi.h: the part of libparallax that is safe to bind (GObject introspection,
- * Python through PyGObject): the core's structs as opaque boxed types, read through
- * getters, changed through functions that check and report with GError
- * (docs/library.md). */
+/* plx-gi.h: libparallax's public API, the part that is safe to bind (GObject
+ * introspection, Python through PyGObject) and the only header installed: the
+ * core's structs as opaque boxed types, read through getters, changed through
+ * functions that check and report with GError (docs/library.md). */
 #pragma once
 
 #include <glib-object.h>
 
-#ifdef __GI_SCANNER__
-/* g-ir-scanner sees the structs as opaque, so bindings reach them only through the
- * functions below; C callers see the fields (the headers of the #else). */
-typedef struct _PlxScenario     PlxScenario;
-typedef struct _PlxModel        PlxModel;
-typedef struct _PlxCluster      PlxCluster;
-typedef struct _PlxStrategy     PlxStrategy;
-typedef struct _PlxReport       PlxReport;
-typedef struct _PlxSearchResult PlxSearchResult;
-#else
+#include "plx-error.h"
+
+#if defined(PLX_COMPILATION) && !defined(__GI_SCANNER__)
+/* Inside the project (meson.build defines PLX_COMPILATION): the core's headers give
+ * the structs their fields and declare their copy, free and autoptr cleanup. */
 #include "plx-cluster.h"
 #include "plx-model.h"
 #include "plx-report.h"
 #include "plx-scenario.h"
 #include "plx-search.h"
 #include "plx-strategy.h"
+#else
+/* Installed, and to g-ir-scanner: the structs are opaque, reached only through the
+ * functions below, whose ownership is annotated. */
+typedef struct _PlxScenario     PlxScenario;
+typedef struct _PlxModel        PlxModel;
+typedef struct _PlxCluster      PlxCluster;
+typedef struct _PlxStrategy     PlxStrategy;
+typedef struct _PlxReport       PlxReport;
+typedef struct _PlxSearchResult PlxSearchResult;
+#define PLX_GI_OPAQUE 1
 #endif
 
 G_BEGIN_DECLS
@@ -39,6 +44,104 @@ GType plx_cluster_get_type (void) G_GNUC_CONST;
 GType plx_strategy_get_type (void) G_GNUC_CONST;
 GType plx_report_get_type (void) G_GNUC_CONST;
 GType plx_search_result_get_type (void) G_GNUC_CONST;
+
+#ifdef PLX_GI_OPAQUE
+/* Copy and free of each type (the core declares them inside the project). Bindings
+ * copy and free through the boxed type; C callers call them or use g_autoptr. */
+/**
+ * plx_scenario_copy:
+ * @scenario: a scenario
+ *
+ * Returns: (transfer full): an independent copy of @scenario
+ */
+PlxScenario     *plx_scenario_copy (const PlxScenario *scenario);
+/**
+ * plx_scenario_free: (skip)
+ * @scenario: (transfer full) (nullable): a scenario
+ *
+ * Frees @scenario.
+ */
+void             plx_scenario_free (PlxScenario *scenario);
+/**
+ * plx_model_copy:
+ * @model: a model
+ *
+ * Returns: (transfer full): an independent copy of @model
+ */
+PlxModel        *plx_model_copy (const PlxModel *model);
+/**
+ * plx_model_free: (skip)
+ * @model: (transfer full) (nullable): a model
+ *
+ * Frees @model.
+ */
+void             plx_model_free (PlxModel *model);
+/**
+ * plx_cluster_copy:
+ * @cluster: a cluster
+ *
+ * Returns: (transfer full): an independent copy of @cluster
+ */
+PlxCluster      *plx_cluster_copy (const PlxCluster *cluster);
+/**
+ * plx_cluster_free: (skip)
+ * @cluster: (transfer full) (nullable): a cluster
+ *
+ * Frees @cluster.
+ */
+void             plx_cluster_free (PlxCluster *cluster);
+/**
+ * plx_strategy_copy:
+ * @strategy: a strategy
+ *
+ * Returns: (transfer full): an independent copy of @strategy
+ */
+PlxStrategy     *plx_strategy_copy (const PlxStrategy *strategy);
+/**
+ * plx_strategy_free: (skip)
+ * @strategy: (transfer full) (nullable): a strategy
+ *
+ * Frees @strategy.
+ */
+void             plx_strategy_free (PlxStrategy *strategy);
+/**
+ * plx_report_copy:
+ * @report: a report
+ *
+ * Returns: (transfer full): an independent copy of @report
+ */
+PlxReport       *plx_report_copy (const PlxReport *report);
+/**
+ * plx_report_free: (skip)
+ * @report: (transfer full) (nullable): a report
+ *
+ * Frees @report.
+ */
+void             plx_report_free (PlxReport *report);
+/**
+ * plx_search_result_copy:
+ * @result: a search result
+ *
+ * Returns: (transfer full): an independent copy of @result
+ */
+PlxSearchResult *plx_search_result_copy (const PlxSearchResult *result);
+/**
+ * plx_search_result_free: (skip)
+ * @result: (transfer full) (nullable): a search result
+ *
+ * Frees @result.
+ */
+void             plx_search_result_free (PlxSearchResult *result);
+
+#ifndef __GI_SCANNER__
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxScenario, plx_scenario_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxModel, plx_model_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxCluster, plx_cluster_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxStrategy, plx_strategy_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxReport, plx_report_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxSearchResult, plx_search_result_free)
+#endif
+#endif
 
 /* The core functions that belong to this API as they are, declared again so that
  * g-ir-scanner, which reads this header alone, sees them (the compiler checks the

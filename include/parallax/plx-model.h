@@ -125,7 +125,7 @@ typedef struct
   double   final_softcap;  /* cap of the output logits; 0: none */
 } PlxModelArch;
 
-typedef struct
+typedef struct _PlxModel
 {
   char   *name;
   char   *model_type;   /* "gpt2", "llama", "mistral", "qwen2", "mixtral" */

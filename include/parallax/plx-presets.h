@@ -36,7 +36,7 @@ JsonNode *plx_presets_lookup (PlxPresetKind kind,
 /* `node` is an object that may name a preset ({"preset": NAME, ...overrides}): the
  * preset's JSON with the other keys merged over it and "name" defaulting to NAME.
  * Without "preset", a copy of `node`. `key` ("model", "cluster") names it in errors.
- * *had_preset tells which. */
+ * *had_preset tells which (`had_preset` may be NULL). */
 JsonNode *plx_presets_expand (PlxPresetKind kind,
                               JsonNode     *node,
                               const char   *source,

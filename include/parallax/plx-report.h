@@ -28,7 +28,7 @@ typedef enum
   PLX_N_TIME
 } PlxTimeCategory;
 
-typedef struct
+typedef struct _PlxReport
 {
   const char *engine;
   double   step_time_s;

@@ -10,7 +10,7 @@
 
 G_BEGIN_DECLS
 
-typedef struct
+typedef struct _PlxScenario
 {
   char        *name;
   char        *source;   /* file path, or "built-in default" */

@@ -39,7 +39,7 @@ typedef struct
   guint    n_shards;
 } PlxSearchOptions;
 
-typedef struct
+typedef struct _PlxSearchResult
 {
   PlxStrategy strategy;     /* schedule_path is NULL */
   guint       n_gpus;

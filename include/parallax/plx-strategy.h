@@ -47,7 +47,7 @@ typedef enum
                                  * backward pass (overlap_dp_comm defaults to false) */
 } PlxImplementation;
 
-typedef struct
+typedef struct _PlxStrategy
 {
   PlxWorkload  workload;
   guint64      prompt_length;     /* inference: tokens of each prompt (0 until resolved: 512) */

@@ -148,7 +148,7 @@ entry_node (JsonNode *entry, const char *sweep_dir)
       json_node_take_object (out, o);
       return out;
     }
-  out = json_node_copy (entry);
+  out = plx_json_deep_copy (entry);
   o = json_node_get_object (out);
   if (json_object_has_member (o, "hf_config") && JSON_NODE_HOLDS_VALUE (json_object_get_member (o, "hf_config")))
     {
@@ -315,7 +315,7 @@ expand (const char *sweep_path, guint n_shards, const char *dir, GError **error)
             g_autoptr (JsonNode) scenario = object_node ();
             JsonObject *sc = json_node_get_object (scenario);
             JsonNode *cluster_node = entry_node (cluster_entry, sweep_dir);
-            g_autoptr (JsonNode) st_node = strategy != NULL ? json_node_copy (json_object_get_member (root, "strategy"))
+            g_autoptr (JsonNode) st_node = strategy != NULL ? plx_json_deep_copy (json_object_get_member (root, "strategy"))
                                                             : object_node ();
             JsonObject *st = json_node_get_object (st_node);
             g_autoptr (PlxScenario) probe = NULL;

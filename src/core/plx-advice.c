@@ -7,6 +7,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "parallax/plx-advice.h"
+#include "parallax/plx-json.h"
 #include "parallax/plx-analytic.h"
 
 /* Bounds on the candidates tried; each is stated in docs/advice.md. */
@@ -703,7 +704,9 @@ plx_advice_adapt_strategy (const PlxModel   *model,
       }
   }
 
-  out = json_node_copy (strategy);
+  /* A tree of its own: json_node_copy would share the object, and the removals
+   * below would change the caller's strategy too. */
+  out = plx_json_deep_copy (strategy);
   o = json_node_get_object (out);
   json_object_remove_member (o, "dp");
   if (json_object_has_member (o, "layers_per_stage") && JSON_NODE_HOLDS_ARRAY (json_object_get_member (o, "layers_per_stage")))

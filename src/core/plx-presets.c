@@ -195,7 +195,11 @@ plx_presets_expand (PlxPresetKind kind,
   g_autoptr (JsonNode) overrides = NULL;
   JsonNode *merged;
   const char *preset = NULL;
+  gboolean unused;
 
+  /* Callers that do not ask which (calibrate --nccl-tests) pass NULL. */
+  if (had_preset == NULL)
+    had_preset = &unused;
   *had_preset = FALSE;
   if (!plx_json_get_string (json_node_get_object (node), source, key, "preset", FALSE, &preset, error))
     return NULL;

@@ -13,6 +13,7 @@
 
 #include "parallax/plx-analytic.h"
 #include "parallax/plx-error.h"
+#include "parallax/plx-json.h"
 #include "parallax/plx-search.h"
 #include "parallax/plx-sim.h"
 
@@ -751,7 +752,9 @@ plx_search_result_to_scenario (const PlxSearchResult *r,
                    gpus_per_node);
       return NULL;
     }
-  out = json_node_copy (scenario);
+  /* A tree of its own: json_node_copy would share the objects, and the keys set
+   * below would change the caller's scenario too. */
+  out = plx_json_deep_copy (scenario);
   root = json_node_get_object (out);
   if (!json_object_has_member (root, "strategy") || !JSON_NODE_HOLDS_OBJECT (json_object_get_member (root, "strategy")))
     json_object_set_object_member (root, "strategy", json_object_new ());

@@ -47,3 +47,15 @@ G_DEFINE_BOXED_TYPE (PlxReport, plx_report, plx_report_copy, plx_report_free)
  * One strategy a search found, with its predicted step time, MFU and memory.
  */
 G_DEFINE_BOXED_TYPE (PlxSearchResult, plx_search_result, plx_search_result_copy, plx_search_result_free)
+
+/* The error codes as an enum type, so that bindings raise GLib.Error with codes
+ * they can name (Parallax.Error.NOT_FOUND). */
+G_DEFINE_ENUM_TYPE (PlxError, plx_error,
+  G_DEFINE_ENUM_VALUE (PLX_ERROR_PARSE, "parse"),
+  G_DEFINE_ENUM_VALUE (PLX_ERROR_MISSING_KEY, "missing-key"),
+  G_DEFINE_ENUM_VALUE (PLX_ERROR_INVALID_VALUE, "invalid-value"),
+  G_DEFINE_ENUM_VALUE (PLX_ERROR_UNSUPPORTED, "unsupported"),
+  G_DEFINE_ENUM_VALUE (PLX_ERROR_INCONSISTENT, "inconsistent"),
+  G_DEFINE_ENUM_VALUE (PLX_ERROR_NOT_FOUND, "not-found"),
+  G_DEFINE_ENUM_VALUE (PLX_ERROR_IO, "io"),
+  G_DEFINE_ENUM_VALUE (PLX_ERROR_UNKNOWN_KEY, "unknown-key"))

@@ -1611,7 +1611,7 @@ plx_scenario_panel_set_cluster (PlxScenarioPanel *self,
   g_return_if_fail (cluster != NULL && JSON_NODE_HOLDS_OBJECT (cluster));
   /* As choosing a cluster in the list: the strategy keeps what is still valid. */
   json_node_unref (self->cluster);
-  self->cluster = json_node_copy (cluster);
+  self->cluster = plx_json_deep_copy (cluster);
   resolve (self);
   adapt_strategy (self);
   emit_changed (self);

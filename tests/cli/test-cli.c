@@ -2147,12 +2147,21 @@ test_calibrate_nccl (void)
   g_auto (CliRun) sim = { 0 };
   g_auto (CliRun) wrong = { 0 };
   g_auto (CliRun) missing = { 0 };
+  g_auto (CliRun) from_file = { 0 };
+  g_autofree char *cluster_file = g_build_filename (dir, "named.json", NULL);
   g_autoptr (JsonNode) root = NULL;
   JsonArray *ops, *points;
 
   RUN_CLI (&r, "calibrate", "--nccl-tests", file, "--gpus-per-node", "8", "--nodes", "1", "--cluster", "dgx-h100-80gb",
            "--out", out, "--json");
   assert_success (&r);
+  /* A cluster file naming the same preset fits the same link (it crashed: the
+   * preset expansion was handed no place to say it had one). */
+  g_assert_true (g_file_set_contents (cluster_file, "{ \"preset\": \"dgx-h100-80gb\" }", -1, NULL));
+  RUN_CLI (&from_file, "calibrate", "--nccl-tests", file, "--gpus-per-node", "8", "--nodes", "1", "--cluster",
+           cluster_file, "--json");
+  assert_success (&from_file);
+  g_assert_cmpstr (from_file.out, ==, r.out);
   root = parse_stdout (&r);
   if (root == NULL)
     return;

@@ -179,9 +179,15 @@ adapted (const char *preset, gint64 *seq)
   g_autoptr (JsonNode) out = NULL;
   PlxStrategy *s;
 
+  g_autofree char *before = json_to_string (node, FALSE);
+  g_autofree char *after = NULL;
+
   c->num_nodes = 8;
   out = plx_advice_adapt_strategy (m, c, node);
   g_assert_nonnull (out);
+  /* The strategy given is as it was (a shallow copy lost its "dp"). */
+  after = json_to_string (node, FALSE);
+  g_assert_cmpstr (after, ==, before);
   g_assert_false (json_object_has_member (json_node_get_object (out), "dp"));
   *seq = json_object_get_int_member (json_node_get_object (out), "seq_length");
   s = plx_strategy_new_from_json (out, "test", NULL);

@@ -109,7 +109,7 @@ test_round_trip (void)
 
 /* A program with one op replaced: `find` in the MLP text becomes `replace`. */
 static void
-check_bad (const char *find_text, const char *replace, PlxErrorCode code, const char *const *needles)
+check_bad (const char *find_text, const char *replace, PlxError code, const char *const *needles)
 {
   g_autofree char *text = NULL;
   g_autoptr (GError) error = NULL;

@@ -58,7 +58,7 @@ load_scenario_text (const char *text,
  * each needle. Returns FALSE when there is no error to look at. */
 static gboolean
 check_error (const GError      *error,
-             PlxErrorCode       code,
+             PlxError       code,
              const char *const *needles)
 {
   g_assert_error (error, PLX_ERROR, (gint) code);
@@ -1480,7 +1480,7 @@ test_hostile_control_characters (void)
 typedef struct
 {
   const char  *format;   /* a scenario with one @@ where the long string goes */
-  PlxErrorCode code;
+  PlxError code;
   const char  *key;
 } LongStringCase;
 

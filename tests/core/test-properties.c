@@ -1187,7 +1187,7 @@ test_random (void)
                   n.rejected_base, n.rejected_variant);
   for (guint i = 0; i < G_N_ELEMENTS (n.rejected_by_code); i++)
     if (n.rejected_by_code[i] > 0)
-      g_test_message ("  rejected with PlxErrorCode %u: %" G_GUINT64_FORMAT, i, n.rejected_by_code[i]);
+      g_test_message ("  rejected with PlxError %u: %" G_GUINT64_FORMAT, i, n.rejected_by_code[i]);
   g_test_message ("analytical engine: %" G_GUINT64_FORMAT " runs (%.1f s), %" G_GUINT64_FORMAT " refused",
                   n.analytic_runs, n.analytic_us / 1e6, n.analytic_refused);
   g_test_message ("event engine: %" G_GUINT64_FORMAT " runs (%.1f s), %" G_GUINT64_FORMAT " refused, %"

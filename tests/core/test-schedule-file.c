@@ -67,7 +67,7 @@ load (const Fixture *fx,
  * each needle. */
 static void
 check_error (const GError      *error,
-             PlxErrorCode       code,
+             PlxError       code,
              const char *const *needles)
 {
   g_assert_error (error, PLX_ERROR, (gint) code);

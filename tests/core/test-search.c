@@ -371,8 +371,15 @@ test_result_to_scenario (void)
       else
         g_assert_cmpuint (r->n_gpus, !=, 64);
       g_assert_true (r->event);
-      out = plx_search_result_to_scenario (r, json, sc->cluster->gpus_per_node, &error);
-      g_assert_no_error (error);
+      {
+        g_autofree char *before = json_to_string (json, FALSE);
+        g_autofree char *after = NULL;
+        out = plx_search_result_to_scenario (r, json, sc->cluster->gpus_per_node, &error);
+        g_assert_no_error (error);
+        /* A copy: the scenario given is as it was (a shallow copy changed it). */
+        after = json_to_string (json, FALSE);
+        g_assert_cmpstr (after, ==, before);
+      }
       back = plx_scenario_new_from_json (out, ".", "back", &error);
       g_assert_no_error (error);
       g_assert_cmpuint (back->cluster->num_nodes * back->cluster->gpus_per_node, ==, r->n_gpus);

@@ -57,7 +57,7 @@ static void
 expect_error (const char        *model,
               const char        *cluster,
               const char        *strategy,
-              PlxErrorCode       code,
+              PlxError       code,
               const char *const *needles)
 {
   g_autoptr (GError) error = NULL;
@@ -103,7 +103,7 @@ expect_ok (const char *model,
 typedef struct
 {
   char        *strategy;
-  PlxErrorCode code;
+  PlxError code;
   char        *needle;   /* "strategy.KEY: VALUE" as the message renders it */
 } KeyCase;
 
@@ -130,7 +130,7 @@ static void
 add_key_case (const char  *name,
               const char  *key,
               const char  *json_value,
-              PlxErrorCode code,
+              PlxError code,
               const char  *shown_value)
 {
   KeyCase *kc = g_new0 (KeyCase, 1);
@@ -165,7 +165,7 @@ add_number_key_cases (void)
   {
     const char  *suffix;
     const char  *json;
-    PlxErrorCode code;
+    PlxError code;
     const char  *shown;
   } values[] = {
     { "zero", "0", PLX_ERROR_INVALID_VALUE, "0 is out of range" },

@@ -115,6 +115,9 @@ class Errors(unittest.TestCase):
         with self.assertRaises(GLib.Error) as cm:
             Parallax.Scenario.new_from_file(path)
         self.assertIn(path, cm.exception.message)
+        # The domain and code are introspected: a caller can tell a missing file
+        # from a malformed one.
+        self.assertTrue(cm.exception.matches(Parallax.error_quark(), Parallax.Error.NOT_FOUND))
 
     def test_malformed_file_names_the_file(self):
         with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
@@ -123,6 +126,7 @@ class Errors(unittest.TestCase):
             with self.assertRaises(GLib.Error) as cm:
                 Parallax.Scenario.new_from_file(f.name)
             self.assertIn(f.name, cm.exception.message)
+            self.assertTrue(cm.exception.matches(Parallax.error_quark(), Parallax.Error.PARSE))
 
     def test_bad_strategy_names_key_and_leaves_scenario(self):
         scenario = Parallax.Scenario.new_default()
@@ -199,6 +203,26 @@ class Packaging(unittest.TestCase):
         undocumented = [e.get(c_id) for e in functions if e.find(core + "doc") is None and
                         e.find(core + "return-value/" + core + "doc") is None]
         self.assertEqual(undocumented, [])
+
+    def test_library_exports_the_api_alone(self):
+        # The version script (tools/gi-exports) makes the functions of the installed
+        # headers the library's only symbols: every function of the GIR is exported,
+        # and nothing is exported that the GIR lacks but the free functions, which
+        # bindings reach through the boxed types.
+        libdir = os.environ["LD_LIBRARY_PATH"].split(os.pathsep)[0]
+        gir = os.path.join(os.environ["GI_TYPELIB_PATH"].split(os.pathsep)[0], "Parallax-1.0.gir")
+        c_id = "{http://www.gtk.org/introspection/c/1.0}identifier"
+        glib_ns = "{http://www.gtk.org/introspection/glib/1.0}"
+        root = ET.parse(gir).getroot()
+        in_gir = {e.get(c_id) for e in root.iter() if e.get(c_id, "").startswith("plx_")}
+        in_gir |= {e.get(glib_ns + "get-type") for e in root.iter() if e.get(glib_ns + "get-type")}
+        symbols = subprocess.run(["nm", "-D", "--defined-only", os.path.join(libdir, "libparallax.so")],
+                                 check=True, capture_output=True, text=True).stdout
+        exported = {line.split()[2].split("@")[0] for line in symbols.splitlines() if " T " in line}
+        self.assertEqual(in_gir - exported, set())
+        self.assertEqual({n for n in exported - in_gir if not n.endswith("_free")}, set())
+        self.assertIn("plx_scenario_simulate", exported)
+        self.assertNotIn("plx_sim_run_scenario", exported)
 
     def test_cli_needs_no_gui_toolkit(self):
         # The libraries the CLI itself asks for (its DT_NEEDED entries): cairo and
