@@ -66,6 +66,7 @@ struct _PlxWindow
   char            *error;
   GFile           *file;           /* where the scenario was opened from or saved to */
   gboolean         dirty;
+  char            *clean_text;   /* the scenario as last opened or saved: undo back to it is clean */
   gboolean         loading;
   gboolean         dark_charts;
   GSettings       *settings;
@@ -210,10 +211,17 @@ update_title (PlxWindow *self)
     adw_window_title_set_subtitle (self->window_title, subtitle);
 }
 
+static char *scenario_text (PlxWindow *self);
+
 static void
 set_dirty (PlxWindow *self, gboolean dirty)
 {
   self->dirty = dirty;
+  if (!dirty && self->panel != NULL)
+    {
+      g_free (self->clean_text);
+      self->clean_text = scenario_text (self);
+    }
   update_title (self);
 }
 
@@ -540,7 +548,10 @@ apply_history (PlxWindow *self, const char *text)
   plx_scenario_panel_load (self->panel, json, plx_scenario_panel_get_base_dir (self->panel), _("scenario"), NULL);
   self->loading = FALSE;
   self->applying_history = FALSE;
-  set_dirty (self, TRUE);
+  /* Undoing every edit since the file was opened or saved gives that file back: no
+   * "•", and closing does not ask to save. */
+  self->dirty = g_strcmp0 (text, self->clean_text) != 0;
+  update_title (self);
   update_history_actions (self);
 }
 
@@ -1373,6 +1384,7 @@ plx_window_dispose (GObject *object)
   g_clear_object (&self->settings);
   g_clear_pointer (&self->before_choice, json_node_unref);
   g_clear_pointer (&self->history, plx_history_free);
+  g_clear_pointer (&self->clean_text, g_free);
   for (guint i = 0; i < N_CARDS; i++)
     g_clear_pointer (&self->card_text[i], g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), PLX_TYPE_WINDOW);

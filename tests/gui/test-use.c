@@ -589,6 +589,13 @@ drag_tp_to (PlxWindow *w, const char *value)
 }
 
 static const char *
+title (PlxWindow *w)
+{
+  GtkWidget *t = gi_find_type (GTK_WIDGET (w), ADW_TYPE_WINDOW_TITLE);
+  return adw_window_title_get_title (ADW_WINDOW_TITLE (t));
+}
+
+static const char *
 subtitle (PlxWindow *w)
 {
   GtkWidget *title = gi_find_type (GTK_WIDGET (w), ADW_TYPE_WINDOW_TITLE);
@@ -652,12 +659,19 @@ test_undo_redo (void)
   settle (w);
   g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->tp, ==, 4);
   g_assert_cmpstr (slider_text (w, "Tensor parallel"), ==, "4");
+  g_assert_true (plx_window_is_dirty (w));
   gi_key ("ctrl", XK_z);
   settle (w);
   g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->tp, ==, 8);
+  /* Every edit undone: the scenario is the one the window opened with, named as it
+   * was and without the "•" of unsaved changes. */
+  g_assert_false (plx_window_is_dirty (w));
+  g_assert_cmpstr (title (w), ==, "GPT-3 175B on 64 A100-80GB, TP 8 x PP 8, interleaved 1F1B");
   gi_key ("ctrl+shift", XK_z);
   settle (w);
   g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->tp, ==, 4);
+  g_assert_true (plx_window_is_dirty (w));
+  g_assert_true (g_str_has_prefix (title (w), "• "));
   close_window (w);
 }
 
