@@ -136,6 +136,15 @@ const char  *plx_schedule_to_string (PlxSchedule schedule);
 const char  *plx_recompute_to_string (PlxRecompute recompute);
 const char  *plx_workload_to_string (PlxWorkload workload);
 
+/* Sets the keys of `changes` into a scenario's `strategy` object (docs/formats.md §1)
+ * with the rules of an override (parallax-cli's flags, the library's
+ * set_strategy_*): new tp, pp or cp - or `gpus_changed`, a new cluster or node count -
+ * drop dp unless `changes` has it; a new pp or virtual_stages drops per-stage layer
+ * counts not given anew. */
+void plx_strategy_json_apply_changes (JsonObject *strategy,
+                                      JsonObject *changes,
+                                      gboolean    gpus_changed);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxStrategy, plx_strategy_free)
 
 /* The gradient bucket size in bytes: as given, or Megatron-LM's default of

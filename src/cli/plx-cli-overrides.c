@@ -340,9 +340,6 @@ plx_cli_overrides_apply (PlxCliOverrides *o,
   g_autoptr (JsonNode) out = plx_json_deep_copy (scenario);
   JsonObject *root;
   JsonObject *strategy;
-  JsonObjectIter iter;
-  const char *key;
-  JsonNode *value;
   gboolean resize = FALSE;
 
   if (!JSON_NODE_HOLDS_OBJECT (out))
@@ -353,14 +350,6 @@ plx_cli_overrides_apply (PlxCliOverrides *o,
       !JSON_NODE_HOLDS_OBJECT (json_object_get_member (root, "strategy")))
     json_object_set_object_member (root, "strategy", json_object_new ());
   strategy = json_node_get_object (json_object_get_member (root, "strategy"));
-
-  json_object_iter_init (&iter, o->strategy);
-  while (json_object_iter_next (&iter, &key, &value))
-    {
-      json_object_set_member (strategy, key, json_node_copy (value));
-      if (g_str_equal (key, "tp") || g_str_equal (key, "pp") || g_str_equal (key, "cp"))
-        resize = TRUE;
-    }
 
   if (o->model != NULL)
     {
@@ -425,23 +414,9 @@ plx_cli_overrides_apply (PlxCliOverrides *o,
         }
     }
 
-  /* Changing the model-parallel degrees or the GPU count re-derives dp unless --dp
-   * was given too: the file's dp belonged to its own cluster and degrees. */
-  if (resize && !json_object_has_member (o->strategy, "dp"))
-    json_object_remove_member (strategy, "dp");
-  /* So other stages or chunks get the balanced split, unless given anew: the file's
-   * counts were one per stage of its own pipeline. */
-  if ((json_object_has_member (o->strategy, "pp") || json_object_has_member (o->strategy, "virtual_stages")) &&
-      !json_object_has_member (o->strategy, "layers_per_stage"))
-    {
-      if (json_object_has_member (strategy, "layers_per_stage") &&
-          JSON_NODE_HOLDS_ARRAY (json_object_get_member (strategy, "layers_per_stage")))
-        json_object_remove_member (strategy, "layers_per_stage");
-      if (!json_object_has_member (o->strategy, "first_stage_layers"))
-        json_object_remove_member (strategy, "first_stage_layers");
-      if (!json_object_has_member (o->strategy, "last_stage_layers"))
-        json_object_remove_member (strategy, "last_stage_layers");
-    }
+  /* Changing the degrees or the GPU count re-derives dp unless --dp was given too;
+   * a new pipeline drops the file's per-stage layer counts (core's rules). */
+  plx_strategy_json_apply_changes (strategy, o->strategy, resize);
 
   return g_steal_pointer (&out);
 }

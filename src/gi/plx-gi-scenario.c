@@ -129,42 +129,6 @@ plx_scenario_to_string (const PlxScenario *scenario)
   return json_to_string (scenario->document, TRUE);
 }
 
-/* The CLI's rules for an override (plx-cli-overrides.c, plx_cli_overrides_apply),
- * so that a change here runs what the same flags run there: new model-parallel
- * degrees re-derive dp unless dp is among the changes (the file's dp belonged to its
- * own degrees); a new pipeline depth or chunk count drops a per-stage layer list
- * and the first/last stage counts not given anew (they were one per old stage). */
-static void
-apply_changes (JsonObject *strategy,
-               JsonObject *changes)
-{
-  JsonObjectIter iter;
-  const char *key;
-  JsonNode *value;
-  gboolean resize = FALSE;
-
-  json_object_iter_init (&iter, changes);
-  while (json_object_iter_next (&iter, &key, &value))
-    {
-      json_object_set_member (strategy, key, plx_json_deep_copy (value));
-      if (g_str_equal (key, "tp") || g_str_equal (key, "pp") || g_str_equal (key, "cp"))
-        resize = TRUE;
-    }
-  if (resize && !json_object_has_member (changes, "dp"))
-    json_object_remove_member (strategy, "dp");
-  if ((json_object_has_member (changes, "pp") || json_object_has_member (changes, "virtual_stages")) &&
-      !json_object_has_member (changes, "layers_per_stage"))
-    {
-      if (json_object_has_member (strategy, "layers_per_stage") &&
-          JSON_NODE_HOLDS_ARRAY (json_object_get_member (strategy, "layers_per_stage")))
-        json_object_remove_member (strategy, "layers_per_stage");
-      if (!json_object_has_member (changes, "first_stage_layers"))
-        json_object_remove_member (strategy, "first_stage_layers");
-      if (!json_object_has_member (changes, "last_stage_layers"))
-        json_object_remove_member (strategy, "last_stage_layers");
-    }
-}
-
 void
 plx_gi_scenario_replace (PlxScenario *scenario,
                          PlxScenario *replacement)
@@ -185,7 +149,9 @@ update_strategy (PlxScenario *scenario,
   JsonObject *root = json_node_get_object (document);
   PlxScenario *rebuilt;
 
-  apply_changes (json_object_get_object_member (root, "strategy"), changes);
+  /* The CLI's rules for an override, so that a change here runs what the same
+   * flags run there. */
+  plx_strategy_json_apply_changes (json_object_get_object_member (root, "strategy"), changes, FALSE);
   rebuilt = plx_scenario_new_from_json (document, scenario->base_dir, scenario->source, error);
   if (rebuilt == NULL)
     return FALSE;

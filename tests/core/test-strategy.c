@@ -848,6 +848,46 @@ test_deepspeed (void)
   g_assert_false (plx_strategy_accumulates_fp32_copy (megatron));
 }
 
+/* The override rules every front end shares (plx-strategy-changes.c), on one
+ * strategy: dp 2, tp 4, pp 8, a per-stage layer list and a first-stage count. */
+static char *
+changed (const char *changes_json, gboolean gpus_changed)
+{
+  g_autoptr (JsonNode) strategy = plx_json_parse_data ("{ \"dp\": 2, \"tp\": 4, \"pp\": 8, \"first_stage_layers\": 3, "
+                                                        "\"layers_per_stage\": [3, 4, 4, 4, 4, 4, 4, 5] }", -1, "s", NULL);
+  g_autoptr (JsonNode) changes = plx_json_parse_data (changes_json, -1, "c", NULL);
+
+  plx_strategy_json_apply_changes (json_node_get_object (strategy), json_node_get_object (changes), gpus_changed);
+  return json_to_string (strategy, FALSE);
+}
+
+static void
+test_apply_changes (void)
+{
+  g_autofree char *mbs = changed ("{ \"micro_batch_size\": 2 }", FALSE);
+  g_autofree char *tp = changed ("{ \"tp\": 2 }", FALSE);
+  g_autofree char *tp_dp = changed ("{ \"tp\": 2, \"dp\": 4 }", FALSE);
+  g_autofree char *nodes = changed ("{ \"micro_batch_size\": 2 }", TRUE);
+  g_autofree char *pp = changed ("{ \"pp\": 4 }", FALSE);
+  g_autofree char *pp_first = changed ("{ \"pp\": 4, \"first_stage_layers\": 6 }", FALSE);
+  g_autofree char *pp_auto = changed ("{ \"pp\": 4, \"layers_per_stage\": \"auto\" }", FALSE);
+
+  /* A key that is not a degree changes only itself. */
+  g_assert_cmpstr (mbs, ==, "{\"dp\":2,\"tp\":4,\"pp\":8,\"first_stage_layers\":3,"
+                            "\"layers_per_stage\":[3,4,4,4,4,4,4,5],\"micro_batch_size\":2}");
+  /* A new degree: dp is derived again, unless given with it. */
+  g_assert_cmpstr (tp, ==, "{\"tp\":2,\"pp\":8,\"first_stage_layers\":3,\"layers_per_stage\":[3,4,4,4,4,4,4,5]}");
+  g_assert_cmpstr (tp_dp, ==, "{\"dp\":4,\"tp\":2,\"pp\":8,\"first_stage_layers\":3,"
+                              "\"layers_per_stage\":[3,4,4,4,4,4,4,5]}");
+  /* Another GPU count (a new cluster or --nodes) too. */
+  g_assert_cmpstr (nodes, ==, "{\"tp\":4,\"pp\":8,\"first_stage_layers\":3,\"layers_per_stage\":[3,4,4,4,4,4,4,5],"
+                              "\"micro_batch_size\":2}");
+  /* A new pipeline: the 8 per-stage counts and the first stage's go, unless given. */
+  g_assert_cmpstr (pp, ==, "{\"tp\":4,\"pp\":4}");
+  g_assert_cmpstr (pp_first, ==, "{\"tp\":4,\"pp\":4,\"first_stage_layers\":6}");
+  g_assert_cmpstr (pp_auto, ==, "{\"tp\":4,\"pp\":4,\"first_stage_layers\":3,\"layers_per_stage\":\"auto\"}");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -902,6 +942,7 @@ main (int argc, char **argv)
   g_test_add_func ("/strategy/resolve/ep-valid", test_ep_valid);
   g_test_add_func ("/strategy/resolve/interleaved-valid", test_interleaved_valid);
   g_test_add_func ("/strategy/resolve/default-scenario", test_default_scenario_resolves);
+  g_test_add_func ("/strategy/apply-changes", test_apply_changes);
 
   return g_test_run ();
 }
