@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
@@ -35,7 +36,30 @@ struct _PlxCurve
    * performance.md). exp_lo is the biased exponent of x[0]. */
   guint32    *binade;
   guint       exp_lo;
+  /* This curve's key in the per-thread memo: a serial number times an odd constant
+   * (a bijection, so never 0 and never reused), premixed for the slot's hash. */
+  guint64     memo_key;
 };
+
+/* The last values each thread looked up, direct-mapped on (curve, size): an engine
+ * evaluation asks a curve for the same few dozen sizes again and again - the two
+ * halves of a block, forward and backward passes, configurations of a search that
+ * share a tensor-parallel degree - and a hit skips log2 and the cubic. Thread-local
+ * because curves are shared read-only between threads (the search's pool, the GUI's
+ * workers): no locks, and the curve stays immutable. The key is a serial number, not
+ * the curve's address, so a curve freed and another allocated in its place never
+ * finds the first one's values. 256 slots of 24 bytes per thread (docs/performance.md). */
+#define MEMO_BITS 8
+
+typedef struct
+{
+  guint64 curve_key;  /* 0: empty */
+  guint64 x_bits;  /* the size's bits: equal keys are equal doubles */
+  double  y;
+} MemoSlot;
+
+static _Thread_local MemoSlot memo[1u << MEMO_BITS];
+static atomic_uint_least64_t next_serial = 1;
 
 /* The IEEE 754 biased exponent of a positive double: nondecreasing in x (0 for the
  * subnormals), so it orders sizes by binade without a log. */
@@ -119,6 +143,8 @@ plx_curve_new (const double *x,
 
   curve = g_new0 (PlxCurve, 1);
   curve->n = n;
+  curve->memo_key = atomic_fetch_add_explicit (&next_serial, 1, memory_order_relaxed) *
+                    G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
   curve->x = g_memdup2 (x, n * sizeof (double));
   curve->y = g_memdup2 (y, n * sizeof (double));
   curve->knot = g_new0 (CurveKnot, n);
@@ -185,23 +211,18 @@ plx_curve_free (PlxCurve *curve)
   g_free (curve);
 }
 
-double
-plx_curve_eval (const PlxCurve *curve,
-                 double          x)
+/* The cubic of x's interval: x lies strictly inside the table. */
+static double
+eval_inside (const PlxCurve *curve,
+             double          x)
 {
   const CurveKnot *k;
-  double lx, dx;
-  gsize i;
+  double lx = log2 (x), dx;
+  /* Its interval is the last one (of the first n - 1) whose start is at or below
+   * log2(x) - the one the former scan from the first interval found; the binade's
+   * entry starts at most a knot or two short. */
+  gsize i = curve->binade[biased_exponent (x) - curve->exp_lo];
 
-  if (curve->n == 1 || !(x > curve->x[0]))
-    return curve->y[0];
-  if (x >= curve->x[curve->n - 1])
-    return curve->y[curve->n - 1];
-  /* x lies strictly inside the table. Its interval is the last one (of the first
-   * n - 1) whose start is at or below log2(x) - the one the former scan from the
-   * first interval found; the binade's entry starts at most a knot or two short. */
-  lx = log2 (x);
-  i = curve->binade[biased_exponent (x) - curve->exp_lo];
   while (i + 2 < curve->n && lx >= curve->knot[i + 1].log_x)
     i++;
   /* x >= x[i] does not promise log2(x) >= log2(x[i]) from a log2 that is not
@@ -211,6 +232,42 @@ plx_curve_eval (const PlxCurve *curve,
   k = &curve->knot[i];
   dx = lx - k->log_x;
   return k->y + dx * (k->c + dx * (k->b + dx * k->a));
+}
+
+/* Kept out of line so that a memo hit runs without a stack frame. */
+static G_GNUC_NO_INLINE double
+eval_and_remember (const PlxCurve *curve,
+                   double          x,
+                   guint64         x_bits,
+                   MemoSlot       *slot)
+{
+  double y;
+
+  if (curve->n == 1 || !(x > curve->x[0]))
+    y = curve->y[0];
+  else if (x >= curve->x[curve->n - 1])
+    y = curve->y[curve->n - 1];
+  else
+    y = eval_inside (curve, x);
+  slot->curve_key = curve->memo_key;
+  slot->x_bits = x_bits;
+  slot->y = y;
+  return y;
+}
+
+double
+plx_curve_eval (const PlxCurve *curve,
+                double          x)
+{
+  guint64 x_bits;
+  MemoSlot *slot;
+
+  memcpy (&x_bits, &x, sizeof x_bits);
+  /* A multiplicative hash (Knuth, TAOCP vol. 3 §6.4) of both keys: the top bits. */
+  slot = &memo[((x_bits ^ curve->memo_key) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> (64 - MEMO_BITS)];
+  if (G_LIKELY (slot->curve_key == curve->memo_key && slot->x_bits == x_bits))
+    return slot->y;
+  return eval_and_remember (curve, x, x_bits, slot);
 }
 
 gsize

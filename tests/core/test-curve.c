@@ -1,4 +1,5 @@
-/* Efficiency curves: interpolation in log10(size), clamping, and input checks. */
+/* Efficiency curves: interpolation in log10(size), clamping, input checks, and the
+ * fast path (binade table, per-thread memo) against the former evaluation. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -169,10 +170,17 @@ assert_same_double (const PlxCurve *curve,
                     const RefCurve *ref,
                     double          x)
 {
-  double got = plx_curve_eval (curve, x), want = ref_curve_eval (ref, x);
+  double want = ref_curve_eval (ref, x);
 
-  if (memcmp (&got, &want, sizeof got) != 0 || isnan (got))
-    g_error ("size %.17g: plx_curve_eval %.17g, reference %.17g", x, got, want);
+  /* The first lookup computes (unless an earlier one left it in the memo), the
+   * second is the memo's. */
+  for (guint again = 0; again < 2; again++)
+    {
+      double got = plx_curve_eval (curve, x);
+
+      if (memcmp (&got, &want, sizeof got) != 0 || isnan (got))
+        g_error ("size %.17g: plx_curve_eval %.17g, reference %.17g", x, got, want);
+    }
 }
 
 /* Every measured point and its neighbouring doubles, every power of two over the
@@ -278,6 +286,76 @@ test_fast_path_presets (void)
   g_assert_cmpuint (curves, >=, 4 * g_strv_length (names));
 }
 
+static void
+test_memo_after_free (void)
+{
+  /* A curve freed and another made at once (malloc hands back the same block as a
+   * rule) must not answer with the first one's remembered value: at 1e4, halfway in
+   * log space, the first gives 0.4 and the second 0.6 (halfway between 0.2 and 1.0). */
+  const double x[] = { 1e3, 1e5 }, y_first[] = { 0.2, 0.6 }, y_second[] = { 0.2, 1.0 };
+
+  for (guint round = 0; round < 8; round++)
+    {
+      PlxCurve *first = plx_curve_new (x, y_first, 2, NULL);
+      g_autoptr (PlxCurve) second = NULL;
+
+      g_assert_cmpfloat_with_epsilon (plx_curve_eval (first, 1e4), 0.4, 1e-12);
+      g_assert_cmpfloat_with_epsilon (plx_curve_eval (first, 1e4), 0.4, 1e-12);
+      plx_curve_free (first);
+      second = plx_curve_new (x, y_second, 2, NULL);
+      g_assert_cmpfloat_with_epsilon (plx_curve_eval (second, 1e4), 0.6, 1e-12);
+    }
+}
+
+typedef struct
+{
+  const PlxCurve *curves[2];
+  const RefCurve *refs[2];
+  guint           seed;
+} MemoThreadData;
+
+static gpointer
+memo_thread (gpointer user_data)
+{
+  const MemoThreadData *d = user_data;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (d->seed);
+
+  /* Few distinct sizes, so that most lookups come from this thread's memo, and two
+   * curves that share their sizes, so that slots change hands between curves. */
+  for (guint i = 0; i < 200000; i++)
+    {
+      guint which = g_rand_int_range (rand, 0, 2);
+      double x = exp2 (10.0 + g_rand_int_range (rand, 0, 400) * 0.05);
+
+      assert_same_double (d->curves[which], d->refs[which], x);
+    }
+  return NULL;
+}
+
+static void
+test_memo_threads (void)
+{
+  /* Curves are shared read-only between threads (the search's pool): four threads
+   * looking up the same two curves at once each get the reference's value. */
+  const double x[] = { 1e3, 1e4, 1e5, 1e6, 1e7 };
+  const double y_a[] = { 0.1, 0.4, 0.7, 0.8, 0.85 }, y_b[] = { 0.3, 0.35, 0.6, 0.9, 0.95 };
+  g_autoptr (PlxCurve) a = plx_curve_new (x, y_a, 5, NULL);
+  g_autoptr (PlxCurve) b = plx_curve_new (x, y_b, 5, NULL);
+  RefCurve *ref_a = ref_curve_new (a), *ref_b = ref_curve_new (b);
+  MemoThreadData data[4];
+  GThread *threads[4];
+
+  for (guint t = 0; t < 4; t++)
+    {
+      data[t] = (MemoThreadData) { { a, b }, { ref_a, ref_b }, t + 1 };
+      threads[t] = g_thread_new ("curve-memo", memo_thread, &data[t]);
+    }
+  for (guint t = 0; t < 4; t++)
+    g_thread_join (threads[t]);
+  ref_curve_free (ref_a);
+  ref_curve_free (ref_b);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -288,5 +366,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/curve/bad-points", test_bad_points);
   g_test_add_func ("/core/curve/fast-path-synthetic", test_fast_path_synthetic);
   g_test_add_func ("/core/curve/fast-path-presets", test_fast_path_presets);
+  g_test_add_func ("/core/curve/memo-after-free", test_memo_after_free);
+  g_test_add_func ("/core/curve/memo-threads", test_memo_threads);
   return g_test_run ();
 }
