@@ -234,7 +234,7 @@ eval_inside (const PlxCurve *curve,
   return k->y + dx * (k->c + dx * (k->b + dx * k->a));
 }
 
-/* Kept out of line so that a memo hit runs without a stack frame. */
+/* Out of line: the memo hit, the common case, stays a few instructions. */
 static G_GNUC_NO_INLINE double
 eval_and_remember (const PlxCurve *curve,
                    double          x,
