@@ -1,9 +1,11 @@
-/* plx-curve.h: a measured efficiency curve y(x), interpolated in log10(x).
+/* plx-curve.h: a measured efficiency curve y(x), interpolated in log2(x).
  *
  * Kernel and collective efficiencies are published as tables against a size that
  * spans many decades (FLOPs, bytes); interpolating in log(x) with a monotone
  * Steffen spline (GSL) keeps the curve between its measured points. Outside the
- * table the end values hold. Evaluation is reentrant (no shared accelerator).
+ * table the end values hold. A curve is immutable once made and may be shared
+ * between threads: plx_curve_eval keeps its memo of recent lookups per thread
+ * (docs/performance.md).
  */
 #pragma once
 

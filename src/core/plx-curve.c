@@ -1,4 +1,6 @@
 #include <math.h>
+#include <stdatomic.h>
+#include <string.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_interp.h>
@@ -6,19 +8,100 @@
 #include "parallax/plx-curve.h"
 #include "parallax/plx-error.h"
 
+/* One interval of the interpolant, all that evaluating it reads in one place (40 bytes:
+ * one cache line or two) rather than in five arrays. */
+typedef struct
+{
+  double log_x;  /* log2 of the interval's first size */
+  double y;
+  double c;
+  double b;
+  double a;
+} CurveKnot;
+
 struct _PlxCurve
 {
   gsize       n;
-  double     *log_x;  /* log2 of the sizes (glibc's log2 is much faster than log10), strictly increasing */
   double     *x;
   double     *y;
-  /* The interpolant as one cubic per interval, y[i] + c dx + b dx^2 + a dx^3 with
-   * dx = log2(x) - log_x[i], read off GSL's at init: evaluating it inline is a
-   * fifth of the analytical engine's time less than gsl_interp_eval (bench-analytic). */
-  double     *a;
-  double     *b;
-  double     *c;
+  /* The interpolant as one cubic per interval, y + c dx + b dx^2 + a dx^3 with
+   * dx = log2(x) - log_x, read off GSL's at init: evaluating it inline is a fifth of
+   * the analytical engine's time less than gsl_interp_eval (bench-analytic). log_x is
+   * log2 of the sizes (glibc's log2 is much faster than log10), strictly increasing.
+   * knot[n - 1] holds the last point (its cubic is never evaluated). */
+  CurveKnot  *knot;
+  /* Where a size's interval starts, found from its binary exponent in O(1) instead
+   * of a scan that waits for log2 and mispredicts its exit: binade[e - exp_lo] is the
+   * last interval starting at or below the binade's smallest double 2^e (docs/
+   * performance.md). exp_lo is the biased exponent of x[0]. */
+  guint32    *binade;
+  guint       exp_lo;
+  /* This curve's key in the per-thread memo: a serial number times an odd constant
+   * (a bijection, so never 0 and never reused), premixed for the slot's hash. */
+  guint64     memo_key;
 };
+
+/* The last values each thread looked up, direct-mapped on (curve, size): an engine
+ * evaluation asks a curve for the same few dozen sizes again and again - the two
+ * halves of a block, forward and backward passes, configurations of a search that
+ * share a tensor-parallel degree - and a hit skips log2 and the cubic. Thread-local
+ * because curves are shared read-only between threads (the search's pool, the GUI's
+ * workers): no locks, and the curve stays immutable. The key is a serial number, not
+ * the curve's address, so a curve freed and another allocated in its place never
+ * finds the first one's values. 256 slots of 24 bytes per thread (docs/performance.md). */
+#define MEMO_BITS 8
+
+typedef struct
+{
+  guint64 curve_key;  /* 0: empty */
+  guint64 x_bits;  /* the size's bits: equal keys are equal doubles */
+  double  y;
+} MemoSlot;
+
+static _Thread_local MemoSlot memo[1u << MEMO_BITS];
+static atomic_uint_least64_t next_serial = 1;
+
+/* The IEEE 754 biased exponent of a positive double: nondecreasing in x (0 for the
+ * subnormals), so it orders sizes by binade without a log. */
+static guint
+biased_exponent (double x)
+{
+  guint64 bits;
+
+  memcpy (&bits, &x, sizeof bits);
+  return (guint) (bits >> 52) & 0x7ffu;
+}
+
+/* The smallest positive double of a binade. */
+static double
+binade_start (guint e)
+{
+  guint64 bits = (guint64) e << 52;
+  double start;
+
+  memcpy (&start, &bits, sizeof start);
+  return start;
+}
+
+static void
+fill_binades (PlxCurve *curve)
+{
+  guint exp_hi = biased_exponent (curve->x[curve->n - 1]);
+  gsize i = 0;
+
+  curve->exp_lo = biased_exponent (curve->x[0]);
+  /* At most 2047 binades, a few dozen for a measured curve. */
+  curve->binade = g_new (guint32, exp_hi - curve->exp_lo + 1);
+  for (guint e = curve->exp_lo; e <= exp_hi; e++)
+    {
+      /* Every size in binade e is at least 2^e (the subnormals' binade: at least 0). */
+      double start = e == 0 ? 0.0 : binade_start (e);
+
+      while (i + 2 < curve->n && curve->x[i + 1] <= start)
+        i++;
+      curve->binade[e - curve->exp_lo] = (guint32) i;
+    }
+}
 
 PlxCurve *
 plx_curve_new (const double *x,
@@ -60,42 +143,49 @@ plx_curve_new (const double *x,
 
   curve = g_new0 (PlxCurve, 1);
   curve->n = n;
+  curve->memo_key = atomic_fetch_add_explicit (&next_serial, 1, memory_order_relaxed) *
+                    G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
   curve->x = g_memdup2 (x, n * sizeof (double));
   curve->y = g_memdup2 (y, n * sizeof (double));
-  curve->log_x = g_new (double, n);
+  curve->knot = g_new0 (CurveKnot, n);
   for (gsize i = 0; i < n; i++)
-    curve->log_x[i] = log2 (x[i]);
+    {
+      curve->knot[i].log_x = log2 (x[i]);
+      curve->knot[i].y = y[i];
+    }
 
   if (n >= 2)
     {
       /* Steffen's method is monotone between points: no overshoot above a measured
        * efficiency, which a cubic spline would produce near a knee. */
       gsl_interp *interp;
+      g_autofree double *log_x = g_new (double, n);
 
+      for (gsize i = 0; i < n; i++)
+        log_x[i] = curve->knot[i].log_x;
       type = n >= gsl_interp_type_min_size (gsl_interp_steffen) ? gsl_interp_steffen
                                                                 : gsl_interp_linear;
       interp = gsl_interp_alloc (type, n);
-      if (gsl_interp_init (interp, curve->log_x, curve->y, n) != GSL_SUCCESS)
+      if (gsl_interp_init (interp, log_x, curve->y, n) != GSL_SUCCESS)
         {
           gsl_interp_free (interp);
           g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
                        "the efficiency curve could not be interpolated");
           return NULL;
         }
-      curve->a = g_new0 (double, n);
-      curve->b = g_new0 (double, n);
-      curve->c = g_new0 (double, n);
       for (gsize i = 0; i + 1 < n; i++)
         {
           /* At an interval's start GSL evaluates that interval's cubic: its first and
            * second derivatives there are c and 2b; a closes the cubic on the next point. */
-          double h = curve->log_x[i + 1] - curve->log_x[i];
+          CurveKnot *k = &curve->knot[i];
+          double h = log_x[i + 1] - log_x[i];
 
-          curve->c[i] = gsl_interp_eval_deriv (interp, curve->log_x, curve->y, curve->log_x[i], NULL);
-          curve->b[i] = 0.5 * gsl_interp_eval_deriv2 (interp, curve->log_x, curve->y, curve->log_x[i], NULL);
-          curve->a[i] = (curve->y[i + 1] - curve->y[i] - h * (curve->c[i] + h * curve->b[i])) / (h * h * h);
+          k->c = gsl_interp_eval_deriv (interp, log_x, curve->y, log_x[i], NULL);
+          k->b = 0.5 * gsl_interp_eval_deriv2 (interp, log_x, curve->y, log_x[i], NULL);
+          k->a = (curve->y[i + 1] - curve->y[i] - h * (k->c + h * k->b)) / (h * h * h);
         }
       gsl_interp_free (interp);
+      fill_binades (curve);
     }
 
   return g_steal_pointer (&curve);
@@ -114,36 +204,70 @@ plx_curve_free (PlxCurve *curve)
 {
   if (curve == NULL)
     return;
-  g_free (curve->a);
-  g_free (curve->b);
-  g_free (curve->c);
-  g_free (curve->log_x);
+  g_free (curve->knot);
+  g_free (curve->binade);
   g_free (curve->x);
   g_free (curve->y);
   g_free (curve);
+}
+
+/* The cubic of x's interval: x lies strictly inside the table. */
+static double
+eval_inside (const PlxCurve *curve,
+             double          x)
+{
+  const CurveKnot *k;
+  double lx = log2 (x), dx;
+  /* Its interval is the last one (of the first n - 1) whose start is at or below
+   * log2(x) - the one the former scan from the first interval found; the binade's
+   * entry starts at most a knot or two short. */
+  gsize i = curve->binade[biased_exponent (x) - curve->exp_lo];
+
+  while (i + 2 < curve->n && lx >= curve->knot[i + 1].log_x)
+    i++;
+  /* x >= x[i] does not promise log2(x) >= log2(x[i]) from a log2 that is not
+   * correctly rounded: step back where it rounds below. */
+  while (i > 0 && lx < curve->knot[i].log_x)
+    i--;
+  k = &curve->knot[i];
+  dx = lx - k->log_x;
+  return k->y + dx * (k->c + dx * (k->b + dx * k->a));
+}
+
+/* Out of line: the memo hit, the common case, stays a few instructions. */
+static G_GNUC_NO_INLINE double
+eval_and_remember (const PlxCurve *curve,
+                   double          x,
+                   guint64         x_bits,
+                   MemoSlot       *slot)
+{
+  double y;
+
+  if (curve->n == 1 || !(x > curve->x[0]))
+    y = curve->y[0];
+  else if (x >= curve->x[curve->n - 1])
+    y = curve->y[curve->n - 1];
+  else
+    y = eval_inside (curve, x);
+  slot->curve_key = curve->memo_key;
+  slot->x_bits = x_bits;
+  slot->y = y;
+  return y;
 }
 
 double
 plx_curve_eval (const PlxCurve *curve,
                 double          x)
 {
-  double lx;
+  guint64 x_bits;
+  MemoSlot *slot;
 
-  if (curve->n == 1 || !(x > curve->x[0]))
-    return curve->y[0];
-  if (x >= curve->x[curve->n - 1])
-    return curve->y[curve->n - 1];
-  lx = log2 (x);
-  /* x lies strictly inside the table: a short scan finds its interval. */
-  {
-    gsize i = 0;
-    double dx;
-
-    while (i + 2 < curve->n && lx >= curve->log_x[i + 1])
-      i++;
-    dx = lx - curve->log_x[i];
-    return curve->y[i] + dx * (curve->c[i] + dx * (curve->b[i] + dx * curve->a[i]));
-  }
+  memcpy (&x_bits, &x, sizeof x_bits);
+  /* A multiplicative hash (Knuth, TAOCP vol. 3 §6.4) of both keys: the top bits. */
+  slot = &memo[((x_bits ^ curve->memo_key) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> (64 - MEMO_BITS)];
+  if (G_LIKELY (slot->curve_key == curve->memo_key && slot->x_bits == x_bits))
+    return slot->y;
+  return eval_and_remember (curve, x, x_bits, slot);
 }
 
 gsize
