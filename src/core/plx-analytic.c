@@ -74,9 +74,31 @@ typedef struct
   guint            *split;
 } SplitSlot;
 
+/* Where the ranks sit and the two terms that follow from it alone: the groups
+ * (plx_costing_place), one stage-to-stage send (plx_costing_send) and the
+ * tied-embedding all-reduce (plx_costing_tied_embedding_time). They depend on the
+ * degrees, the cluster and one micro-batch's hidden state, not on the schedule or
+ * (but for hybrid sharding's group size, a key) the ZeRO stage the search varies
+ * innermost; recomputed they were a placement, two memo probes and a group per
+ * evaluation. */
+typedef struct
+{
+  gboolean          valid;
+  const PlxModel   *model;
+  const PlxCluster *cluster;
+  guint             tp, cp, ep, dp, pp, shard_group_size;
+  gboolean          sp;
+  PlxDtype          dtype;
+  double            act_bytes;
+  PlxGroup          tp_group, cp_group, ep_group, dp_group, edp_group, shard_group, replica_group, pp_group;
+  double            shard;
+  double            send_s, tied_s;
+} PlacementSlot;
+
 struct _PlxAnalyticCache
 {
   CacheSlot    slot[2];
+  PlacementSlot placement;
   SplitSlot    split[2];
   PlxCostMemo *memo;
 };
@@ -109,6 +131,67 @@ cache_matches (const CacheSlot *c, const PlxModel *model, const PlxCluster *clus
          c->ep == s->ep && c->sp == s->sequence_parallel && c->flash == s->flash_attention &&
          c->overlap_tp == s->overlap_tp_comm && c->seq == s->seq_length && c->micro_batch == micro_batch &&
          c->dtype == s->dtype && c->recompute == s->recompute && c->eager == plx_strategy_is_pytorch (s);
+}
+
+/* The groups, send and tied-embedding time of cx's strategy: from the slot when it
+ * holds them, else placed, computed and kept. */
+static void
+place_cached (PlxAnalyticCache *cache, PlxCosting *cx, double *send_s, double *tied_s)
+{
+  const PlxStrategy *s = cx->strategy;
+  PlacementSlot *p;
+
+  if (cache == NULL)
+    {
+      plx_costing_place (cx);
+      *send_s = plx_costing_send (cx);
+      *tied_s = plx_costing_tied_embedding_time (cx);
+      return;
+    }
+  p = &cache->placement;
+  if (!(p->valid && p->model == cx->model && p->cluster == cx->cluster && p->tp == s->tp && p->cp == s->cp &&
+        p->ep == s->ep && p->dp == s->dp && p->pp == s->pp && p->shard_group_size == s->shard_group_size &&
+        p->sp == cx->ctx.sp && p->dtype == s->dtype && memcmp (&p->act_bytes, &cx->act_bytes, sizeof (double)) == 0))
+    {
+      plx_costing_place (cx);
+      p->valid = TRUE;
+      p->model = cx->model;
+      p->cluster = cx->cluster;
+      p->tp = s->tp;
+      p->cp = s->cp;
+      p->ep = s->ep;
+      p->dp = s->dp;
+      p->pp = s->pp;
+      p->shard_group_size = s->shard_group_size;
+      p->sp = cx->ctx.sp;
+      p->dtype = s->dtype;
+      p->act_bytes = cx->act_bytes;
+      p->tp_group = cx->tp_group;
+      p->cp_group = cx->cp_group;
+      p->ep_group = cx->ep_group;
+      p->dp_group = cx->dp_group;
+      p->edp_group = cx->edp_group;
+      p->shard_group = cx->shard_group;
+      p->replica_group = cx->replica_group;
+      p->pp_group = cx->pp_group;
+      p->shard = cx->shard;
+      p->send_s = plx_costing_send (cx);
+      p->tied_s = plx_costing_tied_embedding_time (cx);
+    }
+  else
+    {
+      cx->tp_group = p->tp_group;
+      cx->cp_group = p->cp_group;
+      cx->ep_group = p->ep_group;
+      cx->dp_group = p->dp_group;
+      cx->edp_group = p->edp_group;
+      cx->shard_group = p->shard_group;
+      cx->replica_group = p->replica_group;
+      cx->pp_group = p->pp_group;
+      cx->shard = p->shard;
+    }
+  *send_s = p->send_s;
+  *tied_s = p->tied_s;
 }
 
 static gboolean
@@ -246,16 +329,17 @@ analytic_eval (const PlxModel    *model,
   g_autofree guint *split = NULL;
   PlxZero3Comm zero3;
   double layers_first, layers_last, layers_peak;
-  double stage_compute, stage_recompute, stage_comm, per_seq;
+  double stage_compute, stage_recompute, stage_comm, per_seq, send_s;
 
   CacheSlot *cache = caches != NULL ? &caches->slot[plx_strategy_is_pytorch (s) ? 1 : 0] : NULL;
 
-  plx_costing_init (&cx, model, cluster, s, micro_batch);
+  plx_costing_init_unplaced (&cx, model, cluster, s, micro_batch);
   cx.memo = caches != NULL ? caches->memo : NULL;
+  place_cached (caches, &cx, &send_s, &tied);
   if (cache != NULL && cache_matches (cache, model, cluster, s, micro_batch))
     {
       costs = cache->costs;
-      costs.send_s = plx_costing_send (&cx);  /* depends on where the stages sit */
+      costs.send_s = send_s;  /* depends on where the stages sit */
       per_seq = cache->forward_flops;
     }
   else
@@ -538,7 +622,6 @@ analytic_eval (const PlxModel    *model,
           st++;
       }
   }
-  tied = plx_costing_tied_embedding_time (&cx);
 
   report->engine = "analytical";
   report->step_time_s = t_pipe + dp_exposed + tied + optimizer;

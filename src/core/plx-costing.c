@@ -15,8 +15,18 @@ plx_costing_init (PlxCosting        *cx,
                   const PlxStrategy *s,
                   double             micro_batch)
 {
+  plx_costing_init_unplaced (cx, model, cluster, s, micro_batch);
+  plx_costing_place (cx);
+}
+
+void
+plx_costing_init_unplaced (PlxCosting        *cx,
+                           const PlxModel    *model,
+                           const PlxCluster  *cluster,
+                           const PlxStrategy *s,
+                           double             micro_batch)
+{
   double eb = s->dtype == PLX_DTYPE_FP8 ? 2.0 : plx_dtype_bytes (s->dtype);
-  guint grad_ranks = plx_strategy_get_grad_group_size (s);
 
   cx->model = model;
   cx->cluster = cluster;
@@ -35,6 +45,16 @@ plx_costing_init (PlxCosting        *cx,
   cx->ctx.flash = s->flash_attention;
   cx->ctx.eager = plx_strategy_is_pytorch (s);
   cx->act_bytes = cx->ctx.tokens * model->hidden * eb;
+  cx->chunk_layers = NULL;
+  cx->memo = NULL;
+}
+
+void
+plx_costing_place (PlxCosting *cx)
+{
+  const PlxCluster *cluster = cx->cluster;
+  const PlxStrategy *s = cx->strategy;
+  guint grad_ranks = plx_strategy_get_grad_group_size (s);
 
   /* Megatron's rank order: TP innermost, then CP, EP (inside DP), DP, PP outermost. */
   cx->tp_group = plx_group_place (cluster, s->tp, 1);
@@ -53,8 +73,6 @@ plx_costing_init (PlxCosting        *cx,
   cx->replica_group = plx_group_place (cluster, MAX (grad_ranks / (guint) cx->shard, 1), s->tp * (guint) cx->shard);
   cx->edp_group = plx_group_place (cluster, MAX (grad_ranks / s->ep, 1), s->tp * s->ep);
   cx->pp_group = plx_group_place (cluster, s->pp, s->tp * s->cp * s->dp);
-  cx->chunk_layers = NULL;
-  cx->memo = NULL;
 }
 
 double

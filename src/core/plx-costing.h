@@ -91,6 +91,14 @@ void   plx_costing_init (PlxCosting        *cx,
                          const PlxCluster  *cluster,
                          const PlxStrategy *strategy,
                          double             micro_batch);
+/* plx_costing_init in two: all but the groups, and the groups (a pure function of
+ * the cluster and the degrees, which a cache may copy instead: plx-analytic.c). */
+void   plx_costing_init_unplaced (PlxCosting        *cx,
+                                  const PlxModel    *model,
+                                  const PlxCluster  *cluster,
+                                  const PlxStrategy *strategy,
+                                  double             micro_batch);
+void   plx_costing_place (PlxCosting *cx);
 /* One block, or one half of it, with its collectives. */
 void   plx_costing_block (const PlxCosting *cx,
                           PlxHalf           half,

@@ -108,6 +108,35 @@ compare_front (gconstpointer pa, gconstpointer pb)
   return (a->index > b->index) - (a->index < b->index);
 }
 
+/* The entries in compare_front's order. They come from results already ranked:
+ * sorted by step time and memory, or the re-simulated first and then the rest, each
+ * part in order - one or two runs, merged in linear time. More (another order of
+ * GPU counts) are sorted whole. The order is total, so either way it is the same. */
+static void
+sort_front (FrontEntry *e, guint n)
+{
+  guint descents = 0, cut = 0;
+  g_autofree FrontEntry *merged = NULL;
+
+  for (guint i = 1; i < n; i++)
+    if (compare_front (&e[i - 1], &e[i]) > 0)
+      {
+        descents++;
+        cut = i;
+      }
+  if (descents == 0)
+    return;
+  if (descents > 1)
+    {
+      qsort (e, n, sizeof (FrontEntry), compare_front);
+      return;
+    }
+  merged = g_new (FrontEntry, n);
+  for (guint a = 0, b = cut, w = 0; w < n; w++)
+    merged[w] = b >= n || (a < cut && compare_front (&e[a], &e[b]) < 0) ? e[a++] : e[b++];
+  memcpy (e, merged, sizeof (FrontEntry) * n);
+}
+
 /* A result is on the front if no other dominates it: at least as fast and needing no
  * more (memory, or GPUs), and strictly better in one of the two. Sorted by step time,
  * a sweep finds them: among equal step times only the smallest need can be on it,
@@ -126,7 +155,7 @@ mark_front (GArray *results, gboolean by_gpus)
       e[k].key = by_gpus ? r->n_gpus : r->peak_memory_bytes;
       e[k].index = k;
     }
-  qsort (e, results->len, sizeof (FrontEntry), compare_front);
+  sort_front (e, results->len);
   while (i < results->len)
     {
       guint j = i;
