@@ -3,10 +3,11 @@
  *
  * A result is a 200-byte struct and a search keeps tens of thousands: sorting the
  * structs themselves moved each one some 16 times (a quarter of a one-thread search).
- * The sort runs on small keys (step time, memory, the result's address) and each
- * result is copied once, into its place; after re-simulation only the first few
- * results have new figures, so they are sorted alone and merged into the rest in
- * place. The outcome is the same order as a sort of the whole array. */
+ * Each search thread sorts small keys (step time, memory, index) of its own results,
+ * in parallel; the sorted runs are merged and each result is moved once, in place,
+ * into the largest thread's array. After re-simulation only the first few results
+ * have new figures, so they are sorted alone and merged into the rest in place. The
+ * outcome is the same order as a sort of the whole array. */
 #include <string.h>
 
 #include "parallax/plx-sim.h"
@@ -43,50 +44,126 @@ plx_search_compare_results (gconstpointer pa, gconstpointer pb)
 
 typedef struct
 {
-  double                 step;
-  guint64                memory;
-  const PlxSearchResult *result;
+  double  step;
+  guint64 memory;
+  guint   index;
 } SortKey;
 
 /* plx_search_compare_results, deciding on the copied figures before it reads the
- * result: step time and memory settle almost every comparison. */
+ * results: step time and memory settle almost every comparison. */
 static int
-compare_keys (gconstpointer pa, gconstpointer pb)
+compare_keys (gconstpointer pa, gconstpointer pb, gpointer results)
 {
   const SortKey *a = pa, *b = pb;
+  const PlxSearchResult *all = results;
 
   if (a->step != b->step)
     return a->step < b->step ? -1 : 1;
   if (a->memory != b->memory)
     return a->memory < b->memory ? -1 : 1;
-  return plx_search_compare_results (a->result, b->result);
+  return plx_search_compare_results (&all[a->index], &all[b->index]);
+}
+
+void
+plx_search_run_sort (PlxSearchRun *run)
+{
+  const PlxSearchResult *r = (const PlxSearchResult *) (gconstpointer) run->results->data;
+  SortKey *keys = g_new (SortKey, MAX (run->results->len, 1));
+
+  for (guint i = 0; i < run->results->len; i++)
+    {
+      keys[i].step = r[i].step_time_s;
+      keys[i].memory = r[i].peak_memory_bytes;
+      keys[i].index = i;
+    }
+  g_qsort_with_data (keys, (gint) run->results->len, sizeof (SortKey), compare_keys, (gpointer) r);
+  run->keys = keys;
+}
+
+/* Moves every result once: order[i] is where the result for place i is now. Each
+ * cycle of the permutation is followed with one result in hand; a done place is
+ * marked as its own. */
+static void
+permute (PlxSearchResult *all, guint *order, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      PlxSearchResult held;
+      guint j = i;
+
+      if (order[i] == i)
+        continue;
+      held = all[i];
+      while (TRUE)
+        {
+          guint k = order[j];
+          order[j] = j;
+          if (k == i)
+            {
+              all[j] = held;
+              break;
+            }
+          all[j] = all[k];
+          j = k;
+        }
+    }
 }
 
 GArray *
-plx_search_sorted_union (GArray *const *parts,
-                         guint          n_parts)
+plx_search_runs_merge (PlxSearchRun *runs,
+                       guint         n_runs)
 {
-  guint n = 0, k = 0;
-  g_autofree SortKey *keys = NULL;
-  GArray *out;
+  guint largest = 0, n = 0;
+  g_autofree guint *offset = g_new0 (guint, MAX (n_runs, 1));
+  g_autofree guint *length = g_new0 (guint, MAX (n_runs, 1));
+  g_autofree guint *next = g_new0 (guint, MAX (n_runs, 1));
+  g_autofree guint *order = NULL;
+  GArray *all;
 
-  for (guint p = 0; p < n_parts; p++)
-    n += parts[p]->len;
-  keys = g_new (SortKey, MAX (n, 1));
-  for (guint p = 0; p < n_parts; p++)
-    for (guint i = 0; i < parts[p]->len; i++, k++)
+  for (guint r = 0; r < n_runs; r++)
+    {
+      length[r] = runs[r].results->len;
+      if (length[r] > length[largest])
+        largest = r;
+    }
+  /* The largest array grows to hold the others: a large block's realloc moves its
+   * pages rather than copying them, and no fresh copy of every result is touched. */
+  all = g_steal_pointer (&runs[largest].results);
+  for (guint r = 0; r < n_runs; r++)
+    if (r != largest)
       {
-        const PlxSearchResult *r = &g_array_index (parts[p], PlxSearchResult, i);
-        keys[k].step = r->step_time_s;
-        keys[k].memory = r->peak_memory_bytes;
-        keys[k].result = r;
+        offset[r] = all->len;
+        g_array_append_vals (all, runs[r].results->data, runs[r].results->len);
       }
-  qsort (keys, n, sizeof (SortKey), compare_keys);
-  out = g_array_sized_new (FALSE, FALSE, sizeof (PlxSearchResult), n);
-  g_array_set_size (out, n);
-  for (guint i = 0; i < n; i++)
-    g_array_index (out, PlxSearchResult, i) = *keys[i].result;
-  return out;
+  n = all->len;
+  order = g_new (guint, MAX (n, 1));
+  /* Merge the sorted runs; a handful of them, so the smallest head is found by a scan. */
+  for (guint w = 0; w < n; w++)
+    {
+      guint best = n_runs;
+      SortKey head = { 0 };
+
+      for (guint r = 0; r < n_runs; r++)
+        if (next[r] < length[r])
+          {
+            SortKey k = ((const SortKey *) runs[r].keys)[next[r]];
+            k.index += offset[r];
+            if (best == n_runs || compare_keys (&k, &head, all->data) < 0)
+              {
+                best = r;
+                head = k;
+              }
+          }
+      order[w] = head.index;
+      next[best]++;
+    }
+  permute ((PlxSearchResult *) (gpointer) all->data, order, n);
+  for (guint r = 0; r < n_runs; r++)
+    {
+      g_clear_pointer (&runs[r].results, g_array_unref);
+      g_clear_pointer (&runs[r].keys, g_free);
+    }
+  return all;
 }
 
 typedef struct
@@ -321,9 +398,9 @@ plx_search_rank (PlxSearch              *search,
                  const PlxCluster       *cluster,
                  const PlxSearchOptions *options)
 {
-  GArray *sorted = plx_search_sorted_union (&search->results, 1);
+  PlxSearchRun run = { g_steal_pointer (&search->results), NULL };
 
-  g_array_unref (search->results);
-  search->results = sorted;
+  plx_search_run_sort (&run);
+  search->results = plx_search_runs_merge (&run, 1);
   plx_search_rank_sorted (search, model, cluster, options);
 }

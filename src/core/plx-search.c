@@ -66,7 +66,7 @@ typedef struct
 {
   Search           *se;
   PlxAnalyticCache *cache;
-  GArray           *results;
+  PlxSearchRun      run;
   guint64           evaluated, valid, fit, pruned_states, pruned_act;
 } Worker;
 
@@ -251,7 +251,7 @@ run_item (const WorkItem *item, Worker *worker)
                 res.tokens_per_s = r.tokens_per_s;
                 res.peak_memory_bytes = r.peak_memory_bytes;
                 res.fits_in_memory = TRUE;
-                g_array_append_val (worker->results, res);
+                g_array_append_val (worker->run.results, res);
               }
             }
     }
@@ -279,6 +279,9 @@ worker_main (gpointer data)
       run_item (&se->items[i], worker);
       g_atomic_int_inc (&se->items_done);
     }
+  /* Each thread puts its own results in order; the calling thread merges the runs. */
+  if (!g_cancellable_is_cancelled (se->cancellable))
+    plx_search_run_sort (&worker->run);
   g_mutex_lock (&se->lock);
   se->threads_done++;
   g_cond_signal (&se->finished);
@@ -304,7 +307,7 @@ plx_search_run (const PlxModel          *model,
   PlxSearch *out;
   g_autofree Worker *workers = NULL;
   g_autofree GThread **threads = NULL;
-  g_autofree GArray **parts = NULL;
+
   gint64 t0 = g_get_monotonic_time ();
   guint per_node = cluster->gpus_per_node, nodes_lo, nodes_hi;
   guint n_threads;
@@ -411,12 +414,11 @@ plx_search_run (const PlxModel          *model,
   se.n_items = items->len;
   workers = g_new0 (Worker, n_threads);
   threads = g_new0 (GThread *, n_threads);
-  parts = g_new0 (GArray *, n_threads);
   for (guint t = 0; t < n_threads; t++)
     {
       workers[t].se = &se;
       workers[t].cache = plx_analytic_cache_new ();
-      workers[t].results = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
+      workers[t].run.results = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
       threads[t] = g_thread_new ("plx-search", worker_main, &workers[t]);
     }
   /* Progress from the calling thread while the workers run; woken when one ends. */
@@ -441,7 +443,6 @@ plx_search_run (const PlxModel          *model,
     {
       g_thread_join (threads[t]);
       plx_analytic_cache_free (workers[t].cache);
-      parts[t] = workers[t].results;
     }
   g_mutex_clear (&se.lock);
   g_cond_clear (&se.finished);
@@ -454,7 +455,10 @@ plx_search_run (const PlxModel          *model,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     {
       for (guint t = 0; t < n_threads; t++)
-        g_array_unref (parts[t]);
+        {
+          g_array_unref (workers[t].run.results);
+          g_free (workers[t].run.keys);
+        }
       return NULL;
     }
 
@@ -467,9 +471,12 @@ plx_search_run (const PlxModel          *model,
       out->pruned_model_states += workers[t].pruned_states;
       out->pruned_activations += workers[t].pruned_act;
     }
-  out->results = plx_search_sorted_union (parts, n_threads);
-  for (guint t = 0; t < n_threads; t++)
-    g_array_unref (parts[t]);
+  {
+    g_autofree PlxSearchRun *runs = g_new (PlxSearchRun, n_threads);
+    for (guint t = 0; t < n_threads; t++)
+      runs[t] = workers[t].run;
+    out->results = plx_search_runs_merge (runs, n_threads);
+  }
   out->n_threads = n_threads;
   /* A shard is ranked with the others (plx-search-shard.h): the closed form only. */
   if (options->n_shards == 0)
