@@ -95,10 +95,21 @@ typedef struct
   double            send_s, tied_s;
 } PlacementSlot;
 
+/* ZeRO-3's collectives per unit (plx_costing_zero3_comm) and all they are computed
+ * from: the same for every schedule of a pipeline depth, which the search tries in
+ * turn. */
+typedef struct
+{
+  gboolean       valid;
+  PlxZero3Inputs inputs;
+  PlxZero3Comm   comm;
+} Zero3Slot;
+
 struct _PlxAnalyticCache
 {
   CacheSlot    slot[2];
   PlacementSlot placement;
+  Zero3Slot    zero3;
   SplitSlot    split[2];
   PlxCostMemo *memo;
 };
@@ -192,6 +203,31 @@ place_cached (PlxAnalyticCache *cache, PlxCosting *cx, double *send_s, double *t
     }
   *send_s = p->send_s;
   *tied_s = p->tied_s;
+}
+
+static void
+zero3_cached (PlxAnalyticCache *cache, const PlxCosting *cx, const PlxStageCosts *costs, PlxZero3Comm *zero3)
+{
+  PlxZero3Inputs in;
+
+  if (cache == NULL)
+    {
+      plx_costing_zero3_comm (cx, costs, zero3);
+      return;
+    }
+  plx_costing_zero3_inputs (cx, costs, &in);
+  if (!in.active)
+    {
+      plx_costing_zero3_comm_from (cx, &in, zero3);
+      return;
+    }
+  if (!cache->zero3.valid || memcmp (&cache->zero3.inputs, &in, sizeof in) != 0)
+    {
+      plx_costing_zero3_comm_from (cx, &in, &cache->zero3.comm);
+      memcpy (&cache->zero3.inputs, &in, sizeof in);
+      cache->zero3.valid = TRUE;
+    }
+  *zero3 = cache->zero3.comm;
 }
 
 static gboolean
@@ -372,7 +408,7 @@ analytic_eval (const PlxModel    *model,
   c_pp = costs.send_s;
   plx_costing_state_bytes (s->dtype, &wb, &gb_unused, &ob_unused);
   /* Uneven stages: each stage's own layers; the even case keeps n_layers / pp. */
-  plx_costing_zero3_comm (&cx, &costs, &zero3);
+  zero3_cached (caches, &cx, &costs, &zero3);
   split = layer_split_cached (caches, &cx, &costs, &zero3);
   cx.chunk_layers = split;
   layers_first = plx_costing_stage_layers (&cx, 0);

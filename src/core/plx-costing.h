@@ -177,6 +177,25 @@ guint *plx_costing_layer_split (const PlxCosting    *cx,
 void   plx_costing_zero3_comm (const PlxCosting    *cx,
                                const PlxStageCosts *costs,
                                PlxZero3Comm        *zero3);
+/* Everything plx_costing_zero3_comm reads, zeroed first (padding too): equal bytes,
+ * equal collectives (the analytical cache keeps the last). The cluster and memo of
+ * comm_from's cx serve only to time the collectives. */
+typedef struct
+{
+  gboolean          active;
+  gboolean          eager, fp8_gather, reshard;
+  PlxDtype          dtype;
+  const PlxCluster *cluster;
+  double            per_step, shard;
+  PlxGroup          shard_group, replica_group;
+  double            unit_params[3], unit_fp8[3];
+} PlxZero3Inputs;
+void   plx_costing_zero3_inputs (const PlxCosting    *cx,
+                                 const PlxStageCosts *costs,
+                                 PlxZero3Inputs      *inputs);
+void   plx_costing_zero3_comm_from (const PlxCosting     *cx,
+                                    const PlxZero3Inputs *inputs,
+                                    PlxZero3Comm         *zero3);
 /* ZeRO-3's exposed communication in one chunk's forward and backward pass of
  * n_layers blocks (with the embedding when first, the head when last): the pass's
  * length beyond its compute; 0 below ZeRO-3. */
