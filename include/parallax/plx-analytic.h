@@ -33,7 +33,10 @@ gboolean plx_analytic_run (const PlxModel    *model,
 
 /* Costs of the blocks, embedding and head depend on fewer keys than a step does (not
  * on pp, dp, the schedule or ZeRO); a search that varies those in its inner loops
- * reuses them through this cache. Zero-initialise it; one per thread. */
+ * reuses them through this cache, and with them the placement terms, ZeRO-3's
+ * collectives and the last uneven layer split (each keyed on all it is computed
+ * from). The keys hold the model's and cluster's addresses: a cache must not outlive
+ * them, nor see them edited in place. One per thread. */
 typedef struct _PlxAnalyticCache PlxAnalyticCache;
 PlxAnalyticCache *plx_analytic_cache_new (void);
 void              plx_analytic_cache_free (PlxAnalyticCache *cache);

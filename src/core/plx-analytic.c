@@ -10,6 +10,7 @@
  * optimizer step. Memory follows Korthikanti et al. 2022 §4 (activations) and
  * Rajbhandari et al. 2020 §3.1 (model states). Derivations: docs/cost-model.md. */
 #include <math.h>
+#include <string.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
@@ -17,6 +18,7 @@
 #include "parallax/plx-analytic.h"
 #include "parallax/plx-collective.h"
 #include "parallax/plx-error.h"
+#include "parallax/plx-layer-split.h"
 #include "parallax/plx-op-cost.h"
 #include "parallax/plx-schedule.h"
 #include "parallax/plx-pipeline.h"
@@ -52,9 +54,63 @@ typedef struct
   double            forward_flops; /* of one sequence: depends on the model and seq only */
 } CacheSlot;
 
+/* The last uneven layer split and all it is computed from (plx_costing_layer_split,
+ * plx_layer_split, plx_layer_split_by_cost): the stage costs with the sends,
+ * ZeRO-3's collectives, the cluster's overlap slowdown and the strategy's split
+ * keys - not the schedule, or the ZeRO stage below 3, which the search varies
+ * innermost. Compared byte for byte, so a hit is the same split. One slot for
+ * ZeRO-3's splits and one for the others, which the search alternates. Under ZeRO-3
+ * each split is a bisection over flow shops: 40 % of a 64-stage search before. */
+typedef struct
+{
+  gboolean          valid;
+  const PlxModel   *model;
+  const PlxCluster *cluster;
+  guint             pp, virtual_stages, first_stage_layers, last_stage_layers, n_layers_per_stage;
+  const guint      *layers_per_stage;
+  gboolean          layers_per_stage_auto, overlap_dp_comm;
+  PlxStageCosts     costs;
+  PlxZero3Comm      zero3;
+  guint            *split;
+} SplitSlot;
+
+/* Where the ranks sit and the two terms that follow from it alone: the groups
+ * (plx_costing_place), one stage-to-stage send (plx_costing_send) and the
+ * tied-embedding all-reduce (plx_costing_tied_embedding_time). They depend on the
+ * degrees, the cluster and one micro-batch's hidden state, not on the schedule or
+ * (but for hybrid sharding's group size, a key) the ZeRO stage the search varies
+ * innermost; recomputed they were a placement, two memo probes and a group per
+ * evaluation. */
+typedef struct
+{
+  gboolean          valid;
+  const PlxModel   *model;
+  const PlxCluster *cluster;
+  guint             tp, cp, ep, dp, pp, shard_group_size;
+  gboolean          sp;
+  PlxDtype          dtype;
+  double            act_bytes;
+  PlxGroup          tp_group, cp_group, ep_group, dp_group, edp_group, shard_group, replica_group, pp_group;
+  double            shard;
+  double            send_s, tied_s;
+} PlacementSlot;
+
+/* ZeRO-3's collectives per unit (plx_costing_zero3_comm) and all they are computed
+ * from: the same for every schedule of a pipeline depth, which the search tries in
+ * turn. */
+typedef struct
+{
+  gboolean       valid;
+  PlxZero3Inputs inputs;
+  PlxZero3Comm   comm;
+} Zero3Slot;
+
 struct _PlxAnalyticCache
 {
   CacheSlot    slot[2];
+  PlacementSlot placement;
+  Zero3Slot    zero3;
+  SplitSlot    split[2];
   PlxCostMemo *memo;
 };
 
@@ -73,6 +129,8 @@ plx_analytic_cache_free (PlxAnalyticCache *cache)
   if (cache == NULL)
     return;
   plx_cost_memo_free (cache->memo);
+  g_free (cache->split[0].split);
+  g_free (cache->split[1].split);
   g_free (cache);
 }
 
@@ -84,6 +142,138 @@ cache_matches (const CacheSlot *c, const PlxModel *model, const PlxCluster *clus
          c->ep == s->ep && c->sp == s->sequence_parallel && c->flash == s->flash_attention &&
          c->overlap_tp == s->overlap_tp_comm && c->seq == s->seq_length && c->micro_batch == micro_batch &&
          c->dtype == s->dtype && c->recompute == s->recompute && c->eager == plx_strategy_is_pytorch (s);
+}
+
+/* The groups, send and tied-embedding time of cx's strategy: from the slot when it
+ * holds them, else placed, computed and kept. */
+static void
+place_cached (PlxAnalyticCache *cache, PlxCosting *cx, double *send_s, double *tied_s)
+{
+  const PlxStrategy *s = cx->strategy;
+  PlacementSlot *p;
+
+  if (cache == NULL)
+    {
+      plx_costing_place (cx);
+      *send_s = plx_costing_send (cx);
+      *tied_s = plx_costing_tied_embedding_time (cx);
+      return;
+    }
+  p = &cache->placement;
+  if (!(p->valid && p->model == cx->model && p->cluster == cx->cluster && p->tp == s->tp && p->cp == s->cp &&
+        p->ep == s->ep && p->dp == s->dp && p->pp == s->pp && p->shard_group_size == s->shard_group_size &&
+        p->sp == cx->ctx.sp && p->dtype == s->dtype && memcmp (&p->act_bytes, &cx->act_bytes, sizeof (double)) == 0))
+    {
+      plx_costing_place (cx);
+      p->valid = TRUE;
+      p->model = cx->model;
+      p->cluster = cx->cluster;
+      p->tp = s->tp;
+      p->cp = s->cp;
+      p->ep = s->ep;
+      p->dp = s->dp;
+      p->pp = s->pp;
+      p->shard_group_size = s->shard_group_size;
+      p->sp = cx->ctx.sp;
+      p->dtype = s->dtype;
+      p->act_bytes = cx->act_bytes;
+      p->tp_group = cx->tp_group;
+      p->cp_group = cx->cp_group;
+      p->ep_group = cx->ep_group;
+      p->dp_group = cx->dp_group;
+      p->edp_group = cx->edp_group;
+      p->shard_group = cx->shard_group;
+      p->replica_group = cx->replica_group;
+      p->pp_group = cx->pp_group;
+      p->shard = cx->shard;
+      p->send_s = plx_costing_send (cx);
+      p->tied_s = plx_costing_tied_embedding_time (cx);
+    }
+  else
+    {
+      cx->tp_group = p->tp_group;
+      cx->cp_group = p->cp_group;
+      cx->ep_group = p->ep_group;
+      cx->dp_group = p->dp_group;
+      cx->edp_group = p->edp_group;
+      cx->shard_group = p->shard_group;
+      cx->replica_group = p->replica_group;
+      cx->pp_group = p->pp_group;
+      cx->shard = p->shard;
+    }
+  *send_s = p->send_s;
+  *tied_s = p->tied_s;
+}
+
+static void
+zero3_cached (PlxAnalyticCache *cache, const PlxCosting *cx, const PlxStageCosts *costs, PlxZero3Comm *zero3)
+{
+  PlxZero3Inputs in;
+
+  if (cache == NULL)
+    {
+      plx_costing_zero3_comm (cx, costs, zero3);
+      return;
+    }
+  plx_costing_zero3_inputs (cx, costs, &in);
+  if (!in.active)
+    {
+      plx_costing_zero3_comm_from (cx, &in, zero3);
+      return;
+    }
+  if (!cache->zero3.valid || memcmp (&cache->zero3.inputs, &in, sizeof in) != 0)
+    {
+      plx_costing_zero3_comm_from (cx, &in, &cache->zero3.comm);
+      memcpy (&cache->zero3.inputs, &in, sizeof in);
+      cache->zero3.valid = TRUE;
+    }
+  *zero3 = cache->zero3.comm;
+}
+
+static gboolean
+split_matches (const SplitSlot *k, const PlxCosting *cx, const PlxStageCosts *costs, const PlxZero3Comm *zero3)
+{
+  const PlxStrategy *s = cx->strategy;
+
+  return k->valid && k->model == cx->model && k->cluster == cx->cluster && k->pp == s->pp &&
+         k->virtual_stages == s->virtual_stages && k->first_stage_layers == s->first_stage_layers &&
+         k->last_stage_layers == s->last_stage_layers && k->n_layers_per_stage == s->n_layers_per_stage &&
+         k->layers_per_stage == s->layers_per_stage && k->layers_per_stage_auto == s->layers_per_stage_auto &&
+         k->overlap_dp_comm == s->overlap_dp_comm && memcmp (&k->costs, costs, sizeof *costs) == 0 &&
+         k->zero3.active == zero3->active &&
+         memcmp (k->zero3.gather, zero3->gather, sizeof (PlxZero3Comm) - G_STRUCT_OFFSET (PlxZero3Comm, gather)) == 0;
+}
+
+/* plx_costing_layer_split through the cache's slot: a new copy either way. */
+static guint *
+layer_split_cached (PlxAnalyticCache *cache, const PlxCosting *cx, const PlxStageCosts *costs,
+                    const PlxZero3Comm *zero3)
+{
+  const PlxStrategy *s = cx->strategy;
+  SplitSlot *k;
+
+  if (cache == NULL || !plx_layer_split_is_uneven (s, cx->model->n_layers))
+    return plx_costing_layer_split (cx, costs, zero3);
+  k = &cache->split[zero3->active ? 1 : 0];
+  if (!split_matches (k, cx, costs, zero3))
+    {
+      g_free (k->split);
+      k->split = plx_costing_layer_split (cx, costs, zero3);
+      k->valid = TRUE;
+      k->model = cx->model;
+      k->cluster = cx->cluster;
+      k->pp = s->pp;
+      k->virtual_stages = s->virtual_stages;
+      k->first_stage_layers = s->first_stage_layers;
+      k->last_stage_layers = s->last_stage_layers;
+      k->n_layers_per_stage = s->n_layers_per_stage;
+      k->layers_per_stage = s->layers_per_stage;
+      k->layers_per_stage_auto = s->layers_per_stage_auto;
+      k->overlap_dp_comm = s->overlap_dp_comm;
+      k->costs = *costs;
+      k->zero3 = *zero3;
+    }
+  return g_memdup2 (k->split, sizeof (guint) * s->pp * s->virtual_stages);
 }
 
 /* ZeRO-3's exposed communication on one stage's GPU, per micro-batch: its chunks'
@@ -111,6 +301,39 @@ zero3_stage (const PlxCosting    *cx,
       *fwd += f;
       *bwd += b;
     }
+}
+
+/* Two figures of a middle pipeline stage by its layer count, for the loops over
+ * stages of an uneven split: a handful of counts recur over up to a hundred stages. */
+typedef struct
+{
+  guint  n;
+  guint  layers[4];
+  double value[4][2];
+} StageMemo;
+
+static const double *
+stage_memo_find (const StageMemo *memo,
+                 guint            layers)
+{
+  for (guint i = 0; i < memo->n; i++)
+    if (memo->layers[i] == layers)
+      return memo->value[i];
+  return NULL;
+}
+
+static void
+stage_memo_add (StageMemo *memo,
+                guint      layers,
+                double     a,
+                double     b)
+{
+  if (memo->n == G_N_ELEMENTS (memo->layers))
+    return;
+  memo->layers[memo->n] = layers;
+  memo->value[memo->n][0] = a;
+  memo->value[memo->n][1] = b;
+  memo->n++;
 }
 
 /* The engine, with the micro-batch size as a real number so that root finding can
@@ -142,16 +365,17 @@ analytic_eval (const PlxModel    *model,
   g_autofree guint *split = NULL;
   PlxZero3Comm zero3;
   double layers_first, layers_last, layers_peak;
-  double stage_compute, stage_recompute, stage_comm, per_seq;
+  double stage_compute, stage_recompute, stage_comm, per_seq, send_s;
 
   CacheSlot *cache = caches != NULL ? &caches->slot[plx_strategy_is_pytorch (s) ? 1 : 0] : NULL;
 
-  plx_costing_init (&cx, model, cluster, s, micro_batch);
+  plx_costing_init_unplaced (&cx, model, cluster, s, micro_batch);
   cx.memo = caches != NULL ? caches->memo : NULL;
+  place_cached (caches, &cx, &send_s, &tied);
   if (cache != NULL && cache_matches (cache, model, cluster, s, micro_batch))
     {
       costs = cache->costs;
-      costs.send_s = plx_costing_send (&cx);  /* depends on where the stages sit */
+      costs.send_s = send_s;  /* depends on where the stages sit */
       per_seq = cache->forward_flops;
     }
   else
@@ -184,8 +408,8 @@ analytic_eval (const PlxModel    *model,
   c_pp = costs.send_s;
   plx_costing_state_bytes (s->dtype, &wb, &gb_unused, &ob_unused);
   /* Uneven stages: each stage's own layers; the even case keeps n_layers / pp. */
-  plx_costing_zero3_comm (&cx, &costs, &zero3);
-  split = plx_costing_layer_split (&cx, &costs, &zero3);
+  zero3_cached (caches, &cx, &costs, &zero3);
+  split = layer_split_cached (caches, &cx, &costs, &zero3);
   cx.chunk_layers = split;
   layers_first = plx_costing_stage_layers (&cx, 0);
   layers_last = plx_costing_stage_layers (&cx, s->pp - 1);
@@ -195,9 +419,25 @@ analytic_eval (const PlxModel    *model,
   peak_stage = (s->pp > 1 && plx_costing_stage_memory_total (&mem_last) > plx_costing_stage_memory_total (&mem_first))
                  ? s->pp - 1 : 0;
   mem = peak_stage == 0 ? &mem_first : &mem_last;
-  /* Uneven stages: a middle stage with more layers may hold the most. */
-  for (guint st = 1; split != NULL && st + 1 < s->pp; st++)
+  /* Uneven stages: a middle stage with more layers may hold the most. With one chunk
+   * per stage, a middle stage's memory depends on the stage only through its layers
+   * and the micro-batches in flight, which shrink or stay along the pipeline under
+   * every schedule (plx_pipeline_chunks_in_flight): of the stages with the same
+   * layers the first holds at least as much as each later one, term by term and
+   * after rounding, so no later one can be a strictly larger peak. A balanced split
+   * has two or three layer counts; the rest are skipped. */
+  for (guint st = 1, seen[4], n_seen = 0; split != NULL && st + 1 < s->pp; st++)
     {
+      if (s->virtual_stages == 1)
+        {
+          gboolean again = FALSE;
+          for (guint i = 0; i < n_seen; i++)
+            again = again || seen[i] == split[st];
+          if (again)
+            continue;
+          if (n_seen < G_N_ELEMENTS (seen))
+            seen[n_seen++] = split[st];
+        }
       plx_costing_stage_memory (&cx, &costs, st, &mem_mid);
       if (plx_costing_stage_memory_total (&mem_mid) > plx_costing_stage_memory_total (mem))
         {
@@ -261,10 +501,23 @@ analytic_eval (const PlxModel    *model,
         /* The slowest stage paces the steady state; fill and drain pass through
          * every stage once (Narayanan et al. 2021 §2.2 with stage times t_i). */
         double sum_mid = 0.0, max_mid = 0.0;
+        StageMemo z_memo = { 0 };
         for (guint st = 1; st + 1 < s->pp; st++)
           {
             double n_i = plx_costing_stage_layers (&cx, st), t_i;
-            zero3_stage (&cx, &costs, &zero3, st, &zf, &zb);
+            /* ZeRO-3's passes of a middle stage of one chunk: once per layer count. */
+            const double *known = zero3.active && s->virtual_stages == 1 ? stage_memo_find (&z_memo, split[st]) : NULL;
+            if (known != NULL)
+              {
+                zf = known[0];
+                zb = known[1];
+              }
+            else
+              {
+                zero3_stage (&cx, &costs, &zero3, st, &zf, &zb);
+                if (zero3.active && s->virtual_stages == 1)
+                  stage_memo_add (&z_memo, split[st], zf, zb);
+              }
             t_i = n_i * (lf + lb) + zf + zb;
             max_f = MAX (max_f, n_i * lf + zf + c_pp);
             max_b = MAX (max_b, n_i * lb + zb + c_pp);
@@ -343,13 +596,18 @@ analytic_eval (const PlxModel    *model,
     double slack = 0.0, tail = 0.0;
     gboolean split_backward = plx_schedule_splits_backward (s->schedule, s->pp);
     guint st = 0;
+    /* A middle stage of one chunk is its layer count to this loop: its reduction and
+     * optimizer step are worked out once per count (a 64-stage split has two). */
+    StageMemo dp_memo = { 0 };
 
     while (st < s->pp)
       {
         double n_st = plx_costing_stage_layers (&cx, st);
         double window = st == 0 ? bwd_first : st == s->pp - 1 ? bwd_last : n_st * lb;
         double fwd = st == 0 ? fwd_first : st == s->pp - 1 ? fwd_last : n_st * lf;
-        double exposed = 0.0, opt = plx_costing_optimizer_time (&cx, &costs, st);
+        gboolean middle_chunk = split != NULL && s->virtual_stages == 1 && st > 0 && st + 1 < s->pp;
+        const double *known = middle_chunk ? stage_memo_find (&dp_memo, split[st]) : NULL;
+        double exposed = 0.0, opt = known != NULL ? known[1] : plx_costing_optimizer_time (&cx, &costs, st);
         /* Zero-bubble H1 produces the weight gradients in W passes: the last one
          * on a stage is all the reduction can hide behind, and the drain before it
          * carries input gradients only (B). */
@@ -361,7 +619,9 @@ analytic_eval (const PlxModel    *model,
             drain = window - wgrad;
             window = wgrad;
           }
-        if (cx.dp_group.size > 1 && s->zero_stage < 3)
+        if (known != NULL)
+          exposed = known[0];
+        else if (cx.dp_group.size > 1 && s->zero_stage < 3)
           {
             double bucket_bytes, bucket_s, n_buckets;
 
@@ -369,6 +629,8 @@ analytic_eval (const PlxModel    *model,
             exposed = plx_costing_bucket_exposed (&cx, n_buckets, bucket_s, window) +
                       plx_costing_param_gather_exposed (&cx, &costs, st, bucket_bytes, n_buckets, fwd);
           }
+        if (middle_chunk && known == NULL)
+          stage_memo_add (&dp_memo, split[st], exposed, opt);
         if (st == 0 || exposed + opt - slack > tail)
           {
             tail = exposed + opt - slack;
@@ -396,7 +658,6 @@ analytic_eval (const PlxModel    *model,
           st++;
       }
   }
-  tied = plx_costing_tied_embedding_time (&cx);
 
   report->engine = "analytical";
   report->step_time_s = t_pipe + dp_exposed + tied + optimizer;

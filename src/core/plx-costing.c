@@ -2,6 +2,7 @@
  * the collectives Megatron-LM issues around them. Formulas and sources are cited where
  * they are used; the derivations are in docs/cost-model.md. */
 #include <math.h>
+#include <string.h>
 
 #include "parallax/plx-pipeline.h"
 
@@ -15,8 +16,18 @@ plx_costing_init (PlxCosting        *cx,
                   const PlxStrategy *s,
                   double             micro_batch)
 {
+  plx_costing_init_unplaced (cx, model, cluster, s, micro_batch);
+  plx_costing_place (cx);
+}
+
+void
+plx_costing_init_unplaced (PlxCosting        *cx,
+                           const PlxModel    *model,
+                           const PlxCluster  *cluster,
+                           const PlxStrategy *s,
+                           double             micro_batch)
+{
   double eb = s->dtype == PLX_DTYPE_FP8 ? 2.0 : plx_dtype_bytes (s->dtype);
-  guint grad_ranks = plx_strategy_get_grad_group_size (s);
 
   cx->model = model;
   cx->cluster = cluster;
@@ -35,6 +46,16 @@ plx_costing_init (PlxCosting        *cx,
   cx->ctx.flash = s->flash_attention;
   cx->ctx.eager = plx_strategy_is_pytorch (s);
   cx->act_bytes = cx->ctx.tokens * model->hidden * eb;
+  cx->chunk_layers = NULL;
+  cx->memo = NULL;
+}
+
+void
+plx_costing_place (PlxCosting *cx)
+{
+  const PlxCluster *cluster = cx->cluster;
+  const PlxStrategy *s = cx->strategy;
+  guint grad_ranks = plx_strategy_get_grad_group_size (s);
 
   /* Megatron's rank order: TP innermost, then CP, EP (inside DP), DP, PP outermost. */
   cx->tp_group = plx_group_place (cluster, s->tp, 1);
@@ -53,8 +74,6 @@ plx_costing_init (PlxCosting        *cx,
   cx->replica_group = plx_group_place (cluster, MAX (grad_ranks / (guint) cx->shard, 1), s->tp * (guint) cx->shard);
   cx->edp_group = plx_group_place (cluster, MAX (grad_ranks / s->ep, 1), s->tp * s->ep);
   cx->pp_group = plx_group_place (cluster, s->pp, s->tp * s->cp * s->dp);
-  cx->chunk_layers = NULL;
-  cx->memo = NULL;
 }
 
 double
@@ -737,37 +756,73 @@ plx_costing_contention (const PlxCosting *cx,
  * outlasts its compute paces the pass. Returns the exposed part: the pass's length
  * beyond its compute. Without overlap every collective waits for compute. */
 void
+plx_costing_zero3_inputs (const PlxCosting    *cx,
+                          const PlxStageCosts *c,
+                          PlxZero3Inputs      *in)
+{
+  const PlxStrategy *s = cx->strategy;
+
+  memset (in, 0, sizeof *in);   /* padding too: the inputs are compared byte for byte */
+  if (s->zero_stage < 3 || cx->dp_group.size <= 1)
+    return;
+  in->active = TRUE;
+  in->cluster = cx->cluster;
+  in->dtype = s->dtype;
+  in->eager = cx->ctx.eager;
+  in->fp8_gather = plx_strategy_fp8_param_gather (s);
+  in->reshard = plx_strategy_reshard_after_forward (s);
+  in->per_step = plx_strategy_zero3_once_per_step (s) ? 1.0 / cx->micro_batches : 1.0;
+  in->shard = cx->shard;
+  in->shard_group = cx->shard_group;
+  in->replica_group = cx->replica_group;
+  in->unit_params[0] = c->layer.params;
+  in->unit_params[1] = c->embedding.params;
+  in->unit_params[2] = c->head.params;
+  in->unit_fp8[0] = c->layer.fp8_params;
+  in->unit_fp8[1] = c->embedding.fp8_params;
+  in->unit_fp8[2] = c->head.fp8_params;
+}
+
+void
 plx_costing_zero3_comm (const PlxCosting    *cx,
                         const PlxStageCosts *c,
                         PlxZero3Comm        *z)
 {
-  const PlxStrategy *s = cx->strategy;
+  PlxZero3Inputs in;
+
+  plx_costing_zero3_inputs (cx, c, &in);
+  plx_costing_zero3_comm_from (cx, &in, z);
+}
+
+void
+plx_costing_zero3_comm_from (const PlxCosting     *cx,
+                             const PlxZero3Inputs *in,
+                             PlxZero3Comm         *z)
+{
   double wb, gb, ob;
 
   *z = (PlxZero3Comm) { 0 };
-  if (s->zero_stage < 3 || cx->dp_group.size <= 1)
+  if (!in->active)
     return;
-  plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
+  plx_costing_state_bytes (in->dtype, &wb, &gb, &ob);
   z->active = TRUE;
   {
-    const double unit_params[3] = { c->layer.params, c->embedding.params, c->head.params };
-    const double unit_fp8[3] = { c->layer.fp8_params, c->embedding.fp8_params, c->head.fp8_params };
-    gboolean fp8_gather = plx_strategy_fp8_param_gather (s);
-    gboolean reshard = plx_strategy_reshard_after_forward (s);
-    double per_step = plx_strategy_zero3_once_per_step (s) ? 1.0 / cx->micro_batches : 1.0;
+    const double *unit_params = in->unit_params, *unit_fp8 = in->unit_fp8;
+    gboolean fp8_gather = in->fp8_gather, reshard = in->reshard;
+    double per_step = in->per_step;
     for (guint i = 0; i < 3; i++)
       {
         /* fp8 weights gathered at 1 byte a parameter (torchao's float8 all-gather for
          * FSDP2: each rank casts its shard before the all-gather). */
         double gathered = unit_params[i] * wb - (fp8_gather ? unit_fp8[i] * (wb - 1.0) : 0.0);
-        z->gather[i] = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->shard_group, gathered);
+        z->gather[i] = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &in->shard_group, gathered);
         /* FSDP2 all-gathers into one flat buffer and copies it out into the unit's
          * per-parameter tensors (split_with_sizes_copy: read and write the 16-bit
          * weights), and before the reduce-scatter copies the gradients into one
          * buffer in the reduce dtype (read 2 bytes, write 4): FSDP2's
          * foreach_all_gather_copy_out and reduce-scatter copy-in (pytorch/pytorch
          * #117950, #117975, #119451; tracker #114299). */
-        if (cx->ctx.eager)
+        if (in->eager)
           {
             z->copy_out[i] = plx_costing_memory (cx, 2.0 * unit_params[i] * wb);
             z->copy_in[i] = plx_costing_memory (cx, unit_params[i] * (wb + gb));
@@ -778,11 +833,11 @@ plx_costing_zero3_comm (const PlxCosting    *cx,
          * Transformer Engine's cast_transpose: read 2 bytes, write 1 + 1). */
         if (!fp8_gather && unit_fp8[i] > 0.0)
           z->copy_out[i] += plx_costing_memory (cx, 4.0 * unit_fp8[i]);
-        z->scatter[i] = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->shard_group, unit_params[i] * gb);
+        z->scatter[i] = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &in->shard_group, unit_params[i] * gb);
         /* Hybrid sharding: each shard's gradients are then all-reduced over the replicas. */
-        if (cx->replica_group.size > 1)
-          z->scatter[i] += plx_costing_collective (cx, PLX_COLLECTIVE_ALL_REDUCE, &cx->replica_group,
-                                                   unit_params[i] * gb / cx->shard);
+        if (in->replica_group.size > 1)
+          z->scatter[i] += plx_costing_collective (cx, PLX_COLLECTIVE_ALL_REDUCE, &in->replica_group,
+                                                   unit_params[i] * gb / in->shard);
         /* Resharded after forward, the backward gathers (and copies, casts) again. */
         if (reshard)
           {

@@ -91,6 +91,14 @@ void   plx_costing_init (PlxCosting        *cx,
                          const PlxCluster  *cluster,
                          const PlxStrategy *strategy,
                          double             micro_batch);
+/* plx_costing_init in two: all but the groups, and the groups (a pure function of
+ * the cluster and the degrees, which a cache may copy instead: plx-analytic.c). */
+void   plx_costing_init_unplaced (PlxCosting        *cx,
+                                  const PlxModel    *model,
+                                  const PlxCluster  *cluster,
+                                  const PlxStrategy *strategy,
+                                  double             micro_batch);
+void   plx_costing_place (PlxCosting *cx);
 /* One block, or one half of it, with its collectives. */
 void   plx_costing_block (const PlxCosting *cx,
                           PlxHalf           half,
@@ -169,6 +177,25 @@ guint *plx_costing_layer_split (const PlxCosting    *cx,
 void   plx_costing_zero3_comm (const PlxCosting    *cx,
                                const PlxStageCosts *costs,
                                PlxZero3Comm        *zero3);
+/* Everything plx_costing_zero3_comm reads, zeroed first (padding too): equal bytes,
+ * equal collectives (the analytical cache keeps the last). The cluster and memo of
+ * comm_from's cx serve only to time the collectives. */
+typedef struct
+{
+  gboolean          active;
+  gboolean          eager, fp8_gather, reshard;
+  PlxDtype          dtype;
+  const PlxCluster *cluster;
+  double            per_step, shard;
+  PlxGroup          shard_group, replica_group;
+  double            unit_params[3], unit_fp8[3];
+} PlxZero3Inputs;
+void   plx_costing_zero3_inputs (const PlxCosting    *cx,
+                                 const PlxStageCosts *costs,
+                                 PlxZero3Inputs      *inputs);
+void   plx_costing_zero3_comm_from (const PlxCosting     *cx,
+                                    const PlxZero3Inputs *inputs,
+                                    PlxZero3Comm         *zero3);
 /* ZeRO-3's exposed communication in one chunk's forward and backward pass of
  * n_layers blocks (with the embedding when first, the head when last): the pass's
  * length beyond its compute; 0 below ZeRO-3. */

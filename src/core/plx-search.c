@@ -3,9 +3,10 @@
  * block's cost (tp, cp, ep, sequence parallelism, micro-batch, recompute) in the outer
  * loops and the ones that only recompose it (pp, dp, schedule, chunks, ZeRO) inside,
  * so the analytical engine's cache (plx_analytic_run_cached) makes most evaluations a
- * few hundred nanoseconds. Outer choices are work items for a GThreadPool; each
- * worker keeps its own results, which are merged and sorted by a total order at the
- * end, so the outcome does not depend on the number of threads. A shard
+ * few hundred nanoseconds. Outer choices are work items that threads take in turn;
+ * each thread keeps its own cache and results for the whole search, which are merged
+ * and sorted by a total order at the end (plx-search-rank.c), so the outcome does
+ * not depend on the number of threads. A shard
  * (options->n_shards > 0) runs every n-th work item and stops before the event
  * engine; plx_search_rank on the union of all shards finishes it (docs/sweeps.md). */
 #include <math.h>
@@ -15,7 +16,8 @@
 #include "parallax/plx-error.h"
 #include "parallax/plx-json.h"
 #include "parallax/plx-search.h"
-#include "parallax/plx-sim.h"
+
+#include "plx-search-rank.h"
 
 void
 plx_search_options_init (PlxSearchOptions *o)
@@ -48,11 +50,26 @@ typedef struct
   const PlxSearchOptions *options;
   GCancellable           *cancellable;
   GArray                 *pp_values;     /* guint */
+  const WorkItem         *items;
+  guint                   n_items;
+  gint                    next_item;     /* atomic: the next to take */
+  gint                    items_done;    /* atomic */
   GMutex                  lock;
-  GArray                 *results;       /* merged under lock */
-  guint64                 evaluated, valid, fit, pruned_states, pruned_act;
-  guint                   items_done;
+  GCond                   finished;      /* signalled as each thread ends */
+  guint                   threads_done;  /* under lock */
 } Search;
+
+/* One thread of the search. A cache per thread rather than per work item: its memo
+ * keeps serving the next items (the same groups and bytes recur), and no 48 KiB
+ * table is allocated and zeroed per item. The results grow in the thread's own
+ * array and are copied once, into their ranked place. */
+typedef struct
+{
+  Search           *se;
+  PlxAnalyticCache *cache;
+  PlxSearchRun      run;
+  guint64           evaluated, valid, fit, pruned_states, pruned_act;
+} Worker;
 
 static gboolean
 fixed_ok (gint fix, guint value)
@@ -145,42 +162,13 @@ shard_of (guint64 i, guint n_shards)
   return (guint) (((i * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 32) % n_shards);
 }
 
-static int
-compare_results (gconstpointer pa, gconstpointer pb)
-{
-  const PlxSearchResult *a = pa, *b = pb;
-  const PlxStrategy *x = &a->strategy, *y = &b->strategy;
-
-  /* Fastest first; ties broken by the strategy itself, a total order. */
-#define CMP(f, g) if ((f) != (g)) return (f) < (g) ? -1 : 1
-  CMP (a->step_time_s, b->step_time_s);
-  CMP (a->peak_memory_bytes, b->peak_memory_bytes);
-  CMP (a->n_gpus, b->n_gpus);
-  CMP (x->tp, y->tp);
-  CMP (x->pp, y->pp);
-  CMP (x->cp, y->cp);
-  CMP (x->ep, y->ep);
-  CMP (x->dp, y->dp);
-  CMP (x->micro_batch_size, y->micro_batch_size);
-  CMP (x->schedule, y->schedule);
-  CMP (x->virtual_stages, y->virtual_stages);
-  CMP (x->recompute, y->recompute);
-  CMP (x->zero_stage, y->zero_stage);
-  CMP (x->sequence_parallel, y->sequence_parallel);
-  CMP (x->layers_per_stage_auto, y->layers_per_stage_auto);
-#undef CMP
-  return 0;
-}
-
 static void
-run_item (gpointer data, gpointer user_data)
+run_item (const WorkItem *item, Worker *worker)
 {
-  WorkItem *item = data;
-  Search *se = user_data;
+  Search *se = worker->se;
   const PlxSearchOptions *o = se->options;
   const PlxCluster *cluster = se->clusters[cluster_index (se, item->n_gpus)];
-  g_autoptr (PlxAnalyticCache) cache = plx_analytic_cache_new ();
-  g_autoptr (GArray) local = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
+  PlxAnalyticCache *cache = worker->cache;
   double usable = (double) (cluster->hbm_bytes - cluster->reserved_bytes) * (1.0 - o->memory_headroom);
   guint64 evaluated = 0, valid = 0, fit = 0, pruned_states = 0, pruned_act = 0;
   PlxStrategy s = *se->base;
@@ -192,9 +180,6 @@ run_item (gpointer data, gpointer user_data)
   s.sequence_parallel = item->sp;
   s.recompute = item->recompute;
   s.micro_batch_size = item->micro_batch;
-
-  if (g_cancellable_is_cancelled (se->cancellable))
-    goto done;
 
   for (guint pi = 0; pi < se->pp_values->len; pi++)
     {
@@ -267,188 +252,42 @@ run_item (gpointer data, gpointer user_data)
                 res.tokens_per_s = r.tokens_per_s;
                 res.peak_memory_bytes = r.peak_memory_bytes;
                 res.fits_in_memory = TRUE;
-                g_array_append_val (local, res);
+                g_array_append_val (worker->run.results, res);
               }
             }
     }
 
-done:
+  worker->evaluated += evaluated;
+  worker->valid += valid;
+  worker->fit += fit;
+  worker->pruned_states += pruned_states;
+  worker->pruned_act += pruned_act;
+}
+
+/* Items are taken in order, one at a time: they differ in cost by orders of
+ * magnitude (a micro-batch of 64 fits almost nowhere), so no static split balances. */
+static gpointer
+worker_main (gpointer data)
+{
+  Worker *worker = data;
+  Search *se = worker->se;
+
+  while (!g_cancellable_is_cancelled (se->cancellable))
+    {
+      guint i = (guint) g_atomic_int_add (&se->next_item, 1);
+      if (i >= se->n_items)
+        break;
+      run_item (&se->items[i], worker);
+      g_atomic_int_inc (&se->items_done);
+    }
+  /* Each thread puts its own results in order; the calling thread merges the runs. */
+  if (!g_cancellable_is_cancelled (se->cancellable))
+    plx_search_run_sort (&worker->run);
   g_mutex_lock (&se->lock);
-  g_array_append_vals (se->results, local->data, local->len);
-  se->evaluated += evaluated;
-  se->valid += valid;
-  se->fit += fit;
-  se->pruned_states += pruned_states;
-  se->pruned_act += pruned_act;
-  se->items_done++;
+  se->threads_done++;
+  g_cond_signal (&se->finished);
   g_mutex_unlock (&se->lock);
-}
-
-typedef struct
-{
-  double  step;
-  guint64 key;      /* memory or GPU count */
-  guint   index;
-} FrontEntry;
-
-static int
-compare_front (gconstpointer pa, gconstpointer pb)
-{
-  const FrontEntry *a = pa, *b = pb;
-
-  if (a->step != b->step)
-    return a->step < b->step ? -1 : 1;
-  if (a->key != b->key)
-    return a->key < b->key ? -1 : 1;
-  return (a->index > b->index) - (a->index < b->index);
-}
-
-/* A result is on the front if no other dominates it: at least as fast and needing no
- * more (memory, or GPUs), and strictly better in one of the two. Sorted by step time,
- * a sweep finds them: among equal step times only the smallest need can be on it,
- * and only if everything strictly faster needs more. */
-static void
-mark_front (GArray *results, gboolean by_gpus)
-{
-  g_autofree FrontEntry *e = g_new (FrontEntry, MAX (results->len, 1));
-  guint64 best = G_MAXUINT64;
-  guint i = 0;
-
-  for (guint k = 0; k < results->len; k++)
-    {
-      const PlxSearchResult *r = &g_array_index (results, PlxSearchResult, k);
-      e[k].step = r->step_time_s;
-      e[k].key = by_gpus ? r->n_gpus : r->peak_memory_bytes;
-      e[k].index = k;
-    }
-  qsort (e, results->len, sizeof (FrontEntry), compare_front);
-  while (i < results->len)
-    {
-      guint j = i;
-      guint64 group_min = G_MAXUINT64;
-      while (j < results->len && e[j].step == e[i].step)
-        {
-          group_min = MIN (group_min, e[j].key);
-          j++;
-        }
-      for (guint k = i; k < j; k++)
-        {
-          PlxSearchResult *r = &g_array_index (results, PlxSearchResult, e[k].index);
-          gboolean front = e[k].key == group_min && e[k].key < best;
-          if (by_gpus)
-            r->pareto_gpus = front;
-          else
-            r->pareto = front;
-        }
-      best = MIN (best, group_min);
-      i = j;
-    }
-}
-
-static void
-mark_pareto (GArray *results)
-{
-  mark_front (results, FALSE);
-  mark_front (results, TRUE);
-}
-
-/* A copy of the base cluster resized to n_gpus (whole nodes), made once per count. */
-static const PlxCluster *
-cluster_for (GHashTable *clusters, const PlxCluster *base, guint n_gpus)
-{
-  PlxCluster *c = g_hash_table_lookup (clusters, GUINT_TO_POINTER (n_gpus));
-
-  if (c == NULL)
-    {
-      c = plx_cluster_copy (base);
-      c->num_nodes = n_gpus / base->gpus_per_node;
-      g_hash_table_insert (clusters, GUINT_TO_POINTER (n_gpus), c);
-    }
-  return c;
-}
-
-void
-plx_search_rank (PlxSearch              *search,
-                 const PlxModel         *model,
-                 const PlxCluster       *cluster,
-                 const PlxSearchOptions *options)
-{
-  g_autoptr (GHashTable) clusters = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
-                                                           (GDestroyNotify) plx_cluster_free);
-
-  g_array_sort (search->results, compare_results);
-
-  /* The best K again with the event engine, ranked by its figures. Its memory trace
-   * can find more (zero-bubble schedules hold the matmul inputs until W): a strategy
-   * that no longer fits is pruned, and the next one takes its place. The closed form
-   * is mostly the optimistic one (it overlaps what the event engine serialises, most
-   * of all ZeRO-3's gathers), so candidates are re-simulated in its order until the
-   * K-th best simulated time is no worse than the next candidate's closed-form time:
-   * then none left is likely to enter the top K. A cap bounds the work when the two
-   * disagree widely. */
-  {
-    guint k = options->top_k, n_event = 0, n_sims = 0, cap = options->top_k * 4 + 8;
-    g_autofree double *best = g_new (double, MAX (k, 1));   /* the K best simulated times, ascending */
-
-    for (guint i = 0; k > 0 && i < search->results->len && n_sims < cap;)
-      {
-        PlxSearchResult *res = &g_array_index (search->results, PlxSearchResult, i);
-        const PlxCluster *c = cluster_for (clusters, cluster, res->n_gpus);
-        double usable = (double) (c->hbm_bytes - c->reserved_bytes) * (1.0 - options->memory_headroom);
-        PlxReport r;
-
-        if (n_event >= k && best[k - 1] <= res->analytical_step_time_s)
-          break;
-        n_sims++;
-        if (plx_sim_run_scenario (model, c, &res->strategy, &r, NULL, NULL, NULL, NULL))
-          {
-            guint j;
-            if ((double) r.peak_memory_bytes > usable)
-              {
-                g_array_remove_index (search->results, i);
-                search->configs_fit--;
-                search->pruned_activations++;
-                continue;
-              }
-            res->step_time_s = r.step_time_s;
-            res->mfu = r.mfu;
-            res->tokens_per_s = r.tokens_per_s;
-            res->peak_memory_bytes = r.peak_memory_bytes;
-            res->event = TRUE;
-            /* Insert into the K best. */
-            j = MIN (n_event, k - 1);
-            if (n_event < k || r.step_time_s < best[k - 1])
-              {
-                while (j > 0 && best[j - 1] > r.step_time_s)
-                  {
-                    best[j] = best[j - 1];
-                    j--;
-                  }
-                best[j] = r.step_time_s;
-              }
-            n_event++;
-          }
-        i++;
-      }
-    g_array_sort (search->results, compare_results);
-    /* The K best re-simulated first, even if the closed form put one of the others
-     * a hair ahead (or the cap stopped early): they are the better-founded figures.
-     * The rest follow by their own best figure, so the ranking reads in order of
-     * step time below the top K too. */
-    {
-      g_autoptr (GArray) head = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
-      g_autoptr (GArray) tail = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
-      for (guint i = 0; i < search->results->len; i++)
-        {
-          PlxSearchResult *res = &g_array_index (search->results, PlxSearchResult, i);
-          g_array_append_val (res->event && head->len < k ? head : tail, *res);
-        }
-      g_array_set_size (search->results, 0);
-      g_array_append_vals (search->results, head->data, head->len);
-      g_array_append_vals (search->results, tail->data, tail->len);
-    }
-  }
-  mark_pareto (search->results);
+  return NULL;
 }
 
 PlxSearch *
@@ -467,7 +306,9 @@ plx_search_run (const PlxModel          *model,
   g_autoptr (GArray) cp_values = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GArray) ep_values = g_array_new (FALSE, FALSE, sizeof (guint));
   PlxSearch *out;
-  GThreadPool *pool;
+  g_autofree Worker *workers = NULL;
+  g_autofree GThread **threads = NULL;
+
   gint64 t0 = g_get_monotonic_time ();
   guint per_node = cluster->gpus_per_node, nodes_lo, nodes_hi;
   guint n_threads;
@@ -498,7 +339,7 @@ plx_search_run (const PlxModel          *model,
   se.options = options;
   se.cancellable = cancellable;
   g_mutex_init (&se.lock);
-  se.results = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
+  g_cond_init (&se.finished);
   se.pp_values = g_array_new (FALSE, FALSE, sizeof (guint));
 
   /* GPU counts: whole nodes. */
@@ -513,7 +354,6 @@ plx_search_run (const PlxModel          *model,
           g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
                        "search: --gpus %u:%u holds no whole node of %u GPUs, or more than 4096 node counts",
                        options->gpus_min, options->gpus_max, per_node);
-          g_array_unref (se.results);
           g_array_unref (se.pp_values);
           return NULL;
         }
@@ -571,58 +411,78 @@ plx_search_run (const PlxModel          *model,
                 }
 
   n_threads = options->n_threads ? options->n_threads : g_get_num_processors ();
-  pool = g_thread_pool_new (run_item, &se, (gint) n_threads, TRUE, NULL);
-  for (guint i = 0; i < items->len && !g_cancellable_is_cancelled (cancellable); i++)
-    g_thread_pool_push (pool, &g_array_index (items, WorkItem, i), NULL);
-  /* Progress from the calling thread while the pool works. */
-  while (TRUE)
+  se.items = (const WorkItem *) (gconstpointer) items->data;
+  se.n_items = items->len;
+  workers = g_new0 (Worker, n_threads);
+  threads = g_new0 (GThread *, n_threads);
+  for (guint t = 0; t < n_threads; t++)
     {
-      guint done;
-      g_mutex_lock (&se.lock);
-      done = se.items_done;
-      g_mutex_unlock (&se.lock);
+      workers[t].se = &se;
+      workers[t].cache = plx_analytic_cache_new ();
+      workers[t].run.results = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
+      threads[t] = g_thread_new ("plx-search", worker_main, &workers[t]);
+    }
+  /* Progress from the calling thread while the workers run; woken when one ends. */
+  g_mutex_lock (&se.lock);
+  while (se.threads_done < n_threads)
+    {
+      guint done = (guint) g_atomic_int_get (&se.items_done);
       if (progress != NULL)
-        progress (items->len ? (double) done / items->len : 1.0, progress_data);
-      if (done >= items->len || g_cancellable_is_cancelled (cancellable))
-        break;
-      g_usleep (2000);
+        {
+          g_mutex_unlock (&se.lock);
+          progress (se.n_items ? (double) done / se.n_items : 1.0, progress_data);
+          g_mutex_lock (&se.lock);
+        }
+      if (se.threads_done < n_threads)
+        g_cond_wait_until (&se.finished, &se.lock, g_get_monotonic_time () + 2000);
     }
-  /* Cancelled: the items still queued are dropped, those running finish. */
-  g_thread_pool_free (pool, g_cancellable_is_cancelled (cancellable), TRUE);
-
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+  g_mutex_unlock (&se.lock);
+  if (progress != NULL && !g_cancellable_is_cancelled (cancellable))
+    progress (1.0, progress_data);
+  /* Cancelled: the items not yet taken are dropped, those running finish. */
+  for (guint t = 0; t < n_threads; t++)
     {
-      for (guint i = 0; i < se.n_counts; i++)
-        plx_cluster_free (se.clusters[i]);
-      g_free (se.clusters);
-      g_free (se.gpu_counts);
-      g_array_unref (se.results);
-      g_array_unref (se.pp_values);
-      g_mutex_clear (&se.lock);
-      return NULL;
+      g_thread_join (threads[t]);
+      plx_analytic_cache_free (workers[t].cache);
     }
-
-  out = g_new0 (PlxSearch, 1);
-  out->configs_evaluated = se.evaluated;
-  out->configs_valid = se.valid;
-  out->configs_fit = se.fit;
-  out->pruned_model_states = se.pruned_states;
-  out->pruned_activations = se.pruned_act;
-  out->results = se.results;
-  out->n_threads = n_threads;
-  /* A shard is ranked with the others (plx-search-shard.h): the closed form only. */
-  if (options->n_shards > 0)
-    g_array_sort (out->results, compare_results);
-  else
-    plx_search_rank (out, model, cluster, options);
-  out->elapsed_s = (g_get_monotonic_time () - t0) / 1e6;
-
+  g_mutex_clear (&se.lock);
+  g_cond_clear (&se.finished);
   for (guint i = 0; i < se.n_counts; i++)
     plx_cluster_free (se.clusters[i]);
   g_free (se.clusters);
   g_free (se.gpu_counts);
   g_array_unref (se.pp_values);
-  g_mutex_clear (&se.lock);
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    {
+      for (guint t = 0; t < n_threads; t++)
+        {
+          g_array_unref (workers[t].run.results);
+          g_free (workers[t].run.keys);
+        }
+      return NULL;
+    }
+
+  out = g_new0 (PlxSearch, 1);
+  for (guint t = 0; t < n_threads; t++)
+    {
+      out->configs_evaluated += workers[t].evaluated;
+      out->configs_valid += workers[t].valid;
+      out->configs_fit += workers[t].fit;
+      out->pruned_model_states += workers[t].pruned_states;
+      out->pruned_activations += workers[t].pruned_act;
+    }
+  {
+    g_autofree PlxSearchRun *runs = g_new (PlxSearchRun, n_threads);
+    for (guint t = 0; t < n_threads; t++)
+      runs[t] = workers[t].run;
+    out->results = plx_search_runs_merge (runs, n_threads);
+  }
+  out->n_threads = n_threads;
+  /* A shard is ranked with the others (plx-search-shard.h): the closed form only. */
+  if (options->n_shards == 0)
+    plx_search_rank_sorted (out, model, cluster, options);
+  out->elapsed_s = (g_get_monotonic_time () - t0) / 1e6;
   return out;
 }
 

@@ -8,6 +8,9 @@
 
 #include "test-util.h"
 
+/* The stage costing both engines share, for the brute-force check of the peak. */
+#include "../../src/core/plx-costing.h"
+
 static void
 test_pipeline_formula (void)
 {
@@ -395,12 +398,84 @@ test_run_if_fits (void)
   g_assert_cmpfloat (past.step_time_s, ==, 0.0);
 }
 
+/* The peak stage by brute force: every stage's memory (plx_costing_stage_memory, as
+ * the plan lists it), the first of the largest totals. The closed form checks a middle
+ * stage only where its layer count is new; a later stage with the same count has no
+ * more micro-batches in flight and so no more memory, which this confirms. */
+static void
+check_peak_stage (const char *json)
+{
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (json);
+  const PlxStrategy *s = sc->strategy;
+  g_autofree guint *split = plx_analytic_layer_split (sc->model, sc->cluster, s, NULL);
+  PlxCosting cx;
+  PlxStageCosts costs;
+  PlxZero3Comm zero3;
+  PlxStageMemory mem, best = { 0 };
+  guint best_stage = 0;
+  PlxReport r;
+
+  g_assert_nonnull (split);
+  g_assert_true (plx_analytic_run (sc->model, sc->cluster, s, &r, NULL));
+  plx_costing_init (&cx, sc->model, sc->cluster, s, (double) s->micro_batch_size);
+  plx_costing_compute (&cx, &costs);
+  plx_costing_grad_accumulation (&cx, &costs);
+  plx_costing_zero3_comm (&cx, &costs, &zero3);
+  cx.chunk_layers = split;
+  for (guint st = 0; st < s->pp; st++)
+    {
+      plx_costing_stage_memory (&cx, &costs, st, &mem);
+      if (st == 0 || plx_costing_stage_memory_total (&mem) > plx_costing_stage_memory_total (&best))
+        {
+          best = mem;
+          best_stage = st;
+        }
+    }
+  g_test_message ("peak on stage %u of %u", best_stage, s->pp);
+  g_assert_cmpuint (r.reported_stage, ==, best_stage);
+  g_assert_cmpuint (r.memory_bytes[PLX_MEM_WEIGHTS], ==, (guint64) ceil (best.weights));
+  g_assert_cmpuint (r.memory_bytes[PLX_MEM_GRADIENTS], ==, (guint64) ceil (best.gradients));
+  g_assert_cmpuint (r.memory_bytes[PLX_MEM_OPTIMIZER], ==, (guint64) ceil (best.optimizer));
+  g_assert_cmpuint (r.memory_bytes[PLX_MEM_ACTIVATIONS], ==, (guint64) ceil (best.activations));
+  g_assert_cmpuint (r.memory_bytes[PLX_MEM_OTHER], ==, (guint64) ceil (best.other));
+}
+
+static void
+test_uneven_peak_stage (void)
+{
+  static const char *const schedules[] = { "1f1b", "gpipe", "zero-bubble-h1" };
+
+  /* GPT-3's 96 layers over 64 stages (balanced: ones and twos), each schedule, with
+   * and without ZeRO-3; then counts given by hand that grow along the pipeline, so
+   * that a later middle stage (12 layers at stage 2, 13 at stages 3-5) can be the
+   * peak, and fewer micro-batches than stages. */
+  for (guint i = 0; i < G_N_ELEMENTS (schedules); i++)
+    for (guint z = 0; z <= 3; z += 3)
+      {
+        g_autofree char *json = g_strdup_printf (
+          "{\"model\": {\"preset\": \"gpt3-175b\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 128},"
+          " \"strategy\": {\"tp\": 8, \"pp\": 64, \"global_batch_size\": 512, \"micro_batch_size\": 1,"
+          " \"seq_length\": 2048, \"zero_stage\": %u, \"schedule\": \"%s\"}}", z, schedules[i]);
+        check_peak_stage (json);
+      }
+  for (guint i = 0; i < G_N_ELEMENTS (schedules); i++)
+    {
+      g_autofree char *json = g_strdup_printf (
+        "{\"model\": {\"preset\": \"gpt3-175b\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\", \"num_nodes\": 8},"
+        " \"strategy\": {\"tp\": 8, \"pp\": 8, \"global_batch_size\": 4, \"micro_batch_size\": 1,"
+        " \"seq_length\": 2048, \"schedule\": \"%s\", \"recompute\": \"none\","
+        " \"layers_per_stage\": [10, 11, 12, 13, 13, 13, 12, 12]}}", schedules[i]);
+      check_peak_stage (json);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   test_init_private_home (&argc, &argv);
   g_test_add_func ("/core/analytic/pipeline-formula", test_pipeline_formula);
   g_test_add_func ("/core/analytic/run-if-fits", test_run_if_fits);
+  g_test_add_func ("/core/analytic/uneven-peak-stage", test_uneven_peak_stage);
   g_test_add_func ("/core/analytic/bubble-balanced", test_bubble_balanced);
   g_test_add_func ("/core/analytic/zero-bubble-h1", test_zero_bubble_h1);
   g_test_add_func ("/core/analytic/zero-bubble-h1-few-micro-batches", test_zero_bubble_h1_few_micro_batches);

@@ -1,0 +1,31 @@
+/* plx-search-rank.h (internal): the order of search results and the ranking that
+ * follows the closed form, shared by plx_search_run and the merge of shards. */
+#pragma once
+
+#include "parallax/plx-search.h"
+
+G_BEGIN_DECLS
+
+/* Fastest first, ties broken by the strategy: a total order. */
+int     plx_search_compare_results (gconstpointer a,
+                                    gconstpointer b);
+/* One thread's results and, once sorted, their order. */
+typedef struct
+{
+  GArray  *results;  /* PlxSearchResult */
+  gpointer keys;     /* plx_search_run_sort's, private to plx-search-rank.c */
+} PlxSearchRun;
+
+/* Puts the run's keys in that order (its results stay where they are). */
+void    plx_search_run_sort (PlxSearchRun *run);
+/* The sorted runs' results in one array, in that order. Takes the runs' arrays and
+ * keys: one of the arrays becomes the result. */
+GArray *plx_search_runs_merge (PlxSearchRun *runs,
+                               guint         n_runs);
+/* plx_search_rank for results already in that order. */
+void    plx_search_rank_sorted (PlxSearch              *search,
+                                const PlxModel         *model,
+                                const PlxCluster       *cluster,
+                                const PlxSearchOptions *options);
+
+G_END_DECLS
