@@ -14,6 +14,11 @@ gboolean    plx_input_is_stdin (const char *path);
 char       *plx_input_read_stdin (gsize    limit,
                                   gsize   *length,
                                   GError **error);
+/* Gives back (and takes) what plx_input_read_stdin returned, so that the next
+ * reader of "-" gets it: for a command that must look at the input to decide what it
+ * is (simulate --model -: a graph or a transformer). */
+void        plx_input_unread_stdin (char *contents,
+                                    gsize length);
 /* As g_file_get_contents, but "-" reads standard input (up to 1 GiB). */
 gboolean    plx_input_get_contents (const char *path,
                                     char      **contents,

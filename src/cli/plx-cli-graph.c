@@ -84,6 +84,22 @@ plx_cli_graph_wanted (int argc, char **argv)
 
           if (g_str_has_suffix (path, ".onnx"))
             return TRUE;
+          if (plx_input_is_stdin (path))
+            {
+              /* Read, looked at, and given back for whichever reader follows (which
+               * applies its own size limit and says what is wrong). */
+              gsize length = 0;
+              char *text = plx_input_read_stdin ((gsize) 1024 * 1024 * 1024, &length, NULL);
+              gboolean graph;
+
+              if (text == NULL)
+                return FALSE;
+              node = plx_json_parse_data (text, (gssize) length, "<stdin>", NULL);
+              graph = node != NULL && JSON_NODE_HOLDS_OBJECT (node) &&
+                      json_object_has_member (json_node_get_object (node), "ops");
+              plx_input_unread_stdin (text, length);
+              return graph;
+            }
           if (!g_str_has_suffix (path, ".json") || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
             return FALSE;
           node = plx_json_parse_file (path, NULL);
@@ -354,7 +370,7 @@ print_text (const GraphOptions *o, const PlxIrGraph *p, const PlxCluster *c, con
         fullest = d;
     }
   if (o->model != NULL)
-    printf ("Model             %s: dp %u, tp %u, pp %u, %u micro-batch%s, %s%s, %s\n", o->model, o->par.dp, o->par.tp,
+    printf ("Model             %s: dp %u, tp %u, pp %u, %u micro-batch%s, %s%s, %s\n", plx_input_name (o->model), o->par.dp, o->par.tp,
             o->par.pp, o->par.micro_batches, o->par.micro_batches == 1 ? "" : "es",
             o->par.schedule == PLX_IR_SCHEDULE_FILE ? "schedule file " : "",
             o->par.schedule == PLX_IR_SCHEDULE_GPIPE         ? "GPipe"

@@ -351,7 +351,19 @@ plx_cli_overrides_apply (PlxCliOverrides *o,
     json_object_set_object_member (root, "strategy", json_object_new ());
   strategy = json_node_get_object (json_object_get_member (root, "strategy"));
 
-  if (o->model != NULL)
+  if (o->model != NULL && plx_input_is_stdin (o->model))
+    {
+      /* A config.json (or model object) piped in: the model itself, as a file's
+       * "model" key would hold it. */
+      JsonNode *m = plx_json_parse_file (o->model, error);
+      if (m == NULL)
+        {
+          g_prefix_error (error, "--model: ");
+          return NULL;
+        }
+      json_object_set_member (root, "model", m);
+    }
+  else if (o->model != NULL)
     {
       JsonObject *m = json_object_new ();
       if (looks_like_path (o->model))

@@ -10,6 +10,10 @@
 #define STDIN_LIMIT_BYTES ((gsize) 1024 * 1024 * 1024)
 
 static gboolean stdin_consumed;
+/* What a command that looked at standard input first gave back (plx_input_unread_stdin),
+ * for the one reader after it. */
+static char *stdin_given_back;
+static gsize stdin_given_back_length;
 
 const char *
 plx_input_name (const char *path)
@@ -31,6 +35,18 @@ plx_input_read_stdin (gsize    limit,
   g_autoptr (GByteArray) data = NULL;
   guint8 chunk[65536];
 
+  if (stdin_given_back != NULL)
+    {
+      if (stdin_given_back_length > limit)
+        {
+          g_clear_pointer (&stdin_given_back, g_free);
+          g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "<stdin>: more than %" G_GSIZE_FORMAT " MiB is too large",
+                       limit / (1024 * 1024));
+          return NULL;
+        }
+      *length = stdin_given_back_length;
+      return g_steal_pointer (&stdin_given_back);
+    }
   if (stdin_consumed)
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_IO,
@@ -78,4 +94,13 @@ plx_input_get_contents (const char *path,
   if (length != NULL)
     *length = n;
   return *contents != NULL;
+}
+
+void
+plx_input_unread_stdin (char *contents,
+                        gsize length)
+{
+  g_free (stdin_given_back);
+  stdin_given_back = contents;
+  stdin_given_back_length = length;
 }

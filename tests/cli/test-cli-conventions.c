@@ -163,6 +163,32 @@ test_stdin_cluster (void)
   g_rmdir (dir);
 }
 
+/* A Hugging Face config.json piped in: `--model -` as the same file named. */
+static void
+test_stdin_model (void)
+{
+  g_autofree char *path = data_path ("data/hf-configs", "meta-llama--Llama-2-13b-hf.json");
+  g_autofree char *text = NULL, *named = NULL, *piped = NULL, *err = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_cmpint (run (&named, NULL, "simulate", "--model", path, "--engine", "analytical", NULL), ==, 0);
+  g_assert_cmpint (run_with_input (text, &piped, NULL, "simulate", "--model", "-", "--engine", "analytical", NULL), ==, 0);
+  g_assert_cmpstr (piped, ==, named);
+  /* A graph of ops piped the same way: the CLI looks, then runs it as a graph. */
+  {
+    g_autofree char *graph = data_path ("data/graphs", "mlp-2layer.json");
+    g_autofree char *graph_text = NULL, *graph_named = NULL, *graph_piped = NULL;
+
+    g_assert_true (g_file_get_contents (graph, &graph_text, NULL, NULL));
+    g_assert_cmpint (run (&graph_named, NULL, "simulate", "--model", graph, "--json", NULL), ==, 0);
+    g_assert_cmpint (run_with_input (graph_text, &graph_piped, NULL, "simulate", "--model", "-", "--json", NULL), ==, 0);
+    g_assert_cmpstr (graph_piped, ==, graph_named);
+  }
+  /* It was taken for a preset named "-". */
+  g_assert_cmpint (run_with_input ("{\"model_type\": ", NULL, &err, "simulate", "--model", "-", NULL), ==, 1);
+  g_assert_true (g_str_has_prefix (err, "parallax-cli: --model: <stdin>: not valid JSON"));
+}
+
 static void
 test_stdin_errors (void)
 {
@@ -295,6 +321,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-conventions/stdin-scenario-and-table", test_stdin_scenario_and_table);
   g_test_add_func ("/cli-conventions/stdin-trace-named-stdin", test_stdin_trace_named_stdin);
   g_test_add_func ("/cli-conventions/stdin-cluster", test_stdin_cluster);
+  g_test_add_func ("/cli-conventions/stdin-model", test_stdin_model);
   g_test_add_func ("/cli-conventions/stdin-errors", test_stdin_errors);
   g_test_add_func ("/cli-conventions/man-pages-name-flags", test_man_pages_name_flags);
   g_test_add_func ("/cli-conventions/bash-completion", test_bash_completion);

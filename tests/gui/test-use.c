@@ -381,6 +381,12 @@ test_open_shows_values (void)
 /* ---- typing into a spin row ------------------------------------------------------ */
 
 /* Clicks into a spin button's text, selects all, types `text` and presses Return. */
+static gboolean
+has_focus (gpointer widget)
+{
+  return gtk_widget_has_focus (GTK_WIDGET (widget));
+}
+
 static void
 type_into_spin_button (GtkWidget *spin, const char *text)
 {
@@ -388,6 +394,16 @@ type_into_spin_button (GtkWidget *spin, const char *text)
 
   g_assert_nonnull (entry);
   gi_click (entry);
+  /* As a person waits for the cursor before typing: under load, focus can still be
+   * on its way back to a dropdown whose list just closed, and the keys would go
+   * there (/gui/use/graph-partition typed 6 into nothing on a loaded CI box). */
+  if (!gi_wait (has_focus, entry, 3000))
+    {
+      gi_click (entry);
+      g_assert_true (gi_wait (has_focus, entry, 3000));
+    }
+  gi_pump (50);
+  g_assert_true (gtk_widget_has_focus (entry));
   gi_key ("ctrl", XK_a);
   gi_type (text);
   gi_key (NULL, XK_Return);
@@ -1471,11 +1487,6 @@ choose_on_page (PlxGraphPage *page, const char *control, const char *item)
   g_assert_true (gi_wait (graph_computed, page, 20000));
 }
 
-static gboolean
-has_focus (gpointer widget)
-{
-  return gtk_widget_has_focus (GTK_WIDGET (widget));
-}
 
 /* Types into a spin button right after a dropdown choice: the same GTK quirk keeps
  * the focus on the dropdown through the first click after its list closed, so a
