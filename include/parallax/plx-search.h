@@ -32,9 +32,11 @@ typedef struct
    * (layers that do not divide are split balanced either way). */
   gboolean uneven_stages;
   /* A slice of the space for one process of many (docs/sweeps.md): work item i of the
-   * enumeration is this shard's when i mod n_shards == shard (0-based); n_shards 0:
-   * the whole space, ranked. A shard's results (even 1 of 1) are the closed form's, unranked by the event
-   * engine and without Pareto marks: plx_search_rank does that on the union. */
+   * enumeration is this shard's when a Fibonacci hash of i, taken to [0, n_shards),
+   * equals shard (0-based; plx-search.c shard_of: i mod n gave shards of very unequal
+   * size); n_shards 0: the whole space, ranked. A shard's results (even 1 of 1) are
+   * the closed form's, unranked by the event engine and without Pareto marks:
+   * plx_search_rank does that on the union. */
   guint    shard;
   guint    n_shards;
 } PlxSearchOptions;
