@@ -26,9 +26,10 @@ typedef struct
   const PlxScheduleOrder *order;
   guint                   K;
   guint64                 m;
-  /* Per virtual stage and micro-batch: when the pass ended, and when its output
-   * reached the stage that consumes it. NAN until known. */
-  double                 *f_end, *f_arrive, *b_end, *b_arrive;
+  /* Per virtual stage and micro-batch: when the pass ended, NAN until known. Its
+   * output reaches the next stage send_s later (computed again where needed: the
+   * same addition, so the same time, and half the memory touched). */
+  double                 *f_end, *b_end;
   double                 *stage_free;
   guint                  *next;
   double                 *act, *act_peak, *act_peak_time;
@@ -78,11 +79,19 @@ record_pass (Sim *sim, guint stage, guint k, PlxPass pass, guint32 mb, double st
   if (sim->last_pass_compact)
     {
       PlxTimelinePassRecord rec = { start, mb, (guint16) k, (guint8) pass, 0 };
-      guint32 first = (guint32) st->n_pass_events;
-
-      g_array_append_val (st->passes, rec);
-      g_array_append_val (st->pass_first, first);
-      st->n_pass_events += pp->n_tasks;
+      plx_timeline_store_add_pass (st, &rec, pp->n_tasks);
+      return;
+    }
+  /* Past the limit every task is dropped; when none runs backwards in time the first
+   * task's start is the earliest, so the pass is dropped at once (millions of tasks
+   * in the largest steps). */
+  if (sim->compact && plx_timeline_n_events (sim->timeline) >= PLX_TIMELINE_MAX_EVENTS && pp->n_tasks > 0 &&
+      st->templates[k * 3 + pass].monotone)
+    {
+      PlxTimeline *tl = sim->timeline;
+      if (tl->dropped == 0 || start < tl->recorded_until_s)
+        tl->recorded_until_s = start;
+      tl->dropped += pp->n_tasks;
       return;
     }
   for (guint i = 0; i < pp->n_tasks; i++)
@@ -149,11 +158,11 @@ input_time (const Sim *sim, guint k, const PlxScheduleEntry *e)
   switch (e->pass)
     {
     case PLX_PASS_FORWARD:
-      return k == 0 ? 0.0 : sim->f_arrive[i - sim->m];
+      return k == 0 ? 0.0 : sim->f_end[i - sim->m] + sim->plan->send_s;
     case PLX_PASS_BACKWARD:
       if (isnan (sim->f_end[i]))
         return NAN;
-      return k + 1 == sim->K ? sim->f_end[i] : sim->b_arrive[i + sim->m];
+      return k + 1 == sim->K ? sim->f_end[i] : sim->b_end[i + sim->m] + sim->plan->send_s;
     case PLX_PASS_WEIGHT_GRAD:
     default:
       return sim->b_end[i];
@@ -204,7 +213,6 @@ advance_stage (Sim *sim, guint s, GArray *wake)
                   sim->kind_time[(gsize) s * PLX_N_KINDS + PLX_KIND_PP_SEND] += plan->send_s;
                   sim->stats.events++;
                 }
-              sim->f_arrive[i] = free_at;
               wake_stage (wake, (k + 1) % plan->pp);
             }
           if (k + 1 == sim->K)
@@ -234,7 +242,6 @@ advance_stage (Sim *sim, guint s, GArray *wake)
                   sim->kind_time[(gsize) s * PLX_N_KINDS + PLX_KIND_PP_SEND] += plan->send_s;
                   sim->stats.events++;
                 }
-              sim->b_arrive[i] = free_at;
               wake_stage (wake, (k - 1) % plan->pp);
             }
           break;
@@ -287,11 +294,9 @@ plx_sim_run (const PlxPlan          *plan,
   sim.m = plan->micro_batches;
   n = (gsize) sim.K * sim.m;
   sim.f_end = g_new (double, n);
-  sim.f_arrive = g_new (double, n);
   sim.b_end = g_new (double, n);
-  sim.b_arrive = g_new (double, n);
   for (gsize i = 0; i < n; i++)
-    sim.f_end[i] = sim.f_arrive[i] = sim.b_end[i] = sim.b_arrive[i] = NAN;
+    sim.f_end[i] = sim.b_end[i] = NAN;
   sim.stage_free = g_new0 (double, pp);
   sim.next = g_new0 (guint, pp);
   sim.act = g_new0 (double, pp);
@@ -322,8 +327,10 @@ plx_sim_run (const PlxPlan          *plan,
   if (trace_out != NULL)
     {
       sim.samples = g_new0 (GArray *, pp);
+      /* At most three samples a pass (B with a transient); room reserved is only
+       * address space until written, and growing would copy (touch) it all again. */
       for (guint s = 0; s < pp; s++)
-        sim.samples[s] = g_array_new (FALSE, FALSE, sizeof (PlxMemorySample));
+        sim.samples[s] = g_array_sized_new (FALSE, FALSE, sizeof (PlxMemorySample), 3 * order->stages[s]->len);
     }
 
   /* Advance every stage as far as its inputs allow; a stage whose output another
@@ -486,9 +493,7 @@ plx_sim_run (const PlxPlan          *plan,
 
 out:
   g_free (sim.f_end);
-  g_free (sim.f_arrive);
   g_free (sim.b_end);
-  g_free (sim.b_arrive);
   g_free (sim.stage_free);
   g_free (sim.next);
   g_free (sim.act);

@@ -1,12 +1,13 @@
 /* The timeline's events. The event engine lays a pass's tasks out back to back from
  * the pass's start, so a pass is kept as one 16-byte record (start, micro-batch,
- * virtual stage, pass) plus 4 bytes of index, and its events are computed again when
- * read, with the same additions in the same order as plx-sim.c's run_pass (t = start;
- * each task ends at t + d; t += d), so they are bit-identical to the ones the engine
- * saw. The pass's stage-to-stage send is a flag on the record. Everything else (DP
- * buckets, optimizer, a program's ops) is kept whole, after the passes. This is 20
- * bytes a pass instead of 56 a task: for megatron-1t on 3072 GPUs 1.3 MB instead of
- * 37 MB of memory touched for the first time (docs/performance.md). */
+ * virtual stage, pass) and its events are computed again when read, with the same
+ * additions in the same order as plx-sim.c's run_pass (t = start; each task ends at
+ * t + d; t += d), so they are bit-identical to the ones the engine saw. The pass's
+ * stage-to-stage send is a flag on the record. Everything else (DP buckets,
+ * optimizer, a program's ops) is kept whole, after the passes. Random access goes
+ * through a mark every 64 passes. 16 bytes a pass instead of 56 a task: for
+ * megatron-1t on 3072 GPUs 1.3 MB instead of 37 MB of memory touched for the first
+ * time (docs/performance.md). */
 #include <string.h>
 
 #include "plx-timeline-store.h"
@@ -62,13 +63,17 @@ plx_timeline_store_init_passes (PlxTimeline *tl, const PlxPlan *plan, gsize pass
         tpl->tasks = &st->tasks[at];
         tpl->n_tasks = pass->n_tasks;
         tpl->duration_s = pass->duration_s;
+        tpl->monotone = TRUE;
+        for (guint i = 0; i < pass->n_tasks; i++)
+          tpl->monotone = tpl->monotone && pass->tasks[i].duration_s >= 0.0;
         at += pass->n_tasks;
       }
   /* Room reserved is only address space until written. */
   g_array_unref (st->passes);
   g_array_unref (st->pass_first);
   st->passes = g_array_sized_new (FALSE, FALSE, sizeof (PlxTimelinePassRecord), (guint) passes);
-  st->pass_first = g_array_sized_new (FALSE, FALSE, sizeof (guint32), (guint) passes);
+  st->pass_first = g_array_sized_new (FALSE, FALSE, sizeof (guint32),
+                                     (guint) (passes / PLX_TIMELINE_PASSES_PER_MARK + 1));
 }
 
 guint64
@@ -141,6 +146,8 @@ plx_timeline_get_event (const PlxTimeline *tl, guint64 index, PlxTimelineEvent *
   const PlxTimelinePassRecord *rec;
   const PlxTimelineTemplate *tpl;
   guint lo = 0, hi, j;
+  guint64 at;
+  gsize r;
   double t;
 
   if (index >= plx_timeline_n_events (tl))
@@ -150,9 +157,9 @@ plx_timeline_get_event (const PlxTimeline *tl, guint64 index, PlxTimelineEvent *
       *out = g_array_index (st->whole, PlxTimelineEvent, index - st->n_pass_events);
       return TRUE;
     }
-  /* The last pass starting at or before index (an empty pass shares its start with
-   * the next one, so it is never the last). */
-  hi = st->passes->len;
+  /* The last mark at or before index, then the pass holding it: the last one that
+   * starts at or before it (an empty pass starts where the next one does). */
+  hi = st->pass_first->len;
   while (hi - lo > 1)
     {
       guint mid = lo + (hi - lo) / 2;
@@ -161,9 +168,13 @@ plx_timeline_get_event (const PlxTimeline *tl, guint64 index, PlxTimelineEvent *
       else
         hi = mid;
     }
-  rec = &g_array_index (st->passes, PlxTimelinePassRecord, lo);
+  at = first[lo];
+  r = (gsize) lo * PLX_TIMELINE_PASSES_PER_MARK;
+  while (at + record_events (st, &g_array_index (st->passes, PlxTimelinePassRecord, r)) <= index)
+    at += record_events (st, &g_array_index (st->passes, PlxTimelinePassRecord, r++));
+  rec = &g_array_index (st->passes, PlxTimelinePassRecord, r);
   tpl = &st->templates[rec->k * 3 + rec->pass];
-  j = (guint) (index - first[lo]);
+  j = (guint) (index - at);
   if (j >= tpl->n_tasks)
     {
       fill_send (st, rec, out);
@@ -241,7 +252,7 @@ plx_timeline_get_size (const PlxTimeline *tl)
   for (guint i = 0; i < st->n_templates; i++)
     n_tasks += st->templates[i].n_tasks;
   return sizeof *tl + sizeof *st + st->n_templates * sizeof (PlxTimelineTemplate) + n_tasks * sizeof (PlxPlanTask) +
-         st->passes->len * (sizeof (PlxTimelinePassRecord) + sizeof (guint32)) +
+         st->passes->len * sizeof (PlxTimelinePassRecord) + st->pass_first->len * sizeof (guint32) +
          st->whole->len * sizeof (PlxTimelineEvent);
 }
 
