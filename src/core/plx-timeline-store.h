@@ -22,6 +22,8 @@ typedef struct
   guint        n_tasks;
   double       duration_s;
   gboolean     monotone;   /* no task of negative (or NaN) duration: the first starts first */
+  guint32      rank;       /* the virtual stage's stage and chunk, divided out once */
+  guint16      chunk;
 } PlxTimelineTemplate;
 
 /* Random access finds the mark before an event, then walks at most this many passes. */
@@ -29,7 +31,6 @@ typedef struct
 
 struct _PlxTimelineStore
 {
-  guint                pp;
   guint                n_templates;  /* K x 3, indexed k * 3 + pass */
   PlxTimelineTemplate *templates;
   PlxPlanTask         *tasks;        /* the templates' tasks, one block */

@@ -43,7 +43,6 @@ plx_timeline_store_init_passes (PlxTimeline *tl, const PlxPlan *plan, gsize pass
   gsize n_tasks = 0, at = 0;
 
   g_return_if_fail (st->passes->len == 0 && st->whole->len == 0 && st->templates == NULL);
-  st->pp = plan->pp;
   st->send_s = plan->send_s;
   st->send_bytes = plan->send_bytes;
   st->n_templates = K * 3;
@@ -63,6 +62,8 @@ plx_timeline_store_init_passes (PlxTimeline *tl, const PlxPlan *plan, gsize pass
         tpl->tasks = &st->tasks[at];
         tpl->n_tasks = pass->n_tasks;
         tpl->duration_s = pass->duration_s;
+        tpl->rank = k % plan->pp;
+        tpl->chunk = (guint16) (k / plan->pp);
         tpl->monotone = TRUE;
         for (guint i = 0; i < pass->n_tasks; i++)
           tpl->monotone = tpl->monotone && pass->tasks[i].duration_s >= 0.0;
@@ -97,14 +98,14 @@ plx_timeline_append (PlxTimeline *tl, const PlxTimelineEvent *ev)
   g_array_append_val (tl->store->whole, *ev);
 }
 
-static void
-fill_task (const PlxTimelineStore *st, const PlxTimelinePassRecord *rec, const PlxPlanTask *task, double t,
+static inline void
+fill_task (const PlxTimelineTemplate *tpl, const PlxTimelinePassRecord *rec, const PlxPlanTask *task, double t,
            PlxTimelineEvent *out)
 {
-  out->rank = rec->k % st->pp;
+  out->rank = tpl->rank;
   out->stream = (guint8) task->stream;
   out->kind = (guint8) task->kind;
-  out->chunk = (guint16) (rec->k / st->pp);
+  out->chunk = tpl->chunk;
   out->micro_batch = rec->micro_batch;
   out->label = task->label;
   out->start_s = t;
@@ -118,12 +119,13 @@ fill_task (const PlxTimelineStore *st, const PlxTimelinePassRecord *rec, const P
 static void
 fill_send (const PlxTimelineStore *st, const PlxTimelinePassRecord *rec, PlxTimelineEvent *out)
 {
-  double end = rec->start_s + st->templates[rec->k * 3 + rec->pass].duration_s;
+  const PlxTimelineTemplate *tpl = &st->templates[rec->k * 3 + rec->pass];
+  double end = rec->start_s + tpl->duration_s;
 
-  out->rank = rec->k % st->pp;
+  out->rank = tpl->rank;
   out->stream = PLX_STREAM_PP;
   out->kind = PLX_KIND_PP_SEND;
-  out->chunk = (guint16) (rec->k / st->pp);
+  out->chunk = tpl->chunk;
   out->micro_batch = rec->micro_batch;
   out->label = rec->pass == PLX_PASS_FORWARD ? "send activations" : "send gradients";
   out->start_s = end;
@@ -183,7 +185,7 @@ plx_timeline_get_event (const PlxTimeline *tl, guint64 index, PlxTimelineEvent *
   t = rec->start_s;
   for (guint i = 0; i < j; i++)
     t += tpl->tasks[i].duration_s;
-  fill_task (st, rec, &tpl->tasks[j], t, out);
+  fill_task (tpl, rec, &tpl->tasks[j], t, out);
   return TRUE;
 }
 
@@ -217,7 +219,7 @@ plx_timeline_iter_next (PlxTimelineIter *iter, PlxTimelineEvent *out)
       if (iter->task < tpl->n_tasks)
         {
           const PlxPlanTask *task = &tpl->tasks[iter->task];
-          fill_task (st, rec, task, iter->t, out);
+          fill_task (tpl, rec, task, iter->t, out);
           iter->t += task->duration_s;
           iter->task++;
         }
