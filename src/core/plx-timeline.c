@@ -200,49 +200,41 @@ gboolean
 plx_timeline_iter_next (PlxTimelineIter *iter, PlxTimelineEvent *out)
 {
   const PlxTimelineStore *st = iter->timeline->store;
+  const PlxTimelinePassRecord *rec;
+  const PlxTimelineTemplate *tpl;
 
-  if (iter->index >= plx_timeline_n_events (iter->timeline))
-    return FALSE;
   if (iter->index >= st->n_pass_events)
     {
+      if (iter->index >= st->n_pass_events + st->whole->len)
+        return FALSE;
       *out = g_array_index (st->whole, PlxTimelineEvent, iter->index - st->n_pass_events);
       iter->index++;
       return TRUE;
     }
-  for (;;)
+  /* The pass of the next event: this one, or a later one once this one's events (if
+   * any) have all been read. */
+  rec = &g_array_index (st->passes, PlxTimelinePassRecord, iter->record);
+  tpl = &st->templates[rec->k * 3 + rec->pass];
+  while (iter->task >= tpl->n_tasks + rec->send)
     {
-      const PlxTimelinePassRecord *rec = &g_array_index (st->passes, PlxTimelinePassRecord, iter->record);
-      const PlxTimelineTemplate *tpl = &st->templates[rec->k * 3 + rec->pass];
-
-      if (iter->task == 0)
-        iter->t = rec->start_s;
-      if (iter->task < tpl->n_tasks)
-        {
-          const PlxPlanTask *task = &tpl->tasks[iter->task];
-          fill_task (tpl, rec, task, iter->t, out);
-          iter->t += task->duration_s;
-          iter->task++;
-        }
-      else if (iter->task == tpl->n_tasks && rec->send)
-        {
-          fill_send (st, rec, out);
-          iter->task++;
-        }
-      else
-        {
-          /* Past this pass's events (or an empty pass): the next pass. */
-          iter->record++;
-          iter->task = 0;
-          continue;
-        }
-      if (iter->task >= record_events (st, rec))
-        {
-          iter->record++;
-          iter->task = 0;
-        }
-      iter->index++;
-      return TRUE;
+      iter->record++;
+      iter->task = 0;
+      rec++;
+      tpl = &st->templates[rec->k * 3 + rec->pass];
     }
+  if (iter->task == 0)
+    iter->t = rec->start_s;
+  if (iter->task < tpl->n_tasks)
+    {
+      const PlxPlanTask *task = &tpl->tasks[iter->task];
+      fill_task (tpl, rec, task, iter->t, out);
+      iter->t += task->duration_s;
+    }
+  else
+    fill_send (st, rec, out);
+  iter->task++;
+  iter->index++;
+  return TRUE;
 }
 
 gsize
