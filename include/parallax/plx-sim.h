@@ -57,9 +57,9 @@ typedef struct
 {
   const PlxTimeline *timeline;
   guint64 index;           /* of the event the next call returns */
-  gsize   record;
+  gsize   record;          /* private: the pass record and the task in it reached, */
   guint   task;
-  double  t;               /* start of the pass's next task */
+  double  t;               /* and where that task starts */
 } PlxTimelineIter;
 
 typedef struct
