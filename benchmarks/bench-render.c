@@ -45,7 +45,8 @@ main (int argc, char **argv)
       cairo_destroy (cr);
       cairo_surface_destroy (s);
     }
-  printf ("timeline chart, megatron-1t on 3072 A100 (%u events), 1920x1080 image:\n", tl->events->len);
+  printf ("timeline chart, megatron-1t on 3072 A100 (%" G_GUINT64_FORMAT " events), 1920x1080 image:\n",
+          plx_timeline_n_events (tl));
   printf ("  layout + render   %.1f ms (best of 7; target < 30 ms)\n", best * 1e3);
   printf ("  layout alone      %.1f ms, %u bars drawn\n", best_layout * 1e3, bars);
   return 0;

@@ -12,6 +12,15 @@
   "                \"tp\": 8, \"pp\": 64, \"dp\": 6, \"sequence_parallel\": true," \
   "                \"recompute\": \"selective\", \"schedule\": \"1f1b\" } }"
 
+/* The same model and cluster at PP 128, DP 3 and 8192 micro-batches per step: 2.1
+ * million passes, past the timeline's limit of PLX_TIMELINE_MAX_EVENTS. */
+#define BENCH_MEGATRON_1T_PP128 \
+  "{ \"model\": { \"preset\": \"megatron-1t\" }," \
+  "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 384 }," \
+  "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 24576, \"micro_batch_size\": 1," \
+  "                \"tp\": 8, \"pp\": 128, \"dp\": 3, \"sequence_parallel\": true," \
+  "                \"recompute\": \"selective\", \"schedule\": \"1f1b\" } }"
+
 /* A scenario from JSON text; aborts on an error. */
 static inline PlxScenario *
 bench_scenario (const char *json)

@@ -15,7 +15,9 @@ G_BEGIN_DECLS
 #define PLX_NO_MICRO_BATCH G_MAXUINT32
 /* The most (micro-batch, stage, chunk) passes the event engine will simulate. */
 #define PLX_SIM_MAX_PASSES 4000000
-/* The most events a timeline records (56 MB); the simulation goes on without them. */
+/* The most events a timeline records (expanded events: up to 56 MB as
+ * PlxTimelineEvent, far less as the event engine stores them); the simulation goes
+ * on without them. */
 #define PLX_TIMELINE_MAX_EVENTS 1000000
 
 typedef struct
@@ -32,17 +34,33 @@ typedef struct
   double      bytes;
 } PlxTimelineEvent;
 
+/* How a timeline holds its events (plx-timeline.c): a pass of the event engine is one
+ * small record expanded from the plan's task list on reading; other events are kept
+ * whole. Private: read the events with the functions below. */
+typedef struct _PlxTimelineStore PlxTimelineStore;
+
 typedef struct
 {
   guint   n_ranks;
   double  step_time_s;
-  GArray *events;          /* PlxTimelineEvent, in the order they were scheduled */
   guint64 dropped;         /* events past PLX_TIMELINE_MAX_EVENTS, not recorded */
   double  recorded_until_s; /* with dropped > 0: the first unrecorded event's start */
   gboolean per_device;     /* ranks are devices of a program (plx-ir-timeline.h), not stages */
   GStringChunk *labels;    /* the events' labels when the timeline owns them (or NULL:
                             * interned) */
+  PlxTimelineStore *store; /* the events, in the order they were scheduled */
 } PlxTimeline;
+
+/* Reads the events in order; a pass is expanded task by task as the engine laid it
+ * out. The timeline must not change while an iterator is in use. */
+typedef struct
+{
+  const PlxTimeline *timeline;
+  guint64 index;           /* of the event the next call returns */
+  gsize   record;          /* private: the pass record and the task in it reached, */
+  guint   task;
+  double  t;               /* and where that task starts */
+} PlxTimelineIter;
 
 typedef struct
 {
@@ -104,6 +122,20 @@ gboolean plx_sim_run_scenario (const PlxModel    *model,
                                PlxMemoryTrace   **trace,
                                GError           **error);
 
+/* An empty timeline of `n_ranks` rows lasting `step_time_s`; events are added whole
+ * with plx_timeline_append (the event engine adds passes compactly). */
+PlxTimeline *plx_timeline_new (guint n_ranks, double step_time_s);
+/* Adds an event after the others; past PLX_TIMELINE_MAX_EVENTS it is counted in
+ * dropped instead. The label must outlive the timeline (interned or in tl->labels). */
+void     plx_timeline_append (PlxTimeline *timeline, const PlxTimelineEvent *event);
+guint64  plx_timeline_n_events (const PlxTimeline *timeline);
+/* The event at `index` (in scheduled order), FALSE past the end. */
+gboolean plx_timeline_get_event (const PlxTimeline *timeline, guint64 index, PlxTimelineEvent *out);
+void     plx_timeline_iter_init (PlxTimelineIter *iter, const PlxTimeline *timeline);
+/* The next event, FALSE at the end; iter->index - 1 is the returned event's index. */
+gboolean plx_timeline_iter_next (PlxTimelineIter *iter, PlxTimelineEvent *out);
+/* Bytes the timeline holds for its events (records, templates, indices). */
+gsize    plx_timeline_get_size (const PlxTimeline *timeline);
 void plx_timeline_free (PlxTimeline *timeline);
 void plx_memory_trace_free (PlxMemoryTrace *trace);
 

@@ -520,13 +520,9 @@ plx_ir_run_charts (const PlxIrGraph *graph,
 
   if (timeline_out != NULL)
     {
-      PlxTimeline *tl = g_new0 (PlxTimeline, 1);
-      tl->n_ranks = n_dev;
+      PlxTimeline *tl = plx_timeline_new (n_dev, run->makespan_s);
       tl->per_device = TRUE;
-      tl->step_time_s = run->makespan_s;
-      tl->events = g_array_new (FALSE, FALSE, sizeof (PlxTimelineEvent));
       tl->labels = g_string_chunk_new (1 << 16);
-      tl->recorded_until_s = run->makespan_s;
       for (guint i = 0; i < graph->ops->len; i++)
         {
           const PlxIrOp *op = graph->ops->pdata[i];
@@ -548,15 +544,8 @@ plx_ir_run_charts (const PlxIrGraph *graph,
           ev.bytes = plx_ir_op_bytes (graph, op);
           for (guint d = 0; d < op->n_devices; d++)
             {
-              if (tl->events->len >= PLX_TIMELINE_MAX_EVENTS)
-                {
-                  if (tl->dropped++ == 0)
-                    tl->recorded_until_s = ev.start_s;
-                  tl->recorded_until_s = MIN (tl->recorded_until_s, ev.start_s);
-                  continue;
-                }
               ev.rank = op->devices[d];
-              g_array_append_val (tl->events, ev);
+              plx_timeline_append (tl, &ev);
             }
         }
       *timeline_out = tl;

@@ -15,6 +15,8 @@
 #include "parallax/plx-error.h"
 #include "parallax/plx-sim.h"
 
+#include "plx-timeline-store.h"
+
 /* Gradient-bucket bars per chunk on the timeline. */
 #define MAX_BUCKET_BARS 256
 
@@ -24,18 +26,19 @@ typedef struct
   const PlxScheduleOrder *order;
   guint                   K;
   guint64                 m;
-  /* Per virtual stage and micro-batch: when the pass ended, and when its output
-   * reached the stage that consumes it. NAN until known. */
-  double                 *f_end, *f_arrive, *b_end, *b_arrive;
+  /* Per virtual stage and micro-batch: when the pass ended, NAN until known. Its
+   * output reaches the next stage send_s later (computed again where needed: the
+   * same addition, so the same time, and half the memory touched). */
+  double                 *f_end, *b_end;
   double                 *stage_free;
   guint                  *next;
   double                 *act, *act_peak, *act_peak_time;
   double                 *kind_time;     /* pp x PLX_N_KINDS */
-  guint64                 dropped;       /* timeline events past PLX_TIMELINE_MAX_EVENTS */
-  double                  recorded_until;
   double                 *grad_start, *grad_end; /* per virtual stage: its last gradient pass */
   double                 *pass_kind;     /* K x 3 x PLX_N_KINDS: task time by kind per pass */
-  GArray                 *events;
+  PlxTimeline            *timeline;     /* NULL: not recorded */
+  gboolean                compact;       /* passes go into the timeline as pass records */
+  gboolean                last_pass_compact; /* the pass just recorded is a pass record */
   GArray                **samples;
   PlxSimStats             stats;
 } Sim;
@@ -46,17 +49,8 @@ record (Sim *sim, guint rank, PlxStream stream, PlxTaskKind kind, guint chunk, g
 {
   PlxTimelineEvent ev;
 
-  if (sim->events == NULL)
+  if (sim->timeline == NULL)
     return;
-  /* A step of millions of micro-batches would need gigabytes of timeline: recording
-   * stops at the limit and says so (PlxTimeline.dropped), the step is still simulated. */
-  if (sim->events->len >= PLX_TIMELINE_MAX_EVENTS)
-    {
-      if (sim->dropped == 0 || start < sim->recorded_until)
-        sim->recorded_until = start;
-      sim->dropped++;
-      return;
-    }
   ev.rank = rank;
   ev.stream = (guint8) stream;
   ev.kind = (guint8) kind;
@@ -67,7 +61,64 @@ record (Sim *sim, guint rank, PlxStream stream, PlxTaskKind kind, guint chunk, g
   ev.end_s = end;
   ev.flops = flops;
   ev.bytes = bytes;
-  g_array_append_val (sim->events, ev);
+  plx_timeline_append (sim->timeline, &ev);
+}
+
+/* A pass whose events all fit goes in as one pass record (plx-timeline.c expands it
+ * exactly as the loop below lays it out); one that straddles the limit goes in task
+ * by task, so the events recorded and dropped are the same either way. */
+static void
+record_pass (Sim *sim, guint stage, guint k, PlxPass pass, guint32 mb, double start)
+{
+  const PlxPlanPass *pp = &sim->plan->chunks[k].pass[pass];
+  PlxTimelineStore *st = sim->timeline->store;
+  double t = start;
+
+  sim->last_pass_compact = sim->compact && st->whole->len == 0 &&
+                           st->n_pass_events + pp->n_tasks <= PLX_TIMELINE_MAX_EVENTS;
+  if (sim->last_pass_compact)
+    {
+      PlxTimelinePassRecord rec = { start, mb, (guint16) k, (guint8) pass, 0 };
+      plx_timeline_store_add_pass (st, &rec, pp->n_tasks);
+      return;
+    }
+  /* Past the limit every task is dropped; when none runs backwards in time the first
+   * task's start is the earliest, so the pass is dropped at once (millions of tasks
+   * in the largest steps). */
+  if (sim->compact && plx_timeline_n_events (sim->timeline) >= PLX_TIMELINE_MAX_EVENTS && pp->n_tasks > 0 &&
+      st->templates[k * 3 + pass].monotone)
+    {
+      PlxTimeline *tl = sim->timeline;
+      if (tl->dropped == 0 || start < tl->recorded_until_s)
+        tl->recorded_until_s = start;
+      tl->dropped += pp->n_tasks;
+      return;
+    }
+  for (guint i = 0; i < pp->n_tasks; i++)
+    {
+      const PlxPlanTask *task = &pp->tasks[i];
+      record (sim, stage, task->stream, task->kind, k / sim->plan->pp, mb, task->label,
+              t, t + task->duration_s, task->flops, task->bytes);
+      t += task->duration_s;
+    }
+}
+
+/* The send after the pass just recorded: a flag on its record if it has one. */
+static void
+record_send (Sim *sim, guint stage, guint chunk, guint32 mb, const char *label, double end, double free_at)
+{
+  PlxTimelineStore *st;
+
+  if (sim->timeline == NULL)
+    return;
+  st = sim->timeline->store;
+  if (sim->last_pass_compact && st->n_pass_events < PLX_TIMELINE_MAX_EVENTS)
+    {
+      g_array_index (st->passes, PlxTimelinePassRecord, st->passes->len - 1).send = 1;
+      st->n_pass_events++;
+      return;
+    }
+  record (sim, stage, PLX_STREAM_PP, PLX_KIND_PP_SEND, chunk, mb, label, end, free_at, 0, sim->plan->send_bytes);
 }
 
 static void
@@ -90,20 +141,12 @@ memory_change (Sim *sim, guint stage, double t, double delta)
 static void
 run_pass (Sim *sim, guint stage, guint k, PlxPass pass, guint32 mb, double start)
 {
-  const PlxPlanPass *pp = &sim->plan->chunks[k].pass[pass];
   const double *by_kind = &sim->pass_kind[((gsize) k * 3 + pass) * PLX_N_KINDS];
-  double t = start;
 
   for (guint i = 0; i < PLX_N_KINDS; i++)
     sim->kind_time[(gsize) stage * PLX_N_KINDS + i] += by_kind[i];
-  if (sim->events != NULL)
-    for (guint i = 0; i < pp->n_tasks; i++)
-      {
-        const PlxPlanTask *task = &pp->tasks[i];
-        record (sim, stage, task->stream, task->kind, k / sim->plan->pp, mb, task->label,
-                t, t + task->duration_s, task->flops, task->bytes);
-        t += task->duration_s;
-      }
+  if (sim->timeline != NULL)
+    record_pass (sim, stage, k, pass, mb, start);
 }
 
 /* The time the entry's input is available, or NAN if not yet known. */
@@ -115,11 +158,11 @@ input_time (const Sim *sim, guint k, const PlxScheduleEntry *e)
   switch (e->pass)
     {
     case PLX_PASS_FORWARD:
-      return k == 0 ? 0.0 : sim->f_arrive[i - sim->m];
+      return k == 0 ? 0.0 : sim->f_end[i - sim->m] + sim->plan->send_s;
     case PLX_PASS_BACKWARD:
       if (isnan (sim->f_end[i]))
         return NAN;
-      return k + 1 == sim->K ? sim->f_end[i] : sim->b_arrive[i + sim->m];
+      return k + 1 == sim->K ? sim->f_end[i] : sim->b_end[i + sim->m] + sim->plan->send_s;
     case PLX_PASS_WEIGHT_GRAD:
     default:
       return sim->b_end[i];
@@ -166,12 +209,10 @@ advance_stage (Sim *sim, guint s, GArray *wake)
               free_at = end + plan->send_s;
               if (plan->send_s > 0.0)
                 {
-                  record (sim, s, PLX_STREAM_PP, PLX_KIND_PP_SEND, e->chunk, e->micro_batch, "send activations",
-                          end, free_at, 0, plan->send_bytes);
+                  record_send (sim, s, e->chunk, e->micro_batch, "send activations", end, free_at);
                   sim->kind_time[(gsize) s * PLX_N_KINDS + PLX_KIND_PP_SEND] += plan->send_s;
                   sim->stats.events++;
                 }
-              sim->f_arrive[i] = free_at;
               wake_stage (wake, (k + 1) % plan->pp);
             }
           if (k + 1 == sim->K)
@@ -197,12 +238,10 @@ advance_stage (Sim *sim, guint s, GArray *wake)
               free_at = end + plan->send_s;
               if (plan->send_s > 0.0)
                 {
-                  record (sim, s, PLX_STREAM_PP, PLX_KIND_PP_SEND, e->chunk, e->micro_batch, "send gradients",
-                          end, free_at, 0, plan->send_bytes);
+                  record_send (sim, s, e->chunk, e->micro_batch, "send gradients", end, free_at);
                   sim->kind_time[(gsize) s * PLX_N_KINDS + PLX_KIND_PP_SEND] += plan->send_s;
                   sim->stats.events++;
                 }
-              sim->b_arrive[i] = free_at;
               wake_stage (wake, (k - 1) % plan->pp);
             }
           break;
@@ -255,11 +294,9 @@ plx_sim_run (const PlxPlan          *plan,
   sim.m = plan->micro_batches;
   n = (gsize) sim.K * sim.m;
   sim.f_end = g_new (double, n);
-  sim.f_arrive = g_new (double, n);
   sim.b_end = g_new (double, n);
-  sim.b_arrive = g_new (double, n);
   for (gsize i = 0; i < n; i++)
-    sim.f_end[i] = sim.f_arrive[i] = sim.b_end[i] = sim.b_arrive[i] = NAN;
+    sim.f_end[i] = sim.b_end[i] = NAN;
   sim.stage_free = g_new0 (double, pp);
   sim.next = g_new0 (guint, pp);
   sim.act = g_new0 (double, pp);
@@ -278,18 +315,22 @@ plx_sim_run (const PlxPlan          *plan,
       }
   if (timeline_out != NULL)
     {
-      gsize per_pass = 0;
-      for (guint k = 0; k < sim.K; k++)
-        per_pass += plan->chunks[k].pass[0].n_tasks + plan->chunks[k].pass[1].n_tasks +
-                    plan->chunks[k].pass[2].n_tasks + 2;
-      sim.events = g_array_sized_new (FALSE, FALSE, sizeof (PlxTimelineEvent),
-                                      (guint) MIN (per_pass * sim.m, PLX_TIMELINE_MAX_EVENTS));
+      gsize passes = 0;
+      for (guint s = 0; s < pp; s++)
+        passes += order->stages[s]->len;
+      sim.timeline = plx_timeline_new (pp, 0.0);
+      /* A pass record names its virtual stage in 16 bits; beyond, passes are kept whole. */
+      sim.compact = sim.K <= G_MAXUINT16 + 1u;
+      if (sim.compact)
+        plx_timeline_store_init_passes (sim.timeline, plan, MIN (passes, PLX_TIMELINE_MAX_EVENTS));
     }
   if (trace_out != NULL)
     {
       sim.samples = g_new0 (GArray *, pp);
+      /* At most three samples a pass (B with a transient); room reserved is only
+       * address space until written, and growing would copy (touch) it all again. */
       for (guint s = 0; s < pp; s++)
-        sim.samples[s] = g_array_new (FALSE, FALSE, sizeof (PlxMemorySample));
+        sim.samples[s] = g_array_sized_new (FALSE, FALSE, sizeof (PlxMemorySample), 3 * order->stages[s]->len);
     }
 
   /* Advance every stage as far as its inputs allow; a stage whose output another
@@ -423,13 +464,11 @@ plx_sim_run (const PlxPlan          *plan,
 
   if (timeline_out != NULL)
     {
-      PlxTimeline *tl = g_new0 (PlxTimeline, 1);
-      tl->n_ranks = pp;
+      PlxTimeline *tl = g_steal_pointer (&sim.timeline);
       tl->step_time_s = step;
-      tl->events = g_steal_pointer (&sim.events);
-      tl->dropped = sim.dropped;
-      tl->recorded_until_s = sim.dropped > 0 ? sim.recorded_until : step;
-      sim.stats.timeline_events = tl->events->len;
+      if (tl->dropped == 0)
+        tl->recorded_until_s = step;
+      sim.stats.timeline_events = plx_timeline_n_events (tl);
       *timeline_out = tl;
     }
   if (trace_out != NULL)
@@ -454,9 +493,7 @@ plx_sim_run (const PlxPlan          *plan,
 
 out:
   g_free (sim.f_end);
-  g_free (sim.f_arrive);
   g_free (sim.b_end);
-  g_free (sim.b_arrive);
   g_free (sim.stage_free);
   g_free (sim.next);
   g_free (sim.act);
@@ -466,8 +503,7 @@ out:
   g_free (sim.grad_start);
   g_free (sim.grad_end);
   g_free (sim.pass_kind);
-  if (sim.events != NULL)
-    g_array_unref (sim.events);
+  plx_timeline_free (sim.timeline);
   if (sim.samples != NULL)
     {
       for (guint s = 0; s < pp; s++)
@@ -558,17 +594,6 @@ plx_sim_run_scenario (const PlxModel    *model,
   if (plan_out != NULL)
     *plan_out = g_steal_pointer (&plan);
   return TRUE;
-}
-
-void
-plx_timeline_free (PlxTimeline *timeline)
-{
-  if (timeline == NULL)
-    return;
-  g_array_unref (timeline->events);
-  if (timeline->labels != NULL)
-    g_string_chunk_free (timeline->labels);
-  g_free (timeline);
 }
 
 void

@@ -55,6 +55,8 @@ plx_timeline_write_chrome_trace (const PlxTimeline    *timeline,
   gboolean first = TRUE;
   int saved_errno;
   Num a, b, n3;
+  PlxTimelineIter iter;
+  PlxTimelineEvent event;
 
   if (fd < 0)
     {
@@ -89,9 +91,10 @@ plx_timeline_write_chrome_trace (const PlxTimeline    *timeline,
                    r, st, plx_stream_to_string (st));
         }
     }
-  for (guint i = 0; i < timeline->events->len; i++)
+  plx_timeline_iter_init (&iter, timeline);
+  while (plx_timeline_iter_next (&iter, &event))
     {
-      const PlxTimelineEvent *ev = &g_array_index (timeline->events, PlxTimelineEvent, i);
+      const PlxTimelineEvent *ev = &event;
       SEP ();
       fputs ("{\"ph\": \"X\", \"name\": ", f);
       write_string (f, ev->label);

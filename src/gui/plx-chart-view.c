@@ -286,12 +286,13 @@ set_focus_row (PlxChartView *self, const PlxChartRow *row)
   self->focus_stream = row->stream;
 }
 
+/* The event at `index` copied into `buf`, or NULL. */
 static const PlxTimelineEvent *
-event_at (PlxChartView *self, gint index)
+event_at (PlxChartView *self, gint index, PlxTimelineEvent *buf)
 {
-  if (self->result == NULL || index < 0 || (guint) index >= self->result->timeline->events->len)
+  if (self->result == NULL || index < 0 || !plx_timeline_get_event (self->result->timeline, (guint64) index, buf))
     return NULL;
-  return &g_array_index (self->result->timeline->events, PlxTimelineEvent, index);
+  return buf;
 }
 
 /* ---- drawing the navigation on top of the chart --------------------------------- */
@@ -376,7 +377,8 @@ static void
 draw_navigation (PlxChartView *self, cairo_t *cr, double width, double height)
 {
   const PlxTimelineLayout *l = self->layout;
-  const PlxTimelineEvent *ev = event_at (self, self->selected);
+  PlxTimelineEvent ev_event;
+  const PlxTimelineEvent *ev = event_at (self, self->selected, &ev_event);
   gboolean focused = gtk_widget_has_focus (GTK_WIDGET (self));
   PlxRenderStyle style;
   PlxColor accent;
@@ -687,7 +689,8 @@ reveal_event (PlxChartView *self, const PlxTimelineEvent *ev)
 static void
 select_event (PlxChartView *self, gint index, gboolean reveal)
 {
-  const PlxTimelineEvent *ev = event_at (self, index);
+  PlxTimelineEvent ev_event;
+  const PlxTimelineEvent *ev = event_at (self, index, &ev_event);
 
   self->selected = ev != NULL ? index : -1;
   if (ev != NULL)
@@ -710,8 +713,10 @@ static void
 step_selection (PlxChartView *self, int dir)
 {
   const PlxTimelineLayout *l = ensure_layout (self);
-  const PlxTimelineEvent *cur = event_at (self, self->selected);
-  GArray *events;
+  PlxTimelineEvent cur_event;
+  const PlxTimelineEvent *cur = event_at (self, self->selected, &cur_event);
+  PlxTimelineIter iter;
+  PlxTimelineEvent event, best_event;
   const PlxChartRow *row;
   gint best = -1;
   double t0, t1;
@@ -721,12 +726,12 @@ step_selection (PlxChartView *self, int dir)
   row = &g_array_index (l->rows, PlxChartRow, focus_row (self, l));
   if (cur != NULL && !row_has (row, cur))
     cur = NULL;
-  events = self->result->timeline->events;
   effective_window (self, &t0, &t1);
-  for (guint i = 0; i < events->len; i++)
+  for (plx_timeline_iter_init (&iter, self->result->timeline); plx_timeline_iter_next (&iter, &event);)
     {
-      const PlxTimelineEvent *ev = &g_array_index (events, PlxTimelineEvent, i);
-      const PlxTimelineEvent *b = best >= 0 ? &g_array_index (events, PlxTimelineEvent, best) : NULL;
+      const PlxTimelineEvent *ev = &event;
+      const PlxTimelineEvent *b = best >= 0 ? &best_event : NULL;
+      guint i = (guint) (iter.index - 1);
       gboolean after, before;
 
       if (!row_has (row, ev))
@@ -741,10 +746,12 @@ step_selection (PlxChartView *self, int dir)
           after = ev->end_s > t0;
           before = ev->start_s < t1;
         }
-      if (dir > 0 && after && (b == NULL || ev->start_s < b->start_s))
-        best = (gint) i;
-      else if (dir < 0 && before && (b == NULL || ev->start_s >= b->start_s))
-        best = (gint) i;
+      if ((dir > 0 && after && (b == NULL || ev->start_s < b->start_s)) ||
+          (dir < 0 && before && (b == NULL || ev->start_s >= b->start_s)))
+        {
+          best = (gint) i;
+          best_event = event;
+        }
     }
   if (best >= 0)
     select_event (self, best, TRUE);
@@ -755,8 +762,11 @@ step_selection (PlxChartView *self, int dir)
 static void
 step_row (PlxChartView *self, int dir)
 {
+  PlxTimelineIter ev_iter;
+  PlxTimelineEvent ev_buf;
   const PlxTimelineLayout *l = ensure_layout (self);
-  const PlxTimelineEvent *cur = event_at (self, self->selected);
+  PlxTimelineEvent cur_event;
+  const PlxTimelineEvent *cur = event_at (self, self->selected, &cur_event);
   const PlxChartRow *row;
   guint index;
   gint best = -1;
@@ -775,9 +785,10 @@ step_row (PlxChartView *self, int dir)
       return;
     }
   mid = (cur->start_s + cur->end_s) / 2;
-  for (guint i = 0; i < self->result->timeline->events->len; i++)
+  for (plx_timeline_iter_init (&ev_iter, self->result->timeline); plx_timeline_iter_next (&ev_iter, &ev_buf);)
     {
-      const PlxTimelineEvent *ev = &g_array_index (self->result->timeline->events, PlxTimelineEvent, i);
+      const PlxTimelineEvent *ev = &ev_buf;
+      guint i = (guint) (ev_iter.index - 1);
       double d;
       if (!row_has (row, ev))
         continue;
@@ -792,7 +803,8 @@ step_row (PlxChartView *self, int dir)
 static void
 frame_selection (PlxChartView *self)
 {
-  const PlxTimelineEvent *ev = event_at (self, self->selected);
+  PlxTimelineEvent ev_event;
+  const PlxTimelineEvent *ev = event_at (self, self->selected, &ev_event);
   double a, b, pad, step = step_time (self);
 
   if (ev != NULL)
@@ -983,6 +995,8 @@ bar_at (const PlxTimelineLayout *l, double x, double y)
 static char *
 describe_column (const PlxTimeline *tl, const PlxTimelineLayout *l, const PlxChartBar *bar)
 {
+  PlxTimelineIter ev_iter;
+  PlxTimelineEvent ev_buf;
   gint ri = row_at_y (l, (bar->y0 + bar->y1) / 2);
   double busy = 0.0, col_t0, col_t1, span = l->t1_s - l->t0_s, plot = l->plot_x1 - l->plot_x0;
   g_autofree char *from = NULL, *width = NULL;
@@ -993,9 +1007,9 @@ describe_column (const PlxTimeline *tl, const PlxTimelineLayout *l, const PlxCha
   if (ri >= 0)
     {
       const PlxChartRow *row = &g_array_index (l->rows, PlxChartRow, ri);
-      for (guint i = 0; i < tl->events->len; i++)
+      for (plx_timeline_iter_init (&ev_iter, tl); plx_timeline_iter_next (&ev_iter, &ev_buf);)
         {
-          const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, i);
+          const PlxTimelineEvent *ev = &ev_buf;
           double o = MIN (ev->end_s, col_t1) - MAX (ev->start_s, col_t0);
           /* A merged row (stream -1) holds every communication stream. */
           if (o > 0.0 && ev->rank == row->rank &&
@@ -1026,6 +1040,7 @@ plx_chart_view_describe_at (PlxChartView *self,
   double w = gtk_widget_get_width (GTK_WIDGET (self)), h = gtk_widget_get_height (GTK_WIDGET (self));
   const PlxTimelineLayout *l;
   const PlxChartBar *bar;
+  PlxTimelineEvent bar_event;
   g_autofree char *event = NULL;
 
   if (self->kind != PLX_CHART_TIMELINE || self->result == NULL || w <= 0 || h <= 0)
@@ -1034,9 +1049,9 @@ plx_chart_view_describe_at (PlxChartView *self,
   if (l == NULL)
     return NULL;
   bar = bar_at (l, x / w, y / h);
-  if (bar == NULL || event_at (self, (gint) bar->event) == NULL)
+  if (bar == NULL || event_at (self, (gint) bar->event, &bar_event) == NULL)
     return NULL;
-  event = describe_event (event_at (self, (gint) bar->event), per_device (self), "\n");
+  event = describe_event (&bar_event, per_device (self), "\n");
   if (bar->aggregate)
     {
       g_autofree char *column = describe_column (self->result->timeline, l, bar);
@@ -1049,10 +1064,11 @@ static gboolean
 on_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip *tooltip, PlxChartView *self)
 {
   g_autofree char *text = NULL;
+  PlxTimelineEvent selected;
 
   /* Asked for from the keyboard, the tooltip tells the selected event. */
-  if (keyboard && event_at (self, self->selected) != NULL)
-    text = describe_event (event_at (self, self->selected), per_device (self), "\n");
+  if (keyboard && event_at (self, self->selected, &selected) != NULL)
+    text = describe_event (&selected, per_device (self), "\n");
   else
     text = plx_chart_view_describe_at (self, x, y);
   if (text == NULL)
@@ -1066,15 +1082,17 @@ on_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip
 static void
 compute_range_busy (PlxChartView *self)
 {
+  PlxTimelineIter ev_iter;
+  PlxTimelineEvent ev_buf;
   const PlxTimeline *tl = self->result->timeline;
   double a = MIN (self->range_t0, self->range_t1), b = MAX (self->range_t0, self->range_t1);
 
   g_clear_pointer (&self->range_busy, g_free);
   self->range_n = tl->n_ranks;
   self->range_busy = g_new0 (double, MAX (tl->n_ranks, 1));
-  for (guint i = 0; i < tl->events->len; i++)
+  for (plx_timeline_iter_init (&ev_iter, tl); plx_timeline_iter_next (&ev_iter, &ev_buf);)
     {
-      const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, i);
+      const PlxTimelineEvent *ev = &ev_buf;
       double o = MIN (ev->end_s, b) - MAX (ev->start_s, a);
       if (ev->stream == PLX_STREAM_COMPUTE && ev->rank < tl->n_ranks && o > 0.0)
         self->range_busy[ev->rank] += o;
@@ -1126,7 +1144,8 @@ describe_range (PlxChartView *self)
 static void
 update_details (PlxChartView *self)
 {
-  const PlxTimelineEvent *ev = event_at (self, self->selected);
+  PlxTimelineEvent ev_event;
+  const PlxTimelineEvent *ev = event_at (self, self->selected, &ev_event);
   g_autofree char *line1 = NULL, *line2 = NULL;
   char *details;
 

@@ -69,6 +69,8 @@ plx_timeline_pane_get_overview_bounds (PlxTimelinePane *self,
 static cairo_surface_t *
 draw_miniature (const PlxTimeline *tl, const PlxRenderStyle *style, int pw, int ph)
 {
+  PlxTimelineIter ev_iter;
+  PlxTimelineEvent ev_buf;
   cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, pw, ph);
   guint32 *pixels = (guint32 *) cairo_image_surface_get_data (surface);
   int stride = cairo_image_surface_get_stride (surface) / 4;
@@ -81,9 +83,9 @@ draw_miniature (const PlxTimeline *tl, const PlxRenderStyle *style, int pw, int 
 
   /* More stages than pixel rows: the first stage of each band stands for it, as the
    * chart samples every n-th stage. */
-  for (guint i = 0; i < tl->events->len && col_s > 0; i++)
+  for (plx_timeline_iter_init (&ev_iter, tl); col_s > 0 && plx_timeline_iter_next (&ev_iter, &ev_buf);)
     {
-      const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, i);
+      const PlxTimelineEvent *ev = &ev_buf;
       guint band = (guint) ((guint64) ev->rank * bands / n_ranks);
       int c0, c1;
 

@@ -258,6 +258,8 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
   double ry0 = o->region_y0, ry1 = o->region_y1 > o->region_y0 ? o->region_y1 : 1.0;
   double region_px = (ry1 - ry0) * h;
   double top_px, bottom_px, plot_px, row_px;
+  PlxTimelineIter iter;
+  PlxTimelineEvent event;
   guint n_ranks = MAX (tl->n_ranks, 1), shown, rows_per_rank = 4;
   RowMode mode = ROWS_ALL_STREAMS;
   g_autofree gint *row_of = NULL;     /* [rank * PLX_N_STREAMS + stream] -> row, or -1 */
@@ -282,9 +284,10 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
   l->t0_s = t0;
   l->t1_s = t1;
 
-  for (guint i = 0; i < tl->events->len; i++)
+  plx_timeline_iter_init (&iter, tl);
+  while (plx_timeline_iter_next (&iter, &event))
     {
-      const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, i);
+      const PlxTimelineEvent *ev = &event;
       if (ev->rank >= n_ranks)
         continue;
       stream_used[(gsize) ev->rank * PLX_N_STREAMS + ev->stream] = TRUE;
@@ -411,9 +414,11 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
         cols[ri].first_event = g_new0 (guint, n_cols);
         cols[ri].n = g_new0 (guint, n_cols);
       }
-    for (guint i = 0; i < tl->events->len; i++)
+    plx_timeline_iter_init (&iter, tl);
+    while (plx_timeline_iter_next (&iter, &event))
       {
-        const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, i);
+        const PlxTimelineEvent *ev = &event;
+        guint i = (guint) iter.index - 1;
         gint ri;
         double s0, s1, x0, x1;
 

@@ -133,6 +133,8 @@ test_kernels (void)
 static void
 test_bucket (void)
 {
+  PlxTimelineIter ev_iter;
+  PlxTimelineEvent ev_buf;
   /* Both gradients in one bucket: packed (2 x 2 MiB read, 4 MiB written: 8 MiB at
    * 1e12 B/s), one ring all-reduce of 4 MiB over 2 GPUs of a node - 2 (n - 1) / n x
    * 4,194,304 B at 1e11 B/s = 41.94304 us - and unpacked into d:w2 and d:w1's
@@ -181,9 +183,9 @@ test_bucket (void)
       g_autoptr (PlxTimeline) tl = NULL;
       guint found = 0;
       plx_ir_run_charts (f, &run, NULL, &tl, NULL);
-      for (guint e = 0; e < tl->events->len; e++)
+      for (plx_timeline_iter_init (&ev_iter, tl); plx_timeline_iter_next (&ev_iter, &ev_buf);)
         {
-          const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, e);
+          const PlxTimelineEvent *ev = &ev_buf;
           if (g_str_equal (ev->label, "allreduce bucket0: d:w2, d:w1"))
             {
               g_assert_cmpint (ev->kind, ==, PLX_KIND_DP_COMM);

@@ -254,11 +254,13 @@ test_run_charts (void)
   plx_ir_run_charts (g, &run, NULL, &timeline, &trace);
   g_assert_true (timeline->per_device);
   g_assert_cmpuint (timeline->n_ranks, ==, 2);
-  g_assert_cmpuint (timeline->events->len, ==, 7);
+  g_assert_cmpuint (plx_timeline_n_events (timeline), ==, 7);
   {
-    const PlxTimelineEvent *r = &g_array_index (timeline->events, PlxTimelineEvent, 1);
-    const PlxTimelineEvent *send = &g_array_index (timeline->events, PlxTimelineEvent, 3);
-    const PlxTimelineEvent *e = &g_array_index (timeline->events, PlxTimelineEvent, 6);
+    PlxTimelineEvent r_event, send_event, e_event;
+    const PlxTimelineEvent *r = &r_event, *send = &send_event, *e = &e_event;
+    g_assert_true (plx_timeline_get_event (timeline, 1, &r_event));
+    g_assert_true (plx_timeline_get_event (timeline, 3, &send_event));
+    g_assert_true (plx_timeline_get_event (timeline, 6, &e_event));
     g_assert_cmpstr (r->label, ==, "r");
     g_assert_cmpuint (r->kind, ==, PLX_KIND_DP_COMM);
     g_assert_cmpuint (r->stream, ==, PLX_STREAM_DP);

@@ -160,6 +160,8 @@ test_activation_peaks (void)
 static void
 test_timeline_consistent (void)
 {
+  PlxTimelineIter ev_iter;
+  PlxTimelineEvent ev_buf;
   /* On the default scenario: no two tasks overlap on a stage's compute stream; each
    * forward of stage s > 0 starts after the matching send from stage s - 1 ends. */
   g_autoptr (JsonNode) node = plx_scenario_default_json ();
@@ -173,9 +175,9 @@ test_timeline_consistent (void)
 
   g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &r, NULL, &tl, &trace, &error));
   last_end = g_new0 (double, tl->n_ranks);
-  for (guint i = 0; i < tl->events->len; i++)
+  for (plx_timeline_iter_init (&ev_iter, tl); plx_timeline_iter_next (&ev_iter, &ev_buf);)
     {
-      const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, i);
+      const PlxTimelineEvent *ev = &ev_buf;
       g_assert_cmpfloat (ev->end_s, >=, ev->start_s);
       g_assert_cmpfloat (ev->end_s, <=, r.step_time_s + 1e-9);
       if (ev->stream != PLX_STREAM_COMPUTE && ev->stream != PLX_STREAM_TP)
@@ -661,7 +663,7 @@ test_chrome_trace (void)
       else if (g_str_equal (json_object_get_string_member (ev, "name"), "thread_name"))
         threads++;
     }
-  g_assert_cmpuint (x, ==, tl->events->len);
+  g_assert_cmpuint (x, ==, plx_timeline_n_events (tl));
   g_assert_cmpuint (processes, ==, 4);
   g_assert_cmpuint (threads, ==, 4 * PLX_N_STREAMS);
   g_assert_cmpuint (counters, >, 4);
@@ -688,7 +690,8 @@ test_chrome_trace_comma_locale (void)
   g_autofree char *old = g_strdup (setlocale (LC_NUMERIC, NULL));
   char probe[32];
   JsonArray *events;
-  const PlxTimelineEvent *last;
+  PlxTimelineEvent last_event;
+  const PlxTimelineEvent *last = &last_event;
   PlxReport r;
 
   g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &r, NULL, &tl, &trace, &error));
@@ -707,7 +710,7 @@ test_chrome_trace_comma_locale (void)
   root = plx_json_parse_file (path, &error);
   g_assert_no_error (error);
   events = json_object_get_array_member (json_node_get_object (root), "traceEvents");
-  last = &g_array_index (tl->events, PlxTimelineEvent, tl->events->len - 1);
+  g_assert_true (plx_timeline_get_event (tl, plx_timeline_n_events (tl) - 1, &last_event));
   for (guint i = json_array_get_length (events); i-- > 0;)
     {
       JsonObject *ev = json_array_get_object_element (events, i);
@@ -775,13 +778,17 @@ test_timeline_bounded (void)
   g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &with, NULL, &tl, NULL, &error));
   g_assert_no_error (error);
   g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &without, NULL, NULL, NULL, &error));
-  g_assert_cmpuint (tl->events->len, ==, PLX_TIMELINE_MAX_EVENTS);
+  g_assert_cmpuint (plx_timeline_n_events (tl), ==, PLX_TIMELINE_MAX_EVENTS);
   g_assert_cmpuint (tl->dropped, >, 0);
   g_assert_cmpfloat (tl->recorded_until_s, >, 0.0);
   g_assert_cmpfloat (tl->recorded_until_s, <, with.step_time_s);
   /* Every recorded event starts before the first one dropped. */
-  for (guint i = 0; i < tl->events->len; i += 997)
-    g_assert_cmpfloat (g_array_index (tl->events, PlxTimelineEvent, i).start_s, <=, tl->recorded_until_s);
+  for (guint i = 0; i < plx_timeline_n_events (tl); i += 997)
+    {
+      PlxTimelineEvent ev;
+      g_assert_true (plx_timeline_get_event (tl, i, &ev));
+      g_assert_cmpfloat (ev.start_s, <=, tl->recorded_until_s);
+    }
   g_assert_cmpfloat (with.step_time_s, ==, without.step_time_s);
   plx_timeline_free (tl);
 }
@@ -789,6 +796,8 @@ test_timeline_bounded (void)
 static void
 test_bucket_bars (void)
 {
+  PlxTimelineIter ev_iter;
+  PlxTimelineEvent ev_buf;
   /* GPT-3 175B at TP 8 on one stage in 1 MB buckets: 87 GB of fp32 gradients, about
    * 87,000 reduce-scatters. They are timed one by one but drawn as at most 256 bars,
    * which together carry all the gradient bytes. */
@@ -805,9 +814,9 @@ test_bucket_bars (void)
 
   g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &r, &plan, &tl, NULL, &error));
   g_assert_no_error (error);
-  for (guint i = 0; i < tl->events->len; i++)
+  for (plx_timeline_iter_init (&ev_iter, tl); plx_timeline_iter_next (&ev_iter, &ev_buf);)
     {
-      const PlxTimelineEvent *e = &g_array_index (tl->events, PlxTimelineEvent, i);
+      const PlxTimelineEvent *e = &ev_buf;
       if (g_strcmp0 (e->label, "gradient reduce-scatter") == 0)
         {
           bars++;

@@ -291,11 +291,13 @@ test_overview (void)
 static double
 compute_busy (const PlxTimeline *tl, guint rank, double a, double b)
 {
+  PlxTimelineIter ev_iter;
+  PlxTimelineEvent ev_buf;
   double busy = 0;
 
-  for (guint i = 0; i < tl->events->len; i++)
+  for (plx_timeline_iter_init (&ev_iter, tl); plx_timeline_iter_next (&ev_iter, &ev_buf);)
     {
-      const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, i);
+      const PlxTimelineEvent *ev = &ev_buf;
       double o = MIN (ev->end_s, b) - MAX (ev->start_s, a);
       if (ev->rank == rank && ev->stream == PLX_STREAM_COMPUTE && o > 0)
         busy += o;
@@ -351,14 +353,24 @@ test_measure (void)
 
 /* ---- 5. stepping through events with the keyboard ------------------------------------ */
 
+/* The timeline's event `index`, which must exist. */
+static PlxTimelineEvent
+timeline_event (const PlxTimeline *tl, guint64 index)
+{
+  PlxTimelineEvent ev;
+
+  g_assert_true (plx_timeline_get_event (tl, index, &ev));
+  return ev;
+}
+
 /* Stage 0's compute events in the order of their start (ties: timeline order). */
 static gint
 compare_start (gconstpointer pa, gconstpointer pb, gpointer data)
 {
   const PlxTimeline *tl = data;
   guint ia = *(const guint *) pa, ib = *(const guint *) pb;
-  double sa = g_array_index (tl->events, PlxTimelineEvent, ia).start_s;
-  double sb = g_array_index (tl->events, PlxTimelineEvent, ib).start_s;
+  double sa = timeline_event (tl, ia).start_s;
+  double sb = timeline_event (tl, ib).start_s;
 
   return sa < sb ? -1 : sa > sb ? 1 : (ia < ib ? -1 : ia > ib);
 }
@@ -366,11 +378,14 @@ compare_start (gconstpointer pa, gconstpointer pb, gpointer data)
 static GArray *
 row_events (const PlxTimeline *tl, guint rank, gint stream)
 {
+  PlxTimelineIter ev_iter;
+  PlxTimelineEvent ev_buf;
   GArray *out = g_array_new (FALSE, FALSE, sizeof (guint));
 
-  for (guint i = 0; i < tl->events->len; i++)
+  for (plx_timeline_iter_init (&ev_iter, tl); plx_timeline_iter_next (&ev_iter, &ev_buf);)
     {
-      const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, i);
+      const PlxTimelineEvent *ev = &ev_buf;
+      guint i = (guint) (ev_iter.index - 1);
       if (ev->rank == rank && (gint) ev->stream == stream)
         g_array_append_val (out, i);
     }
@@ -399,18 +414,21 @@ match_label_containing (GtkWidget *w, gconstpointer text)
 static void
 test_keyboard_selection (void)
 {
+  PlxTimelineIter ev_iter;
+  PlxTimelineEvent ev_buf;
   Pane p;
   const PlxTimeline *tl;
   g_autoptr (GArray) row0 = NULL;
-  const PlxTimelineEvent *first, *second;
+  PlxTimelineEvent first_event, second_event;
+  const PlxTimelineEvent *first = &first_event, *second = &second_event;
   double a, b;
 
   open_pane (&p);
   tl = default_result ()->timeline;
   row0 = row_events (tl, 0, PLX_STREAM_COMPUTE);
   g_assert_cmpuint (row0->len, >, 2);
-  first = &g_array_index (tl->events, PlxTimelineEvent, g_array_index (row0, guint, 0));
-  second = &g_array_index (tl->events, PlxTimelineEvent, g_array_index (row0, guint, 1));
+  first_event = timeline_event (tl, g_array_index (row0, guint, 0));
+  second_event = timeline_event (tl, g_array_index (row0, guint, 1));
   focus_chart (&p);
   g_assert_cmpint (plx_chart_view_get_selected (p.chart), ==, -1);
   /* The marked row starts as the first: stage 0's compute stream. ] selects its
@@ -459,7 +477,7 @@ test_keyboard_selection (void)
     PlxTimelineOptions o;
     g_autoptr (PlxTimelineLayout) l = NULL;
     const PlxChartRow *row1;
-    const PlxTimelineEvent *sel;
+    PlxTimelineEvent sel;
     double mid = (first->start_s + first->end_s) / 2, best_d = G_MAXDOUBLE;
     gint best = -1;
 
@@ -469,9 +487,10 @@ test_keyboard_selection (void)
     l = plx_timeline_layout_new (tl, &o);
     g_assert_cmpuint (l->rows->len, >, 1);
     row1 = &g_array_index (l->rows, PlxChartRow, 1);
-    for (guint i = 0; i < tl->events->len; i++)
+    for (plx_timeline_iter_init (&ev_iter, tl); plx_timeline_iter_next (&ev_iter, &ev_buf);)
       {
-        const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, i);
+        const PlxTimelineEvent *ev = &ev_buf;
+        guint i = (guint) (ev_iter.index - 1);
         double d;
         if (ev->rank != row1->rank ||
             !(row1->stream == (gint) ev->stream || (row1->stream < 0 && ev->stream != PLX_STREAM_COMPUTE)))
@@ -483,13 +502,13 @@ test_keyboard_selection (void)
     g_assert_cmpint (best, >=, 0);
     gi_key (NULL, XK_Down);
     g_assert_cmpint (plx_chart_view_get_selected (p.chart), ==, best);
-    sel = &g_array_index (tl->events, PlxTimelineEvent, best);
-    g_assert_cmpuint (sel->rank, ==, row1->rank);
+    sel = timeline_event (tl, (guint64) best);
+    g_assert_cmpuint (sel.rank, ==, row1->rank);
     /* Up goes back to stage 0's compute row. */
     gi_key (NULL, XK_Up);
-    g_assert_cmpuint (g_array_index (tl->events, PlxTimelineEvent, plx_chart_view_get_selected (p.chart)).stream,
+    g_assert_cmpuint (timeline_event (tl, plx_chart_view_get_selected (p.chart)).stream,
                       ==, PLX_STREAM_COMPUTE);
-    g_assert_cmpuint (g_array_index (tl->events, PlxTimelineEvent, plx_chart_view_get_selected (p.chart)).rank, ==,
+    g_assert_cmpuint (timeline_event (tl, plx_chart_view_get_selected (p.chart)).rank, ==,
                       0);
   }
   /* Escape clears the selection. */
@@ -569,7 +588,8 @@ test_tooltip_units (void)
   for (guint i = 0; i < l->bars->len && checked < 2; i++)
     {
       const PlxChartBar *b = &g_array_index (l->bars, PlxChartBar, i);
-      const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, b->event);
+      PlxTimelineEvent bar_event = timeline_event (tl, b->event);
+      const PlxTimelineEvent *ev = &bar_event;
       g_autofree char *text = NULL, *flops = NULL, *bytes = NULL;
       if (b->aggregate || (b->x1 - b->x0) * w < 6 || ev->bytes <= 0 ||
           (checked == 0 ? ev->flops <= 0 : ev->stream == PLX_STREAM_COMPUTE))
@@ -598,6 +618,8 @@ test_tooltip_units (void)
 static void
 test_dense_tooltip (void)
 {
+  PlxTimelineIter ev_iter;
+  PlxTimelineEvent ev_buf;
   Pane p;
   g_autoptr (PlxTimelineLayout) l = NULL;
   const PlxTimeline *tl = default_result ()->timeline;
@@ -631,9 +653,9 @@ test_dense_tooltip (void)
         continue;
       c0 = l->t0_s + (b->x0 * w - l->plot_x0 * w) * col_s;
       c1 = c0 + col_s;
-      for (guint e = 0; e < tl->events->len; e++)
+      for (plx_timeline_iter_init (&ev_iter, tl); plx_timeline_iter_next (&ev_iter, &ev_buf);)
         {
-          const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, e);
+          const PlxTimelineEvent *ev = &ev_buf;
           double o = MIN (ev->end_s, c1) - MAX (ev->start_s, c0);
           if (ev->rank != row->rank || (gint) ev->stream != row->stream || o <= 0)
             continue;

@@ -1445,12 +1445,14 @@ cli_fuse (const char *graph, const char *dp)
 static guint
 dp_events_labelled (PlxGraphPage *page, const char *label)
 {
+  PlxTimelineIter ev_iter;
+  PlxTimelineEvent ev_buf;
   const PlxTimeline *tl = plx_graph_page_get_result (page)->timeline;
   guint n = 0;
 
-  for (guint i = 0; i < tl->events->len; i++)
+  for (plx_timeline_iter_init (&ev_iter, tl); plx_timeline_iter_next (&ev_iter, &ev_buf);)
     {
-      const PlxTimelineEvent *ev = &g_array_index (tl->events, PlxTimelineEvent, i);
+      const PlxTimelineEvent *ev = &ev_buf;
       if (ev->label == NULL || !g_str_equal (ev->label, label))
         continue;
       g_assert_cmpint (ev->kind, ==, PLX_KIND_DP_COMM);

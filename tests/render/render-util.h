@@ -4,7 +4,8 @@
 #include "parallax/parallax.h"
 
 static inline void
-add_event (PlxTimeline *tl, guint rank, PlxStream stream, PlxTaskKind kind, guint32 mb, double start, double end)
+add_labelled_event (PlxTimeline *tl, guint rank, PlxStream stream, PlxTaskKind kind, guint32 mb, double start,
+                    double end, const char *label)
 {
   PlxTimelineEvent ev = { 0 };
 
@@ -12,21 +13,22 @@ add_event (PlxTimeline *tl, guint rank, PlxStream stream, PlxTaskKind kind, guin
   ev.stream = (guint8) stream;
   ev.kind = (guint8) kind;
   ev.micro_batch = mb;
-  ev.label = g_intern_static_string ("task");
+  ev.label = label;
   ev.start_s = start;
   ev.end_s = end;
-  g_array_append_val (tl->events, ev);
+  plx_timeline_append (tl, &ev);
+}
+
+static inline void
+add_event (PlxTimeline *tl, guint rank, PlxStream stream, PlxTaskKind kind, guint32 mb, double start, double end)
+{
+  add_labelled_event (tl, rank, stream, kind, mb, start, end, g_intern_static_string ("task"));
 }
 
 static inline PlxTimeline *
 timeline_new (guint n_ranks, double step)
 {
-  PlxTimeline *tl = g_new0 (PlxTimeline, 1);
-
-  tl->n_ranks = n_ranks;
-  tl->step_time_s = step;
-  tl->events = g_array_new (FALSE, FALSE, sizeof (PlxTimelineEvent));
-  return tl;
+  return plx_timeline_new (n_ranks, step);
 }
 
 /* Two stages: stage 0 forward 0-2 s and backward 3-7 s with a TP collective at

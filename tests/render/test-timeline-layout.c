@@ -278,10 +278,7 @@ test_op_names (void)
 
   g_assert_cmpuint (strlen (label), ==, 44);
   for (guint i = 0; i < G_N_ELEMENTS (span); i++)
-    {
-      add_event (tl, 0, PLX_STREAM_DP, PLX_KIND_DP_COMM, PLX_NO_MICRO_BATCH, span[i][0], span[i][1]);
-      g_array_index (tl->events, PlxTimelineEvent, i).label = label;
-    }
+    add_labelled_event (tl, 0, PLX_STREAM_DP, PLX_KIND_DP_COMM, PLX_NO_MICRO_BATCH, span[i][0], span[i][1], label);
   plx_timeline_options_init (&o, 1000, 400);
   for (guint per_device = 0; per_device < 2; per_device++)
     {
