@@ -55,13 +55,28 @@ typedef enum
   ROWS_COMPUTE_ONLY,
 } RowMode;
 
-/* Busy time per pixel column and kind, for one row. */
+/* Busy time per pixel column and kind, for one row. Only the kinds the row's streams
+ * carry have a slot (a compute row has no communication kinds): a kind without one
+ * is zero in every column, and adding or comparing those zeros changes no sum, share
+ * or largest kind, so the slots give the same figures in half the memory or less.
+ * The memory, not the arithmetic, is what a cold layout pays for (docs/performance.md). */
 typedef struct
 {
-  double *busy;            /* columns x PLX_N_KINDS, seconds */
+  double *busy;            /* columns x n_kinds, seconds */
   guint  *first_event;     /* columns: an event in the column, for hover */
   guint  *n;               /* columns: events in the column */
+  guint   n_kinds;
+  guint8  kind[PLX_N_KINDS];   /* slot -> PlxTaskKind, ascending */
+  gint8   slot[PLX_N_KINDS];   /* PlxTaskKind -> slot, or -1 */
 } Columns;
+
+/* The scratch of smoothing one row, reused for every row. */
+typedef struct
+{
+  double *out;             /* columns x n_kinds: the smoothed busy time */
+  double *total;
+  guint8 *major;           /* slot of the column's largest kind */
+} SmoothScratch;
 
 /* What a bar of a program's op says inside: the op's name if it fits, else the part
  * before ": " ("allreduce bucket3" of "allreduce bucket3: d:w9 ... d:w1 (6 tensors)"),
@@ -126,28 +141,33 @@ emit_event (PlxTimelineLayout *l, const PlxChartRow *row, const PlxTimelineEvent
  * the edges of a busy stretch and the change from forward to backward stay square
  * and in the one column where they happen. */
 #define SMOOTH_TAPS 2
-static void
-smooth_columns (Columns *cols, guint n_cols)
+static const double *
+smooth_columns (const Columns *cols, guint n_cols, SmoothScratch *scratch)
 {
   static const double w[SMOOTH_TAPS + 1] = { 6.0, 4.0, 1.0 };
-  g_autofree guint8 *major = g_new0 (guint8, n_cols);
-  g_autofree double *total = g_new0 (double, n_cols);
-  double *out = g_new (double, (gsize) n_cols * PLX_N_KINDS);
+  const guint nk = cols->n_kinds;
+  guint8 *major = scratch->major;
+  double *total = scratch->total;
+  double *out = scratch->out;
 
   for (guint c = 0; c < n_cols; c++)
-    for (guint k = 0; k < PLX_N_KINDS; k++)
-      {
-        total[c] += cols->busy[(gsize) c * PLX_N_KINDS + k];
-        if (cols->busy[(gsize) c * PLX_N_KINDS + k] > cols->busy[(gsize) c * PLX_N_KINDS + major[c]])
-          major[c] = (guint8) k;
-      }
+    {
+      major[c] = 0;
+      total[c] = 0.0;
+      for (guint k = 0; k < nk; k++)
+        {
+          total[c] += cols->busy[(gsize) c * nk + k];
+          if (cols->busy[(gsize) c * nk + k] > cols->busy[(gsize) c * nk + major[c]])
+            major[c] = (guint8) k;
+        }
+    }
   for (guint c = 0; c < n_cols; c++)
     {
-      const double *own = &cols->busy[(gsize) c * PLX_N_KINDS];
+      const double *own = &cols->busy[(gsize) c * nk];
       double sum_w = 0.0, busy = 0.0, mix[PLX_N_KINDS] = { 0 }, mix_sum = 0.0;
       gboolean left[PLX_N_KINDS] = { 0 }, right[PLX_N_KINDS] = { 0 };
 
-      memcpy (&out[(gsize) c * PLX_N_KINDS], own, sizeof mix);
+      memcpy (&out[(gsize) c * nk], own, nk * sizeof mix[0]);
       if (cols->n[c] == 0 || total[c] <= 0.0)
         continue;
       for (gint d = -SMOOTH_TAPS; d <= SMOOTH_TAPS; d++)
@@ -157,9 +177,9 @@ smooth_columns (Columns *cols, guint n_cols)
             continue;
           sum_w += w[ABS (d)];
           busy += w[ABS (d)] * total[j];
-          for (guint k = 0; k < PLX_N_KINDS; k++)
+          for (guint k = 0; k < nk; k++)
             {
-              double b = cols->busy[(gsize) j * PLX_N_KINDS + k];
+              double b = cols->busy[(gsize) j * nk + k];
               mix[k] += w[ABS (d)] * b / total[j];
               if (b > 0.0 && d < 0)
                 left[k] = TRUE;
@@ -167,35 +187,36 @@ smooth_columns (Columns *cols, guint n_cols)
                 right[k] = TRUE;
             }
         }
-      for (guint k = 0; k < PLX_N_KINDS; k++)
+      for (guint k = 0; k < nk; k++)
         {
           if (own[k] <= 0.0 && !(left[k] && right[k]))
             mix[k] = 0.0;
           mix_sum += mix[k];
         }
-      for (guint k = 0; k < PLX_N_KINDS; k++)
-        out[(gsize) c * PLX_N_KINDS + k] = busy / sum_w * mix[k] / mix_sum;
+      for (guint k = 0; k < nk; k++)
+        out[(gsize) c * nk + k] = busy / sum_w * mix[k] / mix_sum;
     }
-  g_free (cols->busy);
-  cols->busy = out;
+  return out;
 }
 
 /* Stacks each kind's share of the column from the row's bottom. */
 static void
-emit_columns (PlxTimelineLayout *l, const PlxChartRow *row, const Columns *cols, guint n_cols,
-              double col0_px, double col_s)
+emit_columns (PlxTimelineLayout *l, const PlxChartRow *row, const Columns *cols, const double *busy,
+              guint n_cols, double col0_px, double col_s)
 {
+  const guint nk = cols->n_kinds;
+
   for (guint c = 0; c < n_cols; c++)
     {
       double y = row->y1, hgt = row->y1 - row->y0, total = 0.0;
 
       if (cols->n[c] == 0)
         continue;
-      for (guint k = 0; k < PLX_N_KINDS; k++)
-        total += cols->busy[(gsize) c * PLX_N_KINDS + k];
-      for (guint k = 0; k < PLX_N_KINDS; k++)
+      for (guint k = 0; k < nk; k++)
+        total += busy[(gsize) c * nk + k];
+      for (guint k = 0; k < nk; k++)
         {
-          double share = cols->busy[(gsize) c * PLX_N_KINDS + k] / col_s;
+          double share = busy[(gsize) c * nk + k] / col_s;
           PlxChartBar bar;
 
           if (share <= 0.0)
@@ -208,7 +229,7 @@ emit_columns (PlxTimelineLayout *l, const PlxChartRow *row, const Columns *cols,
           bar.y1 = y;
           bar.y0 = y - share * hgt;
           y = bar.y0;
-          bar.kind = (guint8) k;
+          bar.kind = cols->kind[k];
           bar.aggregate = TRUE;
           bar.show_label = FALSE;
           bar.text = NULL;
@@ -265,6 +286,7 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
   g_autofree gint *row_of = NULL;     /* [rank * PLX_N_STREAMS + stream] -> row, or -1 */
   g_autofree gboolean *stream_used = g_new0 (gboolean, (gsize) n_ranks * PLX_N_STREAMS);
   g_autofree double *rank_end = g_new0 (double, n_ranks);
+  g_autofree guint8 *stream_kinds = g_new0 (guint8, (gsize) n_ranks * PLX_N_STREAMS); /* kind bits */
   guint kinds_present = 0;
   double t0, t1, plot_w_px;
 
@@ -291,6 +313,7 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
       if (ev->rank >= n_ranks)
         continue;
       stream_used[(gsize) ev->rank * PLX_N_STREAMS + ev->stream] = TRUE;
+      stream_kinds[(gsize) ev->rank * PLX_N_STREAMS + ev->stream] |= (guint8) (1u << ev->kind);
       rank_end[ev->rank] = MAX (rank_end[ev->rank], ev->end_s);
       /* The legend lists every kind of the step, so it stays put while zooming. */
       kinds_present |= 1u << ev->kind;
@@ -407,13 +430,43 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
     guint n_cols = (guint) ceil (plot_w_px) + 1;
     double col0_px = l->plot_x0 * w, col_s = (t1 - t0) / plot_w_px;
     Columns *cols = g_new0 (Columns, MAX (l->rows->len, 1));
+    guint8 *row_kinds = g_new0 (guint8, MAX (l->rows->len, 1));
+    gsize busy_len = 0, max_kinds = 1;
+    double *busy_arena;
+    guint *count_arena;
+    SmoothScratch scratch;
 
+    G_STATIC_ASSERT (PLX_N_KINDS <= 8);
+    for (gsize i = 0; i < (gsize) n_ranks * PLX_N_STREAMS; i++)
+      if (row_of[i] >= 0)
+        row_kinds[row_of[i]] |= stream_kinds[i];
     for (guint ri = 0; ri < l->rows->len; ri++)
       {
-        cols[ri].busy = g_new0 (double, (gsize) n_cols * PLX_N_KINDS);
-        cols[ri].first_event = g_new0 (guint, n_cols);
-        cols[ri].n = g_new0 (guint, n_cols);
+        memset (cols[ri].slot, -1, sizeof cols[ri].slot);
+        for (guint k = 0; k < PLX_N_KINDS; k++)
+          if (row_kinds[ri] & (1u << k))
+            {
+              cols[ri].slot[k] = (gint8) cols[ri].n_kinds;
+              cols[ri].kind[cols[ri].n_kinds++] = (guint8) k;
+            }
+        busy_len += (gsize) n_cols * cols[ri].n_kinds;
+        max_kinds = MAX (max_kinds, cols[ri].n_kinds);
       }
+    /* One block for all rows' sums and one for their counts, rather than three
+     * blocks a row: fewer pages touched for the first time. */
+    busy_arena = g_new0 (double, MAX (busy_len, 1));
+    count_arena = g_new0 (guint, (gsize) n_cols * 2 * MAX (l->rows->len, 1));
+    busy_len = 0;
+    for (guint ri = 0; ri < l->rows->len; ri++)
+      {
+        cols[ri].busy = busy_arena + busy_len;
+        busy_len += (gsize) n_cols * cols[ri].n_kinds;
+        cols[ri].first_event = count_arena + (gsize) ri * 2 * n_cols;
+        cols[ri].n = cols[ri].first_event + n_cols;
+      }
+    scratch.out = g_new (double, (gsize) n_cols * max_kinds);
+    scratch.total = g_new (double, n_cols);
+    scratch.major = g_new (guint8, n_cols);
     plx_timeline_iter_init (&iter, tl);
     while (plx_timeline_iter_next (&iter, &event))
       {
@@ -447,17 +500,18 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
               cols[ri].first_event[c] = i;
             cols[ri].n[c]++;
             if (overlap > 0.0)
-              cols[ri].busy[(gsize) c * PLX_N_KINDS + ev->kind] += overlap;
+              cols[ri].busy[(gsize) c * cols[ri].n_kinds + cols[ri].slot[ev->kind]] += overlap;
           }
       }
     for (guint ri = 0; ri < l->rows->len; ri++)
-      {
-        smooth_columns (&cols[ri], n_cols);
-        emit_columns (l, &g_array_index (l->rows, PlxChartRow, ri), &cols[ri], n_cols, col0_px, col_s);
-        g_free (cols[ri].busy);
-        g_free (cols[ri].first_event);
-        g_free (cols[ri].n);
-      }
+      emit_columns (l, &g_array_index (l->rows, PlxChartRow, ri), &cols[ri],
+                    smooth_columns (&cols[ri], n_cols, &scratch), n_cols, col0_px, col_s);
+    g_free (scratch.out);
+    g_free (scratch.total);
+    g_free (scratch.major);
+    g_free (busy_arena);
+    g_free (count_arena);
+    g_free (row_kinds);
     g_free (cols);
   }
 
