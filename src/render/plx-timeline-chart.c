@@ -566,6 +566,55 @@ plx_timeline_layout_hit (const PlxTimelineLayout *l,
   return -1;
 }
 
+/* A column share's pixels in the raster, clamped to it; FALSE when it is not one. */
+static gboolean
+column_pixels (const PlxChartBar *b, double width, double height, double ox, double oy, double sx, double sy,
+               int rw, int rh, int *x0, int *x1, int *y0, int *y1)
+{
+  if (!b->aggregate)
+    return FALSE;
+  *x0 = (int) floor ((b->x0 * width - ox) * sx);
+  *x1 = MAX ((int) floor ((b->x1 * width - ox) * sx), *x0 + 1);
+  *y0 = (int) round ((b->y0 * height - oy) * sy);
+  *y1 = (int) round ((b->y1 * height - oy) * sy);
+  *x0 = CLAMP (*x0, 0, rw);
+  *x1 = CLAMP (*x1, 0, rw);
+  *y0 = CLAMP (*y0, 0, rh);
+  *y1 = CLAMP (*y1, 0, rh);
+  return TRUE;
+}
+
+/* Paints rows first..end of the strip, whose row 0 is the plot raster's row `origin`,
+ * and clears them for the next strip. */
+static void
+paint_strip (cairo_t *cr, guint32 *pixels, int stride, int rw, int origin, int first, int end,
+             double ox, double oy, double sx, double sy)
+{
+  cairo_surface_t *part;
+
+  if (end <= first)
+    return;
+  part = cairo_image_surface_create_for_data ((unsigned char *) (pixels + (gsize) first * stride), CAIRO_FORMAT_ARGB32,
+                                              rw, end - first, stride * 4);
+  cairo_save (cr);
+  cairo_translate (cr, ox, oy);
+  cairo_scale (cr, 1.0 / sx, 1.0 / sy);
+  cairo_set_source_surface (cr, part, 0, origin + first);
+  cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
+  cairo_paint (cr);
+  cairo_restore (cr);
+  cairo_surface_finish (part);
+  cairo_surface_destroy (part);
+  memset (pixels + (gsize) first * stride, 0, (gsize) (end - first) * stride * 4);
+}
+
+/* The column shares as one raster at the device's resolution. Into a vector file it
+ * goes whole, as one embedded image. Onto an image (the PNG export, the widget) it
+ * goes in strips a few rows of bars high, through one small buffer: the shares are
+ * laid out row by row, each bar's pixels are opaque and the rest transparent, so
+ * painting strip after strip sets every pixel as the whole raster would, without
+ * first touching a plot-sized buffer (7 MB at 1920x1080, which costs more than the
+ * drawing where first touching a page is slow; docs/performance.md). */
 static void
 render_columns (const PlxTimelineLayout *l,
                 const PlxRenderStyle    *style,
@@ -574,11 +623,11 @@ render_columns (const PlxTimelineLayout *l,
                 double                   height)
 {
   double sx = 1.0, sy = 1.0, ox = l->plot_x0 * width, oy = l->plot_y0 * height;
-  int rw, rh, stride;
+  int rw, rh, stride, strip_h, origin = 0, dirty0, dirty1 = 0;
   guint32 colors[PLX_N_KINDS];
   cairo_surface_t *raster;
   guint32 *pixels;
-  gboolean any = FALSE;
+  gboolean any = FALSE, whole;
 
   for (guint i = 0; i < l->bars->len && !any; i++)
     any = g_array_index (l->bars, PlxChartBar, i).aggregate;
@@ -591,39 +640,65 @@ render_columns (const PlxTimelineLayout *l,
   rh = (int) ceil ((l->plot_y1 - l->plot_y0) * height * sy) + 2;
   if (rw <= 0 || rh <= 0 || (gint64) rw * rh > 256 * 1024 * 1024 / 4)
     return;
+  whole = cairo_surface_get_type (cairo_get_target (cr)) != CAIRO_SURFACE_TYPE_IMAGE;
+  strip_h = rh;
+  if (!whole)
+    {
+      /* As high as the highest share, so that each fits in one strip. */
+      strip_h = 64;
+      for (guint i = 0; i < l->bars->len; i++)
+        {
+          int x0, x1, y0, y1;
+          if (column_pixels (&g_array_index (l->bars, PlxChartBar, i), width, height, ox, oy, sx, sy, rw, rh,
+                             &x0, &x1, &y0, &y1))
+            strip_h = MAX (strip_h, y1 - y0);
+        }
+      strip_h = MIN (strip_h, rh);
+    }
+  dirty0 = strip_h;
   for (guint k = 0; k < PLX_N_KINDS; k++)
     colors[k] = 0xff000000u | ((guint32) round (style->kind[k].r * 255) << 16) |
                 ((guint32) round (style->kind[k].g * 255) << 8) | (guint32) round (style->kind[k].b * 255);
-  raster = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, rw, rh);
+  raster = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, rw, strip_h);
   pixels = (guint32 *) (void *) cairo_image_surface_get_data (raster);
   stride = cairo_image_surface_get_stride (raster) / 4;
+  cairo_surface_flush (raster);
   for (guint i = 0; i < l->bars->len; i++)
     {
       const PlxChartBar *b = &g_array_index (l->bars, PlxChartBar, i);
       int x0, x1, y0, y1;
 
-      if (!b->aggregate)
+      if (!column_pixels (b, width, height, ox, oy, sx, sy, rw, rh, &x0, &x1, &y0, &y1))
         continue;
-      x0 = (int) floor ((b->x0 * width - ox) * sx);
-      x1 = MAX ((int) floor ((b->x1 * width - ox) * sx), x0 + 1);
-      y0 = (int) round ((b->y0 * height - oy) * sy);
-      y1 = (int) round ((b->y1 * height - oy) * sy);
-      x0 = CLAMP (x0, 0, rw);
-      x1 = CLAMP (x1, 0, rw);
-      y0 = CLAMP (y0, 0, rh);
-      y1 = CLAMP (y1, 0, rh);
+      if (!whole && (y0 < origin || y1 > origin + strip_h))
+        {
+          paint_strip (cr, pixels, stride, rw, origin, dirty0, dirty1, ox, oy, sx, sy);
+          origin = MAX (y1 - strip_h, 0);
+          dirty0 = strip_h;
+          dirty1 = 0;
+        }
       for (int y = y0; y < y1; y++)
         for (int x = x0; x < x1; x++)
-          pixels[y * stride + x] = colors[b->kind];
+          pixels[(y - origin) * stride + x] = colors[b->kind];
+      if (y1 > y0)
+        {
+          dirty0 = MIN (dirty0, y0 - origin);
+          dirty1 = MAX (dirty1, y1 - origin);
+        }
     }
-  cairo_surface_mark_dirty (raster);
-  cairo_save (cr);
-  cairo_translate (cr, ox, oy);
-  cairo_scale (cr, 1.0 / sx, 1.0 / sy);
-  cairo_set_source_surface (cr, raster, 0, 0);
-  cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
-  cairo_paint (cr);
-  cairo_restore (cr);
+  if (whole)
+    {
+      cairo_surface_mark_dirty (raster);
+      cairo_save (cr);
+      cairo_translate (cr, ox, oy);
+      cairo_scale (cr, 1.0 / sx, 1.0 / sy);
+      cairo_set_source_surface (cr, raster, 0, 0);
+      cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
+      cairo_paint (cr);
+      cairo_restore (cr);
+    }
+  else
+    paint_strip (cr, pixels, stride, rw, origin, dirty0, dirty1, ox, oy, sx, sy);
   cairo_surface_destroy (raster);
 }
 
