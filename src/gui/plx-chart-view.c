@@ -597,7 +597,7 @@ on_drag_update (GtkGestureDrag *gesture, double dx, double dy, PlxChartView *sel
 }
 
 static void select_event (PlxChartView *self, gint index, gboolean reveal);
-static const PlxChartBar *bar_at (const PlxTimelineLayout *l, double x, double y);
+static gboolean bar_at (const PlxTimelineLayout *l, double x, double y, PlxChartBar *bar);
 
 /* A press and release in place selects the event under it (or nothing), and the row
  * under it becomes the one the keys step through. */
@@ -625,8 +625,8 @@ on_drag_end (GtkGestureDrag *gesture, double dx, double dy, PlxChartView *self)
   if (row >= 0)
     set_focus_row (self, &g_array_index (l->rows, PlxChartRow, row));
   {
-    const PlxChartBar *bar = bar_at (l, x0 / w, y0 / h);
-    select_event (self, bar != NULL ? (gint) bar->event : -1, FALSE);
+    PlxChartBar bar;
+    select_event (self, bar_at (l, x0 / w, y0 / h, &bar) ? (gint) bar.event : -1, FALSE);
   }
 }
 
@@ -973,20 +973,30 @@ describe_event (const PlxTimelineEvent *ev, gboolean per_device, const char *sep
 /* The bar under (x, y) (0..1 of the chart). As plx_timeline_layout_hit, a thin bar
  * is found a pixel and a half beside it, but only where no bar is under the pointer
  * itself: in a dense stretch the neighbouring column would otherwise answer. */
-static const PlxChartBar *
-bar_at (const PlxTimelineLayout *l, double x, double y)
+static gboolean
+bar_at (const PlxTimelineLayout *l, double x, double y, PlxChartBar *bar)
 {
   for (guint pass = 0; pass < 2; pass++)
     {
       double slop = pass == 0 ? 0.0 : 1.5 / l->width_px;
+      /* The column shares lie over the bars, as they are drawn after them. */
+      for (guint i = l->shares->len; i-- > 0;)
+        {
+          plx_timeline_layout_share_bar (l, &g_array_index (l->shares, PlxChartShare, i), bar);
+          if (y >= bar->y0 && y <= bar->y1 && x >= bar->x0 - slop && x < bar->x1 + slop)
+            return TRUE;
+        }
       for (guint i = l->bars->len; i-- > 0;)
         {
           const PlxChartBar *b = &g_array_index (l->bars, PlxChartBar, i);
           if (y >= b->y0 && y <= b->y1 && x >= b->x0 - slop && x < b->x1 + slop)
-            return b;
+            {
+              *bar = *b;
+              return TRUE;
+            }
         }
     }
-  return NULL;
+  return FALSE;
 }
 
 /* A pixel column of events narrower than a pixel: how busy it is. The bar's height is
@@ -1039,7 +1049,8 @@ plx_chart_view_describe_at (PlxChartView *self,
 {
   double w = gtk_widget_get_width (GTK_WIDGET (self)), h = gtk_widget_get_height (GTK_WIDGET (self));
   const PlxTimelineLayout *l;
-  const PlxChartBar *bar;
+  PlxChartBar bar_buf;
+  const PlxChartBar *bar = &bar_buf;
   PlxTimelineEvent bar_event;
   g_autofree char *event = NULL;
 
@@ -1048,8 +1059,7 @@ plx_chart_view_describe_at (PlxChartView *self,
   l = ensure_layout (self);
   if (l == NULL)
     return NULL;
-  bar = bar_at (l, x / w, y / h);
-  if (bar == NULL || event_at (self, (gint) bar->event, &bar_event) == NULL)
+  if (!bar_at (l, x / w, y / h, &bar_buf) || event_at (self, (gint) bar->event, &bar_event) == NULL)
     return NULL;
   event = describe_event (&bar_event, per_device (self), "\n");
   if (bar->aggregate)

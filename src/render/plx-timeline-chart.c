@@ -39,6 +39,7 @@ plx_timeline_layout_free (PlxTimelineLayout *layout)
     return;
   g_array_unref (layout->rows);
   g_array_unref (layout->bars);
+  g_array_unref (layout->shares);
   g_array_unref (layout->ticks);
   g_array_unref (layout->legend);
   if (layout->texts != NULL)
@@ -202,7 +203,7 @@ smooth_columns (const Columns *cols, guint n_cols, SmoothScratch *scratch)
 /* Stacks each kind's share of the column from the row's bottom. */
 static void
 emit_columns (PlxTimelineLayout *l, const PlxChartRow *row, const Columns *cols, const double *busy,
-              guint n_cols, double col0_px, double col_s)
+              guint n_cols, double col_s)
 {
   const guint nk = cols->n_kinds;
 
@@ -217,26 +218,21 @@ emit_columns (PlxTimelineLayout *l, const PlxChartRow *row, const Columns *cols,
       for (guint k = 0; k < nk; k++)
         {
           double share = busy[(gsize) c * nk + k] / col_s;
-          PlxChartBar bar;
+          PlxChartShare bar;
 
           if (share <= 0.0)
             continue;
           /* Overlapping streams merged into one row can exceed the column. */
           if (total > col_s)
             share *= col_s / total;
-          bar.x0 = (col0_px + c) / l->width_px;
-          bar.x1 = (col0_px + c + 1.0) / l->width_px;
+          bar.column = c;
           bar.y1 = y;
           bar.y0 = y - share * hgt;
           y = bar.y0;
           bar.kind = cols->kind[k];
-          bar.aggregate = TRUE;
-          bar.show_label = FALSE;
-          bar.text = NULL;
-          bar.micro_batch = PLX_NO_MICRO_BATCH;
           bar.event = cols->first_event[c];
           bar.n_events = cols->n[c];
-          g_array_append_val (l->bars, bar);
+          g_array_append_val (l->shares, bar);
         }
     }
 }
@@ -292,6 +288,7 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
 
   l->rows = g_array_new (FALSE, FALSE, sizeof (PlxChartRow));
   l->bars = g_array_new (FALSE, FALSE, sizeof (PlxChartBar));
+  l->shares = g_array_new (FALSE, FALSE, sizeof (PlxChartShare));
   l->ticks = g_array_new (FALSE, FALSE, sizeof (PlxAxisTick));
   l->legend = g_array_new (FALSE, FALSE, sizeof (PlxLegendItem));
   l->texts = g_string_chunk_new (256);
@@ -505,7 +502,7 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
       }
     for (guint ri = 0; ri < l->rows->len; ri++)
       emit_columns (l, &g_array_index (l->rows, PlxChartRow, ri), &cols[ri],
-                    smooth_columns (&cols[ri], n_cols, &scratch), n_cols, col0_px, col_s);
+                    smooth_columns (&cols[ri], n_cols, &scratch), n_cols, col_s);
     g_free (scratch.out);
     g_free (scratch.total);
     g_free (scratch.major);
@@ -550,6 +547,26 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
   return l;
 }
 
+void
+plx_timeline_layout_share_bar (const PlxTimelineLayout *l,
+                               const PlxChartShare     *share,
+                               PlxChartBar             *bar)
+{
+  double col0_px = l->plot_x0 * l->width_px;
+
+  bar->x0 = (col0_px + share->column) / l->width_px;
+  bar->x1 = (col0_px + share->column + 1.0) / l->width_px;
+  bar->y0 = share->y0;
+  bar->y1 = share->y1;
+  bar->kind = share->kind;
+  bar->show_label = FALSE;
+  bar->aggregate = TRUE;
+  bar->micro_batch = PLX_NO_MICRO_BATCH;
+  bar->event = share->event;
+  bar->n_events = share->n_events;
+  bar->text = NULL;
+}
+
 gint
 plx_timeline_layout_hit (const PlxTimelineLayout *l,
                          double                   x,
@@ -557,6 +574,14 @@ plx_timeline_layout_hit (const PlxTimelineLayout *l,
 {
   double slop = 1.5 / l->width_px;
 
+  /* The shares were the last bars laid out, so they are looked at first. */
+  for (guint i = l->shares->len; i-- > 0;)
+    {
+      PlxChartBar b;
+      plx_timeline_layout_share_bar (l, &g_array_index (l->shares, PlxChartShare, i), &b);
+      if (y >= b.y0 && y <= b.y1 && x >= b.x0 - slop && x <= b.x1 + slop)
+        return (gint) b.event;
+    }
   for (guint i = l->bars->len; i-- > 0;)
     {
       const PlxChartBar *b = &g_array_index (l->bars, PlxChartBar, i);
@@ -567,12 +592,14 @@ plx_timeline_layout_hit (const PlxTimelineLayout *l,
 }
 
 /* A column share's pixels in the raster, clamped to it; FALSE when it is not one. */
-static gboolean
-column_pixels (const PlxChartBar *b, double width, double height, double ox, double oy, double sx, double sy,
-               int rw, int rh, int *x0, int *x1, int *y0, int *y1)
+static void
+column_pixels (const PlxTimelineLayout *l, const PlxChartShare *share, double width, double height, double ox,
+               double oy, double sx, double sy, int rw, int rh, int *x0, int *x1, int *y0, int *y1)
 {
-  if (!b->aggregate)
-    return FALSE;
+  PlxChartBar bar;
+  const PlxChartBar *b = &bar;
+
+  plx_timeline_layout_share_bar (l, share, &bar);
   *x0 = (int) floor ((b->x0 * width - ox) * sx);
   *x1 = MAX ((int) floor ((b->x1 * width - ox) * sx), *x0 + 1);
   *y0 = (int) round ((b->y0 * height - oy) * sy);
@@ -581,7 +608,6 @@ column_pixels (const PlxChartBar *b, double width, double height, double ox, dou
   *x1 = CLAMP (*x1, 0, rw);
   *y0 = CLAMP (*y0, 0, rh);
   *y1 = CLAMP (*y1, 0, rh);
-  return TRUE;
 }
 
 /* Paints rows first..end of the strip, whose row 0 is the plot raster's row `origin`,
@@ -627,11 +653,9 @@ render_columns (const PlxTimelineLayout *l,
   guint32 colors[PLX_N_KINDS];
   cairo_surface_t *raster;
   guint32 *pixels;
-  gboolean any = FALSE, whole;
+  gboolean whole;
 
-  for (guint i = 0; i < l->bars->len && !any; i++)
-    any = g_array_index (l->bars, PlxChartBar, i).aggregate;
-  if (!any)
+  if (l->shares->len == 0)
     return;
   cairo_user_to_device_distance (cr, &sx, &sy);
   sx = fabs (sx);
@@ -646,12 +670,12 @@ render_columns (const PlxTimelineLayout *l,
     {
       /* As high as the highest share, so that each fits in one strip. */
       strip_h = 64;
-      for (guint i = 0; i < l->bars->len; i++)
+      for (guint i = 0; i < l->shares->len; i++)
         {
           int x0, x1, y0, y1;
-          if (column_pixels (&g_array_index (l->bars, PlxChartBar, i), width, height, ox, oy, sx, sy, rw, rh,
-                             &x0, &x1, &y0, &y1))
-            strip_h = MAX (strip_h, y1 - y0);
+          column_pixels (l, &g_array_index (l->shares, PlxChartShare, i), width, height, ox, oy, sx, sy, rw, rh,
+                         &x0, &x1, &y0, &y1);
+          strip_h = MAX (strip_h, y1 - y0);
         }
       strip_h = MIN (strip_h, rh);
     }
@@ -663,13 +687,12 @@ render_columns (const PlxTimelineLayout *l,
   pixels = (guint32 *) (void *) cairo_image_surface_get_data (raster);
   stride = cairo_image_surface_get_stride (raster) / 4;
   cairo_surface_flush (raster);
-  for (guint i = 0; i < l->bars->len; i++)
+  for (guint i = 0; i < l->shares->len; i++)
     {
-      const PlxChartBar *b = &g_array_index (l->bars, PlxChartBar, i);
+      const PlxChartShare *b = &g_array_index (l->shares, PlxChartShare, i);
       int x0, x1, y0, y1;
 
-      if (!column_pixels (b, width, height, ox, oy, sx, sy, rw, rh, &x0, &x1, &y0, &y1))
-        continue;
+      column_pixels (l, b, width, height, ox, oy, sx, sy, rw, rh, &x0, &x1, &y0, &y1);
       if (!whole && (y0 < origin || y1 > origin + strip_h))
         {
           paint_strip (cr, pixels, stride, rw, origin, dirty0, dirty1, ox, oy, sx, sy);

@@ -27,7 +27,9 @@ typedef struct
 
 /* A bar is one event at least MIN_BAR_PX wide, or, for events narrower than that, one
  * pixel column of a row: each kind's share of the column's time as a stacked
- * segment of the row's height, so dense stretches read as how busy they are. */
+ * segment of the row's height, so dense stretches read as how busy they are. The
+ * layout keeps the latter as PlxChartShare (plx_timeline_layout_share_bar gives
+ * one as a bar); `aggregate` tells which a bar is. */
 typedef struct
 {
   double  x0, x1, y0, y1;  /* 0..1 of the chart */
@@ -40,6 +42,19 @@ typedef struct
   const char *text;        /* a program's op named inside (its label, or the label's
                             * head before ": "), where it fits; else NULL */
 } PlxChartBar;
+
+/* One kind's share of a pixel column of a row, a stacked segment: what events
+ * narrower than MIN_BAR_PX become. A step of 660,000 events makes a quarter of a
+ * million, so they are kept apart from the bars and small: the x extent is the
+ * pixel column, the rest is what a bar would hold. */
+typedef struct
+{
+  double  y0, y1;          /* 0..1 of the chart */
+  guint32 column;          /* pixel column from the plot's left edge */
+  guint32 event;           /* the first timeline event in the column */
+  guint32 n_events;        /* events in the column */
+  guint8  kind;            /* PlxTaskKind */
+} PlxChartShare;
 
 #define PLX_TIMELINE_MIN_BAR_PX 2.0
 
@@ -67,7 +82,8 @@ typedef struct
   double  width_px, height_px;
   double  font_size;
   GArray *rows;            /* PlxChartRow */
-  GArray *bars;            /* PlxChartBar */
+  GArray *bars;            /* PlxChartBar: events drawn one by one */
+  GArray *shares;          /* PlxChartShare: the columns of narrower events, row by row */
   GArray *ticks;           /* PlxAxisTick, position 0..1 along the plot */
   GArray *legend;          /* PlxLegendItem */
   guint   rank_stride;     /* 1, or n when only every n-th stage is shown */
@@ -84,6 +100,10 @@ void               plx_timeline_layout_free (PlxTimelineLayout *layout);
 void               plx_timeline_options_init (PlxTimelineOptions *options,
                                               double              width_px,
                                               double              height_px);
+/* The share as a bar (aggregate, no label). */
+void               plx_timeline_layout_share_bar (const PlxTimelineLayout *layout,
+                                                  const PlxChartShare     *share,
+                                                  PlxChartBar             *bar);
 /* The event under (x, y) in 0..1 chart coordinates, or -1. */
 gint               plx_timeline_layout_hit (const PlxTimelineLayout *layout,
                                             double                   x,

@@ -633,15 +633,17 @@ test_dense_tooltip (void)
   span = l->t1_s - l->t0_s;
   pw = (l->plot_x1 - l->plot_x0) * w;
   col_s = span / pw;
-  for (guint i = 0; i < l->bars->len && checked < 25; i++)
+  for (guint i = 0; i < l->shares->len && checked < 25; i++)
     {
-      const PlxChartBar *b = &g_array_index (l->bars, PlxChartBar, i);
+      PlxChartBar bar;
+      const PlxChartBar *b = &bar;
       const PlxChartRow *row = NULL;
       double c0, c1, busy = 0.0, shown;
       gboolean all_narrow = TRUE;
       g_autofree char *text = NULL;
       const char *here;
 
+      plx_timeline_layout_share_bar (l, &g_array_index (l->shares, PlxChartShare, i), &bar);
       if (!b->aggregate || b->n_events < 2)
         continue;
       for (guint r = 0; r < l->rows->len; r++)

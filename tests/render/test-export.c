@@ -70,7 +70,7 @@ draw_timeline (cairo_t *cr,
   plx_timeline_options_init (&o, width, height);
   o.title = "gpt2, pp 4, dp 2";
   layout = plx_timeline_layout_new (d->timeline, &o);
-  d->n_bars = layout->bars->len;
+  d->n_bars = layout->bars->len + layout->shares->len;
   plx_timeline_chart_render (layout, d->style, cr, width, height);
   if (d->break_cr)
     cairo_restore (cr); /* no matching save: CAIRO_STATUS_INVALID_RESTORE */

@@ -133,11 +133,11 @@ test_dense_busy_share (void)
   l = plx_timeline_layout_new (tl, &o);
   col_s = (l->t1_s - l->t0_s) / ((l->plot_x1 - l->plot_x0) * l->width_px);
   row_h = g_array_index (l->rows, PlxChartRow, 0).y1 - g_array_index (l->rows, PlxChartRow, 0).y0;
-  g_assert_cmpuint (l->bars->len, <, 300);
-  for (guint i = 0; i < l->bars->len; i++)
+  g_assert_cmpuint (l->bars->len, ==, 0);
+  g_assert_cmpuint (l->shares->len, <, 300);
+  for (guint i = 0; i < l->shares->len; i++)
     {
-      const PlxChartBar *b = &g_array_index (l->bars, PlxChartBar, i);
-      g_assert_true (b->aggregate);
+      const PlxChartShare *b = &g_array_index (l->shares, PlxChartShare, i);
       busy += (b->y1 - b->y0) / row_h * col_s;
     }
   g_assert_cmpfloat (fabs (busy - 1.0), <, 1e-9);
@@ -151,11 +151,16 @@ column_shares (const PlxTimelineLayout *l, guint n_cols, double *share /* n_cols
   double col_w = 1.0 / l->width_px;
 
   memset (share, 0, sizeof (double) * n_cols * PLX_N_KINDS);
-  for (guint i = 0; i < l->bars->len; i++)
+  g_assert_cmpuint (l->bars->len, ==, 0);
+  for (guint i = 0; i < l->shares->len; i++)
     {
-      const PlxChartBar *b = &g_array_index (l->bars, PlxChartBar, i);
-      guint c = (guint) floor ((b->x0 - l->plot_x0) / col_w + 0.5);
+      PlxChartBar bar;
+      const PlxChartBar *b = &bar;
+      guint c;
+      plx_timeline_layout_share_bar (l, &g_array_index (l->shares, PlxChartShare, i), &bar);
+      c = (guint) floor ((b->x0 - l->plot_x0) / col_w + 0.5);
       g_assert_true (b->aggregate);
+      g_assert_cmpuint (c, ==, g_array_index (l->shares, PlxChartShare, i).column);
       g_assert_cmpuint (c, <, n_cols);
       share[(gsize) c * PLX_N_KINDS + b->kind] += (b->y1 - b->y0) / row_h;
     }
