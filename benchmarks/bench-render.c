@@ -41,7 +41,7 @@ main (int argc, char **argv)
   PlxRenderStyle style;
   double total[ROUNDS], layout[ROUNDS], sorted[ROUNDS];
   glong layout_faults[ROUNDS], render_faults[ROUNDS];
-  guint bars = 0;
+  guint bars = 0, shares = 0;
 
   g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &report, NULL, &tl, NULL, &error));
   plx_render_style_init (&style, FALSE, 1.0);
@@ -69,6 +69,7 @@ main (int argc, char **argv)
       layout_faults[round] = f1 - f0;
       render_faults[round] = minor_faults () - f1;
       bars = l->bars->len;
+      shares = l->shares->len;
       plx_timeline_layout_free (l);
       cairo_destroy (cr);
       cairo_surface_destroy (s);
@@ -79,7 +80,7 @@ main (int argc, char **argv)
           plx_timeline_n_events (tl));
   printf ("  layout + render   %.1f ms cold (first round; target < 15 ms), best %.1f ms, median %.1f ms of %d\n",
           total[0] * 1e3, sorted[0] * 1e3, sorted[ROUNDS / 2] * 1e3, ROUNDS);
-  printf ("  layout alone      %.1f ms cold, %u bars drawn\n", layout[0] * 1e3, bars);
+  printf ("  layout alone      %.1f ms cold, %u bars and %u column shares drawn\n", layout[0] * 1e3, bars, shares);
   printf ("  page faults       layout %ld, render %ld cold; layout %ld, render %ld in the last round\n",
           layout_faults[0], render_faults[0], layout_faults[ROUNDS - 1], render_faults[ROUNDS - 1]);
   return 0;

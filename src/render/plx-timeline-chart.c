@@ -500,6 +500,17 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
               cols[ri].busy[(gsize) c * cols[ri].n_kinds + cols[ri].slot[ev->kind]] += overlap;
           }
       }
+    /* At most one share per kind of a column that holds events: reserved at once, so
+     * the array is not moved while it grows, and pages never written are never touched. */
+    {
+      gsize most = 0;
+      for (guint ri = 0; ri < l->rows->len; ri++)
+        for (guint c = 0; c < n_cols; c++)
+          if (cols[ri].n[c] > 0)
+            most += cols[ri].n_kinds;
+      g_array_set_size (l->shares, most);
+      g_array_set_size (l->shares, 0);
+    }
     for (guint ri = 0; ri < l->rows->len; ri++)
       emit_columns (l, &g_array_index (l->rows, PlxChartRow, ri), &cols[ri],
                     smooth_columns (&cols[ri], n_cols, &scratch), n_cols, col_s);
