@@ -982,7 +982,7 @@ bar_at (const PlxTimelineLayout *l, double x, double y, PlxChartBar *bar)
       /* The column shares lie over the bars, as they are drawn after them. */
       for (guint i = l->shares->len; i-- > 0;)
         {
-          plx_timeline_layout_share_bar (l, &g_array_index (l->shares, PlxChartShare, i), bar);
+          plx_timeline_layout_share_bar (l, i, bar);
           if (y >= bar->y0 && y <= bar->y1 && x >= bar->x0 - slop && x < bar->x1 + slop)
             return TRUE;
         }

@@ -14,6 +14,10 @@
 #include "plx-render-text.h"
 #include "plx-timeline-chart.h"
 
+/* 24 bytes a share; 24 bits of row index hold any row count a cairo surface (at most
+ * 32,767 pixels high) can show. */
+G_STATIC_ASSERT (sizeof (PlxChartShare) == 24);
+
 #define MARGIN_LEFT_PX 118.0
 #define MARGIN_RIGHT_PX 16.0
 #define TITLE_PX 34.0
@@ -202,10 +206,11 @@ smooth_columns (const Columns *cols, guint n_cols, SmoothScratch *scratch)
 
 /* Stacks each kind's share of the column from the row's bottom. */
 static void
-emit_columns (PlxTimelineLayout *l, const PlxChartRow *row, const Columns *cols, const double *busy,
+emit_columns (PlxTimelineLayout *l, guint row_index, const Columns *cols, const double *busy,
               guint n_cols, double col_s)
 {
   const guint nk = cols->n_kinds;
+  const PlxChartRow *row = &g_array_index (l->rows, PlxChartRow, row_index);
 
   for (guint c = 0; c < n_cols; c++)
     {
@@ -226,7 +231,7 @@ emit_columns (PlxTimelineLayout *l, const PlxChartRow *row, const Columns *cols,
           if (total > col_s)
             share *= col_s / total;
           bar.column = c;
-          bar.y1 = y;
+          bar.row = row_index;
           bar.y0 = y - share * hgt;
           y = bar.y0;
           bar.kind = cols->kind[k];
@@ -512,7 +517,7 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
       g_array_set_size (l->shares, 0);
     }
     for (guint ri = 0; ri < l->rows->len; ri++)
-      emit_columns (l, &g_array_index (l->rows, PlxChartRow, ri), &cols[ri],
+      emit_columns (l, ri, &cols[ri],
                     smooth_columns (&cols[ri], n_cols, &scratch), n_cols, col_s);
     g_free (scratch.out);
     g_free (scratch.total);
@@ -560,15 +565,19 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
 
 void
 plx_timeline_layout_share_bar (const PlxTimelineLayout *l,
-                               const PlxChartShare     *share,
+                               guint                    index,
                                PlxChartBar             *bar)
 {
+  const PlxChartShare *share = &g_array_index (l->shares, PlxChartShare, index);
+  const PlxChartShare *below = index > 0 ? share - 1 : NULL;
   double col0_px = l->plot_x0 * l->width_px;
 
   bar->x0 = (col0_px + share->column) / l->width_px;
   bar->x1 = (col0_px + share->column + 1.0) / l->width_px;
   bar->y0 = share->y0;
-  bar->y1 = share->y1;
+  /* Shares stack from the row's bottom, one on the other, as emit_columns made them. */
+  bar->y1 = below != NULL && below->row == share->row && below->column == share->column
+              ? below->y0 : g_array_index (l->rows, PlxChartRow, share->row).y1;
   bar->kind = share->kind;
   bar->show_label = FALSE;
   bar->aggregate = TRUE;
@@ -589,7 +598,7 @@ plx_timeline_layout_hit (const PlxTimelineLayout *l,
   for (guint i = l->shares->len; i-- > 0;)
     {
       PlxChartBar b;
-      plx_timeline_layout_share_bar (l, &g_array_index (l->shares, PlxChartShare, i), &b);
+      plx_timeline_layout_share_bar (l, i, &b);
       if (y >= b.y0 && y <= b.y1 && x >= b.x0 - slop && x <= b.x1 + slop)
         return (gint) b.event;
     }
@@ -604,7 +613,7 @@ plx_timeline_layout_hit (const PlxTimelineLayout *l,
 
 /* A column share's pixels in the raster, clamped to it; FALSE when it is not one. */
 static void
-column_pixels (const PlxTimelineLayout *l, const PlxChartShare *share, double width, double height, double ox,
+column_pixels (const PlxTimelineLayout *l, guint share, double width, double height, double ox,
                double oy, double sx, double sy, int rw, int rh, int *x0, int *x1, int *y0, int *y1)
 {
   PlxChartBar bar;
@@ -684,7 +693,7 @@ render_columns (const PlxTimelineLayout *l,
       for (guint i = 0; i < l->shares->len; i++)
         {
           int x0, x1, y0, y1;
-          column_pixels (l, &g_array_index (l->shares, PlxChartShare, i), width, height, ox, oy, sx, sy, rw, rh,
+          column_pixels (l, i, width, height, ox, oy, sx, sy, rw, rh,
                          &x0, &x1, &y0, &y1);
           strip_h = MAX (strip_h, y1 - y0);
         }
@@ -703,7 +712,7 @@ render_columns (const PlxTimelineLayout *l,
       const PlxChartShare *b = &g_array_index (l->shares, PlxChartShare, i);
       int x0, x1, y0, y1;
 
-      column_pixels (l, b, width, height, ox, oy, sx, sy, rw, rh, &x0, &x1, &y0, &y1);
+      column_pixels (l, i, width, height, ox, oy, sx, sy, rw, rh, &x0, &x1, &y0, &y1);
       if (!whole && (y0 < origin || y1 > origin + strip_h))
         {
           paint_strip (cr, pixels, stride, rw, origin, dirty0, dirty1, ox, oy, sx, sy);

@@ -45,15 +45,17 @@ typedef struct
 
 /* One kind's share of a pixel column of a row, a stacked segment: what events
  * narrower than MIN_BAR_PX become. A step of 660,000 events makes a quarter of a
- * million, so they are kept apart from the bars and small: the x extent is the
- * pixel column, the rest is what a bar would hold. */
+ * million, so they are kept apart from the bars and small (24 bytes): the x extent
+ * is the pixel column, and the bottom edge is the top of the share before it in the
+ * column, or the row's bottom (plx_timeline_layout_share_bar gives both). */
 typedef struct
 {
-  double  y0, y1;          /* 0..1 of the chart */
+  double  y0;              /* top, 0..1 of the chart */
   guint32 column;          /* pixel column from the plot's left edge */
   guint32 event;           /* the first timeline event in the column */
   guint32 n_events;        /* events in the column */
-  guint8  kind;            /* PlxTaskKind */
+  guint32 row : 24;        /* index into rows */
+  guint32 kind : 8;        /* PlxTaskKind */
 } PlxChartShare;
 
 #define PLX_TIMELINE_MIN_BAR_PX 2.0
@@ -100,9 +102,9 @@ void               plx_timeline_layout_free (PlxTimelineLayout *layout);
 void               plx_timeline_options_init (PlxTimelineOptions *options,
                                               double              width_px,
                                               double              height_px);
-/* The share as a bar (aggregate, no label). */
+/* Share `index` of layout->shares as a bar (aggregate, no label). */
 void               plx_timeline_layout_share_bar (const PlxTimelineLayout *layout,
-                                                  const PlxChartShare     *share,
+                                                  guint                    index,
                                                   PlxChartBar             *bar);
 /* The event under (x, y) in 0..1 chart coordinates, or -1. */
 gint               plx_timeline_layout_hit (const PlxTimelineLayout *layout,

@@ -643,7 +643,7 @@ test_dense_tooltip (void)
       g_autofree char *text = NULL;
       const char *here;
 
-      plx_timeline_layout_share_bar (l, &g_array_index (l->shares, PlxChartShare, i), &bar);
+      plx_timeline_layout_share_bar (l, i, &bar);
       if (!b->aggregate || b->n_events < 2)
         continue;
       for (guint r = 0; r < l->rows->len; r++)
