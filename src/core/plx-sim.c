@@ -187,14 +187,28 @@ input_time (const Sim *sim, guint k, const PlxScheduleEntry *e)
     }
 }
 
-static void
-wake_stage (GArray *wake, guint stage)
+/* Stages whose next entry may have become runnable, last in first out: pushed and
+ * popped once a pass, so kept as a bare array rather than a GArray (a call and a
+ * copy each way). The visiting order decides the timeline's event order. */
+typedef struct
 {
-  g_array_append_val (wake, stage);
+  guint *stages;
+  gsize  len, size;
+} WakeStack;
+
+static inline void
+wake_stage (WakeStack *wake, guint stage)
+{
+  if (wake->len == wake->size)
+    {
+      wake->size = MAX (64, wake->size * 2);
+      wake->stages = g_renew (guint, wake->stages, wake->size);
+    }
+  wake->stages[wake->len++] = stage;
 }
 
 static void
-advance_stage (Sim *sim, guint s, GArray *wake)
+advance_stage (Sim *sim, guint s, WakeStack *wake)
 {
   const PlxPlan *plan = sim->plan;
   GArray *entries = sim->order->stages[s];
@@ -298,7 +312,7 @@ plx_sim_run (const PlxPlan          *plan,
   Sim sim = { 0 };
   guint pp = plan->pp;
   gsize n;
-  g_autoptr (GArray) wake = g_array_new (FALSE, FALSE, sizeof (guint));
+  WakeStack wake = { NULL, 0, 0 };
   g_autofree double *stage_end = NULL, *compute_end = NULL, *grads_done = NULL, *exposed = NULL;
   double step = 0.0;
   guint peak_stage = 0;
@@ -356,13 +370,13 @@ plx_sim_run (const PlxPlan          *plan,
   /* Advance every stage as far as its inputs allow; a stage whose output another
    * needs wakes that one. */
   for (guint s = pp; s-- > 0;)
-    g_array_append_val (wake, s);
-  while (wake->len > 0)
+    wake_stage (&wake, s);
+  while (wake.len > 0)
     {
-      guint s = g_array_index (wake, guint, wake->len - 1);
-      g_array_set_size (wake, wake->len - 1);
-      advance_stage (&sim, s, wake);
+      guint s = wake.stages[--wake.len];
+      advance_stage (&sim, s, &wake);
     }
+  g_free (wake.stages);
   for (guint s = 0; s < pp; s++)
     if (sim.next[s] < order->stages[s]->len)
       {
