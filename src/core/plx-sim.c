@@ -15,6 +15,7 @@
 #include "parallax/plx-error.h"
 #include "parallax/plx-sim.h"
 
+#include "plx-sim-window.h"
 #include "plx-timeline-store.h"
 
 /* Gradient-bucket bars per chunk on the timeline. */
@@ -25,11 +26,17 @@ typedef struct
   const PlxPlan          *plan;
   const PlxScheduleOrder *order;
   guint                   K;
-  guint64                 m;
-  /* Per virtual stage and micro-batch: when the pass ended, NAN until known. Its
-   * output reaches the next stage send_s later (computed again where needed: the
-   * same addition, so the same time, and half the memory touched). */
+  /* Per virtual stage, a ring of `window` slots (plx-sim-window.h): when micro-batch
+   * mb's pass ended, in slot mb & (window - 1), known while its tag is mb + 1 (0:
+   * nothing yet, so the ring starts as untouched zero pages). Its output reaches the
+   * next stage send_s later (computed again where needed: the same addition, so the
+   * same time). A slot is taken over by mb + window only after the stage has run
+   * mb's last pass; by then the neighbours have read mb's times too: B(k, mb) ran
+   * after B(k+1, mb), which ran after F(k+1, mb); and B(k, mb + window) runs after
+   * F(k - 1, mb + window), which the window puts after B(k - 1, mb). */
+  guint                   window;
   double                 *f_end, *b_end;
+  guint32                *f_tag, *b_tag;
   double                 *stage_free;
   guint                  *next;
   double                 *act, *act_peak, *act_peak_time;
@@ -149,34 +156,59 @@ run_pass (Sim *sim, guint stage, guint k, PlxPass pass, guint32 mb, double start
     record_pass (sim, stage, k, pass, mb, start);
 }
 
+static gsize
+ring_slot (const Sim *sim, guint k, guint32 mb)
+{
+  return (gsize) k * sim->window + (mb & (sim->window - 1));
+}
+
 /* The time the entry's input is available, or NAN if not yet known. */
 static double
 input_time (const Sim *sim, guint k, const PlxScheduleEntry *e)
 {
-  gsize i = (gsize) k * sim->m + e->micro_batch;
+  gsize i = ring_slot (sim, k, e->micro_batch), w = sim->window;
+  guint32 tag = e->micro_batch + 1;
 
   switch (e->pass)
     {
     case PLX_PASS_FORWARD:
-      return k == 0 ? 0.0 : sim->f_end[i - sim->m] + sim->plan->send_s;
+      if (k == 0)
+        return 0.0;
+      return sim->f_tag[i - w] == tag ? sim->f_end[i - w] + sim->plan->send_s : NAN;
     case PLX_PASS_BACKWARD:
-      if (isnan (sim->f_end[i]))
+      if (sim->f_tag[i] != tag)
         return NAN;
-      return k + 1 == sim->K ? sim->f_end[i] : sim->b_end[i + sim->m] + sim->plan->send_s;
+      if (k + 1 == sim->K)
+        return sim->f_end[i];
+      return sim->b_tag[i + w] == tag ? sim->b_end[i + w] + sim->plan->send_s : NAN;
     case PLX_PASS_WEIGHT_GRAD:
     default:
-      return sim->b_end[i];
+      return sim->b_tag[i] == tag ? sim->b_end[i] : NAN;
     }
 }
 
-static void
-wake_stage (GArray *wake, guint stage)
+/* Stages whose next entry may have become runnable, last in first out: pushed and
+ * popped once a pass, so kept as a bare array rather than a GArray (a call and a
+ * copy each way). The visiting order decides the timeline's event order. */
+typedef struct
 {
-  g_array_append_val (wake, stage);
+  guint *stages;
+  gsize  len, size;
+} WakeStack;
+
+static inline void
+wake_stage (WakeStack *wake, guint stage)
+{
+  if (wake->len == wake->size)
+    {
+      wake->size = MAX (64, wake->size * 2);
+      wake->stages = g_renew (guint, wake->stages, wake->size);
+    }
+  wake->stages[wake->len++] = stage;
 }
 
 static void
-advance_stage (Sim *sim, guint s, GArray *wake)
+advance_stage (Sim *sim, guint s, WakeStack *wake)
 {
   const PlxPlan *plan = sim->plan;
   GArray *entries = sim->order->stages[s];
@@ -185,7 +217,7 @@ advance_stage (Sim *sim, guint s, GArray *wake)
     {
       const PlxScheduleEntry *e = &g_array_index (entries, PlxScheduleEntry, sim->next[s]);
       guint k = e->chunk * plan->pp + s;
-      gsize i = (gsize) k * sim->m + e->micro_batch;
+      gsize i = ring_slot (sim, k, e->micro_batch);
       const PlxPlanChunk *chunk = &plan->chunks[k];
       double ready = input_time (sim, k, e), start, end, free_at;
 
@@ -204,6 +236,7 @@ advance_stage (Sim *sim, guint s, GArray *wake)
         case PLX_PASS_FORWARD:
           memory_change (sim, s, start, chunk->saved_bytes);
           sim->f_end[i] = end;
+          sim->f_tag[i] = e->micro_batch + 1;
           if (k + 1 < sim->K)
             {
               free_at = end + plan->send_s;
@@ -233,6 +266,7 @@ advance_stage (Sim *sim, guint s, GArray *wake)
           else
             memory_change (sim, s, end, -(chunk->saved_bytes - chunk->wgrad_saved_bytes));
           sim->b_end[i] = end;
+          sim->b_tag[i] = e->micro_batch + 1;
           if (k > 0)
             {
               free_at = end + plan->send_s;
@@ -278,7 +312,7 @@ plx_sim_run (const PlxPlan          *plan,
   Sim sim = { 0 };
   guint pp = plan->pp;
   gsize n;
-  g_autoptr (GArray) wake = g_array_new (FALSE, FALSE, sizeof (guint));
+  WakeStack wake = { NULL, 0, 0 };
   g_autofree double *stage_end = NULL, *compute_end = NULL, *grads_done = NULL, *exposed = NULL;
   double step = 0.0;
   guint peak_stage = 0;
@@ -291,12 +325,12 @@ plx_sim_run (const PlxPlan          *plan,
   sim.plan = plan;
   sim.order = order;
   sim.K = pp * plan->virtual_stages;
-  sim.m = plan->micro_batches;
-  n = (gsize) sim.K * sim.m;
+  sim.window = plx_sim_window (order);
+  n = (gsize) sim.K * sim.window;
   sim.f_end = g_new (double, n);
   sim.b_end = g_new (double, n);
-  for (gsize i = 0; i < n; i++)
-    sim.f_end[i] = sim.b_end[i] = NAN;
+  sim.f_tag = g_new0 (guint32, n);
+  sim.b_tag = g_new0 (guint32, n);
   sim.stage_free = g_new0 (double, pp);
   sim.next = g_new0 (guint, pp);
   sim.act = g_new0 (double, pp);
@@ -336,13 +370,13 @@ plx_sim_run (const PlxPlan          *plan,
   /* Advance every stage as far as its inputs allow; a stage whose output another
    * needs wakes that one. */
   for (guint s = pp; s-- > 0;)
-    g_array_append_val (wake, s);
-  while (wake->len > 0)
+    wake_stage (&wake, s);
+  while (wake.len > 0)
     {
-      guint s = g_array_index (wake, guint, wake->len - 1);
-      g_array_set_size (wake, wake->len - 1);
-      advance_stage (&sim, s, wake);
+      guint s = wake.stages[--wake.len];
+      advance_stage (&sim, s, &wake);
     }
+  g_free (wake.stages);
   for (guint s = 0; s < pp; s++)
     if (sim.next[s] < order->stages[s]->len)
       {
@@ -494,6 +528,8 @@ plx_sim_run (const PlxPlan          *plan,
 out:
   g_free (sim.f_end);
   g_free (sim.b_end);
+  g_free (sim.f_tag);
+  g_free (sim.b_tag);
   g_free (sim.stage_free);
   g_free (sim.next);
   g_free (sim.act);

@@ -1,0 +1,114 @@
+/* The event engine's ring of end times (src/core/plx-sim-window.c): the window for
+ * built-in schedules, worked out by hand, and checked against a brute-force reading
+ * of its promise: on every stage, a forward of (chunk, mb) comes after the last pass
+ * of every earlier micro-batch of that chunk with the same residue modulo W. */
+#include "parallax/parallax.h"
+#include "../../src/core/plx-sim-window.h"
+
+static gboolean
+brute_force_holds (const PlxScheduleOrder *o, guint w)
+{
+  PlxPass last = o->split_backward ? PLX_PASS_WEIGHT_GRAD : PLX_PASS_BACKWARD;
+
+  for (guint s = 0; s < o->pp; s++)
+    {
+      GArray *a = o->stages[s];
+
+      for (guint i = 0; i < a->len; i++)
+        {
+          const PlxScheduleEntry *f = &g_array_index (a, PlxScheduleEntry, i);
+
+          if (f->pass != PLX_PASS_FORWARD)
+            continue;
+          for (guint j = 0; j < i; j++)
+            {
+              const PlxScheduleEntry *g = &g_array_index (a, PlxScheduleEntry, j);
+              gboolean finished = FALSE;
+
+              if (g->pass != PLX_PASS_FORWARD || g->chunk != f->chunk || g->micro_batch % w != f->micro_batch % w)
+                continue;
+              for (guint l = j + 1; l < i; l++)
+                {
+                  const PlxScheduleEntry *h = &g_array_index (a, PlxScheduleEntry, l);
+                  if (h->pass == last && h->chunk == g->chunk && h->micro_batch == g->micro_batch)
+                    finished = TRUE;
+                }
+              if (!finished)
+                return FALSE;
+            }
+        }
+    }
+  return TRUE;
+}
+
+static guint
+assert_window (const PlxScheduleOrder *o)
+{
+  guint w = plx_sim_window (o);
+
+  /* A power of two that holds, and the next smaller one does not. */
+  g_assert_cmpuint (w & (w - 1), ==, 0);
+  g_assert_true (brute_force_holds (o, w));
+  if (w > 1)
+    g_assert_false (brute_force_holds (o, w / 2));
+  return w;
+}
+
+static void
+test_builtins (void)
+{
+  struct { PlxSchedule schedule; guint p, v; guint64 m; guint want; } cases[] = {
+    /* 1F1B: stage 0 has p micro-batches open (p - 1 warm-up forwards, then one
+     * more before B0), and F(mb + p) follows B(mb): p = 4 gives 4. */
+    { PLX_SCHEDULE_1F1B, 4, 1, 16, 4 },
+    /* p = 3: three open, so the ring is the next power of two, 4. */
+    { PLX_SCHEDULE_1F1B, 3, 1, 16, 4 },
+    /* GPipe: all 5 forwards open at once: 8 slots, more than m. */
+    { PLX_SCHEDULE_GPIPE, 2, 1, 5, 8 },
+    /* Interleaved and ZB-H1: the brute force decides. */
+    { PLX_SCHEDULE_INTERLEAVED_1F1B, 4, 2, 16, 0 },
+    { PLX_SCHEDULE_INTERLEAVED_1F1B, 2, 3, 12, 0 },
+    { PLX_SCHEDULE_ZERO_BUBBLE_H1, 4, 1, 16, 0 },
+    { PLX_SCHEDULE_ZERO_BUBBLE_H1, 3, 1, 7, 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (PlxScheduleOrder) o =
+        plx_schedule_order_new (cases[i].schedule, cases[i].p, cases[i].v, cases[i].m);
+      guint w = assert_window (o);
+
+      if (cases[i].want != 0)
+        g_assert_cmpuint (w, ==, cases[i].want);
+    }
+}
+
+static void
+test_colliding_order (void)
+{
+  /* One stage, four micro-batches, "F0 F2 B0 B2 F1 F3 B1 B3": at most two open,
+   * but 0 and 2 are open together and share a slot of a 2-ring, so the ring is 4. */
+  static const guint8 pass[] = { 0, 0, 1, 1, 0, 0, 1, 1 };
+  static const guint32 mb[] = { 0, 2, 0, 2, 1, 3, 1, 3 };
+  PlxScheduleOrder o = { 1, 1, 4, FALSE, NULL };
+  GArray *stage = g_array_new (FALSE, FALSE, sizeof (PlxScheduleEntry));
+
+  for (guint i = 0; i < G_N_ELEMENTS (pass); i++)
+    {
+      PlxScheduleEntry e = { pass[i], 0, mb[i] };
+      g_array_append_val (stage, e);
+    }
+  o.stages = &stage;
+  g_assert_true (plx_schedule_order_check (&o, "test", NULL));
+  g_assert_cmpuint (assert_window (&o), ==, 4);
+  g_array_unref (stage);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/sim-window/builtins", test_builtins);
+  g_test_add_func ("/sim-window/colliding-order", test_colliding_order);
+  return g_test_run ();
+}
