@@ -34,28 +34,6 @@ plx_cli_calibrate_gemm_wanted (int argc, char **argv)
   return FALSE;
 }
 
-/* The cluster's JSON, a preset's or a file's, with any "preset" it names expanded. */
-static JsonNode *
-cluster_json (const char *name,
-              GError    **error)
-{
-  g_autoptr (JsonNode) node = NULL;
-  gboolean had_preset;
-
-  if (strchr (name, '/') != NULL || g_str_has_suffix (name, ".json") || plx_input_is_stdin (name))
-    node = plx_json_parse_file (name, error);
-  else
-    node = plx_presets_lookup (PLX_PRESET_CLUSTER, name, error);
-  if (node == NULL)
-    return NULL;
-  if (!JSON_NODE_HOLDS_OBJECT (node))
-    {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "--cluster %s: not a JSON object", name);
-      return NULL;
-    }
-  return plx_presets_expand (PLX_PRESET_CLUSTER, node, name, "cluster", &had_preset, error);
-}
-
 int
 plx_cli_calibrate_gemm (int argc, char **argv)
 {
@@ -95,7 +73,7 @@ plx_cli_calibrate_gemm (int argc, char **argv)
   if (cluster_arg != NULL)
     cluster_name = cluster_arg;
 
-  cjson = cluster_json (cluster_name, &error);
+  cjson = plx_cli_cluster_json (cluster_name, &error);
   if (cjson != NULL)
     cluster = plx_cluster_new_from_json (cjson, cluster_name, &error);
   if (cluster == NULL)

@@ -218,7 +218,7 @@ print_text (const PlxKinetoTrace *t, const PlxKernelClassSummary *sum, GArray *o
 static JsonNode *
 cluster_json_of (const char *name, GError **error)
 {
-  if (strchr (name, '/') != NULL || g_str_has_suffix (name, ".json") || plx_input_is_stdin (name))
+  if (plx_cli_names_file (name))
     return plx_json_parse_file (name, error);
   return plx_presets_lookup (PLX_PRESET_CLUSTER, name, error);
 }

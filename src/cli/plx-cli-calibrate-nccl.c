@@ -24,25 +24,6 @@ parse_count (const char *flag, const char *value, guint *out)
   return TRUE;
 }
 
-/* A built-in preset's JSON, or a cluster file's (which may name a preset). */
-static JsonNode *
-base_cluster_json (const char *name, GError **error)
-{
-  g_autoptr (JsonNode) node = NULL;
-
-  if (strchr (name, '/') == NULL && !g_str_has_suffix (name, ".json") && !plx_input_is_stdin (name))
-    return plx_presets_lookup (PLX_PRESET_CLUSTER, name, error);
-  node = plx_json_parse_file (name, error);
-  if (node == NULL)
-    return NULL;
-  if (!JSON_NODE_HOLDS_OBJECT (node))
-    {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: a cluster file is a JSON object", name);
-      return NULL;
-    }
-  return plx_presets_expand (PLX_PRESET_CLUSTER, node, name, "cluster", NULL, error);
-}
-
 int
 plx_cli_calibrate_nccl (int argc, char **argv)
 {
@@ -101,7 +82,7 @@ plx_cli_calibrate_nccl (int argc, char **argv)
   if (gpus_per_node == 0 || nodes == 0)
     return usage_error ("calibrate --nccl-tests: --gpus-per-node N and --nodes N (the group measured) are required");
 
-  base = base_cluster_json (cluster, &error);
+  base = plx_cli_cluster_json (cluster, &error);
   if (base == NULL)
     return user_error (error);
   fit = plx_nccl_fit (base, cluster, (PlxNcclFile *const *) files->pdata, files->len, gpus_per_node, nodes, &error);

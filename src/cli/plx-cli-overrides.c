@@ -5,6 +5,7 @@
 #include "parallax/parallax.h"
 
 #include "plx-cli-overrides.h"
+#include "plx-cli-util.h"
 
 typedef enum { FLAG_INT, FLAG_NUMBER, FLAG_STRING, FLAG_BOOL_ON, FLAG_BOOL_OFF, FLAG_LAYERS } FlagType;
 
@@ -320,8 +321,8 @@ plx_cli_overrides_option_entries (PlxCliOverrides *o)
 static gboolean
 looks_like_path (const char *s)
 {
-  return strchr (s, '/') != NULL || g_str_has_suffix (s, ".json") || plx_input_is_stdin (s) ||
-         g_file_test (s, G_FILE_TEST_EXISTS);
+  /* --model and --cluster also take an existing file by any name. */
+  return plx_cli_names_file (s) || g_file_test (s, G_FILE_TEST_EXISTS);
 }
 
 static JsonNode *

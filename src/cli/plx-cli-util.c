@@ -2,7 +2,9 @@
 #include <string.h>
 
 #include "parallax/plx-input.h"
+#include "parallax/plx-error.h"
 #include "parallax/plx-json.h"
+#include "parallax/plx-presets.h"
 #include "parallax/plx-scenario.h"
 #include "plx-cli-util.h"
 
@@ -45,6 +47,31 @@ print_json (JsonNode *node)
   printf ("%s\n", text);
 }
 
+gboolean
+plx_cli_names_file (const char *name)
+{
+  return strchr (name, '/') != NULL || g_str_has_suffix (name, ".json") || plx_input_is_stdin (name);
+}
+
+JsonNode *
+plx_cli_cluster_json (const char *name,
+                      GError    **error)
+{
+  g_autoptr (JsonNode) node = NULL;
+
+  if (!plx_cli_names_file (name))
+    return plx_presets_lookup (PLX_PRESET_CLUSTER, name, error);
+  node = plx_json_parse_file (name, error);
+  if (node == NULL)
+    return NULL;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: a cluster file is a JSON object", name);
+      return NULL;
+    }
+  return plx_presets_expand (PLX_PRESET_CLUSTER, node, name, "cluster", NULL, error);
+}
+
 PlxCluster *
 plx_cli_load_cluster (const char *name,
                       guint       nodes,
@@ -58,7 +85,7 @@ plx_cli_load_cluster (const char *name,
       c = plx_cluster_new_from_json (json_object_get_member (json_node_get_object (sc), "cluster"),
                                      "built-in default scenario", error);
     }
-  else if (strchr (name, '/') != NULL || g_str_has_suffix (name, ".json") || plx_input_is_stdin (name))
+  else if (plx_cli_names_file (name))
     {
       g_autoptr (JsonNode) node = plx_json_parse_file (name, error);
       if (node != NULL)

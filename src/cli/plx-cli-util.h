@@ -16,6 +16,15 @@ int  usage_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
 int  user_error (const GError *error);
 void print_json (JsonNode *node);
 
+/* Whether a --cluster argument names a file (a path, a name ending in .json, or "-"
+ * for standard input) rather than a preset. */
+gboolean plx_cli_names_file (const char *name);
+
+/* A --cluster argument's JSON - a preset's, or a file's - with any "preset" the file
+ * names expanded (the cluster a calibration starts from and writes back). */
+JsonNode *plx_cli_cluster_json (const char *name,
+                                GError    **error);
+
 /* The cluster a command runs on: a preset, a cluster JSON file (a path or a name
  * ending in .json), or the built-in default scenario's (NULL); `nodes` (0: as given)
  * overrides its node count. */
