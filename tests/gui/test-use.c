@@ -1892,6 +1892,8 @@ test_uncertainty_band (void)
   /* What a person reads: the card's second line. */
   g_assert_nonnull (gi_find_label (GTK_WIDGET (w), band));
   g_assert_nonnull (strstr (plx_window_get_card_text (w, 3), risk));
+  /* And on the card itself, first, where a line cut short at its end keeps it. */
+  g_assert_nonnull (gi_find (GTK_WIDGET (w), gi_match_label_prefix, risk));
   g_remove (path);
   g_rmdir (dir);
   close_window (w);
