@@ -45,6 +45,9 @@ typedef struct _PlxCluster
    * PyTorch code; 0: no cap beyond the matmul curve. */
   double   attention_efficiency;
   double   attention_efficiency_pytorch;
+  /* The file gave no attention_pytorch: it is attention's value, and a draw or a
+   * perturbation of attention moves it too (docs/uncertainty.md). */
+  gboolean attention_pytorch_follows;
   /* Power and clock (docs/cost-model.md, "Power caps and locked clocks"): the board
    * power the curves were measured at, the cap it runs under, the power it draws
    * whatever the clock (leakage, HBM, board), the boost clock the curves ran at and a

@@ -7,15 +7,18 @@
 
 G_BEGIN_DECLS
 
-/* The model at a point of the unit cube (0, 1)^k; the caller maps each coordinate
- * through its input's inverse CDF. */
-typedef double (*PlxSobolModel) (const double *u,
-                                 gpointer      data);
+/* The model's m outputs y[0 .. m-1] at a point of the unit cube (0, 1)^k; the caller
+ * maps each coordinate through its input's inverse CDF. */
+typedef void (*PlxSobolModel) (const double *u,
+                               double       *y,
+                               gpointer      data);
 
-/* First-order and total-effect indices of each of the k inputs from n base samples
- * (n * (k + 2) model runs, mt19937 seeded with `seed`). When the output does not
- * vary, both are 0 for every input. */
+/* First-order and total-effect indices of each of the k inputs on each of the m
+ * outputs from n base samples (n * (k + 2) model runs, mt19937 seeded with `seed`):
+ * first[o * k + i] and total[o * k + i] for output o and input i. When an output does
+ * not vary, both are 0 for every input. */
 void plx_sobol_indices (guint         k,
+                        guint         m,
                         guint         n,
                         guint64       seed,
                         PlxSobolModel model,

@@ -8,6 +8,7 @@
 
 #include "plx-cluster.h"
 #include "plx-model.h"
+#include "plx-report.h"
 #include "plx-strategy.h"
 
 G_BEGIN_DECLS
@@ -84,14 +85,23 @@ typedef struct
   double value;             /* nominal */
   double step_elasticity;   /* d ln step / d ln x, central differences at +-1 % */
   double memory_elasticity; /* d ln peak memory / d ln x */
+  /* HBM use: the peak over the usable HBM (capacity less reserved), the share that
+   * decides whether the step fits; peak memory alone depends on no cluster input. */
+  double hbm_use_elasticity; /* d ln HBM use / d ln x */
   double step_low_s, step_high_s; /* the step at x - 1 % and x + 1 % */
-  double sobol_first;       /* first-order Sobol index; NaN unless the input is uncertain */
-  double sobol_total;       /* total-effect index; NaN likewise */
+  double hbm_use_low, hbm_use_high; /* HBM use at x - 1 % and x + 1 % */
+  double sobol_first;       /* first-order Sobol index of the step; NaN unless the input is uncertain */
+  double sobol_total;       /* total-effect index of the step; NaN likewise */
+  double sobol_first_hbm_use, sobol_total_hbm_use; /* the same for HBM use */
 } PlxSensitivity;
+
+/* A report's HBM use: peak memory over usable HBM (1 byte if none is usable). */
+double plx_report_hbm_use (const PlxReport *report);
 
 /* One entry per input whose nominal value is not 0 (the elasticity of a term that is
  * off is not defined), sorted by |step_elasticity|, largest first. With uncertain
- * inputs and samples > 0, their Sobol indices too (samples * (k + 2) engine runs). */
+ * inputs and samples > 0, their Sobol indices on the step and on HBM use too
+ * (samples * (k + 2) engine runs). */
 GArray *plx_sensitivity_run (const PlxModel    *model,
                              const PlxCluster  *cluster,
                              const PlxStrategy *strategy,

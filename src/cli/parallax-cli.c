@@ -416,7 +416,7 @@ scenario_option (const char *flag, const char *value, gpointer data, GError **er
   else if (g_str_equal (flag, "--memory"))
     opts->memory = keep_value (opts, value);
   else if (g_str_equal (flag, "--samples") || g_str_equal (flag, "--seed") || g_str_equal (flag, "--sensitivity") ||
-           g_str_equal (flag, "--tornado"))
+           g_str_equal (flag, "--tornado") || g_str_equal (flag, "--tornado-of"))
     return plx_cli_uncertainty_set_option (opts->uq, flag, value != NULL ? keep_value (opts, value) : NULL, error);
   else
     return set_chart_value (opts, flag, value, error);
@@ -511,8 +511,9 @@ load_scenario (int              argc,
     SCENARIO_FLAG ("samples", "draws of the cluster's ranges/distributions through the closed form", "N"),
     SCENARIO_FLAG ("seed", "the draws' seed", "N"),
     { "sensitivity", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) scenario_option,
-      "elasticity of step time and memory to every cluster input, Sobol indices of the uncertain ones", NULL },
+      "elasticity of step time, peak memory and HBM use to every cluster input, Sobol indices of the uncertain ones", NULL },
     SCENARIO_FLAG ("tornado", "draw the sensitivities as a tornado chart (implies --sensitivity)", "CHART"),
+    SCENARIO_FLAG ("tornado-of", "the output the tornado chart shows: step (default) or memory (HBM use)", "OUTPUT"),
     G_OPTION_ENTRY_NULL,
   };
 #define SEARCH_FLAG(name, help, arg) { name, 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) search_option, help, arg }

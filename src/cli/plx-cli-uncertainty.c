@@ -8,7 +8,7 @@
 #include "parallax/plx-error.h"
 #include "plx-cli-uncertainty.h"
 #include "plx-render-export.h"
-#include "plx-tornado-chart.h"
+#include "plx-sensitivity-chart.h"
 
 /* Sobol indices for --sensitivity without --samples: 1024 base rows, (k + 2) runs
  * each - about 50 ms for four uncertain inputs. */
@@ -61,6 +61,17 @@ plx_cli_uncertainty_set_option (PlxCliUncertainty *uq,
       uq->sensitivity = TRUE;
       return TRUE;
     }
+  if (g_str_equal (flag, "--tornado-of"))
+    {
+      if (!plx_sensitivity_output_from_name (value, &uq->tornado_of))
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                       "--tornado-of: \"%s\" is neither step nor memory", value);
+          return FALSE;
+        }
+      uq->sensitivity = TRUE;
+      return TRUE;
+    }
   if (!parse_count (flag, value, g_str_equal (flag, "--seed") ? G_MAXUINT32 : 10000000, &v, error))
     return FALSE;
   if (g_str_equal (flag, "--samples"))
@@ -95,38 +106,19 @@ draw_tornado (cairo_t *cr, double width, double height, gpointer data)
 static gboolean
 export_tornado (const PlxCliUncertainty *uq, const PlxScenario *sc, GError **error)
 {
-  GArray *s = uq->sensitivities;
-  g_autofree PlxTornadoBar *bars = g_new0 (PlxTornadoBar, MAX (s->len, 1));
   g_autoptr (PlxTornadoLayout) layout = NULL;
-  g_autofree char *title = g_strdup_printf ("Step time against each input ±1 %% - %s", sc->name);
   PlxRenderStyle style;
   gpointer data[2];
   PlxReport report;
-  guint n = 0;
 
   if (!plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, error))
     return FALSE;
-  for (guint i = 0; i < s->len; i++)
-    {
-      const PlxSensitivity *e = &g_array_index (s, PlxSensitivity, i);
-      double low = 100.0 * (e->step_low_s / report.step_time_s - 1.0);
-      double high = 100.0 * (e->step_high_s / report.step_time_s - 1.0);
-
-      /* Inputs that move the step by less than a millionth of a percent per percent are
-       * left off the chart (the table lists them): rows of nothing crowd out the few
-       * that matter. */
-      if (fabs (low) < 1e-6 && fabs (high) < 1e-6)
-        continue;
-      bars[n].label = plx_cluster_input_path (e->input);
-      bars[n].low = low;
-      bars[n].high = high;
-      n++;
-    }
-  layout = plx_tornado_layout_new (bars, n, 16, title, "step time change, %");
+  layout = plx_sensitivity_chart_layout (uq->sensitivities, &report, uq->tornado_of, sc->name, 16);
   plx_render_style_init (&style, FALSE, 1.0);
   data[0] = layout;
   data[1] = &style;
-  return plx_render_export (uq->tornado, 1100, 120 + 34 * MAX (MIN (n, 16u), 1u), 1.0, &style, draw_tornado, data, error);
+  return plx_render_export (uq->tornado, 1100, 120 + 34 * MAX (layout->rows->len, 1u), 1.0, &style, draw_tornado,
+                            data, error);
 }
 
 gboolean
@@ -190,10 +182,13 @@ plx_cli_uncertainty_add_json (const PlxCliUncertainty *uq,
           json_object_set_double_member (o, "value", e->value);
           json_object_set_double_member (o, "step_time_elasticity", e->step_elasticity);
           json_object_set_double_member (o, "peak_memory_elasticity", e->memory_elasticity);
+          json_object_set_double_member (o, "hbm_use_elasticity", e->hbm_use_elasticity);
           if (isfinite (e->sobol_first))
             {
               json_object_set_double_member (o, "sobol_first_order", e->sobol_first);
               json_object_set_double_member (o, "sobol_total", e->sobol_total);
+              json_object_set_double_member (o, "sobol_first_order_hbm_use", e->sobol_first_hbm_use);
+              json_object_set_double_member (o, "sobol_total_hbm_use", e->sobol_total_hbm_use);
             }
           json_array_add_object_element (a, o);
         }
@@ -220,15 +215,18 @@ plx_cli_uncertainty_print (const PlxCliUncertainty *uq,
     }
   if (uq->sensitivities != NULL)
     {
-      printf ("\nSensitivity (analytical engine; elasticity = %% change of the output per 1 %% of the input)\n");
-      printf ("  %-34s %14s %10s %10s %8s %8s\n", "input", "value", "step", "memory", "Sobol S1", "ST");
+      printf ("\nSensitivity (analytical engine; elasticity = %% change of the output per 1 %% of the input;\n"
+              "HBM use = peak memory over usable HBM; Sobol indices of the step, then of HBM use)\n");
+      printf ("  %-34s %14s %9s %9s %9s %8s %8s %8s %8s\n", "input", "value", "step", "memory", "HBM use", "S1 step",
+              "ST step", "S1 HBM", "ST HBM");
       for (guint i = 0; i < uq->sensitivities->len; i++)
         {
           const PlxSensitivity *e = &g_array_index (uq->sensitivities, PlxSensitivity, i);
-          printf ("  %-34s %14.6g %10.4f %10.4f", plx_cluster_input_path (e->input), e->value, e->step_elasticity,
-                  e->memory_elasticity);
+          printf ("  %-34s %14.6g %9.4f %9.4f %9.4f", plx_cluster_input_path (e->input), e->value, e->step_elasticity,
+                  e->memory_elasticity, e->hbm_use_elasticity);
           if (isfinite (e->sobol_first))
-            printf (" %8.3f %8.3f", e->sobol_first, e->sobol_total);
+            printf (" %8.3f %8.3f %8.3f %8.3f", e->sobol_first, e->sobol_total, e->sobol_first_hbm_use,
+                    e->sobol_total_hbm_use);
           printf ("\n");
         }
       if (uq->tornado != NULL)

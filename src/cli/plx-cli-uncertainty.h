@@ -1,10 +1,11 @@
-/* plx-cli-uncertainty.h: simulate's --samples, --seed, --sensitivity and --tornado
+/* plx-cli-uncertainty.h: simulate's --samples, --seed, --sensitivity, --tornado and --tornado-of
  * (docs/uncertainty.md). */
 #pragma once
 
 #include <json-glib/json-glib.h>
 
 #include "parallax/parallax.h"
+#include "plx-sensitivity-chart.h"
 
 G_BEGIN_DECLS
 
@@ -14,6 +15,7 @@ typedef struct
   guint64              seed;
   gboolean             sensitivity;
   const char          *tornado;      /* chart path, or NULL */
+  PlxSensitivityOutput tornado_of;   /* the output the chart shows */
   PlxUncertaintyResult result;
   GArray              *sensitivities; /* PlxSensitivity, after plx_cli_uncertainty_run */
 } PlxCliUncertainty;
@@ -21,7 +23,7 @@ typedef struct
 /* No sampling, no sensitivity, the default seed. */
 void     plx_cli_uncertainty_init (PlxCliUncertainty *uq);
 /* One of --samples, --seed (a value), --sensitivity (NULL), --tornado (a chart path,
- * which must outlive `uq`); FALSE with a message naming the flag on a bad value. */
+ * which must outlive `uq`), --tornado-of (step or memory); FALSE with a message naming the flag on a bad value. */
 gboolean plx_cli_uncertainty_set_option (PlxCliUncertainty *uq,
                                          const char        *flag,
                                          const char        *value,

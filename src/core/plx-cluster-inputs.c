@@ -147,6 +147,8 @@ plx_cluster_input_set (PlxCluster *cluster,
       return;
     }
   *field (cluster, input) = value;
+  if (input == IN_ATTENTION && cluster->attention_pytorch_follows)
+    cluster->attention_efficiency_pytorch = value;
   if (input >= IN_TDP && input <= IN_CLOCK)
     cluster->compute_clock_factor = plx_cluster_clock_factor (cluster->tdp_w, cluster->power_limit_w,
                                                               cluster->static_power_w, cluster->boost_clock_mhz,

@@ -366,6 +366,7 @@ plx_cluster_new_from_json (JsonNode   *node,
                             &c->attention_efficiency, error))
     return NULL;
   c->attention_efficiency_pytorch = c->attention_efficiency;
+  c->attention_pytorch_follows = !json_object_has_member (eff, "attention_pytorch");
   if (!plx_json_get_double (eff, source, "cluster.gpu.efficiency", "attention_pytorch", FALSE, 0.01, 1.0,
                             &c->attention_efficiency_pytorch, error))
     return NULL;

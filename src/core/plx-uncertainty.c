@@ -115,8 +115,16 @@ typedef struct
   PlxCluster        *draw;
 } SobolData;
 
-static double
-sobol_step (const double *u, gpointer data)
+double
+plx_report_hbm_use (const PlxReport *report)
+{
+  return (double) report->peak_memory_bytes / (double) MAX (report->hbm_usable_bytes, 1);
+}
+
+enum { OUT_STEP, OUT_HBM_USE, N_OUTPUTS };
+
+static void
+sobol_outputs (const double *u, double *y, gpointer data)
 {
   SobolData *d = data;
   PlxReport report;
@@ -124,7 +132,8 @@ sobol_step (const double *u, gpointer data)
   set_draw (d->draw, d->cluster, u);
   /* The nominal run succeeded; a draw inside the admitted ranges runs the same code. */
   plx_analytic_run_cached (d->model, d->draw, d->strategy, NULL, &report, NULL);
-  return report.step_time_s;
+  y[OUT_STEP] = report.step_time_s;
+  y[OUT_HBM_USE] = plx_report_hbm_use (&report);
 }
 
 static gint
@@ -158,7 +167,7 @@ plx_sensitivity_run (const PlxModel    *model,
   for (guint i = 0; i < plx_cluster_input_count (); i++)
     {
       PlxSensitivity s = { 0 };
-      double x = plx_cluster_input_get (cluster, i), step[2], mem[2];
+      double x = plx_cluster_input_get (cluster, i), step[2], mem[2], use[2];
       gboolean uncertain = FALSE;
 
       for (guint j = 0; j < k; j++)
@@ -172,6 +181,7 @@ plx_sensitivity_run (const PlxModel    *model,
             return NULL;
           step[side] = report.step_time_s;
           mem[side] = (double) report.peak_memory_bytes;
+          use[side] = plx_report_hbm_use (&report);
         }
       plx_cluster_input_set (work, i, x);
       s.input = i;
@@ -181,24 +191,31 @@ plx_sensitivity_run (const PlxModel    *model,
       /* d ln y / d ln x by central differences in ln x; at x = 0 it is x y'/y = 0. */
       s.step_elasticity = x == 0.0 ? 0.0 : (log (step[1]) - log (step[0])) / dlnx;
       s.memory_elasticity = x == 0.0 || mem[0] <= 0.0 ? 0.0 : (log (mem[1]) - log (mem[0])) / dlnx;
+      s.hbm_use_low = use[0];
+      s.hbm_use_high = use[1];
+      s.hbm_use_elasticity = x == 0.0 || use[0] <= 0.0 ? 0.0 : (log (use[1]) - log (use[0])) / dlnx;
       s.sobol_first = s.sobol_total = NAN;
+      s.sobol_first_hbm_use = s.sobol_total_hbm_use = NAN;
       g_array_append_val (out, s);
     }
 
   if (k > 0 && samples > 0)
     {
       SobolData d = { model, cluster, strategy, work };
-      g_autofree double *first = g_new (double, k), *total = g_new (double, k);
+      g_autofree double *first = g_new (double, (gsize) N_OUTPUTS * k), *total = g_new (double, (gsize) N_OUTPUTS * k);
 
-      plx_sobol_indices (k, samples, seed, sobol_step, &d, first, total);
+      plx_sobol_indices (k, N_OUTPUTS, samples, seed, sobol_outputs, &d, first, total);
       for (guint j = 0; j < k; j++)
         {
           const PlxUncertainInput *in = g_ptr_array_index (cluster->uncertain, j);
           for (guint e = 0; e < out->len; e++)
             if (g_array_index (out, PlxSensitivity, e).input == in->input)
               {
-                g_array_index (out, PlxSensitivity, e).sobol_first = first[j];
-                g_array_index (out, PlxSensitivity, e).sobol_total = total[j];
+                PlxSensitivity *s = &g_array_index (out, PlxSensitivity, e);
+                s->sobol_first = first[OUT_STEP * k + j];
+                s->sobol_total = total[OUT_STEP * k + j];
+                s->sobol_first_hbm_use = first[OUT_HBM_USE * k + j];
+                s->sobol_total_hbm_use = total[OUT_HBM_USE * k + j];
               }
         }
     }

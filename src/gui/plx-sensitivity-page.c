@@ -1,4 +1,5 @@
-/* The Sensitivity page (plx-sensitivity-page.h). Two analytical runs per input, about
+/* The Sensitivity page (plx-sensitivity-page.h): the tornado chart of the step time or
+ * of the HBM use, chosen in a drop-down. Two analytical runs per input, about
  * 50 in all: a few milliseconds, yet on a GTask thread so a large model never holds a
  * frame. Only the newest request's answer is shown; the page computes only while it
  * is mapped, so editing the scenario on another page costs nothing. */
@@ -7,6 +8,7 @@
 
 #include "plx-render-export.h"
 #include "plx-render-text.h"
+#include "plx-sensitivity-chart.h"
 #include "plx-sensitivity-page.h"
 
 #define MAX_ROWS 16
@@ -15,6 +17,7 @@ struct _PlxSensitivityPage
 {
   GtkBox            parent_instance;
   GtkDrawingArea   *chart;
+  GtkDropDown      *output;      /* step time or HBM use */
   GtkSpinner       *spinner;
   GtkLabel         *status;
 
@@ -30,8 +33,9 @@ G_DEFINE_FINAL_TYPE (PlxSensitivityPage, plx_sensitivity_page, GTK_TYPE_BOX)
 
 typedef struct
 {
-  PlxResult *scenario;
-  guint      generation;
+  PlxResult           *scenario;
+  guint                generation;
+  PlxSensitivityOutput output;
 } Request;
 
 static void
@@ -41,8 +45,8 @@ request_free (Request *q)
   g_free (q);
 }
 
-/* On the task's thread: the tornado's bars, the step's change in % at x -1 % and
- * +1 %, as `simulate --sensitivity --tornado` draws them. */
+/* On the task's thread: the tornado's bars for the chosen output, as
+ * `simulate --sensitivity --tornado` draws them. */
 static void
 compute_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
@@ -50,10 +54,7 @@ compute_thread (GTask *task, gpointer source, gpointer data, GCancellable *cance
   const PlxScenario *sc = q->scenario->scenario;
   g_autoptr (GError) error = NULL;
   g_autoptr (GArray) s = NULL;
-  g_autofree PlxTornadoBar *bars = NULL;
-  g_autofree char *title = NULL;
   PlxReport report;
-  guint n = 0;
 
   if (!plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, &error) ||
       (s = plx_sensitivity_run (sc->model, sc->cluster, sc->strategy, 0, PLX_UNCERTAINTY_DEFAULT_SEED, &error)) == NULL)
@@ -61,20 +62,7 @@ compute_thread (GTask *task, gpointer source, gpointer data, GCancellable *cance
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  bars = g_new0 (PlxTornadoBar, MAX (s->len, 1));
-  for (guint i = 0; i < s->len; i++)
-    {
-      const PlxSensitivity *e = &g_array_index (s, PlxSensitivity, i);
-      bars[n].label = plx_cluster_input_path (e->input);
-      bars[n].low = 100.0 * (e->step_low_s / report.step_time_s - 1.0);
-      bars[n].high = 100.0 * (e->step_high_s / report.step_time_s - 1.0);
-      /* An input the step does not depend on here (fp32 FLOP/s in a bf16 run) would
-       * be a row of "+0 / +0": left out. */
-      if (bars[n].low != 0.0 || bars[n].high != 0.0)
-        n++;
-    }
-  title = g_strdup_printf (_("Step time against each cluster input ±1 %% - %s"), sc->name);
-  g_task_return_pointer (task, plx_tornado_layout_new (bars, n, MAX_ROWS, title, _("step time change, %")),
+  g_task_return_pointer (task, plx_sensitivity_chart_layout (s, &report, q->output, sc->name, MAX_ROWS),
                          (GDestroyNotify) plx_tornado_layout_free);
 }
 
@@ -131,6 +119,7 @@ compute (PlxSensitivityPage *self)
   q = g_new0 (Request, 1);
   q->scenario = plx_result_ref (self->scenario);
   q->generation = self->generation;
+  q->output = gtk_drop_down_get_selected (self->output) == 1 ? PLX_SENSITIVITY_HBM_USE : PLX_SENSITIVITY_STEP;
   self->busy = TRUE;
   gtk_spinner_start (self->spinner);
   task = g_task_new (self, NULL, compute_done, NULL);
@@ -158,6 +147,16 @@ on_map (GtkWidget *widget, gpointer data)
   PlxSensitivityPage *self = PLX_SENSITIVITY_PAGE (widget);
 
   if (self->stale)
+    compute (self);
+}
+
+static void
+on_output_changed (GObject *dropdown, GParamSpec *pspec, gpointer data)
+{
+  PlxSensitivityPage *self = data;
+
+  self->stale = TRUE;
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
     compute (self);
 }
 
@@ -255,8 +254,11 @@ static void
 plx_sensitivity_page_init (PlxSensitivityPage *self)
 {
   GtkWidget *header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  GtkWidget *hint = gtk_label_new (_("How much the step time moves when one cluster input moves by 1 %. "
-                                     "Wide bars are the inputs worth measuring well."));
+  GtkWidget *hint = gtk_label_new (_("How much the step time, or the share of usable HBM the step needs, moves "
+                                     "when one cluster input moves by 1 %. Wide bars are the inputs worth "
+                                     "measuring well."));
+  const char *const outputs[] = { N_("Step time"), N_("HBM use"), NULL };
+  g_autoptr (GtkStringList) names = gtk_string_list_new (NULL);
 
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
   gtk_box_set_spacing (GTK_BOX (self), 6);
@@ -265,7 +267,15 @@ plx_sensitivity_page_init (PlxSensitivityPage *self)
   gtk_widget_set_hexpand (hint, TRUE);
   gtk_widget_add_css_class (hint, "dim-label");
   self->spinner = GTK_SPINNER (gtk_spinner_new ());
+  for (guint i = 0; outputs[i] != NULL; i++)
+    gtk_string_list_append (names, _(outputs[i]));
+  self->output = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_steal_pointer (&names)), NULL));
+  gtk_widget_set_valign (GTK_WIDGET (self->output), GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->output),
+                               _("The output the chart shows: the step time, or the peak memory over the usable HBM"));
+  g_signal_connect (self->output, "notify::selected", G_CALLBACK (on_output_changed), self);
   gtk_box_append (GTK_BOX (header), hint);
+  gtk_box_append (GTK_BOX (header), GTK_WIDGET (self->output));
   gtk_box_append (GTK_BOX (header), GTK_WIDGET (self->spinner));
   gtk_widget_set_margin_start (header, 12);
   gtk_widget_set_margin_end (header, 12);

@@ -47,6 +47,15 @@ void              plx_tornado_layout_free (PlxTornadoLayout *layout);
 /* The bars' two sides: the output's change with the input at -1 % (light) and +1 %. */
 PlxColor          plx_tornado_low_color (const PlxRenderStyle *style);
 PlxColor          plx_tornado_high_color (const PlxRenderStyle *style);
+/* Where row `row` (of layout->rows) is drawn in a chart `height` pixels high: the
+ * layout's height fractions, with the plot kept clear of the title and the axis text
+ * and a row at most 5 font sizes. */
+void              plx_tornado_chart_row_pixels (const PlxTornadoLayout *layout,
+                                                const PlxRenderStyle   *style,
+                                                double                  height,
+                                                guint                   row,
+                                                double                 *top,
+                                                double                 *bottom);
 void              plx_tornado_chart_render (const PlxTornadoLayout *layout,
                                             const PlxRenderStyle   *style,
                                             cairo_t                *cr,

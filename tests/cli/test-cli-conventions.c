@@ -284,12 +284,13 @@ test_bash_completion (void)
 {
   g_autofree char *cmd = complete ("parallax-cli si");
   /* The flags of simulate's help (and its graph variant's) that start with --t:
-   * --timeline, --tornado, --trace (simulate --help) and --tp (the overrides). */
+   * --timeline, --tornado, --tornado-of, --trace (simulate --help) and --tp (the
+   * overrides). */
   g_autofree char *flags = complete ("parallax-cli simulate --t");
   g_autofree char *help = complete ("parallax-cli help cal");
 
   g_assert_cmpstr (cmd, ==, "simulate\n");
-  g_assert_cmpstr (flags, ==, "--timeline\n--tornado\n--tp\n--trace\n");
+  g_assert_cmpstr (flags, ==, "--timeline\n--tornado\n--tornado-of\n--tp\n--trace\n");
   g_assert_cmpstr (help, ==, "calibrate\n");
   /* Every flag of every command's help completes after that command. */
   for (guint i = 0; commands[i] != NULL; i++)

@@ -3675,8 +3675,12 @@ test_simulate_sensitivity (void)
   g_auto (CliRun) r = { 0 };
   g_auto (CliRun) t = { 0 };
   g_autoptr (JsonNode) root = NULL;
+  g_autofree char *memory_svg = g_build_filename (dir, "tornado-memory.svg", NULL);
+  g_autofree char *memory_contents = NULL;
+  g_auto (CliRun) m = { 0 };
+  g_auto (CliRun) bad = { 0 };
   JsonArray *sens;
-  double last = G_MAXDOUBLE;
+  double last = G_MAXDOUBLE, hbm = 0.0, reserved = 0.0, e_hbm = 0.0, e_reserved = 0.0;
   gboolean seen_bw = FALSE;
 
   RUN_CLI (&r, "simulate", uq, "--sensitivity", "--json");
@@ -3691,24 +3695,57 @@ test_simulate_sensitivity (void)
     {
       JsonObject *e = json_array_get_object_element (sens, i);
       double el = fabs (get_number (e, "step_time_elasticity"));
+      const char *input = json_object_get_string_member (e, "input");
 
       g_assert_cmpfloat (el, <=, last);
       last = el;
-      if (g_str_equal (json_object_get_string_member (e, "input"), "inter_node.bw_Bps"))
+
+      /* Peak memory reads no cluster input. */
+      g_assert_cmpfloat (get_number (e, "peak_memory_elasticity"), ==, 0.0);
+      if (g_str_equal (input, "inter_node.bw_Bps"))
         {
           seen_bw = TRUE;
           g_assert_cmpfloat (get_number (e, "step_time_elasticity"), <, 0.0);
           g_assert_cmpfloat (get_number (e, "sobol_first_order"), >, 0.9);
+          /* HBM use reads neither: its indices are exactly 0. */
+          g_assert_cmpfloat (get_number (e, "sobol_first_order_hbm_use"), ==, 0.0);
+          g_assert_cmpfloat (get_number (e, "sobol_total_hbm_use"), ==, 0.0);
         }
       else
         g_assert_false (json_object_has_member (e, "sobol_first_order"));
+      if (g_str_equal (input, "gpu.hbm_bytes"))
+        {
+          hbm = get_number (e, "value");
+          e_hbm = get_number (e, "hbm_use_elasticity");
+        }
+      else if (g_str_equal (input, "gpu.reserved_bytes"))
+        {
+          reserved = get_number (e, "value");
+          e_reserved = get_number (e, "hbm_use_elasticity");
+        }
+      else
+        g_assert_cmpfloat (get_number (e, "hbm_use_elasticity"), ==, 0.0);
     }
   g_assert_true (seen_bw);
+  /* HBM use = peak / (H - R): d ln use / d ln H = -H / (H - R), d ln use / d ln R =
+   * R / (H - R) (the A100 preset: 80 GiB, 3 GiB reserved: -1.0390 and 0.0390). */
+  g_assert_cmpfloat (hbm, >, reserved);
+  g_assert_cmpfloat_with_epsilon (e_hbm, -hbm / (hbm - reserved), 1e-3);
+  g_assert_cmpfloat_with_epsilon (e_reserved, reserved / (hbm - reserved), 1e-3);
 
   RUN_CLI (&t, "simulate", uq, "--tornado", svg);
   assert_success (&t);
   g_assert_true (g_file_get_contents (svg, &contents, NULL, NULL));
   g_assert_nonnull (strstr (contents, "<svg"));
+
+  /* The memory side: two bars, the HBM size and the reserved bytes. */
+  RUN_CLI (&m, "simulate", uq, "--tornado", memory_svg, "--tornado-of", "memory");
+  assert_success (&m);
+  g_assert_true (g_file_get_contents (memory_svg, &memory_contents, NULL, NULL));
+  g_assert_nonnull (strstr (memory_contents, "<svg"));
+  g_assert_cmpstr (memory_contents, !=, contents);
+  RUN_CLI (&bad, "simulate", uq, "--tornado", memory_svg, "--tornado-of", "peak");
+  ASSERT_FAILURE (&bad, 2, "--tornado-of: \"peak\" is neither step nor memory");
 }
 
 static void

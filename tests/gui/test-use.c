@@ -1905,6 +1905,13 @@ sensitivity_shown (gpointer page)
   return plx_sensitivity_page_get_layout (page) != NULL;
 }
 
+static gboolean
+sensitivity_of_hbm_use (gpointer page)
+{
+  const PlxTornadoLayout *l = plx_sensitivity_page_get_layout (page);
+  return l != NULL && g_str_has_prefix (l->title, "HBM use");
+}
+
 /* The Sensitivity tab, clicked: the widest bar is the input whose step elasticity
  * plx_sensitivity_run puts first (the largest |d ln step / d ln x|), and Ctrl+E's
  * export writes it. */
@@ -1953,6 +1960,37 @@ test_sensitivity_page (void)
   g_assert_no_error (error);
   g_assert_true (g_file_get_contents (png, &bytes, &len, NULL));
   g_assert_cmpmem (bytes, 4, "\x89PNG", 4);
+
+  /* The other output, chosen in the page's drop-down: HBM use P / (H - R) moves only
+   * with the HBM size H and the reserved bytes R. At H (1 - 1 %) it is
+   * (H - R) / (0.99 H - R) times the nominal, so the bar's end there is
+   * 100 ((H - R) / (0.99 H - R) - 1) %; at R (1 + 1 %), 100 ((H - R) / (H - 1.01 R) - 1) %. */
+  {
+    GtkWidget *dropdown = gi_find_type (GTK_WIDGET (page), GTK_TYPE_DROP_DOWN);
+    double H = (double) sc->cluster->hbm_bytes, R = (double) sc->cluster->reserved_bytes;
+    const PlxTornadoRow *rows;
+
+    for (guint tries = 0; tries < 3 && !gi_popover_is_open (NULL); tries++)
+      {
+        gi_click (dropdown);
+        if (!gi_wait (gi_popover_is_open, NULL, 3000))
+          gi_pump (500);
+      }
+    g_assert_true (gi_popover_is_open (NULL));
+    gi_choose_in_open_list ("HBM use");
+    g_assert_true (gi_wait (sensitivity_of_hbm_use, page, 10000));
+    l = plx_sensitivity_page_get_layout (page);
+    g_assert_cmpfloat (R, >, 0.0);
+    g_assert_cmpuint (l->rows->len, ==, 2);
+    rows = (const PlxTornadoRow *) (const void *) l->rows->data;
+    g_assert_cmpstr (l->labels[rows[0].index], ==, "gpu.hbm_bytes");
+    g_assert_cmpstr (l->labels[rows[1].index], ==, "gpu.reserved_bytes");
+    g_assert_cmpfloat_with_epsilon (rows[0].low, 100.0 * ((H - R) / (round (0.99 * H) - R) - 1.0), 1e-9);
+    g_assert_cmpfloat_with_epsilon (rows[1].high, 100.0 * ((H - R) / (H - round (1.01 * R)) - 1.0), 1e-9);
+    g_remove (png);
+    g_assert_true (plx_window_export_chart (w, "sensitivity", png, &error));
+    g_assert_no_error (error);
+  }
   g_remove (png);
   g_rmdir (dir);
   close_window (w);

@@ -84,7 +84,14 @@ test_side_colours (void)
   PlxRenderStyle style;
   cairo_surface_t *s = render (l, 1100, 400, &style);
   const PlxTornadoRow *b = &g_array_index (l->rows, PlxTornadoRow, 0);
-  double mid = 0.5 * (b->y0 + b->y1) * 400;
+  double top, bottom, mid;
+
+  plx_tornado_chart_row_pixels (l, &style, 400, 0, &top, &bottom);
+  mid = 0.5 * (top + bottom);
+  /* Three rows of at most 5 font sizes (12 px) each under the title's room: the first
+   * from 0.15 to 0.85 of 60 px below 0.14 of 400 px. */
+  g_assert_cmpfloat_with_epsilon (top, 56.0 + 0.15 * 60.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (bottom, 56.0 + 0.85 * 60.0, 1e-9);
 
   /* The light blue is the input at -1 %: b's step grows 2 % there, right of zero;
    * the dark blue its +1 %, the step 3 % shorter, left of zero. */
@@ -125,6 +132,65 @@ test_figures_inside (void)
   assert_right_strip_blank (few, 1100, 400);
   tall = plx_tornado_layout_new (many, G_N_ELEMENTS (many), 16, "t", "x");
   assert_right_strip_blank (tall, 1100, 300);
+}
+
+static void
+test_short_chart (void)
+{
+  /* Two bars in a 1100 x 188 chart (what `simulate --tornado-of memory` writes for the
+   * HBM size and the reserved bytes). Below the plot come the tick figures and the
+   * axis label, 22 px + 2.4 font sizes (12 px) = 50.8 px kept for them: the bars end
+   * above 188 - 50.8, and in the strip of columns around the zero line the "0" and
+   * the label's middle letters are two runs of ink with background between them (at
+   * 12 % of 188 px the label was drawn over the "0"). */
+  PlxTornadoBar two[] = { { "gpu.hbm_bytes", 1.07, -1.05 }, { "gpu.reserved_bytes", -0.06, 0.06 } };
+  g_autoptr (PlxTornadoLayout) l = plx_tornado_layout_new (two, G_N_ELEMENTS (two), 16, "t", "HBM use change, %");
+  PlxRenderStyle style;
+  const int w = 1100, h = 188;
+  cairo_surface_t *s = render (l, w, h, &style);
+  guint32 bg = rgb (style.background), low = rgb (plx_tornado_low_color (&style));
+  guint32 high = rgb (plx_tornado_high_color (&style));
+  int zx = (int) round (l->zero_x * w), last_bar = -1, runs = 0, y = 0;
+  gboolean in_ink = FALSE;
+
+  /* Both bars reach 3 px right of zero (the narrower one 0.06 / 1.07 of 335 px). */
+  for (y = 0; y < h; y++)
+    if (pixel (s, zx + 3, y) == low || pixel (s, zx + 3, y) == high)
+      last_bar = y;
+  g_assert_cmpint (last_bar, >=, 0);
+  g_assert_cmpfloat (last_bar, <, h - 50.8);
+  /* Below the zero line's end (one pixel past the last bar's row), the ink in the
+   * columns zx - 2 .. zx + 2. */
+  for (y = (int) (h - 50.8) + 1; y < h; y++)
+    {
+      gboolean ink = FALSE;
+      for (int x = zx - 2; x <= zx + 2; x++)
+        ink |= pixel (s, x, y) != bg;
+      runs += ink && !in_ink ? 1 : 0;
+      in_ink = ink;
+    }
+  g_assert_cmpint (runs, ==, 2);
+  cairo_surface_destroy (s);
+}
+
+static void
+test_long_title (void)
+{
+  /* A title wider than the chart (a long scenario name at 600 px) ends in "…" inside
+   * it: the title's line (8 px down, 15 px type) is background in the last 12 px. */
+  g_autoptr (PlxTornadoLayout) l = plx_tornado_layout_new (
+    bars, G_N_ELEMENTS (bars), 16,
+    "Step time against each cluster input ±1 % - GPT-3 175B on 64 A100-80GB, TP 8 x PP 8, interleaved 1F1B", "x");
+  PlxRenderStyle style;
+  const int w = 600, h = 300;
+  cairo_surface_t *s = render (l, w, h, &style);
+  guint32 bg = rgb (style.background);
+
+  for (int y = 8; y < 8 + 20; y++)
+    for (int x = w - 12; x < w; x++)
+      if (pixel (s, x, y) != bg)
+        g_error ("pixel (%d, %d) is %06x, not the background", x, y, pixel (s, x, y));
+  cairo_surface_destroy (s);
 }
 
 static void
@@ -201,6 +267,8 @@ main (int argc, char **argv)
   g_test_add_func ("/render/tornado/order-and-widths", test_order_and_widths);
   g_test_add_func ("/render/tornado/side-colours", test_side_colours);
   g_test_add_func ("/render/tornado/figures-inside", test_figures_inside);
+  g_test_add_func ("/render/tornado/short-chart", test_short_chart);
+  g_test_add_func ("/render/tornado/long-title", test_long_title);
   g_test_add_func ("/render/tornado/export-signatures", test_export_signatures);
   g_test_add_func ("/render/tornado/empty-and-flat", test_empty_and_flat);
   return g_test_run ();
