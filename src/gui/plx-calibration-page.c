@@ -45,7 +45,7 @@ struct _PlxCalibrationPage
   PlxResult      *result;         /* the scenario: a trace's GEMMs are matched to its model and strategy */
   char           *scenario_key;   /* its model and strategy as JSON text */
   char           *base_text;
-  char           *applied_text;   /* the cluster this page put into the scenario */
+  JsonNode       *applied;        /* the cluster this page put into the scenario */
   PlxMeasuredFit *fit;
   gboolean        layout_edited;  /* the user set the group: the files' ranks no longer override it */
   gboolean        updating;
@@ -369,9 +369,12 @@ fit_done (GObject *source, GAsyncResult *res, gpointer data)
   gtk_spinner_stop (self->spinner);
   if (fit == NULL)
     {
-      /* Back to the files that fitted: the one at fault is named in the message. */
+      /* Back to the files that fitted: the one at fault is named in the message. A
+       * notice that the new file replaced or set aside those files is no longer
+       * true. */
       copy_files (self->paths, self->kinds, self->fitted_paths, self->fitted_kinds);
       show_error (self, error->message);
+      show_notice (self, NULL);
     }
   else
     {
@@ -567,8 +570,8 @@ on_use_clicked (GtkButton *button, PlxCalibrationPage *self)
 {
   if (self->fit == NULL)
     return;
-  g_free (self->applied_text);
-  self->applied_text = json_to_string (self->fit->cluster, FALSE);
+  g_clear_pointer (&self->applied, json_node_unref);
+  self->applied = plx_json_deep_copy (self->fit->cluster);
   g_signal_emit (self, signals[USE_CLUSTER], 0, self->fit->cluster);
 }
 
@@ -679,13 +682,14 @@ plx_calibration_page_set_scenario (PlxCalibrationPage *self,
   /* The cluster this page just put into the scenario is its own fit's result: the
    * chart stays as it is (refitting on it would show the fit as its own "before").
    * Its gpu.measured_gemms are keyed by shape, so a new strategy uses those that
-   * still match without a refit. */
-  if (self->base_text != NULL && g_strcmp0 (self->base_text, self->applied_text) == 0)
+   * still match without a refit. Compared as JSON, not as text: the scenario
+   * panel's copy of the cluster may list its members in another order. */
+  if (self->base != NULL && self->applied != NULL && json_node_equal (self->base, self->applied))
     {
       gtk_widget_set_sensitive (self->use_button, FALSE);
       return;
     }
-  g_clear_pointer (&self->applied_text, g_free);
+  g_clear_pointer (&self->applied, json_node_unref);
   refit (self);
 }
 
@@ -791,7 +795,7 @@ plx_calibration_page_dispose (GObject *object)
   g_clear_pointer (&self->result, plx_result_unref);
   g_clear_pointer (&self->scenario_key, g_free);
   g_clear_pointer (&self->base_text, g_free);
-  g_clear_pointer (&self->applied_text, g_free);
+  g_clear_pointer (&self->applied, json_node_unref);
   g_clear_pointer (&self->paths, g_ptr_array_unref);
   g_clear_pointer (&self->kinds, g_array_unref);
   g_clear_pointer (&self->fitted_paths, g_ptr_array_unref);

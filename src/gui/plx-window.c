@@ -355,9 +355,11 @@ show_band (PlxWindow *self, const PlxResult *r)
   if (r->sampled && r->uncertainty.oom_probability > 0.0)
     {
       /* The risk beside the nominal verdict: the nominal peak may fit while some
-       * draws of the cluster's uncertain inputs leave too little HBM. */
+       * draws of the cluster's uncertain inputs leave too little HBM. The risk
+       * first: the line is cut short at 26 characters, and after the verdict the
+       * risk was cut off even at 1400 px. */
       double pct = r->uncertainty.oom_probability * 100.0;
-      char *with_risk = g_strdup_printf (_("%s; OOM risk %.*f %%"), mem_d, pct >= 10.0 ? 0 : pct >= 1.0 ? 1 : 2, pct);
+      char *with_risk = g_strdup_printf (_("OOM risk %.*f %%; %s"), pct >= 10.0 ? 0 : pct >= 1.0 ? 1 : 2, pct, mem_d);
       g_free (mem_d);
       mem_d = with_risk;
     }

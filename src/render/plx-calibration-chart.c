@@ -226,7 +226,7 @@ fitted_color (const PlxRenderStyle *style)
 
 static void
 draw_axes (const PlxCalCurve *curve, const PlxCalChartLayout *l, const PlxRenderStyle *style, cairo_t *cr,
-           double height)
+           double width, double height)
 {
   g_autoptr (GArray) ticks = g_array_new (FALSE, FALSE, sizeof (PlxAxisTick));
   double fs = style->font_size * 0.9, w = l->plot_x1 - l->plot_x0;
@@ -243,11 +243,15 @@ draw_axes (const PlxCalCurve *curve, const PlxCalChartLayout *l, const PlxRender
     {
       const PlxAxisTick *t = &g_array_index (ticks, PlxAxisTick, i);
       double x = round (l->plot_x0 + t->position * w) + 0.5;
+      /* Centred under its grid line, but inside the chart: the last decade's label
+       * ("100 GFLOP") is wider than twice the right margin. */
+      double half = 0.5 * plx_render_text_width (cr, style, t->label, fs, PLX_TEXT_NORMAL);
+      double label_x = MAX (MIN (x, width - 6.0 - half), 6.0 + half);
       plx_render_set_color (cr, style->grid);
       cairo_move_to (cr, x, l->plot_y0);
       cairo_line_to (cr, x, l->plot_y1);
       cairo_stroke (cr);
-      plx_render_text (cr, style, t->label, x, l->plot_y1 + 6.0, fs, style->muted, 0.5, 0.0, PLX_TEXT_NORMAL);
+      plx_render_text (cr, style, t->label, label_x, l->plot_y1 + 6.0, fs, style->muted, 0.5, 0.0, PLX_TEXT_NORMAL);
     }
   for (double v = 0.0; v <= l->y_max * (1.0 + 1e-9); v += l->y_step)
     {
@@ -326,7 +330,7 @@ plx_calibration_chart_render (const PlxCalCurve    *curve,
       cairo_restore (cr);
       return;
     }
-  draw_axes (curve, &l, style, cr, height);
+  draw_axes (curve, &l, style, cr, width, height);
   cairo_rectangle (cr, l.plot_x0, l.plot_y0, l.plot_x1 - l.plot_x0, l.plot_y1 - l.plot_y0);
   cairo_save (cr);
   cairo_clip (cr);

@@ -58,8 +58,19 @@ plx_timeline_band_render (const PlxTimelineLayout *l,
   cairo_move_to (cr, round (x1) - 0.5, y0);
   cairo_line_to (cr, round (x1) - 0.5, y1);
   cairo_stroke (cr);
-  /* Inside the band's top: above the plot is the overview or the title. */
-  plx_render_text (cr, style, _("p5 – p95"), 0.5 * (x0 + x1), y0 + 2.0, style->font_size * 0.85, style->foreground,
-                   0.5, 0.0, PLX_TEXT_NORMAL);
+  /* Inside the band's top: above the plot is the overview or the title. The band
+   * lies over the step's last events, whose bars would run through the text: it
+   * stands on a backdrop of the chart's background. */
+  {
+    const char *label = _("p5 – p95");
+    double fs = style->font_size * 0.85, cx = 0.5 * (x0 + x1);
+    double tw = plx_render_text_width (cr, style, label, fs, PLX_TEXT_NORMAL);
+    PlxColor bg = style->background;
+
+    cairo_set_source_rgba (cr, bg.r, bg.g, bg.b, 0.9);
+    cairo_rectangle (cr, cx - 0.5 * tw - 3.0, y0 + 1.0, tw + 6.0, 1.4 * fs + 2.0);
+    cairo_fill (cr);
+    plx_render_text (cr, style, label, cx, y0 + 2.0, fs, style->foreground, 0.5, 0.0, PLX_TEXT_NORMAL);
+  }
   cairo_restore (cr);
 }

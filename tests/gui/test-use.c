@@ -1892,6 +1892,8 @@ test_uncertainty_band (void)
   /* What a person reads: the card's second line. */
   g_assert_nonnull (gi_find_label (GTK_WIDGET (w), band));
   g_assert_nonnull (strstr (plx_window_get_card_text (w, 3), risk));
+  /* And on the card itself, first, where a line cut short at its end keeps it. */
+  g_assert_nonnull (gi_find (GTK_WIDGET (w), gi_match_label_prefix, risk));
   g_remove (path);
   g_rmdir (dir);
   close_window (w);
@@ -2040,12 +2042,15 @@ test_calibration_page (void)
   g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
   g_autofree char *png = g_build_filename (dir, "calibration.png", NULL);
   g_autofree char *notes = write_scenario (dir, "notes.csv", "when,what\n2024-01-01,hello\n");
+  /* A bandwidth sweep (another kind: the nccl-tests fit is set aside for it) whose
+   * second row is not a positive bandwidth: its fit fails. */
+  g_autofree char *negative = write_scenario (dir, "negative.csv", "bytes,GB/s\n1048576,100\n2097152,-5\n");
   g_autofree char *before_step = NULL, *bytes = NULL;
   g_autoptr (GError) error = NULL;
   JsonArray *ops;
   const PlxCalCurve *c;
   const PlxCalResidual *ag = NULL;
-  double before_bw;
+  double before_bw, before_curve_y;
   guint k = 0;
   gsize len;
 
@@ -2107,12 +2112,21 @@ test_calibration_page (void)
   settle (w);
   before_step = g_strdup (plx_window_get_card_text (w, 0));
   before_bw = plx_window_get_result (w)->scenario->cluster->intra_node.bw_Bps;
+  g_assert_cmpuint (plx_calibration_page_get_curve (page)->before->len, >, 0);
+  before_curve_y = g_array_index (plx_calibration_page_get_curve (page)->before, PlxCalXY, 0).y;
+  g_assert_cmpfloat (before_curve_y, !=, g_array_index (plx_calibration_page_get_curve (page)->fitted, PlxCalXY, 0).y);
   gi_click (gi_find_label (GTK_WIDGET (page), "Use This Cluster"));
   {
     gpointer d[2] = { w, before_step };
     g_assert_true (gi_wait (step_card_is_not, d, 10000));
   }
   settle (w);
+  g_assert_true (gi_wait (calibration_fitted, page, 20000));
+  /* The scenario's cluster is now the fit's own: the chart keeps the cluster it
+   * replaced as "before" (not a refit on the calibrated one, whose "before" would
+   * be the fitted curve itself), and Use This Cluster has nothing left to do. */
+  g_assert_cmpfloat (g_array_index (plx_calibration_page_get_curve (page)->before, PlxCalXY, 0).y, ==, before_curve_y);
+  g_assert_false (gtk_widget_is_sensitive (gi_find_label (GTK_WIDGET (page), "Use This Cluster")));
   g_assert_cmpfloat_with_epsilon (plx_window_get_result (w)->scenario->cluster->intra_node.bw_Bps,
                                   plx_calibration_page_get_curve (page)->peak_Bps, 1e-6);
   g_assert_cmpfloat (plx_window_get_result (w)->scenario->cluster->intra_node.bw_Bps, !=, before_bw);
@@ -2132,6 +2146,18 @@ test_calibration_page (void)
   type_into_file_dialog (w, notes);
   g_assert_nonnull (gi_find (GTK_WIDGET (page), gi_match_label_prefix, notes));
   g_assert_nonnull (plx_calibration_page_get_fit (page));
+  /* A measurement whose fit fails: named, the nccl-tests fit back on screen, and no
+   * notice left saying the new file set it aside. */
+  gi_click (gi_find_label (GTK_WIDGET (page), "Open Measurements…"));
+  type_into_file_dialog (w, negative);
+  gi_pump (200);
+  g_assert_true (gi_wait (calibration_fitted, page, 20000));
+  gi_pump (100);
+  g_assert_nonnull (gi_find (GTK_WIDGET (page), gi_match_label_prefix, negative));
+  g_assert_cmpint (plx_calibration_page_get_fit (page)->kind, ==, PLX_MEASUREMENT_NCCL_TESTS);
+  g_assert_nonnull (gi_find (GTK_WIDGET (page), gi_match_label, "h100-1x8-nvlink-five-ops.txt (nccl-tests output)"));
+  g_assert_null (gi_find (GTK_WIDGET (page), gi_match_label_prefix, "negative.csv is a"));
+  g_remove (negative);
   g_remove (png);
   g_remove (notes);
   g_rmdir (dir);

@@ -174,6 +174,40 @@ test_decade_labels (void)
   g_assert_cmpstr (g_array_index (few, PlxAxisTick, 4).label, ==, "1 TFLOP");
 }
 
+/* The last decade's label is centred on the plot's right edge, 24 px from the
+ * chart's: "100 GFLOP" (about 60 px at 10.8 px) is drawn whole, its right end
+ * inside the image, not cut at the edge. */
+static void
+test_last_label_inside (void)
+{
+  PlxCalCurve *c = curve_new (PLX_CAL_Y_EFFICIENCY);
+  PlxRenderStyle style;
+  PlxCalChartLayout l;
+  cairo_surface_t *s;
+  guint32 bg;
+  guint ink = 0;
+
+  plx_render_style_init (&style, FALSE, 1.0);
+  add (points (c), 2e9, 0.3);
+  add (points (c), 5e10, 0.6);
+  plx_calibration_chart_layout (c, &style, 800, 500, &l);
+  g_assert_cmpint (l.decade_hi, ==, 11);
+  s = render (c, &style, 800, 500);
+  bg = rgb (style.background);
+  /* The label's rows; the last four pixel columns are the chart's background. */
+  for (int y = (int) l.plot_y1 + 4; y < (int) l.plot_y1 + 24; y++)
+    for (int x = 796; x < 800; x++)
+      ink += pixel (s, x, y) != bg;
+  g_assert_cmpuint (ink, ==, 0);
+  /* And the label is there, left of the edge. */
+  for (int y = (int) l.plot_y1 + 4; y < (int) l.plot_y1 + 24; y++)
+    for (int x = 740; x < 796; x++)
+      ink += pixel (s, x, y) != bg;
+  g_assert_cmpuint (ink, >, 0);
+  cairo_surface_destroy (s);
+  curve_free (c);
+}
+
 /* No curve, or only NaN and non-positive sizes: the empty state, no plot frame. */
 static void
 test_empty (void)
@@ -218,6 +252,7 @@ main (int argc, char **argv)
   g_test_add_func ("/render/calibration/point-pixel", test_point_pixel);
   g_test_add_func ("/render/calibration/bandwidth-axis", test_bandwidth_axis);
   g_test_add_func ("/render/calibration/decade-labels", test_decade_labels);
+  g_test_add_func ("/render/calibration/last-label-inside", test_last_label_inside);
   g_test_add_func ("/render/calibration/empty", test_empty);
   return g_test_run ();
 }

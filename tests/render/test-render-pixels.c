@@ -3,6 +3,8 @@
 
 #include "plx-memory-chart.h"
 #include "plx-render-style.h"
+#include "plx-render-text.h"
+#include "plx-timeline-band.h"
 #include "plx-timeline-chart.h"
 
 #include "render-util.h"
@@ -207,6 +209,43 @@ test_memory_large_overflow (void)
   plx_memory_layout_free (l);
 }
 
+/* The uncertainty band's "p5 – p95" over bars of the step's last events: the text
+ * stands on the chart's background, not on the bars (a pixel of its backdrop left
+ * of the first glyph is nearer the background than the bar's colour). */
+static void
+test_band_label_backdrop (void)
+{
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1000, 400);
+  cairo_t *cr = cairo_create (s);
+  PlxTimelineLayout l = { 0 };
+  PlxRenderStyle style;
+  PlxColor bar, c;
+  double tw, cx, y0;
+
+  plx_render_style_init (&style, FALSE, 1.0);
+  bar = style.kind[PLX_KIND_BACKWARD];
+  /* The plot 100..900 px by 40..360 px over 0..10 s; the band 8..9 s: 740..820 px. */
+  l.plot_x0 = 0.1;
+  l.plot_x1 = 0.9;
+  l.plot_y0 = 0.1;
+  l.plot_y1 = 0.9;
+  l.t0_s = 0.0;
+  l.t1_s = 10.0;
+  cairo_set_source_rgb (cr, bar.r, bar.g, bar.b);
+  cairo_paint (cr);
+  plx_timeline_band_render (&l, &style, cr, 1000, 400, 8.0, 9.0);
+  tw = plx_render_text_width (cr, &style, "p5 – p95", style.font_size * 0.85, PLX_TEXT_NORMAL);
+  cairo_destroy (cr);
+  cx = 780.0;
+  y0 = 40.0;
+  /* 1.5 px left of the text, half a line down. */
+  pixel (s, cx - 0.5 * tw - 1.5, y0 + 2.0 + 0.5 * style.font_size * 0.85, &c);
+  g_assert_cmpfloat (fabs (c.r - style.background.r) + fabs (c.g - style.background.g) +
+                       fabs (c.b - style.background.b),
+                     <, fabs (c.r - bar.r) + fabs (c.g - bar.g) + fabs (c.b - bar.b));
+  cairo_surface_destroy (s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -215,5 +254,6 @@ main (int argc, char **argv)
   g_test_add_func ("/render/pixels/dark-style", test_dark_style);
   g_test_add_func ("/render/pixels/memory-capacity-and-over", test_memory_capacity_and_over);
   g_test_add_func ("/render/pixels/memory-large-overflow", test_memory_large_overflow);
+  g_test_add_func ("/render/pixels/band-label-backdrop", test_band_label_backdrop);
   return g_test_run ();
 }
