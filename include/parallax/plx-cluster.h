@@ -10,13 +10,21 @@
 
 G_BEGIN_DECLS
 
+/* The collectives a link may carry a curve of its own for, in PlxCollectiveKind's
+ * order (plx-collective.h). */
+#define PLX_N_COLLECTIVE_KINDS 5
+
 typedef struct
 {
   char     *name;
   double    bw_Bps;      /* per GPU, per direction */
   double    latency_s;   /* per message / per ring step */
   PlxCurve *efficiency;  /* achieved bus bandwidth / bw_Bps against collective size in bytes */
-  double    scale;       /* calibration factor on the efficiency (1: as measured) */
+  /* A collective's own curve (efficiency_by_collective; on H100 NVSwitch all-reduce
+   * runs NVLink SHARP, faster than the ring all-gather), indexed by
+   * PlxCollectiveKind; NULL: `efficiency`. */
+  PlxCurve *efficiency_by_collective[PLX_N_COLLECTIVE_KINDS];
+  double    scale;       /* calibration factor on every curve of the link (1: as measured) */
 } PlxLink;
 
 typedef struct _PlxCluster

@@ -17,6 +17,10 @@ typedef enum
   PLX_COLLECTIVE_SEND_RECV,
 } PlxCollectiveKind;
 
+/* Each kind's name as files spell it ("all_reduce", ... "send_recv"), by kind; NULL
+ * after the last. */
+extern const char *const plx_collective_kind_names[PLX_N_COLLECTIVE_KINDS + 1];
+
 typedef struct
 {
   guint size;           /* ranks in the group */

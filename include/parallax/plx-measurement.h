@@ -66,6 +66,8 @@ typedef struct
   double fitted;        /* the same from the calibrated cluster */
   double residual_pct;  /* (fitted - measured) / measured x 100 for times (the CLI's sign);
                          * (measured / fitted - 1) x 100 for efficiencies (plx-sweep-fit.h) */
+  double own_residual_pct;  /* a link's: the same against the op's own curve
+                             * (efficiency_by_collective, the CLI's own_residual_pct); NAN if none */
 } PlxCalResidual;
 
 typedef enum

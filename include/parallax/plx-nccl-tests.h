@@ -57,8 +57,12 @@ typedef struct
   double efficiency;          /* that makes the model reproduce the time, on the fitted link */
   double curve_bytes;         /* where on the link's curve the model reads it (the message, bytes/p for
                                * all-to-all, the shard for a hierarchical all-reduce) */
-  double model_time_s;        /* plx_collective_time with the written cluster */
+  double model_time_s;        /* plx_collective_time with the written cluster's link curve (its
+                               * collectives' own curves left out) */
   double residual_pct;        /* (model - measured) / measured * 100 */
+  double own_model_time_s;    /* with the op's own curve (efficiency_by_collective), as written;
+                               * NAN where the op has none */
+  double own_residual_pct;
 } PlxNcclPoint;
 
 typedef struct
@@ -70,6 +74,7 @@ typedef struct
   guint              latency_rows;       /* rows in the line fit; 0: not fitted */
   double             latency_s;          /* per ring step: intercept / steps */
   double             latency_std_error_s;
+  gboolean           own_curve;          /* its kind has its own curve in the written cluster */
 } PlxNcclOpFit;
 
 typedef struct
@@ -81,7 +86,8 @@ typedef struct
   double     latency_s;      /* as written */
   double     latency_std_error_s;
   GPtrArray *ops;            /* PlxNcclOpFit * */
-  double     max_abs_residual_pct;
+  double     max_abs_residual_pct;          /* against the link curve */
+  double     max_abs_residual_written_pct;  /* with each op's own curve where it has one */
   guint      joint_iterations;
   guint      repeat_pairs;   /* curve sizes timed both out of place and in place */
   double     repeat_spread;  /* sqrt(sum (ln t_oop / t_ip)^2 / 2 pairs): one run's relative spread */  /* of the joint refinement (docs/calibration.md) */

@@ -1,6 +1,7 @@
 #include <math.h>
 
 #include "parallax/plx-cluster.h"
+#include "parallax/plx-collective.h"
 #include "parallax/plx-error.h"
 #include "parallax/plx-json.h"
 #include "parallax/plx-presets.h"
@@ -74,6 +75,35 @@ bad:
   }
 }
 
+/* The link's optional efficiency_by_collective: a curve, as its efficiency, for any
+ * of the collectives named (docs/formats.md). */
+static gboolean
+parse_curves_by_collective (JsonObject *link_obj,
+                            const char *source,
+                            const char *path,
+                            PlxLink    *link,
+                            GError    **error)
+{
+  g_autofree char *by_path = g_strdup_printf ("%s.efficiency_by_collective", path);
+  JsonNode *node = json_object_get_member (link_obj, "efficiency_by_collective");
+  JsonObject *obj;
+
+  /* Absent (or null, as for any optional object): every collective reads the link's. */
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  obj = plx_json_get_object (link_obj, source, path, "efficiency_by_collective", TRUE, error);
+  if (obj == NULL || !plx_json_check_keys (obj, source, by_path, plx_collective_kind_names, error))
+    return FALSE;
+  for (guint k = 0; k < PLX_N_COLLECTIVE_KINDS; k++)
+    if (json_object_has_member (obj, plx_collective_kind_names[k]))
+      {
+        link->efficiency_by_collective[k] = parse_curve (obj, source, by_path, plx_collective_kind_names[k], error);
+        if (link->efficiency_by_collective[k] == NULL)
+          return FALSE;
+      }
+  return TRUE;
+}
+
 static gboolean
 parse_link (JsonObject *parent,
             const char *source,
@@ -97,7 +127,7 @@ parse_link (JsonObject *parent,
     return FALSE;
   link->name = g_strdup (name);
   link->efficiency = parse_curve (obj, source, path, "efficiency", error);
-  return link->efficiency != NULL;
+  return link->efficiency != NULL && parse_curves_by_collective (obj, source, path, link, error);
 }
 
 /* A cluster written inline may leave out the measured efficiency curves (FORMATS.md's
@@ -144,7 +174,7 @@ check_cluster_keys (JsonObject *obj, const char *source, GError **error)
   static const char *const flops[] = { "bf16", "fp16", "fp8", "fp32", "tf32", NULL };
   static const char *const eff[] = { "matmul", "matmul_fp8", "matmul_tf32", "matmul_fp32", "memory",
                                      "kernel_launch_s", "attention", "attention_pytorch", NULL };
-  static const char *const link[] = { "name", "bw_Bps", "latency_s", "efficiency", NULL };
+  static const char *const link[] = { "name", "bw_Bps", "latency_s", "efficiency", "efficiency_by_collective", NULL };
   static const char *const link_names[] = { "intra_node", "inter_node" };
   JsonNode *n;
 
@@ -434,6 +464,17 @@ link_copy (PlxLink *dst, const PlxLink *src)
   dst->latency_s = src->latency_s;
   dst->scale = src->scale;
   dst->efficiency = plx_curve_copy (src->efficiency);
+  for (guint k = 0; k < PLX_N_COLLECTIVE_KINDS; k++)
+    dst->efficiency_by_collective[k] = plx_curve_copy (src->efficiency_by_collective[k]);
+}
+
+static void
+link_clear (PlxLink *link)
+{
+  g_free (link->name);
+  plx_curve_free (link->efficiency);
+  for (guint k = 0; k < PLX_N_COLLECTIVE_KINDS; k++)
+    plx_curve_free (link->efficiency_by_collective[k]);
 }
 
 PlxCluster *
@@ -469,10 +510,8 @@ plx_cluster_free (PlxCluster *cluster)
   plx_curve_free (cluster->matmul_tf32_efficiency);
   plx_curve_free (cluster->matmul_fp32_efficiency);
   g_free (cluster->measured_gemms);
-  g_free (cluster->intra_node.name);
-  plx_curve_free (cluster->intra_node.efficiency);
-  g_free (cluster->inter_node.name);
-  plx_curve_free (cluster->inter_node.efficiency);
+  link_clear (&cluster->intra_node);
+  link_clear (&cluster->inter_node);
   if (cluster->uncertain != NULL)
     g_ptr_array_unref (cluster->uncertain);
   g_free (cluster);

@@ -8,10 +8,24 @@
  *
  * Those curves are measured end to end, so small messages already pay their latency
  * in them; the alpha term is therefore a floor, max(steps * alpha, bytes term),
- * which matters only for groups much larger than the ones measured. */
+ * which matters only for groups much larger than the ones measured.
+ *
+ * nccl-tests define busbw per collective (the same doc: its factor per op makes the
+ * ops comparable against the hardware peak), but an op's achieved busbw still
+ * depends on the algorithm NCCL runs for it: on H100 NVSwitch systems all-reduce
+ * runs NVLink SHARP (NCCL 2.17 release notes, "NVLS") at 470 GB/s busbw where the
+ * ring all-gather reaches 348 (tests/data/nccl-tests/h100-1x8-nvlink-five-ops.txt).
+ * So a link may carry a curve per collective (efficiency_by_collective), read
+ * instead of its own curve for that collective alone. */
 #include <math.h>
 
 #include "parallax/plx-collective.h"
+
+G_STATIC_ASSERT (PLX_COLLECTIVE_SEND_RECV + 1 == PLX_N_COLLECTIVE_KINDS);
+
+const char *const plx_collective_kind_names[PLX_N_COLLECTIVE_KINDS + 1] = {
+  "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send_recv", NULL
+};
 
 PlxGroup
 plx_group_place (const PlxCluster *cluster,
@@ -74,12 +88,16 @@ plx_group_of_ranks (const PlxCluster *cluster,
   return g;
 }
 
+/* The link's busbw for `kind`: the collective's own curve where the link has one,
+ * the link's otherwise; the calibration factor applies to either. */
 static double
-link_busbw (const PlxLink *link,
-            double         bytes)
+link_busbw (const PlxLink     *link,
+            PlxCollectiveKind  kind,
+            double             bytes)
 {
+  const PlxCurve *own = link->efficiency_by_collective[kind];
   /* Evaluated once: MIN would evaluate its arguments twice. */
-  double eff = plx_curve_eval (link->efficiency, bytes) * link->scale;
+  double eff = plx_curve_eval (own != NULL ? own : link->efficiency, bytes) * link->scale;
   return link->bw_Bps * MIN (1.0, eff);
 }
 
@@ -87,16 +105,17 @@ link_busbw (const PlxLink *link,
  * ring that leaves the node gets the node's members' NICs together, unless NVLink is
  * the narrower path (NCCL docs, "NCCL_CROSS_NIC"; Jeaugey, GTC 2020 "NCCL 2.x"). */
 static double
-ring_bandwidth (const PlxCluster *c,
-                const PlxGroup   *g,
-                double            bytes)
+ring_bandwidth (const PlxCluster  *c,
+                PlxCollectiveKind  kind,
+                const PlxGroup    *g,
+                double             bytes)
 {
-  double intra = link_busbw (&c->intra_node, bytes);
+  double intra = link_busbw (&c->intra_node, kind, bytes);
   double inter;
 
   if (g->nodes <= 1)
     return intra;
-  inter = link_busbw (&c->inter_node, bytes) * g->ranks_per_node;
+  inter = link_busbw (&c->inter_node, kind, bytes) * g->ranks_per_node;
   return g->ranks_per_node > 1 ? MIN (intra, inter) : inter;
 }
 
@@ -117,13 +136,15 @@ plx_collective_ring_all_reduce_time (const PlxCluster *c,
   if (g->size <= 1 || bytes <= 0.0)
     return 0.0;
   return MAX (2.0 * (p - 1.0) * ring_latency (c, g),
-              2.0 * (p - 1.0) / p * bytes / ring_bandwidth (c, g, bytes));
+              2.0 * (p - 1.0) / p * bytes / ring_bandwidth (c, PLX_COLLECTIVE_ALL_REDUCE, g, bytes));
 }
 
 /* Reduce-scatter inside each node, all-reduce of each 1/k shard across nodes (every
  * GPU on its own NIC), all-gather inside the node: fewer latency steps than the flat
  * ring (Jia et al. 2018, "Highly Scalable Deep Learning Training System with
- * Mixed-Precision", §3.3 hierarchical all-reduce). */
+ * Mixed-Precision", §3.3 hierarchical all-reduce). Every phase reads the all-reduce
+ * curve, the intra-node ones too: they run inside NCCL's all-reduce kernel, and
+ * nccl-tests time that all-reduce as one op, never its phases apart. */
 double
 plx_collective_hierarchical_all_reduce_time (const PlxCluster *c,
                                              const PlxGroup   *g,
@@ -137,33 +158,37 @@ plx_collective_hierarchical_all_reduce_time (const PlxCluster *c,
     return 0.0;
   if (k > 1.0)
     t += 2.0 * MAX ((k - 1.0) * c->intra_node.latency_s,
-                    (k - 1.0) / k * bytes / link_busbw (&c->intra_node, bytes));
+                    (k - 1.0) / k * bytes / link_busbw (&c->intra_node, PLX_COLLECTIVE_ALL_REDUCE, bytes));
   if (n > 1.0)
     t += MAX (2.0 * (n - 1.0) * c->inter_node.latency_s,
-              2.0 * (n - 1.0) / n * shard / link_busbw (&c->inter_node, shard));
+              2.0 * (n - 1.0) / n * shard / link_busbw (&c->inter_node, PLX_COLLECTIVE_ALL_REDUCE, shard));
   return t;
 }
 
+/* All-gather or reduce-scatter: half the ring all-reduce's steps (Thakur et al. 2005,
+ * §3). */
 static double
-half_ring_time (const PlxCluster *c,
-                const PlxGroup   *g,
-                double            bytes)
+half_ring_time (const PlxCluster  *c,
+                PlxCollectiveKind  kind,
+                const PlxGroup    *g,
+                double             bytes)
 {
   double p = g->size;
 
-  return MAX ((p - 1.0) * ring_latency (c, g), (p - 1.0) / p * bytes / ring_bandwidth (c, g, bytes));
+  return MAX ((p - 1.0) * ring_latency (c, g), (p - 1.0) / p * bytes / ring_bandwidth (c, kind, g, bytes));
 }
 
 /* Every rank sends 1/p of its buffer to each other rank at once: the part for ranks
- * in the node goes over NVLink, the rest over the rank's own NIC, concurrently. */
+ * in the node goes over NVLink, the rest over the rank's own NIC, concurrently
+ * (Thakur et al. 2005, pairwise exchange: p-1 steps of bytes/p each). */
 static double
 all_to_all_time (const PlxCluster *c,
                  const PlxGroup   *g,
                  double            bytes)
 {
   double p = g->size, k = g->ranks_per_node;
-  double intra = (k - 1.0) / p * bytes / link_busbw (&c->intra_node, bytes / p);
-  double inter = (p - k) / p * bytes / link_busbw (&c->inter_node, bytes / p);
+  double intra = (k - 1.0) / p * bytes / link_busbw (&c->intra_node, PLX_COLLECTIVE_ALL_TO_ALL, bytes / p);
+  double inter = (p - k) / p * bytes / link_busbw (&c->inter_node, PLX_COLLECTIVE_ALL_TO_ALL, bytes / p);
 
   return MAX ((p - 1.0) * (g->nodes > 1 ? c->inter_node.latency_s : c->intra_node.latency_s),
               MAX (intra, inter));
@@ -188,12 +213,13 @@ plx_collective_time (const PlxCluster  *cluster,
                   plx_collective_hierarchical_all_reduce_time (cluster, group, bytes));
     case PLX_COLLECTIVE_ALL_GATHER:
     case PLX_COLLECTIVE_REDUCE_SCATTER:
-      return half_ring_time (cluster, group, bytes);
+      return half_ring_time (cluster, kind, group, bytes);
     case PLX_COLLECTIVE_ALL_TO_ALL:
       return all_to_all_time (cluster, group, bytes);
     case PLX_COLLECTIVE_SEND_RECV:
       link = group->nodes > 1 ? &cluster->inter_node : &cluster->intra_node;
-      return MAX (link->latency_s, bytes / link_busbw (link, bytes));
+      /* One message, busbw = algbw (nccl-tests doc/PERFORMANCE.md, SendRecv). */
+      return MAX (link->latency_s, bytes / link_busbw (link, kind, bytes));
     default:
       g_return_val_if_reached (0.0);
     }

@@ -180,13 +180,16 @@ add_point (PlxCalSeries *s, double x, double y)
     g_array_append_val (s->points, p);
 }
 
-static void
+/* The residual added, NULL if it had no finite times to add. */
+static PlxCalResidual *
 add_residual (PlxCalCurve *c, double size, double measured, double fitted, double residual_pct)
 {
-  PlxCalResidual r = { c->series->len - 1, size, measured, fitted, residual_pct };
+  PlxCalResidual r = { c->series->len - 1, size, measured, fitted, residual_pct, NAN };
 
-  if (isfinite (measured) && isfinite (fitted))
-    g_array_append_val (c->residuals, r);
+  if (!isfinite (measured) || !isfinite (fitted))
+    return NULL;
+  g_array_append_val (c->residuals, r);
+  return &g_array_index (c->residuals, PlxCalResidual, c->residuals->len - 1);
 }
 
 /* The measured points' x range, a factor of 2 wider on each side; FALSE if none. */
@@ -302,10 +305,13 @@ fit_nccl (PlxMeasuredFit *out, JsonNode *base, const PlxCluster *base_c, const c
       for (guint i = 0; i < op->points->len; i++)
         {
           const PlxNcclPoint *pt = &g_array_index (op->points, PlxNcclPoint, i);
+          PlxCalResidual *r;
           /* The link bandwidth that reproduces the measured time, where the model
            * reads the curve: on the curve for the sizes that define it. */
           add_point (s, pt->curve_bytes, pt->efficiency * fit->bw_Bps);
-          add_residual (c, pt->bytes, pt->measured_time_s, pt->model_time_s, pt->residual_pct);
+          r = add_residual (c, pt->bytes, pt->measured_time_s, pt->model_time_s, pt->residual_pct);
+          if (r != NULL)
+            r->own_residual_pct = pt->own_residual_pct;
         }
     }
   sample (c, c->fitted, eval_link, link, NULL);

@@ -38,16 +38,13 @@
 #include "plx-nccl-joint.h"
 
 #define LATENCY_MAX_BYTES 65536.0
+/* An op whose times the link curve reproduces within this keeps to the link curve:
+ * nccl-tests' own run-to-run spread is of this order (the H100 file's in-place and
+ * out-of-place times differ by up to 1.5 %). */
+#define OWN_CURVE_TOLERANCE_PCT 2.0
 /* The bandwidths the inversion searches: 1 kB/s to 10 PB/s. */
 #define MIN_BW_BPS 1e3
 #define MAX_BW_BPS 1e16
-
-static const char *
-kind_name (PlxCollectiveKind kind)
-{
-  static const char *const names[] = { "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send_recv" };
-  return names[kind];
-}
 
 static double
 ring_steps (PlxCollectiveKind kind, double p)
@@ -216,6 +213,175 @@ fit_latency (const PlxNcclTable *t, const PlxGroup *g, PlxNcclOpFit *op)
   op->latency_std_error_s = sqrt (cov00) / steps;
 }
 
+/* A curve file's [size, efficiency] pairs: the bandwidths `bw` (doubles) at the
+ * sizes `x` over the peak `bw_Bps`. */
+static JsonArray *
+curve_json (const GArray *x, const GArray *bw, double bw_Bps)
+{
+  JsonArray *curve = json_array_new ();
+
+  for (guint i = 0; i < x->len; i++)
+    {
+      JsonArray *pair = json_array_new ();
+      double e = g_array_index (bw, double, i) / bw_Bps;
+      json_array_add_double_element (pair, g_array_index (x, double, i));
+      /* Rounding in exp/log can put the best point a hair above 1. */
+      json_array_add_double_element (pair, MIN (e, 1.0));
+      json_array_add_array_element (curve, pair);
+    }
+  return curve;
+}
+
+static void
+set_link_curve (JsonObject *lo, const GArray *x, const GArray *bw, double bw_Bps)
+{
+  json_object_set_array_member (lo, "efficiency", curve_json (x, bw, bw_Bps));
+  json_object_set_double_member (lo, "bw_Bps", bw_Bps);
+}
+
+/* Marks the ops whose kind gets a curve of its own: every op of a kind other than
+ * all-reduce (which defines the link curve when measured) that has a reproducible
+ * point off the link curve by more than OWN_CURVE_TOLERANCE_PCT. `written` is the
+ * cluster with the link curve alone. */
+static void
+mark_own_curves (PlxNcclFit *fit, const PlxCluster *written)
+{
+  gboolean off[PLX_N_COLLECTIVE_KINDS] = { FALSE };
+
+  for (guint i = 0; i < fit->ops->len; i++)
+    {
+      const PlxNcclOpFit *op = fit->ops->pdata[i];
+      for (guint r = 0; op->kind != PLX_COLLECTIVE_ALL_REDUCE && r < op->points->len; r++)
+        {
+          const PlxNcclPoint *pt = &g_array_index (op->points, PlxNcclPoint, r);
+          double t = plx_collective_time (written, op->kind, &fit->group, pt->bytes);
+          if (isfinite (pt->efficiency) && fabs (t / pt->measured_time_s - 1.0) * 100.0 > OWN_CURVE_TOLERANCE_PCT)
+            off[op->kind] = TRUE;
+        }
+    }
+  for (guint i = 0; i < fit->ops->len; i++)
+    {
+      PlxNcclOpFit *op = fit->ops->pdata[i];
+      op->own_curve = off[op->kind];
+    }
+}
+
+/* The per-size inversions of every op of `kind` (bandwidths, not yet over the
+ * peak) as knots where the model reads them, merged per size. */
+static GArray *
+own_knots (const PlxNcclFit *fit, PlxCollectiveKind kind)
+{
+  GArray *knots = g_array_new (FALSE, FALSE, sizeof (Knot));
+
+  for (guint i = 0; i < fit->ops->len; i++)
+    {
+      const PlxNcclOpFit *op = fit->ops->pdata[i];
+      for (guint r = 0; op->kind == kind && op->own_curve && r < op->points->len; r++)
+        {
+          const PlxNcclPoint *pt = &g_array_index (op->points, PlxNcclPoint, r);
+          Knot k = { pt->curve_bytes, log (pt->efficiency), 1 };
+          if (isfinite (pt->efficiency))
+            g_array_append_val (knots, k);
+        }
+    }
+  merge_knots (knots);
+  return knots;
+}
+
+/* Each op off the link curve gets its own, efficiency_by_collective.KIND in `lo`, made
+ * of its per-size inversions (docs/calibration.md): its measured times are then
+ * reproduced at the measured sizes. An op faster than every point of the link
+ * curve raises the peak, as all-reduce's best does, so each efficiency stays <= 1. */
+static gboolean
+add_own_curves (PlxNcclFit *fit, JsonObject *lo, const PlxNcclJoint *joint, GError **error)
+{
+  g_autoptr (PlxCluster) written = plx_cluster_new_from_json (fit->cluster, "the fitted cluster", error);
+  g_autoptr (GPtrArray) x = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autoptr (GPtrArray) bw = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  double peak = fit->bw_Bps;
+  JsonObject *by;
+
+  if (written == NULL)
+    return FALSE;
+  mark_own_curves (fit, written);
+  for (guint k = 0; k < PLX_N_COLLECTIVE_KINDS; k++)
+    {
+      g_autoptr (GArray) knots = own_knots (fit, k);
+      GArray *kx = g_array_new (FALSE, FALSE, sizeof (double)), *kbw = g_array_new (FALSE, FALSE, sizeof (double));
+
+      g_ptr_array_add (x, kx);
+      g_ptr_array_add (bw, kbw);
+      if (knots->len > 256)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                       "%u distinct sizes measured for %s; an efficiency curve holds at most 256", knots->len,
+                       plx_collective_kind_names[k]);
+          return FALSE;
+        }
+      for (guint i = 0; i < knots->len; i++)
+        {
+          const Knot *kn = &g_array_index (knots, Knot, i);
+          double b = exp (kn->log_bw_sum / kn->n);
+          g_array_append_val (kx, kn->x);
+          g_array_append_val (kbw, b);
+          peak = MAX (peak, b);
+        }
+    }
+  if (peak > fit->bw_Bps)
+    {
+      fit->bw_Bps = peak;
+      set_link_curve (lo, joint->knot_x, joint->knot_bw_Bps, peak);
+    }
+  by = json_object_new ();
+  for (guint k = 0; k < PLX_N_COLLECTIVE_KINDS; k++)
+    if (((GArray *) x->pdata[k])->len > 0)
+      json_object_set_array_member (by, plx_collective_kind_names[k], curve_json (x->pdata[k], bw->pdata[k], peak));
+  if (json_object_get_size (by) > 0)
+    json_object_set_object_member (lo, "efficiency_by_collective", by);
+  else
+    json_object_unref (by);
+  return TRUE;
+}
+
+/* Every point's model time and residual with the cluster as written: against the
+ * link curve (the collectives' own curves left out), and against its op's own
+ * curve where it has one. */
+static gboolean
+set_residuals (PlxNcclFit *fit, GError **error)
+{
+  g_autoptr (PlxCluster) written = plx_cluster_new_from_json (fit->cluster, "the fitted cluster", error);
+  g_autoptr (PlxCluster) link_only = NULL;
+  PlxLink *link;
+
+  if (written == NULL)
+    return FALSE;
+  link_only = plx_cluster_copy (written);
+  link = fit->inter_node ? &link_only->inter_node : &link_only->intra_node;
+  for (guint k = 0; k < PLX_N_COLLECTIVE_KINDS; k++)
+    g_clear_pointer (&link->efficiency_by_collective[k], plx_curve_free);
+  for (guint i = 0; i < fit->ops->len; i++)
+    {
+      PlxNcclOpFit *op = fit->ops->pdata[i];
+      for (guint r = 0; r < op->points->len; r++)
+        {
+          PlxNcclPoint *pt = &g_array_index (op->points, PlxNcclPoint, r);
+          pt->efficiency /= fit->bw_Bps; /* NAN stays NAN: not reproducible */
+          pt->model_time_s = plx_collective_time (link_only, op->kind, &fit->group, pt->bytes);
+          pt->residual_pct = (pt->model_time_s - pt->measured_time_s) / pt->measured_time_s * 100.0;
+          pt->own_model_time_s = pt->own_residual_pct = NAN;
+          if (op->own_curve)
+            {
+              pt->own_model_time_s = plx_collective_time (written, op->kind, &fit->group, pt->bytes);
+              pt->own_residual_pct = (pt->own_model_time_s - pt->measured_time_s) / pt->measured_time_s * 100.0;
+            }
+          fit->max_abs_residual_pct = MAX (fit->max_abs_residual_pct, fabs (pt->residual_pct));
+          fit->max_abs_residual_written_pct = MAX (fit->max_abs_residual_written_pct,
+                                                   fabs (op->own_curve ? pt->own_residual_pct : pt->residual_pct));
+        }
+    }
+  return TRUE;
+}
+
 PlxNcclFit *
 plx_nccl_fit (JsonNode           *base,
               const char         *base_source,
@@ -226,18 +392,17 @@ plx_nccl_fit (JsonNode           *base,
               GError            **error)
 {
   g_autoptr (PlxNcclFit) fit = g_new0 (PlxNcclFit, 1);
-  g_autoptr (PlxCluster) c = NULL, fitted = NULL;
+  g_autoptr (PlxCluster) c = NULL;
   g_autoptr (GArray) knots = g_array_new (FALSE, FALSE, sizeof (Knot));
   g_autoptr (GArray) ring_knots = g_array_new (FALSE, FALSE, sizeof (Knot));
   PlxLink *link;
   JsonObject *o, *lo;
-  JsonArray *curve;
   const char *key;
   double peak, other_latency_s;
   g_autoptr (GArray) samples = g_array_new (FALSE, FALSE, sizeof (PlxNcclSample));
   PlxNcclJoint joint;
   const PlxNcclOpFit *lat = NULL;
-  gboolean curve_from_all_reduce = FALSE;
+  gboolean curve_from_all_reduce = FALSE, ok;
 
   if (gpus_per_node == 0 || gpus_per_node > 1024 || nodes == 0 || nodes > 100000)
     {
@@ -263,12 +428,15 @@ plx_nccl_fit (JsonNode           *base,
   key = fit->inter_node ? "inter_node" : "intra_node";
   link = fit->inter_node ? &c->inter_node : &c->intra_node;
   peak = link->bw_Bps;
-  /* The curve flat at 1, as measured (no calibration factor), while inverting. */
+  /* The curve flat at 1, as measured (no calibration factor), while inverting; the
+   * collectives' own curves out, so every one reads it. */
   {
     double one_x = 1.0, one_y = 1.0;
     plx_curve_free (link->efficiency);
     link->efficiency = plx_curve_new (&one_x, &one_y, 1, NULL);
     link->scale = 1.0;
+    for (guint k = 0; k < PLX_N_COLLECTIVE_KINDS; k++)
+      g_clear_pointer (&link->efficiency_by_collective[k], plx_curve_free);
   }
   fit->latency_s = link->latency_s;
   other_latency_s = (fit->inter_node ? &c->intra_node : &c->inter_node)->latency_s;
@@ -393,19 +561,9 @@ plx_nccl_fit (JsonNode           *base,
   fit->cluster = plx_json_deep_copy (base);
   o = json_node_get_object (fit->cluster);
   lo = json_object_get_object_member (o, key);
-  curve = json_array_new ();
-  for (guint i = 0; i < joint.knot_x->len; i++)
-    {
-      JsonArray *pair = json_array_new ();
-      double e = g_array_index (joint.knot_bw_Bps, double, i) / fit->bw_Bps;
-      json_array_add_double_element (pair, g_array_index (joint.knot_x, double, i));
-      /* Rounding in exp/log can put the best point a hair above 1. */
-      json_array_add_double_element (pair, MIN (e, 1.0));
-      json_array_add_array_element (curve, pair);
-    }
-  json_object_set_array_member (lo, "efficiency", curve);
-  plx_nccl_joint_clear (&joint);
-  json_object_set_double_member (lo, "bw_Bps", fit->bw_Bps);
+  /* A new fit replaces the link's curves, any collective's own among them. */
+  json_object_remove_member (lo, "efficiency_by_collective");
+  set_link_curve (lo, joint.knot_x, joint.knot_bw_Bps, fit->bw_Bps);
   if (lat != NULL)
     {
       fit->latency_fitted = TRUE;
@@ -427,23 +585,10 @@ plx_nccl_fit (JsonNode           *base,
       json_object_set_string_member (json_object_get_object_member (o, "sources"),
                                      fit->inter_node ? "inter_node_efficiency" : "intra_node_efficiency", names->str);
     }
-
-  /* The residuals, with the cluster as written. */
-  fitted = plx_cluster_new_from_json (fit->cluster, "the fitted cluster", error);
-  if (fitted == NULL)
+  ok = add_own_curves (fit, lo, &joint, error) && set_residuals (fit, error);
+  plx_nccl_joint_clear (&joint);
+  if (!ok)
     return NULL;
-  for (guint i = 0; i < fit->ops->len; i++)
-    {
-      PlxNcclOpFit *op = fit->ops->pdata[i];
-      for (guint r = 0; r < op->points->len; r++)
-        {
-          PlxNcclPoint *pt = &g_array_index (op->points, PlxNcclPoint, r);
-          pt->efficiency /= fit->bw_Bps; /* NAN stays NAN: not reproducible */
-          pt->model_time_s = plx_collective_time (fitted, op->kind, &fit->group, pt->bytes);
-          pt->residual_pct = (pt->model_time_s - pt->measured_time_s) / pt->measured_time_s * 100.0;
-          fit->max_abs_residual_pct = MAX (fit->max_abs_residual_pct, fabs (pt->residual_pct));
-        }
-    }
   return g_steal_pointer (&fit);
 }
 
@@ -458,15 +603,22 @@ plx_nccl_fit_to_text (const PlxNcclFit *fit)
   for (guint i = 0; i < fit->ops->len; i++)
     {
       const PlxNcclOpFit *op = fit->ops->pdata[i];
-      g_string_append_printf (out, "\n%s: %s (%s)\n", op->source, op->test, kind_name (op->kind));
-      g_string_append_printf (out, "%14s %12s %11s %13s %13s %10s\n", "size (B)", "busbw GB/s", "efficiency",
-                              "measured us", "model us", "residual");
+      g_string_append_printf (out, "\n%s: %s (%s)\n", op->source, op->test, plx_collective_kind_names[op->kind]);
+      if (op->own_curve)
+        g_string_append_printf (out, "own curve: %s.efficiency_by_collective.%s (off the link curve by more than "
+                                     "%g %%)\n", fit->inter_node ? "inter_node" : "intra_node",
+                                plx_collective_kind_names[op->kind], OWN_CURVE_TOLERANCE_PCT);
+      g_string_append_printf (out, "%14s %12s %11s %13s %13s %10s%s\n", "size (B)", "busbw GB/s", "efficiency",
+                              "measured us", "model us", "residual", op->own_curve ? "  own curve" : "");
       for (guint r = 0; r < op->points->len; r++)
         {
           const PlxNcclPoint *pt = &g_array_index (op->points, PlxNcclPoint, r);
-          g_string_append_printf (out, "%14.0f %12.2f %11.4g %13.2f %13.2f %9.1f %%\n", pt->bytes,
+          g_string_append_printf (out, "%14.0f %12.2f %11.4g %13.2f %13.2f %9.1f %%", pt->bytes,
                                   pt->measured_busbw_Bps / 1e9, pt->efficiency, pt->measured_time_s * 1e6,
                                   pt->model_time_s * 1e6, pt->residual_pct);
+          if (op->own_curve)
+            g_string_append_printf (out, " %9.1f %%", pt->own_residual_pct);
+          g_string_append_c (out, '\n');
         }
       if (op->latency_rows > 0)
         g_string_append_printf (out, "latency per step: %.3g us +- %.2g (line over %u sizes up to 64 KiB)\n",
@@ -480,6 +632,9 @@ plx_nccl_fit_to_text (const PlxNcclFit *fit)
   else
     g_string_append_printf (out, "\nLink latency kept from the base cluster: %.3g us per step\n", fit->latency_s * 1e6);
   g_string_append_printf (out, "Largest |residual|: %.2f %%\n", fit->max_abs_residual_pct);
+  if (fit->max_abs_residual_written_pct != fit->max_abs_residual_pct)
+    g_string_append_printf (out, "Largest |residual| with each op's own curve where it has one: %.2f %%\n",
+                            fit->max_abs_residual_written_pct);
   return g_string_free (out, FALSE);
 }
 
@@ -508,6 +663,8 @@ plx_nccl_fit_to_json (const PlxNcclFit *fit)
     }
   json_builder_set_member_name (b, "max_abs_residual_pct");
   json_builder_add_double_value (b, fit->max_abs_residual_pct);
+  json_builder_set_member_name (b, "max_abs_residual_written_pct");
+  json_builder_add_double_value (b, fit->max_abs_residual_written_pct);
   json_builder_set_member_name (b, "ops");
   json_builder_begin_array (b);
   for (guint i = 0; i < fit->ops->len; i++)
@@ -519,7 +676,9 @@ plx_nccl_fit_to_json (const PlxNcclFit *fit)
       json_builder_set_member_name (b, "test");
       json_builder_add_string_value (b, op->test);
       json_builder_set_member_name (b, "op");
-      json_builder_add_string_value (b, kind_name (op->kind));
+      json_builder_add_string_value (b, plx_collective_kind_names[op->kind]);
+      json_builder_set_member_name (b, "own_curve");
+      json_builder_add_boolean_value (b, op->own_curve);
       if (op->latency_rows > 0)
         {
           json_builder_set_member_name (b, "latency_s");
@@ -548,6 +707,13 @@ plx_nccl_fit_to_json (const PlxNcclFit *fit)
           json_builder_add_double_value (b, pt->model_time_s);
           json_builder_set_member_name (b, "residual_pct");
           json_builder_add_double_value (b, pt->residual_pct);
+          if (op->own_curve)
+            {
+              json_builder_set_member_name (b, "own_model_time_s");
+              json_builder_add_double_value (b, pt->own_model_time_s);
+              json_builder_set_member_name (b, "own_residual_pct");
+              json_builder_add_double_value (b, pt->own_residual_pct);
+            }
           json_builder_end_object (b);
         }
       json_builder_end_array (b);

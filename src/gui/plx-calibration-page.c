@@ -165,13 +165,32 @@ clear_table (PlxCalibrationPage *self)
     gtk_grid_remove (self->table, child);
 }
 
+/* A residual that rounds to zero reads "0.0 %", never "-0.0 %"; none reads "—". */
+static char *
+residual_text (double pct)
+{
+  if (!isfinite (pct))
+    return g_strdup ("—");
+  return fabs (pct) < 0.05 ? g_strdup ("0.0 %") : g_strdup_printf ("%+.1f %%", pct);
+}
+
+/* Whether some op of the link got a curve of its own (the CLI's own_curve). */
+static gboolean
+has_own_curves (const PlxCalCurve *c)
+{
+  for (guint i = 0; i < c->residuals->len; i++)
+    if (isfinite (g_array_index (c->residuals, PlxCalResidual, i).own_residual_pct))
+      return TRUE;
+  return FALSE;
+}
+
 static void
 show_curve (PlxCalibrationPage *self)
 {
   const PlxCalCurve *c = plx_calibration_page_get_curve (self);
-  const char *headers[5];
+  const char *headers[6];
   g_autofree char *params = NULL;
-  guint rows;
+  guint rows, columns;
 
   clear_table (self);
   gtk_widget_queue_draw (GTK_WIDGET (self->chart));
@@ -187,8 +206,15 @@ show_curve (PlxCalibrationPage *self)
   headers[2] = c->residual_is_time ? _("Measured time") : _("Measured efficiency");
   headers[3] = c->residual_is_time ? _("Fitted time") : _("Fitted efficiency");
   headers[4] = _("Residual");
-  for (guint i = 0; i < 5; i++)
+  headers[5] = _("Own curve");
+  columns = has_own_curves (c) ? 6 : 5;
+  for (guint i = 0; i < columns; i++)
     table_cell (self->table, headers[i], i, 0, TRUE, i > 0);
+  if (columns == 6)
+    gtk_widget_set_tooltip_text (gtk_grid_get_child_at (self->table, 5, 0),
+                                 _("The residual against the op's own curve: the link curve is all-reduce's, and "
+                                   "each op it misses by more than 2 % got a curve of its own "
+                                   "(efficiency_by_collective)"));
   gtk_widget_set_tooltip_text (gtk_grid_get_child_at (self->table, 4, 0),
                                c->residual_is_time ? _("(fitted − measured) / measured: negative where the cluster "
                                                        "predicts faster than measured")
@@ -202,15 +228,16 @@ show_curve (PlxCalibrationPage *self)
       g_autofree char *size = format_size (c, r->size);
       g_autofree char *measured = format_value (c, r->measured);
       g_autofree char *fitted = format_value (c, r->fitted);
-      /* A residual that rounds to zero reads "0.0 %", never "-0.0 %". */
-      g_autofree char *residual = fabs (r->residual_pct) < 0.05 ? g_strdup ("0.0 %")
-                                                                 : g_strdup_printf ("%+.1f %%", r->residual_pct);
+      g_autofree char *residual = residual_text (r->residual_pct);
+      g_autofree char *own = residual_text (r->own_residual_pct);
 
       table_cell (self->table, s->label, 0, i + 1, FALSE, FALSE);
       table_cell (self->table, size, 1, i + 1, FALSE, TRUE);
       table_cell (self->table, measured, 2, i + 1, FALSE, TRUE);
       table_cell (self->table, fitted, 3, i + 1, FALSE, TRUE);
       table_cell (self->table, residual, 4, i + 1, FALSE, TRUE);
+      if (columns == 6)
+        table_cell (self->table, own, 5, i + 1, FALSE, TRUE);
     }
   if (c->residuals->len > rows)
     {

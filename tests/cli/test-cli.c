@@ -2148,6 +2148,7 @@ test_calibrate_nccl (void)
   g_auto (CliRun) wrong = { 0 };
   g_auto (CliRun) missing = { 0 };
   g_auto (CliRun) from_file = { 0 };
+  g_auto (CliRun) as_text = { 0 };
   g_autofree char *cluster_file = g_build_filename (dir, "named.json", NULL);
   g_autoptr (JsonNode) root = NULL;
   JsonArray *ops, *points;
@@ -2174,6 +2175,20 @@ test_calibrate_nccl (void)
     g_assert_cmpfloat (fabs (get_number (json_array_get_object_element (points, i), "residual_pct")), <, 1e-6);
   /* 32 MiB took 182.87 us out of place (182.88 in place): the faster. */
   g_assert_cmpfloat (get_number (json_array_get_object_element (points, 0), "measured_time_s"), ==, 182.87e-6);
+  /* All-reduce defines the link curve, so has no curve of its own; all-gather does:
+   * on the link curve its 1 GiB takes half the all-reduce's 3997.59 us, 1998.795,
+   * against 2700.76 measured (-25.99 %), on its own curve the measured time. */
+  g_assert_false (json_object_get_boolean_member (json_array_get_object_element (ops, 0), "own_curve"));
+  g_assert_false (json_object_has_member (json_array_get_object_element (points, 0), "own_residual_pct"));
+  g_assert_true (json_object_get_boolean_member (json_array_get_object_element (ops, 1), "own_curve"));
+  points = json_object_get_array_member (json_array_get_object_element (ops, 1), "points");
+  g_assert_cmpfloat_with_epsilon (get_number (json_array_get_object_element (points, 5), "residual_pct"),
+                                  (1998.795 - 2700.76) / 2700.76 * 100.0, 0.01);
+  g_assert_cmpfloat (fabs (get_number (json_array_get_object_element (points, 5), "own_residual_pct")), <, 1e-6);
+  g_assert_cmpfloat_with_epsilon (get_number (json_array_get_object_element (points, 5), "own_model_time_s"),
+                                  2700.76e-6, 1e-12);
+  g_assert_cmpfloat (get_number (json_node_get_object (root), "max_abs_residual_written_pct"), <, 1e-6);
+  g_assert_cmpfloat (get_number (json_node_get_object (root), "max_abs_residual_pct"), >, 78.0);
 
   g_assert_true (g_file_get_contents (out, &cluster_text, NULL, NULL));
   text = g_strdup_printf ("{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": %s,"
@@ -2181,6 +2196,15 @@ test_calibrate_nccl (void)
   g_assert_true (g_file_set_contents (scenario, text, -1, NULL));
   RUN_CLI (&sim, "simulate", scenario);
   assert_success (&sim);
+
+  /* The text says which ops got their own curve, and both residuals. */
+  RUN_CLI (&as_text, "calibrate", "--nccl-tests", file, "--gpus-per-node", "8", "--nodes", "1", "--cluster",
+           "dgx-h100-80gb");
+  assert_success (&as_text);
+  g_assert_nonnull (strstr (as_text.out, "own curve: intra_node.efficiency_by_collective.all_gather"));
+  g_assert_null (strstr (as_text.out, "efficiency_by_collective.all_reduce"));
+  g_assert_nonnull (strstr (as_text.out, "model us   residual  own curve\n"));
+  g_assert_nonnull (strstr (as_text.out, "Largest |residual| with each op's own curve where it has one: 0.00 %"));
 
   RUN_CLI (&wrong, "calibrate", "--nccl-tests", file, "--gpus-per-node", "4", "--nodes", "1");
   ASSERT_FAILURE (&wrong, 1, "lists 8 ranks");

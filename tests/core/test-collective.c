@@ -43,6 +43,45 @@ test_placement (void)
 }
 
 static void
+test_own_curve (void)
+{
+  /* The ideal cluster with an all-gather curve of 0.5 on NVLink (100 GB/s) and an
+   * all-to-all curve of 0.25 on the network (25 GB/s), the link scale 0.8 on top. */
+  g_autoptr (JsonNode) node = plx_json_parse_data (TEST_IDEAL_CLUSTER (2, 100e9, 25e9), -1, "test", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxCluster) c = NULL;
+  JsonObject *o = json_node_get_object (node);
+  JsonObject *intra = json_object_new (), *inter = json_object_new ();
+  PlxGroup node8, two;
+
+  json_object_set_member (intra, "all_gather", plx_json_parse_data ("[[1, 0.5]]", -1, "test", NULL));
+  json_object_set_member (inter, "all_to_all", plx_json_parse_data ("[[1, 0.25]]", -1, "test", NULL));
+  json_object_set_object_member (json_object_get_object_member (o, "intra_node"), "efficiency_by_collective", intra);
+  json_object_set_object_member (json_object_get_object_member (o, "inter_node"), "efficiency_by_collective", inter);
+  c = plx_cluster_new_from_json (node, "test", &error);
+  g_assert_no_error (error);
+  c->intra_node.scale = c->inter_node.scale = 0.8;
+  node8 = plx_group_place (c, 8, 1);
+  two = plx_group_place (c, 16, 1);
+
+  /* One node, Thakur et al. 2005: all-gather 7/8 x 1e9 / (100e9 x 0.5 x 0.8) =
+   * 21.875 ms on its own curve; reduce-scatter on the link's, 7/8 x 1e9 / 80e9 =
+   * 10.9375 ms; all-reduce twice that. */
+  g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_ALL_GATHER, &node8, 1e9), 0.021875, 1e-15);
+  g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_REDUCE_SCATTER, &node8, 1e9), 0.0109375,
+                                  1e-15);
+  g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_ALL_REDUCE, &node8, 1e9), 0.021875, 1e-15);
+  /* All-to-all over two nodes of 8: 8/16 of the buffer leaves on the NIC at
+   * 25e9 x 0.25 x 0.8 = 5 GB/s: 0.5e9 / 5e9 = 100 ms; the 7/16 over NVLink at 80 GB/s
+   * is faster. */
+  g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_ALL_TO_ALL, &two, 1e9), 0.1, 1e-15);
+  /* The ring all-gather over two nodes: NVLink at 40 GB/s (its own curve) against
+   * 8 NICs x 20 GB/s = 160 (the network's link curve): 15/16 x 1e9 / 40e9. */
+  g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_ALL_GATHER, &two, 1e9), 15.0 / 16.0 / 40.0,
+                                  1e-15);
+}
+
+static void
 test_ring_all_reduce_intra (void)
 {
   g_autoptr (PlxCluster) c = ideal_cluster (TEST_IDEAL_CLUSTER (1, 100e9, 25e9));
@@ -135,6 +174,7 @@ main (int argc, char **argv)
 {
   test_init_private_home (&argc, &argv);
   g_test_add_func ("/core/collective/placement", test_placement);
+  g_test_add_func ("/core/collective/own-curve", test_own_curve);
   g_test_add_func ("/core/collective/ring-allreduce", test_ring_all_reduce_intra);
   g_test_add_func ("/core/collective/ring-allreduce-inter-node", test_ring_all_reduce_inter);
   g_test_add_func ("/core/collective/hierarchical-allreduce", test_spanning_ring_vs_hierarchical);

@@ -919,6 +919,51 @@ test_cluster_curve_errors (void)
 }
 
 static void
+test_cluster_efficiency_by_collective (void)
+{
+  /* A collective's own curve on a link: validated as the link's efficiency is,
+   * named by file and key; copied with the cluster. */
+#define BY_COLLECTIVE(link, value) \
+  "{\"preset\": \"dgx-a100-80gb\", \"" link "\": {\"efficiency_by_collective\": " value "}}"
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxCluster) c = load_cluster (BY_COLLECTIVE ("intra_node", "{\"all_gather\": [[1e6, 0.25], [1e9, 0.5]], "
+                                                                       "\"send_recv\": [[1e6, 0.125]]}"),
+                                           &error);
+  g_autoptr (PlxCluster) copy = NULL;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (c);
+  if (c == NULL)
+    return;
+  g_assert_cmpuint (plx_curve_get_n_points (c->intra_node.efficiency_by_collective[PLX_COLLECTIVE_ALL_GATHER]), ==, 2);
+  g_assert_cmpfloat (plx_curve_eval (c->intra_node.efficiency_by_collective[PLX_COLLECTIVE_SEND_RECV], 1e9), ==, 0.125);
+  g_assert_null (c->intra_node.efficiency_by_collective[PLX_COLLECTIVE_ALL_REDUCE]);
+  g_assert_null (c->inter_node.efficiency_by_collective[PLX_COLLECTIVE_ALL_GATHER]);
+  copy = plx_cluster_copy (c);
+  g_assert_true (copy->intra_node.efficiency_by_collective[PLX_COLLECTIVE_ALL_GATHER] !=
+                 c->intra_node.efficiency_by_collective[PLX_COLLECTIVE_ALL_GATHER]);
+  g_assert_cmpfloat (plx_curve_eval (copy->intra_node.efficiency_by_collective[PLX_COLLECTIVE_ALL_GATHER], 1e9), ==,
+                     0.5);
+
+  CLUSTER_ERROR (BY_COLLECTIVE ("intra_node", "3"), PLX_ERROR_PARSE,
+                 "test.json: cluster.intra_node.efficiency_by_collective: 3 is not an object");
+  CLUSTER_ERROR (BY_COLLECTIVE ("inter_node", "[[1e6, 0.5]]"), PLX_ERROR_PARSE,
+                 "test.json: cluster.inter_node.efficiency_by_collective", "is not an object");
+  CLUSTER_ERROR (BY_COLLECTIVE ("intra_node", "{\"allgather\": [[1e6, 0.5]]}"), PLX_ERROR_UNKNOWN_KEY,
+                 "test.json: cluster.intra_node.efficiency_by_collective.allgather: unknown key", "all_gather");
+  CLUSTER_ERROR (BY_COLLECTIVE ("intra_node", "{\"broadcast\": [[1e6, 0.5]]}"), PLX_ERROR_UNKNOWN_KEY,
+                 "test.json: cluster.intra_node.efficiency_by_collective.broadcast: unknown key");
+  CLUSTER_ERROR (BY_COLLECTIVE ("inter_node", "{\"all_to_all\": [[1e6, 1.5]]}"), PLX_ERROR_INVALID_VALUE,
+                 "test.json: cluster.inter_node.efficiency_by_collective.all_to_all", "1.5");
+  CLUSTER_ERROR (BY_COLLECTIVE ("intra_node", "{\"reduce_scatter\": [[1e9, 0.5], [1e8, 0.6]]}"),
+                 PLX_ERROR_INVALID_VALUE, "test.json: cluster.intra_node.efficiency_by_collective.reduce_scatter",
+                 "point 1", "does not increase");
+  CLUSTER_ERROR (BY_COLLECTIVE ("intra_node", "{\"send_recv\": 3}"), PLX_ERROR_PARSE,
+                 "test.json: cluster.intra_node.efficiency_by_collective.send_recv: 3 is not a list");
+#undef BY_COLLECTIVE
+}
+
+static void
 test_cluster_default_calibration (void)
 {
   /* An inline cluster that leaves a curve out gets the DGX A100 measurement for it
@@ -1703,6 +1748,7 @@ main (int argc, char **argv)
   g_test_add_func ("/loaders/cluster/curve-override", test_cluster_curve_override);
   g_test_add_func ("/loaders/cluster/inline", test_cluster_inline);
   g_test_add_func ("/loaders/cluster/curve-errors", test_cluster_curve_errors);
+  g_test_add_func ("/loaders/cluster/efficiency-by-collective", test_cluster_efficiency_by_collective);
   g_test_add_func ("/loaders/cluster/default-calibration", test_cluster_default_calibration);
   g_test_add_func ("/loaders/cluster/curve-too-long", test_cluster_curve_too_long);
   g_test_add_func ("/loaders/cluster/errors", test_cluster_errors);

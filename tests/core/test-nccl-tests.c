@@ -179,7 +179,8 @@ assert_cluster_loads (const PlxNcclFit *fit)
       for (guint r = 0; r < op->points->len; r++)
         {
           const PlxNcclPoint *pt = &g_array_index (op->points, PlxNcclPoint, r);
-          g_assert_cmpfloat (plx_collective_time (c, op->kind, &fit->group, pt->bytes), ==, pt->model_time_s);
+          g_assert_cmpfloat (plx_collective_time (c, op->kind, &fit->group, pt->bytes), ==,
+                             op->own_curve ? pt->own_model_time_s : pt->model_time_s);
         }
     }
 }
@@ -215,6 +216,125 @@ test_fit_single_node (void)
   /* 32 MiB: 182.87 us -> busbw 321.10 GB/s, efficiency 321.10 / 470.05 = 0.6831. */
   g_assert_cmpfloat_with_epsilon (g_array_index (ar->points, PlxNcclPoint, 0).efficiency,
                                   (1.75 * 33554432.0 / 182.87e-6) / fit->bw_Bps, 1e-9);
+  assert_cluster_loads (fit);
+}
+
+/* The fit of the H100 file's five tests on the DGX H100 preset, or of its all-gather
+ * alone. */
+static PlxNcclFit *
+fit_h100 (gboolean all_gather_only)
+{
+  g_autofree char *path = data ("h100-1x8-nvlink-five-ops.txt");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxNcclFile) f = plx_nccl_file_load (path, &error);
+  g_autoptr (JsonNode) base = preset ("dgx-h100-80gb");
+  PlxNcclFit *fit;
+
+  g_assert_no_error (error);
+  if (all_gather_only)
+    {
+      g_ptr_array_remove_range (f->tables, 2, 3);
+      g_ptr_array_remove_index (f->tables, 0);
+    }
+  fit = plx_nccl_fit (base, "dgx-h100-80gb", &f, 1, 8, 1, &error);
+  g_assert_no_error (error);
+  return fit;
+}
+
+static void
+test_fit_own_curves (void)
+{
+  /* One node, 8 H100, five ops. The link curve is all-reduce's (NVLink SHARP: 470.05
+   * GB/s busbw at 1 GiB); all-gather runs a ring at 347.87, so against the link curve
+   * its 32 MiB takes 182.87 / 2 = 91.435 us instead of 120.61 (-24.2 %, as before),
+   * and every op but all-reduce gets a curve of its own. */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxNcclFit) fit = fit_h100 (FALSE);
+  g_autoptr (PlxCluster) c = NULL, link_only = NULL;
+  g_autoptr (JsonNode) without = NULL;
+  JsonObject *by;
+  JsonArray *ag;
+  const PlxNcclOpFit *ar_op, *ag_op;
+  PlxGroup g = { 8, 8, 1 };
+  double peak, eff;
+
+  ar_op = fit->ops->pdata[0];
+  ag_op = fit->ops->pdata[1];
+  g_assert_false (ar_op->own_curve);
+  for (guint i = 1; i < 5; i++)
+    g_assert_true (((const PlxNcclOpFit *) fit->ops->pdata[i])->own_curve);
+  g_assert_cmpfloat_with_epsilon (g_array_index (ag_op->points, PlxNcclPoint, 0).residual_pct,
+                                  (91.435 - 120.61) / 120.61 * 100.0, 0.01);
+
+  /* The peak as written: all-reduce's 1 GiB, 2 x 7/8 x 2^30 B / 3997.59 us =
+   * 470.05 GB/s; no op beats it, so it stays. */
+  peak = 2.0 * 7.0 / 8.0 * 1073741824.0 / 3997.59e-6;
+  g_assert_cmpfloat_with_epsilon (fit->bw_Bps, peak, 1e3);
+  g_assert_cmpfloat_with_epsilon (fit->bw_Bps, 470.05e9, 0.01e9);
+  /* All-gather's own curve at 1 GiB: a one-node ring all-gather takes (p-1)/p bytes /
+   * (peak eff) (Thakur et al. 2005), measured 2700.76 us in place, so eff = 7/8 x
+   * 2^30 / (2700.76 us x 470.05 GB/s) = 0.74009. */
+  eff = 7.0 / 8.0 * 1073741824.0 / (2700.76e-6 * peak);
+  by = json_object_get_object_member (json_object_get_object_member (json_node_get_object (fit->cluster), "intra_node"),
+                                      "efficiency_by_collective");
+  g_assert_nonnull (by);
+  g_assert_false (json_object_has_member (by, "all_reduce"));
+  ag = json_object_get_array_member (by, "all_gather");
+  g_assert_cmpuint (json_array_get_length (ag), ==, 6);
+  g_assert_cmpfloat (json_array_get_double_element (json_array_get_array_element (ag, 5), 0), ==, 1073741824.0);
+  g_assert_cmpfloat_with_epsilon (json_array_get_double_element (json_array_get_array_element (ag, 5), 1), eff, 1e-9);
+  g_assert_cmpfloat_with_epsilon (eff, 0.74009, 1e-5);
+
+  /* Loaded back: the 1 GiB all-gather over the node's 8 GPUs at the measured
+   * 2700.76 us; every op's own residual ~0. */
+  c = plx_cluster_new_from_json (fit->cluster, "fitted", &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_ALL_GATHER, &g, 1073741824.0), 2700.76e-6,
+                                  0.001 * 2700.76e-6);
+  for (guint i = 1; i < 5; i++)
+    {
+      const PlxNcclOpFit *op = fit->ops->pdata[i];
+      for (guint r = 0; r < op->points->len; r++)
+        g_assert_cmpfloat (fabs (g_array_index (op->points, PlxNcclPoint, r).own_residual_pct), <, 1e-6);
+    }
+  g_assert_cmpfloat (fit->max_abs_residual_written_pct, <, 1e-6);
+  g_assert_cmpfloat (fit->max_abs_residual_pct, >, 78.0); /* send/recv at 64 MiB against the link curve */
+  /* All-reduce exactly as without the key: the link curve alone. */
+  without = plx_json_deep_copy (fit->cluster);
+  json_object_remove_member (json_object_get_object_member (json_node_get_object (without), "intra_node"),
+                             "efficiency_by_collective");
+  link_only = plx_cluster_new_from_json (without, "fitted", &error);
+  g_assert_no_error (error);
+  for (guint r = 0; r < ar_op->points->len; r++)
+    {
+      double bytes = g_array_index (ar_op->points, PlxNcclPoint, r).bytes;
+      g_assert_cmpfloat (plx_collective_time (c, PLX_COLLECTIVE_ALL_REDUCE, &g, bytes), ==,
+                         plx_collective_time (link_only, PLX_COLLECTIVE_ALL_REDUCE, &g, bytes));
+    }
+  assert_cluster_loads (fit);
+}
+
+static void
+test_fit_without_all_reduce (void)
+{
+  /* All-gather alone: it defines the link curve, as before, reproduces itself on it
+   * (within 2 %), so needs no curve of its own and the file has none. */
+  g_autoptr (PlxNcclFit) fit = fit_h100 (TRUE);
+  const PlxNcclOpFit *ag;
+
+  g_assert_cmpuint (fit->ops->len, ==, 1);
+  ag = fit->ops->pdata[0];
+  g_assert_cmpint (ag->kind, ==, PLX_COLLECTIVE_ALL_GATHER);
+  g_assert_false (ag->own_curve);
+  for (guint r = 0; r < ag->points->len; r++)
+    {
+      g_assert_cmpfloat (fabs (g_array_index (ag->points, PlxNcclPoint, r).residual_pct), <, 1e-6);
+      g_assert_true (isnan (g_array_index (ag->points, PlxNcclPoint, r).own_residual_pct));
+    }
+  /* Its best, 347.87 GB/s at 1 GiB, is under NVLink 4's 450: the preset's peak stays. */
+  g_assert_cmpfloat (fit->bw_Bps, ==, 450e9);
+  g_assert_false (json_object_has_member (
+    json_object_get_object_member (json_node_get_object (fit->cluster), "intra_node"), "efficiency_by_collective"));
   assert_cluster_loads (fit);
 }
 
@@ -359,6 +479,8 @@ main (int argc, char **argv)
   g_test_add_func ("/nccl-tests/old-format", test_old_format_from_file_name);
   g_test_add_func ("/nccl-tests/latency-by-hand", test_latency_by_hand);
   g_test_add_func ("/nccl-tests/fit-single-node", test_fit_single_node);
+  g_test_add_func ("/nccl-tests/fit-own-curves", test_fit_own_curves);
+  g_test_add_func ("/nccl-tests/fit-without-all-reduce", test_fit_without_all_reduce);
   g_test_add_func ("/nccl-tests/fit-multi-node", test_fit_multi_node);
   g_test_add_func ("/nccl-tests/fit-errors", test_fit_errors);
   g_test_add_func ("/nccl-tests/fit-with-uncertainty", test_fit_with_uncertainty);

@@ -2089,6 +2089,12 @@ test_calibration_page (void)
           g_assert_cmpfloat_with_epsilon (r->fitted, json_object_get_double_member (p, "model_time_s"),
                                           1e-9 * r->fitted);
           g_assert_cmpfloat_with_epsilon (r->residual_pct, json_object_get_double_member (p, "residual_pct"), 1e-6);
+          /* And against the op's own curve where it got one (all but all-reduce here). */
+          if (json_object_has_member (p, "own_residual_pct"))
+            g_assert_cmpfloat_with_epsilon (r->own_residual_pct, json_object_get_double_member (p, "own_residual_pct"),
+                                            1e-6);
+          else
+            g_assert_true (isnan (r->own_residual_pct));
           if (g_str_equal (json_object_get_string_member (json_array_get_object_element (ops, o), "op"), "all_gather") &&
               r->size == 33554432.0)
             ag = r;
@@ -2107,6 +2113,10 @@ test_calibration_page (void)
   g_assert_nonnull (gi_find_label (GTK_WIDGET (page), "121 µs"));
   g_assert_nonnull (gi_find_label (GTK_WIDGET (page), "91.4 µs"));
   g_assert_nonnull (gi_find_label (GTK_WIDGET (page), "-24.2 %"));
+  /* The all-gather's own curve (efficiency_by_collective) reproduces it. */
+  g_assert_nonnull (gi_find_label (GTK_WIDGET (page), "Own curve"));
+  g_assert_true (isfinite (ag->own_residual_pct));
+  g_assert_cmpfloat (fabs (ag->own_residual_pct), <, 1e-6);
 
   /* Use This Cluster: NVLink at the H100's 470 GB/s instead of the A100's; the step changes. */
   settle (w);
