@@ -592,6 +592,13 @@ plx_nccl_fit (JsonNode           *base,
   return g_steal_pointer (&fit);
 }
 
+/* A residual as printed to one decimal: what rounds to zero prints "0.0", not "-0.0". */
+static double
+shown_pct (double pct)
+{
+  return fabs (pct) < 0.05 ? 0.0 : pct;
+}
+
 char *
 plx_nccl_fit_to_text (const PlxNcclFit *fit)
 {
@@ -615,9 +622,9 @@ plx_nccl_fit_to_text (const PlxNcclFit *fit)
           const PlxNcclPoint *pt = &g_array_index (op->points, PlxNcclPoint, r);
           g_string_append_printf (out, "%14.0f %12.2f %11.4g %13.2f %13.2f %9.1f %%", pt->bytes,
                                   pt->measured_busbw_Bps / 1e9, pt->efficiency, pt->measured_time_s * 1e6,
-                                  pt->model_time_s * 1e6, pt->residual_pct);
+                                  pt->model_time_s * 1e6, shown_pct (pt->residual_pct));
           if (op->own_curve)
-            g_string_append_printf (out, " %9.1f %%", pt->own_residual_pct);
+            g_string_append_printf (out, " %9.1f %%", shown_pct (pt->own_residual_pct));
           g_string_append_c (out, '\n');
         }
       if (op->latency_rows > 0)
