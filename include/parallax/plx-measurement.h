@@ -56,6 +56,8 @@ typedef struct
 {
   char   *label;    /* "all_reduce", "bf16", "GEMM ops" */
   GArray *points;   /* PlxCalXY: measured */
+  GArray *own;      /* PlxCalXY: a link op's own curve (efficiency_by_collective), sampled
+                     * in log x as `fitted`; empty if the op reads the link's curve */
 } PlxCalSeries;
 
 typedef struct

@@ -140,6 +140,7 @@ series_free (PlxCalSeries *s)
 {
   g_free (s->label);
   g_array_unref (s->points);
+  g_array_unref (s->own);
   g_free (s);
 }
 
@@ -167,6 +168,7 @@ add_series (PlxCalCurve *c, const char *label)
 
   s->label = g_strdup (label);
   s->points = g_array_new (FALSE, FALSE, sizeof (PlxCalXY));
+  s->own = g_array_new (FALSE, FALSE, sizeof (PlxCalXY));
   g_ptr_array_add (c->series, s);
   return s;
 }
@@ -238,6 +240,16 @@ eval_link (gconstpointer curve, double bytes, gconstpointer extra)
   const PlxLink *link = curve;
 
   return link->bw_Bps * MIN (1.0, plx_curve_eval (link->efficiency, bytes) * link->scale);
+}
+
+/* A collective's own curve on a link (`extra`), as plx-collective.c reads it: the
+ * link's peak and scale on the op's efficiencies. */
+static double
+eval_own (gconstpointer curve, double bytes, gconstpointer extra)
+{
+  const PlxLink *link = extra;
+
+  return link->bw_Bps * MIN (1.0, plx_curve_eval (curve, bytes) * link->scale);
 }
 
 static double
@@ -316,6 +328,13 @@ fit_nccl (PlxMeasuredFit *out, JsonNode *base, const PlxCluster *base_c, const c
     }
   sample (c, c->fitted, eval_link, link, NULL);
   sample (c, c->before, eval_link, fit->inter_node ? &base_c->inter_node : &base_c->intra_node, NULL);
+  for (guint o = 0; o < fit->ops->len; o++)
+    {
+      const PlxNcclOpFit *op = fit->ops->pdata[o];
+      if (op->own_curve)
+        sample (c, ((PlxCalSeries *) c->series->pdata[o])->own, eval_own, link->efficiency_by_collective[op->kind],
+                link);
+    }
   out->cluster = json_node_ref (fit->cluster);
   return TRUE;
 }

@@ -106,7 +106,12 @@ plx_calibration_chart_layout (const PlxCalCurve    *curve,
       extend (curve->fitted, &x_lo, &x_hi, &y_hi);
       extend (curve->before, &x_lo, &x_hi, &y_hi);
       for (guint s = 0; s < curve->series->len; s++)
-        extend (((const PlxCalSeries *) curve->series->pdata[s])->points, &x_lo, &x_hi, &y_hi);
+        {
+          const PlxCalSeries *series = curve->series->pdata[s];
+          extend (series->points, &x_lo, &x_hi, &y_hi);
+          if (series->own != NULL)
+            extend (series->own, &x_lo, &x_hi, &y_hi);
+        }
     }
   l->empty = !isfinite (x_lo) || !isfinite (y_hi) || !(y_hi > 0.0);
   if (l->empty)
@@ -346,6 +351,18 @@ plx_calibration_chart_render (const PlxCalCurve    *curve,
   plx_render_set_color (cr, fitted_color (style));
   cairo_set_line_width (cr, 2.0);
   polyline (&l, cr, curve->fitted);
+  /* An op with its own curve (efficiency_by_collective): that curve, thinner, in the
+   * op's marker colour, so its points sit on a line of their own colour. */
+  cairo_set_line_width (cr, 1.25);
+  for (guint s = 0; s < curve->series->len; s++)
+    {
+      const GArray *own = ((const PlxCalSeries *) curve->series->pdata[s])->own;
+      if (own != NULL && own->len > 0)
+        {
+          plx_render_set_color (cr, plx_calibration_series_color (style, s));
+          polyline (&l, cr, own);
+        }
+    }
   for (guint s = 0; s < curve->series->len; s++)
     {
       const GArray *pts = ((const PlxCalSeries *) curve->series->pdata[s])->points;
