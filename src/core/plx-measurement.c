@@ -53,6 +53,12 @@ plx_measurement_detect (const char         *path,
   head[got] = '\0';
   for (p = head; *p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'; p++)
     ;
+  if (*p == '\0' && got < HEAD_BYTES)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: the file is empty%s", path,
+                   got > 0 ? " (only blank lines)" : "");
+      return FALSE;
+    }
   if (*p == '{')
     {
       *kind = PLX_MEASUREMENT_KINETO;

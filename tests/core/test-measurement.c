@@ -71,6 +71,17 @@ test_kinds (void)
   g_assert_false (plx_measurement_detect (notes, &kind, &error));
   g_assert_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED);
   g_assert_nonnull (strstr (error->message, notes));
+  /* An empty file, and one of blank lines, say so rather than "not a measurement file". */
+  g_clear_error (&error);
+  g_assert_true (g_file_set_contents (notes, "", -1, NULL));
+  g_assert_false (plx_measurement_detect (notes, &kind, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_PARSE);
+  g_assert_nonnull (strstr (error->message, notes));
+  g_assert_nonnull (strstr (error->message, ": the file is empty"));
+  g_clear_error (&error);
+  g_assert_true (g_file_set_contents (notes, "\n  \r\n\n", -1, NULL));
+  g_assert_false (plx_measurement_detect (notes, &kind, &error));
+  g_assert_nonnull (strstr (error->message, ": the file is empty (only blank lines)"));
   g_remove (notes);
   g_rmdir (dir);
 }
