@@ -279,7 +279,7 @@ plx_gemm_sweep_fit (const PlxGemmSweep *sweep,
                            sweep->source, row->line, flops / row->time_s / 1e12, e, name, cluster->gpu_name,
                            peak / 1e12,
                            dt == PLX_DTYPE_FP32 ? "is the dtype right (an fp32 GEMM on tensor cores is tf32)?"
-                                                : "was the sweep run on this GPU (--cluster, or the scenario's cluster)?");
+                                                : "was the sweep run on this GPU? Calibrate the cluster it ran on.");
               return NULL;
             }
           g_array_append_val (x, flops);
