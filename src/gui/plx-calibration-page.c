@@ -212,6 +212,7 @@ show_curve (PlxCalibrationPage *self)
     table_cell (self->table, headers[i], i, 0, TRUE, i > 0);
   if (columns == 6)
     gtk_widget_set_tooltip_text (gtk_grid_get_child_at (self->table, 5, 0),
+                                 /* xgettext:no-c-format */
                                  _("The residual against the op's own curve: the link curve is all-reduce's, and "
                                    "each op it misses by more than 2 % got a curve of its own "
                                    "(efficiency_by_collective)"));

@@ -19,6 +19,8 @@ typedef struct
 {
   const char *path[2];      /* cluster JSON path: {"gpu", "hbm_bytes"} or {"num_nodes", NULL} */
   double      unit;         /* JSON value = shown value * unit */
+  const char *subtitle;     /* the unit line, translated; NULL: none */
+  guint       digits;
   GtkSpinButton *spin;
 } ClusterSpin;
 
@@ -313,6 +315,62 @@ cluster_value (PlxScenarioPanel *self, const ClusterSpin *cs)
   return c->inter_node.latency_s / cs->unit;
 }
 
+/* The cluster input (plx-uncertainty.h) a spin shows: "gpu.peak_flops.bf16" for the
+ * BF16 peak, else its JSON path. */
+static char *
+cluster_spin_input_path (PlxScenarioPanel *self, const ClusterSpin *cs)
+{
+  if (cs == &self->cluster_spins[SPIN_PEAK])
+    return g_strdup ("gpu.peak_flops.bf16");
+  return cs->path[1] != NULL ? g_strconcat (cs->path[0], ".", cs->path[1], NULL) : g_strdup (cs->path[0]);
+}
+
+/* A spin whose input the cluster file gives as a range or distribution shows its
+ * nominal value (the midpoint or mean, what every command uses); the subtitle says so,
+ * since typing a value there replaces the range with that one number. */
+static void
+refresh_range_subtitles (PlxScenarioPanel *self)
+{
+  const PlxCluster *rc = self->resolved_cluster;
+
+  for (guint i = 0; i < N_CLUSTER_SPINS; i++)
+    {
+      const ClusterSpin *cs = &self->cluster_spins[i];
+      AdwActionRow *row = ADW_ACTION_ROW (gtk_widget_get_ancestor (GTK_WIDGET (cs->spin), ADW_TYPE_ACTION_ROW));
+      g_autofree char *path = cluster_spin_input_path (self, cs);
+      gint input = plx_cluster_input_find (path);
+      const PlxUncertainInput *found = NULL;
+      g_autofree char *text = NULL;
+      int d = (int) cs->digits;
+
+      /* The power row's subtitle is the clock's; power inputs cannot be ranges. */
+      if (i == SPIN_POWER)
+        continue;
+      for (guint k = 0; rc != NULL && rc->uncertain != NULL && input >= 0 && k < rc->uncertain->len; k++)
+        if (((const PlxUncertainInput *) g_ptr_array_index (rc->uncertain, k))->input == (guint) input)
+          found = g_ptr_array_index (rc->uncertain, k);
+      if (found == NULL)
+        {
+          set_subtitle (row, cs->subtitle != NULL ? cs->subtitle : "");
+          gtk_widget_set_tooltip_text (GTK_WIDGET (row), NULL);
+          continue;
+        }
+      if (found->kind == PLX_DIST_UNIFORM)
+        /* TRANSLATORS: a cluster input given as a range; the spin shows its midpoint. */
+        text = g_strdup_printf (_("%s; range %.*f – %.*f, midpoint shown"), cs->subtitle != NULL ? cs->subtitle : "",
+                                d, found->a / cs->unit, d, found->b / cs->unit);
+      else
+        /* TRANSLATORS: a cluster input given as a normal distribution; the spin shows its mean. */
+        text = g_strdup_printf (_("%s; mean %.*f, sd %.*f"), cs->subtitle != NULL ? cs->subtitle : "", d,
+                                found->a / cs->unit, d + 1, found->b / cs->unit);
+      set_subtitle (row, text);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (row),
+                                   _("The cluster file gives this input as a range or distribution: the sampled "
+                                     "band and the sensitivity use it, every single prediction its nominal value. "
+                                     "Typing a value here replaces it with that one number."));
+    }
+}
+
 /* "124 M", "6.7 B", "175 B", "1.0 T": a model's size as people say it. */
 static char *
 format_params (double n)
@@ -583,6 +641,7 @@ sync_controls (PlxScenarioPanel *self)
   }
   for (guint i = 0; i < N_CLUSTER_SPINS; i++)
     gtk_spin_button_set_value (self->cluster_spins[i].spin, cluster_value (self, &self->cluster_spins[i]));
+  refresh_range_subtitles (self);
 
   /* Strategy. */
   for (guint i = 0; i < N_CHOICES; i++)
@@ -1274,6 +1333,8 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
         cs->path[0] = spec[i].p0;
         cs->path[1] = spec[i].p1;
         cs->unit = spec[i].unit;
+        cs->subtitle = spec[i].subtitle ? _(spec[i].subtitle) : NULL;
+        cs->digits = spec[i].digits;
         cs->spin = spin_row (g, _(spec[i].title), spec[i].subtitle ? _(spec[i].subtitle) : NULL, spec[i].lo, spec[i].hi,
                              spec[i].step, spec[i].digits);
         g_object_set_data (G_OBJECT (cs->spin), "cluster-spin", cs);

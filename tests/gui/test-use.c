@@ -1894,6 +1894,21 @@ test_uncertainty_band (void)
   g_assert_nonnull (strstr (plx_window_get_card_text (w, 3), risk));
   /* And on the card itself, first, where a line cut short at its end keeps it. */
   g_assert_nonnull (gi_find (GTK_WIDGET (w), gi_match_label_prefix, risk));
+
+  /* The sidebar's spins show the nominal values and say which are ranges: HBM
+   * 60e9-100e9 B is 55.9-93.1 GiB (0 decimals), the inter-node link 10-25 GB/s (1).
+   * Typing a value replaces the range with that number: two uncertain inputs left. */
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (gi_find_row (panel (w), "HBM capacity"))), ==,
+                   "GiB per GPU; range 56 – 93, midpoint shown");
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (gi_find_row (panel (w), "Inter-node bandwidth"))),
+                   ==, "GB/s per GPU, each way; range 10.0 – 25.0, midpoint shown");
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (gi_find_row (panel (w), "Intra-node bandwidth"))),
+                   ==, "GB/s per GPU, each way");
+  type_into_spin (w, "HBM capacity", "80");
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (gi_find_row (panel (w), "HBM capacity"))), ==,
+                   "GiB per GPU");
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->cluster->uncertain->len, ==, 2);
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->cluster->hbm_bytes, ==, 80ull << 30);
   g_remove (path);
   g_rmdir (dir);
   close_window (w);
