@@ -1,0 +1,68 @@
+/* plx-memory-trace-store.h: how a PlxMemoryTrace holds its samples
+ * (plx-memory-trace.c), for the event engine (plx-sim.c) that records them a pass at a
+ * time. Not installed. */
+#pragma once
+
+#include "parallax/plx-sim.h"
+
+/* What one pass of a virtual stage does to its stage's activation memory: up to three
+ * changes, each at the pass's start or its end. The event engine applies these very
+ * deltas and a reader adds them again in the same order, so both sums are the same. */
+typedef struct
+{
+  double duration_s;       /* the pass's: its end is start + duration_s, as the engine's */
+  double delta[3];
+  guint8 n_changes;
+  guint8 at_end;           /* bit i: change i is at the pass's end, else at its start */
+  guint8 sends;            /* the stage stays busy send_s after the pass */
+} PlxMemoryPassEffect;
+
+/* A pass's code is chunk * 3 + pass, with this bit when the pass started as soon as
+ * its stage was free (its start is then the previous pass's end, plus the send). */
+#define PLX_MEMORY_FROM_FREE 0x80u
+/* Codes below this fit beside the bit; more chunks than that keep the samples whole. */
+#define PLX_MEMORY_MAX_CODES 0x80u
+
+typedef struct
+{
+  guint8  *codes;          /* one a pass, in the order the stage ran them */
+  gsize    n_passes;
+  double  *starts;         /* the starts of the passes without PLX_MEMORY_FROM_FREE */
+  gsize    n_starts, starts_size;
+  GArray  *whole;          /* PlxMemorySample, when the samples are kept whole */
+  guint64  n_samples;
+} PlxMemoryTraceRank;
+
+struct _PlxMemoryTraceStore
+{
+  guint                pp;
+  double               send_s;
+  PlxMemoryPassEffect *effects;  /* (chunk * pp + stage) * 3 + pass; NULL: samples whole */
+  guint                n_effects;
+  PlxMemoryTraceRank  *ranks;
+};
+
+/* Sets the trace up for the event engine's passes: `effects` (K x 3, copied), at most
+ * `passes[r]` passes on rank r. */
+void plx_memory_trace_store_init_passes (PlxMemoryTrace            *trace,
+                                         const PlxMemoryPassEffect *effects,
+                                         guint                      n_effects,
+                                         double                     send_s,
+                                         const gsize               *passes);
+/* Gives back the room reserved for starts beyond those recorded. */
+void plx_memory_trace_store_trim (PlxMemoryTrace *trace);
+void plx_memory_trace_store_grow_starts (PlxMemoryTraceRank *rank);
+
+/* Appends a pass of `n_changes` samples that started at `start_s` (not kept when
+ * `code` has PLX_MEMORY_FROM_FREE). */
+static inline void
+plx_memory_trace_store_add_pass (PlxMemoryTraceRank *rank, guint8 code, double start_s, guint n_changes)
+{
+  rank->codes[rank->n_passes++] = code;
+  rank->n_samples += n_changes;
+  if (code & PLX_MEMORY_FROM_FREE)
+    return;
+  if (rank->n_starts == rank->starts_size)
+    plx_memory_trace_store_grow_starts (rank);
+  rank->starts[rank->n_starts++] = start_s;
+}
