@@ -23,12 +23,17 @@ typedef struct
 /* Codes below this fit beside the bit; more chunks than that keep the samples whole. */
 #define PLX_MEMORY_MAX_CODES 0x80u
 
+/* Starts are kept in blocks of this many: growing one array would copy it (and leave
+ * the old copy's pages resident in the heap), and the number needed is known only at
+ * the end. */
+#define PLX_MEMORY_STARTS_PER_BLOCK 4096u
+
 typedef struct
 {
   guint8  *codes;          /* one a pass, in the order the stage ran them */
   gsize    n_passes;
-  double  *starts;         /* the starts of the passes without PLX_MEMORY_FROM_FREE */
-  gsize    n_starts, starts_size;
+  double **start_blocks;   /* the starts of the passes without PLX_MEMORY_FROM_FREE */
+  gsize    n_starts;
   GArray  *whole;          /* PlxMemorySample, when the samples are kept whole */
   guint64  n_samples;
 } PlxMemoryTraceRank;
@@ -49,9 +54,8 @@ void plx_memory_trace_store_init_passes (PlxMemoryTrace            *trace,
                                          guint                      n_effects,
                                          double                     send_s,
                                          const gsize               *passes);
-/* Gives back the room reserved for starts beyond those recorded. */
+/* Gives back the room in each rank's last block of starts beyond those recorded. */
 void plx_memory_trace_store_trim (PlxMemoryTrace *trace);
-void plx_memory_trace_store_grow_starts (PlxMemoryTraceRank *rank);
 
 /* Appends a pass of `n_changes` samples that started at `start_s` (not kept when
  * `code` has PLX_MEMORY_FROM_FREE). */
@@ -62,7 +66,9 @@ plx_memory_trace_store_add_pass (PlxMemoryTraceRank *rank, guint8 code, double s
   rank->n_samples += n_changes;
   if (code & PLX_MEMORY_FROM_FREE)
     return;
-  if (rank->n_starts == rank->starts_size)
-    plx_memory_trace_store_grow_starts (rank);
-  rank->starts[rank->n_starts++] = start_s;
+  if (rank->n_starts % PLX_MEMORY_STARTS_PER_BLOCK == 0)
+    rank->start_blocks[rank->n_starts / PLX_MEMORY_STARTS_PER_BLOCK] = g_new (double, PLX_MEMORY_STARTS_PER_BLOCK);
+  rank->start_blocks[rank->n_starts / PLX_MEMORY_STARTS_PER_BLOCK][rank->n_starts % PLX_MEMORY_STARTS_PER_BLOCK] =
+    start_s;
+  rank->n_starts++;
 }

@@ -49,16 +49,10 @@ plx_memory_trace_store_init_passes (PlxMemoryTrace            *tr,
       PlxMemoryTraceRank *rk = &st->ranks[r];
       g_array_unref (rk->whole);
       rk->whole = NULL;
-      /* One code a pass, exactly; the starts grow as the passes that need one come. */
+      /* One code a pass, exactly; a block of starts when the passes that need one come. */
       rk->codes = g_new (guint8, MAX (passes[r], 1));
+      rk->start_blocks = g_new0 (double *, passes[r] / PLX_MEMORY_STARTS_PER_BLOCK + 1);
     }
-}
-
-void
-plx_memory_trace_store_grow_starts (PlxMemoryTraceRank *rk)
-{
-  rk->starts_size = MAX (64, rk->starts_size * 2);
-  rk->starts = g_renew (double, rk->starts, rk->starts_size);
 }
 
 void
@@ -67,11 +61,9 @@ plx_memory_trace_store_trim (PlxMemoryTrace *tr)
   for (guint r = 0; r < tr->n_ranks; r++)
     {
       PlxMemoryTraceRank *rk = &tr->store->ranks[r];
-      if (rk->starts_size > rk->n_starts)
-        {
-          rk->starts_size = rk->n_starts;
-          rk->starts = g_renew (double, rk->starts, rk->starts_size);
-        }
+      gsize used = rk->n_starts % PLX_MEMORY_STARTS_PER_BLOCK, last = rk->n_starts / PLX_MEMORY_STARTS_PER_BLOCK;
+      if (used > 0)
+        rk->start_blocks[last] = g_renew (double, rk->start_blocks[last], used);
     }
 }
 
@@ -110,7 +102,13 @@ begin_pass (PlxMemoryTraceIter *it, const PlxMemoryTraceStore *st, const PlxMemo
 
   it->effect = (c * st->pp + it->rank) * 3 + p;
   fx = &st->effects[it->effect];
-  it->start_s = code & PLX_MEMORY_FROM_FREE ? it->free_s : rk->starts[it->start++];
+  if (code & PLX_MEMORY_FROM_FREE)
+    it->start_s = it->free_s;
+  else
+    {
+      it->start_s = rk->start_blocks[it->start / PLX_MEMORY_STARTS_PER_BLOCK][it->start % PLX_MEMORY_STARTS_PER_BLOCK];
+      it->start++;
+    }
   it->end_s = it->start_s + fx->duration_s;
   it->free_s = fx->sends ? it->end_s + st->send_s : it->end_s;
   it->change = 0;
@@ -158,7 +156,8 @@ plx_memory_trace_get_size (const PlxMemoryTrace *tr)
   for (guint r = 0; r < tr->n_ranks; r++)
     {
       const PlxMemoryTraceRank *rk = &st->ranks[r];
-      size += rk->n_passes + rk->n_starts * sizeof (double);
+      size += rk->n_passes + rk->n_starts * sizeof (double) +
+              (rk->n_starts + PLX_MEMORY_STARTS_PER_BLOCK - 1) / PLX_MEMORY_STARTS_PER_BLOCK * sizeof (double *);
       if (rk->whole != NULL)
         size += rk->whole->len * sizeof (PlxMemorySample);
     }
@@ -177,8 +176,10 @@ plx_memory_trace_free (PlxMemoryTrace *trace)
           PlxMemoryTraceRank *rk = &trace->store->ranks[r];
           if (rk->whole != NULL)
             g_array_unref (rk->whole);
+          for (gsize b = 0; b * PLX_MEMORY_STARTS_PER_BLOCK < rk->n_starts; b++)
+            g_free (rk->start_blocks[b]);
+          g_free (rk->start_blocks);
           g_free (rk->codes);
-          g_free (rk->starts);
         }
       g_free (trace->store->ranks);
       g_free (trace->store->effects);
