@@ -272,6 +272,22 @@ wake_stage (WakeStack *wake, guint stage)
   wake->stages[wake->len++] = stage;
 }
 
+/* The order's entries are read once each, a stage at a time in the order stages wake
+ * up: no hardware prefetcher follows a hundred interleaved streams, so each cache line
+ * of them (16.8 MB for 8192 micro-batches on 128 stages, written just before) was a
+ * miss to memory. Reaching a line's first entry fetches the next line: the stage
+ * comes back to it only after the others have had their turn. */
+static inline const PlxScheduleEntry *
+next_entry (const GArray *entries, guint next)
+{
+#if defined(__GNUC__)
+  const guint per_line = 64 / sizeof (PlxScheduleEntry);
+  if (next % per_line == 0 && next + per_line < entries->len)
+    __builtin_prefetch (&g_array_index (entries, PlxScheduleEntry, next + per_line));
+#endif
+  return &g_array_index (entries, PlxScheduleEntry, next);
+}
+
 static void
 advance_stage (Sim *sim, guint s, WakeStack *wake)
 {
@@ -280,7 +296,7 @@ advance_stage (Sim *sim, guint s, WakeStack *wake)
 
   while (sim->next[s] < entries->len)
     {
-      const PlxScheduleEntry *e = &g_array_index (entries, PlxScheduleEntry, sim->next[s]);
+      const PlxScheduleEntry *e = next_entry (entries, sim->next[s]);
       guint k = e->chunk * plan->pp + s;
       gsize i = ring_slot (sim, k, e->micro_batch);
       const PlxPlanChunk *chunk = &plan->chunks[k];
