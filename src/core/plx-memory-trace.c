@@ -7,7 +7,9 @@
  * arithmetic in the engine's order (end = start + duration, free = end + send_s, the
  * running sum act += delta from 0), so every time and every sum is the same double the
  * engine had. A program's trace (plx-ir-sim.c) keeps its samples whole. For 8192
- * micro-batches on 128 stages: TODO instead of 33.5 MB of 16-byte samples. */
+ * micro-batches on 128 stages: 10.5 MB (2.1 MB of codes; nearly every B pass waits
+ * for its gradient, so half the passes keep a start) instead of 33.5 MB of 16-byte
+ * samples (docs/performance.md). */
 #include <string.h>
 
 #include "plx-memory-trace-store.h"
