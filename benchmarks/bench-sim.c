@@ -56,9 +56,7 @@ measure (const char *json, guint rounds, Figures *fig)
       fig->best = MIN (fig->best, (t2 - t0) / 1e6);
       fig->best_sim = MIN (fig->best_sim, (t2 - t1) / 1e6);
       fig->timeline_bytes = plx_timeline_get_size (timeline);
-      fig->trace_bytes = 0;
-      for (guint s = 0; s < trace->n_ranks; s++)
-        fig->trace_bytes += trace->samples[s]->len * sizeof (PlxMemorySample);
+      fig->trace_bytes = plx_memory_trace_get_size (trace);
       fig->micro_batches = plan->micro_batches;
     }
 

@@ -68,15 +68,31 @@ typedef struct
   double activation_bytes; /* after the change at time_s */
 } PlxMemorySample;
 
+/* How a trace holds its samples (plx-memory-trace.c): the event engine's as one byte a
+ * pass, plus the pass's start when it cannot be recomputed, expanded on reading; a
+ * program's (plx-ir-sim.c) whole. Private: read the samples with the functions below. */
+typedef struct _PlxMemoryTraceStore PlxMemoryTraceStore;
+
 typedef struct
 {
   guint    n_ranks;
   double  *static_bytes;     /* n_ranks x PLX_N_MEM: weights, gradients, optimizer, (0), other */
   double  *peak_activation_bytes; /* n_ranks */
   double  *peak_time_s;      /* n_ranks: when the peak was first reached */
-  GArray **samples;          /* n_ranks arrays of PlxMemorySample, time-ordered */
   gboolean per_device;       /* ranks are devices of a program, not stages */
+  PlxMemoryTraceStore *store; /* each rank's samples, time-ordered */
 } PlxMemoryTrace;
+
+/* Reads one rank's samples in order. The trace must not change while it is in use. */
+typedef struct
+{
+  const PlxMemoryTrace *trace;
+  guint   rank;
+  guint64 index;           /* of the sample the next call returns */
+  gsize   pass, start;     /* private: passes begun and recorded starts read, */
+  guint   effect, change, n_changes; /* the pass's effect and its changes returned, */
+  double  start_s, end_s, free_s, act; /* its times, the stage's free time, the sum */
+} PlxMemoryTraceIter;
 
 typedef struct
 {
@@ -137,6 +153,18 @@ gboolean plx_timeline_iter_next (PlxTimelineIter *iter, PlxTimelineEvent *out);
 /* Bytes the timeline holds for its events (records, templates, indices). */
 gsize    plx_timeline_get_size (const PlxTimeline *timeline);
 void plx_timeline_free (PlxTimeline *timeline);
+/* An empty trace of `n_ranks` ranks (static bytes and peaks 0) whose samples are kept
+ * whole, added with plx_memory_trace_append (the event engine adds passes compactly). */
+PlxMemoryTrace *plx_memory_trace_new (guint n_ranks);
+/* Adds a sample after the rank's others (a trace the event engine made is not
+ * appended to). */
+void     plx_memory_trace_append (PlxMemoryTrace *trace, guint rank, const PlxMemorySample *sample);
+guint64  plx_memory_trace_n_samples (const PlxMemoryTrace *trace, guint rank);
+void     plx_memory_trace_iter_init (PlxMemoryTraceIter *iter, const PlxMemoryTrace *trace, guint rank);
+/* The rank's next sample, FALSE at the end. */
+gboolean plx_memory_trace_iter_next (PlxMemoryTraceIter *iter, PlxMemorySample *out);
+/* Bytes the trace holds for its samples (pass codes, starts, effects, whole samples). */
+gsize    plx_memory_trace_get_size (const PlxMemoryTrace *trace);
 void plx_memory_trace_free (PlxMemoryTrace *trace);
 
 /* Chrome trace-event JSON (Perfetto, chrome://tracing): one process per stage, one

@@ -154,7 +154,7 @@ compare_events (const void *pa, const void *pb)
 /* Each device's peak: graph inputs held throughout; an op's outputs from its start
  * until the last op reading them ends (outputs nothing reads, to the end). */
 static void
-memory_peaks (const PlxIrGraph *graph, PlxIrRun *run, GArray **samples, double *static_bytes)
+memory_peaks (const PlxIrGraph *graph, PlxIrRun *run, PlxMemoryTrace *trace, double *static_bytes)
 {
   g_autoptr (GArray) events = g_array_new (FALSE, FALSE, sizeof (MemoryEvent));
   g_autofree double *last_read = g_new (double, MAX (graph->tensors->len, 1));
@@ -236,11 +236,11 @@ memory_peaks (const PlxIrGraph *graph, PlxIrRun *run, GArray **samples, double *
           guint dev = ev->devices[d];
           live[dev] += ev->bytes;
           run->device_peak_bytes[dev] = MAX (run->device_peak_bytes[dev], live[dev]);
-          if (samples != NULL)
+          if (trace != NULL)
             {
               /* What the device made, over its inputs: the activations' line. */
               PlxMemorySample sample = { ev->time_s, live[dev] - run->device_input_bytes[dev] };
-              g_array_append_val (samples[dev], sample);
+              plx_memory_trace_append (trace, dev, &sample);
             }
         }
     }
@@ -552,33 +552,29 @@ plx_ir_run_charts (const PlxIrGraph *graph,
     }
   if (trace_out != NULL)
     {
-      PlxMemoryTrace *tr = g_new0 (PlxMemoryTrace, 1);
+      PlxMemoryTrace *tr = plx_memory_trace_new (n_dev);
       PlxIrRun copy = *run;
       g_autofree double *peaks = g_new0 (double, MAX (n_dev, 1));
       g_autofree double *inputs = g_new0 (double, MAX (n_dev, 1));
 
-      tr->n_ranks = n_dev;
       tr->per_device = TRUE;
-      tr->static_bytes = g_new0 (double, (gsize) MAX (n_dev, 1) * PLX_N_MEM);
-      tr->samples = g_new0 (GArray *, MAX (n_dev, 1));
-      tr->peak_activation_bytes = g_new0 (double, MAX (n_dev, 1));
-      tr->peak_time_s = g_new0 (double, MAX (n_dev, 1));
-      for (guint d = 0; d < n_dev; d++)
-        tr->samples[d] = g_array_new (FALSE, FALSE, sizeof (PlxMemorySample));
       /* The sweep again, on copies of the peaks, recording each device's line. */
       copy.device_peak_bytes = peaks;
       copy.device_input_bytes = inputs;
-      memory_peaks (graph, &copy, tr->samples, tr->static_bytes);
+      memory_peaks (graph, &copy, tr, tr->static_bytes);
       for (guint d = 0; d < n_dev; d++)
-        for (guint j = 0; j < tr->samples[d]->len; j++)
-          {
-            const PlxMemorySample *smp = &g_array_index (tr->samples[d], PlxMemorySample, j);
-            if (smp->activation_bytes > tr->peak_activation_bytes[d] * (1.0 + 1e-12))
+        {
+          PlxMemoryTraceIter it;
+          PlxMemorySample smp;
+
+          plx_memory_trace_iter_init (&it, tr, d);
+          while (plx_memory_trace_iter_next (&it, &smp))
+            if (smp.activation_bytes > tr->peak_activation_bytes[d] * (1.0 + 1e-12))
               {
-                tr->peak_activation_bytes[d] = smp->activation_bytes;
-                tr->peak_time_s[d] = smp->time_s;
+                tr->peak_activation_bytes[d] = smp.activation_bytes;
+                tr->peak_time_s[d] = smp.time_s;
               }
-          }
+        }
       *trace_out = tr;
     }
 }

@@ -11,10 +11,12 @@
  * advanced as soon as its next entry's inputs are known: each pass is handled once,
  * no global event queue is needed, and the result does not depend on visiting order. */
 #include <math.h>
+#include <string.h>
 
 #include "parallax/plx-error.h"
 #include "parallax/plx-sim.h"
 
+#include "plx-memory-trace-store.h"
 #include "plx-sim-window.h"
 #include "plx-timeline-store.h"
 
@@ -46,7 +48,9 @@ typedef struct
   PlxTimeline            *timeline;     /* NULL: not recorded */
   gboolean                compact;       /* passes go into the timeline as pass records */
   gboolean                last_pass_compact; /* the pass just recorded is a pass record */
-  GArray                **samples;
+  PlxMemoryPassEffect    *effects;       /* K x 3: each pass's activation changes */
+  PlxMemoryTrace         *trace;         /* NULL: not recorded */
+  gboolean                trace_whole;   /* too many chunks for pass codes: samples whole */
   PlxSimStats             stats;
 } Sim;
 
@@ -137,11 +141,72 @@ memory_change (Sim *sim, guint stage, double t, double delta)
       sim->act_peak[stage] = sim->act[stage];
       sim->act_peak_time[stage] = t;
     }
-  if (sim->samples != NULL)
+  if (sim->trace_whole)
     {
       PlxMemorySample sample = { t, sim->act[stage] };
-      g_array_append_val (sim->samples[stage], sample);
+      plx_memory_trace_append (sim->trace, stage, &sample);
     }
+}
+
+/* The pass's changes to its stage's activations; recorded as the pass's code, and its
+ * start unless the stage's free time (which a reader recomputes) was it. */
+static void
+pass_memory (Sim *sim, guint s, guint k, const PlxScheduleEntry *e, double start, double end)
+{
+  const PlxMemoryPassEffect *fx = &sim->effects[(gsize) k * 3 + e->pass];
+  guint code;
+
+  for (guint i = 0; i < fx->n_changes; i++)
+    memory_change (sim, s, (fx->at_end >> i & 1) ? end : start, fx->delta[i]);
+  if (sim->trace == NULL || sim->trace_whole)
+    return;
+  code = e->chunk * 3u + e->pass;
+  /* Bits, not ==: a reader must get this very double back. */
+  if (memcmp (&start, &sim->stage_free[s], sizeof start) == 0)
+    code |= PLX_MEMORY_FROM_FREE;
+  plx_memory_trace_store_add_pass (&sim->trace->store->ranks[s], (guint8) code, start, fx->n_changes);
+}
+
+/* What each pass does to activation memory: F keeps its activations from its start;
+ * B frees them at its end (but what W still needs, when W is split off), re-creating
+ * a layer's worth meanwhile under full recompute; W frees the rest at its end. */
+static PlxMemoryPassEffect *
+pass_effects (const PlxPlan *plan, guint K, gboolean split_backward)
+{
+  PlxMemoryPassEffect *fx = g_new0 (PlxMemoryPassEffect, (gsize) K * 3);
+
+  for (guint k = 0; k < K; k++)
+    {
+      const PlxPlanChunk *chunk = &plan->chunks[k];
+      PlxMemoryPassEffect *f = &fx[k * 3 + PLX_PASS_FORWARD], *b = &fx[k * 3 + PLX_PASS_BACKWARD],
+                          *w = &fx[k * 3 + PLX_PASS_WEIGHT_GRAD];
+      double freed = split_backward ? -(chunk->saved_bytes - chunk->wgrad_saved_bytes) : -chunk->saved_bytes;
+
+      for (guint p = 0; p < 3; p++)
+        fx[k * 3 + p].duration_s = chunk->pass[p].duration_s;
+      f->n_changes = 1;
+      f->delta[0] = chunk->saved_bytes;
+      f->sends = k + 1 < K;
+      if (chunk->transient_bytes > 0.0)
+        {
+          b->n_changes = 3;
+          b->at_end = 6;
+          b->delta[0] = chunk->transient_bytes;
+          b->delta[1] = -chunk->transient_bytes;
+          b->delta[2] = freed;
+        }
+      else
+        {
+          b->n_changes = 1;
+          b->at_end = 1;
+          b->delta[0] = freed;
+        }
+      b->sends = k > 0;
+      w->n_changes = 1;
+      w->at_end = 1;
+      w->delta[0] = -chunk->wgrad_saved_bytes;
+    }
+  return fx;
 }
 
 /* Lays the pass's tasks out from `start` and books their time by kind. */
@@ -207,6 +272,22 @@ wake_stage (WakeStack *wake, guint stage)
   wake->stages[wake->len++] = stage;
 }
 
+/* The order's entries are read once each, a stage at a time in the order stages wake
+ * up: no hardware prefetcher follows a hundred interleaved streams, so each cache line
+ * of them (16.8 MB for 8192 micro-batches on 128 stages, written just before) was a
+ * miss to memory. Reaching a line's first entry fetches the next line: the stage
+ * comes back to it only after the others have had their turn. */
+static inline const PlxScheduleEntry *
+next_entry (const GArray *entries, guint next)
+{
+#if defined(__GNUC__)
+  const guint per_line = 64 / sizeof (PlxScheduleEntry);
+  if (next % per_line == 0 && next + per_line < entries->len)
+    __builtin_prefetch (&g_array_index (entries, PlxScheduleEntry, next + per_line));
+#endif
+  return &g_array_index (entries, PlxScheduleEntry, next);
+}
+
 static void
 advance_stage (Sim *sim, guint s, WakeStack *wake)
 {
@@ -215,7 +296,7 @@ advance_stage (Sim *sim, guint s, WakeStack *wake)
 
   while (sim->next[s] < entries->len)
     {
-      const PlxScheduleEntry *e = &g_array_index (entries, PlxScheduleEntry, sim->next[s]);
+      const PlxScheduleEntry *e = next_entry (entries, sim->next[s]);
       guint k = e->chunk * plan->pp + s;
       gsize i = ring_slot (sim, k, e->micro_batch);
       const PlxPlanChunk *chunk = &plan->chunks[k];
@@ -227,6 +308,7 @@ advance_stage (Sim *sim, guint s, WakeStack *wake)
 
       end = start + chunk->pass[e->pass].duration_s;
       run_pass (sim, s, k, e->pass, e->micro_batch, start);
+      pass_memory (sim, s, k, e, start, end);
       free_at = end;
       sim->stats.passes++;
       sim->stats.events++;
@@ -234,7 +316,6 @@ advance_stage (Sim *sim, guint s, WakeStack *wake)
       switch (e->pass)
         {
         case PLX_PASS_FORWARD:
-          memory_change (sim, s, start, chunk->saved_bytes);
           sim->f_end[i] = end;
           sim->f_tag[i] = e->micro_batch + 1;
           if (k + 1 < sim->K)
@@ -252,19 +333,11 @@ advance_stage (Sim *sim, guint s, WakeStack *wake)
             wake_stage (wake, s);
           break;
         case PLX_PASS_BACKWARD:
-          if (chunk->transient_bytes > 0.0)
-            {
-              memory_change (sim, s, start, chunk->transient_bytes);
-              memory_change (sim, s, end, -chunk->transient_bytes);
-            }
           if (!sim->order->split_backward)
             {
-              memory_change (sim, s, end, -chunk->saved_bytes);
               sim->grad_start[k] = start;
               sim->grad_end[k] = end;
             }
-          else
-            memory_change (sim, s, end, -(chunk->saved_bytes - chunk->wgrad_saved_bytes));
           sim->b_end[i] = end;
           sim->b_tag[i] = e->micro_batch + 1;
           if (k > 0)
@@ -281,8 +354,7 @@ advance_stage (Sim *sim, guint s, WakeStack *wake)
           break;
         case PLX_PASS_WEIGHT_GRAD:
         default:
-          /* W needs the matmuls' inputs, which live until it ends. */
-          memory_change (sim, s, end, -chunk->wgrad_saved_bytes);
+          /* W needs the matmuls' inputs, which live until it ends (pass_effects). */
           sim->grad_start[k] = start;
           sim->grad_end[k] = end;
           break;
@@ -291,6 +363,24 @@ advance_stage (Sim *sim, guint s, WakeStack *wake)
       sim->stage_free[s] = free_at;
       sim->next[s]++;
     }
+}
+
+/* The trace the engine fills: pass codes, room for one a pass; with more chunks than
+ * the codes can name, whole samples. */
+static PlxMemoryTrace *
+trace_new (Sim *sim)
+{
+  guint pp = sim->plan->pp;
+  PlxMemoryTrace *tr = plx_memory_trace_new (pp);
+  g_autofree gsize *passes = g_new (gsize, pp);
+
+  sim->trace_whole = (gsize) sim->plan->virtual_stages * 3 > PLX_MEMORY_MAX_CODES;
+  if (sim->trace_whole)
+    return tr;
+  for (guint s = 0; s < pp; s++)
+    passes[s] = sim->order->stages[s]->len;
+  plx_memory_trace_store_init_passes (tr, sim->effects, sim->K * 3, sim->plan->send_s, passes);
+  return tr;
 }
 
 static int
@@ -358,14 +448,9 @@ plx_sim_run (const PlxPlan          *plan,
       if (sim.compact)
         plx_timeline_store_init_passes (sim.timeline, plan, MIN (passes, PLX_TIMELINE_MAX_EVENTS));
     }
+  sim.effects = pass_effects (plan, sim.K, order->split_backward);
   if (trace_out != NULL)
-    {
-      sim.samples = g_new0 (GArray *, pp);
-      /* At most three samples a pass (B with a transient); room reserved is only
-       * address space until written, and growing would copy (touch) it all again. */
-      for (guint s = 0; s < pp; s++)
-        sim.samples[s] = g_array_sized_new (FALSE, FALSE, sizeof (PlxMemorySample), 3 * order->stages[s]->len);
-    }
+    sim.trace = trace_new (&sim);
 
   /* Advance every stage as far as its inputs allow; a stage whose output another
    * needs wakes that one. */
@@ -507,9 +592,8 @@ plx_sim_run (const PlxPlan          *plan,
     }
   if (trace_out != NULL)
     {
-      PlxMemoryTrace *tr = g_new0 (PlxMemoryTrace, 1);
-      tr->n_ranks = pp;
-      tr->static_bytes = g_new0 (double, (gsize) pp * PLX_N_MEM);
+      PlxMemoryTrace *tr = g_steal_pointer (&sim.trace);
+      plx_memory_trace_store_trim (tr);
       for (guint s = 0; s < pp; s++)
         {
           tr->static_bytes[(gsize) s * PLX_N_MEM + PLX_MEM_WEIGHTS] = plan->stages[s].static_bytes[0];
@@ -517,9 +601,8 @@ plx_sim_run (const PlxPlan          *plan,
           tr->static_bytes[(gsize) s * PLX_N_MEM + PLX_MEM_OPTIMIZER] = plan->stages[s].static_bytes[2];
           tr->static_bytes[(gsize) s * PLX_N_MEM + PLX_MEM_OTHER] = plan->stages[s].static_bytes[4];
         }
-      tr->peak_activation_bytes = g_steal_pointer (&sim.act_peak);
-      tr->peak_time_s = g_steal_pointer (&sim.act_peak_time);
-      tr->samples = g_steal_pointer (&sim.samples);
+      memcpy (tr->peak_activation_bytes, sim.act_peak, pp * sizeof (double));
+      memcpy (tr->peak_time_s, sim.act_peak_time, pp * sizeof (double));
       *trace_out = tr;
     }
   if (stats != NULL)
@@ -539,13 +622,9 @@ out:
   g_free (sim.grad_start);
   g_free (sim.grad_end);
   g_free (sim.pass_kind);
+  g_free (sim.effects);
   plx_timeline_free (sim.timeline);
-  if (sim.samples != NULL)
-    {
-      for (guint s = 0; s < pp; s++)
-        g_array_unref (sim.samples[s]);
-      g_free (sim.samples);
-    }
+  plx_memory_trace_free (sim.trace);
   return ok;
 }
 
@@ -630,18 +709,4 @@ plx_sim_run_scenario (const PlxModel    *model,
   if (plan_out != NULL)
     *plan_out = g_steal_pointer (&plan);
   return TRUE;
-}
-
-void
-plx_memory_trace_free (PlxMemoryTrace *trace)
-{
-  if (trace == NULL)
-    return;
-  for (guint s = 0; s < trace->n_ranks; s++)
-    g_array_unref (trace->samples[s]);
-  g_free (trace->samples);
-  g_free (trace->static_bytes);
-  g_free (trace->peak_activation_bytes);
-  g_free (trace->peak_time_s);
-  g_free (trace);
 }

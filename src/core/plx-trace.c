@@ -110,18 +110,21 @@ plx_timeline_write_chrome_trace (const PlxTimeline    *timeline,
     for (guint r = 0; r < trace->n_ranks; r++)
       {
         double base = 0.0;
+        PlxMemoryTraceIter it;
+        PlxMemorySample sm;
+
         for (guint c = 0; c < PLX_N_MEM; c++)
           base += trace->static_bytes[(gsize) r * PLX_N_MEM + c];
         SEP ();
         fprintf (f, "{\"ph\": \"C\", \"name\": \"memory\", \"pid\": %u, \"ts\": 0, \"args\": {\"static_bytes\": %s, \"activation_bytes\": 0}}",
                  r, num (a, "%.0f", base));
-        for (guint i = 0; i < trace->samples[r]->len; i++)
+        plx_memory_trace_iter_init (&it, trace, r);
+        while (plx_memory_trace_iter_next (&it, &sm))
           {
-            const PlxMemorySample *sm = &g_array_index (trace->samples[r], PlxMemorySample, i);
             SEP ();
             fprintf (f, "{\"ph\": \"C\", \"name\": \"memory\", \"pid\": %u, \"ts\": %s, \"args\": {\"static_bytes\": %s, \"activation_bytes\": %s}}",
-                     r, num (a, "%.3f", sm->time_s * 1e6), num (b, "%.0f", base),
-                     num (n3, "%.0f", MAX (sm->activation_bytes, 0.0)));
+                     r, num (a, "%.3f", sm.time_s * 1e6), num (b, "%.0f", base),
+                     num (n3, "%.0f", MAX (sm.activation_bytes, 0.0)));
           }
       }
   fputs ("\n]}\n", f);

@@ -210,13 +210,15 @@ plx_memory_layout_new (const PlxMemoryTrace   *t,
   if (o->over_time && t->n_ranks > 0)
     {
       guint r = o->rank >= 0 && (guint) o->rank < t->n_ranks ? (guint) o->rank : plx_memory_trace_peak_rank (t);
-      GArray *samples = t->samples[r];
+      PlxMemoryTraceIter it;
+      PlxMemorySample sm;
       double base = static_total (t, r), t_end = o->step_time_s, prev_y;
       double top2 = l->bars_y1 * h + AXIS_PX + GAP_PX;
 
       l->rank = r;
-      for (guint i = 0; i < samples->len; i++)
-        t_end = MAX (t_end, g_array_index (samples, PlxMemorySample, i).time_s);
+      plx_memory_trace_iter_init (&it, t, r);
+      while (plx_memory_trace_iter_next (&it, &sm))
+        t_end = MAX (t_end, sm.time_s);
       if (!(t_end > 0.0))
         t_end = 1.0;
       l->time_x0 = l->bars_x0;
@@ -238,11 +240,11 @@ plx_memory_layout_new (const PlxMemoryTrace   *t,
         PlxChartPoint p = { X_OF (0.0), prev_y };
         g_array_append_val (l->points, p);
       }
-      for (guint i = 0; i < samples->len; i++)
+      plx_memory_trace_iter_init (&it, t, r);
+      while (plx_memory_trace_iter_next (&it, &sm))
         {
-          const PlxMemorySample *sm = &g_array_index (samples, PlxMemorySample, i);
-          PlxChartPoint a = { X_OF (sm->time_s), prev_y };
-          PlxChartPoint b = { X_OF (sm->time_s), Y_OF (base + MAX (sm->activation_bytes, 0.0)) };
+          PlxChartPoint a = { X_OF (sm.time_s), prev_y };
+          PlxChartPoint b = { X_OF (sm.time_s), Y_OF (base + MAX (sm.activation_bytes, 0.0)) };
           g_array_append_val (l->points, a);
           g_array_append_val (l->points, b);
           prev_y = b.y;

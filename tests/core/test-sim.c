@@ -65,6 +65,109 @@ run_synthetic (PlxSchedule schedule, guint p, guint v, guint64 m, double f, doub
   g_assert_no_error (error);
 }
 
+/* The samples a stage's passes make, replayed from the timeline's compute events in
+ * the order the stage ran them, with the engine's arithmetic. */
+static GArray *
+replay_samples (const PlxPlan *plan, const PlxTimeline *tl, guint stage)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (PlxMemorySample));
+  PlxTimelineIter iter;
+  PlxTimelineEvent ev;
+  double act = 0.0;
+
+  for (plx_timeline_iter_init (&iter, tl); plx_timeline_iter_next (&iter, &ev);)
+    {
+      const PlxPlanChunk *c = &plan->chunks[ev.chunk * plan->pp + stage];
+      PlxMemorySample sm;
+
+      if (ev.rank != stage || ev.stream != PLX_STREAM_COMPUTE || ev.micro_batch == PLX_NO_MICRO_BATCH)
+        continue;
+      if (ev.kind == PLX_KIND_FORWARD)
+        {
+          sm = (PlxMemorySample) { ev.start_s, act += c->saved_bytes };
+          g_array_append_val (out, sm);
+          continue;
+        }
+      if (ev.kind == PLX_KIND_BACKWARD && c->transient_bytes > 0.0)
+        {
+          sm = (PlxMemorySample) { ev.start_s, act += c->transient_bytes };
+          g_array_append_val (out, sm);
+          sm = (PlxMemorySample) { ev.end_s, act += -c->transient_bytes };
+          g_array_append_val (out, sm);
+        }
+      if (ev.kind == PLX_KIND_BACKWARD)
+        sm = (PlxMemorySample) { ev.end_s, act += plan->split_backward ? -(c->saved_bytes - c->wgrad_saved_bytes)
+                                                                       : -c->saved_bytes };
+      else
+        sm = (PlxMemorySample) { ev.end_s, act += -c->wgrad_saved_bytes };
+      g_array_append_val (out, sm);
+    }
+  return out;
+}
+
+/* A trace kept as pass codes (or whole, past 42 chunks) reads back bit for bit what
+ * the engine's passes did to memory: starts recomputed from the stage's free time
+ * (with sends), B's transients, W's share. Times and bytes that are not round. */
+static void
+test_memory_trace_replay (void)
+{
+  const struct
+  {
+    PlxSchedule schedule;
+    guint       p, v;
+    guint64     m;
+  } cases[] = {
+    { PLX_SCHEDULE_GPIPE, 4, 1, 16 },
+    { PLX_SCHEDULE_1F1B, 4, 1, 16 },
+    { PLX_SCHEDULE_ZERO_BUBBLE_H1, 4, 1, 16 },
+    { PLX_SCHEDULE_INTERLEAVED_1F1B, 4, 3, 16 },
+    { PLX_SCHEDULE_INTERLEAVED_1F1B, 2, 43, 4 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      gboolean split = cases[i].schedule == PLX_SCHEDULE_ZERO_BUBBLE_H1;
+      guint p = cases[i].p, v = cases[i].v;
+      g_autoptr (PlxPlan) plan = synthetic_plan (p, v, cases[i].m, 1.3, 2.7, split ? 0.9 : 0.0, 0.1, split);
+      g_autoptr (PlxScheduleOrder) order = plx_schedule_order_new (cases[i].schedule, p, v, cases[i].m);
+      g_autoptr (PlxTimeline) tl = NULL;
+      g_autoptr (PlxMemoryTrace) trace = NULL;
+      g_autoptr (GError) error = NULL;
+      PlxReport r;
+      guint64 total = 0;
+
+      for (guint k = 0; k < p * v; k++)
+        {
+          plan->chunks[k].saved_bytes = 1.1 + 0.01 * k;
+          plan->chunks[k].transient_bytes = k % 2 ? 0.3 : 0.0;
+          plan->chunks[k].wgrad_saved_bytes = split ? 0.7 : 0.0;
+        }
+      g_assert_true (plx_sim_run (plan, order, &r, &tl, &trace, NULL, &error));
+      g_assert_no_error (error);
+      for (guint s = 0; s < p; s++)
+        {
+          g_autoptr (GArray) want = replay_samples (plan, tl, s);
+          PlxMemoryTraceIter it;
+          PlxMemorySample got;
+          guint n = 0;
+
+          g_assert_cmpuint (plx_memory_trace_n_samples (trace, s), ==, want->len);
+          plx_memory_trace_iter_init (&it, trace, s);
+          while (plx_memory_trace_iter_next (&it, &got))
+            {
+              g_assert_cmpuint (n, <, want->len);
+              g_assert_cmpmem (&got, sizeof got, &g_array_index (want, PlxMemorySample, n), sizeof got);
+              n++;
+            }
+          g_assert_cmpuint (n, ==, want->len);
+          total += n;
+        }
+      /* Pass codes: at most 9 bytes a pass, against 16 a sample kept whole. */
+      if (v * 3 <= 128)
+        g_assert_cmpuint (plx_memory_trace_get_size (trace), <, total * sizeof (PlxMemorySample));
+    }
+}
+
 static void
 test_bubble_exact (void)
 {
@@ -150,8 +253,13 @@ test_activation_peaks (void)
     run_synthetic (PLX_SCHEDULE_ZERO_BUBBLE_H1, p, 1, m, 1.0, 1.0, 1.0, &r, &trace, NULL);
     for (guint i = 0; i < p; i++)
       {
-        GArray *a = trace->samples[i];
-        g_assert_cmpfloat (g_array_index (a, PlxMemorySample, a->len - 1).activation_bytes, ==, 0.0);
+        PlxMemoryTraceIter it;
+        PlxMemorySample sm = { 0, -1.0 };
+
+        plx_memory_trace_iter_init (&it, trace, i);
+        while (plx_memory_trace_iter_next (&it, &sm))
+          ;
+        g_assert_cmpfloat (sm.activation_bytes, ==, 0.0);
         g_assert_cmpfloat (trace->peak_activation_bytes[i], ==, p - i);
       }
   }
@@ -906,6 +1014,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/zero1-param-gather", test_zero1_param_gather);
   g_test_add_func ("/sim/hybrid-sharding", test_hybrid_sharding);
   g_test_add_func ("/sim/activation-peaks", test_activation_peaks);
+  g_test_add_func ("/sim/memory-trace-replay", test_memory_trace_replay);
   g_test_add_func ("/sim/timeline-consistent", test_timeline_consistent);
   g_test_add_func ("/sim/agrees-with-analytic", test_agrees_with_analytic);
   g_test_add_func ("/sim/breakdown-sums", test_breakdown_sums);

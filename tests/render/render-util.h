@@ -50,14 +50,9 @@ small_timeline (void)
 static inline PlxMemoryTrace *
 memory_trace_new (guint n, double act_gib)
 {
-  PlxMemoryTrace *t = g_new0 (PlxMemoryTrace, 1);
+  PlxMemoryTrace *t = plx_memory_trace_new (n);
   const double gib = 1073741824.0;
 
-  t->n_ranks = n;
-  t->static_bytes = g_new0 (double, (gsize) n * PLX_N_MEM);
-  t->peak_activation_bytes = g_new0 (double, n);
-  t->peak_time_s = g_new0 (double, n);
-  t->samples = g_new0 (GArray *, n);
   for (guint r = 0; r < n; r++)
     {
       PlxMemorySample up = { 1.0, (n - r) * act_gib * gib }, down = { 9.0, 0.0 };
@@ -66,9 +61,8 @@ memory_trace_new (guint n, double act_gib)
       t->static_bytes[(gsize) r * PLX_N_MEM + PLX_MEM_OPTIMIZER] = 3 * gib;
       t->static_bytes[(gsize) r * PLX_N_MEM + PLX_MEM_OTHER] = 1 * gib;
       t->peak_activation_bytes[r] = (n - r) * act_gib * gib;
-      t->samples[r] = g_array_new (FALSE, FALSE, sizeof (PlxMemorySample));
-      g_array_append_val (t->samples[r], up);
-      g_array_append_val (t->samples[r], down);
+      plx_memory_trace_append (t, r, &up);
+      plx_memory_trace_append (t, r, &down);
     }
   return t;
 }
