@@ -877,6 +877,24 @@ paint_strip (cairo_t *cr, guint32 *pixels, int stride, int rw, int origin, int f
   memset (pixels + (gsize) first * stride, 0, (gsize) (end - first) * stride * 4);
 }
 
+/* Strips as high as the highest row (at `px` pixels per unit of height), so that
+ * each share fits in one: a share lies within its row (it is stacked from the row's
+ * bottom, the row's shares adding up to at most the row), and its rounded pixel edges
+ * are at most a pixel further apart than the row's. The strips' height decides only
+ * where the raster is cut, not a pixel of the image. */
+static int
+strip_height (const PlxTimelineLayout *l, double px)
+{
+  double highest = 0.0;
+
+  for (guint i = 0; i < l->rows->len; i++)
+    {
+      const PlxChartRow *row = &g_array_index (l->rows, PlxChartRow, i);
+      highest = MAX (highest, (row->y1 - row->y0) * px);
+    }
+  return MAX ((int) ceil (highest) + 2, 64);
+}
+
 /* The column shares as one raster at the device's resolution. Into a vector file it
  * goes whole, as one embedded image. Onto an image (the PNG export, the widget) it
  * goes in strips a few rows of bars high, through one small buffer: the shares are
@@ -908,20 +926,7 @@ render_columns (const PlxTimelineLayout *l,
   if (rw <= 0 || rh <= 0 || (gint64) rw * rh > 256 * 1024 * 1024 / 4)
     return;
   whole = cairo_surface_get_type (cairo_get_target (cr)) != CAIRO_SURFACE_TYPE_IMAGE;
-  strip_h = rh;
-  if (!whole)
-    {
-      /* As high as the highest share, so that each fits in one strip. */
-      strip_h = 64;
-      for (guint i = 0; i < l->shares->len; i++)
-        {
-          int x0, x1, y0, y1;
-          column_pixels (l, i, width, height, ox, oy, sx, sy, rw, rh,
-                         &x0, &x1, &y0, &y1);
-          strip_h = MAX (strip_h, y1 - y0);
-        }
-      strip_h = MIN (strip_h, rh);
-    }
+  strip_h = whole ? rh : MIN (strip_height (l, height * sy), rh);
   dirty0 = strip_h;
   for (guint k = 0; k < PLX_N_KINDS; k++)
     colors[k] = 0xff000000u | ((guint32) round (style->kind[k].r * 255) << 16) |
@@ -939,6 +944,16 @@ render_columns (const PlxTimelineLayout *l,
       if (!whole && (y0 < origin || y1 > origin + strip_h))
         {
           paint_strip (cr, pixels, stride, rw, origin, dirty0, dirty1, ox, oy, sx, sy);
+          if (y1 - y0 > strip_h)
+            {
+              /* Taller than strip_height allowed for (not seen): a taller strip. */
+              cairo_surface_destroy (raster);
+              strip_h = y1 - y0;
+              raster = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, rw, strip_h);
+              pixels = (guint32 *) (void *) cairo_image_surface_get_data (raster);
+              stride = cairo_image_surface_get_stride (raster) / 4;
+              cairo_surface_flush (raster);
+            }
           origin = MAX (y1 - strip_h, 0);
           dirty0 = strip_h;
           dirty1 = 0;
