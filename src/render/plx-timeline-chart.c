@@ -327,39 +327,6 @@ column_add (Columns *col, guint c, guint event, guint kind, double overlap)
     col->busy[(gsize) c * col->n_kinds + col->slot[kind]] += overlap;
 }
 
-/* One event: a bar of its own when at least MIN_BAR_PX wide, else its time spread
- * over the columns it touches. */
-static void
-place_event (Placer *p, const PlxTimelineEvent *ev, guint i)
-{
-  const double t0 = p->t0, col_s = p->col_s;
-  gint ri;
-  double s0, s1, x0, x1;
-
-  if (ev->rank >= p->n_ranks || ev->end_s < t0 || ev->start_s > p->t1)
-    return;
-  ri = p->row_of[(gsize) ev->rank * PLX_N_STREAMS + ev->stream];
-  if (ri < 0)
-    return;
-  s0 = MAX (ev->start_s, t0);
-  s1 = MIN (ev->end_s, p->t1);
-  x0 = p->col0_px + (s0 - t0) / col_s;
-  x1 = p->col0_px + (s1 - t0) / col_s;
-  if (x1 - x0 >= PLX_TIMELINE_MIN_BAR_PX)
-    {
-      emit_event (p->l, &g_array_index (p->l->rows, PlxChartRow, ri), ev, i, x0, x1, p->l->name_ops);
-      return;
-    }
-  for (guint c = (guint) MAX (floor ((s0 - t0) / col_s), 0.0); c < p->n_cols; c++)
-    {
-      double c0 = t0 + c * col_s, c1 = c0 + col_s;
-      double overlap = MIN (s1, c1) - MAX (s0, c0);
-      if (c0 >= s1 && c > (guint) floor ((s0 - t0) / col_s))
-        break;
-      column_add (&p->cols[ri], c, i, ev->kind, overlap);
-    }
-}
-
 /* The least time place_event puts in column c or later (for c >= 1), or NaN. */
 static double
 column_lo (double t0, double col_s, guint c)
@@ -429,27 +396,69 @@ column_of (const Placer *p, double s)
   return c;
 }
 
-/* Task j of a pass, from start to end, in row ri: when it lies in one column, its
- * count and busy time go there as place_event would add them (the same additions,
- * so the same sums); otherwise it goes through place_event as an event. */
+/* An event (or task) of row ri from start to end lying in one column: its count and
+ * busy time go there as place_event would add them (the same additions, so the same
+ * sums), without place_event's divisions. FALSE, adding nothing, otherwise. */
+static inline gboolean
+place_in_column (Placer *p, gint ri, double start, double end, guint kind, guint event)
+{
+  double s0 = MAX (start, p->t0), s1 = MIN (end, p->t1), c0;
+  guint c;
+
+  if (p->edges.lo == NULL)
+    return FALSE;
+  c = column_of (p, s0);
+  if (c >= p->n_cols || !(s1 <= p->edges.fast_end[c]))
+    return FALSE;
+  c0 = p->edges.c0[c];
+  column_add (&p->cols[ri], c, event, kind, MIN (s1, c0 + p->col_s) - MAX (s0, c0));
+  return TRUE;
+}
+
+/* One event: a bar of its own when at least MIN_BAR_PX wide, else its time spread
+ * over the columns it touches. */
+static void
+place_event (Placer *p, const PlxTimelineEvent *ev, guint i)
+{
+  const double t0 = p->t0, col_s = p->col_s;
+  gint ri;
+  double s0, s1, x0, x1;
+
+  if (ev->rank >= p->n_ranks || ev->end_s < t0 || ev->start_s > p->t1)
+    return;
+  ri = p->row_of[(gsize) ev->rank * PLX_N_STREAMS + ev->stream];
+  if (ri < 0 || place_in_column (p, ri, ev->start_s, ev->end_s, ev->kind, i))
+    return;
+  s0 = MAX (ev->start_s, t0);
+  s1 = MIN (ev->end_s, p->t1);
+  x0 = p->col0_px + (s0 - t0) / col_s;
+  x1 = p->col0_px + (s1 - t0) / col_s;
+  if (x1 - x0 >= PLX_TIMELINE_MIN_BAR_PX)
+    {
+      emit_event (p->l, &g_array_index (p->l->rows, PlxChartRow, ri), ev, i, x0, x1, p->l->name_ops);
+      return;
+    }
+  for (guint c = (guint) MAX (floor ((s0 - t0) / col_s), 0.0); c < p->n_cols; c++)
+    {
+      double c0 = t0 + c * col_s, c1 = c0 + col_s;
+      double overlap = MIN (s1, c1) - MAX (s0, c0);
+      if (c0 >= s1 && c > (guint) floor ((s0 - t0) / col_s))
+        break;
+      column_add (&p->cols[ri], c, i, ev->kind, overlap);
+    }
+}
+
+/* Task j of a pass, from start to end, in row ri: added to its column, or, when it
+ * lies in more than one or is a bar of its own, placed as an event. */
 static void
 place_task (Placer *p, const PlxTimelinePass *pass, guint j, gint ri, double start, double end)
 {
-  double s0 = MAX (start, p->t0), s1 = MIN (end, p->t1);
-  guint c = column_of (p, s0);
+  PlxTimelineEvent ev;
 
-  if (c < p->n_cols && s1 <= p->edges.fast_end[c])
-    {
-      double c0 = p->edges.c0[c];
-      column_add (&p->cols[ri], c, (guint) (pass->first_event + j), pass->tasks[j].kind,
-                  MIN (s1, c0 + p->col_s) - MAX (s0, c0));
-    }
-  else
-    {
-      PlxTimelineEvent ev;
-      plx_timeline_pass_event (pass, j, start, &ev);
-      place_event (p, &ev, (guint) (pass->first_event + j));
-    }
+  if (place_in_column (p, ri, start, end, pass->tasks[j].kind, (guint) (pass->first_event + j)))
+    return;
+  plx_timeline_pass_event (pass, j, start, &ev);
+  place_event (p, &ev, (guint) (pass->first_event + j));
 }
 
 /* A pass's tasks, placed one by one with their times computed as the timeline
