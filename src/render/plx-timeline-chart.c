@@ -422,6 +422,7 @@ place_event (Placer *p, const PlxTimelineEvent *ev, guint i)
 {
   const double t0 = p->t0, col_s = p->col_s;
   gint ri;
+  guint first;
   double s0, s1, x0, x1;
 
   if (ev->rank >= p->n_ranks || ev->end_s < t0 || ev->start_s > p->t1)
@@ -438,11 +439,13 @@ place_event (Placer *p, const PlxTimelineEvent *ev, guint i)
       emit_event (p->l, &g_array_index (p->l->rows, PlxChartRow, ri), ev, i, x0, x1, p->l->name_ops);
       return;
     }
-  for (guint c = (guint) MAX (floor ((s0 - t0) / col_s), 0.0); c < p->n_cols; c++)
+  /* The column edges give the first column without a division. */
+  first = p->edges.lo != NULL ? column_of (p, s0) : (guint) MAX (floor ((s0 - t0) / col_s), 0.0);
+  for (guint c = first; c < p->n_cols; c++)
     {
       double c0 = t0 + c * col_s, c1 = c0 + col_s;
       double overlap = MIN (s1, c1) - MAX (s0, c0);
-      if (c0 >= s1 && c > (guint) floor ((s0 - t0) / col_s))
+      if (c0 >= s1 && c > first)
         break;
       column_add (&p->cols[ri], c, i, ev->kind, overlap);
     }
