@@ -28,7 +28,13 @@ typedef struct
   guint     virtual_stages;
   guint64   micro_batches;
   gboolean  split_backward; /* W passes are separate entries */
-  GArray  **stages;         /* pp arrays of PlxScheduleEntry, in execution order */
+  /* pp arrays of PlxScheduleEntry, in execution order. NULL in a built-in order until
+   * plx_schedule_order_get_stages asks for them: the event engine computes a built-in
+   * schedule's entries instead (plx-schedule-cursor.h), so it never writes 16.8 MB of
+   * them for 8192 micro-batches on 128 stages. Read through the getter. */
+  GArray  **stages;
+  gboolean  generated;      /* entries follow from `schedule` and the shape */
+  PlxSchedule schedule;     /* when generated: GPipe, 1F1B or interleaved 1F1B */
 } PlxScheduleOrder;
 
 /* Whether the schedule runs weight gradients as passes of their own (W): zero-bubble
@@ -55,6 +61,8 @@ gboolean          plx_schedule_order_check (const PlxScheduleOrder *order,
                                             const char             *source,
                                             GError                **error);
 void              plx_schedule_order_free (PlxScheduleOrder *order);
+/* The per-stage arrays, built on the first call for a built-in order (thread-safe). */
+GArray          **plx_schedule_order_get_stages (const PlxScheduleOrder *order);
 /* "F3", "B0.1", "W2": pass letter, micro-batch, optional ".chunk". */
 char             *plx_schedule_entry_to_string (const PlxScheduleEntry *entry);
 

@@ -398,9 +398,11 @@ lower (const PlxPlan *plan, const PlxScheduleOrder *order, guint8 **op_kinds, gu
   gsize n;
   gboolean progress = TRUE, complete = TRUE;
   PlxIrGraph *graph;
+  GArray **stages;
 
   g_return_val_if_fail (order->pp == pp && order->virtual_stages == plan->virtual_stages &&
                         order->micro_batches == plan->micro_batches, NULL);
+  stages = plx_schedule_order_get_stages (order);
   l.plan = plan;
   l.order = order;
   l.K = pp * plan->virtual_stages;
@@ -430,9 +432,9 @@ lower (const PlxPlan *plan, const PlxScheduleOrder *order, guint8 **op_kinds, gu
   for (guint k = 0; k < l.K; k++)
     l.grad_entry[k] = NONE;
   for (guint s = 0; s < pp; s++)
-    for (guint j = 0; j < order->stages[s]->len; j++)
+    for (guint j = 0; j < stages[s]->len; j++)
       {
-        const PlxScheduleEntry *e = &g_array_index (order->stages[s], PlxScheduleEntry, j);
+        const PlxScheduleEntry *e = &g_array_index (stages[s], PlxScheduleEntry, j);
         if (e->pass == (order->split_backward ? PLX_PASS_WEIGHT_GRAD : PLX_PASS_BACKWARD))
           l.grad_entry[e->chunk * pp + s] = j;
       }
@@ -449,9 +451,9 @@ lower (const PlxPlan *plan, const PlxScheduleOrder *order, guint8 **op_kinds, gu
     {
       progress = FALSE;
       for (guint s = 0; s < pp; s++)
-        while (next[s] < order->stages[s]->len)
+        while (next[s] < stages[s]->len)
           {
-            const PlxScheduleEntry *e = &g_array_index (order->stages[s], PlxScheduleEntry, next[s]);
+            const PlxScheduleEntry *e = &g_array_index (stages[s], PlxScheduleEntry, next[s]);
             if (!input_emitted (&l, s, e))
               break;
             emit_pass (&l, s, next[s], e);
@@ -460,9 +462,9 @@ lower (const PlxPlan *plan, const PlxScheduleOrder *order, guint8 **op_kinds, gu
           }
     }
   for (guint s = 0; s < pp && complete; s++)
-    if (next[s] < order->stages[s]->len)
+    if (next[s] < stages[s]->len)
       {
-        const PlxScheduleEntry *e = &g_array_index (order->stages[s], PlxScheduleEntry, next[s]);
+        const PlxScheduleEntry *e = &g_array_index (stages[s], PlxScheduleEntry, next[s]);
         g_autofree char *name = plx_schedule_entry_to_string (e);
         g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
                      "schedule: stage %u, entry %u (%s) never gets its input: the order deadlocks", s, next[s], name);

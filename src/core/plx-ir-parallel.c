@@ -929,7 +929,7 @@ static GArray *
 stage_tasks (guint stage, guint v, const PlxScheduleOrder *order)
 {
   GArray *tasks = g_array_new (FALSE, FALSE, sizeof (guint));
-  GArray *entries = order->stages[stage];
+  GArray *entries = plx_schedule_order_get_stages (order)[stage];
   guint task;
 
 #define PUSH(kind, c, k) (task = TASK (kind, c, k), g_array_append_val (tasks, task))

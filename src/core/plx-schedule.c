@@ -9,10 +9,23 @@
 #include "parallax/plx-json.h"
 #include "parallax/plx-schedule.h"
 
+#include "plx-schedule-cursor.h"
+
 static const char pass_letters[PLX_N_PASSES] = { 'F', 'B', 'W' };
 
+static GArray **
+stages_new (guint pp, guint v, guint64 m, gboolean split)
+{
+  GArray **stages = g_new0 (GArray *, pp);
+
+  for (guint s = 0; s < pp; s++)
+    stages[s] = g_array_sized_new (FALSE, FALSE, sizeof (PlxScheduleEntry), (guint) (m * v * (split ? 3 : 2)));
+  return stages;
+}
+
+/* The order's shape, without entries. */
 static PlxScheduleOrder *
-order_new (guint pp, guint v, guint64 m, gboolean split)
+order_shape (guint pp, guint v, guint64 m, gboolean split)
 {
   PlxScheduleOrder *o = g_new0 (PlxScheduleOrder, 1);
 
@@ -20,9 +33,26 @@ order_new (guint pp, guint v, guint64 m, gboolean split)
   o->virtual_stages = v;
   o->micro_batches = m;
   o->split_backward = split;
-  o->stages = g_new0 (GArray *, pp);
-  for (guint s = 0; s < pp; s++)
-    o->stages[s] = g_array_sized_new (FALSE, FALSE, sizeof (PlxScheduleEntry), (guint) (m * v * (split ? 3 : 2)));
+  return o;
+}
+
+static PlxScheduleOrder *
+order_new (guint pp, guint v, guint64 m, gboolean split)
+{
+  PlxScheduleOrder *o = order_shape (pp, v, m, split);
+
+  o->stages = stages_new (pp, v, m, split);
+  return o;
+}
+
+/* A built-in order without its arrays: plx_schedule_order_get_stages builds them. */
+static PlxScheduleOrder *
+order_generated (PlxSchedule schedule, guint pp, guint v, guint64 m)
+{
+  PlxScheduleOrder *o = order_shape (pp, v, m, FALSE);
+
+  o->generated = TRUE;
+  o->schedule = schedule;
   return o;
 }
 
@@ -38,7 +68,7 @@ plx_schedule_order_free (PlxScheduleOrder *o)
 {
   if (o == NULL)
     return;
-  for (guint s = 0; s < o->pp; s++)
+  for (guint s = 0; s < o->pp && o->stages != NULL; s++)
     g_array_unref (o->stages[s]);
   g_free (o->stages);
   g_free (o);
@@ -201,30 +231,104 @@ plx_schedule_order_new (PlxSchedule schedule,
   switch (schedule)
     {
     case PLX_SCHEDULE_GPIPE:
-      o = order_new (pp, 1, micro_batches, FALSE);
-      build_gpipe (o);
-      return o;
+      return order_generated (PLX_SCHEDULE_GPIPE, pp, 1, micro_batches);
     case PLX_SCHEDULE_INTERLEAVED_1F1B:
-      o = order_new (pp, virtual_stages, micro_batches, FALSE);
-      build_interleaved (o);
-      return o;
+      return order_generated (PLX_SCHEDULE_INTERLEAVED_1F1B, pp, virtual_stages, micro_batches);
     case PLX_SCHEDULE_ZERO_BUBBLE_H1:
       /* One stage has no bubble to fill: its backward stays whole (as 1F1B), so the
        * gradients reach the data-parallel reduction during all of it, not only
-       * during a W pass run after it (plx_schedule_splits_backward). */
-      o = order_new (pp, 1, micro_batches, plx_schedule_splits_backward (schedule, pp));
-      if (o->split_backward)
-        build_zero_bubble_h1 (o);
-      else
-        build_1f1b (o);
+       * during a W pass run after it (plx_schedule_splits_backward). The split order
+       * comes out of list scheduling, not a formula: it is stored. */
+      if (!plx_schedule_splits_backward (schedule, pp))
+        return order_generated (PLX_SCHEDULE_1F1B, pp, 1, micro_batches);
+      o = order_new (pp, 1, micro_batches, TRUE);
+      build_zero_bubble_h1 (o);
       return o;
     case PLX_SCHEDULE_1F1B:
     case PLX_SCHEDULE_FILE:
     default:
-      o = order_new (pp, 1, micro_batches, FALSE);
-      build_1f1b (o);
-      return o;
+      return order_generated (PLX_SCHEDULE_1F1B, pp, 1, micro_batches);
     }
+}
+
+/* The stored arrays of a generated order, written by the loops above. */
+static GArray **
+build_stages (const PlxScheduleOrder *o)
+{
+  PlxScheduleOrder built = *o;
+
+  built.stages = stages_new (o->pp, o->virtual_stages, o->micro_batches, o->split_backward);
+  switch (o->schedule)
+    {
+    case PLX_SCHEDULE_GPIPE:
+      build_gpipe (&built);
+      break;
+    case PLX_SCHEDULE_INTERLEAVED_1F1B:
+      build_interleaved (&built);
+      break;
+    case PLX_SCHEDULE_1F1B:
+    default:
+      build_1f1b (&built);
+      break;
+    }
+  return built.stages;
+}
+
+GArray **
+plx_schedule_order_get_stages (const PlxScheduleOrder *o)
+{
+  /* Built once even when threads ask together; the order is otherwise read-only. */
+  GArray ***stages = (GArray ***) &o->stages;
+
+  if (g_once_init_enter (stages))
+    g_once_init_leave (stages, build_stages (o));
+  return *stages;
+}
+
+/* Forwards stage s runs before its first backward (the loops above): GPipe all of
+ * them (Huang et al. 2019 §2.2); 1F1B p - s - 1 (Narayanan et al. 2021 §2.2.1);
+ * interleaved 2 (p - s - 1) + (v - 1) p (§2.2.2, Megatron-LM's schedules.py). */
+static guint64
+stage_warmup (const PlxScheduleOrder *o, guint s)
+{
+  guint64 total = o->micro_batches * o->virtual_stages;
+
+  switch (o->schedule)
+    {
+    case PLX_SCHEDULE_GPIPE:
+      return total;
+    case PLX_SCHEDULE_INTERLEAVED_1F1B:
+      return MIN ((guint64) (o->pp - s - 1) * 2 + (guint64) (o->virtual_stages - 1) * o->pp, total);
+    case PLX_SCHEDULE_1F1B:
+    default:
+      return MIN ((guint64) (o->pp - s - 1), total);
+    }
+}
+
+gboolean
+plx_schedule_order_is_computed (const PlxScheduleOrder *o)
+{
+  /* Arrays someone asked for (and may have changed, as a test does) are the order. */
+  return o->generated && g_atomic_pointer_get ((GArray ***) &o->stages) == NULL;
+}
+
+void
+plx_schedule_cursor_init (PlxScheduleCursor      *c,
+                          const PlxScheduleOrder *o,
+                          guint                   stage)
+{
+  memset (c, 0, sizeof *c);
+  c->p = o->pp;
+  c->v = o->virtual_stages;
+  c->total = o->micro_batches * o->virtual_stages;
+  if (!plx_schedule_order_is_computed (o))
+    {
+      c->stored = plx_schedule_order_get_stages (o)[stage];
+      c->len = c->stored->len;
+      return;
+    }
+  c->len = 2 * c->total;
+  c->warmup = stage_warmup (o, stage);
 }
 
 /* ---- checks ------------------------------------------------------------------ */
@@ -299,9 +403,11 @@ plx_schedule_order_check (const PlxScheduleOrder *o,
   g_autofree guint8 *seen = g_new0 (guint8, n * PLX_N_PASSES);
 
   /* Each pass of each (micro-batch, chunk) exactly once on its stage. */
+  GArray **stages = plx_schedule_order_get_stages (o);
+
   for (guint s = 0; s < o->pp; s++)
     {
-      GArray *a = o->stages[s];
+      GArray *a = stages[s];
 
       for (guint i = 0; i < a->len; i++)
         {
@@ -350,9 +456,9 @@ plx_schedule_order_check (const PlxScheduleOrder *o,
     {
       progress = FALSE;
       for (guint s = 0; s < o->pp; s++)
-        while (next[s] < o->stages[s]->len)
+        while (next[s] < stages[s]->len)
           {
-            const PlxScheduleEntry *e = &g_array_index (o->stages[s], PlxScheduleEntry, next[s]);
+            const PlxScheduleEntry *e = &g_array_index (stages[s], PlxScheduleEntry, next[s]);
             PlxScheduleEntry need;
             guint need_stage;
 
@@ -365,9 +471,9 @@ plx_schedule_order_check (const PlxScheduleOrder *o,
     }
   ok = TRUE;
   for (guint s = 0; s < o->pp && ok; s++)
-    if (next[s] < o->stages[s]->len)
+    if (next[s] < stages[s]->len)
       {
-        const PlxScheduleEntry *e = &g_array_index (o->stages[s], PlxScheduleEntry, next[s]);
+        const PlxScheduleEntry *e = &g_array_index (stages[s], PlxScheduleEntry, next[s]);
         PlxScheduleEntry need;
         guint need_stage = 0;
         g_autofree char *name = plx_schedule_entry_to_string (e);

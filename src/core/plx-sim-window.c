@@ -4,6 +4,7 @@
  * slots instead of K x m: for PP 128 and 8192 micro-batches 0.4 MB, not 17 MB. */
 #include <string.h>
 
+#include "plx-schedule-cursor.h"
 #include "plx-sim-window.h"
 
 /* Most micro-batches any chunk of any stage has started and not finished. */
@@ -15,12 +16,14 @@ max_in_flight (const PlxScheduleOrder *o, guint last_pass)
 
   for (guint s = 0; s < o->pp; s++)
     {
-      GArray *a = o->stages[s];
+      PlxScheduleCursor c;
 
+      plx_schedule_cursor_init (&c, o, s);
       memset (open, 0, sizeof (guint64) * o->virtual_stages);
-      for (guint i = 0; i < a->len; i++)
+      for (guint64 i = 0; i < c.len; i++)
         {
-          const PlxScheduleEntry *e = &g_array_index (a, PlxScheduleEntry, i);
+          PlxScheduleEntry entry = plx_schedule_cursor_at (&c, i);
+          const PlxScheduleEntry *e = &entry;
 
           if (e->pass == PLX_PASS_FORWARD)
             {
@@ -43,12 +46,14 @@ window_holds (const PlxScheduleOrder *o, guint last_pass, guint w)
 
   for (guint s = 0; s < o->pp; s++)
     {
-      GArray *a = o->stages[s];
+      PlxScheduleCursor c;
 
+      plx_schedule_cursor_init (&c, o, s);
       memset (slot, 0xff, sizeof (guint32) * o->virtual_stages * w);
-      for (guint i = 0; i < a->len; i++)
+      for (guint64 i = 0; i < c.len; i++)
         {
-          const PlxScheduleEntry *e = &g_array_index (a, PlxScheduleEntry, i);
+          PlxScheduleEntry entry = plx_schedule_cursor_at (&c, i);
+          const PlxScheduleEntry *e = &entry;
           guint32 *held = &slot[(gsize) e->chunk * w + (e->micro_batch & (w - 1))];
 
           if (e->pass == PLX_PASS_FORWARD)
@@ -69,12 +74,39 @@ window_holds (const PlxScheduleOrder *o, guint last_pass, guint w)
   return TRUE;
 }
 
+/* The most micro-batches in flight of a generated GPipe or 1F1B order, 0 for others.
+ * GPipe runs every forward before any backward: all m (Huang et al. 2019 §2.2). 1F1B's
+ * stage 0 warms up with p - 1 forwards and runs one more before its first backward:
+ * min (p, m) (Narayanan et al. 2021 §2.2.1). Both run forwards and backwards in
+ * micro-batch order, so those in flight are consecutive and any ring at least as wide
+ * holds them: window_holds has nothing to add. Interleaved orders take the pass. */
+static guint64
+known_in_flight (const PlxScheduleOrder *o)
+{
+  if (!plx_schedule_order_is_computed (o))
+    return 0;
+  if (o->schedule == PLX_SCHEDULE_GPIPE)
+    return o->micro_batches;
+  if (o->schedule == PLX_SCHEDULE_1F1B)
+    return MIN ((guint64) o->pp, o->micro_batches);
+  return 0;
+}
+
 guint
 plx_sim_window (const PlxScheduleOrder *o)
 {
   guint last_pass = o->split_backward ? PLX_PASS_WEIGHT_GRAD : PLX_PASS_BACKWARD;
   guint64 all = MAX (o->micro_batches, 1), w = 1;
-  guint64 most = MIN (max_in_flight (o, last_pass), all);
+  guint64 known = known_in_flight (o);
+  guint64 most;
+
+  if (known > 0)
+    {
+      while (w < known)
+        w <<= 1;
+      return (guint) w;
+    }
+  most = MIN (max_in_flight (o, last_pass), all);
 
   while (w < most)
     w <<= 1;

@@ -17,6 +17,7 @@
 #include "parallax/plx-sim.h"
 
 #include "plx-memory-trace-store.h"
+#include "plx-schedule-cursor.h"
 #include "plx-sim-window.h"
 #include "plx-timeline-store.h"
 
@@ -27,6 +28,7 @@ typedef struct
 {
   const PlxPlan          *plan;
   const PlxScheduleOrder *order;
+  PlxScheduleCursor      *cursors;      /* per stage: its entries, computed or stored */
   guint                   K;
   /* Per virtual stage, a ring of `window` slots (plx-sim-window.h): when micro-batch
    * mb's pass ended, in slot mb & (window - 1), known while its tag is mb + 1 (0:
@@ -272,31 +274,32 @@ wake_stage (WakeStack *wake, guint stage)
   wake->stages[wake->len++] = stage;
 }
 
-/* The order's entries are read once each, a stage at a time in the order stages wake
- * up: no hardware prefetcher follows a hundred interleaved streams, so each cache line
- * of them (16.8 MB for 8192 micro-batches on 128 stages, written just before) was a
- * miss to memory. Reaching a line's first entry fetches the next line: the stage
- * comes back to it only after the others have had their turn. */
-static inline const PlxScheduleEntry *
-next_entry (const GArray *entries, guint next)
+/* A stored order's entries are read once each, a stage at a time in the order stages
+ * wake up: no hardware prefetcher follows a hundred interleaved streams, so each cache
+ * line of them was a miss to memory. Reaching a line's first entry fetches the next
+ * line: the stage comes back to it only after the others have had their turn. A
+ * built-in schedule's entries are computed (plx-schedule-cursor.h): nothing to fetch. */
+static inline PlxScheduleEntry
+next_entry (const PlxScheduleCursor *c, guint next)
 {
 #if defined(__GNUC__)
   const guint per_line = 64 / sizeof (PlxScheduleEntry);
-  if (next % per_line == 0 && next + per_line < entries->len)
-    __builtin_prefetch (&g_array_index (entries, PlxScheduleEntry, next + per_line));
+  if (c->stored != NULL && next % per_line == 0 && next + per_line < c->len)
+    __builtin_prefetch (&g_array_index (c->stored, PlxScheduleEntry, next + per_line));
 #endif
-  return &g_array_index (entries, PlxScheduleEntry, next);
+  return plx_schedule_cursor_at (c, next);
 }
 
 static void
 advance_stage (Sim *sim, guint s, WakeStack *wake)
 {
   const PlxPlan *plan = sim->plan;
-  GArray *entries = sim->order->stages[s];
+  const PlxScheduleCursor *cursor = &sim->cursors[s];
 
-  while (sim->next[s] < entries->len)
+  while (sim->next[s] < cursor->len)
     {
-      const PlxScheduleEntry *e = next_entry (entries, sim->next[s]);
+      const PlxScheduleEntry entry = next_entry (cursor, sim->next[s]);
+      const PlxScheduleEntry *e = &entry;
       guint k = e->chunk * plan->pp + s;
       gsize i = ring_slot (sim, k, e->micro_batch);
       const PlxPlanChunk *chunk = &plan->chunks[k];
@@ -378,7 +381,7 @@ trace_new (Sim *sim)
   if (sim->trace_whole)
     return tr;
   for (guint s = 0; s < pp; s++)
-    passes[s] = sim->order->stages[s]->len;
+    passes[s] = sim->cursors[s].len;
   plx_memory_trace_store_init_passes (tr, sim->effects, sim->K * 3, sim->plan->send_s, passes);
   return tr;
 }
@@ -416,6 +419,9 @@ plx_sim_run (const PlxPlan          *plan,
   sim.order = order;
   sim.K = pp * plan->virtual_stages;
   sim.window = plx_sim_window (order);
+  sim.cursors = g_new (PlxScheduleCursor, pp);
+  for (guint s = 0; s < pp; s++)
+    plx_schedule_cursor_init (&sim.cursors[s], order, s);
   n = (gsize) sim.K * sim.window;
   sim.f_end = g_new (double, n);
   sim.b_end = g_new (double, n);
@@ -441,7 +447,7 @@ plx_sim_run (const PlxPlan          *plan,
     {
       gsize passes = 0;
       for (guint s = 0; s < pp; s++)
-        passes += order->stages[s]->len;
+        passes += sim.cursors[s].len;
       sim.timeline = plx_timeline_new (pp, 0.0);
       /* A pass record names its virtual stage in 16 bits; beyond, passes are kept whole. */
       sim.compact = sim.K <= G_MAXUINT16 + 1u;
@@ -463,10 +469,10 @@ plx_sim_run (const PlxPlan          *plan,
     }
   g_free (wake.stages);
   for (guint s = 0; s < pp; s++)
-    if (sim.next[s] < order->stages[s]->len)
+    if (sim.next[s] < sim.cursors[s].len)
       {
-        const PlxScheduleEntry *e = &g_array_index (order->stages[s], PlxScheduleEntry, sim.next[s]);
-        g_autofree char *name = plx_schedule_entry_to_string (e);
+        PlxScheduleEntry e = plx_schedule_cursor_at (&sim.cursors[s], sim.next[s]);
+        g_autofree char *name = plx_schedule_entry_to_string (&e);
         g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
                      "schedule: stage %u, entry %u (%s) never gets its input: the order deadlocks", s, sim.next[s], name);
         ok = FALSE;
@@ -615,6 +621,7 @@ out:
   g_free (sim.b_tag);
   g_free (sim.stage_free);
   g_free (sim.next);
+  g_free (sim.cursors);
   g_free (sim.act);
   g_free (sim.act_peak);
   g_free (sim.act_peak_time);

@@ -113,10 +113,10 @@ assert_entry (const PlxScheduleOrder *o,
   g_assert_cmpuint (stage, <, o->pp);
   if (stage >= o->pp)
     return;
-  g_assert_cmpuint (i, <, o->stages[stage]->len);
-  if (i >= o->stages[stage]->len)
+  g_assert_cmpuint (i, <, plx_schedule_order_get_stages (o)[stage]->len);
+  if (i >= plx_schedule_order_get_stages (o)[stage]->len)
     return;
-  e = &g_array_index (o->stages[stage], PlxScheduleEntry, i);
+  e = &g_array_index (plx_schedule_order_get_stages (o)[stage], PlxScheduleEntry, i);
   g_assert_cmpuint (e->pass, ==, pass);
   g_assert_cmpuint (e->chunk, ==, chunk);
   g_assert_cmpuint (e->micro_batch, ==, mb);
@@ -132,11 +132,11 @@ assert_orders_equal (const PlxScheduleOrder *a,
   g_assert_cmpint (a->split_backward, ==, b->split_backward);
   for (guint s = 0; s < a->pp; s++)
     {
-      g_assert_cmpuint (a->stages[s]->len, ==, b->stages[s]->len);
-      for (guint i = 0; i < a->stages[s]->len && i < b->stages[s]->len; i++)
+      g_assert_cmpuint (plx_schedule_order_get_stages (a)[s]->len, ==, plx_schedule_order_get_stages (b)[s]->len);
+      for (guint i = 0; i < plx_schedule_order_get_stages (a)[s]->len && i < plx_schedule_order_get_stages (b)[s]->len; i++)
         {
-          const PlxScheduleEntry *x = &g_array_index (a->stages[s], PlxScheduleEntry, i);
-          const PlxScheduleEntry *y = &g_array_index (b->stages[s], PlxScheduleEntry, i);
+          const PlxScheduleEntry *x = &g_array_index (plx_schedule_order_get_stages (a)[s], PlxScheduleEntry, i);
+          const PlxScheduleEntry *y = &g_array_index (plx_schedule_order_get_stages (b)[s], PlxScheduleEntry, i);
           g_assert_cmpuint (x->pass, ==, y->pass);
           g_assert_cmpuint (x->chunk, ==, y->chunk);
           g_assert_cmpuint (x->micro_batch, ==, y->micro_batch);
@@ -153,9 +153,9 @@ order_to_json (const PlxScheduleOrder *o)
   for (guint s = 0; s < o->pp; s++)
     {
       g_string_append (out, s ? ", [" : "[");
-      for (guint i = 0; i < o->stages[s]->len; i++)
+      for (guint i = 0; i < plx_schedule_order_get_stages (o)[s]->len; i++)
         {
-          g_autofree char *name = plx_schedule_entry_to_string (&g_array_index (o->stages[s], PlxScheduleEntry, i));
+          g_autofree char *name = plx_schedule_entry_to_string (&g_array_index (plx_schedule_order_get_stages (o)[s], PlxScheduleEntry, i));
           g_string_append_printf (out, "%s\"%s\"", i ? ", " : "", name);
         }
       g_string_append (out, "]");
@@ -187,8 +187,8 @@ test_valid_1f1b (Fixture      *fx,
   g_assert_cmpuint (o->virtual_stages, ==, 1);
   g_assert_cmpuint (o->micro_batches, ==, 2);
   g_assert_false (o->split_backward);
-  g_assert_cmpuint (o->stages[0]->len, ==, 4);
-  g_assert_cmpuint (o->stages[1]->len, ==, 4);
+  g_assert_cmpuint (plx_schedule_order_get_stages (o)[0]->len, ==, 4);
+  g_assert_cmpuint (plx_schedule_order_get_stages (o)[1]->len, ==, 4);
   assert_entry (o, 0, 0, PLX_PASS_FORWARD, 0, 0);
   assert_entry (o, 0, 1, PLX_PASS_FORWARD, 0, 1);
   assert_entry (o, 0, 2, PLX_PASS_BACKWARD, 0, 0);
@@ -217,8 +217,8 @@ test_valid_split (Fixture      *fx,
   if (o == NULL)
     return;
   g_assert_true (o->split_backward);
-  g_assert_cmpuint (o->stages[0]->len, ==, 6);
-  g_assert_cmpuint (o->stages[1]->len, ==, 6);
+  g_assert_cmpuint (plx_schedule_order_get_stages (o)[0]->len, ==, 6);
+  g_assert_cmpuint (plx_schedule_order_get_stages (o)[1]->len, ==, 6);
   assert_entry (o, 0, 3, PLX_PASS_WEIGHT_GRAD, 0, 0);
   assert_entry (o, 0, 5, PLX_PASS_WEIGHT_GRAD, 0, 1);
   assert_entry (o, 1, 3, PLX_PASS_BACKWARD, 0, 1);
@@ -509,7 +509,7 @@ test_error_w_not_split (void)
 
   g_assert_true (plx_schedule_order_check (o, "hand-built", &error));
   g_assert_no_error (error);
-  g_array_append_val (o->stages[1], w);
+  g_array_append_val (plx_schedule_order_get_stages (o)[1], w);
   g_assert_false (plx_schedule_order_check (o, "hand-built", &error));
   CHECK_ERROR (error, PLX_ERROR_INVALID_VALUE, "hand-built", "stage 1", "entry 4", "W1");
 }

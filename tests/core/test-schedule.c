@@ -10,9 +10,9 @@ stage_string (const PlxScheduleOrder *o, guint stage)
 {
   GString *out = g_string_new (NULL);
 
-  for (guint i = 0; i < o->stages[stage]->len; i++)
+  for (guint i = 0; i < plx_schedule_order_get_stages (o)[stage]->len; i++)
     {
-      g_autofree char *e = plx_schedule_entry_to_string (&g_array_index (o->stages[stage], PlxScheduleEntry, i));
+      g_autofree char *e = plx_schedule_entry_to_string (&g_array_index (plx_schedule_order_get_stages (o)[stage], PlxScheduleEntry, i));
       g_string_append_printf (out, "%s%s", i ? " " : "", e);
     }
   return g_string_free (out, FALSE);

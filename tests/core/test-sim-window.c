@@ -3,6 +3,7 @@
  * of its promise: on every stage, a forward of (chunk, mb) comes after the last pass
  * of every earlier micro-batch of that chunk with the same residue modulo W. */
 #include "parallax/parallax.h"
+#include "../../src/core/plx-schedule-cursor.h"
 #include "../../src/core/plx-sim-window.h"
 
 static gboolean
@@ -12,7 +13,7 @@ brute_force_holds (const PlxScheduleOrder *o, guint w)
 
   for (guint s = 0; s < o->pp; s++)
     {
-      GArray *a = o->stages[s];
+      GArray *a = plx_schedule_order_get_stages (o)[s];
 
       for (guint i = 0; i < a->len; i++)
         {
@@ -83,6 +84,49 @@ test_builtins (void)
     }
 }
 
+/* A built-in order's computed entries and window (what the event engine reads) are
+ * those of its stored arrays, entry for entry, over many shapes. */
+static void
+assert_computed_is_stored (PlxSchedule schedule, guint p, guint v, guint64 m)
+{
+  g_autoptr (PlxScheduleOrder) o = plx_schedule_order_new (schedule, p, v, m);
+  g_autofree PlxScheduleCursor *c = g_new (PlxScheduleCursor, p);
+  guint computed_window = plx_sim_window (o);
+
+  g_assert_true (plx_schedule_order_is_computed (o));
+  for (guint s = 0; s < p; s++)
+    plx_schedule_cursor_init (&c[s], o, s);
+  for (guint s = 0; s < p; s++)
+    {
+      GArray *a = plx_schedule_order_get_stages (o)[s];
+
+      g_assert_cmpuint (c[s].len, ==, a->len);
+      for (guint i = 0; i < a->len; i++)
+        {
+          PlxScheduleEntry x = plx_schedule_cursor_at (&c[s], i), *y = &g_array_index (a, PlxScheduleEntry, i);
+          g_assert_cmpuint (x.pass, ==, y->pass);
+          g_assert_cmpuint (x.chunk, ==, y->chunk);
+          g_assert_cmpuint (x.micro_batch, ==, y->micro_batch);
+        }
+    }
+  g_assert_false (plx_schedule_order_is_computed (o));
+  g_assert_cmpuint (plx_sim_window (o), ==, computed_window);
+}
+
+static void
+test_computed_orders (void)
+{
+  for (guint p = 1; p <= 9; p++)
+    for (guint64 m = 1; m <= 40; m++)
+      {
+        assert_computed_is_stored (PLX_SCHEDULE_GPIPE, p, 1, m);
+        assert_computed_is_stored (PLX_SCHEDULE_1F1B, p, 1, m);
+        for (guint v = 1; v <= 4; v++)
+          assert_computed_is_stored (PLX_SCHEDULE_INTERLEAVED_1F1B, p, v, m);
+      }
+  assert_computed_is_stored (PLX_SCHEDULE_ZERO_BUBBLE_H1, 1, 1, 7);
+}
+
 static void
 test_colliding_order (void)
 {
@@ -110,5 +154,6 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sim-window/builtins", test_builtins);
   g_test_add_func ("/sim-window/colliding-order", test_colliding_order);
+  g_test_add_func ("/sim-window/computed-orders", test_computed_orders);
   return g_test_run ();
 }
