@@ -21,6 +21,21 @@ typedef enum
  * after the last. */
 extern const char *const plx_collective_kind_names[PLX_N_COLLECTIVE_KINDS + 1];
 
+/* The bus bandwidth a link sustains at `bytes` on one of its efficiency curves (its
+ * own `efficiency` or a collective's in efficiency_by_collective): the peak times the
+ * curve's efficiency there and the link's calibration scale, capped at the peak (the
+ * nccl-tests busbw definition, docs/cost-model.md). Inline: the collective model reads
+ * it a few times per configuration in the search. */
+static inline double
+plx_link_bandwidth (const PlxLink  *link,
+                    const PlxCurve *curve,
+                    double          bytes)
+{
+  /* Evaluated once: MIN would evaluate its arguments twice. */
+  double eff = plx_curve_eval (curve, bytes) * link->scale;
+  return link->bw_Bps * MIN (1.0, eff);
+}
+
 typedef struct
 {
   guint size;           /* ranks in the group */

@@ -96,9 +96,7 @@ link_busbw (const PlxLink     *link,
             double             bytes)
 {
   const PlxCurve *own = link->efficiency_by_collective[kind];
-  /* Evaluated once: MIN would evaluate its arguments twice. */
-  double eff = plx_curve_eval (own != NULL ? own : link->efficiency, bytes) * link->scale;
-  return link->bw_Bps * MIN (1.0, eff);
+  return plx_link_bandwidth (link, own != NULL ? own : link->efficiency, bytes);
 }
 
 /* The bandwidth a flat ring over the group sustains. NCCL runs one ring per NIC, so a

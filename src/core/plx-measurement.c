@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "parallax/plx-cluster.h"
+#include "parallax/plx-collective.h"
 #include "parallax/plx-error.h"
 #include "parallax/plx-json.h"
 #include "parallax/plx-kineto.h"
@@ -239,23 +240,20 @@ sample (const PlxCalCurve *c, GArray *out, CurveEval eval, gconstpointer curve, 
     }
 }
 
-/* A link's bus bandwidth at `bytes` as plx-collective.c's link_busbw takes it. */
+/* A link's bus bandwidth on its own curve, as the collective model reads it. */
 static double
 eval_link (gconstpointer curve, double bytes, gconstpointer extra)
 {
   const PlxLink *link = curve;
 
-  return link->bw_Bps * MIN (1.0, plx_curve_eval (link->efficiency, bytes) * link->scale);
+  return plx_link_bandwidth (link, link->efficiency, bytes);
 }
 
-/* A collective's own curve on a link (`extra`), as plx-collective.c reads it: the
- * link's peak and scale on the op's efficiencies. */
+/* The same on a collective's own curve (`curve`) of the link `extra`. */
 static double
 eval_own (gconstpointer curve, double bytes, gconstpointer extra)
 {
-  const PlxLink *link = extra;
-
-  return link->bw_Bps * MIN (1.0, plx_curve_eval (curve, bytes) * link->scale);
+  return plx_link_bandwidth (extra, curve, bytes);
 }
 
 static double
