@@ -1985,14 +1985,7 @@ test_sensitivity_page (void)
     double H = (double) sc->cluster->hbm_bytes, R = (double) sc->cluster->reserved_bytes;
     const PlxTornadoRow *rows;
 
-    for (guint tries = 0; tries < 3 && !gi_popover_is_open (NULL); tries++)
-      {
-        gi_click (dropdown);
-        if (!gi_wait (gi_popover_is_open, NULL, 3000))
-          gi_pump (500);
-      }
-    g_assert_true (gi_popover_is_open (NULL));
-    gi_choose_in_open_list ("HBM use");
+    gi_choose_in_dropdown (dropdown, "HBM use");
     g_assert_true (gi_wait (sensitivity_of_hbm_use, page, 10000));
     l = plx_sensitivity_page_get_layout (page);
     g_assert_cmpfloat (R, >, 0.0);
