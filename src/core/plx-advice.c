@@ -509,11 +509,11 @@ plx_advice_fix_apply (const PlxAdviceFix *fix,
     {
       if (cluster == NULL)
         return FALSE;
-      json_object_set_member (cluster, "num_nodes", json_node_copy (fix->value));
+      json_object_set_member (cluster, "num_nodes", plx_json_deep_copy (fix->value));
       json_object_remove_member (strategy, "dp");
       return TRUE;
     }
-  json_object_set_member (strategy, fix->key, json_node_copy (fix->value));
+  json_object_set_member (strategy, fix->key, plx_json_deep_copy (fix->value));
   if (is_degree (fix->key))
     json_object_remove_member (strategy, "dp");
   /* Chunks belong to interleaving; the fix was judged with one chunk. */

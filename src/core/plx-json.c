@@ -160,7 +160,12 @@ plx_json_parse_file (const char *path,
   return plx_json_parse_data (data, (gssize) length, plx_input_name (path), error);
 }
 
-/* json_node_copy shares objects and arrays; callers here edit their copies. */
+/* A tree that shares nothing with `node`, down to its leaves. json_node_copy shares
+ * objects and arrays, and even a leaf's JsonValue, and json-glib 1.6 counts the
+ * references of all three without atomics: two threads each holding a "copy" then
+ * raced on the same counts (the GUI's worker freed its job's tree while the window
+ * copied the panel's), and a lost count freed a value still in use. Reading `node`
+ * here changes no count, so threads may copy one tree at once. */
 JsonNode *
 plx_json_deep_copy (JsonNode *node)
 {
@@ -193,7 +198,18 @@ plx_json_deep_copy (JsonNode *node)
       json_node_take_array (copy, out);
       return copy;
     }
-  return json_node_copy (node);
+  if (JSON_NODE_HOLDS_VALUE (node))
+    {
+      GValue value = G_VALUE_INIT;
+
+      /* A fresh node gets a JsonValue of its own. */
+      json_node_get_value (node, &value);
+      copy = json_node_new (JSON_NODE_VALUE);
+      json_node_set_value (copy, &value);
+      g_value_unset (&value);
+      return copy;
+    }
+  return json_node_new (JSON_NODE_NULL);
 }
 
 JsonNode *

@@ -1634,7 +1634,7 @@ plx_scenario_panel_set_strategy_value (PlxScenarioPanel *self,
                                        const char       *key,
                                        JsonNode         *value)
 {
-  json_object_set_member (obj (self->strategy), key, json_node_copy (value));
+  json_object_set_member (obj (self->strategy), key, plx_json_deep_copy (value));
   if (g_str_equal (key, "tp") || g_str_equal (key, "pp") || g_str_equal (key, "cp"))
     json_object_remove_member (obj (self->strategy), "dp");
   sync_controls (self);

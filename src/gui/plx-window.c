@@ -257,7 +257,7 @@ fix_button (PlxWindow *self, const PlxAdviceFix *fix)
 
   plx_tooltip_set (b, tip, FALSE);
   g_object_set_data_full (G_OBJECT (b), "key", g_strdup (fix->key), g_free);
-  g_object_set_data_full (G_OBJECT (b), "value", json_node_copy (fix->value), (GDestroyNotify) json_node_unref);
+  g_object_set_data_full (G_OBJECT (b), "value", plx_json_deep_copy (fix->value), (GDestroyNotify) json_node_unref);
   g_signal_connect (b, "clicked", G_CALLBACK (on_fix_clicked), self);
   return b;
 }

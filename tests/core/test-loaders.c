@@ -1704,6 +1704,38 @@ test_hostile_very_deep (void)
   g_test_trap_assert_passed ();
 }
 
+/* A deep copy shares nothing with its source, down to the leaves: setting each leaf
+ * of the copy in place (json_node_set_*, which edits the node's JsonValue) leaves the
+ * source as it was. json_node_copy shares the leaves' JsonValues, whose reference
+ * counts json-glib 1.6 changes without atomics; the GUI's worker and window each
+ * holding "copies" of one scenario raced on them. */
+static void
+test_json_deep_copy_shares_nothing (void)
+{
+  const char *text = "{\"name\": \"a\", \"tp\": 8, \"lr\": 0.5, \"on\": true, \"none\": null,"
+                     " \"inner\": {\"s\": \"b\", \"list\": [1, \"c\", 2.5, false]}}";
+  g_autoptr (JsonNode) source = json_from_string (text, NULL);
+  g_autoptr (JsonNode) copy = plx_json_deep_copy (source);
+  JsonObject *o = json_node_get_object (copy);
+  JsonObject *inner = json_object_get_object_member (o, "inner");
+  JsonArray *list = json_object_get_array_member (inner, "list");
+  g_autoptr (JsonNode) expected = json_from_string (text, NULL);
+
+  g_assert_true (json_node_equal (copy, source));
+  g_assert_true (JSON_NODE_HOLDS_NULL (json_object_get_member (o, "none")));
+  json_node_set_string (json_object_get_member (o, "name"), "changed");
+  json_node_set_int (json_object_get_member (o, "tp"), 4);
+  json_node_set_double (json_object_get_member (o, "lr"), 0.25);
+  json_node_set_boolean (json_object_get_member (o, "on"), FALSE);
+  json_node_set_string (json_object_get_member (inner, "s"), "changed");
+  json_node_set_int (json_array_get_element (list, 0), 7);
+  json_node_set_string (json_array_get_element (list, 1), "changed");
+  json_node_set_double (json_array_get_element (list, 2), 9.0);
+  json_node_set_boolean (json_array_get_element (list, 3), TRUE);
+  g_assert_true (json_node_equal (source, expected));
+  g_assert_false (json_node_equal (copy, source));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1711,6 +1743,7 @@ main (int argc, char **argv)
   /* A failed check marks its test failed and lets the others run. */
   g_test_set_nonfatal_assertions ();
 
+  g_test_add_func ("/loaders/json/deep-copy-shares-nothing", test_json_deep_copy_shares_nothing);
   g_test_add_func ("/loaders/model/preset-gpt2", test_model_preset_gpt2);
   g_test_add_func ("/loaders/model/preset-name", test_model_preset_name);
   g_test_add_func ("/loaders/model/preset-new", test_model_preset_new);
