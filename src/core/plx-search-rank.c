@@ -1,13 +1,15 @@
 /* The order of search results and the ranking after the closed form: sorted by a
  * total order, the best re-simulated by the event engine, the Pareto fronts marked.
  *
- * A result is a 200-byte struct and a search keeps tens of thousands: sorting the
+ * A result is a 240-byte struct and a search keeps tens of thousands: sorting the
  * structs themselves moved each one some 16 times (a quarter of a one-thread search).
- * Each search thread sorts small keys (step time, memory, index) of its own results,
- * in parallel; the sorted runs are merged and each result is moved once, in place,
- * into the largest thread's array. After re-simulation only the first few results
- * have new figures, so they are sorted alone and merged into the rest in place. The
- * outcome is the same order as a sort of the whole array. */
+ * Each search thread keeps 96-byte hits and sorts small keys (step time, memory,
+ * index) of them, in parallel; the sorted runs are merged and each hit is written out
+ * as its result once, in place. A merge of shards' results (plx_search_rank) sorts
+ * the same keys of the results and moves each result once, in place, into the
+ * largest array. After re-simulation only the first few results have new figures, so
+ * they are sorted alone and merged into the rest in place. The outcome is the same
+ * order as a sort of the whole array by plx_search_compare_results. */
 #include <string.h>
 
 #include "parallax/plx-sim.h"
@@ -59,7 +61,10 @@ results_tie (gconstpointer all_a, guint a, gconstpointer all_b, guint b)
   return plx_search_compare_results ((const PlxSearchResult *) all_a + a, (const PlxSearchResult *) all_b + b);
 }
 
-/* plx_search_compare_results on hits: the same fields in the same order. */
+/* plx_search_compare_results on hits: the same fields in the same order. The
+ * candidate's "auto" is the split the search chose; the strategy's is that or the
+ * base's, and a base that asks for "auto" is never split again (plx-search.c), so
+ * within one search the two order alike. */
 static int
 compare_hits (const PlxSearchHit *a, const PlxSearchHit *b)
 {
@@ -282,7 +287,7 @@ plx_search_hits_merge (PlxSearchHits     *runs,
       expand_hit (&g_array_index (runs[best].hits, PlxSearchHit, head->index), base, &out[w]);
       next[best]++;
       /* The hits are read in ranked order, all over their array: each was a cache
-       * miss, a tenth of a one-thread search, until asked for this far ahead. */
+       * miss (6 % of a one-thread search in perf) until asked for this far ahead. */
       if (next[best] + MERGE_PREFETCH < runs[best].hits->len)
         __builtin_prefetch (&g_array_index (runs[best].hits, PlxSearchHit,
                                             ((const SortKey *) runs[best].keys)[next[best] + MERGE_PREFETCH].index));
