@@ -62,12 +62,12 @@ typedef struct
 /* One thread of the search. A cache per thread rather than per work item: its memo
  * keeps serving the next items (the same groups and bytes recur), and no 48 KiB
  * table is allocated and zeroed per item. The results grow in the thread's own
- * array and are copied once, into their ranked place. */
+ * array as compact hits and are written out whole once, in their ranked place. */
 typedef struct
 {
   Search           *se;
   PlxAnalyticCache *cache;
-  PlxSearchRun      run;
+  PlxSearchHits     run;
   guint64           evaluated, valid, fit, pruned_states, pruned_act;
 } Worker;
 
@@ -188,6 +188,7 @@ run_item (const WorkItem *item, Worker *worker)
       PlxSchedule sched[16];
       guint vs[16], n_sched;
       double even_step = G_MAXDOUBLE;
+      gboolean sharded;
 
       /* A candidate that breaks a rule counts once as evaluated, not valid. */
       if (item->n_gpus % model_par != 0)
@@ -204,6 +205,8 @@ run_item (const WorkItem *item, Worker *worker)
           continue;
         }
       m = s.global_batch_size / ((guint64) s.dp * item->micro_batch);
+      /* ZeRO needs more than one rank to shard over; the same for every schedule. */
+      sharded = plx_strategy_get_grad_group_size (&s) > 1;
       n_sched = schedules_for (se, pp, m, sched, vs, G_N_ELEMENTS (sched));
       for (guint si = 0; si < n_sched; si++)
         for (guint z = 0; z <= 3; z++)
@@ -212,7 +215,7 @@ run_item (const WorkItem *item, Worker *worker)
               PlxReport r;
               double states;
 
-              if (!fixed_ok (o->fix_zero_stage, z) || (z > 0 && plx_strategy_get_grad_group_size (&s) == 1))
+              if (!fixed_ok (o->fix_zero_stage, z) || (z > 0 && !sharded))
                 continue;
               s.schedule = sched[si];
               s.virtual_stages = vs[si];
@@ -244,15 +247,11 @@ run_item (const WorkItem *item, Worker *worker)
               else if (r.step_time_s >= even_step)
                 continue;
               {
-                PlxSearchResult res = { 0 };
-                res.strategy = s;
-                res.n_gpus = item->n_gpus;
-                res.step_time_s = res.analytical_step_time_s = r.step_time_s;
-                res.mfu = r.mfu;
-                res.tokens_per_s = r.tokens_per_s;
-                res.peak_memory_bytes = r.peak_memory_bytes;
-                res.fits_in_memory = TRUE;
-                g_array_append_val (worker->run.results, res);
+                /* What plx_search_strategy_for builds s again from, with the figures. */
+                PlxSearchHit hit = { r.step_time_s, r.peak_memory_bytes, r.mfu, r.tokens_per_s, item->n_gpus,
+                                     { s.tp, s.pp, s.cp, s.ep, s.dp, s.micro_batch_size, s.schedule, s.virtual_stages,
+                                       s.recompute, z, s.sequence_parallel, split == 1 } };
+                g_array_append_val (worker->run.hits, hit);
               }
             }
     }
@@ -282,7 +281,7 @@ worker_main (gpointer data)
     }
   /* Each thread puts its own results in order; the calling thread merges the runs. */
   if (!g_cancellable_is_cancelled (se->cancellable))
-    plx_search_run_sort (&worker->run);
+    plx_search_hits_sort (&worker->run);
   g_mutex_lock (&se->lock);
   se->threads_done++;
   g_cond_signal (&se->finished);
@@ -324,6 +323,14 @@ plx_search_run (const PlxModel          *model,
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
                    "search: the base strategy needs global_batch_size and seq_length (resolve it first)");
+      return NULL;
+    }
+  /* The closed form predicts training steps only (plx_analytic_run refuses the rest):
+   * searched, every candidate read a report the engine had not written. */
+  if (base->workload == PLX_WORKLOAD_INFERENCE)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
+                   "search: inference workloads are not searched (the search ranks training strategies)");
       return NULL;
     }
   if (options->gpus_min > 0 && options->gpus_max < options->gpus_min)
@@ -419,7 +426,7 @@ plx_search_run (const PlxModel          *model,
     {
       workers[t].se = &se;
       workers[t].cache = plx_analytic_cache_new ();
-      workers[t].run.results = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
+      workers[t].run.hits = g_array_new (FALSE, FALSE, sizeof (PlxSearchHit));
       threads[t] = g_thread_new ("plx-search", worker_main, &workers[t]);
     }
   /* Progress from the calling thread while the workers run; woken when one ends. */
@@ -457,7 +464,7 @@ plx_search_run (const PlxModel          *model,
     {
       for (guint t = 0; t < n_threads; t++)
         {
-          g_array_unref (workers[t].run.results);
+          g_array_unref (workers[t].run.hits);
           g_free (workers[t].run.keys);
         }
       return NULL;
@@ -473,10 +480,10 @@ plx_search_run (const PlxModel          *model,
       out->pruned_activations += workers[t].pruned_act;
     }
   {
-    g_autofree PlxSearchRun *runs = g_new (PlxSearchRun, n_threads);
+    g_autofree PlxSearchHits *runs = g_new (PlxSearchHits, n_threads);
     for (guint t = 0; t < n_threads; t++)
       runs[t] = workers[t].run;
-    out->results = plx_search_runs_merge (runs, n_threads);
+    out->results = plx_search_hits_merge (runs, n_threads, base);
   }
   out->n_threads = n_threads;
   /* A shard is ranked with the others (plx-search-shard.h): the closed form only. */

@@ -7,6 +7,8 @@
 #include "parallax/parallax.h"
 #include "test-home.h"
 
+#include "../../src/core/plx-search-rank.h"
+
 #include "test-util.h"
 
 static PlxScenario *
@@ -315,6 +317,168 @@ test_fix_and_range (void)
   o.gpus_max = 5;
   g_assert_null (plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, &error));
   g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+  g_clear_error (&error);
+  /* Inference has no closed form to rank by: refused, not searched. */
+  plx_search_options_init (&o);
+  sc->strategy->workload = PLX_WORKLOAD_INFERENCE;
+  g_assert_null (plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED);
+  sc->strategy->workload = PLX_WORKLOAD_TRAINING;
+}
+
+static int
+compare_results_qsort (const void *a, const void *b)
+{
+  return plx_search_compare_results (a, b);
+}
+
+/* The fronts by brute force, as test_pareto checks them. */
+static void
+assert_fronts (const GArray *results)
+{
+  for (guint i = 0; i < results->len; i++)
+    {
+      const PlxSearchResult *a = &g_array_index (results, PlxSearchResult, i);
+      gboolean dominated = FALSE, dominated_gpus = FALSE;
+      for (guint j = 0; j < results->len; j++)
+        {
+          const PlxSearchResult *b = &g_array_index (results, PlxSearchResult, j);
+          dominated = dominated || (b->step_time_s <= a->step_time_s && b->peak_memory_bytes <= a->peak_memory_bytes &&
+                                    (b->step_time_s < a->step_time_s || b->peak_memory_bytes < a->peak_memory_bytes));
+          dominated_gpus = dominated_gpus || (b->step_time_s <= a->step_time_s && b->n_gpus <= a->n_gpus &&
+                                              (b->step_time_s < a->step_time_s || b->n_gpus < a->n_gpus));
+        }
+      g_assert_cmpint (a->pareto, ==, !dominated);
+      g_assert_cmpint (a->pareto_gpus, ==, !dominated_gpus);
+    }
+}
+
+static void
+test_ranked_as_sorted (void)
+{
+  /* The search's threads keep compact hits, order them by a radix sort of the step
+   * times' bits with ties settled by insertion, and write each out as a result once
+   * (plx-search-rank.c). The former path sorted the results themselves by
+   * plx_search_compare_results: the array must be exactly what qsort with it makes
+   * of the same results, byte for byte, on one thread or three, over several GPU
+   * counts, ZeRO-3 and "auto" splits, with tied step times among them. */
+  g_autoptr (PlxScenario) sc = case_scenario (1);
+  g_autoptr (GArray) mixed = g_array_new (FALSE, FALSE, sizeof (PlxSearchResult));
+  guint threads[] = { 1, 3 };
+
+  for (guint t = 0; t < G_N_ELEMENTS (threads); t++)
+    {
+      g_autoptr (PlxSearch) s = NULL;
+      g_autofree PlxSearchResult *sorted = NULL;
+      PlxSearchOptions o;
+      guint ties = 0, auto_split = 0, zero3 = 0, gpu_counts = 0;
+
+      plx_search_options_init (&o);
+      o.gpus_min = 8;
+      o.gpus_max = 32;
+      o.top_k = 0;
+      o.uneven_stages = TRUE;
+      o.n_threads = threads[t];
+      s = plx_search_run (sc->model, sc->cluster, sc->strategy, &o, NULL, NULL, NULL, NULL);
+      /* "auto" is kept only where it beats the even split, which counts as fit too. */
+      g_assert_cmpuint (s->results->len, <=, s->configs_fit);
+      g_assert_cmpuint (s->results->len, >, 1000);
+      sorted = g_memdup2 (s->results->data, sizeof (PlxSearchResult) * s->results->len);
+      qsort (sorted, s->results->len, sizeof (PlxSearchResult), compare_results_qsort);
+      g_assert_cmpmem (sorted, sizeof (PlxSearchResult) * s->results->len, s->results->data,
+                       sizeof (PlxSearchResult) * s->results->len);
+      for (guint i = 0; i < s->results->len; i++)
+        {
+          const PlxSearchResult *r = &g_array_index (s->results, PlxSearchResult, i);
+          ties += i > 0 && r->step_time_s == r[-1].step_time_s;
+          auto_split += r->strategy.layers_per_stage_auto;
+          zero3 += r->strategy.zero_stage == 3;
+          gpu_counts += i == 0 || r->n_gpus != sorted[0].n_gpus;
+          g_assert_true (r->fits_in_memory && !r->event);
+        }
+      g_test_message ("%u threads: %u results, %u tied step times, %u auto splits, %u ZeRO-3",
+                      threads[t], s->results->len, ties, auto_split, zero3);
+      g_assert_cmpuint (ties, >, 0);
+      g_assert_cmpuint (auto_split, >, 0);
+      g_assert_cmpuint (zero3, >, 0);
+      g_assert_cmpuint (gpu_counts, >, 1);
+      if (t == 0)
+        g_array_append_vals (mixed, s->results->data, MIN (s->results->len, 1500));
+    }
+
+  /* Hits alike in step time and memory, differing in every field the tie-break
+   * reads (two values each, 8192 in all, in a fixed shuffle over two threads' runs):
+   * sorted and merged, their results come out in plx_search_compare_results' order,
+   * each field deciding in its turn. */
+  {
+    PlxSearchHits runs[2] = { { g_array_new (FALSE, FALSE, sizeof (PlxSearchHit)), NULL },
+                              { g_array_new (FALSE, FALSE, sizeof (PlxSearchHit)), NULL } };
+    g_autoptr (GArray) out = NULL;
+
+    for (guint i = 0; i < 8192; i++)
+      {
+        guint b = (i * 2731u) % 8192u;
+        PlxSearchHit h = { .step_time_s = 1.5, .peak_memory_bytes = 1000, .mfu = 0.5, .tokens_per_s = 1e5 };
+
+        h.n_gpus = 64u << (b & 1);
+        h.candidate.tp = 1 + (b >> 1 & 1);
+        h.candidate.pp = 2 + (b >> 2 & 1);
+        h.candidate.cp = 1 + (b >> 3 & 1);
+        h.candidate.ep = 1 + (b >> 4 & 1);
+        h.candidate.dp = 4 + (b >> 5 & 1);
+        h.candidate.micro_batch_size = 1 + (b >> 6 & 1);
+        h.candidate.schedule = b >> 7 & 1;
+        h.candidate.virtual_stages = 1 + (b >> 8 & 1);
+        h.candidate.recompute = b >> 9 & 1;
+        h.candidate.zero_stage = b >> 10 & 1;
+        h.candidate.sequence_parallel = b >> 11 & 1;
+        h.candidate.layers_per_stage_auto = b >> 12 & 1;
+        g_array_append_val (runs[i % 2].hits, h);
+      }
+    plx_search_hits_sort (&runs[0]);
+    plx_search_hits_sort (&runs[1]);
+    out = plx_search_hits_merge (runs, 2, sc->strategy);
+    g_assert_cmpuint (out->len, ==, 8192);
+    for (guint i = 1; i < out->len; i++)
+      g_assert_cmpint (plx_search_compare_results (&g_array_index (out, PlxSearchResult, i - 1),
+                                                   &g_array_index (out, PlxSearchResult, i)), <, 0);
+  }
+
+  /* plx_search_rank (shards merged) on results out of order: many step times tied,
+   * and then a zero and a negative one, which the radix sort leaves to the merge
+   * sort. The order is qsort's either way, and the fronts are the brute force's. */
+  for (guint round = 0; round < 2; round++)
+    {
+      g_autoptr (PlxSearch) s = g_new0 (PlxSearch, 1);
+      g_autofree PlxSearchResult *sorted = NULL;
+      PlxSearchOptions o;
+      guint n = mixed->len;
+
+      s->results = g_array_sized_new (FALSE, FALSE, sizeof (PlxSearchResult), n);
+      for (guint i = 0; i < n; i++)
+        {
+          /* A fixed shuffle: 7919 is prime to n's factors here. */
+          PlxSearchResult r = g_array_index (mixed, PlxSearchResult, (i * 7919u) % n);
+          if (i % 3 == 0)
+            r.step_time_s = g_array_index (mixed, PlxSearchResult, 0).step_time_s;
+          if (round == 1 && i == 10)
+            r.step_time_s = 0.0;
+          if (round == 1 && i == 20)
+            r.step_time_s = -1.0;
+          r.pareto = r.pareto_gpus = FALSE;
+          g_array_append_val (s->results, r);
+        }
+      g_assert_cmpuint (n % 7919u, !=, 0);
+      sorted = g_memdup2 (s->results->data, sizeof (PlxSearchResult) * n);
+      qsort (sorted, n, sizeof (PlxSearchResult), compare_results_qsort);
+      plx_search_options_init (&o);
+      o.top_k = 0;
+      plx_search_rank (s, sc->model, sc->cluster, &o);
+      g_assert_cmpuint (s->results->len, ==, n);
+      for (guint i = 0; i < n; i++)
+        g_assert_cmpint (plx_search_compare_results (&sorted[i], &g_array_index (s->results, PlxSearchResult, i)), ==, 0);
+      assert_fronts (s->results);
+    }
 }
 
 static void
@@ -501,6 +665,7 @@ main (int argc, char **argv)
   g_test_add_func ("/search/threads-do-not-matter", test_threads_do_not_matter);
   g_test_add_func ("/search/pareto", test_pareto);
   g_test_add_func ("/search/fix-and-range", test_fix_and_range);
+  g_test_add_func ("/search/ranked-as-sorted", test_ranked_as_sorted);
   g_test_add_func ("/search/cancel", test_cancel);
   g_test_add_func ("/search/result-to-scenario", test_result_to_scenario);
   g_test_add_func ("/search/resimulated-top-k", test_resimulated_top_k);
