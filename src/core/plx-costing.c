@@ -650,7 +650,8 @@ plx_costing_stage_memory (const PlxCosting    *cx,
   /* ZeRO (Rajbhandari et al. 2020 §5.1): stage 1 shards optimizer states over the
    * data-parallel group, stage 2 also gradients, stage 3 also weights. Expert weights
    * are sharded over their own data-parallel group, dp/ep. */
-  edp = MIN (MAX (1.0, (double) plx_strategy_get_grad_group_size (s) / s->ep), cx->shard);
+  edp = (double) plx_strategy_get_grad_group_size (s) / s->ep;
+  edp = MIN (MAX (1.0, edp), cx->shard);
   {
     /* ZeRO-3 that keeps its units gathered from forward to backward holds the
      * stage's weights whole through the step; once per step (pipelined FSDP) the
@@ -1017,8 +1018,10 @@ plx_costing_grad_buckets (const PlxCosting    *cx,
   for (guint v = 0; v < s->virtual_stages; v++)
     {
       double chunk = plx_costing_chunk_params (cx, c, v * s->pp + stage) * gb;
+      double filled = ceil (chunk / limit);  /* once: MAX evaluates it twice */
+
       grads += chunk;
-      *n_buckets += MAX (1.0, ceil (chunk / limit));
+      *n_buckets += MAX (1.0, filled);
     }
   /* Buckets split a chunk's gradients evenly: none is left a sliver. */
   *bucket_bytes = grads > 0.0 ? grads / *n_buckets : 0.0;

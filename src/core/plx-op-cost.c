@@ -29,9 +29,15 @@ matmul_efficiency (const PlxCluster *c,
    * no calibration scale fitted to published 16-bit runs applies to it - else the
    * 16-bit curve's shape (docs/calibration.md). */
   if (dtype == PLX_DTYPE_TF32 && c->matmul_tf32_efficiency != NULL)
-    return MIN (1.0, plx_curve_eval (c->matmul_tf32_efficiency, flops)) * c->compute_clock_factor;
+    {
+      eff = plx_curve_eval (c->matmul_tf32_efficiency, flops);  /* once: MIN evaluates it twice */
+      return MIN (1.0, eff) * c->compute_clock_factor;
+    }
   if (dtype == PLX_DTYPE_FP32 && c->matmul_fp32_efficiency != NULL)
-    return MIN (1.0, plx_curve_eval (c->matmul_fp32_efficiency, flops)) * c->compute_clock_factor;
+    {
+      eff = plx_curve_eval (c->matmul_fp32_efficiency, flops);
+      return MIN (1.0, eff) * c->compute_clock_factor;
+    }
   if (dtype != PLX_DTYPE_FP8)
     eff = plx_curve_eval (c->matmul_efficiency, flops);
   else if (c->matmul_fp8_efficiency != NULL)
@@ -91,9 +97,13 @@ double
 plx_memory_time (const PlxCluster *c,
                  double            bytes)
 {
+  double t;
+
   if (bytes <= 0.0)
     return 0.0;
-  return MAX (bytes / (c->hbm_bw_Bps * memory_efficiency (c, bytes)), c->kernel_launch_s);
+  /* Once: MAX evaluates the larger argument twice, and this one is a curve lookup. */
+  t = bytes / (c->hbm_bw_Bps * memory_efficiency (c, bytes));
+  return MAX (t, c->kernel_launch_s);
 }
 
 static double
@@ -375,7 +385,8 @@ attention_cost (const PlxOp           *op,
          * of the n^2 (FlashAttention-2's window_size, Dao 2023 §3.1.1 tiling). */
         if (op->window > 0 && (double) op->window < skv && op->window_share > 0.0)
           {
-            double b = MIN (ceil ((double) op->window / 128.0) + 1.0, n);
+            double tiles = ceil ((double) op->window / 128.0) + 1.0;
+            double b = MIN (tiles, n);
             double windowed = (b * n - b * (b - 1.0) / 2.0) / (n * n);
             causal = (1.0 - op->window_share) * causal + op->window_share * windowed;
           }
