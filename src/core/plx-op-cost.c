@@ -106,22 +106,6 @@ plx_memory_time (const PlxCluster *c,
   return MAX (t, c->kernel_launch_s);
 }
 
-static double
-share (PlxSplit split,
-       const PlxShardContext *ctx)
-{
-  switch (split)
-    {
-    case PLX_SPLIT_TP:
-      return 1.0 / ctx->tp;
-    case PLX_SPLIT_SEQ:
-      return ctx->sp ? 1.0 / ctx->tp : 1.0;
-    case PLX_SPLIT_NONE:
-    default:
-      return 1.0;
-    }
-}
-
 /* Activations are kept in 16 bits under fp8 training too (Transformer Engine casts
  * only GEMM inputs), so fp8 stores 2 bytes per element. */
 static double
@@ -130,17 +114,45 @@ element_bytes (PlxDtype dtype)
   return dtype == PLX_DTYPE_FP8 ? 2.0 : plx_dtype_bytes (dtype);
 }
 
+/* What every op under one context reads, worked out once per op rather than at each
+ * use: the element size and the share of the work each split leaves this rank. */
+typedef struct
+{
+  double eb;
+  double share[PLX_SPLIT_TP + 1];  /* by PlxSplit */
+} OpEnv;
+
+static inline void
+op_env (const PlxShardContext *ctx,
+        OpEnv                 *env)
+{
+  double tp = 1.0 / ctx->tp;
+
+  env->eb = element_bytes (ctx->dtype);
+  env->share[PLX_SPLIT_NONE] = 1.0;
+  env->share[PLX_SPLIT_SEQ] = ctx->sp ? tp : 1.0;
+  env->share[PLX_SPLIT_TP] = tp;
+}
+
+static inline double
+share (PlxSplit     split,
+       const OpEnv *env)
+{
+  return (guint) split <= PLX_SPLIT_TP ? env->share[split] : 1.0;
+}
+
 /* The sizes of the op's GEMM on this rank: m x k by k x n, and how many such GEMMs
  * (an expert op runs one per local expert). */
 static void
 matmul_shape (const PlxOp           *op,
               const PlxShardContext *ctx,
+              const OpEnv           *env,
               double                *m,
               double                *k,
               double                *n,
               double                *kernels)
 {
-  double frac = share (op->split, ctx);
+  double frac = share (op->split, env);
   double tokens = ctx->tokens;
 
   *kernels = 1.0;
@@ -171,17 +183,18 @@ matmul_shape (const PlxOp           *op,
 static inline void
 matmul_gemms (const PlxOp           *op,
               const PlxShardContext *ctx,
+              const OpEnv           *env,
               const PlxCluster      *c,
               PlxMatmulGemms        *out)
 {
   PlxDtype gemm = plx_gemm_dtype (c, ctx->dtype, op->fp8);
-  double eb = element_bytes (ctx->dtype);
+  double eb = env->eb;
   /* fp8 GEMMs read fp8 inputs and weights and write 16-bit outputs. */
   double ib = gemm == PLX_DTYPE_FP8 ? 1.0 : eb;
   double wb = gemm == PLX_DTYPE_FP8 ? 1.0 : plx_dtype_bytes (gemm);
   double m, k, n;
 
-  matmul_shape (op, ctx, &m, &k, &n, &out->kernels);
+  matmul_shape (op, ctx, env, &m, &k, &n, &out->kernels);
   out->dtype = gemm;
   out->m = m;
   out->k = k;
@@ -211,7 +224,10 @@ plx_matmul_gemms (const PlxOp           *op,
                   const PlxCluster      *c,
                   PlxMatmulGemms        *out)
 {
-  matmul_gemms (op, ctx, c, out);
+  OpEnv env;
+
+  op_env (ctx, &env);
+  matmul_gemms (op, ctx, &env, c, out);
 }
 
 void
@@ -278,14 +294,15 @@ measured_times (const PlxCluster     *c,
 static void
 matmul_cost (const PlxOp           *op,
              const PlxShardContext *ctx,
+             const OpEnv           *env,
              const PlxCluster      *c,
              PlxOpCost             *cost)
 {
   PlxMatmulGemms g;
-  double eb = element_bytes (ctx->dtype);
+  double eb = env->eb;
   double ib, wb, kernels, m, k, n, flops, bytes, t, cast_fwd = 0.0, cast_bwd = 0.0;
 
-  matmul_gemms (op, ctx, c, &g);
+  matmul_gemms (op, ctx, env, c, &g);
   ib = g.dtype == PLX_DTYPE_FP8 ? 1.0 : eb;
   wb = g.dtype == PLX_DTYPE_FP8 ? 1.0 : plx_dtype_bytes (g.dtype);
   kernels = g.kernels;
@@ -333,17 +350,18 @@ matmul_cost (const PlxOp           *op,
       cost->bwd_time_s = kernels * (tm[PLX_GEMM_DATA_GRAD] + tm[PLX_GEMM_WEIGHT_GRAD] + cast_bwd);
       cost->wgrad_time_s = kernels * tm[PLX_GEMM_WEIGHT_GRAD];
     }
-  cost->params = op->params * (op->split == PLX_SPLIT_SEQ ? 1.0 : share (op->split, ctx)) *
+  cost->params = op->params * (op->split == PLX_SPLIT_SEQ ? 1.0 : share (op->split, env)) *
                  (op->expert ? kernels : 1.0);
 }
 
 static void
 attention_cost (const PlxOp           *op,
                 const PlxShardContext *ctx,
+                const OpEnv           *env,
                 const PlxCluster      *c,
                 PlxOpCost             *cost)
 {
-  double eb = element_bytes (ctx->dtype);
+  double eb = env->eb;
   /* The attention core stays 16-bit under fp8 training (Transformer Engine's fp8
    * attention is opt-in), as the unfused batched GEMMs do. */
   PlxDtype gemm = plx_gemm_dtype (c, ctx->dtype, FALSE);
@@ -420,23 +438,27 @@ plx_op_cost (const PlxOp           *op,
              const PlxCluster      *c,
              PlxOpCost             *cost)
 {
-  double eb = element_bytes (ctx->dtype);
-  double width = op->per_score ? (double) ctx->heads * ctx->seq_kv : 1.0;
-  double tokens = op->expert ? ctx->tokens * ctx->experts_per_token * ctx->moe_load : ctx->tokens;
-  double units = tokens * width * share (op->split, ctx);
-  double saved_units = tokens * width * share (op->saved_split, ctx);
+  OpEnv env;
+  double eb, width, tokens, units, saved_units;
+
+  op_env (ctx, &env);
+  eb = env.eb;
+  width = op->per_score ? (double) ctx->heads * ctx->seq_kv : 1.0;
+  tokens = op->expert ? ctx->tokens * ctx->experts_per_token * ctx->moe_load : ctx->tokens;
+  units = tokens * width * share (op->split, &env);
+  saved_units = tokens * width * share (op->saved_split, &env);
 
   *cost = (PlxOpCost) { 0 };
 
   switch (op->kind)
     {
     case PLX_OP_MATMUL:
-      matmul_cost (op, ctx, c, cost);
+      matmul_cost (op, ctx, &env, c, cost);
       break;
     case PLX_OP_ATTN_SCORES:
     case PLX_OP_ATTN_VALUES:
     case PLX_OP_ATTN_FLASH:
-      attention_cost (op, ctx, c, cost);
+      attention_cost (op, ctx, &env, c, cost);
       break;
     case PLX_OP_ELEMENTWISE:
     case PLX_OP_EMBEDDING:
@@ -447,11 +469,11 @@ plx_op_cost (const PlxOp           *op,
                                  op->bwd_mask);
       cost->fwd_time_s = plx_memory_time (c, cost->fwd_bytes);
       cost->bwd_time_s = plx_memory_time (c, cost->bwd_bytes);
-      cost->params = op->params * share (op->split == PLX_SPLIT_SEQ ? PLX_SPLIT_NONE : op->split, ctx);
+      cost->params = op->params * share (op->split == PLX_SPLIT_SEQ ? PLX_SPLIT_NONE : op->split, &env);
       break;
     }
 
   /* Per-score ops keep per-score values; other ops' saved values are per token. */
   cost->saved_bytes = saved_units * (op->saved_elems * eb + op->saved_mask) +
-                      tokens * share (op->saved_split, ctx) * op->saved_fp32 * 4.0;
+                      tokens * share (op->saved_split, &env) * op->saved_fp32 * 4.0;
 }
