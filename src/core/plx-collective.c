@@ -108,13 +108,15 @@ ring_bandwidth (const PlxCluster  *c,
                 const PlxGroup    *g,
                 double             bytes)
 {
-  double intra = link_busbw (&c->intra_node, kind, bytes);
-  double inter;
+  double intra, inter;
 
   if (g->nodes <= 1)
-    return intra;
+    return link_busbw (&c->intra_node, kind, bytes);
   inter = link_busbw (&c->inter_node, kind, bytes) * g->ranks_per_node;
-  return g->ranks_per_node > 1 ? MIN (intra, inter) : inter;
+  if (g->ranks_per_node <= 1)
+    return inter;   /* one rank a node: NVLink is not on the ring */
+  intra = link_busbw (&c->intra_node, kind, bytes);
+  return MIN (intra, inter);
 }
 
 static double
