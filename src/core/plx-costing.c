@@ -7,6 +7,7 @@
 #include "parallax/plx-pipeline.h"
 
 #include "plx-costing.h"
+#include "plx-op-env.h"
 #include "parallax/plx-layer-split.h"
 
 void
@@ -132,6 +133,7 @@ recompute_block_share (const PlxCosting *cx)
 /* One op's cost added into b, the block (or half) it belongs to. */
 static inline void
 cost_op (const PlxCosting *cx,
+         const PlxOpEnv   *env,
          const PlxOp      *op,
          gboolean          is_layer,
          PlxRecompute      recompute,
@@ -140,7 +142,7 @@ cost_op (const PlxCosting *cx,
 {
   PlxOpCost c;
 
-  plx_op_cost (op, &cx->ctx, cx->cluster, &c);
+  plx_op_cost_env (op, &cx->ctx, env, cx->cluster, &c);
   if (is_layer && op->layers != PLX_OP_LAYERS_ALL)
     scale_op_cost (&c, plx_model_layers_share (cx->model, (PlxOpLayers) op->layers));
   b->fwd_s += c.fwd_time_s;
@@ -235,9 +237,12 @@ cost_ops (const PlxCosting *cx,
           guint             n_ops,
           PlxBlockCost     *b)
 {
+  PlxOpEnv env;
+
+  plx_op_env (&cx->ctx, &env);
   for (guint i = 0; i < n_ops; i++)
     if (!skip_op (&ops[i], cx->ctx.flash))
-      cost_op (cx, &ops[i], FALSE, PLX_RECOMPUTE_NONE, 0.0, b);
+      cost_op (cx, &env, &ops[i], FALSE, PLX_RECOMPUTE_NONE, 0.0, b);
 }
 
 /* Both halves of a block in one pass over its ops: each op goes to its own half, in
@@ -250,12 +255,14 @@ cost_layer_halves (const PlxCosting *cx,
   PlxRecompute recompute = cx->strategy->recompute;
   double block_share = recompute_block_share (cx);
   const PlxOp *ops = cx->model->layer_ops;
+  PlxOpEnv env;
 
+  plx_op_env (&cx->ctx, &env);
   *attn = (PlxBlockCost) { 0 };
   *mlp = (PlxBlockCost) { 0 };
   for (guint i = 0; i < cx->model->n_layer_ops; i++)
     if (!skip_op (&ops[i], cx->ctx.flash))
-      cost_op (cx, &ops[i], TRUE, recompute, block_share, ops[i].mlp_half ? mlp : attn);
+      cost_op (cx, &env, &ops[i], TRUE, recompute, block_share, ops[i].mlp_half ? mlp : attn);
   layer_half_end (cx, PLX_HALF_ATTENTION, block_share, attn);
   layer_half_end (cx, PLX_HALF_MLP, block_share, mlp);
 }

@@ -9,6 +9,8 @@
 
 #include "parallax/plx-op-cost.h"
 
+#include "plx-op-env.h"
+
 /* Achieved fraction of the dtype's peak for a GEMM of `flops`. An fp8 GEMM without a
  * measured curve of its own runs as fast as a 16-bit GEMM of flops x (16-bit peak /
  * fp8 peak): the same tiles at twice the rate, so what the curve holds (launch, tail,
@@ -114,17 +116,11 @@ element_bytes (PlxDtype dtype)
   return dtype == PLX_DTYPE_FP8 ? 2.0 : plx_dtype_bytes (dtype);
 }
 
-/* What every op under one context reads, worked out once per op rather than at each
- * use: the element size and the share of the work each split leaves this rank. */
-typedef struct
-{
-  double eb;
-  double share[PLX_SPLIT_TP + 1];  /* by PlxSplit */
-} OpEnv;
+typedef PlxOpEnv OpEnv;
 
-static inline void
-op_env (const PlxShardContext *ctx,
-        OpEnv                 *env)
+void
+plx_op_env (const PlxShardContext *ctx,
+            OpEnv                 *env)
 {
   double tp = 1.0 / ctx->tp;
 
@@ -226,7 +222,7 @@ plx_matmul_gemms (const PlxOp           *op,
 {
   OpEnv env;
 
-  op_env (ctx, &env);
+  plx_op_env (ctx, &env);
   matmul_gemms (op, ctx, &env, c, out);
 }
 
@@ -439,26 +435,35 @@ plx_op_cost (const PlxOp           *op,
              PlxOpCost             *cost)
 {
   OpEnv env;
-  double eb, width, tokens, units, saved_units;
 
-  op_env (ctx, &env);
-  eb = env.eb;
-  width = op->per_score ? (double) ctx->heads * ctx->seq_kv : 1.0;
-  tokens = op->expert ? ctx->tokens * ctx->experts_per_token * ctx->moe_load : ctx->tokens;
-  units = tokens * width * share (op->split, &env);
-  saved_units = tokens * width * share (op->saved_split, &env);
+  plx_op_env (ctx, &env);
+  plx_op_cost_env (op, ctx, &env, c, cost);
+}
+
+void
+plx_op_cost_env (const PlxOp           *op,
+                 const PlxShardContext *ctx,
+                 const OpEnv           *env,
+                 const PlxCluster      *c,
+                 PlxOpCost             *cost)
+{
+  double eb = env->eb;
+  double width = op->per_score ? (double) ctx->heads * ctx->seq_kv : 1.0;
+  double tokens = op->expert ? ctx->tokens * ctx->experts_per_token * ctx->moe_load : ctx->tokens;
+  double units = tokens * width * share (op->split, env);
+  double saved_units = tokens * width * share (op->saved_split, env);
 
   *cost = (PlxOpCost) { 0 };
 
   switch (op->kind)
     {
     case PLX_OP_MATMUL:
-      matmul_cost (op, ctx, &env, c, cost);
+      matmul_cost (op, ctx, env, c, cost);
       break;
     case PLX_OP_ATTN_SCORES:
     case PLX_OP_ATTN_VALUES:
     case PLX_OP_ATTN_FLASH:
-      attention_cost (op, ctx, &env, c, cost);
+      attention_cost (op, ctx, env, c, cost);
       break;
     case PLX_OP_ELEMENTWISE:
     case PLX_OP_EMBEDDING:
@@ -469,11 +474,11 @@ plx_op_cost (const PlxOp           *op,
                                  op->bwd_mask);
       cost->fwd_time_s = plx_memory_time (c, cost->fwd_bytes);
       cost->bwd_time_s = plx_memory_time (c, cost->bwd_bytes);
-      cost->params = op->params * share (op->split == PLX_SPLIT_SEQ ? PLX_SPLIT_NONE : op->split, &env);
+      cost->params = op->params * share (op->split == PLX_SPLIT_SEQ ? PLX_SPLIT_NONE : op->split, env);
       break;
     }
 
   /* Per-score ops keep per-score values; other ops' saved values are per token. */
   cost->saved_bytes = saved_units * (op->saved_elems * eb + op->saved_mask) +
-                      tokens * share (op->saved_split, &env) * op->saved_fp32 * 4.0;
+                      tokens * share (op->saved_split, env) * op->saved_fp32 * 4.0;
 }
