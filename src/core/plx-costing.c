@@ -245,8 +245,9 @@ cost_ops (const PlxCosting *cx,
       cost_op (cx, &env, &ops[i], FALSE, PLX_RECOMPUTE_NONE, 0.0, b);
 }
 
-/* Both halves of a block in one pass over its ops: each op goes to its own half, in
- * the order cost_ops adds them, so each half gets the same sums. */
+/* Both halves of a block in one pass over its ops: each op goes to its own half in
+ * the list's order, so each half gets the sums it got when it was costed alone
+ * (/core/analytic/block-halves). */
 static void
 cost_layer_halves (const PlxCosting *cx,
                    PlxBlockCost     *attn,
