@@ -380,7 +380,9 @@ analytic_eval (const PlxModel    *model,
     }
   else
     {
-      plx_costing_compute (&cx, &costs);
+      /* The send is place_cached's: the same function of the same groups. */
+      plx_costing_compute_unsent (&cx, &costs);
+      costs.send_s = send_s;
       per_seq = plx_model_get_forward_flops (model, s->seq_length);
       if (cache != NULL)
         {

@@ -108,13 +108,15 @@ ring_bandwidth (const PlxCluster  *c,
                 const PlxGroup    *g,
                 double             bytes)
 {
-  double intra = link_busbw (&c->intra_node, kind, bytes);
-  double inter;
+  double intra, inter;
 
   if (g->nodes <= 1)
-    return intra;
+    return link_busbw (&c->intra_node, kind, bytes);
   inter = link_busbw (&c->inter_node, kind, bytes) * g->ranks_per_node;
-  return g->ranks_per_node > 1 ? MIN (intra, inter) : inter;
+  if (g->ranks_per_node <= 1)
+    return inter;   /* one rank a node: NVLink is not on the ring */
+  intra = link_busbw (&c->intra_node, kind, bytes);
+  return MIN (intra, inter);
 }
 
 static double
@@ -129,12 +131,14 @@ plx_collective_ring_all_reduce_time (const PlxCluster *c,
                                      const PlxGroup   *g,
                                      double            bytes)
 {
-  double p = g->size;
+  double p = g->size, transfer;
 
   if (g->size <= 1 || bytes <= 0.0)
     return 0.0;
-  return MAX (2.0 * (p - 1.0) * ring_latency (c, g),
-              2.0 * (p - 1.0) / p * bytes / ring_bandwidth (c, PLX_COLLECTIVE_ALL_REDUCE, g, bytes));
+  /* Each term once: MAX evaluates the larger twice, and the bandwidth is a curve
+   * lookup (so below). */
+  transfer = 2.0 * (p - 1.0) / p * bytes / ring_bandwidth (c, PLX_COLLECTIVE_ALL_REDUCE, g, bytes);
+  return MAX (2.0 * (p - 1.0) * ring_latency (c, g), transfer);
 }
 
 /* Reduce-scatter inside each node, all-reduce of each 1/k shard across nodes (every
@@ -150,16 +154,20 @@ plx_collective_hierarchical_all_reduce_time (const PlxCluster *c,
 {
   double k = g->ranks_per_node, n = g->nodes;
   double shard = bytes / k;
-  double t = 0.0;
+  double t = 0.0, transfer;
 
   if (g->size <= 1 || bytes <= 0.0)
     return 0.0;
   if (k > 1.0)
-    t += 2.0 * MAX ((k - 1.0) * c->intra_node.latency_s,
-                    (k - 1.0) / k * bytes / link_busbw (&c->intra_node, PLX_COLLECTIVE_ALL_REDUCE, bytes));
+    {
+      transfer = (k - 1.0) / k * bytes / link_busbw (&c->intra_node, PLX_COLLECTIVE_ALL_REDUCE, bytes);
+      t += 2.0 * MAX ((k - 1.0) * c->intra_node.latency_s, transfer);
+    }
   if (n > 1.0)
-    t += MAX (2.0 * (n - 1.0) * c->inter_node.latency_s,
-              2.0 * (n - 1.0) / n * shard / link_busbw (&c->inter_node, PLX_COLLECTIVE_ALL_REDUCE, shard));
+    {
+      transfer = 2.0 * (n - 1.0) / n * shard / link_busbw (&c->inter_node, PLX_COLLECTIVE_ALL_REDUCE, shard);
+      t += MAX (2.0 * (n - 1.0) * c->inter_node.latency_s, transfer);
+    }
   return t;
 }
 
@@ -172,8 +180,9 @@ half_ring_time (const PlxCluster  *c,
                 double             bytes)
 {
   double p = g->size;
+  double transfer = (p - 1.0) / p * bytes / ring_bandwidth (c, kind, g, bytes);
 
-  return MAX ((p - 1.0) * ring_latency (c, g), (p - 1.0) / p * bytes / ring_bandwidth (c, kind, g, bytes));
+  return MAX ((p - 1.0) * ring_latency (c, g), transfer);
 }
 
 /* Every rank sends 1/p of its buffer to each other rank at once: the part for ranks
@@ -199,6 +208,7 @@ plx_collective_time (const PlxCluster  *cluster,
                      double             bytes)
 {
   const PlxLink *link;
+  double ring, hierarchical, transfer;
 
   if (group->size <= 1 || bytes <= 0.0)
     return 0.0;
@@ -207,8 +217,9 @@ plx_collective_time (const PlxCluster  *cluster,
     {
     case PLX_COLLECTIVE_ALL_REDUCE:
       /* NCCL's tuner picks the faster algorithm; so do we. */
-      return MIN (plx_collective_ring_all_reduce_time (cluster, group, bytes),
-                  plx_collective_hierarchical_all_reduce_time (cluster, group, bytes));
+      ring = plx_collective_ring_all_reduce_time (cluster, group, bytes);
+      hierarchical = plx_collective_hierarchical_all_reduce_time (cluster, group, bytes);
+      return MIN (ring, hierarchical);
     case PLX_COLLECTIVE_ALL_GATHER:
     case PLX_COLLECTIVE_REDUCE_SCATTER:
       return half_ring_time (cluster, kind, group, bytes);
@@ -217,7 +228,8 @@ plx_collective_time (const PlxCluster  *cluster,
     case PLX_COLLECTIVE_SEND_RECV:
       link = group->nodes > 1 ? &cluster->inter_node : &cluster->intra_node;
       /* One message, busbw = algbw (nccl-tests doc/PERFORMANCE.md, SendRecv). */
-      return MAX (link->latency_s, bytes / link_busbw (link, kind, bytes));
+      transfer = bytes / link_busbw (link, kind, bytes);
+      return MAX (link->latency_s, transfer);
     default:
       g_return_val_if_reached (0.0);
     }

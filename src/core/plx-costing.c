@@ -7,6 +7,7 @@
 #include "parallax/plx-pipeline.h"
 
 #include "plx-costing.h"
+#include "plx-op-env.h"
 #include "parallax/plx-layer-split.h"
 
 void
@@ -118,82 +119,89 @@ scale_op_cost (PlxOpCost *c,
     ((double *) c)[i] *= share;
 }
 
+/* PyTorch training code's "selective" checkpoints whole blocks, every other one
+ * (torchtitan's selective "layer" policy at its default frequency 2; fms-fsdp's
+ * selective_checkpointing 0.5): half of each block's forward is recomputed on
+ * average and half of its activations are kept. Megatron's recomputes the attention
+ * core (Korthikanti 2022 §5). */
+static double
+recompute_block_share (const PlxCosting *cx)
+{
+  return cx->strategy->recompute == PLX_RECOMPUTE_SELECTIVE && cx->ctx.eager ? 0.5 : 0.0;
+}
+
+/* One op's cost added into b, the block (or half) it belongs to. */
+static inline void
+cost_op (const PlxCosting *cx,
+         const PlxOpEnv   *env,
+         const PlxOp      *op,
+         gboolean          is_layer,
+         PlxRecompute      recompute,
+         double            block_share,
+         PlxBlockCost     *b)
+{
+  PlxOpCost c;
+
+  plx_op_cost_env (op, &cx->ctx, env, cx->cluster, &c);
+  if (is_layer && op->layers != PLX_OP_LAYERS_ALL)
+    scale_op_cost (&c, plx_model_layers_share (cx->model, (PlxOpLayers) op->layers));
+  b->fwd_s += c.fwd_time_s;
+  b->bwd_s += c.bwd_time_s;
+  b->wgrad_s += c.wgrad_time_s;
+  b->fwd_flops += c.fwd_flops;
+  b->bwd_flops += c.bwd_flops;
+  b->fwd_bytes += c.fwd_bytes;
+  b->bwd_bytes += c.bwd_bytes;
+  b->params += c.params;
+  if (op->expert)
+    b->expert_params += c.params;
+  /* Weights only: biases are added in 16 bits, never cast. */
+  if (op->fp8 && op->params > 0 && plx_gemm_dtype (cx->cluster, cx->ctx.dtype, TRUE) == PLX_DTYPE_FP8)
+    b->fp8_params += c.params * ((double) op->k * op->n / op->params);
+  b->full_saved_bytes += c.saved_bytes;
+  if (op->attn_core || op->kind == PLX_OP_ATTN_FLASH)
+    b->attn_core_s += c.fwd_time_s;
+
+  if (is_layer && recompute == PLX_RECOMPUTE_FULL)
+    {
+      b->recompute_s += c.fwd_time_s;
+      b->recompute_flops += c.fwd_flops;
+    }
+  else if (is_layer && block_share > 0.0)
+    {
+      b->recompute_s += block_share * c.fwd_time_s;
+      b->recompute_flops += block_share * c.fwd_flops;
+      b->saved_bytes += (1.0 - block_share) * c.saved_bytes;
+      if (op->kind == PLX_OP_MATMUL)
+        b->wgrad_saved_bytes += (1.0 - block_share) * c.saved_bytes;
+    }
+  else if (is_layer && recompute == PLX_RECOMPUTE_SELECTIVE && op->attn_core)
+    {
+      /* Korthikanti 2022 §5: the attention core is recomputed; of its saved
+       * values only the per-token inputs (Q, K, V) stay. */
+      b->recompute_s += c.fwd_time_s;
+      b->recompute_flops += c.fwd_flops;
+      if (!op->per_score)
+        b->saved_bytes += c.saved_bytes;
+    }
+  else
+    {
+      b->saved_bytes += c.saved_bytes;
+      if (op->kind == PLX_OP_MATMUL)
+        b->wgrad_saved_bytes += c.saved_bytes;
+    }
+}
+
+/* What a half-block adds after its ops. */
 static void
-cost_ops (const PlxCosting *cx,
-          const PlxOp      *ops,
-          guint             n_ops,
-          gboolean          is_layer,
-          PlxHalf           half,
-          PlxBlockCost     *b)
+layer_half_end (const PlxCosting *cx,
+                PlxHalf           half,
+                double            block_share,
+                PlxBlockCost     *b)
 {
   PlxRecompute recompute = cx->strategy->recompute;
-  /* PyTorch training code's "selective" checkpoints whole blocks, every other one
-   * (torchtitan's selective "layer" policy at its default frequency 2; fms-fsdp's
-   * selective_checkpointing 0.5): half of each block's forward is recomputed on
-   * average and half of its activations are kept. Megatron's recomputes the attention
-   * core (Korthikanti 2022 §5). */
-  double block_share = recompute == PLX_RECOMPUTE_SELECTIVE && plx_strategy_is_pytorch (cx->strategy) ? 0.5 : 0.0;
 
-  for (guint i = 0; i < n_ops; i++)
-    {
-      const PlxOp *op = &ops[i];
-      PlxOpCost c;
-
-      if (skip_op (op, cx->ctx.flash))
-        continue;
-      if (half != PLX_HALF_BOTH && (half == PLX_HALF_MLP) != (gboolean) op->mlp_half)
-        continue;
-      plx_op_cost (op, &cx->ctx, cx->cluster, &c);
-      if (is_layer && op->layers != PLX_OP_LAYERS_ALL)
-        scale_op_cost (&c, plx_model_layers_share (cx->model, (PlxOpLayers) op->layers));
-      b->fwd_s += c.fwd_time_s;
-      b->bwd_s += c.bwd_time_s;
-      b->wgrad_s += c.wgrad_time_s;
-      b->fwd_flops += c.fwd_flops;
-      b->bwd_flops += c.bwd_flops;
-      b->fwd_bytes += c.fwd_bytes;
-      b->bwd_bytes += c.bwd_bytes;
-      b->params += c.params;
-      if (op->expert)
-        b->expert_params += c.params;
-      /* Weights only: biases are added in 16 bits, never cast. */
-      if (op->fp8 && op->params > 0 && plx_gemm_dtype (cx->cluster, cx->ctx.dtype, TRUE) == PLX_DTYPE_FP8)
-        b->fp8_params += c.params * ((double) op->k * op->n / op->params);
-      b->full_saved_bytes += c.saved_bytes;
-      if (op->attn_core || op->kind == PLX_OP_ATTN_FLASH)
-        b->attn_core_s += c.fwd_time_s;
-
-      if (is_layer && recompute == PLX_RECOMPUTE_FULL)
-        {
-          b->recompute_s += c.fwd_time_s;
-          b->recompute_flops += c.fwd_flops;
-        }
-      else if (is_layer && block_share > 0.0)
-        {
-          b->recompute_s += block_share * c.fwd_time_s;
-          b->recompute_flops += block_share * c.fwd_flops;
-          b->saved_bytes += (1.0 - block_share) * c.saved_bytes;
-          if (op->kind == PLX_OP_MATMUL)
-            b->wgrad_saved_bytes += (1.0 - block_share) * c.saved_bytes;
-        }
-      else if (is_layer && recompute == PLX_RECOMPUTE_SELECTIVE && op->attn_core)
-        {
-          /* Korthikanti 2022 §5: the attention core is recomputed; of its saved
-           * values only the per-token inputs (Q, K, V) stay. */
-          b->recompute_s += c.fwd_time_s;
-          b->recompute_flops += c.fwd_flops;
-          if (!op->per_score)
-            b->saved_bytes += c.saved_bytes;
-        }
-      else
-        {
-          b->saved_bytes += c.saved_bytes;
-          if (op->kind == PLX_OP_MATMUL)
-            b->wgrad_saved_bytes += c.saved_bytes;
-        }
-    }
-
-  if (is_layer && cx->cluster->layer_overhead_s > 0.0 && cx->ctx.eager)
+  if (cx->cluster->layer_overhead_s > 0.0 && cx->ctx.eager)
     {
       /* A calibrated fixed cost per block and pass, half per half-block, of PyTorch
        * code: eager ops dispatched one by one from Python and FSDP's hooks around
@@ -210,16 +218,78 @@ cost_ops (const PlxCosting *cx,
     }
 
   /* The checkpointed blocks keep their input, which belongs to the first half. */
-  if (is_layer && block_share > 0.0 && half != PLX_HALF_MLP)
+  if (block_share > 0.0 && half != PLX_HALF_MLP)
     b->saved_bytes += block_share * cx->act_bytes / (cx->ctx.sp ? cx->ctx.tp : 1);
 
-  if (is_layer && recompute == PLX_RECOMPUTE_FULL)
+  if (recompute == PLX_RECOMPUTE_FULL)
     {
       /* Only each layer's input is checkpointed: 2sbh, or 2sbh/t with sequence
        * parallelism (Korthikanti 2022 Table 2); it belongs to the first half. */
       b->saved_bytes = half == PLX_HALF_MLP ? 0.0 : cx->act_bytes / (cx->ctx.sp ? cx->ctx.tp : 1);
       b->wgrad_saved_bytes = 0.0;
     }
+}
+
+/* The embedding's or the head's ops: no recompute, every one counted whole. */
+static void
+cost_ops (const PlxCosting *cx,
+          const PlxOp      *ops,
+          guint             n_ops,
+          PlxBlockCost     *b)
+{
+  PlxOpEnv env;
+
+  plx_op_env (&cx->ctx, &env);
+  for (guint i = 0; i < n_ops; i++)
+    if (!skip_op (&ops[i], cx->ctx.flash))
+      cost_op (cx, &env, &ops[i], FALSE, PLX_RECOMPUTE_NONE, 0.0, b);
+}
+
+/* Both halves of a block in one pass over its ops: each op goes to its own half in
+ * the list's order, so each half gets the sums it got when it was costed alone
+ * (/core/analytic/block-halves). */
+static void
+cost_layer_halves (const PlxCosting *cx,
+                   PlxBlockCost     *attn,
+                   PlxBlockCost     *mlp)
+{
+  PlxRecompute recompute = cx->strategy->recompute;
+  double block_share = recompute_block_share (cx);
+  const PlxOp *ops = cx->model->layer_ops;
+  PlxOpEnv env;
+
+  plx_op_env (&cx->ctx, &env);
+  *attn = (PlxBlockCost) { 0 };
+  *mlp = (PlxBlockCost) { 0 };
+  for (guint i = 0; i < cx->model->n_layer_ops; i++)
+    if (!skip_op (&ops[i], cx->ctx.flash))
+      cost_op (cx, &env, &ops[i], TRUE, recompute, block_share, ops[i].mlp_half ? mlp : attn);
+  layer_half_end (cx, PLX_HALF_ATTENTION, block_share, attn);
+  layer_half_end (cx, PLX_HALF_MLP, block_share, mlp);
+}
+
+/* A hidden state's tensor-parallel collectives, which every half-block, the
+ * embedding and the head issue: gathered and reduce-scattered with sequence
+ * parallelism, all-reduced without; costed once per evaluation. */
+typedef struct
+{
+  double gather, scatter, reduce;
+} TpComm;
+
+static void
+tp_comm (const PlxCosting *cx,
+         TpComm           *t)
+{
+  t->gather = t->scatter = t->reduce = 0.0;
+  if (cx->strategy->tp <= 1)
+    return;
+  if (cx->ctx.sp)
+    {
+      t->gather = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->tp_group, cx->act_bytes);
+      t->scatter = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->tp_group, cx->act_bytes);
+    }
+  else
+    t->reduce = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_REDUCE, &cx->tp_group, cx->act_bytes);
 }
 
 /* Megatron's tensor-parallel collectives bracket each half of a block (Shoeybi et al.
@@ -232,6 +302,7 @@ cost_ops (const PlxCosting *cx,
 static void
 half_comm (const PlxCosting *cx,
            PlxHalf           half,
+           const TpComm     *tp,
            double            attn_core_s,
            PlxBlockCost     *b)
 {
@@ -243,17 +314,15 @@ half_comm (const PlxCosting *cx,
     {
       if (cx->ctx.sp)
         {
-          double pair = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->tp_group, cx->act_bytes) +
-                        plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->tp_group, cx->act_bytes);
+          double pair = tp->gather + tp->scatter;
           fwd += pair;
           bwd += pair;
           bytes += 2.0 * cx->act_bytes;
         }
       else
         {
-          double ar = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_REDUCE, &cx->tp_group, cx->act_bytes);
-          fwd += ar;
-          bwd += ar;
+          fwd += tp->reduce;
+          bwd += tp->reduce;
           bytes += cx->act_bytes;
         }
     }
@@ -311,34 +380,32 @@ block_sum (const PlxBlockCost *a,
     ((double *) sum)[i] = ((const double *) a)[i] + ((const double *) b)[i];
 }
 
-void
-plx_costing_block (const PlxCosting *cx,
-                   PlxHalf           half,
-                   PlxBlockCost     *cost)
-{
-  *cost = (PlxBlockCost) { 0 };
-  if (half == PLX_HALF_BOTH)
-    {
-      PlxBlockCost attn, mlp;
+/* The embedding (first stage) and the final norm, LM head and loss (last stage),
+ * with their tensor-parallel collectives (below). */
+static void embedding_cost (const PlxCosting *cx, const TpComm *tp, PlxBlockCost *cost);
+static void head_cost (const PlxCosting *cx, const TpComm *tp, PlxBlockCost *cost);
 
-      plx_costing_block (cx, PLX_HALF_ATTENTION, &attn);
-      plx_costing_block (cx, PLX_HALF_MLP, &mlp);
-      block_sum (&attn, &mlp, cost);
-      return;
-    }
-  cost_ops (cx, cx->model->layer_ops, cx->model->n_layer_ops, TRUE, half, cost);
-  half_comm (cx, half, cost->attn_core_s, cost);
+void
+plx_costing_compute_unsent (const PlxCosting *cx,
+                            PlxStageCosts    *costs)
+{
+  TpComm tp;
+
+  tp_comm (cx, &tp);
+  cost_layer_halves (cx, &costs->attn, &costs->mlp);
+  half_comm (cx, PLX_HALF_ATTENTION, &tp, costs->attn.attn_core_s, &costs->attn);
+  half_comm (cx, PLX_HALF_MLP, &tp, costs->mlp.attn_core_s, &costs->mlp);
+  block_sum (&costs->attn, &costs->mlp, &costs->layer);
+  embedding_cost (cx, &tp, &costs->embedding);
+  head_cost (cx, &tp, &costs->head);
+  costs->send_s = 0.0;
 }
 
 void
 plx_costing_compute (const PlxCosting *cx,
                      PlxStageCosts    *costs)
 {
-  plx_costing_block (cx, PLX_HALF_ATTENTION, &costs->attn);
-  plx_costing_block (cx, PLX_HALF_MLP, &costs->mlp);
-  block_sum (&costs->attn, &costs->mlp, &costs->layer);
-  plx_costing_embedding (cx, &costs->embedding);
-  plx_costing_head (cx, &costs->head);
+  plx_costing_compute_unsent (cx, costs);
   costs->send_s = plx_costing_send (cx);
 }
 
@@ -377,39 +444,37 @@ plx_costing_grad_accumulation (const PlxCosting *cx,
   add_accumulation (cx, &costs->head, costs->head.params + tied_copy);
 }
 
-void
-plx_costing_embedding (const PlxCosting *cx,
-                       PlxBlockCost     *cost)
+static void
+embedding_cost (const PlxCosting *cx,
+                const TpComm     *tp,
+                PlxBlockCost     *cost)
 {
   *cost = (PlxBlockCost) { 0 };
-  cost_ops (cx, cx->model->pre_ops, cx->model->n_pre_ops, FALSE, PLX_HALF_BOTH, cost);
+  cost_ops (cx, cx->model->pre_ops, cx->model->n_pre_ops, cost);
   /* Vocabulary-parallel embedding: its output is summed over TP ranks (reduce-
    * scattered with sequence parallelism). */
   if (cx->strategy->tp > 1)
     {
-      cost->comm_fwd_s = plx_costing_collective (cx, cx->ctx.sp ? PLX_COLLECTIVE_REDUCE_SCATTER
-                                                                  : PLX_COLLECTIVE_ALL_REDUCE,
-                                                 &cx->tp_group, cx->act_bytes);
+      cost->comm_fwd_s = cx->ctx.sp ? tp->scatter : tp->reduce;
       cost->comm_bytes = cx->act_bytes;
     }
 }
 
-void
-plx_costing_head (const PlxCosting *cx,
-                  PlxBlockCost     *cost)
+static void
+head_cost (const PlxCosting *cx,
+           const TpComm     *tp,
+           PlxBlockCost     *cost)
 {
   *cost = (PlxBlockCost) { 0 };
-  cost_ops (cx, cx->model->post_ops, cx->model->n_post_ops, FALSE, PLX_HALF_BOTH, cost);
+  cost_ops (cx, cx->model->post_ops, cx->model->n_post_ops, cost);
   /* The LM head gathers its input with sequence parallelism, and its input gradient
    * is reduced in backward. Megatron's vocabulary-parallel loss all-reduces three
    * fp32 values per token (max, sum, target logit). */
   if (cx->strategy->tp > 1)
     {
-      PlxCollectiveKind reduce = cx->ctx.sp ? PLX_COLLECTIVE_REDUCE_SCATTER : PLX_COLLECTIVE_ALL_REDUCE;
-
-      cost->comm_fwd_s = (cx->ctx.sp ? plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->tp_group, cx->act_bytes) : 0.0) +
+      cost->comm_fwd_s = (cx->ctx.sp ? tp->gather : 0.0) +
                          3.0 * plx_costing_collective (cx, PLX_COLLECTIVE_ALL_REDUCE, &cx->tp_group, cx->ctx.tokens * 4.0);
-      cost->comm_bwd_s = plx_costing_collective (cx, reduce, &cx->tp_group, cx->act_bytes);
+      cost->comm_bwd_s = cx->ctx.sp ? tp->scatter : tp->reduce;
       cost->comm_bytes = (cx->ctx.sp ? cx->act_bytes : 0.0) + 3.0 * cx->ctx.tokens * 4.0;
     }
 }
@@ -593,7 +658,8 @@ plx_costing_stage_memory (const PlxCosting    *cx,
   /* ZeRO (Rajbhandari et al. 2020 §5.1): stage 1 shards optimizer states over the
    * data-parallel group, stage 2 also gradients, stage 3 also weights. Expert weights
    * are sharded over their own data-parallel group, dp/ep. */
-  edp = MIN (MAX (1.0, (double) plx_strategy_get_grad_group_size (s) / s->ep), cx->shard);
+  edp = (double) plx_strategy_get_grad_group_size (s) / s->ep;
+  edp = MIN (MAX (1.0, edp), cx->shard);
   {
     /* ZeRO-3 that keeps its units gathered from forward to backward holds the
      * stage's weights whole through the step; once per step (pipelined FSDP) the
@@ -960,8 +1026,10 @@ plx_costing_grad_buckets (const PlxCosting    *cx,
   for (guint v = 0; v < s->virtual_stages; v++)
     {
       double chunk = plx_costing_chunk_params (cx, c, v * s->pp + stage) * gb;
+      double filled = ceil (chunk / limit);  /* once: MAX evaluates it twice */
+
       grads += chunk;
-      *n_buckets += MAX (1.0, ceil (chunk / limit));
+      *n_buckets += MAX (1.0, filled);
     }
   /* Buckets split a chunk's gradients evenly: none is left a sliver. */
   *bucket_bytes = grads > 0.0 ? grads / *n_buckets : 0.0;

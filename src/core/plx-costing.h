@@ -67,7 +67,6 @@ typedef enum
 {
   PLX_HALF_ATTENTION,
   PLX_HALF_MLP,
-  PLX_HALF_BOTH,
 } PlxHalf;
 
 typedef struct
@@ -99,18 +98,11 @@ void   plx_costing_init_unplaced (PlxCosting        *cx,
                                   const PlxStrategy *strategy,
                                   double             micro_batch);
 void   plx_costing_place (PlxCosting *cx);
-/* One block, or one half of it, with its collectives. */
-void   plx_costing_block (const PlxCosting *cx,
-                          PlxHalf           half,
-                          PlxBlockCost     *cost);
 void   plx_costing_compute (const PlxCosting *cx,
                             PlxStageCosts    *costs);
-/* The embedding (first stage) and the final norm, LM head and loss (last stage),
- * with their tensor-parallel collectives. */
-void   plx_costing_embedding (const PlxCosting *cx,
-                              PlxBlockCost     *cost);
-void   plx_costing_head (const PlxCosting *cx,
-                         PlxBlockCost     *cost);
+/* All of plx_costing_compute but the send (send_s 0), for a caller that has it. */
+void   plx_costing_compute_unsent (const PlxCosting *cx,
+                                   PlxStageCosts    *costs);
 /* DeepSpeed's BF16_Optimizer adds each micro-batch's 16-bit gradients into an fp32
  * copy after the backward pass (plx_strategy_accumulates_fp32_copy): its HBM time is
  * added to each block's backward (and weight-gradient) time; nothing otherwise. */

@@ -41,14 +41,16 @@ struct _PlxCurve
   guint64     memo_key;
 };
 
-/* The last values each thread looked up, direct-mapped on (curve, size): an engine
+/* The last values each thread looked up, by (curve, size) in sets of two: an engine
  * evaluation asks a curve for the same few dozen sizes again and again - the two
  * halves of a block, forward and backward passes, configurations of a search that
  * share a tensor-parallel degree - and a hit skips log2 and the cubic. Thread-local
  * because curves are shared read-only between threads (the search's pool, the GUI's
  * workers): no locks, and the curve stays immutable. The key is a serial number, not
  * the curve's address, so a curve freed and another allocated in its place never
- * finds the first one's values. 256 slots of 24 bytes per thread (docs/performance.md). */
+ * finds the first one's values. 128 sets of two slots of 24 bytes per thread: with one
+ * slot per key (direct-mapped), two of an evaluation's fifty sizes that hashed alike
+ * pushed each other out at every evaluation (docs/performance.md). */
 #define MEMO_BITS 8
 
 typedef struct
@@ -234,12 +236,13 @@ eval_inside (const PlxCurve *curve,
   return k->y + dx * (k->c + dx * (k->b + dx * k->a));
 }
 
-/* Out of line: the memo hit, the common case, stays a few instructions. */
+/* Out of line: the memo hit, the common case, stays a few instructions. The new value
+ * goes in the set's first way, the one there moves to the second. */
 static G_GNUC_NO_INLINE double
 eval_and_remember (const PlxCurve *curve,
                    double          x,
                    guint64         x_bits,
-                   MemoSlot       *slot)
+                   MemoSlot       *set)
 {
   double y;
 
@@ -249,9 +252,10 @@ eval_and_remember (const PlxCurve *curve,
     y = curve->y[curve->n - 1];
   else
     y = eval_inside (curve, x);
-  slot->curve_key = curve->memo_key;
-  slot->x_bits = x_bits;
-  slot->y = y;
+  set[1] = set[0];
+  set[0].curve_key = curve->memo_key;
+  set[0].x_bits = x_bits;
+  set[0].y = y;
   return y;
 }
 
@@ -260,14 +264,17 @@ plx_curve_eval (const PlxCurve *curve,
                 double          x)
 {
   guint64 x_bits;
-  MemoSlot *slot;
+  MemoSlot *set;
 
   memcpy (&x_bits, &x, sizeof x_bits);
-  /* A multiplicative hash (Knuth, TAOCP vol. 3 §6.4) of both keys: the top bits. */
-  slot = &memo[((x_bits ^ curve->memo_key) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> (64 - MEMO_BITS)];
-  if (G_LIKELY (slot->curve_key == curve->memo_key && slot->x_bits == x_bits))
-    return slot->y;
-  return eval_and_remember (curve, x, x_bits, slot);
+  /* A multiplicative hash (Knuth, TAOCP vol. 3 §6.4) of both keys: the top bits pick
+   * a set of two slots. */
+  set = &memo[(((x_bits ^ curve->memo_key) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> (64 - MEMO_BITS + 1)) << 1];
+  if (G_LIKELY (set[0].curve_key == curve->memo_key && set[0].x_bits == x_bits))
+    return set[0].y;
+  if (set[1].curve_key == curve->memo_key && set[1].x_bits == x_bits)
+    return set[1].y;
+  return eval_and_remember (curve, x, x_bits, set);
 }
 
 gsize

@@ -1265,13 +1265,18 @@ plx_model_get_forward_flops (const PlxModel *model,
 {
   double s = (double) seq_length;
   double layer = 0.0, post = 0.0;
+  /* The blocks holding each kind of op, by PlxOpLayers: counted once, not per op. */
+  double holding[] = { plx_model_layers_holding (model, PLX_OP_LAYERS_ALL),
+                       plx_model_layers_holding (model, PLX_OP_LAYERS_DENSE),
+                       plx_model_layers_holding (model, PLX_OP_LAYERS_MOE) };
 
+  G_STATIC_ASSERT (PLX_OP_LAYERS_ALL == 0 && PLX_OP_LAYERS_DENSE == 1 && PLX_OP_LAYERS_MOE == 2);
   for (guint i = 0; i < model->n_layer_ops; i++)
     {
       const PlxOp *op = &model->layer_ops[i];
       double tokens = op->expert ? s * model->experts_per_token : s;
 
-      double blocks = plx_model_op_layers (model, op);
+      double blocks = op->layers < G_N_ELEMENTS (holding) ? holding[op->layers] : plx_model_op_layers (model, op);
 
       if (op->kind == PLX_OP_MATMUL)
         layer += blocks * 2.0 * tokens * op->k * op->n;

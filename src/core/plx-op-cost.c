@@ -9,6 +9,8 @@
 
 #include "parallax/plx-op-cost.h"
 
+#include "plx-op-env.h"
+
 /* Achieved fraction of the dtype's peak for a GEMM of `flops`. An fp8 GEMM without a
  * measured curve of its own runs as fast as a 16-bit GEMM of flops x (16-bit peak /
  * fp8 peak): the same tiles at twice the rate, so what the curve holds (launch, tail,
@@ -29,9 +31,15 @@ matmul_efficiency (const PlxCluster *c,
    * no calibration scale fitted to published 16-bit runs applies to it - else the
    * 16-bit curve's shape (docs/calibration.md). */
   if (dtype == PLX_DTYPE_TF32 && c->matmul_tf32_efficiency != NULL)
-    return MIN (1.0, plx_curve_eval (c->matmul_tf32_efficiency, flops)) * c->compute_clock_factor;
+    {
+      eff = plx_curve_eval (c->matmul_tf32_efficiency, flops);  /* once: MIN evaluates it twice */
+      return MIN (1.0, eff) * c->compute_clock_factor;
+    }
   if (dtype == PLX_DTYPE_FP32 && c->matmul_fp32_efficiency != NULL)
-    return MIN (1.0, plx_curve_eval (c->matmul_fp32_efficiency, flops)) * c->compute_clock_factor;
+    {
+      eff = plx_curve_eval (c->matmul_fp32_efficiency, flops);
+      return MIN (1.0, eff) * c->compute_clock_factor;
+    }
   if (dtype != PLX_DTYPE_FP8)
     eff = plx_curve_eval (c->matmul_efficiency, flops);
   else if (c->matmul_fp8_efficiency != NULL)
@@ -91,25 +99,13 @@ double
 plx_memory_time (const PlxCluster *c,
                  double            bytes)
 {
+  double t;
+
   if (bytes <= 0.0)
     return 0.0;
-  return MAX (bytes / (c->hbm_bw_Bps * memory_efficiency (c, bytes)), c->kernel_launch_s);
-}
-
-static double
-share (PlxSplit split,
-       const PlxShardContext *ctx)
-{
-  switch (split)
-    {
-    case PLX_SPLIT_TP:
-      return 1.0 / ctx->tp;
-    case PLX_SPLIT_SEQ:
-      return ctx->sp ? 1.0 / ctx->tp : 1.0;
-    case PLX_SPLIT_NONE:
-    default:
-      return 1.0;
-    }
+  /* Once: MAX evaluates the larger argument twice, and this one is a curve lookup. */
+  t = bytes / (c->hbm_bw_Bps * memory_efficiency (c, bytes));
+  return MAX (t, c->kernel_launch_s);
 }
 
 /* Activations are kept in 16 bits under fp8 training too (Transformer Engine casts
@@ -120,17 +116,39 @@ element_bytes (PlxDtype dtype)
   return dtype == PLX_DTYPE_FP8 ? 2.0 : plx_dtype_bytes (dtype);
 }
 
+typedef PlxOpEnv OpEnv;
+
+void
+plx_op_env (const PlxShardContext *ctx,
+            OpEnv                 *env)
+{
+  double tp = 1.0 / ctx->tp;
+
+  env->eb = element_bytes (ctx->dtype);
+  env->share[PLX_SPLIT_NONE] = 1.0;
+  env->share[PLX_SPLIT_SEQ] = ctx->sp ? tp : 1.0;
+  env->share[PLX_SPLIT_TP] = tp;
+}
+
+static inline double
+share (PlxSplit     split,
+       const OpEnv *env)
+{
+  return (guint) split <= PLX_SPLIT_TP ? env->share[split] : 1.0;
+}
+
 /* The sizes of the op's GEMM on this rank: m x k by k x n, and how many such GEMMs
  * (an expert op runs one per local expert). */
 static void
 matmul_shape (const PlxOp           *op,
               const PlxShardContext *ctx,
+              const OpEnv           *env,
               double                *m,
               double                *k,
               double                *n,
               double                *kernels)
 {
-  double frac = share (op->split, ctx);
+  double frac = share (op->split, env);
   double tokens = ctx->tokens;
 
   *kernels = 1.0;
@@ -161,17 +179,18 @@ matmul_shape (const PlxOp           *op,
 static inline void
 matmul_gemms (const PlxOp           *op,
               const PlxShardContext *ctx,
+              const OpEnv           *env,
               const PlxCluster      *c,
               PlxMatmulGemms        *out)
 {
   PlxDtype gemm = plx_gemm_dtype (c, ctx->dtype, op->fp8);
-  double eb = element_bytes (ctx->dtype);
+  double eb = env->eb;
   /* fp8 GEMMs read fp8 inputs and weights and write 16-bit outputs. */
   double ib = gemm == PLX_DTYPE_FP8 ? 1.0 : eb;
   double wb = gemm == PLX_DTYPE_FP8 ? 1.0 : plx_dtype_bytes (gemm);
   double m, k, n;
 
-  matmul_shape (op, ctx, &m, &k, &n, &out->kernels);
+  matmul_shape (op, ctx, env, &m, &k, &n, &out->kernels);
   out->dtype = gemm;
   out->m = m;
   out->k = k;
@@ -201,7 +220,10 @@ plx_matmul_gemms (const PlxOp           *op,
                   const PlxCluster      *c,
                   PlxMatmulGemms        *out)
 {
-  matmul_gemms (op, ctx, c, out);
+  OpEnv env;
+
+  plx_op_env (ctx, &env);
+  matmul_gemms (op, ctx, &env, c, out);
 }
 
 void
@@ -268,14 +290,15 @@ measured_times (const PlxCluster     *c,
 static void
 matmul_cost (const PlxOp           *op,
              const PlxShardContext *ctx,
+             const OpEnv           *env,
              const PlxCluster      *c,
              PlxOpCost             *cost)
 {
   PlxMatmulGemms g;
-  double eb = element_bytes (ctx->dtype);
+  double eb = env->eb;
   double ib, wb, kernels, m, k, n, flops, bytes, t, cast_fwd = 0.0, cast_bwd = 0.0;
 
-  matmul_gemms (op, ctx, c, &g);
+  matmul_gemms (op, ctx, env, c, &g);
   ib = g.dtype == PLX_DTYPE_FP8 ? 1.0 : eb;
   wb = g.dtype == PLX_DTYPE_FP8 ? 1.0 : plx_dtype_bytes (g.dtype);
   kernels = g.kernels;
@@ -323,17 +346,18 @@ matmul_cost (const PlxOp           *op,
       cost->bwd_time_s = kernels * (tm[PLX_GEMM_DATA_GRAD] + tm[PLX_GEMM_WEIGHT_GRAD] + cast_bwd);
       cost->wgrad_time_s = kernels * tm[PLX_GEMM_WEIGHT_GRAD];
     }
-  cost->params = op->params * (op->split == PLX_SPLIT_SEQ ? 1.0 : share (op->split, ctx)) *
+  cost->params = op->params * (op->split == PLX_SPLIT_SEQ ? 1.0 : share (op->split, env)) *
                  (op->expert ? kernels : 1.0);
 }
 
 static void
 attention_cost (const PlxOp           *op,
                 const PlxShardContext *ctx,
+                const OpEnv           *env,
                 const PlxCluster      *c,
                 PlxOpCost             *cost)
 {
-  double eb = element_bytes (ctx->dtype);
+  double eb = env->eb;
   /* The attention core stays 16-bit under fp8 training (Transformer Engine's fp8
    * attention is opt-in), as the unfused batched GEMMs do. */
   PlxDtype gemm = plx_gemm_dtype (c, ctx->dtype, FALSE);
@@ -375,7 +399,8 @@ attention_cost (const PlxOp           *op,
          * of the n^2 (FlashAttention-2's window_size, Dao 2023 §3.1.1 tiling). */
         if (op->window > 0 && (double) op->window < skv && op->window_share > 0.0)
           {
-            double b = MIN (ceil ((double) op->window / 128.0) + 1.0, n);
+            double tiles = ceil ((double) op->window / 128.0) + 1.0;
+            double b = MIN (tiles, n);
             double windowed = (b * n - b * (b - 1.0) / 2.0) / (n * n);
             causal = (1.0 - op->window_share) * causal + op->window_share * windowed;
           }
@@ -409,23 +434,36 @@ plx_op_cost (const PlxOp           *op,
              const PlxCluster      *c,
              PlxOpCost             *cost)
 {
-  double eb = element_bytes (ctx->dtype);
+  OpEnv env;
+
+  plx_op_env (ctx, &env);
+  plx_op_cost_env (op, ctx, &env, c, cost);
+}
+
+void
+plx_op_cost_env (const PlxOp           *op,
+                 const PlxShardContext *ctx,
+                 const OpEnv           *env,
+                 const PlxCluster      *c,
+                 PlxOpCost             *cost)
+{
+  double eb = env->eb;
   double width = op->per_score ? (double) ctx->heads * ctx->seq_kv : 1.0;
   double tokens = op->expert ? ctx->tokens * ctx->experts_per_token * ctx->moe_load : ctx->tokens;
-  double units = tokens * width * share (op->split, ctx);
-  double saved_units = tokens * width * share (op->saved_split, ctx);
+  double units = tokens * width * share (op->split, env);
+  double saved_units = tokens * width * share (op->saved_split, env);
 
   *cost = (PlxOpCost) { 0 };
 
   switch (op->kind)
     {
     case PLX_OP_MATMUL:
-      matmul_cost (op, ctx, c, cost);
+      matmul_cost (op, ctx, env, c, cost);
       break;
     case PLX_OP_ATTN_SCORES:
     case PLX_OP_ATTN_VALUES:
     case PLX_OP_ATTN_FLASH:
-      attention_cost (op, ctx, c, cost);
+      attention_cost (op, ctx, env, c, cost);
       break;
     case PLX_OP_ELEMENTWISE:
     case PLX_OP_EMBEDDING:
@@ -436,11 +474,11 @@ plx_op_cost (const PlxOp           *op,
                                  op->bwd_mask);
       cost->fwd_time_s = plx_memory_time (c, cost->fwd_bytes);
       cost->bwd_time_s = plx_memory_time (c, cost->bwd_bytes);
-      cost->params = op->params * share (op->split == PLX_SPLIT_SEQ ? PLX_SPLIT_NONE : op->split, ctx);
+      cost->params = op->params * share (op->split == PLX_SPLIT_SEQ ? PLX_SPLIT_NONE : op->split, env);
       break;
     }
 
   /* Per-score ops keep per-score values; other ops' saved values are per token. */
   cost->saved_bytes = saved_units * (op->saved_elems * eb + op->saved_mask) +
-                      tokens * share (op->saved_split, ctx) * op->saved_fp32 * 4.0;
+                      tokens * share (op->saved_split, env) * op->saved_fp32 * 4.0;
 }

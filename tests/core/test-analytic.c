@@ -469,11 +469,91 @@ test_uneven_peak_stage (void)
     }
 }
 
+/* The block is costed in one pass over its ops, each op added to its own half
+ * (cost_layer_halves): each half must come out as a model with only that half's ops
+ * gives it, bit for bit - an op sent to the wrong half, counted twice or left out
+ * fails. The hidden state's TP collectives, costed once per evaluation, must be what
+ * plx_collective_time gives for each half, the embedding and the head, and the send
+ * the one plx_costing_send gives. */
+static PlxModel *
+model_with_half (const PlxModel *model,
+                 gboolean        mlp)
+{
+  PlxModel *only = plx_model_copy (model);
+  guint n = 0;
+
+  for (guint i = 0; i < only->n_layer_ops; i++)
+    if ((gboolean) only->layer_ops[i].mlp_half == mlp)
+      only->layer_ops[n++] = only->layer_ops[i];
+  only->n_layer_ops = n;
+  return only;
+}
+
+static void
+check_halves (const char *json)
+{
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (json);
+  PlxModel *attn_only = model_with_half (sc->model, FALSE), *mlp_only = model_with_half (sc->model, TRUE);
+  const PlxStrategy *s = sc->strategy;
+  PlxCosting cx, cx_attn, cx_mlp;
+  PlxStageCosts costs, attn, mlp;
+  double act, gather, scatter, reduce;
+
+  plx_costing_init (&cx, sc->model, sc->cluster, s, (double) s->micro_batch_size);
+  plx_costing_compute (&cx, &costs);
+  plx_costing_init (&cx_attn, attn_only, sc->cluster, s, (double) s->micro_batch_size);
+  plx_costing_compute (&cx_attn, &attn);
+  plx_costing_init (&cx_mlp, mlp_only, sc->cluster, s, (double) s->micro_batch_size);
+  plx_costing_compute (&cx_mlp, &mlp);
+  g_assert_cmpmem (&costs.attn, sizeof costs.attn, &attn.attn, sizeof attn.attn);
+  g_assert_cmpmem (&costs.mlp, sizeof costs.mlp, &mlp.mlp, sizeof mlp.mlp);
+  g_assert_cmpfloat (costs.attn.fwd_s, >, 0.0);
+  g_assert_cmpfloat (costs.mlp.fwd_s, >, 0.0);
+
+  act = cx.act_bytes;
+  gather = plx_collective_time (sc->cluster, PLX_COLLECTIVE_ALL_GATHER, &cx.tp_group, act);
+  scatter = plx_collective_time (sc->cluster, PLX_COLLECTIVE_REDUCE_SCATTER, &cx.tp_group, act);
+  reduce = plx_collective_time (sc->cluster, PLX_COLLECTIVE_ALL_REDUCE, &cx.tp_group, act);
+  if (s->tp > 1 && s->cp == 1 && !s->overlap_tp_comm)
+    {
+      g_assert_cmpfloat (costs.mlp.comm_bwd_s, ==, cx.ctx.sp ? gather + scatter : reduce);
+      g_assert_cmpfloat (costs.embedding.comm_fwd_s, ==, cx.ctx.sp ? scatter : reduce);
+      g_assert_cmpfloat (costs.head.comm_bwd_s, ==, cx.ctx.sp ? scatter : reduce);
+    }
+  g_assert_cmpfloat (costs.send_s, ==, plx_costing_send (&cx));
+  plx_model_free (attn_only);
+  plx_model_free (mlp_only);
+}
+
+static void
+test_block_halves (void)
+{
+  static const char *const models[] = { "megatron-1t", "llama-3-8b", "mixtral-8x7b", "deepseek-v3" };
+  static const char *const options[] = {
+    "\"sequence_parallel\": true, \"recompute\": \"selective\"",
+    "\"sequence_parallel\": false, \"recompute\": \"full\", \"flash_attention\": false",
+    "\"implementation\": \"pytorch\", \"recompute\": \"selective\", \"zero_stage\": 3",
+    "\"dtype\": \"fp8\", \"cp\": 2, \"overlap_tp_comm\": true",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (models); i++)
+    for (guint j = 0; j < G_N_ELEMENTS (options); j++)
+      for (guint tp = 1; tp <= 8; tp *= 8)
+        {
+          g_autofree char *json = g_strdup_printf (
+            "{\"model\": {\"preset\": \"%s\"}, \"cluster\": {\"preset\": \"dgx-h100-80gb\", \"num_nodes\": 64},"
+            " \"strategy\": {\"tp\": %u, \"pp\": 4, \"global_batch_size\": 1024, \"micro_batch_size\": 1,"
+            " \"seq_length\": 2048, %s}}", models[i], tp, options[j]);
+          check_halves (json);
+        }
+}
+
 int
 main (int argc, char **argv)
 {
   test_init_private_home (&argc, &argv);
   g_test_add_func ("/core/analytic/pipeline-formula", test_pipeline_formula);
+  g_test_add_func ("/core/analytic/block-halves", test_block_halves);
   g_test_add_func ("/core/analytic/run-if-fits", test_run_if_fits);
   g_test_add_func ("/core/analytic/uneven-peak-stage", test_uneven_peak_stage);
   g_test_add_func ("/core/analytic/bubble-balanced", test_bubble_balanced);
