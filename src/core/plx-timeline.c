@@ -99,14 +99,14 @@ plx_timeline_append (PlxTimeline *tl, const PlxTimelineEvent *ev)
 }
 
 static inline void
-fill_task (const PlxTimelineTemplate *tpl, const PlxTimelinePassRecord *rec, const PlxPlanTask *task, double t,
+fill_task (guint32 rank, guint16 chunk, guint32 micro_batch, const PlxPlanTask *task, double t,
            PlxTimelineEvent *out)
 {
-  out->rank = tpl->rank;
+  out->rank = rank;
   out->stream = (guint8) task->stream;
   out->kind = (guint8) task->kind;
-  out->chunk = tpl->chunk;
-  out->micro_batch = rec->micro_batch;
+  out->chunk = chunk;
+  out->micro_batch = micro_batch;
   out->label = task->label;
   out->start_s = t;
   out->end_s = t + task->duration_s;
@@ -185,7 +185,7 @@ plx_timeline_get_event (const PlxTimeline *tl, guint64 index, PlxTimelineEvent *
   t = rec->start_s;
   for (guint i = 0; i < j; i++)
     t += tpl->tasks[i].duration_s;
-  fill_task (tpl, rec, &tpl->tasks[j], t, out);
+  fill_task (tpl->rank, tpl->chunk, rec->micro_batch, &tpl->tasks[j], t, out);
   return TRUE;
 }
 
@@ -194,6 +194,62 @@ plx_timeline_iter_init (PlxTimelineIter *iter, const PlxTimeline *tl)
 {
   memset (iter, 0, sizeof *iter);
   iter->timeline = tl;
+}
+
+/* The pass record of the iterator's next event (which must be a pass's): this one,
+ * or a later one once this one's events (if any) have all been read. */
+static const PlxTimelinePassRecord *
+iter_record (PlxTimelineIter *iter, const PlxTimelineTemplate **tpl_out)
+{
+  const PlxTimelineStore *st = iter->timeline->store;
+  const PlxTimelinePassRecord *rec = &g_array_index (st->passes, PlxTimelinePassRecord, iter->record);
+  const PlxTimelineTemplate *tpl = &st->templates[rec->k * 3 + rec->pass];
+
+  while (iter->task >= tpl->n_tasks + rec->send)
+    {
+      iter->record++;
+      iter->task = 0;
+      rec++;
+      tpl = &st->templates[rec->k * 3 + rec->pass];
+    }
+  *tpl_out = tpl;
+  return rec;
+}
+
+gboolean
+plx_timeline_iter_peek_pass (PlxTimelineIter *iter, PlxTimelinePass *pass)
+{
+  const PlxTimelinePassRecord *rec;
+  const PlxTimelineTemplate *tpl;
+
+  if (iter->index >= iter->timeline->store->n_pass_events)
+    return FALSE;
+  rec = iter_record (iter, &tpl);
+  if (iter->task != 0 || tpl->n_tasks == 0)
+    return FALSE;
+  pass->tasks = tpl->tasks;
+  pass->n_tasks = tpl->n_tasks;
+  pass->rank = tpl->rank;
+  pass->chunk = tpl->chunk;
+  pass->micro_batch = rec->micro_batch;
+  pass->first_event = iter->index;
+  pass->start_s = rec->start_s;
+  return TRUE;
+}
+
+void
+plx_timeline_iter_skip_pass (PlxTimelineIter *iter, const PlxTimelinePass *pass)
+{
+  g_return_if_fail (iter->task == 0 && iter->index == pass->first_event);
+  iter->task = pass->n_tasks;
+  iter->index += pass->n_tasks;
+}
+
+void
+plx_timeline_pass_event (const PlxTimelinePass *pass, guint j, double start_s, PlxTimelineEvent *out)
+{
+  g_return_if_fail (j < pass->n_tasks);
+  fill_task (pass->rank, pass->chunk, pass->micro_batch, &pass->tasks[j], start_s, out);
 }
 
 gboolean
@@ -211,23 +267,13 @@ plx_timeline_iter_next (PlxTimelineIter *iter, PlxTimelineEvent *out)
       iter->index++;
       return TRUE;
     }
-  /* The pass of the next event: this one, or a later one once this one's events (if
-   * any) have all been read. */
-  rec = &g_array_index (st->passes, PlxTimelinePassRecord, iter->record);
-  tpl = &st->templates[rec->k * 3 + rec->pass];
-  while (iter->task >= tpl->n_tasks + rec->send)
-    {
-      iter->record++;
-      iter->task = 0;
-      rec++;
-      tpl = &st->templates[rec->k * 3 + rec->pass];
-    }
+  rec = iter_record (iter, &tpl);
   if (iter->task == 0)
     iter->t = rec->start_s;
   if (iter->task < tpl->n_tasks)
     {
       const PlxPlanTask *task = &tpl->tasks[iter->task];
-      fill_task (tpl, rec, task, iter->t, out);
+      fill_task (tpl->rank, tpl->chunk, rec->micro_batch, task, iter->t, out);
       iter->t += task->duration_s;
     }
   else
