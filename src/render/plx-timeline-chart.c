@@ -327,18 +327,32 @@ column_add (Columns *col, guint c, guint event, guint kind, double overlap)
     col->busy[(gsize) c * col->n_kinds + col->slot[kind]] += overlap;
 }
 
-/* The least time place_event puts in column c or later (for c >= 1), or NaN. */
+/* The least time place_event puts in column c or later (for c >= 1), or NaN when it
+ * is more than a few steps of nextafter from t0 + c * col_s. Down from there to the
+ * first time before the column, then up to the first in it: the least only if the
+ * way down reached a time before the column. Near 0 with t0 < 0 it may not, times
+ * being much finer there than x - t0's rounding (every time within half an ulp of
+ * t0 from 0 has the column of 0): a window starting before the step once put the
+ * events starting at 0 a column early. */
 static double
 column_lo (double t0, double col_s, guint c)
 {
   double x = t0 + c * col_s;
   guint steps = 0;
 
-  while (floor ((x - t0) / col_s) >= c && steps++ < 64)
-    x = nextafter (x, -INFINITY);
-  while (floor ((x - t0) / col_s) < c && steps++ < 128)
-    x = nextafter (x, INFINITY);
-  return steps < 128 ? x : NAN;
+  while (floor ((x - t0) / col_s) >= c)
+    {
+      if (++steps > 64)
+        return NAN;
+      x = nextafter (x, -INFINITY);
+    }
+  while (floor ((x - t0) / col_s) < c)
+    {
+      if (++steps > 128)
+        return NAN;
+      x = nextafter (x, INFINITY);
+    }
+  return x;
 }
 
 static void
@@ -542,6 +556,7 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
   l->legend = g_array_new (FALSE, FALSE, sizeof (PlxLegendItem));
   l->texts = g_string_chunk_new (256);
   l->name_ops = tl->per_device;
+  l->reference = o->reference;
   l->width_px = w;
   l->height_px = h;
   l->font_size = 12.0;
@@ -559,7 +574,7 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
     plx_timeline_iter_init (&iter, tl);
     for (;;)
       {
-        if (plx_timeline_iter_peek_pass (&iter, &pass))
+        if (!o->reference && plx_timeline_iter_peek_pass (&iter, &pass))
           {
             survey_pass (&sv, &pass);
             plx_timeline_iter_skip_pass (&iter, &pass);
@@ -722,7 +737,7 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
     scratch.major = g_new (guint8, n_cols);
     {
       Placer pl = { l, cols, row_of, n_ranks, n_cols, t0, t1, col0_px, col_s, { NULL, NULL, NULL }, 1.0 / col_s };
-      gboolean by_pass = column_edges_init (&pl);
+      gboolean by_pass = !o->reference && column_edges_init (&pl);
       PlxTimelinePass pass;
 
       plx_timeline_iter_init (&iter, tl);
@@ -937,7 +952,7 @@ render_columns (const PlxTimelineLayout *l,
   rh = (int) ceil ((l->plot_y1 - l->plot_y0) * height * sy) + 2;
   if (rw <= 0 || rh <= 0 || (gint64) rw * rh > 256 * 1024 * 1024 / 4)
     return;
-  whole = cairo_surface_get_type (cairo_get_target (cr)) != CAIRO_SURFACE_TYPE_IMAGE;
+  whole = cairo_surface_get_type (cairo_get_target (cr)) != CAIRO_SURFACE_TYPE_IMAGE || l->reference;
   strip_h = whole ? rh : MIN (strip_height (l, height * sy), rh);
   dirty0 = strip_h;
   for (guint k = 0; k < PLX_N_KINDS; k++)
