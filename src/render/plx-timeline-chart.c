@@ -207,10 +207,14 @@ smooth_columns (const Columns *cols, guint n_cols, SmoothScratch *scratch)
 /* Stacks each kind's share of the column from the row's bottom. */
 static void
 emit_columns (PlxTimelineLayout *l, guint row_index, const Columns *cols, const double *busy,
-              guint n_cols, double col_s)
+              guint n_cols, double col_s, gsize reserved)
 {
   const guint nk = cols->n_kinds;
   const PlxChartRow *row = &g_array_index (l->rows, PlxChartRow, row_index);
+  /* Written in place: the array is reserved for every share (one call of
+   * g_array_append_val a share cost more than the share). */
+  PlxChartShare *out = (PlxChartShare *) (void *) l->shares->data;
+  guint n = l->shares->len;
 
   for (guint c = 0; c < n_cols; c++)
     {
@@ -230,6 +234,7 @@ emit_columns (PlxTimelineLayout *l, guint row_index, const Columns *cols, const 
           /* Overlapping streams merged into one row can exceed the column. */
           if (total > col_s)
             share *= col_s / total;
+          g_assert (n < reserved);
           bar.column = c;
           bar.row = row_index;
           bar.y0 = y - share * hgt;
@@ -237,9 +242,12 @@ emit_columns (PlxTimelineLayout *l, guint row_index, const Columns *cols, const 
           bar.kind = cols->kind[k];
           bar.event = cols->first_event[c];
           bar.n_events = cols->n[c];
-          g_array_append_val (l->shares, bar);
+          /* Stored whole: setting the bit fields in place would read the fresh page
+           * first (a second fault per page, the zero page's then the write's). */
+          out[n++] = bar;
         }
     }
+  g_array_set_size (l->shares, n);
 }
 
 /* What the layout learns of the events before laying out rows: the streams and kinds
@@ -699,7 +707,7 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
     double col0_px = l->plot_x0 * w, col_s = (t1 - t0) / plot_w_px;
     Columns *cols = g_new0 (Columns, MAX (l->rows->len, 1));
     guint8 *row_kinds = g_new0 (guint8, MAX (l->rows->len, 1));
-    gsize busy_len = 0, max_kinds = 1;
+    gsize busy_len = 0, max_kinds = 1, most_shares = 0;
     double *busy_arena;
     guint *count_arena;
     SmoothScratch scratch;
@@ -722,8 +730,13 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
       }
     /* One block for all rows' sums and one for their counts, rather than three
      * blocks a row: fewer pages touched for the first time. */
-    busy_arena = g_new0 (double, MAX (busy_len, 1));
-    count_arena = g_new0 (guint, (gsize) n_cols * 2 * MAX (l->rows->len, 1));
+    /* Zeroed by writing, not by calloc: fresh pages from calloc are the kernel's zero
+     * page until written, and the sums read each before adding to it, so every page
+     * faulted twice (a read, then a copy on the write); written first, once. */
+    busy_arena = g_new (double, MAX (busy_len, 1));
+    memset (busy_arena, 0, MAX (busy_len, 1) * sizeof (double));
+    count_arena = g_new (guint, (gsize) n_cols * 2 * MAX (l->rows->len, 1));
+    memset (count_arena, 0, (gsize) n_cols * 2 * MAX (l->rows->len, 1) * sizeof (guint));
     busy_len = 0;
     for (guint ri = 0; ri < l->rows->len; ri++)
       {
@@ -757,18 +770,15 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
     }
     /* At most one share per kind of a column that holds events: reserved at once, so
      * the array is not moved while it grows, and pages never written are never touched. */
-    {
-      gsize most = 0;
-      for (guint ri = 0; ri < l->rows->len; ri++)
-        for (guint c = 0; c < n_cols; c++)
-          if (cols[ri].n[c] > 0)
-            most += cols[ri].n_kinds;
-      g_array_set_size (l->shares, most);
-      g_array_set_size (l->shares, 0);
-    }
+    for (guint ri = 0; ri < l->rows->len; ri++)
+      for (guint c = 0; c < n_cols; c++)
+        if (cols[ri].n[c] > 0)
+          most_shares += cols[ri].n_kinds;
+    g_array_set_size (l->shares, most_shares);
+    g_array_set_size (l->shares, 0);
     for (guint ri = 0; ri < l->rows->len; ri++)
       emit_columns (l, ri, &cols[ri],
-                    smooth_columns (&cols[ri], n_cols, &scratch), n_cols, col_s);
+                    smooth_columns (&cols[ri], n_cols, &scratch), n_cols, col_s, most_shares);
     g_free (scratch.out);
     g_free (scratch.total);
     g_free (scratch.major);
