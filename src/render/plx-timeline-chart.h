@@ -26,7 +26,7 @@ typedef struct
   /* Tests: the plain paths the shortcuts must agree with bit for bit. Every event
    * read through plx_timeline_iter_next and placed by its own divisions (not passes
    * taken whole, columns found through their edges), and the column shares painted
-   * as one raster onto an image too (not in strips). */
+   * as one raster onto an image too (not in strips), their edges by round (). */
   gboolean    reference;
 } PlxTimelineOptions;
 
