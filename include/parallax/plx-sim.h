@@ -174,6 +174,18 @@ void     plx_timeline_iter_skip_pass (PlxTimelineIter *iter, const PlxTimelinePa
 /* Task j of the pass as its event (index pass->first_event + j), starting at
  * `start_s` (where the arithmetic above puts it). */
 void     plx_timeline_pass_event (const PlxTimelinePass *pass, guint j, double start_s, PlxTimelineEvent *out);
+/* The events rank by rank, each rank's in scheduled order, for a reader that takes
+ * one rank at a time (the timeline chart's layout, whose per-column sums then need
+ * one rank's rows, not all of them). Item j of a rank is a pass (TRUE: *pass as
+ * peek_pass gives it, n_tasks possibly 0, and when *has_send its send in *event at
+ * *event_index) or another event (FALSE: *event at *event_index), for ranks below
+ * n_ranks (events of others are left out). 8 bytes an item. */
+typedef struct _PlxTimelineByRank PlxTimelineByRank;
+PlxTimelineByRank *plx_timeline_by_rank_new (const PlxTimeline *timeline, guint n_ranks);
+guint    plx_timeline_by_rank_n_items (const PlxTimelineByRank *by_rank, guint rank);
+gboolean plx_timeline_by_rank_item (const PlxTimelineByRank *by_rank, guint rank, guint j, PlxTimelinePass *pass,
+                                    gboolean *has_send, PlxTimelineEvent *event, guint64 *event_index);
+void     plx_timeline_by_rank_free (PlxTimelineByRank *by_rank);
 /* Bytes the timeline holds for its events (records, templates, indices). */
 gsize    plx_timeline_get_size (const PlxTimeline *timeline);
 void plx_timeline_free (PlxTimeline *timeline);
