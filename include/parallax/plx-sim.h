@@ -150,6 +150,42 @@ gboolean plx_timeline_get_event (const PlxTimeline *timeline, guint64 index, Plx
 void     plx_timeline_iter_init (PlxTimelineIter *iter, const PlxTimeline *timeline);
 /* The next event, FALSE at the end; iter->index - 1 is the returned event's index. */
 gboolean plx_timeline_iter_next (PlxTimelineIter *iter, PlxTimelineEvent *out);
+/* One pass of the event engine, as an iterator reaches it: its tasks are the next
+ * n_tasks events, all on `rank`, laid out back to back from start_s exactly as
+ * plx_timeline_iter_next lays them out (t = start_s; task j starts at t and ends at
+ * t + duration_s; then t += duration_s). A reader doing that arithmetic itself can
+ * take the pass whole instead of an event per task (the timeline chart's layout). */
+typedef struct
+{
+  const PlxPlanTask *tasks;
+  guint    n_tasks;
+  guint32  rank;
+  guint16  chunk;
+  guint32  micro_batch;
+  guint64  first_event;    /* index of its first task's event */
+  double   start_s;
+} PlxTimelinePass;
+
+/* TRUE when the next event is the first task of a pass (with tasks), which it fills
+ * in; the events the iterator returns do not change. */
+gboolean plx_timeline_iter_peek_pass (PlxTimelineIter *iter, PlxTimelinePass *pass);
+/* Moves past the tasks of the pass peek_pass gave; its send, if any, comes next. */
+void     plx_timeline_iter_skip_pass (PlxTimelineIter *iter, const PlxTimelinePass *pass);
+/* Task j of the pass as its event (index pass->first_event + j), starting at
+ * `start_s` (where the arithmetic above puts it). */
+void     plx_timeline_pass_event (const PlxTimelinePass *pass, guint j, double start_s, PlxTimelineEvent *out);
+/* The events rank by rank, each rank's in scheduled order, for a reader that takes
+ * one rank at a time (the timeline chart's layout, whose per-column sums then need
+ * one rank's rows, not all of them). Item j of a rank is a pass (TRUE: *pass as
+ * peek_pass gives it, n_tasks possibly 0, and when *has_send its send in *event at
+ * *event_index) or another event (FALSE: *event at *event_index), for ranks below
+ * n_ranks (events of others are left out). 8 bytes an item. */
+typedef struct _PlxTimelineByRank PlxTimelineByRank;
+PlxTimelineByRank *plx_timeline_by_rank_new (const PlxTimeline *timeline, guint n_ranks);
+guint    plx_timeline_by_rank_n_items (const PlxTimelineByRank *by_rank, guint rank);
+gboolean plx_timeline_by_rank_item (const PlxTimelineByRank *by_rank, guint rank, guint j, PlxTimelinePass *pass,
+                                    gboolean *has_send, PlxTimelineEvent *event, guint64 *event_index);
+void     plx_timeline_by_rank_free (PlxTimelineByRank *by_rank);
 /* Bytes the timeline holds for its events (records, templates, indices). */
 gsize    plx_timeline_get_size (const PlxTimeline *timeline);
 void plx_timeline_free (PlxTimeline *timeline);

@@ -99,14 +99,14 @@ plx_timeline_append (PlxTimeline *tl, const PlxTimelineEvent *ev)
 }
 
 static inline void
-fill_task (const PlxTimelineTemplate *tpl, const PlxTimelinePassRecord *rec, const PlxPlanTask *task, double t,
+fill_task (guint32 rank, guint16 chunk, guint32 micro_batch, const PlxPlanTask *task, double t,
            PlxTimelineEvent *out)
 {
-  out->rank = tpl->rank;
+  out->rank = rank;
   out->stream = (guint8) task->stream;
   out->kind = (guint8) task->kind;
-  out->chunk = tpl->chunk;
-  out->micro_batch = rec->micro_batch;
+  out->chunk = chunk;
+  out->micro_batch = micro_batch;
   out->label = task->label;
   out->start_s = t;
   out->end_s = t + task->duration_s;
@@ -185,7 +185,7 @@ plx_timeline_get_event (const PlxTimeline *tl, guint64 index, PlxTimelineEvent *
   t = rec->start_s;
   for (guint i = 0; i < j; i++)
     t += tpl->tasks[i].duration_s;
-  fill_task (tpl, rec, &tpl->tasks[j], t, out);
+  fill_task (tpl->rank, tpl->chunk, rec->micro_batch, &tpl->tasks[j], t, out);
   return TRUE;
 }
 
@@ -194,6 +194,69 @@ plx_timeline_iter_init (PlxTimelineIter *iter, const PlxTimeline *tl)
 {
   memset (iter, 0, sizeof *iter);
   iter->timeline = tl;
+}
+
+/* The pass record of the iterator's next event (which must be a pass's): this one,
+ * or a later one once this one's events (if any) have all been read. */
+static const PlxTimelinePassRecord *
+iter_record (PlxTimelineIter *iter, const PlxTimelineTemplate **tpl_out)
+{
+  const PlxTimelineStore *st = iter->timeline->store;
+  const PlxTimelinePassRecord *rec = &g_array_index (st->passes, PlxTimelinePassRecord, iter->record);
+  const PlxTimelineTemplate *tpl = &st->templates[rec->k * 3 + rec->pass];
+
+  while (iter->task >= tpl->n_tasks + rec->send)
+    {
+      iter->record++;
+      iter->task = 0;
+      rec++;
+      tpl = &st->templates[rec->k * 3 + rec->pass];
+    }
+  *tpl_out = tpl;
+  return rec;
+}
+
+static void
+fill_pass (const PlxTimelineTemplate *tpl, const PlxTimelinePassRecord *rec, guint64 first_event,
+           PlxTimelinePass *pass)
+{
+  pass->tasks = tpl->tasks;
+  pass->n_tasks = tpl->n_tasks;
+  pass->rank = tpl->rank;
+  pass->chunk = tpl->chunk;
+  pass->micro_batch = rec->micro_batch;
+  pass->first_event = first_event;
+  pass->start_s = rec->start_s;
+}
+
+gboolean
+plx_timeline_iter_peek_pass (PlxTimelineIter *iter, PlxTimelinePass *pass)
+{
+  const PlxTimelinePassRecord *rec;
+  const PlxTimelineTemplate *tpl;
+
+  if (iter->index >= iter->timeline->store->n_pass_events)
+    return FALSE;
+  rec = iter_record (iter, &tpl);
+  if (iter->task != 0 || tpl->n_tasks == 0)
+    return FALSE;
+  fill_pass (tpl, rec, iter->index, pass);
+  return TRUE;
+}
+
+void
+plx_timeline_iter_skip_pass (PlxTimelineIter *iter, const PlxTimelinePass *pass)
+{
+  g_return_if_fail (iter->task == 0 && iter->index == pass->first_event);
+  iter->task = pass->n_tasks;
+  iter->index += pass->n_tasks;
+}
+
+void
+plx_timeline_pass_event (const PlxTimelinePass *pass, guint j, double start_s, PlxTimelineEvent *out)
+{
+  g_return_if_fail (j < pass->n_tasks);
+  fill_task (pass->rank, pass->chunk, pass->micro_batch, &pass->tasks[j], start_s, out);
 }
 
 gboolean
@@ -211,23 +274,13 @@ plx_timeline_iter_next (PlxTimelineIter *iter, PlxTimelineEvent *out)
       iter->index++;
       return TRUE;
     }
-  /* The pass of the next event: this one, or a later one once this one's events (if
-   * any) have all been read. */
-  rec = &g_array_index (st->passes, PlxTimelinePassRecord, iter->record);
-  tpl = &st->templates[rec->k * 3 + rec->pass];
-  while (iter->task >= tpl->n_tasks + rec->send)
-    {
-      iter->record++;
-      iter->task = 0;
-      rec++;
-      tpl = &st->templates[rec->k * 3 + rec->pass];
-    }
+  rec = iter_record (iter, &tpl);
   if (iter->task == 0)
     iter->t = rec->start_s;
   if (iter->task < tpl->n_tasks)
     {
       const PlxPlanTask *task = &tpl->tasks[iter->task];
-      fill_task (tpl, rec, task, iter->t, out);
+      fill_task (tpl->rank, tpl->chunk, rec->micro_batch, task, iter->t, out);
       iter->t += task->duration_s;
     }
   else
@@ -235,6 +288,115 @@ plx_timeline_iter_next (PlxTimelineIter *iter, PlxTimelineEvent *out)
   iter->task++;
   iter->index++;
   return TRUE;
+}
+
+struct _PlxTimelineByRank
+{
+  const PlxTimeline *timeline;
+  guint    n_ranks;
+  guint32 *start;          /* n_ranks + 1: rank r's items are item[start[r]..start[r + 1]) */
+  guint32 *item;           /* a pass record's index, or BY_RANK_WHOLE | a whole event's */
+  guint32 *first;          /* a pass's first event (events are fewer than 2^32) */
+};
+
+#define BY_RANK_WHOLE 0x80000000u
+
+PlxTimelineByRank *
+plx_timeline_by_rank_new (const PlxTimeline *tl, guint n_ranks)
+{
+  const PlxTimelineStore *st = tl->store;
+  PlxTimelineByRank *b = g_new0 (PlxTimelineByRank, 1);
+  g_autofree guint32 *at = NULL;
+  guint64 event = 0;
+
+  G_STATIC_ASSERT (PLX_TIMELINE_MAX_EVENTS < BY_RANK_WHOLE);
+  b->timeline = tl;
+  b->n_ranks = n_ranks;
+  b->start = g_new0 (guint32, (gsize) b->n_ranks + 1);
+  for (guint i = 0; i < st->passes->len; i++)
+    {
+      const PlxTimelinePassRecord *rec = &g_array_index (st->passes, PlxTimelinePassRecord, i);
+      guint rank = st->templates[rec->k * 3 + rec->pass].rank;
+      if (rank < b->n_ranks)
+        b->start[rank + 1]++;
+    }
+  for (guint i = 0; i < st->whole->len; i++)
+    {
+      guint rank = g_array_index (st->whole, PlxTimelineEvent, i).rank;
+      if (rank < b->n_ranks)
+        b->start[rank + 1]++;
+    }
+  for (guint r = 0; r < b->n_ranks; r++)
+    b->start[r + 1] += b->start[r];
+  at = g_memdup2 (b->start, ((gsize) b->n_ranks + 1) * sizeof (guint32));
+  b->item = g_new (guint32, MAX (b->start[b->n_ranks], 1));
+  b->first = g_new (guint32, MAX (b->start[b->n_ranks], 1));
+  for (guint i = 0; i < st->passes->len; i++)
+    {
+      const PlxTimelinePassRecord *rec = &g_array_index (st->passes, PlxTimelinePassRecord, i);
+      guint rank = st->templates[rec->k * 3 + rec->pass].rank;
+      if (rank < b->n_ranks)
+        {
+          b->item[at[rank]] = i;
+          b->first[at[rank]++] = (guint32) event;
+        }
+      event += record_events (st, rec);
+    }
+  for (guint i = 0; i < st->whole->len; i++)
+    {
+      guint rank = g_array_index (st->whole, PlxTimelineEvent, i).rank;
+      if (rank < b->n_ranks)
+        {
+          b->item[at[rank]] = BY_RANK_WHOLE | i;
+          b->first[at[rank]++] = (guint32) (st->n_pass_events + i);
+        }
+    }
+  return b;
+}
+
+guint
+plx_timeline_by_rank_n_items (const PlxTimelineByRank *b, guint rank)
+{
+  g_return_val_if_fail (rank < b->n_ranks, 0);
+  return b->start[rank + 1] - b->start[rank];
+}
+
+gboolean
+plx_timeline_by_rank_item (const PlxTimelineByRank *b, guint rank, guint j, PlxTimelinePass *pass,
+                           gboolean *has_send, PlxTimelineEvent *event, guint64 *event_index)
+{
+  const PlxTimelineStore *st = b->timeline->store;
+  guint at = b->start[rank] + j, item = b->item[at];
+  const PlxTimelinePassRecord *rec;
+  const PlxTimelineTemplate *tpl;
+
+  *event_index = b->first[at];
+  if (item & BY_RANK_WHOLE)
+    {
+      *event = g_array_index (st->whole, PlxTimelineEvent, item & ~BY_RANK_WHOLE);
+      return FALSE;
+    }
+  rec = &g_array_index (st->passes, PlxTimelinePassRecord, item);
+  tpl = &st->templates[rec->k * 3 + rec->pass];
+  fill_pass (tpl, rec, b->first[at], pass);
+  *has_send = rec->send;
+  if (rec->send)
+    {
+      fill_send (st, rec, event);
+      *event_index = b->first[at] + tpl->n_tasks;
+    }
+  return TRUE;
+}
+
+void
+plx_timeline_by_rank_free (PlxTimelineByRank *b)
+{
+  if (b == NULL)
+    return;
+  g_free (b->start);
+  g_free (b->item);
+  g_free (b->first);
+  g_free (b);
 }
 
 gsize

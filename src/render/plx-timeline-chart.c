@@ -207,10 +207,14 @@ smooth_columns (const Columns *cols, guint n_cols, SmoothScratch *scratch)
 /* Stacks each kind's share of the column from the row's bottom. */
 static void
 emit_columns (PlxTimelineLayout *l, guint row_index, const Columns *cols, const double *busy,
-              guint n_cols, double col_s)
+              guint n_cols, double col_s, gsize reserved)
 {
   const guint nk = cols->n_kinds;
   const PlxChartRow *row = &g_array_index (l->rows, PlxChartRow, row_index);
+  /* Written in place: the array is reserved for every share (one call of
+   * g_array_append_val a share cost more than the share). */
+  PlxChartShare *out = (PlxChartShare *) (void *) l->shares->data;
+  guint n = l->shares->len;
 
   for (guint c = 0; c < n_cols; c++)
     {
@@ -230,6 +234,7 @@ emit_columns (PlxTimelineLayout *l, guint row_index, const Columns *cols, const 
           /* Overlapping streams merged into one row can exceed the column. */
           if (total > col_s)
             share *= col_s / total;
+          g_assert (n < reserved);
           bar.column = c;
           bar.row = row_index;
           bar.y0 = y - share * hgt;
@@ -237,9 +242,390 @@ emit_columns (PlxTimelineLayout *l, guint row_index, const Columns *cols, const 
           bar.kind = cols->kind[k];
           bar.event = cols->first_event[c];
           bar.n_events = cols->n[c];
-          g_array_append_val (l->shares, bar);
+          /* Stored whole: setting the bit fields in place would read the fresh page
+           * first (a second fault per page, the zero page's then the write's). */
+          out[n++] = bar;
         }
     }
+  g_array_set_size (l->shares, n);
+}
+
+/* What the layout learns of the events before laying out rows: the streams and kinds
+ * each rank uses, where each rank's work ends, and the kinds of the whole step. */
+typedef struct
+{
+  gboolean *stream_used;    /* [rank * PLX_N_STREAMS + stream] */
+  guint8   *stream_kinds;   /* the same, kind bits */
+  double   *rank_end;
+  guint     kinds_present;
+  guint     n_ranks;
+} Survey;
+
+static inline void
+survey_event (Survey *sv, guint rank, guint stream, guint kind, double end_s)
+{
+  if (rank >= sv->n_ranks)
+    return;
+  sv->stream_used[(gsize) rank * PLX_N_STREAMS + stream] = TRUE;
+  sv->stream_kinds[(gsize) rank * PLX_N_STREAMS + stream] |= (guint8) (1u << kind);
+  sv->rank_end[rank] = MAX (sv->rank_end[rank], end_s);
+  /* The legend lists every kind of the step, so it stays put while zooming. */
+  sv->kinds_present |= 1u << kind;
+}
+
+/* A pass's tasks as the events they expand to, with their end times computed as
+ * the timeline computes them (plx-sim.h), without making each an event. The rank's
+ * end is taken through the same MAX in the same order, held in a register for the
+ * pass rather than stored and loaded again for every task. */
+static void
+survey_pass (Survey *sv, const PlxTimelinePass *pass)
+{
+  double t = pass->start_s, rank_end;
+  gsize at = (gsize) pass->rank * PLX_N_STREAMS;
+
+  if (pass->rank >= sv->n_ranks)
+    return;
+  rank_end = sv->rank_end[pass->rank];
+  for (guint j = 0; j < pass->n_tasks; j++)
+    {
+      const PlxPlanTask *task = &pass->tasks[j];
+      sv->stream_used[at + task->stream] = TRUE;
+      sv->stream_kinds[at + task->stream] |= (guint8) (1u << task->kind);
+      sv->kinds_present |= 1u << task->kind;
+      rank_end = MAX (rank_end, t + task->duration_s);
+      t += task->duration_s;
+    }
+  sv->rank_end[pass->rank] = rank_end;
+}
+
+/* Where each pixel column starts, for placing a task without place_event's
+ * divisions. floor ((s - t0) / col_s), place_event's column of a time s at or after
+ * t0, grows with s, so the times of column c are those from lo[c] (the least giving
+ * c or more) to lo[c + 1]; c0[c] is the column's start as place_event computes it
+ * (t0 + c * col_s), and an event starting in c stays in c when it ends at or before
+ * c0[c + 1], where place_event stops. fast_end[c] is that end, or -inf where an
+ * event of the column could be a bar of its own (only at absurd zooms, where times
+ * are coarser than columns). */
+typedef struct
+{
+  double *lo;        /* n_cols + 1 */
+  double *c0;        /* n_cols + 1 */
+  double *fast_end;  /* n_cols */
+} ColumnEdges;
+
+/* Where the events go: bars, or the columns' busy time. */
+typedef struct
+{
+  PlxTimelineLayout *l;
+  Columns           *cols;
+  const gint        *row_of;  /* [rank * PLX_N_STREAMS + stream] -> row, or -1 */
+  guint              n_ranks, n_cols;
+  double             t0, t1, col0_px, col_s;
+  ColumnEdges        edges;   /* lo NULL when they could not be found */
+  double             per_s;   /* 1 / col_s: a first guess at a column */
+} Placer;
+
+static inline void
+column_add (Columns *col, guint c, guint event, guint kind, double overlap)
+{
+  if (col->n[c] == 0)
+    col->first_event[c] = event;
+  col->n[c]++;
+  if (overlap > 0.0)
+    col->busy[(gsize) c * col->n_kinds + col->slot[kind]] += overlap;
+}
+
+/* The least time place_event puts in column c or later (for c >= 1), or NaN when it
+ * is more than a few steps of nextafter from t0 + c * col_s. Down from there to the
+ * first time before the column, then up to the first in it: the least only if the
+ * way down reached a time before the column. Near 0 with t0 < 0 it may not, times
+ * being much finer there than x - t0's rounding (every time within half an ulp of
+ * t0 from 0 has the column of 0): a window starting before the step once put the
+ * events starting at 0 a column early. */
+static double
+column_lo (double t0, double col_s, guint c)
+{
+  double x = t0 + c * col_s;
+  guint steps = 0;
+
+  while (floor ((x - t0) / col_s) >= c)
+    {
+      if (++steps > 64)
+        return NAN;
+      x = nextafter (x, -INFINITY);
+    }
+  while (floor ((x - t0) / col_s) < c)
+    {
+      if (++steps > 128)
+        return NAN;
+      x = nextafter (x, INFINITY);
+    }
+  return x;
+}
+
+static void
+column_edges_clear (ColumnEdges *e)
+{
+  g_clear_pointer (&e->lo, g_free);
+  g_clear_pointer (&e->c0, g_free);
+  g_clear_pointer (&e->fast_end, g_free);
+}
+
+/* The column edges, or FALSE (freeing them) when some could not be found. */
+static gboolean
+column_edges_init (Placer *p)
+{
+  ColumnEdges *e = &p->edges;
+  const guint n = p->n_cols;
+
+  e->lo = g_new (double, n + 1);
+  e->c0 = g_new (double, n + 1);
+  e->fast_end = g_new (double, n);
+  e->lo[0] = p->t0;   /* s - t0 is negative exactly when s < t0 */
+  for (guint c = 0; c <= n; c++)
+    {
+      e->c0[c] = p->t0 + c * p->col_s;
+      if (c > 0)
+        e->lo[c] = column_lo (p->t0, p->col_s, c);
+      if (isnan (e->lo[c]))
+        {
+          column_edges_clear (e);
+          return FALSE;
+        }
+    }
+  for (guint c = 0; c < n; c++)
+    {
+      /* The widest event kept in c, from lo[c] to its end or t1: narrower than a bar? */
+      double end = c + 1 < n ? e->c0[c + 1] : INFINITY;
+      double x0 = p->col0_px + (e->lo[c] - p->t0) / p->col_s;
+      double x1 = p->col0_px + (MIN (end, p->t1) - p->t0) / p->col_s;
+      e->fast_end[c] = x1 - x0 < PLX_TIMELINE_MIN_BAR_PX ? end : -INFINITY;
+    }
+  return TRUE;
+}
+
+/* place_event's column of a time s from t0 to t1, or n_cols where it places nothing. */
+static inline guint
+column_of (const Placer *p, double s)
+{
+  const double *lo = p->edges.lo;
+  guint c = (guint) CLAMP ((s - p->t0) * p->per_s, 0.0, (double) (p->n_cols - 1));
+
+  while (c > 0 && s < lo[c])
+    c--;
+  while (c < p->n_cols && s >= lo[c + 1])
+    c++;
+  return c;
+}
+
+/* An event (or task) of row ri from start to end lying in one column: its count and
+ * busy time go there as place_event would add them (the same additions, so the same
+ * sums), without place_event's divisions. FALSE, adding nothing, otherwise. */
+static inline gboolean
+place_in_column (Placer *p, gint ri, double start, double end, guint kind, guint event)
+{
+  double s0 = MAX (start, p->t0), s1 = MIN (end, p->t1), c0;
+  guint c;
+
+  if (p->edges.lo == NULL)
+    return FALSE;
+  c = column_of (p, s0);
+  if (c >= p->n_cols || !(s1 <= p->edges.fast_end[c]))
+    return FALSE;
+  c0 = p->edges.c0[c];
+  column_add (&p->cols[ri], c, event, kind, MIN (s1, c0 + p->col_s) - MAX (s0, c0));
+  return TRUE;
+}
+
+/* One event: a bar of its own when at least MIN_BAR_PX wide, else its time spread
+ * over the columns it touches. */
+static void
+place_event (Placer *p, const PlxTimelineEvent *ev, guint i)
+{
+  const double t0 = p->t0, col_s = p->col_s;
+  gint ri;
+  guint first;
+  double s0, s1, x0, x1;
+
+  if (ev->rank >= p->n_ranks || ev->end_s < t0 || ev->start_s > p->t1)
+    return;
+  ri = p->row_of[(gsize) ev->rank * PLX_N_STREAMS + ev->stream];
+  if (ri < 0 || place_in_column (p, ri, ev->start_s, ev->end_s, ev->kind, i))
+    return;
+  s0 = MAX (ev->start_s, t0);
+  s1 = MIN (ev->end_s, p->t1);
+  x0 = p->col0_px + (s0 - t0) / col_s;
+  x1 = p->col0_px + (s1 - t0) / col_s;
+  if (x1 - x0 >= PLX_TIMELINE_MIN_BAR_PX)
+    {
+      emit_event (p->l, &g_array_index (p->l->rows, PlxChartRow, ri), ev, i, x0, x1, p->l->name_ops);
+      return;
+    }
+  /* The column edges give the first column without a division. */
+  first = p->edges.lo != NULL ? column_of (p, s0) : (guint) MAX (floor ((s0 - t0) / col_s), 0.0);
+  for (guint c = first; c < p->n_cols; c++)
+    {
+      double c0 = t0 + c * col_s, c1 = c0 + col_s;
+      double overlap = MIN (s1, c1) - MAX (s0, c0);
+      if (c0 >= s1 && c > first)
+        break;
+      column_add (&p->cols[ri], c, i, ev->kind, overlap);
+    }
+}
+
+/* Task j of a pass, from start to end, in row ri: added to its column, or, when it
+ * lies in more than one or is a bar of its own, placed as an event. */
+static void
+place_task (Placer *p, const PlxTimelinePass *pass, guint j, gint ri, double start, double end)
+{
+  PlxTimelineEvent ev;
+
+  if (place_in_column (p, ri, start, end, pass->tasks[j].kind, (guint) (pass->first_event + j)))
+    return;
+  plx_timeline_pass_event (pass, j, start, &ev);
+  place_event (p, &ev, (guint) (pass->first_event + j));
+}
+
+/* A pass's tasks, placed one by one with their times computed as the timeline
+ * computes them (plx-sim.h), without making each an event. */
+static void
+place_pass (Placer *p, const PlxTimelinePass *pass)
+{
+  double t = pass->start_s;
+
+  if (pass->rank >= p->n_ranks)
+    return;
+  for (guint j = 0; j < pass->n_tasks; j++)
+    {
+      const PlxPlanTask *task = &pass->tasks[j];
+      double end = t + task->duration_s;
+      gint ri = p->row_of[(gsize) pass->rank * PLX_N_STREAMS + task->stream];
+
+      /* place_event's tests, in an order that gives the same answer. */
+      if (ri >= 0 && !(end < p->t0 || t > p->t1))
+        place_task (p, pass, j, ri, t, end);
+      t += task->duration_s;
+    }
+}
+
+/* Every event placed in the order the timeline holds them, into sums for all rows at
+ * once, then every row smoothed and emitted: the plain path (PlxTimelineOptions.reference)
+ * that layout_by_rank must agree with bit for bit. */
+static void
+layout_all_rows (PlxTimelineLayout *l, const PlxTimeline *tl, Columns *cols, SmoothScratch *scratch,
+                 const gint *row_of, guint n_ranks, guint n_cols, double t0, double t1, double col0_px,
+                 double col_s, gsize busy_len)
+{
+  Placer pl = { l, cols, row_of, n_ranks, n_cols, t0, t1, col0_px, col_s, { NULL, NULL, NULL }, 1.0 / col_s };
+  double *busy_arena = g_new0 (double, MAX (busy_len, 1));
+  guint *count_arena = g_new0 (guint, (gsize) n_cols * 2 * MAX (l->rows->len, 1));
+  gsize most_shares = 0, at = 0;
+  PlxTimelineIter iter;
+  PlxTimelineEvent event;
+
+  for (guint ri = 0; ri < l->rows->len; ri++)
+    {
+      cols[ri].busy = busy_arena + at;
+      at += (gsize) n_cols * cols[ri].n_kinds;
+      cols[ri].first_event = count_arena + (gsize) ri * 2 * n_cols;
+      cols[ri].n = cols[ri].first_event + n_cols;
+    }
+  plx_timeline_iter_init (&iter, tl);
+  while (plx_timeline_iter_next (&iter, &event))
+    place_event (&pl, &event, (guint) iter.index - 1);
+  for (guint ri = 0; ri < l->rows->len; ri++)
+    for (guint c = 0; c < n_cols; c++)
+      if (cols[ri].n[c] > 0)
+        most_shares += cols[ri].n_kinds;
+  g_array_set_size (l->shares, most_shares);
+  g_array_set_size (l->shares, 0);
+  for (guint ri = 0; ri < l->rows->len; ri++)
+    emit_columns (l, ri, &cols[ri], smooth_columns (&cols[ri], n_cols, scratch), n_cols, col_s, most_shares);
+  g_free (busy_arena);
+  g_free (count_arena);
+}
+
+static int
+compare_bar_events (gconstpointer a, gconstpointer b)
+{
+  guint x = ((const PlxChartBar *) a)->event, y = ((const PlxChartBar *) b)->event;
+  return (x > y) - (x < y);
+}
+
+/* The same, a rank at a time: a rank's events (passes taken whole, tasks put in their
+ * column through the column edges) into the sums of its rows only, which are then
+ * smoothed and emitted before the next rank's. A row's sums get the same additions
+ * in the same order (its events are its rank's, in the timeline's order), rows come
+ * out in the same order (rank by rank), and the bars, made rank by rank, are put back
+ * in the timeline's order (one bar at most an event). The sums are one rank's rows,
+ * 4 of them at most, used again for every rank, instead of every row's: for
+ * megatron-1T at 1920 px, 60 KB written again and again instead of 4.6 MB of fresh
+ * pages (1,120 faults). The shares' array is reserved for a share per kind of every
+ * column, address space only until written. */
+static void
+layout_by_rank (PlxTimelineLayout *l, const PlxTimeline *tl, Columns *cols, SmoothScratch *scratch,
+                const gint *row_of, guint n_ranks, guint n_cols, double t0, double t1, double col0_px,
+                double col_s, gsize busy_len)
+{
+  Placer pl = { l, cols, row_of, n_ranks, n_cols, t0, t1, col0_px, col_s, { NULL, NULL, NULL }, 1.0 / col_s };
+  PlxTimelineByRank *by_rank = plx_timeline_by_rank_new (tl, n_ranks);
+  gsize block_busy = 0, block_rows = 0;
+  double *busy;
+  guint *counts;
+
+  column_edges_init (&pl);
+  /* The largest rank's rows. */
+  for (guint g0 = 0, g1; g0 < l->rows->len; g0 = g1)
+    {
+      gsize at = 0;
+      for (g1 = g0; g1 < l->rows->len && g_array_index (l->rows, PlxChartRow, g1).rank ==
+                                           g_array_index (l->rows, PlxChartRow, g0).rank; g1++)
+        at += (gsize) n_cols * cols[g1].n_kinds;
+      block_busy = MAX (block_busy, at);
+      block_rows = MAX (block_rows, g1 - g0);
+    }
+  busy = g_new (double, MAX (block_busy, 1));
+  counts = g_new (guint, (gsize) n_cols * 2 * MAX (block_rows, 1));
+  g_array_set_size (l->shares, busy_len);
+  g_array_set_size (l->shares, 0);
+  for (guint g0 = 0, g1; g0 < l->rows->len; g0 = g1)
+    {
+      guint rank = g_array_index (l->rows, PlxChartRow, g0).rank;
+      gsize at = 0;
+
+      for (g1 = g0; g1 < l->rows->len && g_array_index (l->rows, PlxChartRow, g1).rank == rank; g1++)
+        {
+          cols[g1].busy = busy + at;
+          at += (gsize) n_cols * cols[g1].n_kinds;
+          cols[g1].first_event = counts + (gsize) (g1 - g0) * 2 * n_cols;
+          cols[g1].n = cols[g1].first_event + n_cols;
+        }
+      memset (busy, 0, at * sizeof (double));
+      memset (counts, 0, (gsize) n_cols * 2 * (g1 - g0) * sizeof (guint));
+      for (guint j = 0; j < plx_timeline_by_rank_n_items (by_rank, rank); j++)
+        {
+          PlxTimelinePass pass;
+          PlxTimelineEvent event;
+          gboolean has_send = FALSE;
+          guint64 index;
+
+          if (!plx_timeline_by_rank_item (by_rank, rank, j, &pass, &has_send, &event, &index))
+            place_event (&pl, &event, (guint) index);
+          else
+            {
+              place_pass (&pl, &pass);
+              if (has_send)
+                place_event (&pl, &event, (guint) index);
+            }
+        }
+      for (guint ri = g0; ri < g1; ri++)
+        emit_columns (l, ri, &cols[ri], smooth_columns (&cols[ri], n_cols, scratch), n_cols, col_s, busy_len);
+    }
+  g_array_sort (l->bars, compare_bar_events);
+  column_edges_clear (&pl.edges);
+  plx_timeline_by_rank_free (by_rank);
+  g_free (busy);
+  g_free (counts);
 }
 
 static double
@@ -298,6 +684,7 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
   l->legend = g_array_new (FALSE, FALSE, sizeof (PlxLegendItem));
   l->texts = g_string_chunk_new (256);
   l->name_ops = tl->per_device;
+  l->reference = o->reference;
   l->width_px = w;
   l->height_px = h;
   l->font_size = 12.0;
@@ -308,18 +695,25 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
   l->t0_s = t0;
   l->t1_s = t1;
 
-  plx_timeline_iter_init (&iter, tl);
-  while (plx_timeline_iter_next (&iter, &event))
-    {
-      const PlxTimelineEvent *ev = &event;
-      if (ev->rank >= n_ranks)
-        continue;
-      stream_used[(gsize) ev->rank * PLX_N_STREAMS + ev->stream] = TRUE;
-      stream_kinds[(gsize) ev->rank * PLX_N_STREAMS + ev->stream] |= (guint8) (1u << ev->kind);
-      rank_end[ev->rank] = MAX (rank_end[ev->rank], ev->end_s);
-      /* The legend lists every kind of the step, so it stays put while zooming. */
-      kinds_present |= 1u << ev->kind;
-    }
+  {
+    Survey sv = { stream_used, stream_kinds, rank_end, 0, n_ranks };
+    PlxTimelinePass pass;
+
+    plx_timeline_iter_init (&iter, tl);
+    for (;;)
+      {
+        if (!o->reference && plx_timeline_iter_peek_pass (&iter, &pass))
+          {
+            survey_pass (&sv, &pass);
+            plx_timeline_iter_skip_pass (&iter, &pass);
+            continue;
+          }
+        if (!plx_timeline_iter_next (&iter, &event))
+          break;
+        survey_event (&sv, event.rank, event.stream, event.kind, event.end_s);
+      }
+    kinds_present = sv.kinds_present;
+  }
 
   /* Vertical space: title, rows, axis, and the legend's lines. */
   top_px = (l->title[0] ? TITLE_PX : 8.0);
@@ -434,8 +828,6 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
     Columns *cols = g_new0 (Columns, MAX (l->rows->len, 1));
     guint8 *row_kinds = g_new0 (guint8, MAX (l->rows->len, 1));
     gsize busy_len = 0, max_kinds = 1;
-    double *busy_arena;
-    guint *count_arena;
     SmoothScratch scratch;
 
     G_STATIC_ASSERT (PLX_N_KINDS <= 8);
@@ -454,76 +846,16 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
         busy_len += (gsize) n_cols * cols[ri].n_kinds;
         max_kinds = MAX (max_kinds, cols[ri].n_kinds);
       }
-    /* One block for all rows' sums and one for their counts, rather than three
-     * blocks a row: fewer pages touched for the first time. */
-    busy_arena = g_new0 (double, MAX (busy_len, 1));
-    count_arena = g_new0 (guint, (gsize) n_cols * 2 * MAX (l->rows->len, 1));
-    busy_len = 0;
-    for (guint ri = 0; ri < l->rows->len; ri++)
-      {
-        cols[ri].busy = busy_arena + busy_len;
-        busy_len += (gsize) n_cols * cols[ri].n_kinds;
-        cols[ri].first_event = count_arena + (gsize) ri * 2 * n_cols;
-        cols[ri].n = cols[ri].first_event + n_cols;
-      }
     scratch.out = g_new (double, (gsize) n_cols * max_kinds);
     scratch.total = g_new (double, n_cols);
     scratch.major = g_new (guint8, n_cols);
-    plx_timeline_iter_init (&iter, tl);
-    while (plx_timeline_iter_next (&iter, &event))
-      {
-        const PlxTimelineEvent *ev = &event;
-        guint i = (guint) iter.index - 1;
-        gint ri;
-        double s0, s1, x0, x1;
-
-        if (ev->rank >= n_ranks || ev->end_s < t0 || ev->start_s > t1)
-          continue;
-        ri = row_of[(gsize) ev->rank * PLX_N_STREAMS + ev->stream];
-        if (ri < 0)
-          continue;
-        s0 = MAX (ev->start_s, t0);
-        s1 = MIN (ev->end_s, t1);
-        x0 = col0_px + (s0 - t0) / col_s;
-        x1 = col0_px + (s1 - t0) / col_s;
-        if (x1 - x0 >= PLX_TIMELINE_MIN_BAR_PX)
-          {
-            emit_event (l, &g_array_index (l->rows, PlxChartRow, ri), ev, i, x0, x1, l->name_ops);
-            continue;
-          }
-        /* Spread the event's time over the columns it touches. */
-        for (guint c = (guint) MAX (floor ((s0 - t0) / col_s), 0.0); c < n_cols; c++)
-          {
-            double c0 = t0 + c * col_s, c1 = c0 + col_s;
-            double overlap = MIN (s1, c1) - MAX (s0, c0);
-            if (c0 >= s1 && c > (guint) floor ((s0 - t0) / col_s))
-              break;
-            if (cols[ri].n[c] == 0)
-              cols[ri].first_event[c] = i;
-            cols[ri].n[c]++;
-            if (overlap > 0.0)
-              cols[ri].busy[(gsize) c * cols[ri].n_kinds + cols[ri].slot[ev->kind]] += overlap;
-          }
-      }
-    /* At most one share per kind of a column that holds events: reserved at once, so
-     * the array is not moved while it grows, and pages never written are never touched. */
-    {
-      gsize most = 0;
-      for (guint ri = 0; ri < l->rows->len; ri++)
-        for (guint c = 0; c < n_cols; c++)
-          if (cols[ri].n[c] > 0)
-            most += cols[ri].n_kinds;
-      g_array_set_size (l->shares, most);
-      g_array_set_size (l->shares, 0);
-    }
-    for (guint ri = 0; ri < l->rows->len; ri++)
-      emit_columns (l, ri, &cols[ri],
-                    smooth_columns (&cols[ri], n_cols, &scratch), n_cols, col_s);
+    if (o->reference)
+      layout_all_rows (l, tl, cols, &scratch, row_of, n_ranks, n_cols, t0, t1, col0_px, col_s, busy_len);
+    else
+      layout_by_rank (l, tl, cols, &scratch, row_of, n_ranks, n_cols, t0, t1, col0_px, col_s, busy_len);
     g_free (scratch.out);
     g_free (scratch.total);
     g_free (scratch.major);
-    g_free (busy_arena);
-    g_free (count_arena);
     g_free (row_kinds);
     g_free (cols);
   }
@@ -611,6 +943,25 @@ plx_timeline_layout_hit (const PlxTimelineLayout *l,
   return -1;
 }
 
+/* (int) round (v), without round's call where it is exact (the build targets
+ * baseline x86-64, which has no rounding instruction, and a quarter of a million
+ * shares take two each): half away from zero, from the truncation and the remainder
+ * v - trunc (v), which is exact (|v| < 2^52, here within int's range). */
+static inline int
+round_int (double v)
+{
+  double t;
+
+  if (!(fabs (v) < 2147483647.0))
+    return (int) round (v);
+  t = (double) (gint64) v;
+  if (v - t >= 0.5)
+    t += 1.0;
+  else if (v - t <= -0.5)
+    t -= 1.0;
+  return (int) t;
+}
+
 /* A column share's pixels in the raster, clamped to it; FALSE when it is not one. */
 static void
 column_pixels (const PlxTimelineLayout *l, guint share, double width, double height, double ox,
@@ -622,8 +973,8 @@ column_pixels (const PlxTimelineLayout *l, guint share, double width, double hei
   plx_timeline_layout_share_bar (l, share, &bar);
   *x0 = (int) floor ((b->x0 * width - ox) * sx);
   *x1 = MAX ((int) floor ((b->x1 * width - ox) * sx), *x0 + 1);
-  *y0 = (int) round ((b->y0 * height - oy) * sy);
-  *y1 = (int) round ((b->y1 * height - oy) * sy);
+  *y0 = l->reference ? (int) round ((b->y0 * height - oy) * sy) : round_int ((b->y0 * height - oy) * sy);
+  *y1 = l->reference ? (int) round ((b->y1 * height - oy) * sy) : round_int ((b->y1 * height - oy) * sy);
   *x0 = CLAMP (*x0, 0, rw);
   *x1 = CLAMP (*x1, 0, rw);
   *y0 = CLAMP (*y0, 0, rh);
@@ -652,6 +1003,24 @@ paint_strip (cairo_t *cr, guint32 *pixels, int stride, int rw, int origin, int f
   cairo_surface_finish (part);
   cairo_surface_destroy (part);
   memset (pixels + (gsize) first * stride, 0, (gsize) (end - first) * stride * 4);
+}
+
+/* Strips as high as the highest row (at `px` pixels per unit of height), so that
+ * each share fits in one: a share lies within its row (it is stacked from the row's
+ * bottom, the row's shares adding up to at most the row), and its rounded pixel edges
+ * are at most a pixel further apart than the row's. The strips' height decides only
+ * where the raster is cut, not a pixel of the image. */
+static int
+strip_height (const PlxTimelineLayout *l, double px)
+{
+  double highest = 0.0;
+
+  for (guint i = 0; i < l->rows->len; i++)
+    {
+      const PlxChartRow *row = &g_array_index (l->rows, PlxChartRow, i);
+      highest = MAX (highest, (row->y1 - row->y0) * px);
+    }
+  return MAX ((int) ceil (highest) + 2, 64);
 }
 
 /* The column shares as one raster at the device's resolution. Into a vector file it
@@ -684,21 +1053,8 @@ render_columns (const PlxTimelineLayout *l,
   rh = (int) ceil ((l->plot_y1 - l->plot_y0) * height * sy) + 2;
   if (rw <= 0 || rh <= 0 || (gint64) rw * rh > 256 * 1024 * 1024 / 4)
     return;
-  whole = cairo_surface_get_type (cairo_get_target (cr)) != CAIRO_SURFACE_TYPE_IMAGE;
-  strip_h = rh;
-  if (!whole)
-    {
-      /* As high as the highest share, so that each fits in one strip. */
-      strip_h = 64;
-      for (guint i = 0; i < l->shares->len; i++)
-        {
-          int x0, x1, y0, y1;
-          column_pixels (l, i, width, height, ox, oy, sx, sy, rw, rh,
-                         &x0, &x1, &y0, &y1);
-          strip_h = MAX (strip_h, y1 - y0);
-        }
-      strip_h = MIN (strip_h, rh);
-    }
+  whole = cairo_surface_get_type (cairo_get_target (cr)) != CAIRO_SURFACE_TYPE_IMAGE || l->reference;
+  strip_h = whole ? rh : MIN (strip_height (l, height * sy), rh);
   dirty0 = strip_h;
   for (guint k = 0; k < PLX_N_KINDS; k++)
     colors[k] = 0xff000000u | ((guint32) round (style->kind[k].r * 255) << 16) |
@@ -716,6 +1072,16 @@ render_columns (const PlxTimelineLayout *l,
       if (!whole && (y0 < origin || y1 > origin + strip_h))
         {
           paint_strip (cr, pixels, stride, rw, origin, dirty0, dirty1, ox, oy, sx, sy);
+          if (y1 - y0 > strip_h)
+            {
+              /* Taller than strip_height allowed for (not seen): a taller strip. */
+              cairo_surface_destroy (raster);
+              strip_h = y1 - y0;
+              raster = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, rw, strip_h);
+              pixels = (guint32 *) (void *) cairo_image_surface_get_data (raster);
+              stride = cairo_image_surface_get_stride (raster) / 4;
+              cairo_surface_flush (raster);
+            }
           origin = MAX (y1 - strip_h, 0);
           dirty0 = strip_h;
           dirty1 = 0;
