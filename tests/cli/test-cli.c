@@ -3683,6 +3683,7 @@ test_simulate_samples (void)
 
   RUN_CLI (&bad, "simulate", uq, "--samples", "0");
   ASSERT_FAILURE (&bad, 2, "--samples");
+  test_rm_rf (dir);
 }
 
 static void
@@ -3770,6 +3771,7 @@ test_simulate_sensitivity (void)
   g_assert_cmpstr (memory_contents, !=, contents);
   RUN_CLI (&bad, "simulate", uq, "--tornado", memory_svg, "--tornado-of", "peak");
   ASSERT_FAILURE (&bad, 2, "--tornado-of: \"peak\" is neither step nor memory");
+  test_rm_rf (dir);
 }
 
 static void

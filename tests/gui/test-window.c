@@ -274,6 +274,12 @@ test_export_and_save (void)
   g_assert_false (plx_window_is_dirty (w));
   g_assert_cmpfloat (cli_step_time (saved), ==, plx_window_get_result (w)->report.step_time_s);
   destroy (w);
+  /* Nothing left in the temporary folder: the GUI tests' file chooser lists it. */
+  g_remove (png);
+  g_remove (svg);
+  g_remove (trace);
+  g_remove (saved);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
   {
     /* The next tests start from the built-in default again. */
     g_autoptr (GSettings) settings = g_settings_new ("org.parallax.Parallax");
