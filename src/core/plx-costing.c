@@ -233,16 +233,14 @@ layer_half_end (const PlxCosting *cx,
 /* The embedding's or the head's ops: no recompute, every one counted whole. */
 static void
 cost_ops (const PlxCosting *cx,
+          const PlxOpEnv   *env,
           const PlxOp      *ops,
           guint             n_ops,
           PlxBlockCost     *b)
 {
-  PlxOpEnv env;
-
-  plx_op_env (&cx->ctx, &env);
   for (guint i = 0; i < n_ops; i++)
     if (!skip_op (&ops[i], cx->ctx.flash))
-      cost_op (cx, &env, &ops[i], FALSE, PLX_RECOMPUTE_NONE, 0.0, b);
+      cost_op (cx, env, &ops[i], FALSE, PLX_RECOMPUTE_NONE, 0.0, b);
 }
 
 /* Both halves of a block in one pass over its ops: each op goes to its own half in
@@ -250,20 +248,19 @@ cost_ops (const PlxCosting *cx,
  * (/core/analytic/block-halves). */
 static void
 cost_layer_halves (const PlxCosting *cx,
+                   const PlxOpEnv   *env,
                    PlxBlockCost     *attn,
                    PlxBlockCost     *mlp)
 {
   PlxRecompute recompute = cx->strategy->recompute;
   double block_share = recompute_block_share (cx);
   const PlxOp *ops = cx->model->layer_ops;
-  PlxOpEnv env;
 
-  plx_op_env (&cx->ctx, &env);
   *attn = (PlxBlockCost) { 0 };
   *mlp = (PlxBlockCost) { 0 };
   for (guint i = 0; i < cx->model->n_layer_ops; i++)
     if (!skip_op (&ops[i], cx->ctx.flash))
-      cost_op (cx, &env, &ops[i], TRUE, recompute, block_share, ops[i].mlp_half ? mlp : attn);
+      cost_op (cx, env, &ops[i], TRUE, recompute, block_share, ops[i].mlp_half ? mlp : attn);
   layer_half_end (cx, PLX_HALF_ATTENTION, block_share, attn);
   layer_half_end (cx, PLX_HALF_MLP, block_share, mlp);
 }
@@ -382,22 +379,25 @@ block_sum (const PlxBlockCost *a,
 
 /* The embedding (first stage) and the final norm, LM head and loss (last stage),
  * with their tensor-parallel collectives (below). */
-static void embedding_cost (const PlxCosting *cx, const TpComm *tp, PlxBlockCost *cost);
-static void head_cost (const PlxCosting *cx, const TpComm *tp, PlxBlockCost *cost);
+static void embedding_cost (const PlxCosting *cx, const PlxOpEnv *env, const TpComm *tp, PlxBlockCost *cost);
+static void head_cost (const PlxCosting *cx, const PlxOpEnv *env, const TpComm *tp, PlxBlockCost *cost);
 
 void
 plx_costing_compute_unsent (const PlxCosting *cx,
                             PlxStageCosts    *costs)
 {
   TpComm tp;
+  PlxOpEnv env;
 
+  /* What every op reads of the shard context, worked out once for all three lists. */
+  plx_op_env (&cx->ctx, &env);
   tp_comm (cx, &tp);
-  cost_layer_halves (cx, &costs->attn, &costs->mlp);
+  cost_layer_halves (cx, &env, &costs->attn, &costs->mlp);
   half_comm (cx, PLX_HALF_ATTENTION, &tp, costs->attn.attn_core_s, &costs->attn);
   half_comm (cx, PLX_HALF_MLP, &tp, costs->mlp.attn_core_s, &costs->mlp);
   block_sum (&costs->attn, &costs->mlp, &costs->layer);
-  embedding_cost (cx, &tp, &costs->embedding);
-  head_cost (cx, &tp, &costs->head);
+  embedding_cost (cx, &env, &tp, &costs->embedding);
+  head_cost (cx, &env, &tp, &costs->head);
   costs->send_s = 0.0;
 }
 
@@ -446,11 +446,12 @@ plx_costing_grad_accumulation (const PlxCosting *cx,
 
 static void
 embedding_cost (const PlxCosting *cx,
+                const PlxOpEnv   *env,
                 const TpComm     *tp,
                 PlxBlockCost     *cost)
 {
   *cost = (PlxBlockCost) { 0 };
-  cost_ops (cx, cx->model->pre_ops, cx->model->n_pre_ops, cost);
+  cost_ops (cx, env, cx->model->pre_ops, cx->model->n_pre_ops, cost);
   /* Vocabulary-parallel embedding: its output is summed over TP ranks (reduce-
    * scattered with sequence parallelism). */
   if (cx->strategy->tp > 1)
@@ -462,11 +463,12 @@ embedding_cost (const PlxCosting *cx,
 
 static void
 head_cost (const PlxCosting *cx,
+           const PlxOpEnv   *env,
            const TpComm     *tp,
            PlxBlockCost     *cost)
 {
   *cost = (PlxBlockCost) { 0 };
-  cost_ops (cx, cx->model->post_ops, cx->model->n_post_ops, cost);
+  cost_ops (cx, env, cx->model->post_ops, cx->model->n_post_ops, cost);
   /* The LM head gathers its input with sequence parallelism, and its input gradient
    * is reduced in backward. Megatron's vocabulary-parallel loss all-reduces three
    * fp32 values per token (max, sum, target logit). */

@@ -116,11 +116,9 @@ element_bytes (PlxDtype dtype)
   return dtype == PLX_DTYPE_FP8 ? 2.0 : plx_dtype_bytes (dtype);
 }
 
-typedef PlxOpEnv OpEnv;
-
 void
 plx_op_env (const PlxShardContext *ctx,
-            OpEnv                 *env)
+            PlxOpEnv                 *env)
 {
   double tp = 1.0 / ctx->tp;
 
@@ -132,7 +130,7 @@ plx_op_env (const PlxShardContext *ctx,
 
 static inline double
 share (PlxSplit     split,
-       const OpEnv *env)
+       const PlxOpEnv *env)
 {
   return (guint) split <= PLX_SPLIT_TP ? env->share[split] : 1.0;
 }
@@ -142,7 +140,7 @@ share (PlxSplit     split,
 static void
 matmul_shape (const PlxOp           *op,
               const PlxShardContext *ctx,
-              const OpEnv           *env,
+              const PlxOpEnv           *env,
               double                *m,
               double                *k,
               double                *n,
@@ -179,7 +177,7 @@ matmul_shape (const PlxOp           *op,
 static inline void
 matmul_gemms (const PlxOp           *op,
               const PlxShardContext *ctx,
-              const OpEnv           *env,
+              const PlxOpEnv           *env,
               const PlxCluster      *c,
               PlxMatmulGemms        *out)
 {
@@ -220,7 +218,7 @@ plx_matmul_gemms (const PlxOp           *op,
                   const PlxCluster      *c,
                   PlxMatmulGemms        *out)
 {
-  OpEnv env;
+  PlxOpEnv env;
 
   plx_op_env (ctx, &env);
   matmul_gemms (op, ctx, &env, c, out);
@@ -290,7 +288,7 @@ measured_times (const PlxCluster     *c,
 static void
 matmul_cost (const PlxOp           *op,
              const PlxShardContext *ctx,
-             const OpEnv           *env,
+             const PlxOpEnv           *env,
              const PlxCluster      *c,
              PlxOpCost             *cost)
 {
@@ -353,7 +351,7 @@ matmul_cost (const PlxOp           *op,
 static void
 attention_cost (const PlxOp           *op,
                 const PlxShardContext *ctx,
-                const OpEnv           *env,
+                const PlxOpEnv           *env,
                 const PlxCluster      *c,
                 PlxOpCost             *cost)
 {
@@ -434,7 +432,7 @@ plx_op_cost (const PlxOp           *op,
              const PlxCluster      *c,
              PlxOpCost             *cost)
 {
-  OpEnv env;
+  PlxOpEnv env;
 
   plx_op_env (ctx, &env);
   plx_op_cost_env (op, ctx, &env, c, cost);
@@ -443,7 +441,7 @@ plx_op_cost (const PlxOp           *op,
 void
 plx_op_cost_env (const PlxOp           *op,
                  const PlxShardContext *ctx,
-                 const OpEnv           *env,
+                 const PlxOpEnv           *env,
                  const PlxCluster      *c,
                  PlxOpCost             *cost)
 {
