@@ -252,7 +252,10 @@ layer_split_cached (PlxAnalyticCache *cache, const PlxCosting *cx, const PlxStag
   const PlxStrategy *s = cx->strategy;
   SplitSlot *k;
 
-  if (cache == NULL || !plx_layer_split_is_uneven (s, cx->model->n_layers))
+  /* An even split is NULL here as there: asked once, not twice. */
+  if (!plx_layer_split_is_uneven (s, cx->model->n_layers))
+    return NULL;
+  if (cache == NULL)
     return plx_costing_layer_split (cx, costs, zero3);
   k = &cache->split[zero3->active ? 1 : 0];
   if (!split_matches (k, cx, costs, zero3))
@@ -351,8 +354,11 @@ analytic_eval (const PlxModel    *model,
                PlxLayerCost      *layer_out)
 {
   PlxCosting cx;
-  PlxStageCosts costs;
-  const PlxBlockCost *layer = &costs.layer, *pre = &costs.embedding, *post = &costs.head;
+  /* The search's slot is read in place (an 808-byte copy was 3 % of a search); own
+   * holds a miss's costs, or a copy when the ZeRO stage adds to them. */
+  PlxStageCosts own;
+  const PlxStageCosts *costs;
+  const PlxBlockCost *layer, *pre, *post;
   double m, p = s->pp, v = s->virtual_stages;
   double layers = (double) model->n_layers / s->pp;
   double t_first, t_last, t_mid, t_max, t_avg, w_avg, c_pp, max_f, max_b;
@@ -374,15 +380,16 @@ analytic_eval (const PlxModel    *model,
   place_cached (caches, &cx, &send_s, &tied);
   if (cache != NULL && cache_matches (cache, model, cluster, s, micro_batch))
     {
-      costs = cache->costs;
-      costs.send_s = send_s;  /* depends on where the stages sit */
+      cache->costs.send_s = send_s;  /* depends on where the stages sit */
+      costs = &cache->costs;
       per_seq = cache->forward_flops;
     }
   else
     {
       /* The send is place_cached's: the same function of the same groups. */
-      plx_costing_compute_unsent (&cx, &costs);
-      costs.send_s = send_s;
+      plx_costing_compute_unsent (&cx, &own);
+      own.send_s = send_s;
+      costs = &own;
       per_seq = plx_model_get_forward_flops (model, s->seq_length);
       if (cache != NULL)
         {
@@ -400,24 +407,33 @@ analytic_eval (const PlxModel    *model,
           cache->dtype = s->dtype;
           cache->recompute = s->recompute;
           cache->eager = plx_strategy_is_pytorch (s);
-          cache->costs = costs;
+          cache->costs = own;
           cache->forward_flops = per_seq;
         }
     }
   /* After the cache: it depends on the ZeRO stage, which the search varies innermost. */
-  plx_costing_grad_accumulation (&cx, &costs);
+  if (plx_strategy_accumulates_fp32_copy (s))
+    {
+      if (costs != &own)
+        own = *costs;
+      plx_costing_grad_accumulation (&cx, &own);
+      costs = &own;
+    }
+  layer = &costs->layer;
+  pre = &costs->embedding;
+  post = &costs->head;
   m = cx.micro_batches;
-  c_pp = costs.send_s;
+  c_pp = costs->send_s;
   plx_costing_state_bytes (s->dtype, &wb, &gb_unused, &ob_unused);
   /* Uneven stages: each stage's own layers; the even case keeps n_layers / pp. */
-  zero3_cached (caches, &cx, &costs, &zero3);
-  split = layer_split_cached (caches, &cx, &costs, &zero3);
+  zero3_cached (caches, &cx, costs, &zero3);
+  split = layer_split_cached (caches, &cx, costs, &zero3);
   cx.chunk_layers = split;
   layers_first = plx_costing_stage_layers (&cx, 0);
   layers_last = plx_costing_stage_layers (&cx, s->pp - 1);
 
-  plx_costing_stage_memory (&cx, &costs, 0, &mem_first);
-  plx_costing_stage_memory (&cx, &costs, s->pp - 1, &mem_last);
+  plx_costing_stage_memory (&cx, costs, 0, &mem_first);
+  plx_costing_stage_memory (&cx, costs, s->pp - 1, &mem_last);
   peak_stage = (s->pp > 1 && plx_costing_stage_memory_total (&mem_last) > plx_costing_stage_memory_total (&mem_first))
                  ? s->pp - 1 : 0;
   mem = peak_stage == 0 ? &mem_first : &mem_last;
@@ -440,7 +456,7 @@ analytic_eval (const PlxModel    *model,
           if (n_seen < G_N_ELEMENTS (seen))
             seen[n_seen++] = split[st];
         }
-      plx_costing_stage_memory (&cx, &costs, st, &mem_mid);
+      plx_costing_stage_memory (&cx, costs, st, &mem_mid);
       if (plx_costing_stage_memory_total (&mem_mid) > plx_costing_stage_memory_total (mem))
         {
           peak_stage = st;
@@ -475,17 +491,17 @@ analytic_eval (const PlxModel    *model,
     double qf = post->fwd_s + post->comm_fwd_s, qb = post->bwd_s + post->comm_bwd_s;
     double zf, zb;
 
-    zero3_stage (&cx, &costs, &zero3, 0, &zf, &zb);
+    zero3_stage (&cx, costs, &zero3, 0, &zf, &zb);
     fwd_first = layers_first * lf + pf + (p == 1 ? qf : 0.0) + zf;
     bwd_first = layers_first * lb + pb + (p == 1 ? qb : 0.0) + zb;
     if (s->pp > 1)
-      zero3_stage (&cx, &costs, &zero3, s->pp - 1, &zf, &zb);
+      zero3_stage (&cx, costs, &zero3, s->pp - 1, &zf, &zb);
     fwd_last = layers_last * lf + qf + (p == 1 ? pf : 0.0) + zf;
     bwd_last = layers_last * lb + qb + (p == 1 ? pb : 0.0) + zb;
     t_first = fwd_first + bwd_first;
     t_last = fwd_last + bwd_last;
     if (s->pp > 2)
-      zero3_stage (&cx, &costs, &zero3, 1, &zf, &zb);
+      zero3_stage (&cx, costs, &zero3, 1, &zf, &zb);
     t_mid = layers * (lf + lb) + (s->pp > 2 ? zf + zb : 0.0);
     /* GPipe's phases (below), with each pass's send: forwards send on from all
      * but the last stage, backwards from all but the first. */
@@ -516,7 +532,7 @@ analytic_eval (const PlxModel    *model,
               }
             else
               {
-                zero3_stage (&cx, &costs, &zero3, st, &zf, &zb);
+                zero3_stage (&cx, costs, &zero3, st, &zf, &zb);
                 if (zero3.active && s->virtual_stages == 1)
                   stage_memo_add (&z_memo, split[st], zf, zb);
               }
@@ -609,7 +625,7 @@ analytic_eval (const PlxModel    *model,
         double fwd = st == 0 ? fwd_first : st == s->pp - 1 ? fwd_last : n_st * lf;
         gboolean middle_chunk = split != NULL && s->virtual_stages == 1 && st > 0 && st + 1 < s->pp;
         const double *known = middle_chunk ? stage_memo_find (&dp_memo, split[st]) : NULL;
-        double exposed = 0.0, opt = known != NULL ? known[1] : plx_costing_optimizer_time (&cx, &costs, st);
+        double exposed = 0.0, opt = known != NULL ? known[1] : plx_costing_optimizer_time (&cx, costs, st);
         /* Zero-bubble H1 produces the weight gradients in W passes: the last one
          * on a stage is all the reduction can hide behind, and the drain before it
          * carries input gradients only (B). */
@@ -627,9 +643,9 @@ analytic_eval (const PlxModel    *model,
           {
             double bucket_bytes, bucket_s, n_buckets;
 
-            plx_costing_grad_buckets (&cx, &costs, st, &bucket_bytes, &bucket_s, &n_buckets);
+            plx_costing_grad_buckets (&cx, costs, st, &bucket_bytes, &bucket_s, &n_buckets);
             exposed = plx_costing_bucket_exposed (&cx, n_buckets, bucket_s, window) +
-                      plx_costing_param_gather_exposed (&cx, &costs, st, bucket_bytes, n_buckets, fwd);
+                      plx_costing_param_gather_exposed (&cx, costs, st, bucket_bytes, n_buckets, fwd);
           }
         if (middle_chunk && known == NULL)
           stage_memo_add (&dp_memo, split[st], exposed, opt);
@@ -696,7 +712,7 @@ analytic_eval (const PlxModel    *model,
   {
     double zf = 0.0, zb = 0.0;
     if (zero3.active)
-      zero3_stage (&cx, &costs, &zero3, peak_stage, &zf, &zb);
+      zero3_stage (&cx, costs, &zero3, peak_stage, &zf, &zb);
     report->time_s[PLX_TIME_DP_COMM] = dp_exposed + tied + m * (zf + zb);
   }
   report->time_s[PLX_TIME_OPTIMIZER] = optimizer;
