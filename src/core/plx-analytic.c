@@ -290,6 +290,9 @@ zero3_stage (const PlxCosting    *cx,
              double              *bwd)
 {
   const PlxStrategy *s = cx->strategy;
+  /* A chunk's pass depends on it only through its layers and whether it holds the
+   * embedding or the head: interleaved middle chunks of equal layers pass alike. */
+  double last_n = -1.0, last_f = 0.0, last_b = 0.0;
 
   *fwd = *bwd = 0.0;
   if (!z->active)
@@ -298,9 +301,24 @@ zero3_stage (const PlxCosting    *cx,
     {
       guint k = c * s->pp + stage;
       double n = cx->chunk_layers != NULL ? cx->chunk_layers[k] : (double) cx->model->n_layers / (s->pp * s->virtual_stages);
+      gboolean end = k == 0 || k + 1 == s->pp * s->virtual_stages;
       double f, b;
 
-      plx_costing_zero3_pass (cx, costs, z, n, k == 0, k + 1 == s->pp * s->virtual_stages, &f, &b);
+      if (!end && n == last_n)
+        {
+          f = last_f;
+          b = last_b;
+        }
+      else
+        {
+          plx_costing_zero3_pass (cx, costs, z, n, k == 0, k + 1 == s->pp * s->virtual_stages, &f, &b);
+          if (!end)
+            {
+              last_n = n;
+              last_f = f;
+              last_b = b;
+            }
+        }
       *fwd += f;
       *bwd += b;
     }
@@ -371,6 +389,7 @@ analytic_eval (const PlxModel    *model,
   g_autofree guint *split = NULL;
   PlxZero3Comm zero3;
   double layers_first, layers_last, layers_peak;
+  double z_first[2] = { 0.0, 0.0 }, z_last[2] = { 0.0, 0.0 }; /* ZeRO-3's passes, kept for the report */
   double stage_compute, stage_recompute, stage_comm, per_seq, send_s;
 
   CacheSlot *cache = caches != NULL ? &caches->slot[plx_strategy_is_pytorch (s) ? 1 : 0] : NULL;
@@ -492,10 +511,16 @@ analytic_eval (const PlxModel    *model,
     double zf, zb;
 
     zero3_stage (&cx, costs, &zero3, 0, &zf, &zb);
+    z_first[0] = z_last[0] = zf;
+    z_first[1] = z_last[1] = zb;
     fwd_first = layers_first * lf + pf + (p == 1 ? qf : 0.0) + zf;
     bwd_first = layers_first * lb + pb + (p == 1 ? qb : 0.0) + zb;
     if (s->pp > 1)
-      zero3_stage (&cx, costs, &zero3, s->pp - 1, &zf, &zb);
+      {
+        zero3_stage (&cx, costs, &zero3, s->pp - 1, &zf, &zb);
+        z_last[0] = zf;
+        z_last[1] = zb;
+      }
     fwd_last = layers_last * lf + qf + (p == 1 ? pf : 0.0) + zf;
     bwd_last = layers_last * lb + qb + (p == 1 ? pb : 0.0) + zb;
     t_first = fwd_first + bwd_first;
@@ -711,7 +736,12 @@ analytic_eval (const PlxModel    *model,
   report->time_s[PLX_TIME_PP_COMM] = p > 1 ? (m + (p - 1.0) / v) * 2.0 * v * c_pp : 0.0;
   {
     double zf = 0.0, zb = 0.0;
-    if (zero3.active)
+    if (zero3.active && (peak_stage == 0 || peak_stage == s->pp - 1))
+      {
+        zf = peak_stage == 0 ? z_first[0] : z_last[0];
+        zb = peak_stage == 0 ? z_first[1] : z_last[1];
+      }
+    else if (zero3.active)
       zero3_stage (&cx, costs, &zero3, peak_stage, &zf, &zb);
     report->time_s[PLX_TIME_DP_COMM] = dp_exposed + tied + m * (zf + zb);
   }

@@ -610,33 +610,6 @@ plx_costing_layer_split (const PlxCosting    *cx,
   return out;
 }
 
-double
-plx_costing_stage_layers (const PlxCosting *cx,
-                          guint             stage)
-{
-  const PlxStrategy *s = cx->strategy;
-  double n = 0.0;
-
-  if (cx->chunk_layers == NULL)
-    return (double) cx->model->n_layers / s->pp;
-  for (guint c = 0; c < s->virtual_stages; c++)
-    n += cx->chunk_layers[(gsize) c * s->pp + stage];
-  return n;
-}
-
-double
-plx_costing_stage_params (const PlxCosting    *cx,
-                          const PlxStageCosts *costs,
-                          guint                stage)
-{
-  const PlxStrategy *s = cx->strategy;
-  double params = 0.0;
-
-  for (guint c = 0; c < s->virtual_stages; c++)
-    params += plx_costing_chunk_params (cx, costs, c * s->pp + stage);
-  return params;
-}
-
 void
 plx_costing_stage_memory (const PlxCosting    *cx,
                           const PlxStageCosts *costs,
@@ -988,25 +961,6 @@ plx_costing_zero3_pass (const PlxCosting    *cx,
   busy = n_layers * lb + (first ? pb : 0.0) + (last ? qb : 0.0) - copies_b;
   *bwd_extra = MAX (0.0, MAX (c1, c2) - busy);
   *bwd_extra += plx_costing_contention (cx, c1, *bwd_extra - copies_b, busy);
-}
-
-double
-plx_costing_chunk_params (const PlxCosting    *cx,
-                          const PlxStageCosts *c,
-                          guint                k)
-{
-  const PlxStrategy *s = cx->strategy;
-  guint K = s->pp * s->virtual_stages;
-  double layers = cx->chunk_layers != NULL ? cx->chunk_layers[k] : (double) cx->model->n_layers / K;
-  double params = layers * c->layer.params + (k == 0 ? c->embedding.params : 0.0) + (k + 1 == K ? c->head.params : 0.0);
-
-  /* Tied embeddings: the last stage keeps its own copy of the word embeddings when
-   * it is not also the first (Megatron-LM, Narayanan et al. 2021 §4); its gradients
-   * are reduced over the data-parallel group with the rest before the two copies
-   * are summed. */
-  if (k + 1 == K && cx->model->tied_embeddings && s->pp > 1)
-    params += (double) cx->model->vocab * cx->model->hidden / s->tp;
-  return params;
 }
 
 /* Data-parallel gradient buckets (PyTorch DDP, Li et al. 2020 §3.2.3; Megatron-LM's

@@ -117,13 +117,56 @@ double plx_costing_collective (const PlxCosting *cx,
 /* plx_memory_time on the strategy's cluster, through the memo. */
 double plx_costing_memory (const PlxCosting *cx,
                            double            bytes);
-/* Layers on a stage's GPU: all its chunks'. */
-double plx_costing_stage_layers (const PlxCosting *cx,
-                                 guint             stage);
+/* Layers on a stage's GPU: all its chunks'. Inline, with the two below: the closed
+ * form asks them a dozen times an evaluation, and a call each was 7 % of a search. */
+static inline double
+plx_costing_stage_layers (const PlxCosting *cx,
+                          guint             stage)
+{
+  const PlxStrategy *s = cx->strategy;
+  double n = 0.0;
+
+  if (cx->chunk_layers == NULL)
+    return (double) cx->model->n_layers / s->pp;
+  for (guint c = 0; c < s->virtual_stages; c++)
+    n += cx->chunk_layers[(gsize) c * s->pp + stage];
+  return n;
+}
+
+/* Parameters of model chunk k: its layers, with the embedding or the head (and a
+ * copy of tied embeddings) if it has them. A stage's are its chunks'. */
+static inline double
+plx_costing_chunk_params (const PlxCosting    *cx,
+                          const PlxStageCosts *c,
+                          guint                k)
+{
+  const PlxStrategy *s = cx->strategy;
+  guint K = s->pp * s->virtual_stages;
+  double layers = cx->chunk_layers != NULL ? cx->chunk_layers[k] : (double) cx->model->n_layers / K;
+  double params = layers * c->layer.params + (k == 0 ? c->embedding.params : 0.0) + (k + 1 == K ? c->head.params : 0.0);
+
+  /* Tied embeddings: the last stage keeps its own copy of the word embeddings when
+   * it is not also the first (Megatron-LM, Narayanan et al. 2021 §4); its gradients
+   * are reduced over the data-parallel group with the rest before the two copies
+   * are summed. */
+  if (k + 1 == K && cx->model->tied_embeddings && s->pp > 1)
+    params += (double) cx->model->vocab * cx->model->hidden / s->tp;
+  return params;
+}
+
 /* Parameters held by a stage's GPU, including the tied embedding copy. */
-double plx_costing_stage_params (const PlxCosting    *cx,
-                                 const PlxStageCosts *costs,
-                                 guint                stage);
+static inline double
+plx_costing_stage_params (const PlxCosting    *cx,
+                          const PlxStageCosts *costs,
+                          guint                stage)
+{
+  const PlxStrategy *s = cx->strategy;
+  double params = 0.0;
+
+  for (guint c = 0; c < s->virtual_stages; c++)
+    params += plx_costing_chunk_params (cx, costs, c * s->pp + stage);
+  return params;
+}
 void   plx_costing_stage_memory (const PlxCosting    *cx,
                                  const PlxStageCosts *costs,
                                  guint                stage,
@@ -199,11 +242,6 @@ void   plx_costing_zero3_pass (const PlxCosting    *cx,
                                gboolean             last,
                                double              *fwd_extra,
                                double              *bwd_extra);
-/* Parameters of model chunk k: its layers, with the embedding or the head (and a
- * copy of tied embeddings) if it has them. A stage's are its chunks'. */
-double plx_costing_chunk_params (const PlxCosting    *cx,
-                                 const PlxStageCosts *costs,
-                                 guint                k);
 /* A stage's gradient buckets: size, one's reduction time, how many its chunks fill. */
 void   plx_costing_grad_buckets (const PlxCosting    *cx,
                                  const PlxStageCosts *costs,
