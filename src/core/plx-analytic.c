@@ -252,7 +252,8 @@ split_matches (const SplitSlot *k, const PlxCosting *cx, const PlxStageCosts *co
          memcmp (k->zero3.gather, zero3->gather, sizeof (PlxZero3Comm) - G_STRUCT_OFFSET (PlxZero3Comm, gather)) == 0;
 }
 
-/* plx_costing_layer_split through the cache's slot: a new copy either way. */
+/* plx_costing_layer_split of an uneven split through the cache's slot: a new copy
+ * either way. */
 static guint *
 layer_split_cached (PlxAnalyticCache *cache, const PlxCosting *cx, const PlxStageCosts *costs,
                     const PlxZero3Comm *zero3)
@@ -260,9 +261,6 @@ layer_split_cached (PlxAnalyticCache *cache, const PlxCosting *cx, const PlxStag
   const PlxStrategy *s = cx->strategy;
   SplitSlot *k;
 
-  /* An even split is NULL here as there: asked once, not twice. */
-  if (!plx_layer_split_is_uneven (s, cx->model->n_layers))
-    return NULL;
   if (cache == NULL)
     return plx_costing_layer_split (cx, costs, zero3);
   k = &cache->split[zero3->active ? 1 : 0];
@@ -396,6 +394,7 @@ analytic_eval (const PlxModel    *model,
   guint peak_stage;
   g_autofree guint *split = NULL;
   PlxZero3Comm zero3;
+  gboolean uneven;
   double layers_first, layers_last, layers_peak;
   double z_first[2] = { 0.0, 0.0 }, z_last[2] = { 0.0, 0.0 }; /* ZeRO-3's passes, kept for the report */
   double stage_compute, stage_recompute, stage_comm, per_seq, send_s;
@@ -453,8 +452,14 @@ analytic_eval (const PlxModel    *model,
   c_pp = costs->send_s;
   plx_costing_state_bytes (s->dtype, &wb, &gb_unused, &ob_unused);
   /* Uneven stages: each stage's own layers; the even case keeps n_layers / pp. */
-  zero3_cached (caches, &cx, costs, &zero3);
-  split = layer_split_cached (caches, &cx, costs, &zero3);
+  /* ZeRO-3's collectives only balance an uneven split before the memory check; an
+   * even one's wait until the strategy fits (two in three of a search's do not). */
+  uneven = plx_layer_split_is_uneven (s, model->n_layers);
+  if (uneven)
+    {
+      zero3_cached (caches, &cx, costs, &zero3);
+      split = layer_split_cached (caches, &cx, costs, &zero3);
+    }
   cx.chunk_layers = split;
   layers_first = plx_costing_stage_layers (&cx, 0);
   layers_last = plx_costing_stage_layers (&cx, s->pp - 1);
@@ -509,6 +514,8 @@ analytic_eval (const PlxModel    *model,
   /* Memory first: a search asks only whether the strategy fits before it wants a time. */
   if ((double) report->peak_memory_bytes > memory_limit)
     return FALSE;
+  if (!uneven)
+    zero3_cached (caches, &cx, costs, &zero3);
 
   /* Per micro-batch, all chunks of a stage: forward, and backward with recompute. */
   lf = layer->fwd_s + layer->comm_fwd_s;
