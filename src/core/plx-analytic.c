@@ -285,6 +285,16 @@ layer_split_cached (PlxAnalyticCache *cache, const PlxCosting *cx, const PlxStag
   return g_memdup2 (k->split, sizeof (guint) * s->pp * s->virtual_stages);
 }
 
+/* A stage's layers, with an even split's share (n_layers / pp) worked out once an
+ * evaluation by the caller rather than divided again for each stage asked. */
+static inline double
+stage_layers (const PlxCosting *cx,
+              double            even,
+              guint             stage)
+{
+  return cx->chunk_layers == NULL ? even : plx_costing_stage_layers (cx, stage);
+}
+
 /* ZeRO-3's exposed communication on one stage's GPU, per micro-batch: its chunks'
  * forward and backward passes (plx_costing_zero3_pass, shared with the plan). */
 static void
@@ -461,11 +471,14 @@ analytic_eval (const PlxModel    *model,
       split = layer_split_cached (caches, &cx, costs, &zero3);
     }
   cx.chunk_layers = split;
-  layers_first = plx_costing_stage_layers (&cx, 0);
-  layers_last = plx_costing_stage_layers (&cx, s->pp - 1);
+  layers_first = stage_layers (&cx, layers, 0);
+  layers_last = stage_layers (&cx, layers, s->pp - 1);
 
   plx_costing_stage_memory (&cx, costs, 0, &mem_first);
-  plx_costing_stage_memory (&cx, costs, s->pp - 1, &mem_last);
+  if (s->pp > 1)
+    plx_costing_stage_memory (&cx, costs, s->pp - 1, &mem_last);
+  else
+    mem_last = mem_first;  /* the one stage */
   peak_stage = (s->pp > 1 && plx_costing_stage_memory_total (&mem_last) > plx_costing_stage_memory_total (&mem_first))
                  ? s->pp - 1 : 0;
   mem = peak_stage == 0 ? &mem_first : &mem_last;
@@ -496,7 +509,7 @@ analytic_eval (const PlxModel    *model,
           mem = &mem_first;
         }
     }
-  layers_peak = plx_costing_stage_layers (&cx, peak_stage);
+  layers_peak = stage_layers (&cx, layers, peak_stage);
 
   report->reported_stage = peak_stage;
   report->hbm_bytes = cluster->hbm_bytes;
@@ -660,7 +673,7 @@ analytic_eval (const PlxModel    *model,
 
     while (st < s->pp)
       {
-        double n_st = plx_costing_stage_layers (&cx, st);
+        double n_st = stage_layers (&cx, layers, st);
         double window = st == 0 ? bwd_first : st == s->pp - 1 ? bwd_last : n_st * lb;
         double fwd = st == 0 ? fwd_first : st == s->pp - 1 ? fwd_last : n_st * lf;
         gboolean middle_chunk = split != NULL && s->virtual_stages == 1 && st > 0 && st + 1 < s->pp;

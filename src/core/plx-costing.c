@@ -691,12 +691,6 @@ plx_costing_recompute_transient_bytes (const PlxStrategy  *s,
   return MAX (0.0, layer->full_saved_bytes - layer->saved_bytes);
 }
 
-double
-plx_costing_stage_memory_total (const PlxStageMemory *mem)
-{
-  return mem->weights + mem->gradients + mem->optimizer + mem->activations + mem->other;
-}
-
 /* The optimizer step is memory-bound; per local parameter, Megatron-LM's mixed-
  * precision optimizer makes these passes over HBM:
  *   fused Adam (Kingma and Ba 2015, Alg. 1; apex multi-tensor Adam): reads the

@@ -173,7 +173,12 @@ void   plx_costing_stage_memory (const PlxCosting    *cx,
                                  PlxStageMemory      *mem);
 double plx_costing_recompute_transient_bytes (const PlxStrategy  *s,
                                               const PlxBlockCost *layer);
-double plx_costing_stage_memory_total (const PlxStageMemory *mem);
+/* Inline: the closed form compares two or three stages an evaluation. */
+static inline double
+plx_costing_stage_memory_total (const PlxStageMemory *mem)
+{
+  return mem->weights + mem->gradients + mem->optimizer + mem->activations + mem->other;
+}
 /* Bytes per parameter of weights, gradients and optimizer state. */
 void   plx_costing_state_bytes (PlxDtype dtype,
                                 double  *weights,
