@@ -971,11 +971,14 @@ plx_costing_grad_buckets (const PlxCosting    *cx,
   const PlxStrategy *s = cx->strategy;
   double gb = plx_costing_grad_bytes (s->dtype);
   double limit = (double) plx_strategy_get_grad_bucket_bytes (s), grads = 0.0;
+  guint K = s->pp * s->virtual_stages;
+  double even = cx->chunk_layers == NULL ? (double) cx->model->n_layers / K : 0.0;  /* once, not a chunk */
 
   *n_buckets = 0.0;
   for (guint v = 0; v < s->virtual_stages; v++)
     {
-      double chunk = plx_costing_chunk_params (cx, c, v * s->pp + stage) * gb;
+      guint k = v * s->pp + stage;
+      double chunk = plx_costing_chunk_params_of (cx, c, k, K, cx->chunk_layers != NULL ? cx->chunk_layers[k] : even) * gb;
       double filled = ceil (chunk / limit);  /* once: MAX evaluates it twice */
 
       grads += chunk;

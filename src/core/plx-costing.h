@@ -133,16 +133,16 @@ plx_costing_stage_layers (const PlxCosting *cx,
   return n;
 }
 
-/* Parameters of model chunk k: its layers, with the embedding or the head (and a
- * copy of tied embeddings) if it has them. A stage's are its chunks'. */
+/* Parameters of model chunk k of K, holding `layers` layers: with the embedding or
+ * the head (and a copy of tied embeddings) if it has them. */
 static inline double
-plx_costing_chunk_params (const PlxCosting    *cx,
-                          const PlxStageCosts *c,
-                          guint                k)
+plx_costing_chunk_params_of (const PlxCosting    *cx,
+                             const PlxStageCosts *c,
+                             guint                k,
+                             guint                K,
+                             double               layers)
 {
   const PlxStrategy *s = cx->strategy;
-  guint K = s->pp * s->virtual_stages;
-  double layers = cx->chunk_layers != NULL ? cx->chunk_layers[k] : (double) cx->model->n_layers / K;
   double params = layers * c->layer.params + (k == 0 ? c->embedding.params : 0.0) + (k + 1 == K ? c->head.params : 0.0);
 
   /* Tied embeddings: the last stage keeps its own copy of the word embeddings when
@@ -154,17 +154,36 @@ plx_costing_chunk_params (const PlxCosting    *cx,
   return params;
 }
 
-/* Parameters held by a stage's GPU, including the tied embedding copy. */
+/* Parameters of model chunk k. A stage's are its chunks'. */
+static inline double
+plx_costing_chunk_params (const PlxCosting    *cx,
+                          const PlxStageCosts *c,
+                          guint                k)
+{
+  const PlxStrategy *s = cx->strategy;
+  guint K = s->pp * s->virtual_stages;
+  double layers = cx->chunk_layers != NULL ? cx->chunk_layers[k] : (double) cx->model->n_layers / K;
+
+  return plx_costing_chunk_params_of (cx, c, k, K, layers);
+}
+
+/* Parameters held by a stage's GPU, including the tied embedding copy. An even
+ * split's chunks hold one share, divided once, not once a chunk. */
 static inline double
 plx_costing_stage_params (const PlxCosting    *cx,
                           const PlxStageCosts *costs,
                           guint                stage)
 {
   const PlxStrategy *s = cx->strategy;
+  guint K = s->pp * s->virtual_stages;
+  double even = cx->chunk_layers == NULL ? (double) cx->model->n_layers / K : 0.0;
   double params = 0.0;
 
   for (guint c = 0; c < s->virtual_stages; c++)
-    params += plx_costing_chunk_params (cx, costs, c * s->pp + stage);
+    {
+      guint k = c * s->pp + stage;
+      params += plx_costing_chunk_params_of (cx, costs, k, K, cx->chunk_layers != NULL ? cx->chunk_layers[k] : even);
+    }
   return params;
 }
 void   plx_costing_stage_memory (const PlxCosting    *cx,
