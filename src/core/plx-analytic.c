@@ -401,6 +401,7 @@ analytic_eval (const PlxModel    *model,
   double t_pipe, dp_exposed = 0.0, tied, optimizer = 0.0;
   double peak_flops, wb, gb_unused, ob_unused;
   PlxStageMemory mem_first, mem_last, mem_mid, *mem;
+  PlxStageMemoryTerms mem_terms;
   guint peak_stage;
   g_autofree guint *split = NULL;
   PlxZero3Comm zero3;
@@ -474,9 +475,10 @@ analytic_eval (const PlxModel    *model,
   layers_first = stage_layers (&cx, layers, 0);
   layers_last = stage_layers (&cx, layers, s->pp - 1);
 
-  plx_costing_stage_memory (&cx, costs, 0, &mem_first);
+  plx_costing_stage_memory_terms (&cx, costs, &mem_terms);
+  plx_costing_stage_memory_at (&cx, costs, &mem_terms, 0, &mem_first);
   if (s->pp > 1)
-    plx_costing_stage_memory (&cx, costs, s->pp - 1, &mem_last);
+    plx_costing_stage_memory_at (&cx, costs, &mem_terms, s->pp - 1, &mem_last);
   else
     mem_last = mem_first;  /* the one stage */
   peak_stage = (s->pp > 1 && plx_costing_stage_memory_total (&mem_last) > plx_costing_stage_memory_total (&mem_first))
@@ -501,7 +503,7 @@ analytic_eval (const PlxModel    *model,
           if (n_seen < G_N_ELEMENTS (seen))
             seen[n_seen++] = split[st];
         }
-      plx_costing_stage_memory (&cx, costs, st, &mem_mid);
+      plx_costing_stage_memory_at (&cx, costs, &mem_terms, st, &mem_mid);
       if (plx_costing_stage_memory_total (&mem_mid) > plx_costing_stage_memory_total (mem))
         {
           peak_stage = st;

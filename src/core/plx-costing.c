@@ -611,10 +611,50 @@ plx_costing_layer_split (const PlxCosting    *cx,
 }
 
 void
-plx_costing_stage_memory (const PlxCosting    *cx,
-                          const PlxStageCosts *costs,
-                          guint                stage,
-                          PlxStageMemory      *mem)
+plx_costing_stage_memory_terms (const PlxCosting    *cx,
+                                const PlxStageCosts *costs,
+                                PlxStageMemoryTerms *terms)
+{
+  const PlxStrategy *s = cx->strategy;
+  const PlxBlockCost *layer = &costs->layer;
+  double edp;
+
+  plx_costing_state_bytes (s->dtype, &terms->wb, &terms->gb, &terms->ob);
+
+  /* ZeRO (Rajbhandari et al. 2020 §5.1): stage 1 shards optimizer states over the
+   * data-parallel group, stage 2 also gradients, stage 3 also weights. Expert weights
+   * are sharded over their own data-parallel group, dp/ep. */
+  edp = (double) plx_strategy_get_grad_group_size (s) / s->ep;
+  terms->edp = MIN (MAX (1.0, edp), cx->shard);
+  {
+    /* ZeRO-3 that keeps its units gathered from forward to backward holds the
+     * stage's weights whole through the step; once per step (pipelined FSDP) the
+     * gradients too, accumulated unsharded until the last micro-batch. */
+    gboolean once = plx_strategy_zero3_once_per_step (s);
+    terms->shard_w = s->zero_stage >= 3 && plx_strategy_reshard_after_forward (s) && !once;
+    terms->shard_g = s->zero_stage >= 2 && !once;
+  }
+  terms->fp32_copy = plx_strategy_accumulates_fp32_copy (s);
+  terms->transient = plx_costing_recompute_transient_bytes (s, layer);
+
+  /* Communication buffers: the pipeline's receive and send buffers (two hidden states)
+   * and the tensor-parallel gather buffer of one hidden state; ZeRO-3 keeps the next
+   * layer's gathered weights while the current one computes (FSDP prefetch). */
+  terms->other = 0.0;
+  if (s->pp > 1)
+    terms->other += 2.0 * cx->act_bytes / (cx->ctx.sp ? s->tp : 1);
+  if (s->tp > 1)
+    terms->other += cx->act_bytes;
+  if (s->zero_stage >= 3 && cx->dp_group.size > 1)
+    terms->other += 2.0 * layer->params * terms->wb;
+}
+
+void
+plx_costing_stage_memory_at (const PlxCosting          *cx,
+                             const PlxStageCosts       *costs,
+                             const PlxStageMemoryTerms *terms,
+                             guint                      stage,
+                             PlxStageMemory            *mem)
 {
   const PlxStrategy *s = cx->strategy;
   gboolean first = stage == 0, last = stage == s->pp - 1;
@@ -623,33 +663,19 @@ plx_costing_stage_memory (const PlxCosting    *cx,
   double chunk_layers = layers / s->virtual_stages;
   double in_flight = plx_pipeline_chunks_in_flight (s->schedule, s->pp, s->virtual_stages, stage, (guint64) m);
   const PlxBlockCost *layer = &costs->layer;
-  double params, expert, dense, wb, gb, ob, edp;
+  double params, expert, dense, wb = terms->wb, gb = terms->gb, ob = terms->ob, edp = terms->edp;
+  gboolean shard_w = terms->shard_w, shard_g = terms->shard_g;
 
   params = plx_costing_stage_params (cx, costs, stage);
   expert = layers * layer->expert_params;
   dense = params - expert;
-  plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
 
-  /* ZeRO (Rajbhandari et al. 2020 §5.1): stage 1 shards optimizer states over the
-   * data-parallel group, stage 2 also gradients, stage 3 also weights. Expert weights
-   * are sharded over their own data-parallel group, dp/ep. */
-  edp = (double) plx_strategy_get_grad_group_size (s) / s->ep;
-  edp = MIN (MAX (1.0, edp), cx->shard);
-  {
-    /* ZeRO-3 that keeps its units gathered from forward to backward holds the
-     * stage's weights whole through the step; once per step (pipelined FSDP) the
-     * gradients too, accumulated unsharded until the last micro-batch. */
-    gboolean once = plx_strategy_zero3_once_per_step (s);
-    gboolean shard_w = s->zero_stage >= 3 && plx_strategy_reshard_after_forward (s) && !once;
-    gboolean shard_g = s->zero_stage >= 2 && !once;
-
-    mem->weights = dense * wb / (shard_w ? cx->shard : 1.0) + expert * wb / (shard_w ? edp : 1.0);
-    mem->gradients = dense * gb / (shard_g ? cx->shard : 1.0) + expert * gb / (shard_g ? edp : 1.0);
-  }
+  mem->weights = dense * wb / (shard_w ? cx->shard : 1.0) + expert * wb / (shard_w ? edp : 1.0);
+  mem->gradients = dense * gb / (shard_g ? cx->shard : 1.0) + expert * gb / (shard_g ? edp : 1.0);
   mem->optimizer = dense * ob / (s->zero_stage >= 1 ? cx->shard : 1.0) + expert * ob / (s->zero_stage >= 1 ? edp : 1.0);
   /* DeepSpeed's BF16_Optimizer keeps the 16-bit gradients the backward pass writes
    * beside the fp32 copy it adds them into (plx_costing_grad_accumulation). */
-  if (plx_strategy_accumulates_fp32_copy (s))
+  if (terms->fp32_copy)
     mem->gradients += params * 2.0;
   /* fp8 training keeps each fp8 layer's weights cast once per step, as is and
    * transposed (Transformer Engine's fp8 weight workspaces): 2 bytes per parameter.
@@ -662,18 +688,20 @@ plx_costing_stage_memory (const PlxCosting    *cx,
     mem->activations += ceil (in_flight / s->virtual_stages) * costs->embedding.saved_bytes;
   if (last)
     mem->activations += (s->schedule == PLX_SCHEDULE_GPIPE ? m : 1.0) * costs->head.saved_bytes;
-  mem->activations += plx_costing_recompute_transient_bytes (s, layer);
+  mem->activations += terms->transient;
+  mem->other = terms->other;
+}
 
-  /* Communication buffers: the pipeline's receive and send buffers (two hidden states)
-   * and the tensor-parallel gather buffer of one hidden state; ZeRO-3 keeps the next
-   * layer's gathered weights while the current one computes (FSDP prefetch). */
-  mem->other = 0.0;
-  if (s->pp > 1)
-    mem->other += 2.0 * cx->act_bytes / (cx->ctx.sp ? s->tp : 1);
-  if (s->tp > 1)
-    mem->other += cx->act_bytes;
-  if (s->zero_stage >= 3 && cx->dp_group.size > 1)
-    mem->other += 2.0 * layer->params * wb;
+void
+plx_costing_stage_memory (const PlxCosting    *cx,
+                          const PlxStageCosts *costs,
+                          guint                stage,
+                          PlxStageMemory      *mem)
+{
+  PlxStageMemoryTerms terms;
+
+  plx_costing_stage_memory_terms (cx, costs, &terms);
+  plx_costing_stage_memory_at (cx, costs, &terms, stage, mem);
 }
 
 /* Full recompute re-creates one layer's activations while that layer's backward

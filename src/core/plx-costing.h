@@ -190,6 +190,23 @@ void   plx_costing_stage_memory (const PlxCosting    *cx,
                                  const PlxStageCosts *costs,
                                  guint                stage,
                                  PlxStageMemory      *mem);
+/* plx_costing_stage_memory in two parts: what is the same for every stage of an
+ * evaluation (bytes per parameter, ZeRO's sharding, the buffers), worked out once,
+ * and a stage's own. The closed form asks two stages or more an evaluation. */
+typedef struct
+{
+  double   wb, gb, ob, edp;
+  gboolean shard_w, shard_g, fp32_copy;
+  double   transient, other;
+} PlxStageMemoryTerms;
+void   plx_costing_stage_memory_terms (const PlxCosting    *cx,
+                                       const PlxStageCosts *costs,
+                                       PlxStageMemoryTerms *terms);
+void   plx_costing_stage_memory_at (const PlxCosting          *cx,
+                                    const PlxStageCosts       *costs,
+                                    const PlxStageMemoryTerms *terms,
+                                    guint                      stage,
+                                    PlxStageMemory            *mem);
 double plx_costing_recompute_transient_bytes (const PlxStrategy  *s,
                                               const PlxBlockCost *layer);
 /* Inline: the closed form compares two or three stages an evaluation. */
