@@ -118,7 +118,7 @@ double plx_costing_collective (const PlxCosting *cx,
 double plx_costing_memory (const PlxCosting *cx,
                            double            bytes);
 /* Layers on a stage's GPU: all its chunks'. Inline, with the two below: the closed
- * form asks them a dozen times an evaluation, and a call each was 7 % of a search. */
+ * form asks them a dozen times an evaluation; as calls they were a tenth of a search. */
 static inline double
 plx_costing_stage_layers (const PlxCosting *cx,
                           guint             stage)
