@@ -3,6 +3,7 @@
 
 #include "plx-chart-view.h"
 #include "plx-compare-chart.h"
+#include "plx-engine.h"
 #include "plx-format.h"
 #include "plx-memory-chart.h"
 #include "plx-render-export.h"
@@ -87,11 +88,16 @@ static PlxTimelineLayout *
 build_layout (PlxChartView *self, double width, double height)
 {
   PlxTimelineOptions o;
+  PlxTimelineLayout *l;
 
   plx_timeline_options_init (&o, width, height);
   if (self->export_title != NULL)
     o.title = self->export_title;
   effective_window (self, &o.t0_s, &o.t1_s);
+  /* The window's worker may have built this one already (plx-engine.c). */
+  if (self->export_title == NULL &&
+      (l = plx_result_take_layout (self->result, width, height, o.t0_s, o.t1_s)) != NULL)
+    return l;
   return plx_timeline_layout_new (self->result->timeline, &o);
 }
 
@@ -1334,6 +1340,12 @@ plx_chart_view_get_window (PlxChartView *self,
                            double       *t1_s)
 {
   effective_window (self, t0_s, t1_s);
+}
+
+gboolean
+plx_chart_view_shows_whole_step (PlxChartView *self)
+{
+  return self->t1 <= self->t0;
 }
 
 PlxResult *

@@ -67,6 +67,8 @@ char      *plx_chart_view_describe_at (PlxChartView *self,
  * the style or the error changed) and "details-changed" (the selection or the
  * measured range changed). */
 PlxResult  *plx_chart_view_get_result (PlxChartView *self);
+/* Not zoomed in: the timeline shows the whole step. */
+gboolean    plx_chart_view_shows_whole_step (PlxChartView *self);
 gboolean    plx_chart_view_get_dark (PlxChartView *self);
 /* One step of the zoom buttons and keys, around the centre: the visible span is
  * multiplied by PLX_CHART_ZOOM_STEP (zoom in) or divided by it (zoom out). */

@@ -6,6 +6,7 @@
 #include <gio/gio.h>
 
 #include "plx-result.h"
+#include "plx-timeline-chart.h"
 
 G_BEGIN_DECLS
 
@@ -20,6 +21,16 @@ void       plx_engine_compute (PlxEngine  *self,
                                JsonNode   *scenario,
                                const char *base_dir,
                                const char *source);
+/* The timeline chart's size, for the compute()s that follow: the worker builds the
+ * timeline's layout of each result for it (the whole step), after handing the result
+ * over, so the main thread shows the numbers and lays out the window meanwhile. The
+ * height is the chart's when the result fits in memory, or when it does not (the
+ * window then shows the fit advice above the charts); 0: none (the chart is not
+ * shown, or zoomed, or its height in that case is not known yet). */
+void       plx_engine_set_timeline_size (PlxEngine *self,
+                                         int        width,
+                                         int        height_fits,
+                                         int        height_not_fits);
 gboolean   plx_engine_is_busy (PlxEngine *self);
 /* The result shown waits for its uncertainty band ("sampled" follows). */
 gboolean   plx_engine_is_sampling (PlxEngine *self);
@@ -27,6 +38,15 @@ gboolean   plx_engine_is_sampling (PlxEngine *self);
  * rather than from the next main-loop iteration. Returns whether it did. */
 gboolean   plx_engine_deliver_within (PlxEngine *self,
                                       guint      max_us);
+/* The layout the worker built for `result`, if it has exactly these options (the
+ * chart's size, the default options, the window t0_s..t1_s), waiting while the worker
+ * still builds it; NULL at once otherwise (the caller builds it). Transfer full: one
+ * taker. */
+PlxTimelineLayout *plx_result_take_layout (PlxResult *result,
+                                           double     width,
+                                           double     height,
+                                           double     t0_s,
+                                           double     t1_s);
 /* Computes synchronously in the calling thread (for tests and the CLI-equal check). */
 PlxResult *plx_engine_compute_sync (JsonNode   *scenario,
                                     const char *base_dir,

@@ -25,6 +25,9 @@ typedef struct
    * draws never delay the frame with the new charts: TRUE until the band arrives (or
    * a newer result replaces this one). Main thread only once delivered. */
   gboolean        band_pending;
+  /* The timeline chart's layout, built by the window's worker after it handed this
+   * result over (plx-engine.c); private: plx_result_take_layout. */
+  struct _PlxPrebuilt *prebuilt;
 } PlxResult;
 
 /* Draws per result. The sample p-quantile's standard error is sqrt(p (1 - p) / n) / f

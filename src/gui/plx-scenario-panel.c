@@ -13,6 +13,7 @@ typedef struct
   GtkScale   *scale;
   GtkWidget  *row;
   GArray     *values;       /* guint64 */
+  guint       n_marks;      /* the scale's marks: one at each of 0 .. n_marks - 1 */
 } Choice;
 
 typedef struct
@@ -258,6 +259,22 @@ refresh_other_choices (PlxScenarioPanel *self, const char *key)
   self->updating = was;
 }
 
+/* A mark at each position 0 .. n - 1. Each mark is a widget of its own, made, styled
+ * and mapped: a longer list only adds the marks it lacks (a drag between TP 4 and 8
+ * moves the CP and micro-batch lists between 5 and 6, 10 and 12 values); GtkScale
+ * can take marks away only all at once. */
+static void
+set_marks (Choice *ch, guint n)
+{
+  if (n < ch->n_marks)
+    {
+      gtk_scale_clear_marks (ch->scale);
+      ch->n_marks = 0;
+    }
+  for (; ch->n_marks < n; ch->n_marks++)
+    gtk_scale_add_mark (ch->scale, ch->n_marks, GTK_POS_BOTTOM, NULL);
+}
+
 static void
 refresh_choice (PlxScenarioPanel *self, guint which)
 {
@@ -285,10 +302,7 @@ refresh_choice (PlxScenarioPanel *self, guint which)
    * for another value (TP 4 at position 3 before, TP 8 at position 3 now). Setting
    * the format function again makes the scale relabel itself. */
   gtk_scale_set_format_value_func (ch->scale, choice_format, ch, NULL);
-  gtk_scale_clear_marks (ch->scale);
-  if (ch->values->len <= 12)
-    for (guint i = 0; i < ch->values->len; i++)
-      gtk_scale_add_mark (ch->scale, i, GTK_POS_BOTTOM, NULL);
+  set_marks (ch, ch->values->len <= 12 ? ch->values->len : 0);
   gtk_widget_set_sensitive (GTK_WIDGET (ch->scale), ch->values->len > 1);
   gtk_widget_queue_draw (GTK_WIDGET (ch->scale));
 }

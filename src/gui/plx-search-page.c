@@ -240,9 +240,14 @@ update_sensitivity (PlxSearchPage *self)
   gtk_widget_set_visible (GTK_WIDGET (self->progress), running);
   gtk_widget_set_sensitive (GTK_WIDGET (self->use_button),
                             gtk_single_selection_get_selected_item (self->selection) != NULL);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->search_button),
-                               self->scenario != NULL ? _("Search every strategy for this model, cluster and batch")
-                                                      : _("The scenario has an error: fix it first"));
+  {
+    const char *tip = self->scenario != NULL ? _("Search every strategy for this model, cluster and batch")
+                                             : _("The scenario has an error: fix it first");
+    /* Each call asks the X server where the pointer is (GTK 4.8 re-queries the
+     * tooltip), and this runs for every new result: only when the text changes. */
+    if (g_strcmp0 (gtk_widget_get_tooltip_text (GTK_WIDGET (self->search_button)), tip) != 0)
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->search_button), tip);
+  }
 }
 
 /* The constraints as --fix text: what the table and the CLI would agree on. */

@@ -56,6 +56,8 @@ struct _PlxWindow
   char            *graph_cluster;  /* the cluster the graph page runs on, as JSON text */
   gboolean         graph_shown;    /* the Graph page is up: the header and panel show its model */
   gboolean         fit_shown;      /* the scenario's "does not fit" bar is wanted */
+  int              timeline_width; /* the timeline chart's size as last seen, its height */
+  int              timeline_height[2]; /* with the fit bar hidden [0] and shown [1]; 0: not seen */
   GtkLabel        *card_value[N_CARDS];
   GtkLabel        *card_detail[N_CARDS];
   GtkWidget       *card_box[N_CARDS];
@@ -258,8 +260,31 @@ fix_button (PlxWindow *self, const PlxAdviceFix *fix)
   plx_tooltip_set (b, tip, FALSE);
   g_object_set_data_full (G_OBJECT (b), "key", g_strdup (fix->key), g_free);
   g_object_set_data_full (G_OBJECT (b), "value", plx_json_deep_copy (fix->value), (GDestroyNotify) json_node_unref);
+  g_object_set_data_full (G_OBJECT (b), "step-time", g_memdup2 (&fix->step_time_s, sizeof (double)), g_free);
   g_signal_connect (b, "clicked", G_CALLBACK (on_fix_clicked), self);
   return b;
+}
+
+/* Does the fit bar hold one button for each of `fixes`, in order, as fix_button()
+ * would make them? */
+static gboolean
+shows_fixes (PlxWindow *self, GPtrArray *fixes)
+{
+  GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->fit_box));
+
+  for (guint i = 0; fixes != NULL && i < fixes->len; i++, child = gtk_widget_get_next_sibling (child))
+    {
+      const PlxAdviceFix *fix = g_ptr_array_index (fixes, i);
+      GtkWidget *b = child != NULL ? gtk_flow_box_child_get_child (GTK_FLOW_BOX_CHILD (child)) : NULL;
+      const double *step = b != NULL ? g_object_get_data (G_OBJECT (b), "step-time") : NULL;
+      JsonNode *value = b != NULL ? g_object_get_data (G_OBJECT (b), "value") : NULL;
+
+      if (step == NULL || value == NULL || *step != fix->step_time_s ||
+          g_strcmp0 (gtk_button_get_label (GTK_BUTTON (b)), fix->label) != 0 ||
+          g_strcmp0 (g_object_get_data (G_OBJECT (b), "key"), fix->key) != 0 || !json_node_equal (value, fix->value))
+        return FALSE;
+    }
+  return child == NULL;
 }
 
 /* The nearest valid values, one button each. */
@@ -278,7 +303,13 @@ offer_fixes (PlxWindow *self)
 
 /* Does not fit: why (by how much, and which memory dominates) and the single changes
  * that would make it fit, fastest first, as buttons. The largest micro-batch that
- * fits goes beside the micro-batch slider either way. */
+ * fits goes beside the micro-batch slider either way.
+ *
+ * The buttons stay in the hidden bar when the strategy fits, and the same changes
+ * keep their buttons: a drag back and forth across a strategy that does not fit
+ * offers the same changes each time, and removing the buttons and making them anew
+ * (widgets, their style, their flow-box children) was 30 % of the instructions a new
+ * result cost the main thread before its frame. */
 static void
 offer_fit (PlxWindow *self, PlxResult *r)
 {
@@ -290,13 +321,11 @@ offer_fit (PlxWindow *self, PlxResult *r)
     {
       if (self->fit_shown)
         {
-          clear_box (GTK_WIDGET (self->fit_box));
           self->fit_shown = FALSE;
           gtk_widget_set_visible (self->fit_bar, FALSE);
         }
       return;
     }
-  clear_box (GTK_WIDGET (self->fit_box));
   {
     const PlxReport *rep = &r->report;
     guint biggest = 0;
@@ -316,9 +345,12 @@ offer_fit (PlxWindow *self, PlxResult *r)
       gtk_label_set_text (self->fit_label, _("Does not fit, and no single change of one setting makes it fit: "
                                              "try a search (Ctrl+F)."));
     }
-  else
-    for (guint i = 0; i < fixes->len; i++)
-      gtk_flow_box_append (self->fit_box, fix_button (self, g_ptr_array_index (fixes, i)));
+  if (!shows_fixes (self, fixes))
+    {
+      clear_box (GTK_WIDGET (self->fit_box));
+      for (guint i = 0; fixes != NULL && i < fixes->len; i++)
+        gtk_flow_box_append (self->fit_box, fix_button (self, g_ptr_array_index (fixes, i)));
+    }
   self->fit_shown = TRUE;
   gtk_widget_set_visible (self->fit_bar, !self->graph_shown);
 }
@@ -469,7 +501,23 @@ recompute (PlxWindow *self)
 {
   g_autoptr (JsonNode) json = plx_scenario_panel_get_json (self->panel);
   g_autofree char *source = self->file ? g_file_get_basename (self->file) : g_strdup (_("scenario"));
+  GtkWidget *timeline = self->charts[0];
 
+  /* The worker lays the timeline out too when the chart is on screen at the whole
+   * step, as it will most likely be drawn; otherwise the chart does when it draws.
+   * Its height depends on whether the fit advice shows above it, which depends on
+   * the result: the height last seen either way. */
+  if (gtk_widget_get_mapped (timeline) && plx_chart_view_shows_whole_step (PLX_CHART_VIEW (timeline)))
+    {
+      if (gtk_widget_get_width (timeline) != self->timeline_width)
+        self->timeline_height[0] = self->timeline_height[1] = 0;
+      self->timeline_width = gtk_widget_get_width (timeline);
+      self->timeline_height[self->fit_shown] = gtk_widget_get_height (timeline);
+      plx_engine_set_timeline_size (self->engine, self->timeline_width, self->timeline_height[0],
+                                    self->timeline_height[1]);
+    }
+  else
+    plx_engine_set_timeline_size (self->engine, 0, 0, 0);
   plx_engine_compute (self->engine, json, plx_scenario_panel_get_base_dir (self->panel), source);
 }
 

@@ -1242,6 +1242,106 @@ test_fit_advice (void)
   close_window (w);
 }
 
+/* The marks under a degree slider: GtkScale makes each a widget named "mark". */
+static guint
+count_marks (GtkWidget *widget)
+{
+  guint n = g_str_equal (gtk_widget_get_css_name (widget), "mark") ? 1 : 0;
+
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL; c = gtk_widget_get_next_sibling (c))
+    n += count_marks (c);
+  return n;
+}
+
+/* One mark for each value a slider offers, at most 12 values, none past that. */
+static void
+check_marks (PlxWindow *w, const char *title)
+{
+  GtkWidget *scale = gi_find_type (gi_find_row (panel (w), title), GTK_TYPE_SCALE);
+  guint n_values = (guint) gtk_adjustment_get_upper (gtk_range_get_adjustment (GTK_RANGE (scale))) + 1;
+
+  g_assert_cmpuint (count_marks (scale), ==, n_values <= 12 ? n_values : 0);
+}
+
+/* The first button of the fit bar, or NULL. */
+static GtkWidget *
+first_fix_button (GtkWidget *fix_box)
+{
+  GtkWidget *child = gtk_widget_get_first_child (fix_box);
+  return child != NULL ? gi_find_type (child, GTK_TYPE_BUTTON) : NULL;
+}
+
+/* Back and forth between TP 4, which does not fit, and TP 8, which does: TP 4's
+ * advice comes back with the same buttons (not made anew each time), and they still
+ * work; advice with other changes (TP 2) gets buttons of its own, the CLI's. The CP
+ * and micro-batch sliders offer more values at one TP than at the other: their marks
+ * follow, one a value, as the list grows and shrinks. */
+static void
+test_fit_advice_kept (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *path = write_scenario (dir, "big.json",
+    "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 128 },"
+    "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 1536, \"micro_batch_size\": 1, \"tp\": 4, \"pp\": 8,"
+    "                \"sequence_parallel\": true, \"recompute\": \"selective\" } }");
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (JsonObject) cli_tp2 = cli_report (path, "--tp", "2");
+  JsonArray *suggestions = json_object_get_array_member (cli_tp2, "fit_suggestions");
+  GtkWidget *bar_label, *fix_box, *first, *child;
+  guint n_buttons = 0;
+
+  g_assert_true (plx_window_open_file (w, file, NULL));
+  settle (w);
+  bar_label = gi_find (GTK_WIDGET (w), gi_match_label_prefix, "Does not fit:");
+  g_assert_nonnull (bar_label);
+  fix_box = gtk_widget_get_next_sibling (bar_label);
+  first = first_fix_button (fix_box);
+  g_assert_nonnull (first);
+  g_object_ref (first);
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (first)), ==, "ZeRO 1");
+
+  for (guint i = 0; i < 4; i++)
+    {
+      plx_scenario_panel_set_strategy_int (PLX_SCENARIO_PANEL (panel (w)), "tp", i % 2 == 0 ? 8 : 4);
+      settle (w);
+      g_assert_true (plx_window_get_result (w)->report.fits_in_memory == (i % 2 == 0));
+      g_assert_true (gtk_widget_get_mapped (bar_label) == (i % 2 != 0));
+      check_marks (w, "Context parallel");
+      check_marks (w, "Micro-batch size");
+    }
+  g_assert_true (first_fix_button (fix_box) == first);
+  g_object_unref (first);
+  gi_click (first_fix_button (fix_box));
+  settle (w);
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->zero_stage, ==, 1);
+  g_assert_true (plx_window_get_result (w)->report.fits_in_memory);
+
+  /* Back to ZeRO 0; TP 2 does not fit either, and the CLI offers other changes for it. */
+  gi_focus_window (GTK_WINDOW (w));
+  gi_key ("ctrl", XK_z);
+  settle (w);
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->zero_stage, ==, 0);
+  g_assert_false (json_object_get_boolean_member (cli_tp2, "fits_in_memory"));
+  plx_scenario_panel_set_strategy_int (PLX_SCENARIO_PANEL (panel (w)), "tp", 2);
+  settle (w);
+  g_assert_true (gtk_widget_get_mapped (bar_label));
+  for (child = gtk_widget_get_first_child (fix_box); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *button = gi_find_type (child, GTK_TYPE_BUTTON);
+      g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (button)), ==,
+                       json_object_get_string_member (json_array_get_object_element (suggestions, n_buttons), "label"));
+      n_buttons++;
+    }
+  g_assert_cmpuint (n_buttons, ==, json_array_get_length (suggestions));
+  check_marks (w, "Context parallel");
+  check_marks (w, "Micro-batch size");
+
+  g_remove (path);
+  g_rmdir (dir);
+  close_window (w);
+}
+
 /* ---- a graph model ------------------------------------------------------------------ */
 
 static gboolean
@@ -2320,6 +2420,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/model-editor", test_model_editor);
   g_test_add_func ("/gui/use/save-cluster", test_save_cluster);
   g_test_add_func ("/gui/use/fit-advice", test_fit_advice);
+  g_test_add_func ("/gui/use/fit-advice-kept", test_fit_advice_kept);
   g_test_add_func ("/gui/use/uncertainty-band", test_uncertainty_band);
   g_test_add_func ("/gui/use/sensitivity-page", test_sensitivity_page);
   g_test_add_func ("/gui/use/calibration", test_calibration_page);

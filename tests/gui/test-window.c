@@ -12,6 +12,7 @@
 
 #include "plx-chart-view.h"
 #include "plx-engine.h"
+#include "plx-render-style.h"
 #include "plx-scenario-panel.h"
 #include "plx-search-page.h"
 #include "plx-window.h"
@@ -718,6 +719,89 @@ test_engine_delivers_within (void)
   g_assert_cmpuint (last->scenario->strategy->micro_batch_size, ==, 2);
 }
 
+/* The layout as drawn: an image of the chart. */
+static cairo_surface_t *
+draw_layout (const PlxTimelineLayout *l, int width, int height)
+{
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+  cairo_t *cr = cairo_create (s);
+  PlxRenderStyle style;
+
+  plx_render_style_init (&style, FALSE, 1.0);
+  plx_timeline_chart_render (l, &style, cr, width, height);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  return s;
+}
+
+static PlxResult *
+compute_last (PlxEngine *engine, JsonNode *scenario)
+{
+  plx_engine_compute (engine, scenario, ".", "default");
+  g_assert_true (plx_engine_deliver_within (engine, 10 * G_USEC_PER_SEC));
+  return g_object_get_data (G_OBJECT (engine), "last");
+}
+
+/* Given the timeline chart's size, the worker lays the timeline out for the whole
+ * step at that size: the layout the chart would build (drawn, the same pixels),
+ * taken once, and only for exactly that size and window. */
+static void
+test_engine_builds_layout (void)
+{
+  g_autoptr (PlxEngine) engine = plx_engine_new ();
+  g_autoptr (JsonNode) def = plx_scenario_default_json ();
+  PlxTimelineOptions o;
+  PlxTimelineLayout *taken, *own;
+  cairo_surface_t *a, *b;
+  PlxResult *r;
+  guint n = 0;
+
+  g_signal_connect (engine, "computed", G_CALLBACK (count_computed), &n);
+  plx_engine_set_timeline_size (engine, 900, 500, 500);
+  r = compute_last (engine, def);
+  g_assert_null (plx_result_take_layout (r, 901, 500, 0.0, r->timeline->step_time_s));
+  g_assert_null (plx_result_take_layout (r, 900, 500, 0.0, r->timeline->step_time_s / 2));
+  taken = plx_result_take_layout (r, 900, 500, 0.0, r->timeline->step_time_s);
+  g_assert_nonnull (taken);
+  g_assert_null (plx_result_take_layout (r, 900, 500, 0.0, r->timeline->step_time_s));
+  plx_timeline_options_init (&o, 900, 500);
+  o.t0_s = 0.0;
+  o.t1_s = r->timeline->step_time_s;
+  own = plx_timeline_layout_new (r->timeline, &o);
+  a = draw_layout (taken, 900, 500);
+  b = draw_layout (own, 900, 500);
+  g_assert_cmpint (memcmp (cairo_image_surface_get_data (a), cairo_image_surface_get_data (b),
+                           (gsize) cairo_image_surface_get_stride (a) * 500), ==, 0);
+  cairo_surface_destroy (a);
+  cairo_surface_destroy (b);
+  plx_timeline_layout_free (taken);
+  plx_timeline_layout_free (own);
+
+  /* A result that does not fit is drawn under the fit advice: the other height. */
+  {
+    g_autoptr (JsonNode) big = json_node_copy (def);
+    JsonObject *st = json_object_get_object_member (json_node_get_object (big), "strategy");
+    json_object_set_int_member (st, "tp", 4);
+    json_object_set_int_member (st, "pp", 8);
+    json_object_remove_member (st, "dp");
+    json_object_set_int_member (st, "zero_stage", 0);
+    plx_engine_set_timeline_size (engine, 900, 500, 420);
+    r = compute_last (engine, big);
+    g_assert_false (r->report.fits_in_memory);
+    g_assert_null (plx_result_take_layout (r, 900, 500, 0.0, r->timeline->step_time_s));
+    taken = plx_result_take_layout (r, 900, 420, 0.0, r->timeline->step_time_s);
+    g_assert_nonnull (taken);
+    g_assert_cmpfloat (taken->height_px, ==, 420);
+    plx_timeline_layout_free (taken);
+  }
+
+  /* No size: none built. */
+  plx_engine_set_timeline_size (engine, 0, 0, 0);
+  r = compute_last (engine, def);
+  g_assert_null (plx_result_take_layout (r, 900, 500, 0.0, r->timeline->step_time_s));
+  g_assert_cmpuint (n, ==, 3);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -734,6 +818,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/window/reopens-last-scenario", test_reopens_last_scenario);
   g_test_add_func ("/gui/window/german", test_german);
   g_test_add_func ("/gui/engine/delivers-within", test_engine_delivers_within);
+  g_test_add_func ("/gui/engine/builds-layout", test_engine_builds_layout);
   g_test_add_func ("/gui/search/runs-and-sorts", test_search_runs_and_sorts);
   g_test_add_func ("/gui/search/choose-loads", test_search_choose_loads);
   g_test_add_func ("/gui/search/fixed-cancel-invalid", test_search_fixed_cancel_invalid);
