@@ -21,6 +21,12 @@ make_layout (cairo_t              *cr,
 }
 
 void
+plx_render_text_prepare (void)
+{
+  pango_cairo_font_map_get_default ();
+}
+
+void
 plx_render_set_color (cairo_t *cr,
                       PlxColor color)
 {

@@ -36,5 +36,9 @@ double plx_render_text_estimate (const char *text,
                                  double      size);
 void   plx_render_set_color (cairo_t *cr,
                              PlxColor color);
+/* Starts fontconfig's first initialisation, which Pango runs in a thread of its own
+ * once the thread's font map exists, so that a layout made before the first text is
+ * drawn overlaps it instead of waiting for it at that text. Cheap after the first. */
+void   plx_render_text_prepare (void);
 
 G_END_DECLS

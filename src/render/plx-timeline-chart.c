@@ -677,6 +677,9 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
   guint kinds_present = 0;
   double t0, t1, plot_w_px;
 
+  /* The first chart of a process spends some 30 M instructions in fontconfig's
+   * initialisation before its first text; begun now, it runs beside the layout. */
+  plx_render_text_prepare ();
   l->rows = g_array_new (FALSE, FALSE, sizeof (PlxChartRow));
   l->bars = g_array_new (FALSE, FALSE, sizeof (PlxChartBar));
   l->shares = g_array_new (FALSE, FALSE, sizeof (PlxChartShare));
@@ -962,7 +965,18 @@ round_int (double v)
   return (int) t;
 }
 
-/* A column share's pixels in the raster, clamped to it; FALSE when it is not one. */
+/* The pixel columns of pixel column `column` of the layout, unclamped. */
+static inline void
+column_x_pixels (const PlxTimelineLayout *l, guint column, double width, double ox, double sx, int *x0, int *x1)
+{
+  double col0_px = l->plot_x0 * l->width_px;
+  double bx0 = (col0_px + column) / l->width_px, bx1 = (col0_px + column + 1.0) / l->width_px;
+
+  *x0 = (int) floor ((bx0 * width - ox) * sx);
+  *x1 = MAX ((int) floor ((bx1 * width - ox) * sx), *x0 + 1);
+}
+
+/* A column share's pixels in the raster, clamped to it. */
 static void
 column_pixels (const PlxTimelineLayout *l, guint share, double width, double height, double ox,
                double oy, double sx, double sy, int rw, int rh, int *x0, int *x1, int *y0, int *y1)
@@ -971,14 +985,73 @@ column_pixels (const PlxTimelineLayout *l, guint share, double width, double hei
   const PlxChartBar *b = &bar;
 
   plx_timeline_layout_share_bar (l, share, &bar);
-  *x0 = (int) floor ((b->x0 * width - ox) * sx);
-  *x1 = MAX ((int) floor ((b->x1 * width - ox) * sx), *x0 + 1);
+  column_x_pixels (l, g_array_index (l->shares, PlxChartShare, share).column, width, ox, sx, x0, x1);
   *y0 = l->reference ? (int) round ((b->y0 * height - oy) * sy) : round_int ((b->y0 * height - oy) * sy);
   *y1 = l->reference ? (int) round ((b->y1 * height - oy) * sy) : round_int ((b->y1 * height - oy) * sy);
   *x0 = CLAMP (*x0, 0, rw);
   *x1 = CLAMP (*x1, 0, rw);
   *y0 = CLAMP (*y0, 0, rh);
   *y1 = CLAMP (*y1, 0, rh);
+}
+
+/* column_pixels for the shares in turn, with less arithmetic: a share's x extent
+ * depends on its column only, so it comes from a table made once a render, and its
+ * bottom edge is the share below's top (the same double, so the same rounding) or
+ * its row's bottom, rounded once a row. The same expressions give the same pixels;
+ * the reference path keeps column_pixels. */
+typedef struct
+{
+  int   *x0, *x1;          /* per column, unclamped */
+  guint  n_cols;
+  guint  row;              /* the row whose bottom is rounded in row_y1 */
+  int    row_y1;
+  int    top;              /* the previous share's top, rounded, unclamped */
+} SharePixels;
+
+static void
+share_pixels_init (SharePixels *sp, const PlxTimelineLayout *l, double width, double ox, double sx)
+{
+  sp->n_cols = (guint) ceil ((l->plot_x1 - l->plot_x0) * l->width_px) + 1;
+  sp->x0 = g_new (int, 2 * (gsize) sp->n_cols);
+  sp->x1 = sp->x0 + sp->n_cols;
+  for (guint c = 0; c < sp->n_cols; c++)
+    column_x_pixels (l, c, width, ox, sx, &sp->x0[c], &sp->x1[c]);
+  sp->row = G_MAXUINT;
+  sp->row_y1 = 0;
+  sp->top = 0;
+}
+
+static inline void
+share_pixels (SharePixels *sp, const PlxTimelineLayout *l, guint i, double width, double height, double ox,
+              double oy, double sx, double sy, int rw, int rh, int *x0, int *x1, int *y0, int *y1)
+{
+  const PlxChartShare *share = &g_array_index (l->shares, PlxChartShare, i);
+  const PlxChartShare *below = i > 0 ? share - 1 : NULL;
+  int top = round_int ((share->y0 * height - oy) * sy), bottom;
+
+  if (share->column < sp->n_cols)
+    {
+      *x0 = sp->x0[share->column];
+      *x1 = sp->x1[share->column];
+    }
+  else
+    column_x_pixels (l, share->column, width, ox, sx, x0, x1);
+  if (below != NULL && below->row == share->row && below->column == share->column)
+    bottom = sp->top;
+  else
+    {
+      if (share->row != sp->row)
+        {
+          sp->row = share->row;
+          sp->row_y1 = round_int ((g_array_index (l->rows, PlxChartRow, share->row).y1 * height - oy) * sy);
+        }
+      bottom = sp->row_y1;
+    }
+  sp->top = top;
+  *x0 = CLAMP (*x0, 0, rw);
+  *x1 = CLAMP (*x1, 0, rw);
+  *y0 = CLAMP (top, 0, rh);
+  *y1 = CLAMP (bottom, 0, rh);
 }
 
 /* Paints rows first..end of the strip, whose row 0 is the plot raster's row `origin`,
@@ -1043,6 +1116,7 @@ render_columns (const PlxTimelineLayout *l,
   cairo_surface_t *raster;
   guint32 *pixels;
   gboolean whole;
+  SharePixels sp;
 
   if (l->shares->len == 0)
     return;
@@ -1063,12 +1137,16 @@ render_columns (const PlxTimelineLayout *l,
   pixels = (guint32 *) (void *) cairo_image_surface_get_data (raster);
   stride = cairo_image_surface_get_stride (raster) / 4;
   cairo_surface_flush (raster);
+  share_pixels_init (&sp, l, width, ox, sx);
   for (guint i = 0; i < l->shares->len; i++)
     {
       const PlxChartShare *b = &g_array_index (l->shares, PlxChartShare, i);
       int x0, x1, y0, y1;
 
-      column_pixels (l, i, width, height, ox, oy, sx, sy, rw, rh, &x0, &x1, &y0, &y1);
+      if (l->reference)
+        column_pixels (l, i, width, height, ox, oy, sx, sy, rw, rh, &x0, &x1, &y0, &y1);
+      else
+        share_pixels (&sp, l, i, width, height, ox, oy, sx, sy, rw, rh, &x0, &x1, &y0, &y1);
       if (!whole && (y0 < origin || y1 > origin + strip_h))
         {
           paint_strip (cr, pixels, stride, rw, origin, dirty0, dirty1, ox, oy, sx, sy);
@@ -1109,6 +1187,7 @@ render_columns (const PlxTimelineLayout *l,
   else
     paint_strip (cr, pixels, stride, rw, origin, dirty0, dirty1, ox, oy, sx, sy);
   cairo_surface_destroy (raster);
+  g_free (sp.x0);
 }
 
 void
