@@ -23,7 +23,17 @@ make_layout (cairo_t              *cr,
 void
 plx_render_text_prepare (void)
 {
-  pango_cairo_font_map_get_default ();
+  static gsize started = 0;
+
+  /* Pango's default font map is one per thread; fontconfig's initialisation is once
+   * a process. Only the process's first call starts it: a later one on another
+   * thread (the window's worker lays timelines out) would make that thread a font
+   * map it never draws with. */
+  if (g_once_init_enter (&started))
+    {
+      pango_cairo_font_map_get_default ();
+      g_once_init_leave (&started, 1);
+    }
 }
 
 void

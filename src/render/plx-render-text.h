@@ -38,7 +38,8 @@ void   plx_render_set_color (cairo_t *cr,
                              PlxColor color);
 /* Starts fontconfig's first initialisation, which Pango runs in a thread of its own
  * once the thread's font map exists, so that a layout made before the first text is
- * drawn overlaps it instead of waiting for it at that text. Cheap after the first. */
+ * drawn overlaps it instead of waiting for it at that text. Does nothing after the
+ * process's first call, on any thread. */
 void   plx_render_text_prepare (void);
 
 G_END_DECLS

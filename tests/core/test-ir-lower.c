@@ -8,13 +8,14 @@
 
 #include "parallax/parallax.h"
 
+#include "test-sanitizer.h"
 #include "test-util.h"
 
 /* Under AddressSanitizer (-O0, tens of times slower, and CI's two cores shared with
  * the property test) the programs of more than 20,000 passes - Korthikanti's 530B and
  * 1T, 200,000 to 680,000 ops - are left to the optimised build, which checks every
  * case. */
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(PLX_TEST_ASAN)
 #define MAX_PASSES 20000.0
 #define CHECK_PASSES 20.0
 #else

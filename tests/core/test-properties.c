@@ -49,13 +49,14 @@
 
 #include "parallax/parallax.h"
 #include "test-home.h"
+#include "test-sanitizer.h"
 
 #define DEFAULT_SEED 20261125u
 /* 100,000 cases take 30-45 s in an optimised build (95 s in a loaded CI run); the
  * sanitizer build (-O0 with AddressSanitizer and UBSan: 5,000 cases in 12 s since the
  * fast unwinder, 124 s before) runs the first 20,000 of the same sequence: the paths
  * are the same, and the whole suite stays well under 15 minutes. */
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(PLX_TEST_ASAN)
 #define DEFAULT_CASES 20000u
 #else
 #define DEFAULT_CASES 100000u

@@ -12,10 +12,12 @@
 #include <execinfo.h>
 #endif
 
+#include "test-sanitizer.h"
+
 /* A GUI test that crashes on a CI machine and nowhere else must say where: the test
  * it was in and the stack (frames as binary(+offset), for addr2line on the same
  * build). Not under AddressSanitizer, whose own report is better. */
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(PLX_TEST_ASAN)
 static void
 gui_env_crash (int sig)
 {
@@ -85,7 +87,7 @@ gui_env_init (int *argc, char ***argv)
     }
   g_log_set_writer_func (gui_env_log_writer, NULL, NULL);
   g_test_init (argc, argv, NULL);
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(PLX_TEST_ASAN)
   signal (SIGSEGV, gui_env_crash);
   signal (SIGBUS, gui_env_crash);
   signal (SIGFPE, gui_env_crash);
