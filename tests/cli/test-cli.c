@@ -2061,6 +2061,7 @@ test_calibrate (void)
   ASSERT_FAILURE (&bad, 1, "dgx-z900");
   RUN_CLI (&none, "calibrate", a);
   ASSERT_FAILURE (&none, 2, "--cluster");
+  test_rm_rf (dir);
 }
 
 static void
@@ -2129,6 +2130,7 @@ test_calibrate_gemm (void)
   ASSERT_FAILURE (&bad, 1, "bad.csv:2: column \"time_us\": \"oops\" is not a positive number");
   RUN_CLI (&mixed, "calibrate", "table.json", "--gemm", gemm);
   ASSERT_FAILURE (&mixed, 2, "table.json");
+  test_rm_rf (dir);
 }
 
 
@@ -2210,6 +2212,7 @@ test_calibrate_nccl (void)
   ASSERT_FAILURE (&wrong, 1, "lists 8 ranks");
   RUN_CLI (&missing, "calibrate", "--nccl-tests", file);
   ASSERT_FAILURE (&missing, 2, "--gpus-per-node");
+  test_rm_rf (dir);
 }
 
 static void
