@@ -12,6 +12,7 @@
 #include "plx-cli-options.h"
 #include "plx-cli-util.h"
 #include "plx-render-export.h"
+#include "../core/plx-minmax.h"
 
 /* What the graph commands' help says beyond the flag list (plx_cli_options_new). */
 static const char *const graph_summary =
@@ -969,8 +970,8 @@ plx_cli_graph_partition (int argc, char **argv)
   }
   largest = 0.0;
   for (guint p = 0; p < parts; p++)
-    largest = MAX (largest, plx_partition_part_time (node_s, cut_s, n, first[p],
-                                                     p + 1 < parts ? first[p + 1] - 1 : n - 1));
+    largest = plx_max (largest, plx_partition_part_time (node_s, cut_s, n, first[p],
+                                                         p + 1 < parts ? first[p + 1] - 1 : n - 1));
 
   if (o.json)
     {

@@ -10,6 +10,7 @@
 #include "parallax/plx-error.h"
 #include "parallax/plx-json.h"
 #include "parallax/plx-uncertainty.h"
+#include "plx-minmax.h"
 
 typedef enum
 {
@@ -139,7 +140,7 @@ plx_cluster_input_set (PlxCluster *cluster,
   if (input == IN_HBM_BYTES || input == IN_RESERVED)
     {
       guint64 *slot = input == IN_HBM_BYTES ? &cluster->hbm_bytes : &cluster->reserved_bytes;
-      *slot = value <= 0.0 ? 0 : (guint64) CLAMP (round (value), 0.0, inputs[input].hi);
+      *slot = value <= 0.0 ? 0 : (guint64) plx_clamp (round (value), 0.0, inputs[input].hi);
       /* A draw that reserves all the HBM leaves one byte usable (so it does not fit),
        * not an unsigned wrap-around to 16 EiB. */
       if (cluster->reserved_bytes >= cluster->hbm_bytes)

@@ -135,8 +135,9 @@ plx_collective_ring_all_reduce_time (const PlxCluster *c,
 
   if (g->size <= 1 || bytes <= 0.0)
     return 0.0;
-  /* Each term once: MAX evaluates the larger twice, and the bandwidth is a curve
-   * lookup (so below). */
+  /* The curve lookup in a variable, as MAX evaluates the larger term twice; the inlined
+   * ring_latency's second evaluation is folded away, and plx_max here cost more
+   * instructions than it saved (docs/performance.md). */
   transfer = 2.0 * (p - 1.0) / p * bytes / ring_bandwidth (c, PLX_COLLECTIVE_ALL_REDUCE, g, bytes);
   return MAX (2.0 * (p - 1.0) * ring_latency (c, g), transfer);
 }

@@ -9,6 +9,7 @@
 #include "plx-costing.h"
 #include "plx-op-env.h"
 #include "parallax/plx-layer-split.h"
+#include "plx-minmax.h"
 
 void
 plx_costing_init (PlxCosting        *cx,
@@ -1007,10 +1008,9 @@ plx_costing_grad_buckets (const PlxCosting    *cx,
     {
       guint k = v * s->pp + stage;
       double chunk = plx_costing_chunk_params_of (cx, c, k, K, cx->chunk_layers != NULL ? cx->chunk_layers[k] : even) * gb;
-      double filled = ceil (chunk / limit);  /* once: MAX evaluates it twice */
 
       grads += chunk;
-      *n_buckets += MAX (1.0, filled);
+      *n_buckets += plx_max (1.0, ceil (chunk / limit));
     }
   /* Buckets split a chunk's gradients evenly: none is left a sliver. */
   *bucket_bytes = grads > 0.0 ? grads / *n_buckets : 0.0;

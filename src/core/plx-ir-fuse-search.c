@@ -7,6 +7,7 @@
 #include "parallax/plx-error.h"
 #include "parallax/plx-ir-fuse.h"
 #include "parallax/plx-op-cost.h"
+#include "plx-minmax.h"
 
 #define MIB 1048576.0
 
@@ -128,7 +129,7 @@ probe_init (Probe *p, const PlxFuseSpace *s, guint i)
 static double
 probe_time (Probe *p, const PlxCluster *cluster, double bytes, double bytes_per_element)
 {
-  ((PlxIrTensor *) p->g->tensors->pdata[p->x])->shape[0] = (gint64) MAX (1.0, round (bytes / bytes_per_element));
+  ((PlxIrTensor *) p->g->tensors->pdata[p->x])->shape[0] = (gint64) plx_max (1.0, round (bytes / bytes_per_element));
   return plx_ir_op_time (p->g, p->op, cluster);
 }
 
@@ -153,7 +154,7 @@ buckets_from_ready (const Search *s, const double *ready, PlxFusePlan *plan)
     {
       const PlxIrOp *ar = sp->program->ops->pdata[sp->grad_op[i - 1]];
       double per_el = plx_ir_tensor_bytes (sp->program->tensors->pdata[ar->inputs[0]]) /
-                      MAX (1.0, (double) plx_ir_tensor_elements (sp->program->tensors->pdata[ar->inputs[0]]));
+                      plx_max (1.0, (double) plx_ir_tensor_elements (sp->program->tensors->pdata[ar->inputs[0]]));
       double bytes = 0.0, last = 0.0;
 
       if (sp->grad_break[i - 1])

@@ -12,6 +12,7 @@
 #include "parallax/plx-ir-lower.h"
 #include "parallax/plx-ir-timeline.h"
 #include "parallax/plx-sim.h"
+#include "plx-minmax.h"
 
 #define NONE G_MAXUINT
 #define NO_KIND G_MAXUINT8
@@ -221,7 +222,7 @@ emit_pass (Lower *l, guint s, guint entry_index, const PlxScheduleEntry *e)
       l->points->len > 0)
     {
       const PlxPlanStage *st = &plan->stages[s];
-      guint64 nb = (guint64) MAX (1.0, round (chunk->grad_bytes / st->grad_bucket_bytes));
+      guint64 nb = (guint64) plx_max (1.0, round (chunk->grad_bytes / st->grad_bucket_bytes));
       guint p = 0;
       guint64 first_j = 0;
 
@@ -320,7 +321,7 @@ emit_step (Lower *l, guint **done_op, guint **ready_op)
           for (guint c = 0; c < chunks->len; c++)
             {
               const PlxPlanChunk *chunk = &plan->chunks[g_array_index (chunks, guint, c)];
-              double nb = MAX (1.0, round (chunk->grad_bytes / st->grad_bucket_bytes));
+              double nb = plx_max (1.0, round (chunk->grad_bytes / st->grad_bucket_bytes));
               guint out;
               PlxIrOp *op;
               g_string_printf (l->name, "s%u c%u gradient buckets", s, chunk->chunk);

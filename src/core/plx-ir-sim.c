@@ -10,6 +10,7 @@
 #include "parallax/plx-ir.h"
 #include "parallax/plx-op-cost.h"
 #include "parallax/plx-ir-timeline.h"
+#include "plx-minmax.h"
 
 double
 plx_ir_op_time (const PlxIrGraph *graph,
@@ -72,7 +73,7 @@ plx_ir_op_time (const PlxIrGraph *graph,
         for (guint k = 0; k < op->groups; k++)
           {
             group = plx_group_of_ranks (cluster, op->devices + k * size, size);
-            slowest = MAX (slowest, plx_collective_time (cluster, kind, &group, bytes));
+            slowest = plx_max (slowest, plx_collective_time (cluster, kind, &group, bytes));
           }
         return slowest;
       }
@@ -84,8 +85,8 @@ plx_ir_op_time (const PlxIrGraph *graph,
           {
             guint pair[2] = { op->devices[d], op->peers[d] };
             group = plx_group_of_ranks (cluster, pair, 2);
-            slowest = MAX (slowest, plx_collective_time (cluster, PLX_COLLECTIVE_SEND_RECV, &group,
-                                                         plx_ir_tensor_bytes (in)));
+            slowest = plx_max (slowest, plx_collective_time (cluster, PLX_COLLECTIVE_SEND_RECV, &group,
+                                                             plx_ir_tensor_bytes (in)));
           }
         return slowest;
       }

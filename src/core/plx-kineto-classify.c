@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "plx-kineto-classify.h"
+#include "plx-minmax.h"
 
 static gboolean
 contains_ci (const char *haystack, const char *needle)
@@ -134,7 +135,7 @@ gemm_flops (const char *op, JsonArray *dims, guint *a_input)
     return 0.0;
   /* mm, addmm: [m,k] x [k,n]; bmm, baddbmm: [b,m,k] x [b,k,n]; matmul: batch dims of
    * either side broadcast. */
-  return 2.0 * product (a, 0, ra) * b[rb - 1] * MAX (1.0, product (b, 0, rb - 2) / product (a, 0, ra - 2));
+  return 2.0 * product (a, 0, ra) * b[rb - 1] * plx_max (1.0, product (b, 0, rb - 2) / product (a, 0, ra - 2));
 }
 
 /* The same dims as gemm_flops reads, as a shape: batch x (m x k by k x n). */
@@ -170,7 +171,7 @@ gemm_shape (const char *op, JsonArray *dims, PlxKinetoOp *out)
   else
     {
       out->gemm_m = a[ra - 2];
-      out->gemm_batch = MAX (product (a, 0, ra - 2), product (b, 0, rb - 2));
+      out->gemm_batch = plx_max (product (a, 0, ra - 2), product (b, 0, rb - 2));
     }
 }
 

@@ -1,6 +1,7 @@
 #include <math.h>
 
 #include "parallax/plx-layer-split.h"
+#include "plx-minmax.h"
 
 /* Megatron's first/last-stage counts apply: given, one chunk per stage, and the
  * stages between can take equal shares (plx_strategy_resolve checks it). */
@@ -257,10 +258,7 @@ plx_layer_split_by_cost (const PlxStrategy *s,
             lo = mid + 1;
         }
       if (lo <= n_layers)
-        {
-          double c = cost_memo (&memo, (PlxChunkKind) kind, lo);  /* once: MIN evaluates it twice */
-          best = MIN (best, c);
-        }
+        best = plx_min (best, cost_memo (&memo, (PlxChunkKind) kind, lo));
     }
   out[0] = cost_fits (&memo, PLX_CHUNK_FIRST, n_layers, best);
   out[k - 1] = cost_fits (&memo, PLX_CHUNK_LAST, n_layers, best);

@@ -36,6 +36,7 @@
 #include "parallax/plx-nccl-tests.h"
 
 #include "plx-nccl-joint.h"
+#include "plx-minmax.h"
 
 #define LATENCY_MAX_BYTES 65536.0
 /* An op whose times the link curve reproduces within this keeps to the link curve:
@@ -374,9 +375,9 @@ set_residuals (PlxNcclFit *fit, GError **error)
               pt->own_model_time_s = plx_collective_time (written, op->kind, &fit->group, pt->bytes);
               pt->own_residual_pct = (pt->own_model_time_s - pt->measured_time_s) / pt->measured_time_s * 100.0;
             }
-          fit->max_abs_residual_pct = MAX (fit->max_abs_residual_pct, fabs (pt->residual_pct));
-          fit->max_abs_residual_written_pct = MAX (fit->max_abs_residual_written_pct,
-                                                   fabs (op->own_curve ? pt->own_residual_pct : pt->residual_pct));
+          fit->max_abs_residual_pct = plx_max (fit->max_abs_residual_pct, fabs (pt->residual_pct));
+          fit->max_abs_residual_written_pct = plx_max (fit->max_abs_residual_written_pct,
+                                                       fabs (op->own_curve ? pt->own_residual_pct : pt->residual_pct));
         }
     }
   return TRUE;

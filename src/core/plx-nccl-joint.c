@@ -28,6 +28,7 @@
 #include "parallax/plx-error.h"
 
 #include "plx-nccl-joint.h"
+#include "plx-minmax.h"
 
 /* A 1 % change of a knot costs (1e-6 x 0.01)^2 = 1e-16, against 1e-4 for a 1 %
  * error in one time: the data decide wherever they say anything (at 1e-3 the pull
@@ -59,7 +60,7 @@ apply (Problem *pb, const gsl_vector *x)
   PlxCurve *curve;
 
   for (guint i = 0; i < pb->n_knots; i++)
-    pb->y[i] = exp (CLAMP (gsl_vector_get (x, i), MIN_LOG_BW, MAX_LOG_BW)) / BW_REF;
+    pb->y[i] = exp (plx_clamp (gsl_vector_get (x, i), MIN_LOG_BW, MAX_LOG_BW)) / BW_REF;
   curve = plx_curve_new (pb->knot_x, pb->y, pb->n_knots, NULL);
   if (curve == NULL)
     return FALSE;
@@ -69,7 +70,7 @@ apply (Problem *pb, const gsl_vector *x)
   pb->link->scale = 1.0;
   if (pb->latency_free)
     /* Between 1 ps and 1 s a step: beyond either it is no latency. */
-    pb->link->latency_s = exp (CLAMP (gsl_vector_get (x, pb->n_knots), log (1e-12), 0.0));
+    pb->link->latency_s = exp (plx_clamp (gsl_vector_get (x, pb->n_knots), log (1e-12), 0.0));
   return TRUE;
 }
 
@@ -225,10 +226,10 @@ plx_nccl_joint_fit (PlxCluster          *c,
   out->knot_bw_Bps = g_array_sized_new (FALSE, FALSE, sizeof (double), xs->len);
   for (guint i = 0; i < xs->len; i++)
     {
-      double bw = exp (CLAMP (gsl_vector_get (best, i), MIN_LOG_BW, MAX_LOG_BW));
+      double bw = exp (plx_clamp (gsl_vector_get (best, i), MIN_LOG_BW, MAX_LOG_BW));
       g_array_append_val (out->knot_bw_Bps, bw);
     }
-  out->latency_s = out->latency_free ? exp (CLAMP (gsl_vector_get (best, xs->len), log (1e-12), 0.0)) : latency_s;
+  out->latency_s = out->latency_free ? exp (plx_clamp (gsl_vector_get (best, xs->len), log (1e-12), 0.0)) : latency_s;
   {
     const gsl_vector *f = gsl_multifit_nlinear_residual (w);
     for (guint s = 0; s < n_samples; s++)

@@ -32,7 +32,7 @@ matmul_efficiency (const PlxCluster *c,
    * 16-bit curve's shape (docs/calibration.md). */
   if (dtype == PLX_DTYPE_TF32 && c->matmul_tf32_efficiency != NULL)
     {
-      eff = plx_curve_eval (c->matmul_tf32_efficiency, flops);  /* once: MIN evaluates it twice */
+      eff = plx_curve_eval (c->matmul_tf32_efficiency, flops);
       return MIN (1.0, eff) * c->compute_clock_factor;
     }
   if (dtype == PLX_DTYPE_FP32 && c->matmul_fp32_efficiency != NULL)
@@ -103,7 +103,9 @@ plx_memory_time (const PlxCluster *c,
 
   if (bytes <= 0.0)
     return 0.0;
-  /* Once: MAX evaluates the larger argument twice, and this one is a curve lookup. */
+  /* The lookup in a variable, not in plx_max's argument (plx-minmax.h): there GCC loads
+   * kernel_launch_s before the call and keeps it across, more instructions on the
+   * closed form's path (docs/performance.md), as in memory_efficiency and above. */
   t = bytes / (c->hbm_bw_Bps * memory_efficiency (c, bytes));
   return MAX (t, c->kernel_launch_s);
 }

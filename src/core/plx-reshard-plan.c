@@ -10,6 +10,7 @@
 #include "parallax/plx-collective.h"
 #include "parallax/plx-error.h"
 #include "parallax/plx-reshard.h"
+#include "plx-minmax.h"
 
 #define MAX_DIM_EXTENT (G_GUINT64_CONSTANT (1) << 40)
 #define MAX_ELEM_BYTES 64u
@@ -167,7 +168,7 @@ plan_new (const PlxCluster *cluster, const PlxMesh *mesh, const PlxArrayShape *s
   plan->target = *target;
   plan->steps = g_array_new (FALSE, FALSE, sizeof (PlxReshardStep));
   pad_dims (plan);
-  plan->bound_bytes = MAX (plx_reshard_shard_bytes (plan, source), plx_reshard_shard_bytes (plan, target));
+  plan->bound_bytes = plx_max (plx_reshard_shard_bytes (plan, source), plx_reshard_shard_bytes (plan, target));
   plan->peak_bytes = plx_reshard_shard_bytes (plan, source);
   return plan;
 }
@@ -268,7 +269,7 @@ axis_time (const Pricing *pr, PlxCollectiveKind kind, guint axis, double bytes)
   double t = 0.0;
 
   for (guint k = 0; k < pr->placements[axis]->len; k++)
-    t = MAX (t, plx_collective_time (pr->cluster, kind, &g_array_index (pr->placements[axis], PlxGroup, k), bytes));
+    t = plx_max (t, plx_collective_time (pr->cluster, kind, &g_array_index (pr->placements[axis], PlxGroup, k), bytes));
   return t;
 }
 
@@ -349,7 +350,7 @@ permute_time (const Pricing *pr, const PlxSharding *before, const PlxReshardStep
         guint pair[2] = { 0, k == 0 ? 1 : pr->cluster->gpus_per_node };
         PlxGroup g = plx_group_of_ranks (pr->cluster, pair, 2);
 
-        t = MAX (t, plx_collective_time (pr->cluster, PLX_COLLECTIVE_SEND_RECV, &g, st->in_bytes));
+        t = plx_max (t, plx_collective_time (pr->cluster, PLX_COLLECTIVE_SEND_RECV, &g, st->in_bytes));
       }
   return t;
 }

@@ -6,6 +6,7 @@
 
 #include "plx-schedule-cursor.h"
 #include "plx-sim-window.h"
+#include "plx-minmax.h"
 
 /* Most micro-batches any chunk of any stage has started and not finished. */
 static guint64
@@ -106,7 +107,7 @@ plx_sim_window (const PlxScheduleOrder *o)
         w <<= 1;
       return (guint) w;
     }
-  most = MIN (max_in_flight (o, last_pass), all);
+  most = plx_min_u64 (max_in_flight (o, last_pass), all);
 
   while (w < most)
     w <<= 1;

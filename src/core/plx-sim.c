@@ -20,6 +20,7 @@
 #include "plx-schedule-cursor.h"
 #include "plx-sim-window.h"
 #include "plx-timeline-store.h"
+#include "plx-minmax.h"
 
 /* Gradient-bucket bars per chunk on the timeline. */
 #define MAX_BUCKET_BARS 256
@@ -510,7 +511,7 @@ plx_sim_run (const PlxPlan          *plan,
               g0 = sim.grad_start[k];
               g1 = sim.grad_end[k];
               /* Buckets of equal size (plx_costing_grad_buckets). */
-              nb = (guint64) MAX (1.0, round (plan->chunks[k].grad_bytes / st->grad_bucket_bytes));
+              nb = (guint64) plx_max (1.0, round (plan->chunks[k].grad_bytes / st->grad_bucket_bytes));
               /* Thousands of small buckets are drawn as at most MAX_BUCKET_BARS bars of
                * consecutive buckets each; the times are still bucket by bucket. */
               group = (nb + MAX_BUCKET_BARS - 1) / MAX_BUCKET_BARS;

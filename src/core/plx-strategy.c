@@ -4,6 +4,7 @@
 #include "parallax/plx-error.h"
 #include "parallax/plx-json.h"
 #include "parallax/plx-strategy.h"
+#include "plx-minmax.h"
 
 static const char *const schedule_names[] = {
   "gpipe", "1f1b", "interleaved-1f1b", "zero-bubble-h1", "file",
@@ -563,7 +564,7 @@ plx_strategy_get_grad_bucket_bytes (const PlxStrategy *s)
 
   if (s->grad_bucket_bytes != PLX_GRAD_BUCKET_AUTO)
     return s->grad_bucket_bytes;
-  elements = MAX (G_GUINT64_CONSTANT (40000000), G_GUINT64_CONSTANT (1000000) * plx_strategy_get_grad_group_size (s));
+  elements = plx_max_u64 (G_GUINT64_CONSTANT (40000000), G_GUINT64_CONSTANT (1000000) * plx_strategy_get_grad_group_size (s));
   return elements * (s->dtype == PLX_DTYPE_FP16 ? 2 : 4);
 }
 

@@ -19,6 +19,7 @@
 #include "parallax/plx-fit-uncertainty.h"
 #include "parallax/plx-json.h"
 #include "parallax/plx-sweep-fit.h"
+#include "plx-minmax.h"
 
 typedef struct
 {
@@ -98,7 +99,7 @@ sample_curve (PlxSweepFit *fit)
     for (int j = 0; j < 2; j++)
       {
         double x = (j == 0 ? 1.0 : 3.0) * pow (10.0, d);
-        double y = MIN (plx_sweep_fit_eval (fit, x), 1.0);
+        double y = plx_min (plx_sweep_fit_eval (fit, x), 1.0);
         if (d == d1 && j == 1)
           break;
         g_array_append_val (fit->curve_x, x);

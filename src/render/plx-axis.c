@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "plx-axis.h"
+#include "../core/plx-minmax.h"
 
 double
 plx_axis_nice_step (double span,
@@ -93,7 +94,7 @@ static void
 fill_ticks (double lo, double hi, double step, TickLabel label, GArray *out)
 {
   double first = ceil (lo / step - 1e-9) * step;
-  double magnitude = MAX (fabs (lo), fabs (hi));
+  double magnitude = plx_max (fabs (lo), fabs (hi));
 
   g_array_set_size (out, 0);
   for (double v = first; v <= hi + step * 1e-9; v += step)
@@ -149,7 +150,7 @@ plx_axis_count_ticks (double  lo,
                       GArray *out)
 {
   /* Whole numbers only: a step below 1 would label fractions of a GPU. */
-  double step = MAX (plx_axis_nice_step (hi - lo, target), 1.0);
+  double step = plx_max (plx_axis_nice_step (hi - lo, target), 1.0);
 
   g_array_set_size (out, 0);
   if (hi > lo)

@@ -6,6 +6,7 @@
 
 #include "plx-compare-chart.h"
 #include "plx-render-text.h"
+#include "../core/plx-minmax.h"
 
 #define LEFT_PX 118.0
 #define RIGHT_PX 16.0
@@ -132,7 +133,7 @@ memory_legend_width (double font_size)
   w = plx_render_text_estimate (widest, font_size);
 
   for (guint c = 0; c < PLX_N_MEM; c++)
-    w = MAX (w, plx_render_text_estimate (plx_mem_category_display_name (c), font_size));
+    w = plx_max (w, plx_render_text_estimate (plx_mem_category_display_name (c), font_size));
   return LEGEND_SWATCH_PX + w;
 }
 
@@ -202,7 +203,7 @@ place_differences (PlxCompareLayout *l,
       for (PlxTimeCategory c = 0; c < PLX_N_TIME; c++)
         {
           format_difference (l->diff[c], sizeof l->diff[c], c, a, b, brief);
-          longest = MAX (longest, plx_render_text_estimate (l->diff[c], fs));
+          longest = plx_max (longest, plx_render_text_estimate (l->diff[c], fs));
         }
       if (DIFF_SWATCH_PX + longest <= avail)
         break;
@@ -262,10 +263,10 @@ plx_compare_layout_new (const PlxCompareSide *a,
   l->mem_x1 = 1.0 - RIGHT_PX / w;
   /* The memory panel takes the right third, or more when that leaves its two bars less
    * than MEM_SLOT_MIN_PX each beside the legend. */
-  l->mem_x0 = MIN (0.68, l->mem_x1 - (memory_legend_width (l->font_size) + 16.0 + 2.0 * MEM_SLOT_MIN_PX) / w);
+  l->mem_x0 = plx_min (0.68, l->mem_x1 - (memory_legend_width (l->font_size) + 16.0 + 2.0 * MEM_SLOT_MIN_PX) / w);
   l->bd_x0 = LEFT_PX / w;
   /* The bars end where their step-time label still fits before the memory panel. */
-  l->bd_x1 = MAX (l->bd_x0 + 0.1, l->mem_x0 - (plx_render_text_estimate ("000.00 s", l->font_size) + 32.0) / w);
+  l->bd_x1 = plx_max (l->bd_x0 + 0.1, l->mem_x0 - (plx_render_text_estimate ("000.00 s", l->font_size) + 32.0) / w);
   l->bd_y0 = top + 0.06;
   l->bd_y1 = l->bd_y0 + 0.10;
   for (guint i = 0; i < 2; i++)
@@ -300,8 +301,8 @@ plx_compare_layout_new (const PlxCompareSide *a,
                 a->report->hbm_usable_bytes / 1073741824.0, a->report->hbm_bytes / 1073741824.0);
     else
       snprintf (l->capacity_label, sizeof l->capacity_label, "%s", _("usable HBM"));
-    legend_w = MAX (memory_legend_width (l->font_size),
-                    LEGEND_SWATCH_PX + plx_render_text_estimate (l->capacity_label, l->font_size));
+    legend_w = plx_max (memory_legend_width (l->font_size),
+                        LEGEND_SWATCH_PX + plx_render_text_estimate (l->capacity_label, l->font_size));
     l->mem_legend_x = l->mem_x1 - legend_w / w;
     for (guint i = 0; i < PLX_N_MEM; i++)
       l->mem_legend_y[PLX_N_MEM - 1 - i] = l->mem_y0 + i * (l->font_size + 8.0) / h;

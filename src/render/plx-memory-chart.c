@@ -6,6 +6,7 @@
 
 #include "plx-memory-chart.h"
 #include "plx-render-text.h"
+#include "../core/plx-minmax.h"
 
 #define HATCH_SPACING_PX 10.0
 #define LEFT_PX 72.0
@@ -137,7 +138,7 @@ plx_memory_layout_new (const PlxMemoryTrace   *t,
   g_strlcpy (l->title, o->title ? o->title : _("Memory per GPU"), sizeof l->title);
 
   for (guint r = 0; r < t->n_ranks; r++)
-    max_total = MAX (max_total, static_total (t, r) + t->peak_activation_bytes[r]);
+    max_total = plx_max (max_total, static_total (t, r) + t->peak_activation_bytes[r]);
   /* Room above the larger of the tallest bar and the capacity line. */
   l->max_bytes = MAX (max_total, o->capacity_bytes) * 1.08;
   if (!(l->max_bytes > 0.0))

@@ -7,6 +7,7 @@
 
 #include "plx-render-text.h"
 #include "plx-scatter-chart.h"
+#include "../core/plx-minmax.h"
 
 #define LEFT_PX 84.0
 #define RIGHT_PX 24.0
@@ -166,7 +167,7 @@ plx_scatter_layout_new (const PlxScatterPoint   *points,
       hi += pad;
     }
   step = plx_axis_nice_step (hi - lo, 5);
-  l->y_lo_s = MAX (floor (lo / step) * step, 0.0);
+  l->y_lo_s = plx_max (floor (lo / step) * step, 0.0);
   l->y_hi_s = ceil (hi / step) * step;
   if (!(l->y_hi_s > l->y_lo_s))
     l->y_hi_s = l->y_lo_s + step;

@@ -13,6 +13,7 @@
 
 #include "plx-render-text.h"
 #include "plx-timeline-chart.h"
+#include "../core/plx-minmax.h"
 
 /* 24 bytes a share; 24 bits of row index hold any row count a cairo surface (at most
  * 32,767 pixels high) can show. */
@@ -462,7 +463,7 @@ place_event (Placer *p, const PlxTimelineEvent *ev, guint i)
       return;
     }
   /* The column edges give the first column without a division. */
-  first = p->edges.lo != NULL ? column_of (p, s0) : (guint) MAX (floor ((s0 - t0) / col_s), 0.0);
+  first = p->edges.lo != NULL ? column_of (p, s0) : (guint) plx_max (floor ((s0 - t0) / col_s), 0.0);
   for (guint c = first; c < p->n_cols; c++)
     {
       double c0 = t0 + c * col_s, c1 = c0 + col_s;

@@ -8,6 +8,7 @@
 
 #include "plx-render-text.h"
 #include "plx-tornado-chart.h"
+#include "../core/plx-minmax.h"
 
 #define PLOT_X0 0.34   /* labels to the left of this */
 #define PLOT_X1 0.95
@@ -63,7 +64,7 @@ plx_tornado_layout_new (const PlxTornadoBar *bars,
   for (guint i = 0; i < l->rows->len; i++)
     {
       const PlxTornadoRow *r = &g_array_index (l->rows, PlxTornadoRow, i);
-      l->span = MAX (l->span, MAX (fabs (r->low), fabs (r->high)));
+      l->span = plx_max (l->span, plx_max (fabs (r->low), fabs (r->high)));
     }
   l->zero_x = 0.5 * (l->plot_x0 + l->plot_x1);
   row_h = l->rows->len > 0 ? (l->plot_y1 - l->plot_y0) / l->rows->len : 0.0;
