@@ -120,7 +120,7 @@ element_bytes (PlxDtype dtype)
 
 void
 plx_op_env (const PlxShardContext *ctx,
-            PlxOpEnv                 *env)
+            PlxOpEnv              *env)
 {
   double tp = 1.0 / ctx->tp;
 
@@ -142,7 +142,7 @@ share (PlxSplit     split,
 static void
 matmul_shape (const PlxOp           *op,
               const PlxShardContext *ctx,
-              const PlxOpEnv           *env,
+              const PlxOpEnv        *env,
               double                *m,
               double                *k,
               double                *n,
@@ -179,7 +179,7 @@ matmul_shape (const PlxOp           *op,
 static inline void
 matmul_gemms (const PlxOp           *op,
               const PlxShardContext *ctx,
-              const PlxOpEnv           *env,
+              const PlxOpEnv        *env,
               const PlxCluster      *c,
               PlxMatmulGemms        *out)
 {
@@ -290,7 +290,7 @@ measured_times (const PlxCluster     *c,
 static void
 matmul_cost (const PlxOp           *op,
              const PlxShardContext *ctx,
-             const PlxOpEnv           *env,
+             const PlxOpEnv        *env,
              const PlxCluster      *c,
              PlxOpCost             *cost)
 {
@@ -353,7 +353,7 @@ matmul_cost (const PlxOp           *op,
 static void
 attention_cost (const PlxOp           *op,
                 const PlxShardContext *ctx,
-                const PlxOpEnv           *env,
+                const PlxOpEnv        *env,
                 const PlxCluster      *c,
                 PlxOpCost             *cost)
 {
@@ -443,7 +443,7 @@ plx_op_cost (const PlxOp           *op,
 void
 plx_op_cost_env (const PlxOp           *op,
                  const PlxShardContext *ctx,
-                 const PlxOpEnv           *env,
+                 const PlxOpEnv        *env,
                  const PlxCluster      *c,
                  PlxOpCost             *cost)
 {
