@@ -160,7 +160,7 @@ plx_result_take_layout (PlxResult *result,
                         double     t1_s)
 {
   struct _PlxPrebuilt *p = result->prebuilt;
-  PlxTimelineLayout *l = NULL;
+  PlxTimelineLayout *l;
 
   /* Another size or window: not built for it, no need to wait to know. */
   if (p == NULL || width != p->width || height != p->height || t0_s != 0.0 || t1_s != result->timeline->step_time_s)
@@ -168,9 +168,8 @@ plx_result_take_layout (PlxResult *result,
   g_mutex_lock (&p->lock);
   while (!p->done)
     g_cond_wait (&p->built, &p->lock);
-  if (p->layout != NULL && p->layout->width_px == width && p->layout->height_px == height &&
-      p->layout->t0_s == t0_s && p->layout->t1_s == t1_s)
-    l = g_steal_pointer (&p->layout);
+  /* Built, if at all, by whole_step_layout for p's size: the options checked above. */
+  l = g_steal_pointer (&p->layout);
   g_mutex_unlock (&p->lock);
   return l;
 }

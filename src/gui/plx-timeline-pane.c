@@ -79,6 +79,15 @@ add_busy (double *busy, int pw, guint band, guint kind, double start_s, double e
     }
 }
 
+/* The band a rank is drawn in, when it is the band's first (the one that stands for
+ * it); FALSE for the others. */
+static inline gboolean
+rank_band (guint64 rank, guint64 n_ranks, guint bands, guint *band)
+{
+  *band = (guint) (rank * bands / n_ranks);
+  return rank < n_ranks && (guint64) *band * n_ranks / bands == rank;
+}
+
 /* Per stage band and pixel column, each kind's busy time on the compute stream;
  * then one pixel each, the kinds' colours mixed by their shares over the background.
  * A pass of the event engine is read whole (plx_timeline_iter_peek_pass): its tasks
@@ -110,8 +119,7 @@ draw_miniature (const PlxTimeline *tl, const PlxRenderStyle *style, int pw, int 
 
       if (plx_timeline_iter_peek_pass (&ev_iter, &pass))
         {
-          band = (guint) ((guint64) pass.rank * bands / n_ranks);
-          if (pass.rank < n_ranks && (guint64) band * n_ranks / bands == pass.rank)
+          if (rank_band (pass.rank, n_ranks, bands, &band))
             {
               double t = pass.start_s;
               for (guint j = 0; j < pass.n_tasks; j++)
@@ -127,8 +135,7 @@ draw_miniature (const PlxTimeline *tl, const PlxRenderStyle *style, int pw, int 
         }
       if (!plx_timeline_iter_next (&ev_iter, &ev_buf))
         break;
-      band = (guint) ((guint64) ev->rank * bands / n_ranks);
-      if (ev->stream != PLX_STREAM_COMPUTE || ev->rank >= n_ranks || (guint64) band * n_ranks / bands != ev->rank)
+      if (ev->stream != PLX_STREAM_COMPUTE || !rank_band (ev->rank, n_ranks, bands, &band))
         continue;
       add_busy (busy, pw, band, ev->kind, ev->start_s, ev->end_s, col_s);
     }
