@@ -1159,6 +1159,37 @@ fit_bar_gone (gpointer data)
   return !gtk_widget_get_mapped (label);
 }
 
+/* GPT-3 175B, TP 4 x PP 8 on 1024 A100 without ZeRO: does not fit. */
+static const char *gpt3_tp4_scenario =
+  "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 128 },"
+  "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 1536, \"micro_batch_size\": 1, \"tp\": 4, \"pp\": 8,"
+  "                \"sequence_parallel\": true, \"recompute\": \"selective\" } }";
+
+/* The first button of the fit bar, or NULL. */
+static GtkWidget *
+first_fix_button (GtkWidget *fix_box)
+{
+  GtkWidget *child = gtk_widget_get_first_child (fix_box);
+  return child != NULL ? gi_find_type (child, GTK_TYPE_BUTTON) : NULL;
+}
+
+/* The fit bar's buttons are the CLI's suggestions, in its order, one button each. */
+static void
+assert_fix_buttons (GtkWidget *fix_box, JsonArray *suggestions)
+{
+  guint n_buttons = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (fix_box); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *button = gi_find_type (child, GTK_TYPE_BUTTON);
+      JsonObject *s = json_array_get_object_element (suggestions, n_buttons);
+      g_assert_nonnull (button);
+      g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (button)), ==, json_object_get_string_member (s, "label"));
+      n_buttons++;
+    }
+  g_assert_cmpuint (n_buttons, ==, json_array_get_length (suggestions));
+}
+
 /* GPT-3 175B, TP 4 x PP 8 on 1024 A100 without ZeRO does not fit (the CLI says 113.4 of
  * 77 GiB). The bar under the cards says by how much and offers the CLI's single
  * changes as buttons; pressing one applies it, the result fits and the bar goes; undo
@@ -1169,17 +1200,13 @@ test_fit_advice (void)
 {
   PlxWindow *w = open_window (1024, 640);
   g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
-  g_autofree char *path = write_scenario (dir, "big.json",
-    "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 128 },"
-    "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 1536, \"micro_batch_size\": 1, \"tp\": 4, \"pp\": 8,"
-    "                \"sequence_parallel\": true, \"recompute\": \"selective\" } }");
+  g_autofree char *path = write_scenario (dir, "big.json", gpt3_tp4_scenario);
   g_autoptr (GFile) file = g_file_new_for_path (path);
   g_autoptr (JsonObject) cli = cli_report (path, NULL, NULL);
   g_autoptr (JsonObject) cli_fixed = NULL;
   JsonArray *suggestions = json_object_get_array_member (cli, "fit_suggestions");
-  GtkWidget *bar_label, *first_fix, *fix_box, *child;
+  GtkWidget *bar_label, *first_fix, *fix_box;
   g_autofree char *expect = NULL;
-  guint n_buttons = 0;
 
   g_assert_false (json_object_get_boolean_member (cli, "fits_in_memory"));
   g_assert_true (plx_window_open_file (w, file, NULL));
@@ -1198,15 +1225,7 @@ test_fit_advice (void)
   /* What would: the CLI's suggestions, in its order, one button each. */
   g_assert_cmpuint (json_array_get_length (suggestions), >=, 2);
   fix_box = gtk_widget_get_next_sibling (bar_label);
-  for (child = gtk_widget_get_first_child (fix_box); child != NULL; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *button = gi_find_type (child, GTK_TYPE_BUTTON);
-      JsonObject *s = json_array_get_object_element (suggestions, n_buttons);
-      g_assert_nonnull (button);
-      g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (button)), ==, json_object_get_string_member (s, "label"));
-      n_buttons++;
-    }
-  g_assert_cmpuint (n_buttons, ==, json_array_get_length (suggestions));
+  assert_fix_buttons (fix_box, suggestions);
   /* The micro-batch row says even one sequence is too much (CLI: 0). */
   g_assert_cmpint (json_object_get_int_member (cli, "max_micro_batch_size"), ==, 0);
   g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (gi_find_row (panel (w), "Micro-batch size"))), ==,
@@ -1217,7 +1236,7 @@ test_fit_advice (void)
   g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (w)), <=, 1024);
 
   /* Pressing the first (fastest) change applies it: the CLI with that one flag. */
-  first_fix = gi_find_type (gtk_widget_get_first_child (fix_box), GTK_TYPE_BUTTON);
+  first_fix = first_fix_button (fix_box);
   g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (first_fix)), ==, "ZeRO 1");
   cli_fixed = cli_report (path, "--zero-stage", "1");
   gi_click (first_fix);
@@ -1263,13 +1282,6 @@ check_marks (PlxWindow *w, const char *title)
   g_assert_cmpuint (count_marks (scale), ==, n_values <= 12 ? n_values : 0);
 }
 
-/* The first button of the fit bar, or NULL. */
-static GtkWidget *
-first_fix_button (GtkWidget *fix_box)
-{
-  GtkWidget *child = gtk_widget_get_first_child (fix_box);
-  return child != NULL ? gi_find_type (child, GTK_TYPE_BUTTON) : NULL;
-}
 
 /* Back and forth between TP 4, which does not fit, and TP 8, which does: TP 4's
  * advice comes back with the same buttons (not made anew each time), and they still
@@ -1281,15 +1293,11 @@ test_fit_advice_kept (void)
 {
   PlxWindow *w = open_window (1400, 900);
   g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
-  g_autofree char *path = write_scenario (dir, "big.json",
-    "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 128 },"
-    "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 1536, \"micro_batch_size\": 1, \"tp\": 4, \"pp\": 8,"
-    "                \"sequence_parallel\": true, \"recompute\": \"selective\" } }");
+  g_autofree char *path = write_scenario (dir, "big.json", gpt3_tp4_scenario);
   g_autoptr (GFile) file = g_file_new_for_path (path);
   g_autoptr (JsonObject) cli_tp2 = cli_report (path, "--tp", "2");
   JsonArray *suggestions = json_object_get_array_member (cli_tp2, "fit_suggestions");
-  GtkWidget *bar_label, *fix_box, *first, *child;
-  guint n_buttons = 0;
+  GtkWidget *bar_label, *fix_box, *first;
 
   g_assert_true (plx_window_open_file (w, file, NULL));
   settle (w);
@@ -1326,14 +1334,7 @@ test_fit_advice_kept (void)
   plx_scenario_panel_set_strategy_int (PLX_SCENARIO_PANEL (panel (w)), "tp", 2);
   settle (w);
   g_assert_true (gtk_widget_get_mapped (bar_label));
-  for (child = gtk_widget_get_first_child (fix_box); child != NULL; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *button = gi_find_type (child, GTK_TYPE_BUTTON);
-      g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (button)), ==,
-                       json_object_get_string_member (json_array_get_object_element (suggestions, n_buttons), "label"));
-      n_buttons++;
-    }
-  g_assert_cmpuint (n_buttons, ==, json_array_get_length (suggestions));
+  assert_fix_buttons (fix_box, suggestions);
   check_marks (w, "Context parallel");
   check_marks (w, "Micro-batch size");
 
