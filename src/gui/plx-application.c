@@ -197,6 +197,19 @@ plx_application_dispose (GObject *object)
   G_OBJECT_CLASS (plx_application_parent_class)->dispose (object);
 }
 
+/* --version answers before any display is opened (GTK starts in startup, which
+ * comes after the local options), so it works over ssh and in package checks. */
+static int
+plx_application_handle_local_options (GApplication *app, GVariantDict *options)
+{
+  if (g_variant_dict_contains (options, "version"))
+    {
+      g_print ("parallax %s\n", PACKAGE_VERSION);
+      return 0;
+    }
+  return -1;
+}
+
 static void
 plx_application_class_init (PlxApplicationClass *klass)
 {
@@ -206,11 +219,14 @@ plx_application_class_init (PlxApplicationClass *klass)
   app_class->activate = plx_application_activate;
   app_class->open = plx_application_open;
   app_class->startup = plx_application_startup;
+  app_class->handle_local_options = plx_application_handle_local_options;
 }
 
 static void
 plx_application_init (PlxApplication *self)
 {
+  g_application_add_main_option (G_APPLICATION (self), "version", 0, G_OPTION_FLAG_NONE, G_OPTION_ARG_NONE,
+                                 _("Print the version and exit"), NULL);
 }
 
 PlxApplication *
