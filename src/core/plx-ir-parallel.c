@@ -1291,7 +1291,7 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   g_autoptr (GPtrArray) tasks = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autoptr (GPtrArray) by_task = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autofree guint *pos = NULL;
-  g_autofree double *stage_free = NULL;
+  g_autofree double *stage_free = NULL, *ready_at = NULL;
   g_autoptr (GArray) made = g_array_new (FALSE, TRUE, sizeof (double));
   g_autoptr (PlxScheduleOrder) order = NULL;
   g_autofree gboolean *data_dep = NULL;
@@ -1509,6 +1509,9 @@ plx_ir_parallelize (const PlxIrGraph    *training,
    * ahead of another's. */
   pos = g_new0 (guint, pp);
   stage_free = g_new0 (double, pp);
+  ready_at = g_new (double, pp);
+  for (guint st = 0; st < pp; st++)
+    ready_at[st] = NAN;
   for (guint st = 0; st < pp && ok; st++)
     {
       g_ptr_array_add (tasks, stage_tasks (st, v, order));
@@ -1528,6 +1531,16 @@ plx_ir_parallelize (const PlxIrGraph    *training,
 
           if (pos[st] == list->len)
             continue;
+          /* a stage found ready stays so, at the same estimate, until it emits */
+          if (!isnan (ready_at[st]))
+            {
+              if (best < 0 || ready_at[st] < best_start)
+                {
+                  best = (gint) st;
+                  best_start = ready_at[st];
+                }
+              continue;
+            }
           task = g_array_index (list, guint, pos[st]);
           /* chunk c of stage st is virtual stage c x pp + st */
           members = by_task->pdata[(TASK_CHUNK (task) * pp + st) * 4 + TASK_KIND (task)];
@@ -1541,6 +1554,8 @@ plx_ir_parallelize (const PlxIrGraph    *training,
                   stuck_stage = st;
                 }
             }
+          if (can)
+            ready_at[st] = at;
           if (can && (best < 0 || at < best_start))
             {
               best = (gint) st;
@@ -1565,6 +1580,7 @@ plx_ir_parallelize (const PlxIrGraph    *training,
         for (guint x = 0; x < members->len; x++)
           emit_op (&e, g_array_index (members, guint, x), TASK_MB (task));
         stage_free[best] = e.clock;
+        ready_at[best] = NAN;
         pos[best]++;
         remaining--;
       }
