@@ -54,6 +54,8 @@ typedef struct
   guint8     perm[PLX_IR_MAX_RANK];
   PlxIrPhase phase;
   gint       origin;
+  guint      source;                /* the training op it was made for */
+  gboolean   conversion;            /* a copy in another sharding, shared by every op reading it */
   gint       comm_axis;             /* collectives: the axis the group spans */
 } SOp;
 
@@ -67,6 +69,7 @@ typedef struct
   GPtrArray           *ops;         /* SOp* */
   GHashTable          *names;
   guint               *map;         /* training tensor -> sharded tensor */
+  guint                cur;         /* the training op being sharded */
 } Shard;
 
 static void
@@ -123,6 +126,7 @@ add_op (Shard *s, const char *name, guint kind, const PlxIrOp *from)
   op->axis = -1;
   op->phase = from->phase;
   op->origin = from->origin;
+  op->source = s->cur;
   op->comm_axis = -1;
   g_ptr_array_add (s->ops, op);
   return op;
@@ -141,6 +145,7 @@ add_conversion (Shard *s, guint i, guint a, gint state, guint kind, gint dim, co
   st_at (s, out)->st[a] = state;
   op = add_op (s, st_at (s, out)->name, kind, from);
   op->axis = dim;
+  op->conversion = TRUE;
   g_array_append_val (op->in, i);
   g_array_append_val (op->out, out);
   st_at (s, out)->producer = (gint) s->ops->len - 1;
@@ -581,6 +586,7 @@ shard_op (Shard *s, guint i, GError **error)
   g_autofree gint *out = g_new (gint, MAX (op->n_outputs, 1) * N_AX);
   SOp *sop;
 
+  s->cur = i;
   for (guint j = 0; j < op->n_inputs; j++)
     in[j] = s->map[op->inputs[j]];
   for (guint a = 0; a < N_AX; a++)
@@ -691,6 +697,10 @@ typedef struct
   GHashTable  *where;        /* (tensor, instance, stage) -> program tensor + 1 */
   GHashTable  *names;
   gint        *acc;          /* per sharded op (ACCUMULATE): the running sum, or -1 */
+  gint         recv_fwd, recv_bwd; /* the receiving streams of activations and of gradients */
+  const PlxCluster *cluster;
+  GArray      *made_at;      /* per program tensor: when it is estimated to be made (double) */
+  double       clock;        /* the emitting stage's estimated time */
   GError     **error;
 } Emit;
 
@@ -721,6 +731,28 @@ where_set (Emit *e, guint t, guint k, guint stage, guint p)
 {
   g_hash_table_insert (e->where, GSIZE_TO_POINTER ((gsize) where_key (e, t, k, stage)),
                        GINT_TO_POINTER ((gint) p + 1));
+}
+
+/* When program tensor p is estimated to be made: 0 for a graph input. */
+static double
+made_at (Emit *e, guint p)
+{
+  return p < e->made_at->len ? g_array_index (e->made_at, double, p) : 0.0;
+}
+
+/* The op just added, run on the emitting stage's clock: after its inputs and what the
+ * stage ran before, for its cost-model time, one op at a time (an estimate of the
+ * order ops start in; the simulator times them for real). */
+static void
+advance (Emit *e, const PlxIrOp *op)
+{
+  for (guint j = 0; j < op->n_inputs; j++)
+    e->clock = MAX (e->clock, made_at (e, op->inputs[j]));
+  e->clock += plx_ir_op_time (e->p, op, e->cluster);
+  if (e->made_at->len < e->p->tensors->len)
+    g_array_set_size (e->made_at, e->p->tensors->len);
+  for (guint j = 0; j < op->n_outputs; j++)
+    g_array_index (e->made_at, double, op->outputs[j]) = e->clock;
 }
 
 /* A program tensor for instance k of sharded tensor t: named after it, "#k" for a
@@ -775,9 +807,10 @@ stage_devices (Emit *e, guint stage, gint comm, guint *devices)
 
 /* Whether sharded op i's instance k can run on its stage now: each input made by
  * an earlier task is there (ops of one task run in order, so their own outputs are).
- * If not, *missing is the input it waits for. */
+ * If not, *missing is the input it waits for; if so, *at is raised to when the
+ * last of them is estimated to be made. */
 static gboolean
-ready (Emit *e, guint i, guint k, guint *missing)
+ready (Emit *e, guint i, guint k, guint *missing, double *at)
 {
   const SOp *op = e->s->ops->pdata[i];
 
@@ -790,10 +823,15 @@ ready (Emit *e, guint i, guint k, guint *missing)
       if (producer >= 0 && e->chunk[producer] == e->chunk[i] && e->task[producer] == e->task[i] &&
           ((const SOp *) e->s->ops->pdata[producer])->kind != ACCUMULATE)
         continue;
-      if (producer >= 0 && lookup (e, t, k, e->stage[i]) < 0)
+      if (producer >= 0)
         {
-          *missing = t;
-          return FALSE;
+          gint p = lookup (e, t, k, e->stage[i]);
+          if (p < 0)
+            {
+              *missing = t;
+              return FALSE;
+            }
+          *at = MAX (*at, made_at (e, (guint) p));
         }
     }
   return TRUE;
@@ -823,8 +861,15 @@ register_output (Emit *e, guint i, guint t, guint k, guint p)
       stage_devices (e, s, -1, from_dev);
       send = plx_ir_graph_add_op (e->p, plx_ir_unique_name (e->names, oname), PLX_IR_SEND, &p, 1, &copy, 1, from_dev, e->per_stage);
       send->phase = ((const SOp *) e->s->ops->pdata[i])->phase;
+      /* Megatron's p2p holds the sender's compute (as plx-ir-lower.c's sends); the
+       * receiver takes it on a stream of its own per direction, so a receive never
+       * waits behind the receiver's own tensor-parallel collectives on "comm", nor
+       * they behind a receive that the sender makes later in the schedule. */
+      send->stream = PLX_IR_STREAM_COMPUTE;
+      send->peer_stream = send->phase == PLX_IR_PHASE_FORWARD ? e->recv_fwd : e->recv_bwd;
       send->peers = g_new (guint, e->per_stage);
       stage_devices (e, to, -1, send->peers);
+      advance (e, send);
       where_set (e, t, kk, to, copy);
     }
 }
@@ -856,6 +901,7 @@ emit_op (Emit *e, guint i, guint k)
           PlxIrOp *add = plx_ir_graph_add_op (e->p, plx_ir_unique_name (e->names, oname), PLX_IR_ADD, both, 2, &sum, 1, devices,
                                               e->per_stage);
           add->phase = PLX_IR_PHASE_BACKWARD;
+          advance (e, add);
           e->acc[i] = (gint) sum;
         }
       if (k + 1 == e->m)
@@ -874,6 +920,7 @@ emit_op (Emit *e, guint i, guint k)
   pop->phase = op->phase;
   if (op->comm_axis >= 0)
     pop->groups = e->per_stage / e->s->size[op->comm_axis];
+  advance (e, pop);
   for (guint j = 0; j < op->out->len; j++)
     register_output (e, i, g_array_index (op->out, guint, j), k, out[j]);
 }
@@ -1188,6 +1235,40 @@ plx_ir_split_firsts (const PlxIrGraph    *training,
   return TRUE;
 }
 
+/* Each training op's model chunk: its forward op's, except where a gradient is summed
+ * or used. A tensor read on several chunks gets one gradient from each, added up in
+ * the reverse of program order (plx-ir-autodiff.c); when the chunks are runs of ops,
+ * that order takes the chunks from the last back, as the backward pass does. A DAG
+ * split's chunks are not runs: a reader on chunk 1 may come before one on chunk 0,
+ * and a sum kept on the reader's chunk would send a partial sum from chunk 0 to
+ * chunk 1 inside one micro-batch's backward, which no pipeline schedule runs (chunk
+ * 1's backward comes first). So each partial sum is made on the earliest chunk it
+ * has a part from, every part travels backward, and a weight's update runs where its
+ * gradient ends. */
+static guint *
+training_chunks (const PlxIrGraph *training, const guint *fwd_chunk, guint n_fwd)
+{
+  guint *chunk = g_new0 (guint, MAX (training->ops->len, 1));
+
+  for (guint i = 0; i < training->ops->len; i++)
+    {
+      const PlxIrOp *op = training->ops->pdata[i];
+      gboolean sum = op->kind == PLX_IR_ADD && op->phase == PLX_IR_PHASE_BACKWARD;
+      gboolean update = op->kind == PLX_IR_OPTIMIZER;
+
+      chunk[i] = fwd_chunk[MIN ((guint) op->origin, n_fwd - 1)];
+      for (guint j = 0; (sum || update) && j < op->n_inputs; j++)
+        {
+          gint producer = ((const PlxIrTensor *) training->tensors->pdata[op->inputs[j]])->producer;
+          if (producer < 0 || ((const PlxIrOp *) training->ops->pdata[producer])->phase != PLX_IR_PHASE_BACKWARD)
+            continue;
+          /* only backward ops come before either (training graphs list them so) */
+          chunk[i] = sum ? MIN (chunk[i], chunk[producer]) : chunk[producer];
+        }
+    }
+  return chunk;
+}
+
 PlxIrGraph *
 plx_ir_parallelize (const PlxIrGraph    *training,
                     const PlxIrParallel *parallel,
@@ -1202,7 +1283,7 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   Shard s = { training, parallel, source, { parallel->micro_batches, parallel->dp, parallel->tp }, tensors, ops,
               names, map };
   guint n_fwd = 0, pp = parallel->pp, n_dev, v = MAX (parallel->virtual_stages, 1u), n_chunks;
-  g_autofree guint *fwd_chunk = NULL;
+  g_autofree guint *fwd_chunk = NULL, *op_chunk = NULL;
   g_autoptr (PlxIrGraph) p = NULL;
   Emit e = { 0 };
   g_autoptr (GHashTable) where = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -1210,6 +1291,8 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   g_autoptr (GPtrArray) tasks = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autoptr (GPtrArray) by_task = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autofree guint *pos = NULL;
+  g_autofree double *stage_free = NULL, *ready_at = NULL;
+  g_autoptr (GArray) made = g_array_new (FALSE, TRUE, sizeof (double));
   g_autoptr (PlxScheduleOrder) order = NULL;
   g_autofree gboolean *data_dep = NULL;
   guint remaining = 0, missing = 0, stuck_op = 0, stuck_stage = 0;
@@ -1292,6 +1375,7 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   fwd_chunk = g_new0 (guint, MAX (n_fwd, 1));
   if (!assign_chunks (training, parallel, n_chunks, cluster, fwd_chunk, n_fwd, source, error))
     return NULL;
+  op_chunk = training_chunks (training, fwd_chunk, n_fwd);
   p = plx_ir_graph_new (n_dev);
   e.s = &s;
   e.p = p;
@@ -1307,16 +1391,44 @@ plx_ir_parallelize (const PlxIrGraph    *training,
   e.consumers = g_new0 (GArray *, MAX (tensors->len, 1));
   e.where = where;
   e.names = p_names;
+  e.cluster = cluster;
+  e.made_at = made;
   e.error = error;
+  if (pp > 1)
+    {
+      e.recv_fwd = plx_ir_graph_stream (p, "recv-activations");
+      e.recv_bwd = plx_ir_graph_stream (p, "recv-gradients");
+    }
   for (guint t = 0; t < tensors->len; t++)
     e.consumers[t] = g_array_new (FALSE, FALSE, sizeof (guint));
+  {
+    /* A conversion is made for the first op that needs it and shared by the later
+     * ones; under a DAG split a later one can sit on an earlier chunk (two readers
+     * of one tensor, in either order), so it runs on the earliest chunk that reads
+     * it - never before its input's, which every reader follows. */
+    g_autofree guint *first_reader = g_new (guint, MAX (tensors->len, 1));
+    for (guint t = 0; t < tensors->len; t++)
+      first_reader[t] = G_MAXUINT;
+    for (guint i = 0; i < ops->len; i++)
+      e.chunk[i] = op_chunk[((const SOp *) ops->pdata[i])->source];
+    for (guint i = ops->len; i-- > 0;)
+      {
+        const SOp *op = ops->pdata[i];
+        if (op->conversion && first_reader[g_array_index (op->out, guint, 0)] != G_MAXUINT)
+          e.chunk[i] = first_reader[g_array_index (op->out, guint, 0)];
+        for (guint j = 0; j < op->in->len; j++)
+          {
+            guint *f = &first_reader[g_array_index (op->in, guint, j)];
+            *f = MIN (*f, e.chunk[i]);
+          }
+      }
+  }
   for (guint i = 0; i < ops->len; i++)
     {
       const SOp *op = ops->pdata[i];
       gboolean mb = op->kind == ACCUMULATE;
 
       e.acc[i] = -1;
-      e.chunk[i] = fwd_chunk[MIN ((guint) op->origin, n_fwd - 1)];
       e.stage[i] = e.chunk[i] % pp;
       for (guint j = 0; j < op->out->len; j++)
         mb |= tensor_per_mb (st_at (&s, g_array_index (op->out, guint, j)));
@@ -1389,8 +1501,17 @@ plx_ir_parallelize (const PlxIrGraph    *training,
           ok = FALSE;
         }
     }
-  /* Emit the stages' tasks in turn, each as soon as what it reads has been made. */
+  /* Emit the stages' tasks one at a time, each stage's in its schedule's order: of
+   * the stages whose next task has what it reads, the one estimated to start it
+   * first (advance). So the program lists tasks about as they run, and a stream two
+   * stages share (a stage receiving from two others, as a skip connection across
+   * stages makes it) takes them in that order, not one stage's whole schedule
+   * ahead of another's. */
   pos = g_new0 (guint, pp);
+  stage_free = g_new0 (double, pp);
+  ready_at = g_new (double, pp);
+  for (guint st = 0; st < pp; st++)
+    ready_at[st] = NAN;
   for (guint st = 0; st < pp && ok; st++)
     {
       g_ptr_array_add (tasks, stage_tasks (st, v, order));
@@ -1398,40 +1519,50 @@ plx_ir_parallelize (const PlxIrGraph    *training,
     }
   while (remaining > 0 && ok)
     {
-      gboolean progress = FALSE;
-      for (guint st = 0; st < pp; st++)
-        for (;;)
-          {
-            GArray *list = tasks->pdata[st], *members;
-            guint task, kind, k;
-            gboolean can = TRUE;
+      gint best = -1;
+      double best_start = 0.0;
 
-            if (pos[st] == list->len)
-              break;
-            task = g_array_index (list, guint, pos[st]);
-            kind = TASK_KIND (task);
-            k = TASK_MB (task);
-            /* chunk c of stage st is virtual stage c x pp + st */
-            members = by_task->pdata[(TASK_CHUNK (task) * pp + st) * 4 + kind];
-            for (guint x = 0; x < members->len && can; x++)
-              {
-                guint i = g_array_index (members, guint, x);
-                can = ready (&e, i, k, &missing);
-                if (!can)
-                  {
-                    stuck_op = i;
-                    stuck_stage = st;
-                  }
-              }
-            if (!can)
-              break;
-            for (guint x = 0; x < members->len; x++)
-              emit_op (&e, g_array_index (members, guint, x), k);
-            pos[st]++;
-            remaining--;
-            progress = TRUE;
-          }
-      if (!progress)
+      for (guint st = 0; st < pp; st++)
+        {
+          GArray *list = tasks->pdata[st], *members;
+          guint task;
+          gboolean can = TRUE;
+          double at = stage_free[st];
+
+          if (pos[st] == list->len)
+            continue;
+          /* a stage found ready stays so, at the same estimate, until it emits */
+          if (!isnan (ready_at[st]))
+            {
+              if (best < 0 || ready_at[st] < best_start)
+                {
+                  best = (gint) st;
+                  best_start = ready_at[st];
+                }
+              continue;
+            }
+          task = g_array_index (list, guint, pos[st]);
+          /* chunk c of stage st is virtual stage c x pp + st */
+          members = by_task->pdata[(TASK_CHUNK (task) * pp + st) * 4 + TASK_KIND (task)];
+          for (guint x = 0; x < members->len && can; x++)
+            {
+              guint i = g_array_index (members, guint, x);
+              can = ready (&e, i, TASK_MB (task), &missing, &at);
+              if (!can)
+                {
+                  stuck_op = i;
+                  stuck_stage = st;
+                }
+            }
+          if (can)
+            ready_at[st] = at;
+          if (can && (best < 0 || at < best_start))
+            {
+              best = (gint) st;
+              best_start = at;
+            }
+        }
+      if (best < 0)
         {
           const SOp *op = ops->pdata[stuck_op];
           const STensor *t = st_at (&s, missing);
@@ -1439,7 +1570,20 @@ plx_ir_parallelize (const PlxIrGraph    *training,
                        "on stage %u waits for tensor \"%s\" from stage %u, which the schedule runs later", source,
                        op->name, stuck_stage, t->name, t->producer >= 0 ? e.stage[t->producer] : 0);
           ok = FALSE;
+          break;
         }
+      {
+        guint task = g_array_index ((GArray *) tasks->pdata[best], guint, pos[best]);
+        GArray *members = by_task->pdata[(TASK_CHUNK (task) * pp + (guint) best) * 4 + TASK_KIND (task)];
+
+        e.clock = best_start;
+        for (guint x = 0; x < members->len; x++)
+          emit_op (&e, g_array_index (members, guint, x), TASK_MB (task));
+        stage_free[best] = e.clock;
+        ready_at[best] = NAN;
+        pos[best]++;
+        remaining--;
+      }
     }
   for (guint t = 0; t < tensors->len; t++)
     g_array_unref (e.consumers[t]);
