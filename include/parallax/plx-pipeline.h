@@ -45,4 +45,13 @@ double plx_pipeline_chunks_in_flight (PlxSchedule schedule,
                                       guint       stage,
                                       guint64     m);
 
+/* Micro-batches whose backward pass has run on stage `stage` and whose weight-
+ * gradient pass still waits, at the same moment as that peak: 0 but for a schedule
+ * that splits the backward (plx_schedule_splits_backward). They keep only what the
+ * W pass reads (wgrad_saved_bytes). */
+double plx_pipeline_wgrad_pending (PlxSchedule schedule,
+                                   guint       p,
+                                   guint       stage,
+                                   guint64     m);
+
 G_END_DECLS

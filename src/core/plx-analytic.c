@@ -646,7 +646,15 @@ analytic_eval (const PlxModel    *model,
    * W while the others continue: p (F + B) + W instead of p (F + B + W)), and each
    * further one defers one more W, so min(m + p - 2, 2 (p - 1)) W in all. */
   {
-    double fill_unit = p > 1 ? (p * t_avg - t_max) / (p - 1.0) : t_avg;
+    /* The stage left out of the fill is the one plx_pipeline_time_stages paces by,
+     * sends included: a middle stage sends twice a micro-batch, an end once, so
+     * with the sends a middle stage can pace while an end is the longest without
+     * them. Leaving out that end instead counted the pacer twice and the end not
+     * at all: a lighter LM head (twice the FLOP/s) then saved nothing while
+     * zero-bubble H1's W saving shrank with it. GPipe's pace is set above. */
+    gboolean mid_paces = s->schedule != PLX_SCHEDULE_GPIPE && p > 2 &&
+                         t_mid + 2.0 * v * c_pp > MAX (t_first, t_last) + (2.0 * v - 1.0) * c_pp;
+    double fill_unit = p > 1 ? (p * t_avg - (mid_paces ? t_mid : t_max)) / (p - 1.0) : t_avg;
     if (plx_schedule_splits_backward (s->schedule, s->pp))
       fill_unit = MAX (fill_unit - w_avg * MIN (m + p - 2.0, 2.0 * (p - 1.0)) / (p - 1.0), 0.0);
     t_pipe = plx_pipeline_time_stages ((guint64) m, s->pp, s->virtual_stages, t_first, t_mid, t_last, fill_unit, c_pp);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "parallax/plx-pipeline.h"
+#include "parallax/plx-schedule.h"
 
 #include "plx-costing.h"
 #include "plx-op-env.h"
@@ -125,10 +126,12 @@ scale_op_cost (PlxOpCost *c,
  * selective_checkpointing 0.5): half of each block's forward is recomputed on
  * average and half of its activations are kept. Megatron's recomputes the attention
  * core (Korthikanti 2022 §5). */
+#define EAGER_SELECTIVE_SHARE 0.5
+
 static double
 recompute_block_share (const PlxCosting *cx)
 {
-  return cx->strategy->recompute == PLX_RECOMPUTE_SELECTIVE && cx->ctx.eager ? 0.5 : 0.0;
+  return cx->strategy->recompute == PLX_RECOMPUTE_SELECTIVE && cx->ctx.eager ? EAGER_SELECTIVE_SHARE : 0.0;
 }
 
 /* One op's cost added into b, the block (or half) it belongs to. */
@@ -161,7 +164,10 @@ cost_op (const PlxCosting *cx,
     b->fp8_params += c.params * ((double) op->k * op->n / op->params);
   b->full_saved_bytes += c.saved_bytes;
   if (op->attn_core || op->kind == PLX_OP_ATTN_FLASH)
-    b->attn_core_s += c.fwd_time_s;
+    {
+      b->attn_core_s += c.fwd_time_s;
+      b->attn_core_bwd_s += c.bwd_time_s;
+    }
 
   if (is_layer && recompute == PLX_RECOMPUTE_FULL)
     {
@@ -290,6 +296,18 @@ tp_comm (const PlxCosting *cx,
     t->reduce = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_REDUCE, &cx->tp_group, cx->act_bytes);
 }
 
+/* What of `comm_s` run beside `window_s` of compute stays exposed, with the
+ * compute's slowdown for the time they overlap (plx_costing_contention). */
+static double
+overlapped (const PlxCosting *cx,
+            double            comm_s,
+            double            window_s)
+{
+  double exposed = MAX (0.0, comm_s - MAX (window_s, 0.0));
+
+  return exposed + plx_costing_contention (cx, comm_s, exposed, window_s);
+}
+
 /* Megatron's tensor-parallel collectives bracket each half of a block (Shoeybi et al.
  * 2019 §3: the f and g operators, one all-reduce forward and one backward per half),
  * or with sequence parallelism an all-gather and a reduce-scatter in place of each
@@ -302,11 +320,15 @@ half_comm (const PlxCosting *cx,
            PlxHalf           half,
            const TpComm     *tp,
            double            attn_core_s,
+           double            attn_core_bwd_s,
            PlxBlockCost     *b)
 {
   const PlxStrategy *s = cx->strategy;
   const PlxModel *m = cx->model;
   double fwd = 0.0, bwd = 0.0, bytes = 0.0;
+  /* The context-parallel ring: what outlasts the attention core, and the part of
+   * the core it keeps busy (forward, backward). */
+  double ring_fwd = 0.0, ring_bwd = 0.0, ring_cover_fwd = 0.0, ring_cover_bwd = 0.0;
 
   if (s->tp > 1)
     {
@@ -331,10 +353,15 @@ half_comm (const PlxCosting *cx,
                   (cx->act_bytes / (cx->ctx.tokens * m->hidden)) * s->cp;
       double ag = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->cp_group, kv);
       double rs = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->cp_group, kv);
-      fwd += MAX (0.0, ag - attn_core_s) + plx_costing_contention (cx, ag, MAX (0.0, ag - attn_core_s), attn_core_s);
-      bwd += MAX (0.0, ag + rs - 2.0 * attn_core_s) +
-             plx_costing_contention (cx, ag + rs, MAX (0.0, ag + rs - 2.0 * attn_core_s), 2.0 * attn_core_s);
+      /* Backward, K/V gathered again and their gradients reduce-scattered beside the
+       * core's own backward - its time, not twice its forward: where the backward
+       * sped up less than twice the forward's gain, a faster GPU was slower. */
+      ring_fwd = MAX (0.0, ag - attn_core_s) + plx_costing_contention (cx, ag, MAX (0.0, ag - attn_core_s), attn_core_s);
+      ring_bwd = MAX (0.0, ag + rs - attn_core_bwd_s) +
+                 plx_costing_contention (cx, ag + rs, MAX (0.0, ag + rs - attn_core_bwd_s), attn_core_bwd_s);
       bytes += kv;
+      ring_cover_fwd = MIN (ag, attn_core_s);
+      ring_cover_bwd = MIN (ag + rs, attn_core_bwd_s);
     }
 
   if (half == PLX_HALF_MLP && m->experts > 0 && s->ep > 1)
@@ -351,13 +378,27 @@ half_comm (const PlxCosting *cx,
 
   /* Overlapping TP collectives with the GEMMs around them (Wang et al. 2023, "Overlap
    * Communication with Dependent Computation via Decomposition") leaves exposed only
-   * what outlasts the half's compute. */
+   * what outlasts the half's compute - less the attention core that already hides
+   * the context-parallel ring, and never the ring's own remainder: the core waits
+   * for the ring's last K/V block (Liu et al. 2023 §3.1, each block's transfer
+   * overlaps the previous block's compute) and the projection after it for the
+   * core. Hiding the ring's remainder behind the same core a second time made the
+   * half faster with a slower core: twice the HBM bandwidth once cost 21 % more.
+   * With window w = compute - cover the half takes compute + ring exposed +
+   * max(0, c - w) + k min(c, w), which grows with the compute, the core and the
+   * communication alike. */
   if (s->overlap_tp_comm)
     {
-      double fwd_exposed = MAX (0.0, fwd - b->fwd_s), bwd_exposed = MAX (0.0, bwd - b->bwd_s);
-      fwd = fwd_exposed + plx_costing_contention (cx, fwd, fwd_exposed, b->fwd_s);
-      bwd = bwd_exposed + plx_costing_contention (cx, bwd, bwd_exposed, b->bwd_s);
+      /* Zero-bubble H1 runs the weight-gradient GEMMs later, in W passes (Qi et al.
+       * 2023 §2): a B pass hides its collectives behind the input gradients only,
+       * or the W time the schedule takes off the critical path counted twice. */
+      double wgrad = plx_schedule_splits_backward (s->schedule, s->pp) ? b->wgrad_s : 0.0;
+
+      fwd = overlapped (cx, fwd, b->fwd_s - ring_cover_fwd);
+      bwd = overlapped (cx, bwd, b->bwd_s - wgrad - ring_cover_bwd);
     }
+  fwd += ring_fwd;
+  bwd += ring_bwd;
   b->comm_fwd_s += fwd;
   b->comm_bwd_s += bwd;
   b->comm_bytes += bytes;
@@ -394,8 +435,8 @@ plx_costing_compute_unsent (const PlxCosting *cx,
   plx_op_env (&cx->ctx, &env);
   tp_comm (cx, &tp);
   cost_layer_halves (cx, &env, &costs->attn, &costs->mlp);
-  half_comm (cx, PLX_HALF_ATTENTION, &tp, costs->attn.attn_core_s, &costs->attn);
-  half_comm (cx, PLX_HALF_MLP, &tp, costs->mlp.attn_core_s, &costs->mlp);
+  half_comm (cx, PLX_HALF_ATTENTION, &tp, costs->attn.attn_core_s, costs->attn.attn_core_bwd_s, &costs->attn);
+  half_comm (cx, PLX_HALF_MLP, &tp, costs->mlp.attn_core_s, costs->mlp.attn_core_bwd_s, &costs->mlp);
   block_sum (&costs->attn, &costs->mlp, &costs->layer);
   embedding_cost (cx, &env, &tp, &costs->embedding);
   head_cost (cx, &env, &tp, &costs->head);
@@ -684,7 +725,9 @@ plx_costing_stage_memory_at (const PlxCosting          *cx,
   if (s->zero_stage < 3)
     mem->weights += layers * layer->fp8_params * 2.0;
 
-  mem->activations = in_flight * chunk_layers * layer->saved_bytes;
+  mem->activations = in_flight * chunk_layers * layer->saved_bytes +
+                     plx_pipeline_wgrad_pending (s->schedule, s->pp, stage, (guint64) m) * chunk_layers *
+                       layer->wgrad_saved_bytes;
   if (first)
     mem->activations += ceil (in_flight / s->virtual_stages) * costs->embedding.saved_bytes;
   if (last)
@@ -705,19 +748,32 @@ plx_costing_stage_memory (const PlxCosting    *cx,
   plx_costing_stage_memory_at (cx, costs, &terms, stage, mem);
 }
 
-/* Full recompute re-creates one layer's activations while that layer's backward
- * runs (Korthikanti 2022 §5: the 2sbh input checkpoint per layer, and one layer's
- * full set during its backward). The recomputed forward starts from the stored
- * checkpoint and its first norm saves that same tensor, so what is added on top of
- * the checkpoints is the layer's activations less its input: with one layer in
- * flight full recompute then holds exactly what no recompute holds, never more. */
+/* Recompute re-creates, while one layer's backward runs, what that layer did not
+ * keep (Korthikanti 2022 §5), and frees it when the backward ends:
+ *  - full: the layer's activations less its input checkpoint (2sbh per layer is
+ *    kept; the recomputed forward's first norm saves that same tensor again);
+ *  - Megatron's selective: the attention core's per-score values (5as^2b/t), which
+ *    the core's recompute rebuilds just before its backward - the same tensors a
+ *    full recompute rebuilds for it;
+ *  - PyTorch's selective (every other block checkpointed whole): a checkpointed
+ *    block's activations less its input: the mean unsaved share per block over the
+ *    share of blocks checkpointed.
+ * So at any moment full holds the inputs of every layer in flight and one whole
+ * layer, selective all but the cores and one core: n i + (L - i) <= n (L - c) + c
+ * for n >= 1 layers since i + c <= L, and full never holds more than selective,
+ * nor selective more than none (n L). Selective once added nothing, and full then
+ * held one attention core more than it on the head's stage (up to +165 %). */
 double
 plx_costing_recompute_transient_bytes (const PlxStrategy  *s,
                                        const PlxBlockCost *layer)
 {
-  if (s->recompute != PLX_RECOMPUTE_FULL)
+  double unsaved = MAX (0.0, layer->full_saved_bytes - layer->saved_bytes);
+
+  if (s->recompute == PLX_RECOMPUTE_NONE)
     return 0.0;
-  return MAX (0.0, layer->full_saved_bytes - layer->saved_bytes);
+  if (s->recompute == PLX_RECOMPUTE_SELECTIVE && plx_strategy_is_pytorch (s))
+    return unsaved / EAGER_SELECTIVE_SHARE;
+  return unsaved;
 }
 
 /* The optimizer step is memory-bound; per local parameter, Megatron-LM's mixed-
@@ -945,6 +1001,16 @@ plx_costing_zero3_pass (const PlxCosting    *cx,
   *fwd_extra = *bwd_extra = 0.0;
   if (!z->active)
     return;
+  /* Zero-bubble H1 moves the weight gradients into W passes (Qi et al. 2023 §2),
+   * so a backward pass hides its gathers behind the input gradients alone. Hidden
+   * behind B + W, the gathers of a communication-bound stage looked covered by a
+   * W that the schedule then also took off the critical path: counted saved twice,
+   * a saving that shrank as the GPU got faster (twice the FLOP/s, +4.6 %). */
+  if (plx_schedule_splits_backward (s->schedule, s->pp))
+    {
+      lb -= l->wgrad_s;
+      qb -= last ? post->wgrad_s : 0.0;   /* the embedding's stay in B (plx-plan.c) */
+    }
   /* The copies run with each unit's compute; the pass's busy time below stays the
    * compute alone, so they count in what the pass adds. */
   lf += z->copy_out[0];

@@ -33,6 +33,7 @@ typedef struct
   double wgrad_saved_bytes; /* part of saved_bytes that weight gradients need: the matmuls' inputs */
   double full_saved_bytes; /* ... with no recompute: alive while a layer's backward runs */
   double attn_core_s;      /* forward of the attention core, which ring attention overlaps */
+  double attn_core_bwd_s;  /* ... and its backward */
   double params;           /* parameters on this GPU */
   double expert_params;    /* part of params sharded over the expert-data-parallel group */
   double fp8_params;       /* part of params in linear layers that fp8 training runs in fp8 */

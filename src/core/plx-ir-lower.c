@@ -131,7 +131,8 @@ emit_pass (Lower *l, guint s, guint entry_index, const PlxScheduleEntry *e)
 
   /* Memory as the event engine books it: a forward pass's activations from its
    * start to the end of the backward (less what a split-off W still needs, kept to
-   * its end); full recompute's re-created layer during the backward. */
+   * its end); what recompute re-creates (plx_costing_recompute_transient_bytes)
+   * during the backward. */
   if (e->pass == PLX_PASS_FORWARD)
     {
       g_string_printf (l->name, "%s activations", prefix);

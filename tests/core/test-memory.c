@@ -93,6 +93,105 @@ test_full_recompute_peak (void)
                            (L - 1.0) * (ckpt - A)), <=, 1.0);
 }
 
+/* Selective recompute keeps each layer's Table 2 set less its attention core
+ * (34 sbh/t with sequence parallelism) and re-creates one layer's core, 5as^2b/t,
+ * while that layer's backward runs (Korthikanti §5); full keeps each layer's 2sbh/t
+ * checkpoint and re-creates one whole layer less it. On one stage with one
+ * micro-batch in flight, of A = sbh/t (34 + 5as/h) a layer:
+ *   none      L A
+ *   selective L (A - core) + core     none - selective = (L - 1) core
+ *   full      L ckpt + (A - ckpt)     selective - full = (L - 1)(A - core - ckpt)
+ *                                                       = (L - 1) 32 sbh/t
+ * so full <= selective <= none for every L, equal at L = 1. Selective once added
+ * no core, and full then held a core more than it with one layer on a stage. */
+static void
+test_recompute_order (void)
+{
+  g_autoptr (PlxScenario) none = test_scenario_from_string (SCENARIO_22B (8, true, "none"));
+  g_autoptr (PlxScenario) sel = test_scenario_from_string (SCENARIO_22B (8, true, "selective"));
+  g_autoptr (PlxScenario) full = test_scenario_from_string (SCENARIO_22B (8, true, "full"));
+  double t = 8, L = 48, core = 5.0 * a * s * s * b / t;
+  double rn = (double) test_run (none).memory_bytes[PLX_MEM_ACTIVATIONS];
+  double rs = (double) test_run (sel).memory_bytes[PLX_MEM_ACTIVATIONS];
+  double rf = (double) test_run (full).memory_bytes[PLX_MEM_ACTIVATIONS];
+
+  g_assert_cmpfloat (fabs ((rn - rs) - (L - 1.0) * core), <=, 2.0);
+  g_assert_cmpfloat (fabs ((rs - rf) - (L - 1.0) * 32.0 * s * b * h / t), <=, 2.0);
+}
+
+/* The case where recompute looks as if it could cost memory: one layer on the
+ * stage. Then the re-created layer is the whole layer (full) or the core it lacks
+ * (selective), and all three keep the same bytes (L = 1 above): equal, never more. */
+#define ONE_LAYER(recompute) \
+  "{ \"model\": { \"model_type\": \"gpt2\", \"n_layer\": 1, \"n_embd\": 6144, \"n_head\": 64," \
+  "             \"vocab_size\": 51200, \"n_positions\": 2048 }," \
+  "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 }," \
+  "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 4, \"micro_batch_size\": 4, \"tp\": 8," \
+  "                \"sequence_parallel\": true, \"recompute\": \"" recompute "\" } }"
+
+static void
+test_recompute_one_layer (void)
+{
+  g_autoptr (PlxScenario) none = test_scenario_from_string (ONE_LAYER ("none"));
+  g_autoptr (PlxScenario) sel = test_scenario_from_string (ONE_LAYER ("selective"));
+  g_autoptr (PlxScenario) full = test_scenario_from_string (ONE_LAYER ("full"));
+  double rn = (double) test_run (none).memory_bytes[PLX_MEM_ACTIVATIONS];
+
+  g_assert_cmpfloat (fabs ((double) test_run (sel).memory_bytes[PLX_MEM_ACTIVATIONS] - rn), <=, 1.0);
+  g_assert_cmpfloat (fabs ((double) test_run (full).memory_bytes[PLX_MEM_ACTIVATIONS] - rn), <=, 1.0);
+}
+
+/* Zero-bubble H1 with p = 2 stages and m = 3 micro-batches, as plx-schedule.c lists
+ * it (B > F > W; on stage s at most 2 - s micro-batches between F and B, 3 - s
+ * between F and W), in unit steps:
+ *   t0  s0 F0
+ *   t1  s0 F1                 s1 F0
+ *   t2  s0 -  (F2: 2 between F and B)   s1 B0
+ *   t3  s0 B0                 s1 F1  <- F1 whole, B0 waiting for W0: 1 + 1
+ *   t4  s0 F2  <- F1, F2 whole, B0 waiting for W0: 2 + 1
+ * and no later point holds more of either kind. So stage 0 peaks at 2 micro-batches'
+ * activations and 1 micro-batch's weight-gradient inputs, stage 1 at 1 and 1, plus
+ * the selective core re-created in a B (a B runs at that very count). 1F1B's count
+ * alone (2 and 1) was up to 42 % below the event engine. */
+#define ZB_SCENARIO \
+  "{ \"model\": { \"model_type\": \"gpt2\", \"n_layer\": 8, \"n_embd\": 4096, \"n_head\": 32," \
+  "             \"vocab_size\": 51200, \"n_positions\": 2048, \"attn_pdrop\": 0 }," \
+  "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 2 }," \
+  "  \"strategy\": { \"seq_length\": 2048, \"global_batch_size\": 3, \"tp\": 8, \"pp\": 2," \
+  "                \"sequence_parallel\": true, \"recompute\": \"selective\"," \
+  "                \"schedule\": \"zero-bubble-h1\" } }"
+
+static void
+test_zero_bubble_peak (void)
+{
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (ZB_SCENARIO);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxPlan) plan = plx_plan_lower (sc->model, sc->cluster, sc->strategy, &error);
+  g_autoptr (PlxMemoryTrace) trace = NULL;
+  PlxReport r = test_run (sc), e;
+  double want[2];
+
+  g_assert_no_error (error);
+  for (guint st = 0; st < 2; st++)
+    {
+      const PlxPlanChunk *c = &plan->chunks[st];
+      double whole = st == 0 ? 2.0 : 1.0;
+
+      want[st] = whole * c->saved_bytes + 1.0 * c->wgrad_saved_bytes + c->transient_bytes;
+    }
+  g_assert_cmpuint (r.reported_stage, ==, want[1] > want[0] ? 1 : 0);
+  g_assert_cmpfloat (fabs ((double) r.memory_bytes[PLX_MEM_ACTIVATIONS] - MAX (want[0], want[1])), <=, 1.0);
+  g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &e, NULL, NULL, &trace, &error));
+  g_assert_no_error (error);
+  for (guint st = 0; st < 2; st++)
+    g_assert_cmpfloat (fabs (trace->peak_activation_bytes[st] - want[st]), <=, 1.0);
+  /* The count itself, for a deeper pipeline: p = 6, m = 7 has stage 0 full with
+   * 6 and one waiting, the last stage 1 and five (p - 1) waiting. */
+  g_assert_cmpfloat (plx_pipeline_wgrad_pending (PLX_SCHEDULE_ZERO_BUBBLE_H1, 6, 0, 7), ==, 1.0);
+  g_assert_cmpfloat (plx_pipeline_wgrad_pending (PLX_SCHEDULE_ZERO_BUBBLE_H1, 6, 5, 7), ==, 5.0);
+  g_assert_cmpfloat (plx_pipeline_wgrad_pending (PLX_SCHEDULE_1F1B, 6, 5, 7), ==, 0.0);
+}
+
 /* A GPT-style model without dropout: the embedding keeps nothing, so the first
  * stage's activations are exactly its layers'. */
 #define PIPE_SCENARIO(schedule, v, gbs) \
@@ -113,25 +212,31 @@ test_pipeline_activations (void)
   g_autoptr (PlxScenario) few = test_scenario_from_string (PIPE_SCENARIO ("1f1b", 1, 2));
   PlxReport r;
   double L = 48, p = 4, v = 3;
+  /* Selective recompute re-creates one layer's attention core while that layer's
+   * backward runs (Korthikanti §5): its softmax output, 2 bytes x a s^2 b / t with
+   * no dropout mask (attn_pdrop 0) = 2 * 32 * 2048^2 / 8 = 33,554,432 bytes on top
+   * of the Table 2 sets the formulas below count. */
+  double core = 2.0 * 32 * 2048.0 * 2048.0 / 8;
 
   /* 1F1B: the first stage holds p micro-batches of L/p layers, L layers in all
    * (Korthikanti §4.2.3). */
   r = test_run (one);
   g_assert_cmpuint (r.reported_stage, ==, 0);
-  g_assert_cmpfloat (fabs (r.memory_bytes[PLX_MEM_ACTIVATIONS] - L * layer), <=, 1.0);
+  g_assert_cmpfloat (fabs (r.memory_bytes[PLX_MEM_ACTIVATIONS] - (L * layer + core)), <=, 1.0);
   /* Interleaved: L (1 + (p - 1)/(p v)) layers (Korthikanti eq. 5). */
   r = test_run (inter);
-  g_assert_cmpfloat (fabs (r.memory_bytes[PLX_MEM_ACTIVATIONS] - L * (1.0 + (p - 1.0) / (p * v)) * layer), <=, 1.0);
+  g_assert_cmpfloat (fabs (r.memory_bytes[PLX_MEM_ACTIVATIONS] - (L * (1.0 + (p - 1.0) / (p * v)) * layer + core)), <=,
+                     1.0);
   /* GPipe: every stage holds all m = 64 micro-batches of L/p layers; the last also
    * keeps each one's LM-head input and final-norm input (2 bytes x s h / t each with
    * sequence parallelism) and the fp32 softmax of the loss (4 bytes x s V / t), so it
    * is the peak: 2*2048*4096/8*2 + 2048*51200/8*4 = 56,623,104 bytes a micro-batch. */
   r = test_run (gpipe);
   g_assert_cmpuint (r.reported_stage, ==, 3);
-  g_assert_cmpfloat (fabs (r.memory_bytes[PLX_MEM_ACTIVATIONS] - 64.0 * (L / p * layer + 56623104.0)), <=, 1.0);
+  g_assert_cmpfloat (fabs (r.memory_bytes[PLX_MEM_ACTIVATIONS] - (64.0 * (L / p * layer + 56623104.0) + core)), <=, 1.0);
   /* 1F1B with fewer micro-batches (2) than stages holds only those. */
   r = test_run (few);
-  g_assert_cmpfloat (fabs (r.memory_bytes[PLX_MEM_ACTIVATIONS] - 2.0 * L / p * layer), <=, 1.0);
+  g_assert_cmpfloat (fabs (r.memory_bytes[PLX_MEM_ACTIVATIONS] - (2.0 * L / p * layer + core)), <=, 1.0);
 }
 
 static void
@@ -248,6 +353,9 @@ main (int argc, char **argv)
   g_test_add_func ("/core/memory/table2/selective", test_table2_selective);
   g_test_add_func ("/core/memory/table2/full", test_table2_full);
   g_test_add_func ("/core/memory/full-recompute-peak", test_full_recompute_peak);
+  g_test_add_func ("/core/memory/recompute-order", test_recompute_order);
+  g_test_add_func ("/core/memory/recompute-one-layer", test_recompute_one_layer);
+  g_test_add_func ("/core/memory/zero-bubble-peak", test_zero_bubble_peak);
   g_test_add_func ("/core/memory/pipeline-activations", test_pipeline_activations);
   g_test_add_func ("/core/memory/chunks-in-flight", test_pipeline_chunks_in_flight);
   g_test_add_func ("/core/memory/model-states-zero", test_model_states_zero);
