@@ -1104,7 +1104,6 @@ static void
 test_simulate_zero_note_and_params (void)
 {
   g_auto (CliRun) cp4 = { 0 };
-  g_auto (CliRun) cp4_z0 = { 0 };
   g_auto (CliRun) dp1 = { 0 };
   g_auto (CliRun) presets = { 0 };
   g_autoptr (JsonNode) j1 = NULL;
@@ -2731,7 +2730,7 @@ test_compare_unlike (void)
   double mfu_a, mfu_b;
   g_autofree char *expect = NULL;
 
-  RUN_CLI_IN (&r, dir, "compare", "A.json", "B.json", "--out", "c.png");
+  RUN_CLI_IN (&r, dir, "compare", a, b, "--out", "c.png");
   assert_success (&r);
   g_assert_cmpint (sscanf (strstr (r.out, "A  small"), "A  small step %*f s, MFU %lf", &mfu_a), ==, 1);
   g_assert_cmpint (sscanf (strstr (r.out, "B  medium"), "B  medium step %*f s, MFU %lf", &mfu_b), ==, 1);
