@@ -67,6 +67,10 @@ JsonNode     *plx_advice_adapt_strategy (const PlxModel   *model,
                                          const PlxCluster *cluster,
                                          JsonNode         *strategy);
 
+/* For a resolved strategy whose ZeRO stage saves no memory (it shards over DP x CP
+ * ranks, or a shard group of them, and there is one): why, for beside the setting.
+ * NULL when ZeRO is off or has an effect. */
+char         *plx_advice_zero_note (const PlxStrategy *strategy);
 /* Whether an error message names a strategy key as a word ("strategy.tp", "tp*pp"). */
 gboolean      plx_advice_message_names (const char *message,
                                         const char *key);

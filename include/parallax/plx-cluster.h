@@ -98,6 +98,11 @@ PlxCluster *plx_cluster_new_preset (const char *name,
                                     GError    **error);
 PlxCluster *plx_cluster_copy (const PlxCluster *cluster);
 void        plx_cluster_free (PlxCluster *cluster);
+/* The most nodes, and GPUs, a cluster file may give: what the reader accepts, and so
+ * the most a node count that advice proposes may have. */
+#define PLX_CLUSTER_MAX_NODES 1000000
+#define PLX_CLUSTER_MAX_GPUS 10000000
+
 guint       plx_cluster_get_n_gpus (const PlxCluster *cluster);
 /* The tensor cores' clock under a power cap and a locked clock, over the clock at the
  * board's full power and boost clock, at which the efficiency curves were measured. */

@@ -169,6 +169,9 @@ double      plx_model_layers_share (const PlxModel *model,
                                     PlxOpLayers     which);
 /* Unique parameters (tied embeddings counted once). */
 guint64     plx_model_get_n_params (const PlxModel *model);
+/* A parameter count as people say it, with three significant digits in the unit
+ * that fits: "125 M", "6.74 B", "175 B", "1.01 T" (k below a million). */
+char       *plx_model_format_params (guint64 n);
 /* Parameters used per token (MoE: only top_k experts count). */
 guint64     plx_model_get_n_active_params (const PlxModel *model);
 /* Forward matmul FLOPs of one sequence of seq_length tokens, whole model. */

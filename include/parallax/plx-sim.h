@@ -111,6 +111,10 @@ gboolean plx_sim_run (const PlxPlan          *plan,
                       PlxSimStats            *stats,
                       GError                **error);
 
+/* Whether a resolved strategy's (micro-batch, stage, chunk) passes are more than
+ * PLX_SIM_MAX_PASSES, which the event engine refuses. */
+gboolean plx_sim_too_many_passes (const PlxStrategy *strategy);
+
 /* What the event engine runs for a resolved scenario: its schedule, built or loaded
  * (a file with W entries splits the weight gradients off), and the plan lowered for
  * it. Errors on an unresolved strategy or more than PLX_SIM_MAX_PASSES passes. */

@@ -113,6 +113,10 @@ typedef struct _PlxStrategy
 /* grad_bucket_bytes 0: Megatron-LM's own size (plx_strategy_get_grad_bucket_bytes). */
 #define PLX_GRAD_BUCKET_AUTO ((guint64) 0)
 
+/* The largest global batch, micro-batch and sequence length a strategy file may give
+ * (2^30): what the reader accepts, and so the largest value advice may propose. */
+#define PLX_STRATEGY_MAX_COUNT (G_GUINT64_CONSTANT (1) << 30)
+
 PlxStrategy *plx_strategy_new (void);
 PlxStrategy *plx_strategy_new_from_json (JsonNode   *node,
                                          const char *source,

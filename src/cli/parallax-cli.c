@@ -175,11 +175,12 @@ cmd_presets (int argc, char **argv)
   for (guint i = 0; models[i]; i++)
     {
       g_autoptr (PlxModel) m = plx_model_new_preset (models[i], NULL);
+      g_autofree char *params = NULL;
       if (m == NULL)
         continue;
-      printf ("  %-16s %-11s %3u layers, hidden %6" G_GUINT64_FORMAT ", %3u heads, %8.2f B parameters\n",
-              models[i], m->model_type, m->n_layers, m->hidden, m->heads,
-              plx_model_get_n_params (m) / 1e9);
+      params = plx_model_format_params (plx_model_get_n_params (m));
+      printf ("  %-16s %-11s %3u layers, hidden %6" G_GUINT64_FORMAT ", %3u heads, %8s parameters\n",
+              models[i], m->model_type, m->n_layers, m->hidden, m->heads, params);
     }
   printf ("Clusters:\n");
   for (guint i = 0; clusters[i]; i++)
@@ -665,6 +666,22 @@ print_fit_suggestions (GPtrArray *fixes)
     }
 }
 
+/* The event engine's error; past its passes, with simulate's other way to an answer
+ * (the core's message names only what the strategy can change: the window has no
+ * engine to choose). */
+static int
+event_engine_error (const GError      *error,
+                    const PlxStrategy *strategy)
+{
+  g_autoptr (GError) with_flag = NULL;
+
+  if (!plx_sim_too_many_passes (strategy))
+    return user_error (error);
+  with_flag = g_error_new (error->domain, error->code, "%s; or --engine analytical answers in closed form",
+                           error->message);
+  return user_error (with_flag);
+}
+
 static int
 cmd_simulate (int argc, char **argv)
 {
@@ -722,7 +739,7 @@ cmd_simulate (int argc, char **argv)
     {
       if (!plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &report, NULL,
                                  record ? &timeline : NULL, record ? &trace : NULL, &error))
-        return user_error (error);
+        return event_engine_error (error, sc->strategy);
     }
   else if (g_str_equal (opts.engine, "ir"))
     {
@@ -878,6 +895,7 @@ cmd_compare (int argc, char **argv)
           sides[k].name = sc[k]->name;
           sides[k].report = &report[k];
           sides[k].timeline = tl[k];
+          sides[k].model = sc[k]->model->name;
         }
       plx_render_style_init (&style, opts.dark, opts.scale);
       data = (ChartData) { NULL, NULL, NULL, &style, NULL, sides, 0.0, 0.0 };
@@ -916,12 +934,17 @@ cmd_compare (int argc, char **argv)
           print_json (root);
         }
       else
-        printf ("A  %-40.40s step %.3f s, MFU %.1f %%, peak %.2f GiB\n"
-                "B  %-40.40s step %.3f s, MFU %.1f %%, peak %.2f GiB\n"
-                "Chart %s\n",
-                sc[0]->name, report[0].step_time_s, report[0].mfu * 100.0, report[0].peak_memory_bytes / 1073741824.0,
-                sc[1]->name, report[1].step_time_s, report[1].mfu * 100.0, report[1].peak_memory_bytes / 1073741824.0,
-                out);
+        {
+          char verdict[300];
+          plx_compare_verdict (&sides[0], &sides[1], verdict, sizeof verdict);
+          printf ("A  %-40.40s step %.3f s, MFU %.1f %%, peak %.2f GiB\n"
+                  "B  %-40.40s step %.3f s, MFU %.1f %%, peak %.2f GiB\n"
+                  "Verdict: %s\n"
+                  "Chart %s\n",
+                  sc[0]->name, report[0].step_time_s, report[0].mfu * 100.0, report[0].peak_memory_bytes / 1073741824.0,
+                  sc[1]->name, report[1].step_time_s, report[1].mfu * 100.0, report[1].peak_memory_bytes / 1073741824.0,
+                  verdict, out);
+        }
       status = 0;
     }
   for (guint k = 0; k < 2; k++)

@@ -104,6 +104,13 @@ parse_int (const char *flag,
 
   errno = 0;
   v = g_ascii_strtoll (text, &end, 10);
+  /* A whole number past 64 bits is still one: it is out of range, and says so. */
+  if (text[0] != '\0' && end != NULL && *end == '\0' && errno == ERANGE)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s: %s is out of range (past the 64-bit integers Parallax reads)", flag, text);
+      return FALSE;
+    }
   if (text[0] == '\0' || end == NULL || *end != '\0' || errno != 0)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,

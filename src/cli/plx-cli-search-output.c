@@ -13,8 +13,14 @@ print_scenario_header (const PlxScenario *sc)
 {
   const PlxStrategy *s = sc->strategy;
   g_autofree char *running = plx_scenario_describe (sc);
+  g_autofree char *zero_note = plx_advice_zero_note (s);
+  g_autofree char *params = plx_model_format_params (plx_model_get_n_params (sc->model));
   g_autofree char *chunks = s->schedule == PLX_SCHEDULE_INTERLEAVED_1F1B
                               ? g_strdup_printf (" (%u chunks)", s->virtual_stages) : g_strdup ("");
+
+  /* Inside the line: "ZeRO 1 (no effect at ...)". */
+  if (zero_note != NULL)
+    zero_note[0] = g_ascii_tolower (zero_note[0]);
 
   printf ("Scenario          %s\n", sc->name);
   /* The stored name says what the file held; overrides may have changed it. A search
@@ -24,8 +30,7 @@ print_scenario_header (const PlxScenario *sc)
             sc->model->name, plx_cluster_get_n_gpus (sc->cluster));
   else
     printf ("Running           %s\n", running);
-  printf ("Model             %s (%.2f B parameters, %u layers)\n", sc->model->name,
-          plx_model_get_n_params (sc->model) / 1e9, sc->model->n_layers);
+  printf ("Model             %s (%s parameters, %u layers)\n", sc->model->name, params, sc->model->n_layers);
   printf ("Cluster           %s: %u x %u %s\n", sc->cluster->name, sc->cluster->num_nodes,
           sc->cluster->gpus_per_node, sc->cluster->gpu_name);
   if (sc->cluster->compute_clock_factor < 1.0)
@@ -51,12 +56,13 @@ print_scenario_header (const PlxScenario *sc)
   printf ("Strategy          dp %u, tp %u, pp %u, cp %u, ep %u; micro-batch %" G_GUINT64_FORMAT
           ", global batch %" G_GUINT64_FORMAT ", sequence %" G_GUINT64_FORMAT "\n",
           s->dp, s->tp, s->pp, s->cp, s->ep, s->micro_batch_size, s->global_batch_size, s->seq_length);
-  printf ("                  %s%s, recompute %s, ZeRO %u%s, %s%s%s\n", plx_schedule_to_string (s->schedule),
+  printf ("                  %s%s, recompute %s, ZeRO %u%s%s%s%s, %s%s%s\n", plx_schedule_to_string (s->schedule),
           chunks,
           plx_recompute_to_string (s->recompute), s->zero_stage,
           plx_strategy_zero3_once_per_step (s)      ? " (gathered once per step)"
           : s->zero_stage >= 3 && !plx_strategy_reshard_after_forward (s) ? " (kept gathered from forward to backward)"
                                                     : "",
+          zero_note != NULL ? " (" : "", zero_note != NULL ? zero_note : "", zero_note != NULL ? ")" : "",
           plx_dtype_to_string (s->dtype),
           plx_strategy_fp8_param_gather (s) ? " (weights gathered in fp8)" : "",
           s->sequence_parallel ? ", sequence parallel" : "");

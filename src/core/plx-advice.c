@@ -16,6 +16,9 @@
 #define MAX_CHUNKS 128
 #define MAX_NODE_FACTOR 16
 #define BATCH_SEARCH 4096
+/* The most nodes the window's Nodes field and the CLI's --nodes take (a cluster file
+ * may give more, PLX_CLUSTER_MAX_NODES): a node count offered can be typed. */
+#define MAX_NODES_OFFERED 100000
 
 /* A change of schedule or of sequence parallelism has no numeric distance; it ranks
  * with a value changed by a factor of e (ln e = 1), after a neighbouring divisor. */
@@ -242,7 +245,9 @@ number_label (const char *key, guint64 v)
 }
 
 /* The nearest valid global batch or sequence length: the closest value up or down
- * (within BATCH_SEARCH steps, the smaller first) with which the strategy resolves. */
+ * (within BATCH_SEARCH steps, the smaller first) with which the strategy resolves and
+ * that a strategy file may hold (at most PLX_STRATEGY_MAX_COUNT): a fix the user
+ * cannot type, or that the reader would refuse, leads nowhere. */
 static gboolean
 nearest_by_search (const PlxModel *model, const PlxCluster *cluster, const PlxStrategy *strategy, const char *key,
                    guint64 *out)
@@ -256,6 +261,8 @@ nearest_by_search (const PlxModel *model, const PlxCluster *cluster, const PlxSt
         if (sign < 0 && cur <= d)
           continue;
         c = sign < 0 ? cur - d : cur + d;
+        if (c > PLX_STRATEGY_MAX_COUNT)
+          continue;
         {
           g_autoptr (PlxStrategy) s = with_value (strategy, key, c);
           if (resolves (model, cluster, s))
@@ -317,6 +324,50 @@ rank_fix (GArray *ranked, const PlxModel *model, const PlxCluster *cluster, PlxS
   g_array_append_val (ranked, r);
 }
 
+/* Whether `n` nodes of this cluster's size can be asked for, in a file, the window
+ * and the CLI. */
+static gboolean
+node_count_ok (const PlxCluster *cluster, guint64 n)
+{
+  return n >= 1 && n <= MIN (PLX_CLUSTER_MAX_NODES, MAX_NODES_OFFERED) &&
+         n * cluster->gpus_per_node <= PLX_CLUSTER_MAX_GPUS;
+}
+
+static char *
+nodes_label (const PlxCluster *cluster)
+{
+  return g_strdup_printf (_("%u nodes (%u GPUs)"), cluster->num_nodes, plx_cluster_get_n_gpus (cluster));
+}
+
+/* A GPU count that TP x PP x CP does not divide: the nearest node counts below and
+ * above (up to MAX_NODE_FACTOR times as many) with which the strategy resolves, dp
+ * derived. The error is about the count, so they rank with the keys it names. */
+static void
+rank_node_fixes (GArray *ranked, const PlxModel *model, const PlxCluster *cluster, const PlxStrategy *strategy)
+{
+  guint64 now = cluster->num_nodes;
+  g_autoptr (PlxCluster) other = plx_cluster_copy (cluster);
+
+  for (int sign = -1; sign <= 1; sign += 2)
+    for (guint64 d = 1; d <= now * (MAX_NODE_FACTOR - 1); d++)
+      {
+        guint64 n = sign < 0 ? now - d : now + d;
+        g_autoptr (PlxStrategy) s = NULL;
+
+        if ((sign < 0 && d >= now) || !node_count_ok (cluster, n))
+          break;
+        other->num_nodes = (guint) n;
+        s = with_value (strategy, "dp", 0);
+        if (resolves (model, other, s))
+          {
+            Ranked r = { make_fix (model, other, s, "num_nodes", int_node (n), nodes_label (other)), 0,
+                         distance (n, now) };
+            g_array_append_val (ranked, r);
+            break;
+          }
+      }
+}
+
 GPtrArray *
 plx_advice_nearest_fixes (const PlxModel    *model,
                           const PlxCluster  *cluster,
@@ -361,6 +412,11 @@ plx_advice_nearest_fixes (const PlxModel    *model,
         rank_fix (ranked, model, cluster, plx_strategy_copy (s), error->message, "dp", int_node (s->dp),
                   number_label ("dp", s->dp), 0.0);
     }
+  {
+    guint64 mp = (guint64) MAX (strategy->tp, 1) * MAX (strategy->pp, 1) * MAX (strategy->cp, 1);
+    if (plx_cluster_get_n_gpus (cluster) % mp != 0)
+      rank_node_fixes (ranked, model, cluster, strategy);
+  }
   /* Another schedule. Interleaving is what needs two or more chunks and a micro-batch
    * count that is a multiple of PP: plain 1F1B (one chunk) has neither rule. The
    * other way, chunks above 1 need interleaving. */
@@ -446,9 +502,9 @@ plx_advice_fit_fixes (const PlxModel    *model,
     return out;
 
   /* Of each key, the smallest change that fits: a higher ZeRO stage or more recompute
-   * than needed only costs time. ZeRO shards model states over the data-parallel ranks
-   * (Rajbhandari et al. 2020), so it does nothing with DP 1. */
-  for (guint z = base->zero_stage + 1; z <= 3 && plx_strategy_get_grad_group_size (base) > 1; z++)
+   * than needed only costs time. ZeRO shards model states over the ranks that hold
+   * the same weights, DP x CP (plx_advice_zero_note), so it does nothing where those are 1. */
+  for (guint z = base->zero_stage + 1; z <= 3 && plx_strategy_get_shard_size (base) > 1; z++)
     if (consider (out, model, cluster, with_value (base, "zero_stage", z), "zero_stage", int_node (z),
                   number_label ("zero_stage", z)))
       break;
@@ -486,11 +542,10 @@ plx_advice_fit_fixes (const PlxModel    *model,
     /* More nodes, same degrees: DP grows, which helps through ZeRO's sharding. Every
      * node count is tried, not only multiples: the smallest that resolves and fits. */
     g_autoptr (PlxCluster) bigger = plx_cluster_copy (cluster);
-    for (guint n = cluster->num_nodes + 1; n <= cluster->num_nodes * MAX_NODE_FACTOR; n++)
+    for (guint n = cluster->num_nodes + 1; n <= cluster->num_nodes * MAX_NODE_FACTOR && node_count_ok (cluster, n); n++)
       {
         bigger->num_nodes = n;
-        if (consider (out, model, bigger, with_value (base, "dp", 0), "num_nodes", int_node (n),
-                      g_strdup_printf (_("%u nodes (%u GPUs)"), n, plx_cluster_get_n_gpus (bigger))))
+        if (consider (out, model, bigger, with_value (base, "dp", 0), "num_nodes", int_node (n), nodes_label (bigger)))
           break;
       }
   }
@@ -722,4 +777,26 @@ plx_advice_adapt_strategy (const PlxModel   *model,
   if (s->sequence_parallel != before->sequence_parallel)
     json_object_set_boolean_member (o, "sequence_parallel", s->sequence_parallel);
   return out;
+}
+
+/* ---- notes beside a setting ------------------------------------------------------- */
+
+/* ZeRO (Rajbhandari et al. 2020 §5) shards optimizer states, gradients and weights
+ * over the ranks that hold the same weights. With context parallelism those are the
+ * data-parallel ranks times the context-parallel ones: Megatron-LM's distributed
+ * optimizer shards over its data-parallel group with context parallelism included
+ * (megatron/core: get_data_parallel_group (with_context_parallel=True); context
+ * parallelism splits activations, not weights), and so does the cost model
+ * (plx_strategy_get_shard_size, plx-costing.c). A stage has no effect only where that
+ * group is one rank. */
+char *
+plx_advice_zero_note (const PlxStrategy *strategy)
+{
+  const PlxStrategy *s = strategy;
+
+  if (s->zero_stage == 0 || s->dp == 0 || plx_strategy_get_shard_size (s) > 1)
+    return NULL;
+  if (s->dp > 1)
+    return g_strdup (_("No effect with shard groups of 1 rank and CP 1: ZeRO shards within a group"));
+  return g_strdup (_("No effect at DP × CP = 1: ZeRO shards over the data- and context-parallel ranks"));
 }

@@ -336,10 +336,10 @@ plx_cluster_new_from_json (JsonNode   *node,
 
   c = g_new0 (PlxCluster, 1);
   if (!plx_json_get_string (obj, source, "cluster", "name", FALSE, &name, error) ||
-      !plx_json_get_uint (obj, source, "cluster", "num_nodes", FALSE, 1, 1000000, &nodes, error) ||
+      !plx_json_get_uint (obj, source, "cluster", "num_nodes", FALSE, 1, PLX_CLUSTER_MAX_NODES, &nodes, error) ||
       !plx_json_get_uint (obj, source, "cluster", "gpus_per_node", FALSE, 1, 1024, &per_node, error))
     return NULL;
-  if (nodes * per_node > 10000000)
+  if (nodes * per_node > PLX_CLUSTER_MAX_GPUS)
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
                    "%s: cluster.num_nodes: %" G_GUINT64_FORMAT " nodes of %" G_GUINT64_FORMAT " GPUs is more than 10 million GPUs",

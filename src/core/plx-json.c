@@ -49,6 +49,112 @@ nesting_too_deep (const char *data,
   return FALSE;
 }
 
+/* json-glib 1.6 reads an integer literal past the 64-bit range without an error, as
+ * some other number: 18446744073709551615 becomes -1 and 9223372036854775808
+ * INT64_MIN, and every message after quoted those. Such a literal is refused here, as
+ * written, with the path of its key ("strategy.global_batch_size", "tp[2]"). Run
+ * after nesting_too_deep: the path is at most MAX_DEPTH deep. */
+typedef struct
+{
+  const char *key;       /* the member being read, in an object; NULL in an array */
+  gsize       key_len;
+  gboolean    array;
+  guint       index;
+} ScanLevel;
+
+static gboolean
+integer_out_of_range (const char *digits, gsize n, gboolean negative)
+{
+  /* 2^63 - 1, and 2^63 below zero; JSON has no leading zeros, json-glib skips them. */
+  const char *limit = negative ? "9223372036854775808" : "9223372036854775807";
+  gsize lim = strlen (limit);
+
+  while (n > 1 && digits[0] == '0')
+    digits++, n--;
+  return n > lim || (n == lim && memcmp (digits, limit, n) > 0);
+}
+
+static char *
+scan_path (const ScanLevel *levels, guint depth)
+{
+  GString *path = g_string_new (NULL);
+
+  for (guint d = 0; d < depth; d++)
+    if (levels[d].array)
+      g_string_append_printf (path, "[%u]", levels[d].index);
+    else if (levels[d].key != NULL)
+      g_string_append_printf (path, "%s%.*s", path->len > 0 ? "." : "", (int) MIN (levels[d].key_len, 60),
+                              levels[d].key);
+  return g_string_free (path, FALSE);
+}
+
+static gboolean
+check_integers (const char *data,
+                gsize       length,
+                const char *source,
+                GError    **error)
+{
+  ScanLevel levels[MAX_DEPTH + 1];
+  guint depth = 0;
+  const char *string = NULL, *last = NULL;
+  gsize last_len = 0;
+  gboolean escaped = FALSE;
+
+  for (gsize i = 0; i < length; i++)
+    {
+      char c = data[i];
+
+      if (string != NULL)
+        {
+          if (escaped)
+            escaped = FALSE;
+          else if (c == '\\')
+            escaped = TRUE;
+          else if (c == '"')
+            last = string, last_len = (gsize) (data + i - string), string = NULL;
+          continue;
+        }
+      if (c == '"')
+        string = data + i + 1;
+      else if ((c == '{' || c == '[') && depth <= MAX_DEPTH)
+        levels[depth++] = (ScanLevel) { NULL, 0, c == '[', 0 };
+      else if ((c == '}' || c == ']') && depth > 0)
+        depth--;
+      else if (c == ':' && depth > 0 && !levels[depth - 1].array)
+        levels[depth - 1].key = last, levels[depth - 1].key_len = last_len;
+      else if (c == ',' && depth > 0 && levels[depth - 1].array)
+        levels[depth - 1].index++;
+      else if (c == '-' || g_ascii_isdigit (c))
+        {
+          gsize start = c == '-' ? i + 1 : i, end = start;
+          while (end < length && g_ascii_isdigit (data[end]))
+            end++;
+          /* A fraction or exponent makes it a double, which json-glib reads right;
+           * the whole number is passed over, exponent digits and all. */
+          if (end < length && (data[end] == '.' || data[end] == 'e' || data[end] == 'E'))
+            {
+              while (end < length && data[end] != '\0' &&
+                     (g_ascii_isdigit (data[end]) || strchr (".eE+-", data[end]) != NULL))
+                end++;
+            }
+          else if (integer_out_of_range (data + start, end - start, c == '-'))
+            {
+              g_autofree char *path = scan_path (levels, depth);
+              g_autofree char *safe = plx_printable (path);
+              g_autofree char *literal = end - i <= 40 ? g_strndup (data + i, end - i)
+                                                       : g_strdup_printf ("%.20s... (%" G_GSIZE_FORMAT " digits)",
+                                                                          data + i, end - start);
+              g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
+                           "%.200s: %s%s%s is out of range (past the 64-bit integers JSON is read with)", source,
+                           safe, safe[0] != '\0' ? ": " : "", literal);
+              return FALSE;
+            }
+          i = end - 1;
+        }
+    }
+  return TRUE;
+}
+
 JsonNode *
 plx_json_parse_data (const char *data,
                      gssize      length,
@@ -65,6 +171,8 @@ plx_json_parse_data (const char *data,
       return NULL;
     }
 
+  if (!check_integers (data, length < 0 ? strlen (data) : (gsize) length, source, error))
+    return NULL;
   if (!json_parser_load_from_data (parser, data, length, &local_error))
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%.200s: not valid JSON: %.200s",

@@ -5,7 +5,10 @@
  * `saved_split` encode. Llama-style blocks replace LayerNorm with RMSNorm, the GELU
  * MLP with SwiGLU (Shazeer 2020) and learned positions with rotary embeddings, and
  * train without dropout (Touvron et al. 2023). */
+#include <math.h>
 #include <string.h>
+
+#include <glib/gi18n-lib.h>
 
 #include "parallax/plx-error.h"
 #include "parallax/plx-json.h"
@@ -1247,6 +1250,42 @@ plx_model_get_n_params (const PlxModel *model)
   return sum_params (NULL, model->pre_ops, model->n_pre_ops, model->experts) +
          sum_params (model, model->layer_ops, model->n_layer_ops, model->experts) +
          sum_params (NULL, model->post_ops, model->n_post_ops, model->experts);
+}
+
+char *
+plx_model_format_params (guint64 n)
+{
+  enum { THOUSANDS, MILLIONS, BILLIONS, TRILLIONS, N_UNITS };
+  double v = (double) n / 1e3;
+  guint u = 0;
+  int decimals;
+  g_autofree char *digits = NULL;
+
+  if (n < 1000)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT, n);
+  while (u + 1 < N_UNITS && v >= 1000.0)
+    v /= 1000.0, u++;
+  /* Rounding to three digits may carry into a fourth (999.7 M): the next unit up. */
+  for (;;)
+    {
+      decimals = v >= 99.95 ? 0 : v >= 9.995 ? 1 : 2;
+      if (round (v * pow (10, decimals)) < 1000.0 * pow (10, decimals) || u + 1 >= N_UNITS)
+        break;
+      v /= 1000.0, u++;
+    }
+  digits = g_strdup_printf ("%.*f", decimals, v);
+  /* TRANSLATORS: thousands, millions, billions and trillions of parameters. */
+  switch (u)
+    {
+    case THOUSANDS:
+      return g_strdup_printf (_("%s k"), digits);
+    case MILLIONS:
+      return g_strdup_printf (_("%s M"), digits);
+    case BILLIONS:
+      return g_strdup_printf (_("%s B"), digits);
+    default:
+      return g_strdup_printf (_("%s T"), digits);
+    }
 }
 
 guint64

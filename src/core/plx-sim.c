@@ -637,6 +637,12 @@ out:
 }
 
 gboolean
+plx_sim_too_many_passes (const PlxStrategy *s)
+{
+  return (double) plx_strategy_get_n_micro_batches (s) * s->pp * s->virtual_stages > PLX_SIM_MAX_PASSES;
+}
+
+gboolean
 plx_sim_prepare (const PlxModel     *model,
                  const PlxCluster   *cluster,
                  const PlxStrategy  *s,
@@ -655,12 +661,14 @@ plx_sim_prepare (const PlxModel     *model,
       return FALSE;
     }
   /* Memory grows with the passes simulated; a million micro-batches is no schedule
-   * anyone runs, and the closed form answers it in a microsecond. */
-  if ((double) m * s->pp * s->virtual_stages > PLX_SIM_MAX_PASSES)
+   * anyone runs, and the closed form answers it in a microsecond. The message names
+   * what every caller can change (the window has no other engine; the CLI adds its
+   * --engine analytical). */
+  if (plx_sim_too_many_passes (s))
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
                    "strategy: %" G_GUINT64_FORMAT " micro-batches x %u stages x %u chunks is more than the event engine's %d "
-                   "million passes; use the analytical engine",
+                   "million passes; a larger micro-batch size or a smaller global batch size makes fewer micro-batches",
                    m, s->pp, s->virtual_stages, PLX_SIM_MAX_PASSES / 1000000);
       return FALSE;
     }

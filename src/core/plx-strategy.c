@@ -193,11 +193,11 @@ plx_strategy_new_from_json (JsonNode   *node,
       !get_enum (obj, source, "implementation", implementation_names, G_N_ELEMENTS (implementation_names),
                  &implementation, error) ||
       !get_enum (obj, source, "recompute", recompute_names, G_N_ELEMENTS (recompute_names), &recompute, error) ||
-      !plx_json_get_uint (obj, source, "strategy", "seq_length", FALSE, 1, 1u << 30, &s->seq_length, error) ||
+      !plx_json_get_uint (obj, source, "strategy", "seq_length", FALSE, 1, PLX_STRATEGY_MAX_COUNT, &s->seq_length, error) ||
       !plx_json_get_uint (obj, source, "strategy", "prompt_length", FALSE, 1, 1u << 24, &s->prompt_length, error) ||
       !plx_json_get_uint (obj, source, "strategy", "decode_tokens", FALSE, 1, 1u << 20, &s->decode_tokens, error) ||
-      !plx_json_get_uint (obj, source, "strategy", "global_batch_size", FALSE, 1, 1u << 30, &s->global_batch_size, error) ||
-      !plx_json_get_uint (obj, source, "strategy", "micro_batch_size", FALSE, 1, 1u << 30, &s->micro_batch_size, error) ||
+      !plx_json_get_uint (obj, source, "strategy", "global_batch_size", FALSE, 1, PLX_STRATEGY_MAX_COUNT, &s->global_batch_size, error) ||
+      !plx_json_get_uint (obj, source, "strategy", "micro_batch_size", FALSE, 1, PLX_STRATEGY_MAX_COUNT, &s->micro_batch_size, error) ||
       !get_degree (obj, source, "dp", &s->dp, error) ||
       !get_degree (obj, source, "tp", &s->tp, error) ||
       !get_degree (obj, source, "pp", &s->pp, error) ||

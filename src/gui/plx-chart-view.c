@@ -155,8 +155,10 @@ draw_chart (PlxChartView *self, cairo_t *cr, double width, double height, gboole
           /* Named by their strategies: an edited scenario keeps its file's name. */
           g_autofree char *name_a = plx_strategy_describe (self->pinned->scenario->strategy);
           g_autofree char *name_b = plx_strategy_describe (self->result->scenario->strategy);
-          PlxCompareSide a = { name_a, &self->pinned->report, self->pinned->timeline };
-          PlxCompareSide b = { name_b, &self->result->report, self->result->timeline };
+          PlxCompareSide a = { name_a, &self->pinned->report, self->pinned->timeline,
+                               self->pinned->scenario->model->name };
+          PlxCompareSide b = { name_b, &self->result->report, self->result->timeline,
+                               self->result->scenario->model->name };
           g_autoptr (PlxCompareLayout) l = plx_compare_layout_new (&a, &b, width, height);
           plx_compare_chart_render (l, &style, cr, width, height);
         }

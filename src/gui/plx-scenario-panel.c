@@ -385,19 +385,6 @@ refresh_range_subtitles (PlxScenarioPanel *self)
     }
 }
 
-/* "124 M", "6.7 B", "175 B", "1.0 T": a model's size as people say it. */
-static char *
-format_params (double n)
-{
-  if (n < 1e9)
-    return g_strdup_printf (_("%.0f M"), n / 1e6);
-  if (n < 1e10)
-    return g_strdup_printf (_("%.1f B"), n / 1e9);
-  if (n < 1e12)
-    return g_strdup_printf (_("%.0f B"), n / 1e9);
-  return g_strdup_printf (_("%.1f T"), n / 1e12);
-}
-
 typedef struct
 {
   char  *id;
@@ -429,7 +416,7 @@ build_model_list (PlxScenarioPanel *self)
   for (guint i = 0; i < entries->len; i++)
     {
       PresetEntry *e = &g_array_index (entries, PresetEntry, i);
-      g_autofree char *size = format_params (e->params);
+      g_autofree char *size = plx_model_format_params ((guint64) e->params);
       g_autofree char *label = g_strdup_printf ("%s · %s", e->id, size);
       gtk_string_list_append (self->model_names, label);
       g_ptr_array_add (self->model_ids, g_strdup (e->id));
@@ -609,9 +596,7 @@ sync_controls (PlxScenarioPanel *self)
   select_row (self->model_combo, sel);
   if (self->resolved_model != NULL)
     {
-      double n = plx_model_get_n_params (self->resolved_model);
-      /* TRANSLATORS: millions and billions of parameters */
-      g_autofree char *params = n < 1e9 ? g_strdup_printf (_("%.2f M"), n / 1e6) : g_strdup_printf (_("%.2f B"), n / 1e9);
+      g_autofree char *params = plx_model_format_params (plx_model_get_n_params (self->resolved_model));
       adw_action_row_set_subtitle (self->params_row, params);
       sync_model_spins (self);
     }
@@ -1428,8 +1413,8 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
                   "layer's input and recomputes the layer in backward"));
   self->zero_combo = enum_combo (self, g, _("ZeRO"), "zero_stage", zeros, TRANSLATE (zero_labels));
   remember_row (self, "zero_stage", GTK_WIDGET (self->zero_combo),
-                _("ZeRO (Rajbhandari et al. 2020) shards over the data-parallel ranks: 1 the optimizer states, "
-                  "2 also the gradients, 3 also the weights (gathered before use)"));
+                _("ZeRO (Rajbhandari et al. 2020) shards over the data- and context-parallel ranks (DP × CP): "
+                  "1 the optimizer states, 2 also the gradients, 3 also the weights (gathered before use)"));
   self->dtype_combo = enum_combo (self, g, _("Precision"), "dtype", dtypes, TRANSLATE (dtype_labels));
   remember_row (self, "dtype", GTK_WIDGET (self->dtype_combo), _("The number format of the matrix multiplications"));
   self->implementation_combo = enum_combo (self, g, _("Training code"), "implementation", implementations,
@@ -1587,13 +1572,11 @@ plx_scenario_panel_show_resolved (PlxScenarioPanel  *self,
 {
   g_autofree char *dp = scenario ? g_strdup_printf ("%u", scenario->strategy->dp) : g_strdup ("-");
 
-  const char *zero_hint = "";
+  /* The core says when ZeRO has no effect, as the cost model shards (DP x CP). */
+  g_autofree char *zero_hint = scenario != NULL ? plx_advice_zero_note (scenario->strategy) : NULL;
 
   set_subtitle (self->dp_row, dp);
-  /* ZeRO shards over data-parallel ranks: at DP 1 a stage changes nothing. */
-  if (scenario != NULL && scenario->strategy->zero_stage > 0 && scenario->strategy->dp == 1)
-    zero_hint = _("No effect at DP 1: ZeRO shards over data-parallel ranks");
-  set_subtitle (ADW_ACTION_ROW (self->zero_combo), zero_hint);
+  set_subtitle (ADW_ACTION_ROW (self->zero_combo), zero_hint != NULL ? zero_hint : "");
 }
 
 const char *
@@ -1644,13 +1627,16 @@ plx_scenario_panel_nearest_fixes (PlxScenarioPanel *self)
 }
 
 void
-plx_scenario_panel_set_strategy_value (PlxScenarioPanel *self,
-                                       const char       *key,
-                                       JsonNode         *value)
+plx_scenario_panel_apply_fix (PlxScenarioPanel *self,
+                              const char       *key,
+                              JsonNode         *value)
 {
-  json_object_set_member (obj (self->strategy), key, plx_json_deep_copy (value));
-  if (g_str_equal (key, "tp") || g_str_equal (key, "pp") || g_str_equal (key, "cp"))
-    json_object_remove_member (obj (self->strategy), "dp");
+  /* The core's apply knows what goes with each change: num_nodes into the cluster,
+   * dp dropped after a degree or node count, one chunk without interleaving. */
+  PlxAdviceFix fix = { (char *) key, value, NULL, 0.0, 0.0, FALSE };
+
+  if (!plx_advice_fix_apply (&fix, obj (self->strategy), obj (self->cluster)))
+    return;
   sync_controls (self);
   emit_changed (self);
 }

@@ -44,10 +44,11 @@ gboolean   plx_scenario_panel_is_fault (PlxScenarioPanel *self,
 /* For an invalid strategy, the nearest one-key changes that make it valid
  * (PlxAdviceFix), nearest first; NULL if none. */
 GPtrArray *plx_scenario_panel_nearest_fixes (PlxScenarioPanel *self);
-/* Sets one strategy key to a JSON value, as a one-click fix does. */
-void       plx_scenario_panel_set_strategy_value (PlxScenarioPanel *self,
-                                                  const char       *key,
-                                                  JsonNode         *value);
+/* Makes the change of a one-click fix (PlxAdviceFix key and value) as
+ * plx_advice_fix_apply does: a node count goes into the cluster, dp is re-derived. */
+void       plx_scenario_panel_apply_fix (PlxScenarioPanel *self,
+                                         const char       *key,
+                                         JsonNode         *value);
 /* Replaces the scenario's cluster with `cluster` (a cluster object, copied), as
  * choosing one in the list does: one edit, which undo takes back. */
 void       plx_scenario_panel_set_cluster (PlxScenarioPanel *self,

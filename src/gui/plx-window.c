@@ -233,7 +233,7 @@ on_fix_clicked (GtkButton *button, PlxWindow *self)
   const char *key = g_object_get_data (G_OBJECT (button), "key");
   JsonNode *value = g_object_get_data (G_OBJECT (button), "value");
 
-  plx_scenario_panel_set_strategy_value (self->panel, key, value);
+  plx_scenario_panel_apply_fix (self->panel, key, value);
 }
 
 static void

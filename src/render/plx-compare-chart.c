@@ -61,10 +61,10 @@ format_seconds (double s, char *buf, gsize len)
 /* The title is the verdict. A strategy that does not fit is never called faster
  * without saying so: the speed of a run that cannot start is hypothetical ("would"). */
 static void
-compare_verdict (const PlxReport *a,
-                 const PlxReport *b,
-                 char            *buf,
-                 gsize            len)
+step_verdict (const PlxReport *a,
+              const PlxReport *b,
+              char            *buf,
+              gsize            len)
 {
   double ta = a->step_time_s, tb = b->step_time_s;
   double pct = ta > 0.0 ? fabs (tb - ta) / ta * 100.0 : 0.0;
@@ -109,6 +109,63 @@ compare_verdict (const PlxReport *a,
                          : _("B is %.1f %% slower than A per step, but A does not fit in memory"),
                   pct);
     }
+}
+
+/* Tokens trained in one step. */
+static double
+step_tokens (const PlxReport *r)
+{
+  return r->tokens_per_s * r->step_time_s;
+}
+
+/* Two runs of different models, GPU counts or step sizes: "B is 431 % slower per
+ * step" would read as a like-for-like comparison. The same model compares by
+ * throughput, whole and per GPU (the cost of the GPUs used); different models by MFU,
+ * the share of peak each reaches, which does not depend on the model's size. Short:
+ * the title is one line. */
+static void
+unlike_verdict (const PlxCompareSide *a,
+                const PlxCompareSide *b,
+                char                 *buf,
+                gsize                 len)
+{
+  const PlxReport *ra = a->report, *rb = b->report;
+  gboolean fa = ra->fits_in_memory, fb = rb->fits_in_memory;
+  const char *fit = fa && fb ? "" : !fa && !fb ? _("; neither fits in memory")
+                                  : !fb       ? _("; B does not fit in memory")
+                                              : _("; A does not fit in memory");
+  char main[240];
+
+  if (a->model != NULL && b->model != NULL && !g_str_equal (a->model, b->model))
+    snprintf (main, sizeof main, _("A (%s, %u GPUs) vs B (%s, %u GPUs): MFU %.1f %% vs %.1f %%"),
+              a->model, ra->n_gpus, b->model, rb->n_gpus, ra->mfu * 100.0, rb->mfu * 100.0);
+  else
+    {
+      double ratio = ra->tokens_per_s > 0.0 ? rb->tokens_per_s / ra->tokens_per_s : 0.0;
+      if (ra->n_gpus != rb->n_gpus)
+        snprintf (main, sizeof main, _("B on %u GPUs: %.2f× A's tokens/s on %u GPUs, %.2f× per GPU"),
+                  rb->n_gpus, ratio, ra->n_gpus, ratio * ra->n_gpus / MAX (rb->n_gpus, 1u));
+      else
+        snprintf (main, sizeof main, _("B: %.2f× A's tokens/s (steps of different sizes)"),
+                  ratio);
+    }
+  snprintf (buf, len, "%s%s", main, fit);
+}
+
+void
+plx_compare_verdict (const PlxCompareSide *a,
+                     const PlxCompareSide *b,
+                     char                 *buf,
+                     gsize                 len)
+{
+  const PlxReport *ra = a->report, *rb = b->report;
+  double ta = step_tokens (ra), tb = step_tokens (rb);
+  gboolean same_model = a->model == NULL || b->model == NULL || g_str_equal (a->model, b->model);
+
+  if (same_model && ra->n_gpus == rb->n_gpus && fabs (ta - tb) <= 1e-9 * MAX (ta, tb))
+    step_verdict (ra, rb, buf, len);
+  else
+    unlike_verdict (a, b, buf, len);
 }
 
 void
@@ -238,7 +295,7 @@ plx_compare_layout_new (const PlxCompareSide *a,
   l->font_size = 12.0;
   g_strlcpy (l->name[0], a->name ? a->name : "A", sizeof l->name[0]);
   g_strlcpy (l->name[1], b->name ? b->name : "B", sizeof l->name[1]);
-  compare_verdict (a->report, b->report, l->title, sizeof l->title);
+  plx_compare_verdict (a, b, l->title, sizeof l->title);
   l->fits[0] = a->report->fits_in_memory;
   l->fits[1] = b->report->fits_in_memory;
 

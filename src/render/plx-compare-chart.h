@@ -18,6 +18,7 @@ typedef struct
   const char        *name;
   const PlxReport   *report;
   const PlxTimeline *timeline;
+  const char        *model;    /* the model's name; NULL: not known (taken as the other's) */
 } PlxCompareSide;
 
 typedef struct
@@ -67,6 +68,14 @@ PlxCompareLayout *plx_compare_layout_new (const PlxCompareSide *a,
                                           double                width_px,
                                           double                height_px);
 void              plx_compare_layout_free (PlxCompareLayout *layout);
+/* The verdict, the chart's title (the CLI prints it too): B's step time against A's
+ * when both train the same model on as many GPUs with as many tokens a step; else
+ * throughput and per-GPU throughput (same model), or MFU (different models), naming
+ * what differs. Which side does not fit in memory either way. */
+void              plx_compare_verdict (const PlxCompareSide *a,
+                                       const PlxCompareSide *b,
+                                       char                 *buf,
+                                       gsize                 len);
 void              plx_compare_chart_render (const PlxCompareLayout *layout,
                                             const PlxRenderStyle   *style,
                                             cairo_t                *cr,

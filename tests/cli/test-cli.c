@@ -1036,6 +1036,105 @@ test_simulate_nearest_valid (void)
   assert_success (&fixed);
 }
 
+/* Issue 34, advice that led nowhere. A global batch of 2^30 on DP 24 (TP 8 x PP 1 on
+ * 24 nodes): 2^30 = 16 (mod 24), so 1073741808 and 1073741832 are the multiples
+ * around it, and the nearer one is past the 2^30 the reader takes; the fix is the
+ * lower. The default on 12 nodes (96 GPUs, which TP 8 x PP 8 = 64 does not divide)
+ * had no suggestion: 16 and 8 nodes (|ln 16/12| = 0.29 < |ln 12/8| = 0.41; no one
+ * strategy key mends it, tests/core/test-advice.c). Each fix's flags run. */
+static void
+test_simulate_nearest_leads_somewhere (void)
+{
+  g_auto (CliRun) batch = { 0 };
+  g_auto (CliRun) batch_fixed = { 0 };
+  g_auto (CliRun) nodes = { 0 };
+  g_auto (CliRun) nodes_fixed = { 0 };
+
+  RUN_CLI (&batch, "simulate", "--engine", "analytical", "--tp", "8", "--pp", "1", "--nodes", "24", "--schedule", "1f1b",
+           "--virtual-stages", "1", "--global-batch-size", "1073741824");
+  ASSERT_FAILURE (&batch, 1, "Nearest valid: Global batch 1073741808 (--global-batch-size 1073741808)");
+  g_assert_null (strstr (batch.err, "1073741832"));
+  RUN_CLI (&batch_fixed, "simulate", "--engine", "analytical", "--tp", "8", "--pp", "1", "--nodes", "24", "--schedule",
+           "1f1b", "--virtual-stages", "1", "--global-batch-size", "1073741808");
+  assert_success (&batch_fixed);
+
+  RUN_CLI (&nodes, "simulate", "--nodes", "12");
+  ASSERT_FAILURE (&nodes, 1, "does not divide the cluster's 96 GPUs. Nearest valid: 16 nodes (128 GPUs) (--nodes 16), "
+                  "8 nodes (64 GPUs) (--nodes 8)");
+  RUN_CLI (&nodes_fixed, "simulate", "--engine", "analytical", "--nodes", "16");
+  assert_success (&nodes_fixed);
+}
+
+/* Issue 34: where the event engine refuses (GPT-2 with TP 4 x PP 2 on 8 GPUs is DP 1: a
+ * global batch of 2,500,000 is 5 million passes of 2 stages, past 4 million), the CLI
+ * adds its own way out, --engine analytical, after what the strategy can change; and
+ * that way runs. Integers past 64 bits are quoted as written, never as -1. */
+static void
+test_simulate_refusals_named (void)
+{
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *big = NULL;
+  g_auto (CliRun) passes = { 0 };
+  g_auto (CliRun) closed = { 0 };
+  g_auto (CliRun) file = { 0 };
+  g_auto (CliRun) flag = { 0 };
+
+  RUN_CLI (&passes, "simulate", "--model", "gpt2", "--nodes", "1", "--tp", "4", "--pp", "2", "--schedule", "1f1b",
+           "--virtual-stages", "1", "--global-batch-size", "2500000");
+  ASSERT_FAILURE (&passes, 1, "2500000 micro-batches x 2 stages x 1 chunks",
+                  "a larger micro-batch size or a smaller global batch size makes fewer micro-batches; "
+                  "or --engine analytical answers in closed form");
+  RUN_CLI (&closed, "simulate", "--engine", "analytical", "--model", "gpt2", "--nodes", "1", "--tp", "4", "--pp", "2",
+           "--schedule", "1f1b", "--virtual-stages", "1", "--global-batch-size", "2500000");
+  assert_success (&closed);
+
+  big = test_write_file (dir, "big.json", "{ \"strategy\": { \"global_batch_size\": 99999999999999999999 } }", -1);
+  RUN_CLI (&file, "simulate", big);
+  ASSERT_FAILURE (&file, 1, "strategy.global_batch_size: 99999999999999999999 is out of range");
+  RUN_CLI (&flag, "simulate", "--global-batch-size", "99999999999999999999");
+  ASSERT_FAILURE (&flag, 2, "--global-batch-size: 99999999999999999999 is out of range");
+  test_rm_rf (dir);
+}
+
+/* Issue 34: "No effect at DP 1" on ZeRO where it shards over CP 4. The header says
+ * nothing at TP 8 x PP 2 x CP 4 (DP 1, DP x CP = 4) and the peak falls from ZeRO 0 to
+ * ZeRO 1; at TP 8 x PP 8 (DP x CP = 1) it says ZeRO has no effect. Parameter counts
+ * in the unit that fits: GPT-2 small's 124,439,808 are "124 M", not "0.12 B". */
+static void
+test_simulate_zero_note_and_params (void)
+{
+  g_auto (CliRun) cp4 = { 0 };
+  g_auto (CliRun) dp1 = { 0 };
+  g_auto (CliRun) presets = { 0 };
+  g_autoptr (JsonNode) j1 = NULL;
+  g_autoptr (JsonNode) j0 = NULL;
+
+  RUN_CLI (&cp4, "simulate", "--engine", "analytical", "--tp", "8", "--pp", "2", "--cp", "4", "--zero-stage", "1");
+  assert_success (&cp4);
+  g_assert_nonnull (strstr (cp4.out, ", ZeRO 1, bf16"));
+  RUN_CLI (&dp1, "simulate", "--engine", "analytical", "--tp", "8", "--pp", "8", "--zero-stage", "1");
+  assert_success (&dp1);
+  g_assert_nonnull (strstr (dp1.out, "ZeRO 1 (no effect at DP × CP = 1: ZeRO shards over the data- and "
+                                     "context-parallel ranks), "));
+  /* GPT-3: 174.6 billion parameters (Brown et al. 2020, "175B"). */
+  g_assert_nonnull (strstr (dp1.out, "Model             gpt3-175b (175 B parameters, 96 layers)"));
+  {
+    g_auto (CliRun) a = { 0 };
+    g_auto (CliRun) b = { 0 };
+    RUN_CLI (&a, "simulate", "--json", "--engine", "analytical", "--tp", "8", "--pp", "2", "--cp", "4", "--zero-stage", "1");
+    RUN_CLI (&b, "simulate", "--json", "--engine", "analytical", "--tp", "8", "--pp", "2", "--cp", "4", "--zero-stage", "0");
+    assert_success (&a);
+    assert_success (&b);
+    j1 = parse_stdout (&a);
+    j0 = parse_stdout (&b);
+    g_assert_cmpfloat (get_number (json_node_get_object (j1), "peak_memory_bytes"), <,
+                       get_number (json_node_get_object (j0), "peak_memory_bytes"));
+  }
+  RUN_CLI (&presets, "presets");
+  assert_success (&presets);
+  g_assert_nonnull (strstr (presets.out, "  gpt2             gpt2         12 layers, hidden    768,  12 heads,    124 M parameters\n"));
+}
+
 /* The flags that make a fit suggestion, from its key and value. */
 static void
 add_fix_flags (GPtrArray  *args,
@@ -2613,6 +2712,36 @@ test_compare_png (void)
   test_rm_rf (dir);
 }
 
+/* Issue 34: compare said "B is 431 % slower" of two models on different GPU counts.
+ * A: GPT-2 on one node (8 GPUs); B: GPT-2 medium on two (16 GPUs). The verdict line
+ * names both and gives each one's MFU, the share of peak, which the model's size does
+ * not decide; the MFU printed is each side's own. */
+static void
+test_compare_unlike (void)
+{
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *a = test_write_file (dir, "A.json",
+    "{\"name\": \"small\", \"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\","
+    " \"num_nodes\": 1}, \"strategy\": {\"seq_length\": 1024, \"global_batch_size\": 16}}", -1);
+  g_autofree char *b = test_write_file (dir, "B.json",
+    "{\"name\": \"medium\", \"model\": {\"preset\": \"gpt2-medium\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\","
+    " \"num_nodes\": 2}, \"strategy\": {\"seq_length\": 1024, \"global_batch_size\": 16}}", -1);
+  g_auto (CliRun) r = { 0 };
+  double mfu_a, mfu_b;
+  g_autofree char *expect = NULL;
+
+  RUN_CLI_IN (&r, dir, "compare", a, b, "--out", "c.png");
+  assert_success (&r);
+  g_assert_cmpint (sscanf (strstr (r.out, "A  small"), "A  small step %*f s, MFU %lf", &mfu_a), ==, 1);
+  g_assert_cmpint (sscanf (strstr (r.out, "B  medium"), "B  medium step %*f s, MFU %lf", &mfu_b), ==, 1);
+  expect = g_strdup_printf ("\nVerdict: A (gpt2, 8 GPUs) vs B (gpt2-medium, 16 GPUs): MFU %.1f %% vs %.1f %%\n", mfu_a,
+                            mfu_b);
+  g_assert_nonnull (strstr (r.out, expect));
+  g_assert_null (strstr (r.out, "slower"));
+  g_assert_null (strstr (r.out, "faster"));
+  test_rm_rf (dir);
+}
+
 /* Other image types and sizes, as for simulate. */
 static void
 test_compare_svg_size (void)
@@ -3965,6 +4094,9 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/simulate/top-level-array", test_simulate_top_level_array);
   g_test_add_func ("/cli/simulate/inconsistent-file", test_simulate_inconsistent_file);
   g_test_add_func ("/cli/simulate/nearest-valid", test_simulate_nearest_valid);
+  g_test_add_func ("/cli/simulate/nearest-leads-somewhere", test_simulate_nearest_leads_somewhere);
+  g_test_add_func ("/cli/simulate/refusals-named", test_simulate_refusals_named);
+  g_test_add_func ("/cli/simulate/zero-note-and-params", test_simulate_zero_note_and_params);
   g_test_add_func ("/cli/simulate/fit-suggestions", test_simulate_fit_suggestions);
   g_test_add_func ("/cli/simulate/scenario-file", test_simulate_scenario_file);
   g_test_add_func ("/cli/simulate/schedule-file", test_simulate_schedule_file);
@@ -4018,6 +4150,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/charts/bad-sizes", test_charts_bad_sizes);
 
   g_test_add_func ("/cli/compare/png", test_compare_png);
+  g_test_add_func ("/cli/compare/unlike", test_compare_unlike);
   g_test_add_func ("/cli/compare/svg-size", test_compare_svg_size);
   g_test_add_func ("/cli/compare/json", test_compare_json);
   g_test_add_func ("/cli/compare/one-file", test_compare_one_file);

@@ -72,6 +72,111 @@ fix_at (GPtrArray *fixes, guint i)
   return g_ptr_array_index (fixes, i);
 }
 
+/* The fix applied to a scenario's JSON as the window and the CLI apply it, read back
+ * as a file would be: it must pass the reader's ranges and resolve. */
+static void
+assert_fix_leads_somewhere (const PlxModel *model, const char *strategy_json, guint nodes, const PlxAdviceFix *fix)
+{
+  g_autofree char *json = g_strdup_printf ("{ %s }", strategy_json);
+  g_autoptr (JsonNode) strategy = plx_json_parse_data (json, -1, "test", NULL);
+  g_autoptr (JsonNode) cluster = plx_json_parse_data ("{ \"preset\": \"dgx-a100-80gb\" }", -1, "test", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxStrategy) s = NULL;
+  g_autoptr (PlxCluster) c = NULL;
+
+  json_object_set_int_member (json_node_get_object (cluster), "num_nodes", nodes);
+  g_assert_true (plx_advice_fix_apply (fix, json_node_get_object (strategy), json_node_get_object (cluster)));
+  s = plx_strategy_new_from_json (strategy, "test", &error);
+  g_assert_no_error (error);
+  c = plx_cluster_new_from_json (cluster, "test", &error);
+  g_assert_no_error (error);
+  g_assert_true (plx_strategy_resolve (s, model, c, "test", &error));
+  g_assert_no_error (error);
+}
+
+/* The nearest fixes of `strategy` with GPT-3 on `nodes` DGX A100 nodes; each is
+ * checked to lead somewhere. */
+static GPtrArray *
+gpt3_fixes_on (guint nodes, const char *strategy)
+{
+  g_autoptr (PlxScenario) sc = gpt3 (DEFAULT_STRATEGY);
+  g_autoptr (PlxCluster) c = plx_cluster_copy (sc->cluster);
+  g_autoptr (PlxStrategy) s = unresolved (strategy);
+  GPtrArray *fixes;
+
+  c->num_nodes = nodes;
+  fixes = plx_advice_nearest_fixes (sc->model, c, s, 5);
+  for (guint i = 0; i < fixes->len; i++)
+    {
+      g_assert_true (fix_at (fixes, i)->step_time_s > 0);
+      assert_fix_leads_somewhere (sc->model, strategy, nodes, fix_at (fixes, i));
+    }
+  return fixes;
+}
+
+/* Issue 34: "Nearest valid: Global batch 1073741832", past the 2^30 a strategy file may
+ * hold. TP 8 x PP 1 on 24 nodes is DP 24; 2^30 = 8 x 2^27 and 2^27 = 2 (mod 3), so
+ * 2^30 = 16 (mod 24): the multiples of 24 around it are 2^30 - 16 = 1073741808 and
+ * 2^30 + 8 = 1073741832. The nearer is out of range, so the fix is the lower one. */
+static void
+test_nearest_in_range (void)
+{
+  g_autoptr (GPtrArray) fixes =
+    gpt3_fixes_on (24, "\"tp\": 8, \"pp\": 1, \"schedule\": \"1f1b\", \"global_batch_size\": 1073741824");
+
+  g_assert_cmpstr (fix_at (fixes, 0)->label, ==, "Global batch 1073741808");
+}
+
+/* Issue 34: a node count that TP x PP x CP does not divide got no suggestion. The
+ * built-in default's strategy (TP 8, PP 8, 3 chunks, global batch 64, SP) on 12 nodes
+ * (96 GPUs): 64 does not divide 96, and no one key mends it - TP must divide 96 / 8
+ * = 12 and, with SP, 2048: TP 1, 2, 4 give DP 12, 6, 3, none dividing 64; PP must
+ * divide 12 (2, 3, 4, 6, 12: DP 6, 4, 3, 2, 1), and only PP 3 (DP 4, 16 micro-batches)
+ * and PP 6 (DP 2, 32) have DP | 64, but interleaving needs micro-batches a multiple of
+ * PP; CP 2 would need 128 | 96. The node counts that work: 8 (64 GPUs, DP 1) below
+ * and 16 (128 GPUs, DP 2, 32 micro-batches, a multiple of 8) above (13 to 15 nodes are
+ * 104, 112, 120 GPUs, no multiples of 64). 16 is nearer: ln (16/12) = 0.29 < ln
+ * (12/8) = 0.41. */
+static void
+test_node_count_fixes (void)
+{
+  g_autoptr (GPtrArray) fixes = gpt3_fixes_on (
+    12, "\"tp\": 8, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 3, \"global_batch_size\": 64,"
+        " \"seq_length\": 2048, \"sequence_parallel\": true");
+
+  g_assert_cmpuint (fixes->len, ==, 2);
+  g_assert_cmpstr (fix_at (fixes, 0)->key, ==, "num_nodes");
+  g_assert_cmpint (json_node_get_int (fix_at (fixes, 0)->value), ==, 16);
+  g_assert_cmpstr (fix_at (fixes, 0)->label, ==, "16 nodes (128 GPUs)");
+  g_assert_cmpstr (fix_at (fixes, 1)->label, ==, "8 nodes (64 GPUs)");
+}
+
+/* Issue 34: "No effect at DP 1" on ZeRO where ZeRO cut peak memory at CP 4. ZeRO
+ * shards over DP x CP (Megatron-LM's distributed optimizer includes the context-
+ * parallel ranks): GPT-3 with TP 8 x PP 2 x CP 4 on 64 GPUs is DP 1, and ZeRO 1 keeps a
+ * quarter of the optimizer state of ZeRO 0 (no experts: dense bytes / (1 x 4)). The
+ * note says nothing there, and speaks only where DP x CP is 1 (TP 8 x PP 8). */
+static void
+test_zero_note (void)
+{
+  g_autoptr (PlxScenario) cp4 = gpt3 ("\"tp\": 8, \"pp\": 2, \"cp\": 4, \"global_batch_size\": 64, \"zero_stage\": 1");
+  g_autoptr (PlxScenario) cp4_z0 = gpt3 ("\"tp\": 8, \"pp\": 2, \"cp\": 4, \"global_batch_size\": 64, \"zero_stage\": 0");
+  g_autoptr (PlxScenario) dp1 = gpt3 ("\"tp\": 8, \"pp\": 8, \"global_batch_size\": 64, \"zero_stage\": 1");
+  g_autoptr (PlxScenario) dp1_z0 = gpt3 ("\"tp\": 8, \"pp\": 8, \"global_batch_size\": 64, \"zero_stage\": 0");
+  g_autofree char *note_cp4 = plx_advice_zero_note (cp4->strategy);
+  g_autofree char *note_dp1 = plx_advice_zero_note (dp1->strategy);
+  g_autofree char *note_z0 = plx_advice_zero_note (dp1_z0->strategy);
+  PlxReport z1 = test_run (cp4), z0 = test_run (cp4_z0);
+
+  g_assert_cmpuint (cp4->strategy->dp, ==, 1);
+  g_assert_cmpfloat_with_epsilon ((double) z1.memory_bytes[PLX_MEM_OPTIMIZER] * 4.0,
+                                  (double) z0.memory_bytes[PLX_MEM_OPTIMIZER], 4.0);
+  g_assert_cmpuint (z1.peak_memory_bytes, <, z0.peak_memory_bytes);
+  g_assert_null (note_cp4);
+  g_assert_cmpstr (note_dp1, ==, "No effect at DP × CP = 1: ZeRO shards over the data- and context-parallel ranks");
+  g_assert_null (note_z0);
+}
+
 static void
 test_nearest_fixes (void)
 {
@@ -237,6 +342,9 @@ main (int argc, char **argv)
   g_test_add_func ("/core/advice/valid-values", test_valid_values);
   g_test_add_func ("/core/advice/nearest-fixes", test_nearest_fixes);
   g_test_add_func ("/core/advice/fit-fixes", test_fit_fixes);
+  g_test_add_func ("/core/advice/nearest-in-range", test_nearest_in_range);
+  g_test_add_func ("/core/advice/node-count-fixes", test_node_count_fixes);
+  g_test_add_func ("/core/advice/zero-note", test_zero_note);
   g_test_add_func ("/core/advice/adapt", test_adapt);
   g_test_add_func ("/core/advice/describe", test_describe);
   return g_test_run ();

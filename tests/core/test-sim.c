@@ -865,7 +865,10 @@ test_too_many_passes (void)
   g_assert_false (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &r, NULL, NULL, NULL, &error));
   g_assert_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED);
   g_assert_nonnull (strstr (error->message, "2097152 micro-batches"));
-  g_assert_nonnull (strstr (error->message, "analytical"));
+  /* What the strategy can change; no engine, which the window does not offer
+   * (issue 34; the CLI adds its --engine analytical). */
+  g_assert_nonnull (strstr (error->message, "a larger micro-batch size or a smaller global batch size"));
+  g_assert_null (strstr (error->message, "analytical"));
   /* The closed form still answers. */
   g_assert_true (plx_analytic_run (sc->model, sc->cluster, sc->strategy, &r, NULL));
 }

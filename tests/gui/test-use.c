@@ -21,6 +21,7 @@
 #include "gui-env.h"
 #include "gui-input.h"
 #include "test-files.h"
+#include "test-tools.h"
 
 /* ---- the window ------------------------------------------------------------------- */
 
@@ -954,18 +955,19 @@ test_model_editor (void)
 
   /* GPT-3 175B: per layer 12h^2 + 13h = 1 812 099 072 parameters (h = 12288), plus
    * the embeddings (51200 + 2048) x h and the final norm 2h = 654 336 000: 96 layers
-   * make 174.62 B. A GPT-2-style config has no grouped-query attention or experts. */
-  g_assert_cmpstr (row_subtitle (w, "Parameters"), ==, "174.62 B");
+   * make 174.62 B, shown to three digits as "175 B" (issue 34: "125 M", not "0.13 B").
+   * A GPT-2-style config has no grouped-query attention or experts. */
+  g_assert_cmpstr (row_subtitle (w, "Parameters"), ==, "175 B");
   g_assert_null (gi_find_row (panel (w), "Key-value heads"));
   g_assert_null (gi_find_row (panel (w), "Experts"));
   /* 48 layers (6 per stage at PP 8, 2 per chunk of 3): 48 x 1 812 099 072 + 654 336 000
-   * = 87.64 B, and the charts follow. */
+   * = 87.64 B ("87.6 B"), and the charts follow. */
   type_into_spin (w, "Layers", "48");
   r = plx_window_get_result (w);
   g_assert_nonnull (r);
   g_assert_cmpuint (r->scenario->model->n_layers, ==, 48);
   g_assert_cmpuint (plx_model_get_n_params (r->scenario->model), ==, G_GUINT64_CONSTANT (87635091456));
-  g_assert_cmpstr (row_subtitle (w, "Parameters"), ==, "87.64 B");
+  g_assert_cmpstr (row_subtitle (w, "Parameters"), ==, "87.6 B");
   g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (gi_find_row (panel (w), "Model"))), ==,
                    "custom: values changed");
   /* A hidden size the heads do not divide: the error names the key and value. */
@@ -987,7 +989,7 @@ test_model_editor (void)
     }
   g_assert_null (plx_window_get_error (w));
   g_assert_cmpuint (plx_window_get_result (w)->scenario->model->n_layers, ==, 96);
-  g_assert_cmpstr (row_subtitle (w, "Parameters"), ==, "174.62 B");
+  g_assert_cmpstr (row_subtitle (w, "Parameters"), ==, "175 B");
   close_window (w);
 }
 
@@ -1339,6 +1341,156 @@ test_fit_advice_kept (void)
   check_marks (w, "Micro-batch size");
 
   g_remove (path);
+  g_rmdir (dir);
+  close_window (w);
+}
+
+/* ---- issue 34: advice that leads somewhere ----------------------------------------- */
+
+/* The buttons after the "Nearest valid:" label, their labels joined by " | ". */
+static char *
+nearest_buttons (PlxWindow *w, GtkWidget **first)
+{
+  GtkWidget *label = gi_find_label (GTK_WIDGET (w), "Nearest valid:");
+  GString *out = g_string_new (NULL);
+
+  *first = NULL;
+  for (GtkWidget *b = label != NULL ? gtk_widget_get_next_sibling (label) : NULL; b != NULL;
+       b = gtk_widget_get_next_sibling (b))
+    {
+      g_string_append_printf (out, "%s%s", out->len > 0 ? " | " : "", gtk_button_get_label (GTK_BUTTON (b)));
+      if (*first == NULL)
+        *first = b;
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* The built-in default's strategy on 12 nodes (96 GPUs, which TP 8 x PP 8 = 64 does
+ * not divide) had no suggestion; no one strategy key mends it (tests/core/test-advice.c),
+ * and 16 nodes (|ln 16/12| = 0.29) and 8 (|ln 12/8| = 0.41) do, as the CLI says.
+ * Pressing the first sets the cluster's node count, not a strategy key. */
+static void
+test_nearest_node_count (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *path = write_scenario (dir, "nodes.json",
+    "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 12 },"
+    "  \"strategy\": { \"tp\": 8, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 3,"
+    "                \"global_batch_size\": 64, \"seq_length\": 2048, \"sequence_parallel\": true } }");
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autofree char *buttons = NULL;
+  GtkWidget *first = NULL;
+
+  g_assert_true (plx_window_open_file (w, file, NULL));
+  settle (w);
+  g_assert_nonnull (plx_window_get_error (w));
+  buttons = nearest_buttons (w, &first);
+  g_assert_cmpstr (buttons, ==, "16 nodes (128 GPUs) | 8 nodes (64 GPUs)");
+  gi_click (first);
+  settle (w);
+  g_assert_null (plx_window_get_error (w));
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->cluster->num_nodes, ==, 16);
+  g_assert_cmpuint (plx_window_get_result (w)->report.n_gpus, ==, 128);
+  /* dp re-derived: 128 / 64. */
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->dp, ==, 2);
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (gi_find_type (gi_find_row (panel (w), "Nodes"),
+                                                                               GTK_TYPE_SPIN_BUTTON))), ==, 16.0);
+  g_remove (path);
+  g_rmdir (dir);
+  close_window (w);
+}
+
+/* ZeRO shards over DP x CP, as the cost model does: at TP 8 x PP 2 x CP 4 (DP 1) ZeRO
+ * 1 keeps a quarter of the optimizer state (tests/core/test-advice.c) and the row says
+ * nothing; at TP 8 x PP 8 (DP x CP = 1) it says ZeRO has no effect. GPT-2 with TP 4 x
+ * PP 2 on 8 GPUs and a global batch of 2,500,000 is 5 million passes, which the event
+ * engine refuses: the window, which has no other engine, names what the user can
+ * change. */
+static void
+test_advice_wording (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *cp4 = write_scenario (dir, "cp4.json",
+    "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 8 },"
+    "  \"strategy\": { \"tp\": 8, \"pp\": 2, \"cp\": 4, \"global_batch_size\": 64, \"zero_stage\": 1 } }");
+  g_autofree char *dp1 = write_scenario (dir, "dp1.json",
+    "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 8 },"
+    "  \"strategy\": { \"tp\": 8, \"pp\": 8, \"global_batch_size\": 64, \"zero_stage\": 1 } }");
+  g_autofree char *passes = write_scenario (dir, "passes.json",
+    "{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 },"
+    "  \"strategy\": { \"tp\": 4, \"pp\": 2, \"schedule\": \"1f1b\", \"global_batch_size\": 2500000 } }");
+  const char *const files[] = { cp4, dp1, passes };
+
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autoptr (GFile) file = g_file_new_for_path (files[i]);
+      g_assert_true (plx_window_open_file (w, file, NULL));
+      settle (w);
+      if (i == 0)
+        {
+          g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->dp, ==, 1);
+          g_assert_cmpstr (row_subtitle (w, "ZeRO"), ==, "");
+        }
+      else if (i == 1)
+        g_assert_cmpstr (row_subtitle (w, "ZeRO"), ==,
+                         "No effect at DP × CP = 1: ZeRO shards over the data- and context-parallel ranks");
+      else
+        {
+          const char *error = plx_window_get_error (w);
+          g_assert_nonnull (error);
+          g_assert_nonnull (strstr (error, "a larger micro-batch size or a smaller global batch size"));
+          g_assert_null (strstr (error, "analytical"));
+        }
+      g_remove (files[i]);
+    }
+  g_rmdir (dir);
+  close_window (w);
+}
+
+/* Compare said "B is 431 % slower" of different models on different GPU counts. A:
+ * the default (GPT-3 175B on 64 GPUs), pinned with Ctrl+P; B: Llama 2 70B on 128. The
+ * comparison the window exports (as PDF, whose text pdftotext reads) names both and
+ * compares MFU. */
+static void
+test_compare_unlike (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *b = write_scenario (dir, "b.json",
+    "{ \"model\": { \"preset\": \"llama-2-70b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 16 },"
+    "  \"strategy\": { \"tp\": 8, \"pp\": 8, \"global_batch_size\": 64, \"schedule\": \"1f1b\" } }");
+  g_autofree char *pdf = g_build_filename (dir, "compare.pdf", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (b);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *flat = NULL;
+  g_autofree char *expect = NULL;
+  const char *argv[] = { "pdftotext", pdf, "-", NULL };
+
+  if (!test_have_tool ("pdftotext"))
+    {
+      close_window (w);
+      return;
+    }
+  gi_key ("ctrl", XK_p);
+  g_assert_nonnull (plx_window_get_pinned (w));
+  g_assert_true (plx_window_open_file (w, file, NULL));
+  settle (w);
+  g_assert_true (plx_window_export_chart (w, "compare", pdf, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (test_run_tool (argv, &text), ==, 0);
+  /* pdftotext breaks lines where the layout does; the words are what count. */
+  flat = g_strdelimit (g_strdup (text), "\n", ' ');
+  expect = g_strdup_printf ("A (gpt3-175b, 64 GPUs) vs B (llama-2-70b, 128 GPUs): MFU %.1f %% vs %.1f %%",
+                            plx_window_get_pinned (w)->report.mfu * 100.0, plx_window_get_result (w)->report.mfu * 100.0);
+  if (strstr (flat, expect) == NULL)
+    g_test_message ("pdftotext: %s", flat);
+  g_assert_nonnull (strstr (flat, expect));
+  g_assert_null (strstr (flat, "slower"));
+  g_remove (pdf);
+  g_remove (b);
   g_rmdir (dir);
   close_window (w);
 }
@@ -2422,6 +2574,9 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/save-cluster", test_save_cluster);
   g_test_add_func ("/gui/use/fit-advice", test_fit_advice);
   g_test_add_func ("/gui/use/fit-advice-kept", test_fit_advice_kept);
+  g_test_add_func ("/gui/use/nearest-node-count", test_nearest_node_count);
+  g_test_add_func ("/gui/use/advice-wording", test_advice_wording);
+  g_test_add_func ("/gui/use/compare-unlike", test_compare_unlike);
   g_test_add_func ("/gui/use/uncertainty-band", test_uncertainty_band);
   g_test_add_func ("/gui/use/sensitivity-page", test_sensitivity_page);
   g_test_add_func ("/gui/use/calibration", test_calibration_page);

@@ -52,7 +52,7 @@ make_reports (PlxReport *a, PlxReport *b, gboolean a_fits, gboolean b_fits)
 static PlxCompareLayout *
 layout_for (const PlxReport *a, const PlxReport *b, PlxTimeline *tl, double w, double h)
 {
-  PlxCompareSide sa = { "A side", a, tl }, sb = { "B side", b, tl };
+  PlxCompareSide sa = { "A side", a, tl, NULL }, sb = { "B side", b, tl, NULL };
 
   return plx_compare_layout_new (&sa, &sb, w, h);
 }
@@ -90,6 +90,57 @@ test_verdict (void)
     make_reports (&a, &b, TRUE, FALSE);
     l = layout_for (&b, &a, tl, 1600, 1100);
     g_assert_cmpstr (l->title, ==, "B is 8.1 % slower than A per step, but A does not fit in memory");
+  }
+  plx_timeline_free (tl);
+}
+
+/* Issue 34: "B is 431 % slower" where A and B were different models on different GPU
+ * counts. With A and B as made above (10 s and 9.25 s per step), A trains 64 GPUs at
+ * 65,536 tokens a step (6553.6 tokens/s, MFU 50 %), and B: */
+static void
+test_verdict_unlike (void)
+{
+  PlxTimeline *tl = small_timeline ();
+  PlxReport a, b;
+
+  make_reports (&a, &b, TRUE, TRUE);
+  a.n_gpus = 64;
+  a.tokens_per_s = 65536.0 / 10.0;
+  a.mfu = 0.5;
+  {
+    /* the same model on 128 GPUs, a step of twice the tokens: 131,072 / 9.25 s =
+     * 14,169.7 tokens/s, 14,169.7 / 6553.6 = 2.16x A's; per GPU 2.16 x 64 / 128 = 1.08x. */
+    PlxCompareSide sa = { "A side", &a, tl, "gpt3-175b" }, sb = { "B side", &b, tl, "gpt3-175b" };
+    char title[300];
+    b.n_gpus = 128;
+    b.tokens_per_s = 131072.0 / 9.25;
+    plx_compare_verdict (&sa, &sb, title, sizeof title);
+    g_assert_cmpstr (title, ==, "B on 128 GPUs: 2.16× A's tokens/s on 64 GPUs, 1.08× per GPU");
+  }
+  {
+    /* Another model on 128 GPUs that does not fit: no step-time verdict, MFU each. */
+    PlxCompareSide sa = { "A side", &a, tl, "gpt3-175b" }, sb = { "B side", &b, tl, "llama-2-70b" };
+    g_autoptr (PlxCompareLayout) l = NULL;
+    b.mfu = 0.421;
+    b.fits_in_memory = FALSE;
+    l = plx_compare_layout_new (&sa, &sb, 1600, 1100);
+    g_assert_cmpstr (l->title, ==,
+                     "A (gpt3-175b, 64 GPUs) vs B (llama-2-70b, 128 GPUs): MFU 50.0 % vs 42.1 %; B does not fit in memory");
+  }
+  {
+    /* The same model and GPUs, but B's steps hold 65,536 x 1.5 tokens: 98,304 /
+     * 9.25 s = 10,627.5 tokens/s, 1.62x A's. */
+    PlxCompareSide sa = { "A side", &a, tl, "gpt3-175b" }, sb = { "B side", &b, tl, "gpt3-175b" };
+    char title[300];
+    b.n_gpus = 64;
+    b.fits_in_memory = TRUE;
+    b.tokens_per_s = 98304.0 / 9.25;
+    plx_compare_verdict (&sa, &sb, title, sizeof title);
+    g_assert_cmpstr (title, ==, "B: 1.62× A's tokens/s (steps of different sizes)");
+    /* The same steps: the step-time verdict stands, 7.5 % faster (test_verdict). */
+    b.tokens_per_s = 65536.0 / 9.25;
+    plx_compare_verdict (&sa, &sb, title, sizeof title);
+    g_assert_cmpstr (title, ==, "B is 7.5 % faster than A per step");
   }
   plx_timeline_free (tl);
 }
@@ -229,6 +280,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/compare-chart/verdict", test_verdict);
+  g_test_add_func ("/compare-chart/verdict-unlike", test_verdict_unlike);
   g_test_add_func ("/compare-chart/differences-sorted", test_differences_sorted);
   g_test_add_func ("/compare-chart/no-overlap", test_no_overlap);
   g_test_add_func ("/compare-chart/memory-over", test_memory_over);
