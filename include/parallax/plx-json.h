@@ -14,6 +14,21 @@ JsonNode *plx_json_parse_data (const char *data,
                                const char *source,
                                GError    **error);
 JsonNode *plx_json_deep_copy (JsonNode *node);
+/* JSON text laid out as json-glib's generator does (two-space indent when `pretty`),
+ * but with numbers JSON accepts: a double printed without a point or an exponent gets
+ * ".0" (3.0), never after an exponent (1e+17); NaN and infinities are refused with an
+ * error naming the key path. Every JSON Parallax writes goes through it. */
+char     *plx_json_to_text (JsonNode  *node,
+                            gboolean   pretty,
+                            GError   **error);
+/* The same, pretty, as the file `path` (plx_output_write_file). */
+gboolean  plx_json_write_file (JsonNode   *node,
+                               const char *path,
+                               GError    **error);
+/* `v` as JSON writes it into `buf`; FALSE (nothing written) when it is not finite. */
+gboolean  plx_json_format_double (double  v,
+                                  char   *buf,
+                                  gsize   size);
 /* Deep merge: members of `overrides` replace or (for objects) merge into `base`. */
 JsonNode *plx_json_merge (JsonNode *base,
                           JsonNode *overrides);
