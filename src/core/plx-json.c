@@ -70,6 +70,8 @@ find_unsafe (const char  *data,
  * found there: json-glib quotes the offending token ("unexpected identifier `root'"),
  * which for a file that is not JSON at all is the file's content (issue 34: /etc/shadow
  * named as hf_config printed its first word). */
+static const char *const non_json_numbers[] = { "NaN", "Infinity", "nan", "inf", "infinity" };
+
 static char *
 syntax_error_position (const char *message)
 {
@@ -78,6 +80,14 @@ syntax_error_position (const char *message)
 
   if (sscanf (message, "<data>:%u:%u:", &line, &column) != 2)
     return g_strdup ("");
+  /* The non-JSON numbers other tools write are named: they are a fixed list, so
+   * naming one quotes nothing of the file's own. */
+  for (guint i = 0; i < G_N_ELEMENTS (non_json_numbers); i++)
+    {
+      g_autofree char *token = g_strdup_printf ("unexpected identifier `%s'", non_json_numbers[i]);
+      if (strstr (message, token) != NULL)
+        return g_strdup_printf (" at line %u, column %u: %s is not a JSON number", line, column, non_json_numbers[i]);
+    }
   /* json-glib's "expected character `,'" names JSON's syntax, not the file's text. */
   if (expected != NULL && strlen (expected) < 40)
     return g_strdup_printf (" at line %u, column %u: %s", line, column, expected + 2);
