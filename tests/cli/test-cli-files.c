@@ -125,9 +125,9 @@ test_part_deep_line (void)
   g_autofree char *dir = test_make_tmp_dir ("plx-files");
   g_autofree char *deep = g_strnfill (100000, '[');
   g_autofree char *text = g_strconcat (deep, "\n", NULL);
-  g_autofree char *path = test_write_file (dir, "deep.jsonl", text, -1);
   g_auto (Run) r = { 0 };
 
+  g_free (test_write_file (dir, "deep.jsonl", text, -1));
   RUN_IN (&r, dir, "merge", "deep.jsonl");
   assert_error (&r, 1, "deep.jsonl:1: nested more than 256 levels deep");
   test_rm_rf (dir);
@@ -145,10 +145,10 @@ test_part_blank_lines (void)
   char *first_end = strchr (text, '\n');
   g_autofree char *head = g_strndup (text, (gsize) (first_end - text + 1));
   g_autofree char *spaced = g_strconcat (head, "\n   \n", first_end + 1, "\n\n", NULL);
-  g_autofree char *spaced_path = test_write_file (dir, "spaced.jsonl", spaced, -1);
   g_auto (Run) a = { 0 };
   g_auto (Run) b = { 0 };
 
+  g_free (test_write_file (dir, "spaced.jsonl", spaced, -1));
   RUN_IN (&a, dir, "merge", "part.jsonl");
   RUN_IN (&b, dir, "merge", "spaced.jsonl");
   g_assert_cmpint (a.status, ==, 0);
@@ -176,11 +176,11 @@ test_sweep_merge_names (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *dir = test_make_tmp_dir ("plx-files");
-      g_autofree char *list = test_write_file (dir, "merges.txt", cases[i].line, -1);
       g_autofree char *parent = g_path_get_dirname (dir);
       g_autofree char *outside = g_build_filename (parent, "x.json", NULL);
       g_auto (Run) r = { 0 };
 
+      g_free (test_write_file (dir, "merges.txt", cases[i].line, -1));
       g_unlink (outside);
       RUN_IN (&r, NULL, "sweep", "merge", dir);
       assert_error (&r, 1, cases[i].needle);
@@ -442,11 +442,10 @@ static void
 test_json_nul_escape (void)
 {
   g_autofree char *dir = test_make_tmp_dir ("plx-files");
-  g_autofree char *path = test_write_file (dir, "nul.json", "{\"name\": \"ok\\u0000\\u001b[2J\", \"model\": {\"preset\": "
-                                                            "\"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"}}",
-                                           -1);
   g_auto (Run) r = { 0 };
 
+  g_free (test_write_file (dir, "nul.json", "{\"name\": \"ok\\u0000\\u001b[2J\", \"model\": {\"preset\": "
+                                            "\"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"}}", -1));
   RUN_IN (&r, dir, "simulate", "nul.json");
   /* The backslash of \u0000 is byte 12: {"name": "ok is 12 bytes (0-11). */
   assert_error (&r, 1, "nul.json: a string holds \\u0000 (NUL), which no name or value may contain (byte 12)");
@@ -459,10 +458,11 @@ static void
 test_hf_config_not_json (void)
 {
   g_autofree char *dir = test_make_tmp_dir ("plx-files");
-  g_autofree char *secret = test_write_file (dir, "shadow", "rootsecret:$6$salt$hash:19000:0:99999:7:::\n", -1);
-  g_autofree char *scenario = test_write_file (dir, "s.json", "{\"model\": {\"hf_config\": \"shadow\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"}}", -1);
   g_auto (Run) r = { 0 };
 
+  g_free (test_write_file (dir, "shadow", "rootsecret:$6$salt$hash:19000:0:99999:7:::\n", -1));
+  g_free (test_write_file (dir, "s.json",
+                           "{\"model\": {\"hf_config\": \"shadow\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"}}", -1));
   RUN_IN (&r, dir, "simulate", "s.json");
   assert_error (&r, 1, "shadow: not valid JSON at line 1, column");
   g_assert_null (strstr (r.err, "rootsecret"));
