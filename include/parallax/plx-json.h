@@ -9,6 +9,12 @@ G_BEGIN_DECLS
 
 JsonNode *plx_json_parse_file (const char *path,
                                GError    **error);
+/* A file's bytes as the JSON loaders read them ("-": standard input): a regular file
+ * of at most 64 MiB, never a FIFO or a device (which would be read forever), NUL-
+ * terminated; for the line formats that sit beside JSON (part files, merge lists). */
+char     *plx_json_read_text_file (const char *path,
+                                   gsize      *length,
+                                   GError    **error);
 JsonNode *plx_json_parse_data (const char *data,
                                gssize      length,
                                const char *source,

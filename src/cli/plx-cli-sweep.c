@@ -472,11 +472,9 @@ merge_all (const char *dir)
   gsize length = 0;
   int status = 0;
 
-  if (!plx_input_get_contents (merges_path, &text, &length, &error))
-    {
-      g_autoptr (GError) io = g_error_new (PLX_ERROR, PLX_ERROR_IO, "%s: cannot read: %s", merges_path, error->message);
-      return user_error (io);
-    }
+  text = plx_json_read_text_file (merges_path, &length, &error);
+  if (text == NULL)
+    return user_error (error);
   entries = plx_merge_list_parse (text, (gssize) length, merges_path, &error);
   if (entries == NULL)
     return user_error (error);

@@ -194,13 +194,21 @@ read_file_limited (const char *path,
   return g_steal_pointer (&data);
 }
 
+char *
+plx_json_read_text_file (const char *path,
+                         gsize      *length,
+                         GError    **error)
+{
+  return plx_input_is_stdin (path) ? plx_input_read_stdin (MAX_FILE_BYTES, length, error)
+                                   : read_file_limited (path, length, error);
+}
+
 JsonNode *
 plx_json_parse_file (const char *path,
                      GError    **error)
 {
   gsize length = 0;
-  g_autofree char *data = plx_input_is_stdin (path) ? plx_input_read_stdin (MAX_FILE_BYTES, &length, error)
-                                                    : read_file_limited (path, &length, error);
+  g_autofree char *data = plx_json_read_text_file (path, &length, error);
 
   if (data == NULL)
     return NULL;

@@ -335,8 +335,8 @@ plx_search_part_read (const char *path,
                       GError    **error)
 {
   g_autoptr (PlxSearchPart) part = g_new0 (PlxSearchPart, 1);
-  g_autoptr (GError) io_error = NULL;
   g_autofree char *text = NULL;
+  gsize length = 0;
   g_auto (GStrv) lines = NULL;
   gboolean ended = FALSE;
   guint n_lines;
@@ -344,9 +344,13 @@ plx_search_part_read (const char *path,
 
   part->path = g_strdup (plx_input_name (path));
   part->rows = g_array_new (FALSE, FALSE, sizeof (PlxSearchPartRow));
-  if (!plx_input_get_contents (path, &text, NULL, &io_error))
+  /* As the JSON loaders read: a FIFO or /dev/zero as a part was read forever. */
+  text = plx_json_read_text_file (path, &length, error);
+  if (text == NULL)
+    return NULL;
+  if (memchr (text, '\0', length) != NULL)
     {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%s: cannot read: %s", path, io_error->message);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: holds a NUL byte, not a search part", path);
       return NULL;
     }
   lines = g_strsplit (text, "\n", -1);

@@ -160,6 +160,29 @@ test_part_blank_lines (void)
   test_rm_rf (dir);
 }
 
+/* A part or a merge list that is a FIFO (or /dev/zero) was read forever: they are read
+ * as the JSON loaders read, regular files of at most 64 MiB. `timeout` bounds the
+ * run that hung. */
+static void
+test_part_fifo (void)
+{
+  g_autofree char *dir = test_make_tmp_dir ("plx-files");
+  g_autofree char *fifo = g_build_filename (dir, "part.jsonl", NULL);
+  g_autofree char *list = g_build_filename (dir, "merges.txt", NULL);
+  g_auto (Run) part = { 0 };
+  g_auto (Run) sweep = { 0 };
+  const char *const merge_args[] = { "timeout", "20", cli_path (), "merge", "part.jsonl", NULL };
+  const char *const sweep_args[] = { "timeout", "20", cli_path (), "sweep", "merge", dir, NULL };
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_cmpint (mkfifo (list, 0600), ==, 0);
+  run_argv (&part, dir, merge_args);
+  assert_error (&part, 1, "part.jsonl: is not a regular file (a device, pipe or socket)");
+  run_argv (&sweep, dir, sweep_args);
+  assert_error (&sweep, 1, "merges.txt: is not a regular file (a device, pipe or socket)");
+  test_rm_rf (dir);
+}
+
 /* A merge list names what sweep merge writes: a name shorter than "results/" was read
  * past its end, and results/../../x wrote outside the sweep folder. Both refused,
  * naming the line, before anything runs. */
@@ -476,6 +499,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli-files/part/deep-line", test_part_deep_line);
   g_test_add_func ("/cli-files/part/blank-lines", test_part_blank_lines);
+  g_test_add_func ("/cli-files/part/fifo", test_part_fifo);
   g_test_add_func ("/cli-files/sweep/merge-names", test_sweep_merge_names);
   g_test_add_func ("/cli-files/output/symlink", test_output_symlink);
   g_test_add_func ("/cli-files/output/fifo", test_output_fifo);
