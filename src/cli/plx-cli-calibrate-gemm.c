@@ -124,7 +124,7 @@ plx_cli_calibrate_gemm (int argc, char **argv)
           printf ("%s\n", text);
         }
       if (out != NULL)
-        printf ("Wrote %s\n", plx_cli_shown (out));
+        printf ("Wrote %s\n", out);
     }
   return 0;
 }

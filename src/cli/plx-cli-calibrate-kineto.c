@@ -356,7 +356,7 @@ plx_cli_calibrate_kineto (int argc, char **argv)
       if (match != NULL)
         plx_cli_gemm_match_print (match);
       if (out != NULL)
-        printf ("Wrote %s\n", plx_cli_shown (out));
+        printf ("Wrote %s\n", out);
     }
   return 0;
 }

@@ -108,7 +108,7 @@ plx_cli_calibrate_nccl (int argc, char **argv)
       g_autofree char *text = plx_nccl_fit_to_text (fit);
       printf ("%s", text);
       if (out != NULL)
-        printf ("Wrote %s\n", plx_cli_shown (out));
+        printf ("Wrote %s\n", out);
     }
   return 0;
 }

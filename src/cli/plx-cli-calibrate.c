@@ -130,7 +130,7 @@ plx_cli_calibrate (int argc, char **argv)
       g_autofree char *text = plx_calibration_to_text (cal);
       printf ("%s", text);
       if (out != NULL)
-        printf ("Wrote %s\n", plx_cli_shown (out));
+        printf ("Wrote %s\n", out);
     }
   return 0;
 }

@@ -444,7 +444,6 @@ static void
 test_terminal_escapes (void)
 {
   g_autofree char *dir = test_make_tmp_dir ("plx-files");
-  g_autofree char *sweep = source_path ("tests", "data", "sweeps", "a100-40gb-stream.csv", NULL);
   g_auto (Run) usage = { 0 };
   g_auto (Run) wrote = { 0 };
 
@@ -452,9 +451,9 @@ test_terminal_escapes (void)
   assert_error (&usage, 2, "--engine: \"\\u001b[2J\"");
   g_assert_null (strchr (usage.err, '\033'));
 
-  RUN_IN (&wrote, dir, "calibrate", "--membw", sweep, "--cluster", "dgx-a100-40gb", "--out", "o\033[2Jx.json");
+  RUN_IN (&wrote, dir, "simulate", "--timeline", "t\033[2J.svg");
   g_assert_cmpint (wrote.status, ==, 0);
-  g_assert_nonnull (strstr (wrote.out, "Wrote o\\u001b[2Jx.json\n"));
+  g_assert_nonnull (strstr (wrote.out, "Timeline chart    t\\u001b[2J.svg\n"));
   g_assert_null (strchr (wrote.out, '\033'));
   test_rm_rf (dir);
 }
