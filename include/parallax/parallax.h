@@ -19,6 +19,8 @@
 #include "plx-onnx.h"
 #include "plx-input.h"
 #include "plx-json.h"
+#include "plx-merge-list.h"
+#include "plx-output.h"
 #include "plx-kineto.h"
 #include "plx-measured-gemm.h"
 #include "plx-layer-split.h"

@@ -9,11 +9,32 @@ G_BEGIN_DECLS
 
 JsonNode *plx_json_parse_file (const char *path,
                                GError    **error);
+/* A file's bytes as the JSON loaders read them ("-": standard input): a regular file
+ * of at most 64 MiB, never a FIFO or a device (which would be read forever), NUL-
+ * terminated; for the line formats that sit beside JSON (part files, merge lists). */
+char     *plx_json_read_text_file (const char *path,
+                                   gsize      *length,
+                                   GError    **error);
 JsonNode *plx_json_parse_data (const char *data,
                                gssize      length,
                                const char *source,
                                GError    **error);
 JsonNode *plx_json_deep_copy (JsonNode *node);
+/* JSON text laid out as json-glib's generator does (two-space indent when `pretty`),
+ * but with numbers JSON accepts: a double printed without a point or an exponent gets
+ * ".0" (3.0), never after an exponent (1e+17); NaN and infinities are refused with an
+ * error naming the key path. Every JSON Parallax writes goes through it. */
+char     *plx_json_to_text (JsonNode  *node,
+                            gboolean   pretty,
+                            GError   **error);
+/* The same, pretty, as the file `path` (plx_output_write_file). */
+gboolean  plx_json_write_file (JsonNode   *node,
+                               const char *path,
+                               GError    **error);
+/* `v` as JSON writes it into `buf`; FALSE (nothing written) when it is not finite. */
+gboolean  plx_json_format_double (double  v,
+                                  char   *buf,
+                                  gsize   size);
 /* Deep merge: members of `overrides` replace or (for objects) merge into `base`. */
 JsonNode *plx_json_merge (JsonNode *base,
                           JsonNode *overrides);

@@ -812,9 +812,9 @@ cmd_simulate (int argc, char **argv)
       if (opts.trace != NULL)
         printf ("Trace             %s (open in Perfetto or chrome://tracing)\n", opts.trace);
       if (opts.timeline != NULL)
-        printf ("Timeline chart    %s\n", opts.timeline);
+        printf ("Timeline chart    %s\n", plx_cli_shown (opts.timeline));
       if (opts.memory != NULL)
-        printf ("Memory chart      %s\n", opts.memory);
+        printf ("Memory chart      %s\n", plx_cli_shown (opts.memory));
       if (timeline != NULL && timeline->dropped > 0)
         printf ("Timeline          only the first %d events are recorded (up to %.3f s of the %.3f s step, "
                 "%" G_GUINT64_FORMAT " more not); the figures above cover the whole step\n",
@@ -1127,8 +1127,8 @@ cmd_validate (int argc, char **argv)
 
 static int dispatch (int argc, char **argv);
 
-int
-main (int argc, char **argv)
+static int
+run_command (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
   /* Numbers in JSON and text must use '.', whatever the user's locale. */
@@ -1195,4 +1195,13 @@ dispatch (int argc, char **argv)
   if (g_str_equal (argv[1], "calibrate"))
     return plx_cli_calibrate (argc, argv);
   return usage_error ("unknown command \"%s\"", argv[1]);
+}
+
+/* Every command's output checked, and no temporary file of an output left behind by
+ * Ctrl+C or a kill (docs/formats.md, "Output files"). */
+int
+main (int argc, char **argv)
+{
+  plx_output_remove_temporaries_on_signal ();
+  return plx_cli_finish_output (run_command (argc, argv));
 }

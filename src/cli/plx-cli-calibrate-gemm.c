@@ -87,8 +87,7 @@ plx_cli_calibrate_gemm (int argc, char **argv)
     return user_error (error);
   if (out != NULL)
     {
-      g_autofree char *text = json_to_string (cjson, TRUE);
-      if (!g_file_set_contents (out, text, -1, &error))
+      if (!plx_json_write_file (cjson, out, &error))
         {
           g_prefix_error (&error, "--out: ");
           return user_error (error);

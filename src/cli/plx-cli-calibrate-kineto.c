@@ -331,15 +331,10 @@ plx_cli_calibrate_kineto (int argc, char **argv)
     {
       g_autofree char *base = g_path_get_basename (path);
       g_autoptr (JsonNode) folded = plx_kineto_cluster_json (cluster_json, pts, base, &error);
-      g_autoptr (JsonGenerator) gen = json_generator_new ();
-      g_autofree char *text = NULL;
 
       if (folded == NULL || (match != NULL && !plx_gemm_match_write_cluster (folded, match, base, &error)))
         return user_error (error);
-      json_generator_set_pretty (gen, TRUE);
-      json_generator_set_root (gen, folded);
-      text = json_generator_to_data (gen, NULL);
-      if (!g_file_set_contents (out, text, -1, &error))
+      if (!plx_json_write_file (folded, out, &error))
         {
           g_prefix_error (&error, "--out: ");
           return user_error (error);

@@ -90,15 +90,9 @@ plx_cli_calibrate_nccl (int argc, char **argv)
     return user_error (error);
   if (out != NULL)
     {
-      g_autoptr (JsonGenerator) gen = json_generator_new ();
-      g_autofree char *text = NULL;
       g_autoptr (JsonNode) cluster_out = with_uncertainty ? plx_nccl_fit_uncertain_cluster (fit)
                                                           : json_node_ref (fit->cluster);
-      json_generator_set_pretty (gen, TRUE);
-      json_generator_set_root (gen, cluster_out);
-      text = json_generator_to_data (gen, NULL);
-      /* g_file_set_contents writes a temporary file and renames it over. */
-      if (!g_file_set_contents (out, text, -1, &error))
+      if (!plx_json_write_file (cluster_out, out, &error))
         {
           g_prefix_error (&error, "--out: ");
           return user_error (error);

@@ -37,16 +37,11 @@ static gboolean
 write_cluster (const PlxCalibration *cal, const char *path, GError **error)
 {
   g_autoptr (JsonNode) cluster = plx_calibration_cluster_json (cal, error);
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autofree char *text = NULL;
 
   if (cluster == NULL)
     return FALSE;
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_root (gen, cluster);
-  text = json_generator_to_data (gen, NULL);
-  /* Written to a temporary file and renamed over: never half a file. */
-  if (!g_file_set_contents (path, text, -1, error))
+  /* Never half a file, numbers a cluster file can be read back with. */
+  if (!plx_json_write_file (cluster, path, error))
     {
       g_prefix_error (error, "--out: ");
       return FALSE;

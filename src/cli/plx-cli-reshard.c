@@ -87,7 +87,6 @@ write_program (const PlxReshardPlan *plan, PlxDtype dtype, const char *path, GEr
 {
   g_autoptr (PlxIrGraph) graph = plx_reshard_plan_to_graph (plan, error);
   g_autoptr (JsonNode) node = NULL;
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
 
   if (graph == NULL)
     return FALSE;
@@ -95,9 +94,7 @@ write_program (const PlxReshardPlan *plan, PlxDtype dtype, const char *path, GEr
   for (guint t = 0; t < graph->tensors->len; t++)
     ((PlxIrTensor *) graph->tensors->pdata[t])->dtype = dtype;
   node = plx_ir_graph_to_json (graph);
-  json_generator_set_root (gen, node);
-  json_generator_set_pretty (gen, TRUE);
-  if (!json_generator_to_file (gen, path, error))
+  if (!plx_json_write_file (node, path, error))
     {
       g_prefix_error (error, "--ir: ");
       return FALSE;
@@ -315,6 +312,17 @@ plx_cli_reshard (int argc, char **argv)
   if (!plx_dtype_from_string (dtype_text, &dtype))
     return usage_error ("--dtype: \"%s\" is not bf16, fp16, fp8 or fp32", dtype_text);
   shape.elem_bytes = (guint) plx_dtype_bytes (dtype);
+  {
+    /* Byte counts are reported as whole numbers (JSON integers): past 2^53 bytes
+     * (8 PiB, far beyond any array) a double no longer counts every byte, and past
+     * 2^63 the count wrapped to INT64_MIN (issue 34). */
+    double bytes = shape.elem_bytes;
+    for (guint i = 0; i < shape.rank; i++)
+      bytes *= (double) shape.dim[i];
+    if (bytes > 9007199254740992.0)
+      return usage_error ("--shape: \"%s\" of %s is %.3g bytes, more than 2^53 (8 PiB)", shape_text, dtype_text,
+                          bytes);
+  }
   if (!plx_mesh_parse (mesh_text, &mesh, &error) || !plx_sharding_parse (from, &mesh, shape.rank, &src, &error) ||
       !plx_sharding_parse (to, &mesh, shape.rank, &dst, &error))
     return usage_error ("%s", error->message);
@@ -366,6 +374,6 @@ plx_cli_reshard (int argc, char **argv)
             plan->peak_bytes > 0.0 ? base->peak_bytes / plan->peak_bytes : 1.0);
   if (ir_path != NULL)
     printf ("\nThe plan as a program on %u GPUs: %s (parallax-cli simulate --program %s)\n",
-            plx_mesh_n_devices (&mesh), ir_path, ir_path);
+            plx_mesh_n_devices (&mesh), plx_cli_shown (ir_path), plx_cli_shown (ir_path));
   return 0;
 }

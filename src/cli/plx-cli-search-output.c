@@ -174,11 +174,8 @@ plx_cli_search_report (const PlxScenario *sc,
   if (csv != NULL)
     {
       g_autofree char *text = results_to_csv (search);
-      if (!g_file_set_contents_full (csv, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &error))
-        {
-          g_autoptr (GError) wrapped = g_error_new (PLX_ERROR, PLX_ERROR_IO, "%.200s: cannot write: %s", csv, error->message);
-          return user_error (wrapped);
-        }
+      if (!plx_output_write_file (csv, text, -1, &error))
+        return user_error (error);
     }
 
   if (json)

@@ -217,14 +217,7 @@ search_flags (JsonObject *root, GString *flags, const char *path, GError **error
 static gboolean
 write_file (const char *path, const char *text, GError **error)
 {
-  g_autoptr (GError) io_error = NULL;
-
-  if (!g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &io_error))
-    {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%s: cannot write: %s", path, io_error->message);
-      return FALSE;
-    }
-  return TRUE;
+  return plx_output_write_file (path, text, -1, error);
 }
 
 static gboolean
@@ -321,7 +314,6 @@ expand (const char *sweep_path, guint n_shards, const char *dir, GError **error)
             g_autoptr (PlxScenario) probe = NULL;
             g_autoptr (GError) probe_error = NULL;
             g_autofree char *file = NULL;
-            g_autofree char *text = NULL;
             guint per_node;
 
             /* Two entries with one label (two inline models without a name) stay apart. */
@@ -362,8 +354,7 @@ expand (const char *sweep_path, guint n_shards, const char *dir, GError **error)
             json_object_set_int_member (json_node_get_object (cluster_node), "num_nodes", n_gpus / per_node);
 
             file = g_strdup_printf ("%s/scenarios/%s.json", dir, name);
-            text = json_to_string (scenario, TRUE);
-            if (!write_file (file, text, error))
+            if (!plx_json_write_file (scenario, file, error))
               return FALSE;
             g_string_append_printf (merges, "results/%s", name);
             for (guint s = 1; s <= n_shards; s++)
@@ -382,7 +373,8 @@ expand (const char *sweep_path, guint n_shards, const char *dir, GError **error)
     if (!write_file (tasks_path, tasks->str, error) || !write_file (merges_path, merges->str, error))
       return FALSE;
     printf ("%u scenarios x %u shards: %u tasks in %s (sbatch --array=0-%u), merged by parallax-cli sweep merge %s\n",
-            n_scenarios, n_shards, n_scenarios * n_shards, tasks_path, n_scenarios * n_shards - 1, dir);
+            n_scenarios, n_shards, n_scenarios * n_shards, plx_cli_shown (tasks_path), n_scenarios * n_shards - 1,
+            plx_cli_shown (dir));
   }
   return TRUE;
 }
@@ -475,14 +467,22 @@ merge_all (const char *dir)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *merges_path = g_build_filename (dir, MERGES_FILE, NULL);
-  g_auto (GStrv) lines = read_lines (merges_path, &error);
+  g_autofree char *text = NULL;
+  g_autoptr (GPtrArray) entries = NULL;
+  gsize length = 0;
   int status = 0;
 
-  if (lines == NULL)
+  text = plx_json_read_text_file (merges_path, &length, &error);
+  if (text == NULL)
     return user_error (error);
-  for (guint i = 0; lines[i] != NULL; i++)
+  entries = plx_merge_list_parse (text, (gssize) length, merges_path, &error);
+  if (entries == NULL)
+    return user_error (error);
+  for (guint i = 0; i < entries->len; i++)
     {
-      g_auto (GStrv) fields = g_strsplit (lines[i], "\t", -1);
+      const PlxMergeEntry *e = entries->pdata[i];
+      /* Valid by plx_merge_list_parse: "results/" then a plain name. */
+      const char *name = e->result + strlen ("results/");
       g_autoptr (GPtrArray) args = g_ptr_array_new ();
       g_autofree char *csv = NULL;
       g_autofree char *json_path = NULL;
@@ -490,16 +490,10 @@ merge_all (const char *dir)
       g_autoptr (JsonNode) result = NULL;
       int rc;
 
-      if (g_strv_length (fields) < 2)
-        {
-          g_autoptr (GError) bad = g_error_new (PLX_ERROR, PLX_ERROR_PARSE, "%s:%u: not a results name and its parts",
-                                                merges_path, i + 1);
-          return user_error (bad);
-        }
-      csv = g_strdup_printf ("%s.csv", fields[0]);
+      csv = g_strdup_printf ("%s.csv", e->result);
       g_ptr_array_add (args, (gpointer) "merge");
-      for (guint k = 1; fields[k] != NULL; k++)
-        g_ptr_array_add (args, fields[k]);
+      for (guint k = 0; e->parts[k] != NULL; k++)
+        g_ptr_array_add (args, e->parts[k]);
       g_ptr_array_add (args, (gpointer) "--json");
       g_ptr_array_add (args, (gpointer) "--csv");
       g_ptr_array_add (args, csv);
@@ -510,7 +504,7 @@ merge_all (const char *dir)
           status = rc;
           continue;
         }
-      json_path = g_strdup_printf ("%s/%s.json", dir, fields[0]);
+      json_path = g_strdup_printf ("%s/%s.json", dir, e->result);
       if (!write_file (json_path, out, &error))
         return user_error (error);
       /* One line a scenario: its best strategy. */
@@ -522,13 +516,13 @@ merge_all (const char *dir)
           {
             JsonObject *b = json_array_get_object_element (rs, 0);
             printf ("%-40s tp %2" G_GINT64_FORMAT " pp %2" G_GINT64_FORMAT " dp %4" G_GINT64_FORMAT " mbs %2"
-                    G_GINT64_FORMAT "  %8.3f s  MFU %5.1f %%\n", fields[0] + strlen ("results/"),
+                    G_GINT64_FORMAT "  %8.3f s  MFU %5.1f %%\n", name,
                     json_object_get_int_member (b, "tp"), json_object_get_int_member (b, "pp"),
                     json_object_get_int_member (b, "dp"), json_object_get_int_member (b, "micro_batch_size"),
                     json_object_get_double_member (b, "step_time_s"), 100.0 * json_object_get_double_member (b, "mfu"));
           }
         else
-          printf ("%-40s no strategy fits in memory\n", fields[0] + strlen ("results/"));
+          printf ("%-40s no strategy fits in memory\n", name);
       }
     }
   return status;

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,7 +18,8 @@ usage_error (const char *fmt, ...)
   va_start (args, fmt);
   msg = g_strdup_vprintf (fmt, args);
   va_end (args);
-  fprintf (stderr, "parallax-cli: %s (see parallax-cli --help)\n", msg);
+  /* Usage errors quote command-line values: shown, not obeyed, by a terminal. */
+  fprintf (stderr, "parallax-cli: %s (see parallax-cli --help)\n", plx_cli_shown (msg));
   return EXIT_USAGE;
 }
 
@@ -35,16 +37,52 @@ user_error (const GError *error)
   return EXIT_USER;
 }
 
+/* The last strings plx_cli_shown made, freed as the ring turns (a message line never
+ * holds more than a few). */
+#define N_SHOWN 8
+static char *shown[N_SHOWN];
+static guint next_shown;
+
+const char *
+plx_cli_shown (const char *text)
+{
+  char **slot = &shown[next_shown++ % N_SHOWN];
+
+  g_free (*slot);
+  *slot = plx_printable (text != NULL ? text : "");
+  return *slot;
+}
+
+/* Set when a document could not be printed: the command then fails (exit 1). */
+static gboolean output_failed;
+
 void
 print_json (JsonNode *node)
 {
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = plx_json_to_text (node, TRUE, &error);
 
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_root (gen, node);
-  text = json_generator_to_data (gen, NULL);
+  if (text == NULL)
+    {
+      user_error (error);
+      output_failed = TRUE;
+      return;
+    }
   printf ("%s\n", text);
+}
+
+int
+plx_cli_finish_output (int status)
+{
+  int saved;
+
+  errno = 0;
+  if (fflush (stdout) == 0 && !ferror (stdout))
+    return output_failed && status == 0 ? EXIT_USER : status;
+  /* A full disk or a closed pipe: the output is lost, which is never a success. */
+  saved = errno != 0 ? errno : EIO;
+  fprintf (stderr, "parallax-cli: writing to standard output: %s\n", g_strerror (saved));
+  return status != 0 ? status : EXIT_USER;
 }
 
 gboolean

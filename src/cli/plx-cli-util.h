@@ -10,11 +10,20 @@
 #define EXIT_USER 1
 #define EXIT_USAGE 2
 
+/* `text` as a terminal shows it (plx_printable: escape sequences in a file name or a
+ * command-line value are printed, not obeyed). Valid until eight more calls: for
+ * the arguments of one printf. */
+const char *plx_cli_shown (const char *text);
 /* "parallax-cli: MESSAGE (see parallax-cli --help)" on stderr; returns EXIT_USAGE. */
 int  usage_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
 /* The error's message on one line on stderr; returns EXIT_USER. */
 int  user_error (const GError *error);
+/* The document on stdout; one that cannot be written as JSON (a NaN) is an error on
+ * stderr, and plx_cli_finish_output makes the command fail. */
 void print_json (JsonNode *node);
+/* What main returns: `status`, or EXIT_USER when standard output could not be written
+ * (every write is checked here, by flushing it) or a document could not be printed. */
+int  plx_cli_finish_output (int status);
 
 /* Whether a --cluster argument names a file (a path, a name ending in .json, or "-"
  * for standard input) rather than a preset. */

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,11 +14,17 @@
 
 #define MAX_DEPTH 256
 
-/* json-glib parses recursively: a hostile file of 100,000 nested brackets would
- * exhaust the stack. No scenario nests more than a handful of levels. */
-static gboolean
-nesting_too_deep (const char *data,
-                  gsize       length)
+/* What json-glib cannot be trusted with, found in one pass over the raw text:
+ * - nesting: json-glib parses recursively, so a hostile file of 100,000 nested
+ *   brackets would exhaust the stack. No scenario nests more than a handful of levels;
+ * - "\u0000" in a string: json-glib hands strings out as C strings, so everything
+ *   after the NUL vanished unseen, past the control-character check of
+ *   plx_json_get_string (issue 34). No name or label of Parallax holds a NUL.
+ * Returns the offending byte offset and sets *why, or returns -1. */
+static gssize
+find_unsafe (const char  *data,
+             gsize        length,
+             const char **why)
 {
   gboolean in_string = FALSE, escaped = FALSE;
   guint depth = 0;
@@ -29,7 +36,14 @@ nesting_too_deep (const char *data,
       if (in_string)
         {
           if (escaped)
-            escaped = FALSE;
+            {
+              escaped = FALSE;
+              if (c == 'u' && i + 4 < length && memcmp (data + i + 1, "0000", 4) == 0)
+                {
+                  *why = "a string holds \\u0000 (NUL), which no name or value may contain";
+                  return (gssize) i - 1;
+                }
+            }
           else if (c == '\\')
             escaped = TRUE;
           else if (c == '"')
@@ -41,12 +55,43 @@ nesting_too_deep (const char *data,
       else if (c == '[' || c == '{')
         {
           if (++depth > MAX_DEPTH)
-            return TRUE;
+            {
+              *why = "nested more than " G_STRINGIFY (MAX_DEPTH) " levels deep";
+              return (gssize) i;
+            }
         }
       else if ((c == ']' || c == '}') && depth > 0)
         depth--;
     }
-  return FALSE;
+  return -1;
+}
+
+/* Where json-glib found a syntax error, and what it expected - never the text it
+ * found there: json-glib quotes the offending token ("unexpected identifier `root'"),
+ * which for a file that is not JSON at all is the file's content (issue 34: /etc/shadow
+ * named as hf_config printed its first word). */
+static const char *const non_json_numbers[] = { "NaN", "Infinity", "nan", "inf", "infinity" };
+
+static char *
+syntax_error_position (const char *message)
+{
+  const char *expected = strstr (message, ", expected ");
+  guint line = 0, column = 0;
+
+  if (sscanf (message, "<data>:%u:%u:", &line, &column) != 2)
+    return g_strdup ("");
+  /* The non-JSON numbers other tools write are named: they are a fixed list, so
+   * naming one quotes nothing of the file's own. */
+  for (guint i = 0; i < G_N_ELEMENTS (non_json_numbers); i++)
+    {
+      g_autofree char *token = g_strdup_printf ("unexpected identifier `%s'", non_json_numbers[i]);
+      if (strstr (message, token) != NULL)
+        return g_strdup_printf (" at line %u, column %u: %s is not a JSON number", line, column, non_json_numbers[i]);
+    }
+  /* json-glib's "expected character `,'" names JSON's syntax, not the file's text. */
+  if (expected != NULL && strlen (expected) < 40)
+    return g_strdup_printf (" at line %u, column %u: %s", line, column, expected + 2);
+  return g_strdup_printf (" at line %u, column %u", line, column);
 }
 
 /* json-glib 1.6 reads an integer literal past the 64-bit range without an error, as
@@ -164,10 +209,12 @@ plx_json_parse_data (const char *data,
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (GError) local_error = NULL;
 
-  if (nesting_too_deep (data, length < 0 ? strlen (data) : (gsize) length))
+  const char *why = NULL;
+  gssize at = find_unsafe (data, length < 0 ? strlen (data) : (gsize) length, &why);
+
+  if (at >= 0)
     {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%.200s: nested more than %d levels deep",
-                   source, MAX_DEPTH);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%.200s: %s (byte %" G_GSSIZE_FORMAT ")", source, why, at);
       return NULL;
     }
 
@@ -175,8 +222,8 @@ plx_json_parse_data (const char *data,
     return NULL;
   if (!json_parser_load_from_data (parser, data, length, &local_error))
     {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%.200s: not valid JSON: %.200s",
-                   source, local_error->message);
+      g_autofree char *where = syntax_error_position (local_error->message);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%.200s: not valid JSON%s", source, where);
       return NULL;
     }
   if (json_parser_get_root (parser) == NULL)
@@ -255,13 +302,21 @@ read_file_limited (const char *path,
   return g_steal_pointer (&data);
 }
 
+char *
+plx_json_read_text_file (const char *path,
+                         gsize      *length,
+                         GError    **error)
+{
+  return plx_input_is_stdin (path) ? plx_input_read_stdin (MAX_FILE_BYTES, length, error)
+                                   : read_file_limited (path, length, error);
+}
+
 JsonNode *
 plx_json_parse_file (const char *path,
                      GError    **error)
 {
   gsize length = 0;
-  g_autofree char *data = plx_input_is_stdin (path) ? plx_input_read_stdin (MAX_FILE_BYTES, &length, error)
-                                                    : read_file_limited (path, &length, error);
+  g_autofree char *data = plx_json_read_text_file (path, &length, error);
 
   if (data == NULL)
     return NULL;

@@ -147,9 +147,16 @@ parse_row (char **f, guint n, gboolean has_root, const char *source, guint line,
       !parse_number (f[o + 5], "in-place algbw", 0.0, MAX_BUSBW_GBPS, TRUE, source, line, &algbw, error) ||
       !parse_number (f[o + 6], "in-place busbw", 0.0, MAX_BUSBW_GBPS, TRUE, source, line, &row->ip_busbw_Bps, error))
     return FALSE;
+  /* A side is measured only with both its time and its busbw: a busbw of "N/A" beside
+   * a time would reach the fit as NaN (issue 34: "nan" in the printed table and
+   * `nan.0` in the written cluster file). */
+  if (isnan (row->oop_busbw_Bps))
+    row->oop_time_s = NAN;
+  if (isnan (row->ip_busbw_Bps))
+    row->ip_time_s = NAN;
   if (isnan (row->oop_time_s) && isnan (row->ip_time_s))
     {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: line %u: size %.0f has no time (both N/A)",
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE, "%s: line %u: size %.0f has no time with its busbw (N/A)",
                    source, line, row->bytes);
       return FALSE;
     }

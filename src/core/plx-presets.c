@@ -108,8 +108,6 @@ plx_presets_save (PlxPresetKind kind,
 {
   g_autofree char *dir = plx_presets_user_dir (kind);
   g_autofree char *path = NULL;
-  g_autofree char *text = NULL;
-  g_autoptr (GError) local = NULL;
 
   if (!plx_presets_name_is_valid (name))
     {
@@ -136,15 +134,9 @@ plx_presets_save (PlxPresetKind kind,
       return FALSE;
     }
   path = user_preset_path (kind, name);
-  text = json_to_string (json, TRUE);
-  /* g_file_set_contents writes a temporary file and renames it over the old one:
-   * a crash leaves the old preset or the new, never half of one. */
-  if (!g_file_set_contents (path, text, -1, &local))
-    {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%s", local->message);
-      return FALSE;
-    }
-  return TRUE;
+  /* A temporary file renamed over the old one: a crash leaves the old preset or the
+   * new, never half of one. */
+  return plx_json_write_file (json, path, error);
 }
 
 JsonNode *

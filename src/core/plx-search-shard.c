@@ -7,6 +7,8 @@
 
 #include "parallax/plx-input.h"
 #include "parallax/plx-error.h"
+#include "parallax/plx-json.h"
+#include "parallax/plx-output.h"
 #include "parallax/plx-search-shard.h"
 
 #define PART_KEY "parallax_search_part"
@@ -129,12 +131,10 @@ static void
 append_line (GString *out, JsonObject *object)
 {
   g_autoptr (JsonNode) node = json_node_init_object (json_node_alloc (), object);
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autofree char *text = NULL;
+  g_autofree char *text = plx_json_to_text (node, FALSE, NULL);
 
-  json_generator_set_root (gen, node);
-  text = json_generator_to_data (gen, NULL);
-  g_string_append (out, text);
+  /* A part holds finite figures only (the search keeps no NaN), so nothing is refused. */
+  g_string_append (out, text != NULL ? text : "null");
   g_string_append_c (out, '\n');
 }
 
@@ -146,7 +146,6 @@ plx_search_part_write (const char             *path,
                        GError                **error)
 {
   g_autoptr (GString) out = g_string_new (NULL);
-  g_autoptr (GError) io_error = NULL;
   g_autoptr (JsonObject) header = json_object_new ();
   g_autoptr (JsonObject) footer = json_object_new ();
 
@@ -203,12 +202,7 @@ plx_search_part_write (const char             *path,
   json_object_set_double_member (footer, "elapsed_s", search->elapsed_s);
   append_line (out, footer);
 
-  if (!g_file_set_contents_full (path, out->str, (gssize) out->len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &io_error))
-    {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%s: cannot write: %s", path, io_error->message);
-      return FALSE;
-    }
-  return TRUE;
+  return plx_output_write_file (path, out->str, (gssize) out->len, error);
 }
 
 static gboolean
@@ -341,9 +335,8 @@ plx_search_part_read (const char *path,
                       GError    **error)
 {
   g_autoptr (PlxSearchPart) part = g_new0 (PlxSearchPart, 1);
-  g_autoptr (GError) io_error = NULL;
-  g_autoptr (JsonParser) parser = json_parser_new ();
   g_autofree char *text = NULL;
+  gsize length = 0;
   g_auto (GStrv) lines = NULL;
   gboolean ended = FALSE;
   guint n_lines;
@@ -351,46 +344,56 @@ plx_search_part_read (const char *path,
 
   part->path = g_strdup (plx_input_name (path));
   part->rows = g_array_new (FALSE, FALSE, sizeof (PlxSearchPartRow));
-  if (!plx_input_get_contents (path, &text, NULL, &io_error))
+  /* As the JSON loaders read: a FIFO or /dev/zero as a part was read forever. */
+  text = plx_json_read_text_file (path, &length, error);
+  if (text == NULL)
+    return NULL;
+  if (memchr (text, '\0', length) != NULL)
     {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%s: cannot read: %s", path, io_error->message);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: holds a NUL byte, not a search part", path);
       return NULL;
     }
   lines = g_strsplit (text, "\n", -1);
   n_lines = g_strv_length (lines);
   for (guint i = 0; i < n_lines; i++)
     {
-      JsonNode *root;
+      g_autoptr (JsonNode) root = NULL;
+      g_autofree char *where = NULL;
       JsonObject *j;
 
-      if (lines[i][0] == '\0' && i + 1 == n_lines)
-        break;
+      /* Blank lines (a trailing newline, an editor's extra one) carry nothing. */
+      if (g_strstrip (lines[i])[0] == '\0')
+        continue;
       if (ended)
         {
           g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s:%u: a line after the footer", path, i + 1);
           return NULL;
         }
-      if (!json_parser_load_from_data (parser, lines[i], -1, &io_error) ||
-          !JSON_NODE_HOLDS_OBJECT (root = json_parser_get_root (parser)))
+      /* The loaders' own parser: its nesting limit keeps a line of 100,000 brackets
+       * from exhausting json-glib's recursion (issue 34). */
+      where = g_strdup_printf ("%s:%u", path, i + 1);
+      root = plx_json_parse_data (lines[i], -1, where, error);
+      if (root == NULL)
+        return NULL;
+      if (!JSON_NODE_HOLDS_OBJECT (root))
         {
-          g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s:%u: not a JSON object%s%s", path, i + 1,
-                       io_error ? ": " : "", io_error ? io_error->message : "");
+          g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: not a JSON object", where);
           return NULL;
         }
       j = json_node_get_object (root);
-      if (i == 0)
+      if (part->header == NULL)
         {
           if (!json_object_has_member (j, PART_KEY))
             {
               g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE,
-                           "%s:1: not a search part (written by parallax-cli search --shard I/N --out)", path);
+                           "%s: not a search part (written by parallax-cli search --shard I/N --out)", where);
               return NULL;
             }
-          if (!get_int (j, PART_KEY, PLX_SEARCH_PART_VERSION, PLX_SEARCH_PART_VERSION, &v, path, 1, error) ||
-              !get_int (j, "n_shards", 1, 1000000, &v, path, 1, error))
+          if (!get_int (j, PART_KEY, PLX_SEARCH_PART_VERSION, PLX_SEARCH_PART_VERSION, &v, path, i + 1, error) ||
+              !get_int (j, "n_shards", 1, 1000000, &v, path, i + 1, error))
             return NULL;
           part->n_shards = (guint) v;
-          if (!get_int (j, "shard", 1, part->n_shards, &v, path, 1, error) ||
+          if (!get_int (j, "shard", 1, part->n_shards, &v, path, i + 1, error) ||
               !read_options (j, &part->options, path, error))
             return NULL;
           part->shard = (guint) v - 1;

@@ -1,8 +1,9 @@
 /* Chrome trace-event format (the "JSON Array/Object Format" of Google's Trace Event
  * Format document): complete events ("ph": "X") with microsecond timestamps, process
  * and thread names as metadata ("ph": "M"), memory as counters ("ph": "C").
- * Perfetto and chrome://tracing open it. Written to a temporary file beside the
- * target and renamed over it, so a failure never leaves a partial trace. */
+ * Perfetto and chrome://tracing open it. Written through plx_output: a temporary file
+ * beside the target renamed over it, so a failure never leaves a partial trace, or
+ * written through to a device or pipe. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <glib/gstdio.h>
 
 #include "parallax/plx-error.h"
+#include "parallax/plx-output.h"
 #include "parallax/plx-sim.h"
 
 static void
@@ -48,33 +50,16 @@ plx_timeline_write_chrome_trace (const PlxTimeline    *timeline,
                                  const char           *path,
                                  GError              **error)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *tmpl = g_build_filename (dir, ".parallax-trace-XXXXXX", NULL);
-  int fd = g_mkstemp (tmpl);
+  PlxOutput *out = plx_output_open (path, error);
   FILE *f;
   gboolean first = TRUE;
-  int saved_errno;
   Num a, b, n3;
   PlxTimelineIter iter;
   PlxTimelineEvent event;
 
-  if (fd < 0)
-    {
-      saved_errno = errno;
-      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%.200s: cannot write: %s", path, g_strerror (saved_errno));
-      return FALSE;
-    }
-  /* mkstemp makes the file private; a trace is an ordinary document. */
-  fchmod (fd, 0644);
-  f = fdopen (fd, "w");
-  if (f == NULL)
-    {
-      saved_errno = errno;
-      close (fd);
-      g_remove (tmpl);
-      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%.200s: cannot write: %s", path, g_strerror (saved_errno));
-      return FALSE;
-    }
+  if (out == NULL)
+    return FALSE;
+  f = plx_output_stream (out);
 
 #define SEP() G_STMT_START { fputs (first ? "\n" : ",\n", f); first = FALSE; } G_STMT_END
   fputs ("{\"displayTimeUnit\": \"ms\", \"traceEvents\": [", f);
@@ -130,21 +115,5 @@ plx_timeline_write_chrome_trace (const PlxTimeline    *timeline,
   fputs ("\n]}\n", f);
 #undef SEP
 
-  if (fflush (f) != 0 || ferror (f) || fsync (fileno (f)) != 0)
-    {
-      saved_errno = errno;
-      fclose (f);
-      g_remove (tmpl);
-      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%.200s: cannot write: %s", path, g_strerror (saved_errno));
-      return FALSE;
-    }
-  fclose (f);
-  if (g_rename (tmpl, path) != 0)
-    {
-      saved_errno = errno;
-      g_remove (tmpl);
-      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%.200s: cannot write: %s", path, g_strerror (saved_errno));
-      return FALSE;
-    }
-  return TRUE;
+  return plx_output_close (out, error);
 }

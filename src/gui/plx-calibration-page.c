@@ -610,12 +610,11 @@ on_save_response (GtkNativeDialog *dialog, int response, PlxCalibrationPage *sel
     {
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
       g_autofree char *path = g_file_get_path (file);
-      g_autofree char *text = json_to_string (self->fit->cluster, TRUE);
       g_autoptr (GError) error = NULL;
 
-      /* g_file_set_contents writes a temporary file and renames it over: never half
-       * a cluster file. */
-      if (path == NULL || !g_file_set_contents (path, text, -1, &error))
+      /* As calibrate --out writes it (docs/formats.md, "Output files"): never half a
+       * cluster file, never `1e+17.0`. */
+      if (path == NULL || !plx_json_write_file (self->fit->cluster, path, &error))
         {
           g_autofree char *message = g_strdup_printf (_("Could not save the cluster: %s"),
                                                       error != NULL ? error->message : _("not a local file"));

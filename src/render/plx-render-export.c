@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "parallax/plx-error.h"
+#include "parallax/plx-output.h"
 
 #include "plx-render-export.h"
 
@@ -34,13 +35,12 @@ plx_export_format_for_path (const char      *path,
   return TRUE;
 }
 
-static gboolean
-fail (GError **error, const char *path, const char *tmp, const char *reason)
+/* cairo's stream callback: every write checked (a full disk is an error, not a
+ * shorter file). */
+static cairo_status_t
+write_stream (void *closure, const unsigned char *data, unsigned int length)
 {
-  if (tmp != NULL)
-    g_remove (tmp);
-  g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%.200s: cannot write: %s", path, reason);
-  return FALSE;
+  return fwrite (data, 1, length, closure) == length ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
 
 gboolean
@@ -53,14 +53,12 @@ plx_render_export (const char           *path,
                    gpointer              data,
                    GError              **error)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *base = g_path_get_basename (path);
-  g_autofree char *tmp = NULL;
+  PlxOutput *out;
+  FILE *f;
   PlxExportFormat format;
   cairo_surface_t *surface;
   cairo_t *cr;
   cairo_status_t status;
-  int fd;
 
   if (!plx_export_format_for_path (path, &format, error))
     return FALSE;
@@ -83,40 +81,20 @@ plx_render_export (const char           *path,
       return FALSE;
     }
 
-  /* The temporary file sits beside the target, so the rename cannot cross devices. */
-  tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
-  fd = g_mkstemp (tmp);
-  if (fd < 0)
-    {
-      int saved = errno;
-      g_clear_pointer (&tmp, g_free);
-      return fail (error, path, NULL, g_strerror (saved));
-    }
-  /* mkstemp makes the file private; give it the mode a new file would have, or the
-   * one of the file it replaces. */
-  {
-    GStatBuf st;
-    mode_t mode;
-    if (g_stat (path, &st) == 0 && S_ISREG (st.st_mode))
-      mode = st.st_mode & 0777;
-    else
-      {
-        mode_t mask = umask (0);
-        umask (mask);
-        mode = 0666 & ~mask;
-      }
-    fchmod (fd, mode);
-  }
-  close (fd);
+  /* Written through plx_output: never half a file, never a device replaced. */
+  out = plx_output_open (path, error);
+  if (out == NULL)
+    return FALSE;
+  f = plx_output_stream (out);
 
   switch (format)
     {
     case PLX_EXPORT_SVG:
-      surface = cairo_svg_surface_create (tmp, width, height);
+      surface = cairo_svg_surface_create_for_stream (write_stream, f, width, height);
       cairo_svg_surface_set_document_unit (surface, CAIRO_SVG_UNIT_PX);
       break;
     case PLX_EXPORT_PDF:
-      surface = cairo_pdf_surface_create (tmp, width, height);
+      surface = cairo_pdf_surface_create_for_stream (write_stream, f, width, height);
       break;
     case PLX_EXPORT_PNG:
     default:
@@ -132,18 +110,16 @@ plx_render_export (const char           *path,
   status = cairo_status (cr);
   cairo_destroy (cr);
   if (status == CAIRO_STATUS_SUCCESS && format == PLX_EXPORT_PNG)
-    status = cairo_surface_write_to_png (surface, tmp);
+    status = cairo_surface_write_to_png_stream (surface, write_stream, f);
   cairo_surface_finish (surface);
   if (status == CAIRO_STATUS_SUCCESS)
     status = cairo_surface_status (surface);
   cairo_surface_destroy (surface);
   if (status != CAIRO_STATUS_SUCCESS)
-    return fail (error, path, tmp, cairo_status_to_string (status));
-
-  if (g_rename (tmp, path) != 0)
     {
-      int saved = errno;
-      return fail (error, path, tmp, g_strerror (saved));
+      plx_output_discard (out);
+      g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%.200s: cannot write: %s", path, cairo_status_to_string (status));
+      return FALSE;
     }
-  return TRUE;
+  return plx_output_close (out, error);
 }

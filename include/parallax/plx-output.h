@@ -1,0 +1,40 @@
+/* plx-output.h: every file Parallax writes goes through here (docs/formats.md,
+ * "Output files"). What the path names decides how it is written:
+ * - a regular file, or nothing yet: a temporary file beside it, renamed over it once
+ *   complete, so a failure or a signal never leaves half a file;
+ * - a symbolic link: followed; its target is written by these same rules (a link to a
+ *   missing file is refused);
+ * - a character device or a FIFO (/dev/null, /dev/stdout on a pipe, a named pipe):
+ *   opened and written through - never replaced by a regular file;
+ * - a directory, a block device or a socket: refused. */
+#pragma once
+
+#include <stdio.h>
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _PlxOutput PlxOutput;
+
+PlxOutput *plx_output_open (const char *path,
+                            GError    **error);
+/* Where to write; every write is checked when the output is closed. */
+FILE      *plx_output_stream (PlxOutput *out);
+/* Flushes and checks every write, then puts the file in place. Frees `out`. */
+gboolean   plx_output_close (PlxOutput *out,
+                             GError   **error);
+/* Drops what was written (the temporary file is removed). Frees `out`. */
+void       plx_output_discard (PlxOutput *out);
+
+/* `length` bytes (-1: up to the NUL) as the whole content of `path`. */
+gboolean   plx_output_write_file (const char *path,
+                                  const char *data,
+                                  gssize      length,
+                                  GError    **error);
+
+/* From now on SIGINT, SIGTERM, SIGHUP and SIGPIPE remove the temporary files of the
+ * outputs still open before the process dies of them (a program's main calls it). */
+void       plx_output_remove_temporaries_on_signal (void);
+
+G_END_DECLS
