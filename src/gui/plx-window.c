@@ -1320,10 +1320,8 @@ export_scatter_action (GtkWidget *widget, const char *action, GVariant *param)
 /* The scatter plot exists once a search has results: before, its menu item would
  * open a file chooser only to say there is nothing to export. */
 static void
-update_scatter_action (PlxWindow *self)
+update_scatter_action (GListModel *rows, guint position, guint removed, guint added, PlxWindow *self)
 {
-  GListModel *rows = plx_search_page_get_rows (self->search_page);
-
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-scatter", g_list_model_get_n_items (rows) > 0);
 }
 
@@ -1887,8 +1885,8 @@ plx_window_init (PlxWindow *self)
   self->search_page = PLX_SEARCH_PAGE (plx_search_page_new ());
   g_signal_connect (self->search_page, "strategy-chosen", G_CALLBACK (on_strategy_chosen), self);
   g_signal_connect_object (plx_search_page_get_rows (self->search_page), "items-changed",
-                           G_CALLBACK (update_scatter_action), self, G_CONNECT_SWAPPED);
-  update_scatter_action (self);
+                           G_CALLBACK (update_scatter_action), self, 0);
+  update_scatter_action (plx_search_page_get_rows (self->search_page), 0, 0, 0, self);
   /* The stack is as tall as its tallest page needs: the search page's controls and
    * table (418 px) would push a 1024x640 window to 814 px once the fit advice shows.
    * It scrolls instead when the window is that short. */
