@@ -1157,7 +1157,7 @@ static void replace_now (PlxWindow *self);
 
 /* Saved (or not) as "Save Changes?" asked: now what waited for it. */
 static void
-then (PlxWindow *self, Then what)
+go_on (PlxWindow *self, Then what)
 {
   if (what == THEN_CLOSE)
     destroy_later (self);
@@ -1177,7 +1177,7 @@ on_save_response (GtkNativeDialog *dialog, int response, PlxWindow *self)
       if (!plx_window_save_to (self, file, &error))
         report_error (self, error->message);
       else
-        then (self, what);
+        go_on (self, what);
     }
   g_object_unref (dialog);
 }
@@ -1520,14 +1520,14 @@ answer_save_changes (PlxWindow *self, const char *response, Then what)
     {
       if (what == THEN_CLOSE)
         set_dirty (self, FALSE);
-      then (self, what);
+      go_on (self, what);
     }
   else if (g_str_equal (response, "save"))
     {
       if (self->doc->file == NULL)
         save_as (self, what);
       else if (plx_window_save_to (self, self->doc->file, &error))
-        then (self, what);
+        go_on (self, what);
       else
         report_error (self, error->message);
     }
