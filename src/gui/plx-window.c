@@ -990,11 +990,13 @@ plx_window_save_to (PlxWindow  *self,
   g_autofree char *path = g_file_get_path (file);
   g_autoptr (GError) local = NULL;
   g_autofree char *old_name = g_strdup (plx_scenario_panel_get_name (self->panel));
+  gboolean renamed = FALSE;
 
   /* Save As renames the scenario after its new file. */
   if (self->doc->file == NULL || !g_file_equal (file, self->doc->file))
     {
       g_autofree char *name = name_of_file (file);
+      renamed = g_strcmp0 (name, old_name) != 0;
       plx_scenario_panel_set_name (self->panel, name);
     }
   json = plx_scenario_panel_get_json (self->panel);
@@ -1015,7 +1017,9 @@ plx_window_save_to (PlxWindow  *self,
    * are clean. */
   plx_history_amend (self->history, self->doc->clean_text);
   remember_file (self, path);
-  recompute (self);
+  /* The result's scenario carries the name (the Sensitivity chart's title). */
+  if (renamed)
+    recompute (self);
   return TRUE;
 }
 
