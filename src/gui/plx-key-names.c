@@ -43,6 +43,23 @@ static const struct
   { "gpu.reserved_bytes", N_("Reserved memory") },
   { "gpu.tdp_w", N_("Board power") },
   { "gpu.static_power_w", N_("Static power") },
+  /* The cluster's uncertain inputs (plx-cluster-inputs.c), as the Sensitivity page
+   * names its bars. */
+  { "gpu.peak_flops.bf16", N_("Peak BF16") },
+  { "gpu.peak_flops.fp16", N_("Peak FP16") },
+  { "gpu.peak_flops.fp8", N_("Peak FP8") },
+  { "gpu.peak_flops.fp32", N_("Peak FP32") },
+  { "gpu.peak_flops.tf32", N_("Peak TF32") },
+  { "gpu.efficiency.kernel_launch_s", N_("Kernel launch time") },
+  { "gpu.efficiency.attention", N_("Attention efficiency") },
+  { "gpu.efficiency.attention_pytorch", N_("Attention efficiency (PyTorch)") },
+  { "gpu.boost_clock_mhz", N_("Boost clock") },
+  { "gpu.clock_mhz", N_("Clock") },
+  { "calibration.matmul_scale", N_("Matmul calibration") },
+  { "calibration.memory_scale", N_("Memory calibration") },
+  { "calibration.network_scale", N_("Network calibration") },
+  { "calibration.layer_overhead_s", N_("Overhead per layer") },
+  { "calibration.overlap_slowdown", N_("Overlap slowdown") },
   { "n_layer", N_("Layers") },
   { "num_hidden_layers", N_("Layers") },
   { "n_embd", N_("Hidden size") },
@@ -79,8 +96,7 @@ plx_key_label (const char *key)
   /* A GPU's key named without its group ("tdp_w" beside "gpu.static_power_w"). */
   for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
     {
-      const char *dot = strrchr (labels[i].key, '.');
-      if (dot != NULL && g_str_equal (dot + 1, key))
+      if (g_str_has_prefix (labels[i].key, "gpu.") && g_str_equal (labels[i].key + 4, key))
         return _(labels[i].label);
     }
   return NULL;

@@ -12,6 +12,7 @@
 #include "plx-format.h"
 #include "plx-graph-page.h"
 #include "plx-history.h"
+#include "plx-key-names.h"
 #include "plx-partition-view.h"
 #include "plx-reshard-page.h"
 #include "plx-scenario-panel.h"
@@ -1825,7 +1826,8 @@ test_sensitivity_page (void)
   for (guint i = 0; i < s->len; i++)
     {
       const PlxSensitivity *e = &g_array_index (s, PlxSensitivity, i);
-      if (g_str_equal (plx_cluster_input_path (e->input), first))
+      /* Named as the window's rows are ("Peak BF16", not gpu.peak_flops.bf16). */
+      if (g_str_equal (plx_key_label (plx_cluster_input_path (e->input)), first))
         {
           g_assert_cmpfloat_with_epsilon (fabs (e->step_elasticity), fabs (top->step_elasticity),
                                           1e-12 * fabs (top->step_elasticity));
@@ -1853,8 +1855,8 @@ test_sensitivity_page (void)
     g_assert_cmpfloat (R, >, 0.0);
     g_assert_cmpuint (l->rows->len, ==, 2);
     rows = (const PlxTornadoRow *) (const void *) l->rows->data;
-    g_assert_cmpstr (l->labels[rows[0].index], ==, "gpu.hbm_bytes");
-    g_assert_cmpstr (l->labels[rows[1].index], ==, "gpu.reserved_bytes");
+    g_assert_cmpstr (l->labels[rows[0].index], ==, "HBM capacity");
+    g_assert_cmpstr (l->labels[rows[1].index], ==, "Reserved memory");
     g_assert_cmpfloat_with_epsilon (rows[0].low, 100.0 * ((H - R) / (round (0.99 * H) - R) - 1.0), 1e-9);
     g_assert_cmpfloat_with_epsilon (rows[1].high, 100.0 * ((H - R) / (H - round (1.01 * R)) - 1.0), 1e-9);
     g_remove (png);
