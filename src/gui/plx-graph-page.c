@@ -966,6 +966,13 @@ on_sizes_activate (PlxGraphPage *self)
     show_error (self, error->message);
 }
 
+/* The Sizes field, for an ONNX model only. */
+static void
+show_sizes (PlxGraphPage *self, gboolean onnx)
+{
+  gtk_widget_set_visible (gtk_widget_get_parent (gtk_widget_get_parent (GTK_WIDGET (self->sizes))), onnx);
+}
+
 gboolean
 plx_graph_page_open (PlxGraphPage      *self,
                      const char        *path,
@@ -974,26 +981,49 @@ plx_graph_page_open (PlxGraphPage      *self,
 {
   g_autoptr (GError) local = NULL;
   gboolean onnx = g_str_has_suffix (path, ".onnx");
+  gboolean same = g_strcmp0 (path, self->path) == 0;
+  g_autofree char *old_path = g_steal_pointer (&self->path);
+  g_autofree char *old_sizes = g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->sizes)));
 
-  g_free (self->path);
   self->path = g_strdup (path);
   g_clear_pointer (&self->cluster, plx_cluster_free);
   self->cluster = plx_cluster_copy (cluster);
-  gtk_widget_set_visible (gtk_widget_get_parent (gtk_widget_get_parent (GTK_WIDGET (self->sizes))), onnx);
+  show_sizes (self, onnx);
+  /* Another model's sizes are not this one's: "batch=8" typed for the last ONNX file
+   * would silently shape the next. */
+  if (!same)
+    gtk_editable_set_text (GTK_EDITABLE (self->sizes), "");
   if (load (self, &local))
     return TRUE;
-  /* An ONNX model whose sizes are symbolic opens, and says which to give. */
+  /* An ONNX model whose sizes are symbolic opens, and says which to give. Nothing of
+   * the graph before stays: not its facts, its numbers, its charts or its partition. */
   if (onnx && g_error_matches (local, PLX_ERROR, PLX_ERROR_MISSING_KEY))
     {
       g_autofree char *base = g_path_get_basename (path);
       g_autofree char *message = g_strdup_printf (_("%s Type it under Sizes and press Enter."), local->message);
+      const char *rows[] = { _("Graph"), base, NULL };
+
       g_clear_pointer (&self->forward, forward_unref);
       g_clear_pointer (&self->result, plx_result_unref);
+      g_clear_pointer (&self->shown_firsts, g_free);
+      self->shown_chunks = 0;
+      self->generation++;
+      g_strfreev (self->fact_rows);
+      self->fact_rows = g_strdupv ((char **) rows);
       gtk_label_set_text (self->facts, base);
       gtk_label_set_text (self->numbers, "");
+      plx_chart_view_set_result (self->timeline, NULL);
+      plx_chart_view_set_result (self->memory, NULL);
+      plx_partition_view_set (self->partition, NULL, NULL, 0);
       show_error (self, message);
+      g_signal_emit (self, signals[LOADED], 0);
       return TRUE;
     }
+  /* Not opened: the page keeps the graph it had, and the file it came from. */
+  g_free (self->path);
+  self->path = g_steal_pointer (&old_path);
+  gtk_editable_set_text (GTK_EDITABLE (self->sizes), old_sizes);
+  show_sizes (self, self->path != NULL && g_str_has_suffix (self->path, ".onnx"));
   g_propagate_error (error, g_steal_pointer (&local));
   return FALSE;
 }

@@ -5,6 +5,7 @@
 #include <glib/gi18n-lib.h>
 #include <math.h>
 
+#include "plx-key-names.h"
 #include "plx-scenario-panel.h"
 
 typedef struct
@@ -14,6 +15,8 @@ typedef struct
   GtkWidget  *row;
   GArray     *values;       /* guint64 */
   guint       n_marks;      /* the scale's marks: one at each of 0 .. n_marks - 1 */
+  GtkLabel   *only;         /* shown instead of the scale when one value is valid */
+  char       *reason;       /* why that value is the only one, or NULL */
 } Choice;
 
 typedef struct
@@ -59,6 +62,8 @@ struct _PlxScenarioPanel
   char        *model_file;   /* set when the model came from a file */
   PlxModel    *resolved_model;
   PlxCluster  *resolved_cluster;
+  PlxCluster  *shown_cluster;  /* the last cluster that resolved: what the spins show of it */
+  char        *cluster_error;  /* why the cluster does not resolve, or NULL */
   gboolean     updating;
 
   AdwComboRow *model_combo;
@@ -82,7 +87,9 @@ struct _PlxScenarioPanel
   /* The Graph page's model shown in place of the Model and Strategy groups, which
    * it does not use (plx_scenario_panel_show_graph). */
   GtkWidget   *model_group, *strategy_group, *graph_group;
+  GtkWidget   *dimensions, *hardware;  /* AdwExpanderRow: the model's and the cluster's details */
   GPtrArray   *graph_rows;
+  char        *fits_text;    /* the micro-batch row's "Largest that fits" */
   char        *last_key;     /* the strategy key of the last edit, for undo's merging */
 };
 
@@ -195,7 +202,18 @@ resolve (PlxScenarioPanel *self)
     model = plx_json_deep_copy (self->model);
   if (model != NULL)
     self->resolved_model = plx_model_new_from_json (model, "model", NULL);
-  self->resolved_cluster = plx_cluster_new_from_json (self->cluster, "cluster", NULL);
+  g_clear_pointer (&self->cluster_error, g_free);
+  {
+    g_autoptr (GError) error = NULL;
+    self->resolved_cluster = plx_cluster_new_from_json (self->cluster, "cluster", &error);
+    if (error != NULL)
+      self->cluster_error = g_strdup (error->message);
+  }
+  if (self->resolved_cluster != NULL)
+    {
+      g_clear_pointer (&self->shown_cluster, plx_cluster_free);
+      self->shown_cluster = plx_cluster_copy (self->resolved_cluster);
+    }
 }
 
 static void
@@ -275,6 +293,91 @@ set_marks (Choice *ch, guint n)
     gtk_scale_add_mark (ch->scale, ch->n_marks, GTK_POS_BOTTOM, NULL);
 }
 
+/* The micro-batch row's subtitle: why its value is the only one, and the largest
+ * that fits. */
+static void
+update_mb_subtitle (PlxScenarioPanel *self)
+{
+  const char *reason = self->choices[CHOICE_MB].reason, *fits = self->fits_text;
+  g_autofree char *text = reason != NULL && fits != NULL && fits[0] != '\0' ? g_strdup_printf ("%s. %s", reason, fits)
+                          : g_strdup (reason != NULL ? reason : fits != NULL ? fits : "");
+
+  set_subtitle (ADW_ACTION_ROW (self->choices[CHOICE_MB].row), text);
+}
+
+/* Why `which` has one valid value, from what constrains it (plx-advice's rules for
+ * that key), in the panel's words; NULL if the model or cluster does not resolve. */
+static char *
+only_value_reason (PlxScenarioPanel *self, guint which)
+{
+  const PlxModel *m = self->resolved_model;
+  const PlxCluster *c = self->resolved_cluster;
+  guint tp = (guint) MAX (strategy_int (self, "tp", 1), 1), pp = (guint) MAX (strategy_int (self, "pp", 1), 1);
+  guint cp = (guint) MAX (strategy_int (self, "cp", 1), 1);
+  guint64 gpus, dp;
+  g_autofree char *gpus_text = NULL, *n_text = NULL;
+
+  if (m == NULL || c == NULL)
+    return NULL;
+  gpus = plx_cluster_get_n_gpus (c);
+  dp = (guint64) MAX (strategy_int (self, "dp", (gint64) (gpus / ((guint64) tp * pp * cp))), 1);
+  /* Counts as strings: xgettext cannot read G_GUINT64_FORMAT inside a message. */
+  gpus_text = g_strdup_printf ("%" G_GUINT64_FORMAT, gpus);
+  switch (which)
+    {
+    case CHOICE_TP:
+      /* TRANSLATORS: the GPUs of one node, as in "within a node of 8 GPUs". */
+      n_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u GPU", "%u GPUs", c->gpus_per_node),
+                                c->gpus_per_node);
+      return g_strdup_printf (_("The only value that divides the model's %u attention heads and %s GPUs with "
+                                "PP %u × CP %u, within a node of %s"),
+                              m->heads, gpus_text, pp, cp, n_text);
+    case CHOICE_PP:
+      return g_strdup_printf (_("The only value that divides the model's %u layers and %s GPUs with TP %u × CP %u"),
+                              m->n_layers, gpus_text, tp, cp);
+    case CHOICE_CP:
+      n_text = g_strdup_printf ("%" G_GINT64_FORMAT, strategy_int (self, "seq_length", (gint64) m->max_positions));
+      return g_strdup_printf (_("The only value that divides the sequence of %s tokens and %s GPUs with TP %u × PP %u"),
+                              n_text, gpus_text, tp, pp);
+    case CHOICE_EP:
+      n_text = g_strdup_printf ("%" G_GUINT64_FORMAT, dp);
+      return g_strdup_printf (_("The only value that divides the model's %u experts and DP %s × CP %u"), m->experts,
+                              n_text, cp);
+    case CHOICE_MB:
+      n_text = g_strdup_printf ("%" G_GUINT64_FORMAT, (guint64) MAX (strategy_int (self, "global_batch_size", 1), 1) / dp);
+      return g_strdup_printf (_("The only value that divides the %s sequences per data-parallel rank (DP %u)"), n_text,
+                              (guint) dp);
+    case CHOICE_VS:
+      if (!g_str_equal (strategy_string (self, "schedule", "1f1b"), "interleaved-1f1b"))
+        return g_strdup (_("Used by the interleaved 1F1B schedule only"));
+      return g_strdup_printf (_("The only value that splits the model's %u layers over PP %u"), m->n_layers, pp);
+    default:
+      return NULL;
+    }
+}
+
+/* One valid value: a slider with nowhere to go is a stub that says nothing. The
+ * value is shown as text instead, and the row says why it is the only one. */
+static void
+show_only_value (PlxScenarioPanel *self, guint which)
+{
+  Choice *ch = &self->choices[which];
+  gboolean one = ch->values->len == 1;
+  g_autofree char *value = one ? g_strdup_printf ("%" G_GUINT64_FORMAT, g_array_index (ch->values, guint64, 0)) : NULL;
+
+  g_clear_pointer (&ch->reason, g_free);
+  if (one)
+    ch->reason = only_value_reason (self, which);
+  gtk_widget_set_visible (GTK_WIDGET (ch->scale), !one);
+  gtk_widget_set_visible (GTK_WIDGET (ch->only), one);
+  if (one && g_strcmp0 (gtk_label_get_text (ch->only), value) != 0)
+    gtk_label_set_text (ch->only, value);
+  if (which == CHOICE_MB)
+    update_mb_subtitle (self);
+  else
+    set_subtitle (ADW_ACTION_ROW (ch->row), ch->reason != NULL ? ch->reason : "");
+}
+
 static void
 refresh_choice (PlxScenarioPanel *self, guint which)
 {
@@ -303,17 +406,47 @@ refresh_choice (PlxScenarioPanel *self, guint which)
    * the format function again makes the scale relabel itself. */
   gtk_scale_set_format_value_func (ch->scale, choice_format, ch, NULL);
   set_marks (ch, ch->values->len <= 12 ? ch->values->len : 0);
-  gtk_widget_set_sensitive (GTK_WIDGET (ch->scale), ch->values->len > 1);
+  show_only_value (self, which);
   gtk_widget_queue_draw (GTK_WIDGET (ch->scale));
 }
 
 /* ---- controls from JSON --------------------------------------------------------- */
 
+/* The number the cluster's JSON gives at `cs`'s path, if it gives one (the peak as
+ * {"bf16": ...}). */
+static gboolean
+cluster_json_value (PlxScenarioPanel *self, const ClusterSpin *cs, double *value)
+{
+  JsonObject *o = obj (self->cluster);
+  JsonNode *n;
+
+  if (cs->path[1] != NULL)
+    {
+      n = json_object_get_member (o, cs->path[0]);
+      o = n != NULL && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+    }
+  n = o != NULL ? json_object_get_member (o, cs->path[1] != NULL ? cs->path[1] : cs->path[0]) : NULL;
+  if (n != NULL && JSON_NODE_HOLDS_OBJECT (n))
+    n = json_object_get_member (json_node_get_object (n), "bf16");
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) == G_TYPE_STRING ||
+      json_node_get_value_type (n) == G_TYPE_BOOLEAN)
+    return FALSE;
+  *value = json_node_get_double (n) / cs->unit;
+  return TRUE;
+}
+
 static double
 cluster_value (PlxScenarioPanel *self, const ClusterSpin *cs)
 {
-  /* From the resolved cluster (preset plus overrides). */
-  const PlxCluster *c = self->resolved_cluster;
+  /* From the resolved cluster (preset plus overrides). A cluster that does not
+   * resolve (HBM capacity below the reserved memory) shows the value its JSON gives
+   * and, for the rest, the last cluster that did: one bad field is not shown as a
+   * cluster wiped to every field's minimum. */
+  const PlxCluster *c = self->resolved_cluster != NULL ? self->resolved_cluster : self->shown_cluster;
+  double given;
+
+  if (self->resolved_cluster == NULL && cluster_json_value (self, cs, &given))
+    return given;
   if (c == NULL)
     return 0;
   if (cs == &self->cluster_spins[SPIN_NODES]) return c->num_nodes;
@@ -382,6 +515,35 @@ refresh_range_subtitles (PlxScenarioPanel *self)
                                    _("The cluster file gives this input as a range or distribution: the sampled "
                                      "band and the sensitivity use it, every single prediction its nominal value. "
                                      "Typing a value here replaces it with that one number."));
+    }
+}
+
+/* A cluster that does not resolve: the rows its error names are marked, and say it
+ * under their title ("reserved memory leaves nothing of HBM capacity=..."). */
+static void
+mark_cluster_fault (PlxScenarioPanel *self)
+{
+  const char *body = self->cluster_error != NULL ? strstr (self->cluster_error, ": cluster") : NULL;
+  g_autofree char *human = body != NULL ? plx_key_names_humanize (body + 2) : NULL;
+
+  for (guint i = 0; i < N_CLUSTER_SPINS; i++)
+    {
+      const ClusterSpin *cs = &self->cluster_spins[i];
+      GtkWidget *row = gtk_widget_get_ancestor (GTK_WIDGET (cs->spin), ADW_TYPE_ACTION_ROW);
+      g_autofree char *key = g_strconcat ("cluster.", cs->path[0], cs->path[1] != NULL ? "." : NULL, cs->path[1], NULL);
+      const char *at = body != NULL ? strstr (body, key) : NULL;
+      gboolean fault = at != NULL && !g_ascii_isalnum (at[strlen (key)]) && at[strlen (key)] != '_';
+
+      if (fault)
+        {
+          gtk_widget_add_css_class (row, "fault");
+          set_subtitle (ADW_ACTION_ROW (row), human);
+          /* A row at fault is never folded away. */
+          if (gtk_widget_get_ancestor (row, ADW_TYPE_EXPANDER_ROW) != NULL)
+            adw_expander_row_set_expanded (ADW_EXPANDER_ROW (gtk_widget_get_ancestor (row, ADW_TYPE_EXPANDER_ROW)), TRUE);
+        }
+      else
+        gtk_widget_remove_css_class (row, "fault");
     }
 }
 
@@ -621,7 +783,7 @@ sync_controls (PlxScenarioPanel *self)
   {
     /* A cap is between the power drawn whatever the clock and the board's full power;
      * a cluster that does not state them cannot be capped. */
-    const PlxCluster *rc = self->resolved_cluster;
+    const PlxCluster *rc = self->resolved_cluster != NULL ? self->resolved_cluster : self->shown_cluster;
     GtkSpinButton *power = self->cluster_spins[SPIN_POWER].spin;
     GtkWidget *row = gtk_widget_get_ancestor (GTK_WIDGET (power), ADW_TYPE_ACTION_ROW);
     gboolean cappable = rc != NULL && rc->tdp_w > 0.0;
@@ -641,6 +803,7 @@ sync_controls (PlxScenarioPanel *self)
   for (guint i = 0; i < N_CLUSTER_SPINS; i++)
     gtk_spin_button_set_value (self->cluster_spins[i].spin, cluster_value (self, &self->cluster_spins[i]));
   refresh_range_subtitles (self);
+  mark_cluster_fault (self);
 
   /* Strategy. */
   for (guint i = 0; i < N_CHOICES; i++)
@@ -999,7 +1162,7 @@ enum_combo (PlxScenarioPanel *self, AdwPreferencesGroup *g, const char *title, c
 }
 
 static GtkSpinButton *
-spin_row (AdwPreferencesGroup *g, const char *title, const char *subtitle, double lo, double hi, double step,
+spin_row (GtkWidget *into, const char *title, const char *subtitle, double lo, double hi, double step,
           guint digits)
 {
   GtkWidget *row = adw_action_row_new ();
@@ -1027,7 +1190,10 @@ spin_row (AdwPreferencesGroup *g, const char *title, const char *subtitle, doubl
   gtk_widget_set_valign (spin, GTK_ALIGN_CENTER);
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), spin);
   adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), spin);
-  adw_preferences_group_add (g, row);
+  if (ADW_IS_EXPANDER_ROW (into))
+    adw_expander_row_add_row (ADW_EXPANDER_ROW (into), row);
+  else
+    adw_preferences_group_add (ADW_PREFERENCES_GROUP (into), row);
   return GTK_SPIN_BUTTON (spin);
 }
 
@@ -1063,6 +1229,10 @@ choice_row (PlxScenarioPanel *self, AdwPreferencesGroup *g, guint which, const c
   g_object_set_data (G_OBJECT (scale), "choice", ch);
   g_signal_connect (scale, "value-changed", G_CALLBACK (on_choice_changed), self);
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), scale);
+  ch->only = GTK_LABEL (gtk_label_new (NULL));
+  gtk_widget_add_css_class (GTK_WIDGET (ch->only), "numeric");
+  gtk_widget_set_visible (GTK_WIDGET (ch->only), FALSE);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), GTK_WIDGET (ch->only));
   adw_preferences_group_add (g, row);
   ch->row = row;
   remember_row (self, key, row, tooltip);
@@ -1089,8 +1259,14 @@ plx_scenario_panel_dispose (GObject *object)
   g_clear_pointer (&self->cluster_ids, g_ptr_array_unref);
   g_clear_pointer (&self->resolved_model, plx_model_free);
   g_clear_pointer (&self->resolved_cluster, plx_cluster_free);
+  g_clear_pointer (&self->shown_cluster, plx_cluster_free);
+  g_clear_pointer (&self->cluster_error, g_free);
+  g_clear_pointer (&self->fits_text, g_free);
   for (guint i = 0; i < N_CHOICES; i++)
-    g_clear_pointer (&self->choices[i].values, g_array_unref);
+    {
+      g_clear_pointer (&self->choices[i].values, g_array_unref);
+      g_clear_pointer (&self->choices[i].reason, g_free);
+    }
   G_OBJECT_CLASS (plx_scenario_panel_parent_class)->dispose (object);
 }
 
@@ -1279,6 +1455,14 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
     adw_preferences_group_add (g, row);
     self->params_row = ADW_ACTION_ROW (row);
   }
+  /* The dimensions and the GPU's and network's figures fold away, so that the
+   * strategy's sliders, what a user drags most, are in view without scrolling in a
+   * 1920 x 1080 window (they began below 1300 px). */
+  self->dimensions = adw_expander_row_new ();
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->dimensions), _("Dimensions"));
+  adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (self->dimensions),
+                                 _("Layers, widths, heads, vocabulary, experts"));
+  adw_preferences_group_add (g, self->dimensions);
   {
     struct { const char *title, *tooltip, *gpt2_key, *hf_key; double lo, hi; } spec[N_MODEL_SPINS] = {
       { N_("Layers"), N_("Transformer blocks"), "n_layer", "num_hidden_layers", 1, 100000 },
@@ -1299,7 +1483,7 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
         ModelSpin *ms = &self->model_spins[i];
         ms->gpt2_key = spec[i].gpt2_key;
         ms->hf_key = spec[i].hf_key;
-        ms->spin = spin_row (g, _(spec[i].title), NULL, spec[i].lo, spec[i].hi, 1, 0);
+        ms->spin = spin_row (self->dimensions, _(spec[i].title), NULL, spec[i].lo, spec[i].hi, 1, 0);
         ms->row = gtk_widget_get_ancestor (GTK_WIDGET (ms->spin), ADW_TYPE_ACTION_ROW);
         gtk_widget_set_tooltip_text (ms->row, _(spec[i].tooltip));
         g_object_set_data (G_OBJECT (ms->spin), "model-spin", ms);
@@ -1313,6 +1497,10 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
   build_cluster_list (self);
   self->cluster_combo = combo (g, _("Cluster"), self->cluster_names);
   g_signal_connect (self->cluster_combo, "notify::selected", G_CALLBACK (on_cluster_selected), self);
+  self->hardware = adw_expander_row_new ();
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->hardware), _("GPU and network"));
+  adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (self->hardware),
+                                 _("Peak, memory, bandwidths, latencies, power"));
   {
     struct { const char *title, *subtitle; const char *p0, *p1; double unit, lo, hi, step; guint digits; } spec[N_CLUSTER_SPINS] = {
       { N_("Nodes"), NULL, "num_nodes", NULL, 1, 1, 100000, 1, 0 },
@@ -1334,11 +1522,12 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
         cs->unit = spec[i].unit;
         cs->subtitle = spec[i].subtitle ? _(spec[i].subtitle) : NULL;
         cs->digits = spec[i].digits;
-        cs->spin = spin_row (g, _(spec[i].title), spec[i].subtitle ? _(spec[i].subtitle) : NULL, spec[i].lo, spec[i].hi,
+        cs->spin = spin_row (i == SPIN_NODES || i == SPIN_GPUS_PER_NODE ? GTK_WIDGET (g) : self->hardware, _(spec[i].title), spec[i].subtitle ? _(spec[i].subtitle) : NULL, spec[i].lo, spec[i].hi,
                              spec[i].step, spec[i].digits);
         g_object_set_data (G_OBJECT (cs->spin), "cluster-spin", cs);
         g_signal_connect (cs->spin, "value-changed", G_CALLBACK (on_cluster_spin_changed), self);
       }
+    adw_preferences_group_add (g, self->hardware);
     gtk_widget_set_tooltip_text (gtk_widget_get_ancestor (GTK_WIDGET (self->cluster_spins[SPIN_POWER].spin),
                                                           ADW_TYPE_ACTION_ROW),
                                  _("A cap on each GPU's board power (nvidia-smi -pl): the clock drops until the "
@@ -1356,16 +1545,27 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
     g_signal_connect (button, "clicked", G_CALLBACK (on_save_cluster_clicked), self);
     adw_action_row_add_suffix (ADW_ACTION_ROW (row), button);
     adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), button);
-    adw_preferences_group_add (g, row);
+    adw_expander_row_add_row (ADW_EXPANDER_ROW (self->hardware), row);
   }
 
   g = group (self, _("Strategy"));
   self->strategy_group = GTK_WIDGET (g);
+#define TRANSLATE(labels) (({ guint n_ = 0; for (; labels[n_]; n_++) translated[n_] = _(labels[n_]); translated[n_] = NULL; }), translated)
   choice_row (self, g, CHOICE_TP, "tp", _("Tensor parallel"),
               _("Tensor parallelism (Megatron-LM): each layer's matrices split over this many GPUs of a node; "
                 "two all-reduces per layer in forward and two in backward"));
   choice_row (self, g, CHOICE_PP, "pp", _("Pipeline parallel"),
               _("Pipeline parallelism: the layers split into this many stages, micro-batches flow through them"));
+  /* The schedule and its chunks beside the pipeline's degree, which they go with. */
+  self->schedule_combo = enum_combo (self, g, _("Pipeline schedule"), "schedule", schedules, TRANSLATE (schedule_labels));
+  remember_row (self, "schedule", GTK_WIDGET (self->schedule_combo),
+                _("1F1B (Narayanan et al. 2021): one forward, one backward, at most PP micro-batches in flight. "
+                  "Interleaved 1F1B: several model chunks per stage, a smaller bubble for more pipeline traffic. "
+                  "GPipe: all forwards, then all backwards. Zero bubble H1 (Qi et al. 2023): backward split in "
+                  "two to fill the bubble"));
+  choice_row (self, g, CHOICE_VS, "virtual_stages", _("Model chunks per stage"),
+              _("Interleaved 1F1B only: each stage holds this many non-adjacent chunks of layers (Megatron's "
+                "virtual pipeline stages); the bubble shrinks by this factor"));
   choice_row (self, g, CHOICE_CP, "cp", _("Context parallel"),
               _("Context parallelism: each sequence split over this many GPUs; attention exchanges keys and values"));
   choice_row (self, g, CHOICE_EP, "ep", _("Expert parallel"),
@@ -1390,22 +1590,12 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
     };
     for (guint i = 0; i < N_INT_SPINS; i++)
       {
-        self->int_spins[i] = spin_row (g, _(spec[i].title), NULL, spec[i].lo, spec[i].hi, 1, 0);
+        self->int_spins[i] = spin_row (GTK_WIDGET (g), _(spec[i].title), NULL, spec[i].lo, spec[i].hi, 1, 0);
         g_object_set_data (G_OBJECT (self->int_spins[i]), "key", (gpointer) int_keys[i]);
         g_signal_connect (self->int_spins[i], "value-changed", G_CALLBACK (on_int_spin_changed), self);
         remember_row (self, int_keys[i], GTK_WIDGET (self->int_spins[i]), _(spec[i].tip));
       }
   }
-#define TRANSLATE(labels) (({ guint n_ = 0; for (; labels[n_]; n_++) translated[n_] = _(labels[n_]); translated[n_] = NULL; }), translated)
-  self->schedule_combo = enum_combo (self, g, _("Pipeline schedule"), "schedule", schedules, TRANSLATE (schedule_labels));
-  remember_row (self, "schedule", GTK_WIDGET (self->schedule_combo),
-                _("1F1B (Narayanan et al. 2021): one forward, one backward, at most PP micro-batches in flight. "
-                  "Interleaved 1F1B: several model chunks per stage, a smaller bubble for more pipeline traffic. "
-                  "GPipe: all forwards, then all backwards. Zero bubble H1 (Qi et al. 2023): backward split in "
-                  "two to fill the bubble"));
-  choice_row (self, g, CHOICE_VS, "virtual_stages", _("Model chunks per stage"),
-              _("Interleaved 1F1B only: each stage holds this many non-adjacent chunks of layers (Megatron's "
-                "virtual pipeline stages); the bubble shrinks by this factor"));
   self->recompute_combo = enum_combo (self, g, _("Recompute"), "recompute", recomputes, TRANSLATE (recompute_labels));
   remember_row (self, "recompute", GTK_WIDGET (self->recompute_combo),
                 _("Activation recomputation (Korthikanti et al. 2022): None keeps every activation; Selective "
@@ -1455,7 +1645,7 @@ plx_scenario_panel_init (PlxScenarioPanel *self)
         remember_row (self, sw[i].key, row, _(sw[i].tip));
       }
   }
-  self->bucket_spin = spin_row (g, _("Gradient bucket"), _("MB per data-parallel all-reduce"), 1, 16384, 1, 0);
+  self->bucket_spin = spin_row (GTK_WIDGET (g), _("Gradient bucket"), _("MB per data-parallel all-reduce"), 1, 16384, 1, 0);
   g_signal_connect (self->bucket_spin, "value-changed", G_CALLBACK (on_bucket_changed), self);
   remember_row (self, "grad_bucket_bytes", GTK_WIDGET (self->bucket_spin),
                 _("Gradients are reduced in buckets of this size (PyTorch DDP, Megatron): larger buckets use the "
@@ -1586,6 +1776,16 @@ plx_scenario_panel_get_name (PlxScenarioPanel *self)
 }
 
 void
+plx_scenario_panel_set_name (PlxScenarioPanel *self,
+                             const char       *name)
+{
+  char *copy = g_strdup (name);
+
+  g_free (self->name);
+  self->name = copy;
+}
+
+void
 plx_scenario_panel_mark_faults (PlxScenarioPanel *self,
                                 const char       *message)
 {
@@ -1657,12 +1857,13 @@ plx_scenario_panel_show_max_micro_batch (PlxScenarioPanel *self,
 {
   /* The count as a string: xgettext cannot read G_GUINT64_FORMAT inside a message. */
   g_autofree char *count_text = g_strdup_printf ("%" G_GUINT64_FORMAT, max_mb);
-  g_autofree char *text = max_mb == G_MAXUINT64 ? g_strdup ("")
-                          : max_mb == 0         ? g_strdup (_("None fits, not even 1"))
-                                                : g_strdup_printf (_("Largest that fits: %s"), count_text);
-  AdwActionRow *row = ADW_ACTION_ROW (self->choices[CHOICE_MB].row);
+  char *text = max_mb == G_MAXUINT64 ? g_strdup ("")
+               : max_mb == 0         ? g_strdup (_("None fits, not even 1"))
+                                     : g_strdup_printf (_("Largest that fits: %s"), count_text);
 
-  set_subtitle (row, text);
+  g_free (self->fits_text);
+  self->fits_text = text;
+  update_mb_subtitle (self);
 }
 
 void

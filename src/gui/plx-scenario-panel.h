@@ -36,6 +36,9 @@ GArray    *plx_scenario_panel_get_choices (PlxScenarioPanel *self,
 const char *plx_scenario_panel_get_last_key (PlxScenarioPanel *self);
 /* The scenario's name (from its file), or NULL. */
 const char *plx_scenario_panel_get_name (PlxScenarioPanel *self);
+/* Renames the scenario (NULL: no name, the model's is used); no "changed". */
+void        plx_scenario_panel_set_name (PlxScenarioPanel *self,
+                                         const char       *name);
 /* Marks the rows of the keys `message` (an engine error) names; NULL clears. */
 void       plx_scenario_panel_mark_faults (PlxScenarioPanel *self,
                                            const char       *message);

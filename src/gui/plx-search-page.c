@@ -105,24 +105,26 @@ text_pareto (const PlxSearchRow *w)
   return g_strdup (gpus ? _("GPUs") : "");
 }
 
-/* What decides a choice first: the step time, MFU and memory; then how, the narrow
- * columns before the wide schedule so more of them show beside the plot. */
+/* What tells the results apart first: the step time, then how each runs, the narrow
+ * columns before the wide schedule so more of them show beside the plot (at 1400 px
+ * some 580 px); then MFU (the step time again, at one GPU count) and memory (the
+ * plot's x axis). */
 static const Column columns[] = {
   { "rank", N_("Rank"), N_("Order by predicted step time"), key_rank, text_rank, "9999" },
   { "step", N_("Step time"), NULL, key_step, text_step, "100.000 s" },
-  { "mfu", N_("MFU"), N_("Model FLOPs utilisation"), key_mfu, text_mfu, "100.0 %" },
-  { "memory", N_("Peak memory"), N_("Peak memory of the fullest GPU"), key_memory, text_memory, "100.0 GiB" },
-  { "gpus", N_("GPUs"), NULL, key_gpus, text_gpus, "16384" },
   { "tp", "TP", N_("Tensor-parallel degree"), key_tp, text_tp, "16" },
   { "pp", "PP", N_("Pipeline-parallel degree"), key_pp, text_pp, "128" },
   { "dp", "DP", N_("Data-parallel degree"), key_dp, text_dp, "1024" },
   { "cp", "CP", N_("Context-parallel degree"), key_cp, text_cp, "16" },
   { "ep", "EP", N_("Expert-parallel degree"), key_ep, text_ep, "64" },
-  { "mbs", N_("Micro-batch"), NULL, key_mbs, text_mbs, "16" },
+  { "mbs", "MBS", N_("Micro-batch size: sequences per micro-batch (the CLI's mbs)"), key_mbs, text_mbs, "16" },
   { "zero", N_("ZeRO"), NULL, key_zero, text_zero, "3" },
   { "sp", "SP", N_("Sequence parallelism"), key_sp, text_sp, N_("yes") },
   { "schedule", N_("Schedule"), NULL, key_schedule, text_schedule, "interleaved-1f1b ×12" },
   { "recompute", N_("Recompute"), NULL, key_recompute, text_recompute, "selective" },
+  { "mfu", N_("MFU"), N_("Model FLOPs utilisation"), key_mfu, text_mfu, "100.0 %" },
+  { "memory", N_("Peak memory"), N_("Peak memory of the fullest GPU"), key_memory, text_memory, "100.0 GiB" },
+  { "gpus", N_("GPUs"), NULL, key_gpus, text_gpus, "16384" },
   { "tokens", N_("Tokens/s"), NULL, key_tokens, text_tokens, "1234567" },
   { "engine", N_("Engine"), N_("The best are re-simulated with the event engine"), key_engine, text_engine, N_("analytical") },
   { "pareto", N_("Pareto"), N_("On the Pareto front of step time against memory (and against GPUs in a range)"),
@@ -350,6 +352,43 @@ describe_search (const PlxSearch *s, const PlxResult *base)
                           base->scenario->model->name, evaluated, valid, fit, time, s->n_threads, states, acts);
 }
 
+/* The columns of how a result runs (the degrees, GPUs, micro-batch, ZeRO, schedule,
+ * ...) show only where the results differ: at 1400 px the table has room for some
+ * 580 px beside the plot, and a column that reads "64" or "1" on every row (the GPU
+ * count of a search at one size, EP of a dense model) pushed the ones that tell the
+ * results apart out of sight. Returns what they all share ("Same in every result:
+ * GPUs 64, EP 1"), or NULL. */
+static char *
+show_varying_columns (PlxSearchPage *self, GPtrArray *rows)
+{
+  static const char *const how[] = { "gpus", "tp", "pp", "dp", "cp", "ep", "mbs", "zero", "sp", "schedule", "recompute" };
+  g_autoptr (GString) same = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
+    {
+      gboolean varies = TRUE;
+      g_autofree char *first = NULL;
+
+      for (guint k = 0; k < G_N_ELEMENTS (how); k++)
+        if (g_str_equal (columns[i].id, how[k]) && rows->len > 1)
+          {
+            first = columns[i].text (rows->pdata[0]);
+            varies = FALSE;
+            for (guint r = 1; r < rows->len && !varies; r++)
+              {
+                g_autofree char *t = columns[i].text (rows->pdata[r]);
+                varies = !g_str_equal (t, first);
+              }
+          }
+      gtk_column_view_column_set_visible (self->column[i], varies);
+      if (!varies)
+        g_string_append_printf (same, "%s%s %s", same->len > 0 ? ", " : "", _(columns[i].title), first);
+    }
+  /* TRANSLATORS: the columns hidden because every result has the same value, e.g.
+   * "GPUs 64, EP 1". */
+  return same->len > 0 ? g_strdup_printf (_("Same in every result: %s."), same->str) : NULL;
+}
+
 static void
 show_search (PlxSearchPage *self, PlxSearch *search, PlxResult *base)
 {
@@ -375,6 +414,15 @@ show_search (PlxSearchPage *self, PlxSearch *search, PlxResult *base)
       g_ptr_array_add (items, row);
     }
   g_list_store_splice (self->rows, 0, g_list_model_get_n_items (G_LIST_MODEL (self->rows)), items->pdata, items->len);
+  {
+    g_autofree char *same = show_varying_columns (self, items);
+    if (same != NULL)
+      {
+        char *both = g_strconcat (status, "\n", same, NULL);
+        g_free (status);
+        status = both;
+      }
+  }
   batch = count (base->scenario->strategy->global_batch_size);
   title = g_strdup_printf (_("%s, global batch %s"), base->scenario->model->name, batch);
   gtk_widget_set_visible (self->plot_axis_box, range);

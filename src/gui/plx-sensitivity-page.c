@@ -9,6 +9,7 @@
 #include "plx-render-export.h"
 #include "plx-render-text.h"
 #include "plx-sensitivity-chart.h"
+#include "plx-key-names.h"
 #include "plx-sensitivity-page.h"
 
 #define MAX_ROWS 16
@@ -55,6 +56,7 @@ compute_thread (GTask *task, gpointer source, gpointer data, GCancellable *cance
   g_autoptr (GError) error = NULL;
   g_autoptr (GArray) s = NULL;
   PlxReport report;
+  PlxTornadoLayout *l;
 
   if (!plx_analytic_run (sc->model, sc->cluster, sc->strategy, &report, &error) ||
       (s = plx_sensitivity_run (sc->model, sc->cluster, sc->strategy, 0, PLX_UNCERTAINTY_DEFAULT_SEED, &error)) == NULL)
@@ -62,8 +64,19 @@ compute_thread (GTask *task, gpointer source, gpointer data, GCancellable *cance
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  g_task_return_pointer (task, plx_sensitivity_chart_layout (s, &report, q->output, sc->name, MAX_ROWS),
-                         (GDestroyNotify) plx_tornado_layout_free);
+  l = plx_sensitivity_chart_layout (s, &report, q->output, sc->name, MAX_ROWS);
+  /* The bars are the cluster's inputs, named as the window's rows name them ("HBM
+   * bandwidth", not gpu.hbm_bw_Bps); the CLI's chart keeps the file's keys. */
+  for (guint i = 0; l->labels != NULL && l->labels[i] != NULL; i++)
+    {
+      const char *label = plx_key_label (l->labels[i]);
+      if (label != NULL)
+        {
+          g_free (l->labels[i]);
+          l->labels[i] = g_strdup (label);
+        }
+    }
+  g_task_return_pointer (task, l, (GDestroyNotify) plx_tornado_layout_free);
 }
 
 static void

@@ -8,6 +8,7 @@
 #include "plx-format.h"
 #include "plx-graph-page.h"
 #include "plx-history.h"
+#include "plx-key-names.h"
 #include "plx-reshard-page.h"
 #include "plx-scenario-panel.h"
 #include "plx-search-page.h"
@@ -17,6 +18,53 @@
 #include "plx-window.h"
 
 enum { CARD_STEP, CARD_THROUGHPUT, CARD_MFU, CARD_MEMORY, CARD_BUBBLE, N_CARDS };
+
+/* Two timelines of 8 stages with a row each, the breakdown and its 7 differences in
+ * one column (0.74 h + 10 + 7 x 20 px, plx-compare-chart.c) fit from here on. */
+#define COMPARE_MIN_HEIGHT_PX 640
+
+/* The file a scenario belongs to and its text as last opened or saved there. Each
+ * step of the history names its document, so undoing an Open (or New) gives back
+ * the scenario and its file; Save As renames the document for all its steps. */
+typedef struct
+{
+  GFile *file;        /* NULL: untitled */
+  char  *clean_text;  /* undo back to this text is clean */
+} Document;
+
+static void
+document_clear (gpointer data)
+{
+  Document *d = data;
+
+  g_clear_object (&d->file);
+  g_clear_pointer (&d->clean_text, g_free);
+}
+
+static Document *
+document_new (GFile *file)
+{
+  Document *d = g_atomic_rc_box_new0 (Document);
+
+  d->file = file != NULL ? g_object_ref (file) : NULL;
+  return d;
+}
+
+static gpointer
+document_ref (gpointer d)
+{
+  return g_atomic_rc_box_acquire (d);
+}
+
+static void
+document_unref (gpointer d)
+{
+  g_atomic_rc_box_release_full (d, document_clear);
+}
+
+/* What waits for the answer to "Save Changes?": closing, or replacing the scenario
+ * by a file (or by New, `file` NULL). */
+typedef enum { THEN_NOTHING, THEN_CLOSE, THEN_REPLACE } Then;
 
 struct _PlxWindow
 {
@@ -66,9 +114,10 @@ struct _PlxWindow
   PlxResult       *result;
   PlxResult       *pinned;
   char            *error;
-  GFile           *file;           /* where the scenario was opened from or saved to */
+  Document        *doc;            /* where the scenario was opened from or saved to */
   gboolean         dirty;
-  char            *clean_text;   /* the scenario as last opened or saved: undo back to it is clean */
+  GFile           *replace_with;   /* the file to open once "Save Changes?" is answered; */
+  gboolean         replace_new;    /* or New */
   gboolean         loading;
   gboolean         dark_charts;
   GSettings       *settings;
@@ -200,12 +249,14 @@ update_title (PlxWindow *self)
   const char *stored = plx_scenario_panel_get_name (self->panel);
   /* A stored name describes the scenario as it was loaded: once edited without a
    * file, it would name another scenario, so the document is untitled until saved. */
-  g_autofree char *name = self->file                       ? g_file_get_basename (self->file)
+  g_autofree char *name = self->doc->file                  ? g_file_get_basename (self->doc->file)
                           : stored != NULL && !self->dirty ? g_strdup (stored)
                                                            : g_strdup (_("Untitled scenario"));
   g_autofree char *title = self->dirty ? g_strdup_printf ("• %s", name) : g_strdup (name);
+  /* No result yet and the worker on it: not "not valid" before it has said so. */
   g_autofree char *subtitle = self->result != NULL ? plx_scenario_describe (self->result->scenario)
-                                                   : g_strdup (_("The strategy is not valid"));
+                              : self->engine != NULL && plx_engine_is_busy (self->engine) ? g_strdup (_("Computing…"))
+                                                                                           : g_strdup (_("The strategy is not valid"));
 
   if (g_strcmp0 (adw_window_title_get_title (self->window_title), title) != 0)
     adw_window_title_set_title (self->window_title, title);
@@ -215,14 +266,40 @@ update_title (PlxWindow *self)
 
 static char *scenario_text (PlxWindow *self);
 
+/* A file's name without its folder and ".json": the scenario's name once saved there. */
+static char *
+name_of_file (GFile *file)
+{
+  g_autofree char *base = g_file_get_basename (file);
+
+  if (g_str_has_suffix (base, ".json") && strlen (base) > 5)
+    base[strlen (base) - 5] = '\0';
+  return g_steal_pointer (&base);
+}
+
+/* A stored name describes the scenario as it was opened ("GPT-3 175B, TP 4 on 1024
+ * A100"): once edited it would name another scenario in the Sensitivity chart's
+ * title, in the saved file and in the CLI's "Scenario" line. An edited scenario is
+ * named after its file, or has no name (the model's is used) while untitled. */
+static gboolean
+rename_after_edit (PlxWindow *self)
+{
+  g_autofree char *name = self->doc->file != NULL ? name_of_file (self->doc->file) : NULL;
+
+  if (g_strcmp0 (plx_scenario_panel_get_name (self->panel), name) == 0)
+    return FALSE;
+  plx_scenario_panel_set_name (self->panel, name);
+  return TRUE;
+}
+
 static void
 set_dirty (PlxWindow *self, gboolean dirty)
 {
   self->dirty = dirty;
   if (!dirty && self->panel != NULL)
     {
-      g_free (self->clean_text);
-      self->clean_text = scenario_text (self);
+      g_free (self->doc->clean_text);
+      self->doc->clean_text = scenario_text (self);
     }
   update_title (self);
 }
@@ -474,13 +551,15 @@ on_computed (PlxEngine *engine, PlxResult *r, PlxWindow *self)
 static void
 on_failed (PlxEngine *engine, const char *message, PlxWindow *self)
 {
+  /* The message names keys as the file has them; the window says its labels. The
+   * rows at fault are found from the keys. */
   g_free (self->error);
-  self->error = g_strdup (message);
-  gtk_label_set_text (self->error_label, message);
+  self->error = plx_key_names_humanize (message);
+  gtk_label_set_text (self->error_label, self->error);
   gtk_revealer_set_reveal_child (self->error_revealer, TRUE);
   g_clear_pointer (&self->result, plx_result_unref);
   for (guint i = 0; i < 3; i++)
-    plx_chart_view_set_error (PLX_CHART_VIEW (self->charts[i]), message);
+    plx_chart_view_set_error (PLX_CHART_VIEW (self->charts[i]), self->error);
   gtk_widget_set_sensitive (self->breakdown, FALSE);
   for (guint c = 0; c < N_CARDS; c++)
     set_card (self, c, "–", "");
@@ -500,7 +579,7 @@ static void
 recompute (PlxWindow *self)
 {
   g_autoptr (JsonNode) json = plx_scenario_panel_get_json (self->panel);
-  g_autofree char *source = self->file ? g_file_get_basename (self->file) : g_strdup (_("scenario"));
+  g_autofree char *source = self->doc->file ? g_file_get_basename (self->doc->file) : g_strdup (_("scenario"));
   GtkWidget *timeline = self->charts[0];
 
   /* The worker lays the timeline out too when the chart is on screen at the whole
@@ -519,6 +598,7 @@ recompute (PlxWindow *self)
   else
     plx_engine_set_timeline_size (self->engine, 0, 0, 0);
   plx_engine_compute (self->engine, json, plx_scenario_panel_get_base_dir (self->panel), source);
+  update_title (self);
 }
 
 static char *
@@ -537,18 +617,43 @@ update_history_actions (PlxWindow *self)
 
 /* Every edit is a step of the history, except one that undo or redo itself made. */
 static void
-record_history (PlxWindow *self, gboolean reset)
+record_history (PlxWindow *self)
 {
   g_autofree char *text = NULL;
 
   if (self->applying_history || self->history == NULL)
     return;
   text = scenario_text (self);
-  if (reset)
-    plx_history_reset (self->history, text);
-  else
-    plx_history_record (self->history, text, plx_scenario_panel_get_last_key (self->panel), g_get_monotonic_time ());
+  plx_history_record (self->history, text, plx_scenario_panel_get_last_key (self->panel), g_get_monotonic_time ());
   update_history_actions (self);
+}
+
+/* `scenario` (NULL: the built-in default) replaces the panel's as the start of a
+ * new document, `file` (NULL: untitled): one step of the history, so Undo brings
+ * back what was there, with its file. */
+static gboolean
+replace_scenario (PlxWindow *self, JsonNode *scenario, const char *dir, const char *source, GFile *file,
+                  GError **error)
+{
+  g_autoptr (JsonNode) def = scenario == NULL ? plx_scenario_default_json () : NULL;
+  g_autofree char *text = NULL;
+  gboolean ok;
+
+  /* The load's own change is recorded below, as the new document's first step. */
+  self->loading = TRUE;
+  self->applying_history = TRUE;
+  ok = plx_scenario_panel_load (self->panel, scenario != NULL ? scenario : def, dir, source, error);
+  self->applying_history = FALSE;
+  self->loading = FALSE;
+  if (!ok)
+    return FALSE;
+  g_clear_pointer (&self->doc, document_unref);
+  self->doc = document_new (file);
+  set_dirty (self, FALSE);
+  text = scenario_text (self);
+  plx_history_record_document (self->history, text, self->doc);
+  update_history_actions (self);
+  return TRUE;
 }
 
 /* Keeps the control that has the keyboard focus in view in the panel (Tab through
@@ -571,9 +676,26 @@ static void
 on_panel_changed (PlxScenarioPanel *panel, PlxWindow *self)
 {
   if (!self->loading)
-    set_dirty (self, TRUE);
-  record_history (self, FALSE);
+    {
+      set_dirty (self, TRUE);
+      rename_after_edit (self);
+    }
+  record_history (self);
   recompute (self);
+}
+
+/* A load that is an edit (a model file, a search result, Swap): the step it recorded
+ * carries the name it is renamed to. */
+static void
+edited_by_load (PlxWindow *self)
+{
+  set_dirty (self, TRUE);
+  if (rename_after_edit (self))
+    {
+      g_autofree char *text = scenario_text (self);
+      plx_history_amend (self->history, text);
+      recompute (self);
+    }
 }
 
 /* The Calibration page's cluster, put into the scenario as a user's edit of the
@@ -598,9 +720,12 @@ apply_history (PlxWindow *self, const char *text)
   plx_scenario_panel_load (self->panel, json, plx_scenario_panel_get_base_dir (self->panel), _("scenario"), NULL);
   self->loading = FALSE;
   self->applying_history = FALSE;
+  /* The step's own file: undoing an Open gives back the file it replaced. */
+  g_clear_pointer (&self->doc, document_unref);
+  self->doc = document_ref (plx_history_get_document (self->history));
   /* Undoing every edit since the file was opened or saved gives that file back: no
    * "•", and closing does not ask to save. */
-  self->dirty = g_strcmp0 (text, self->clean_text) != 0;
+  self->dirty = g_strcmp0 (text, self->doc->clean_text) != 0;
   update_title (self);
   update_history_actions (self);
 }
@@ -619,17 +744,14 @@ redo_action (GtkWidget *widget, const char *action, GVariant *param)
   apply_history (self, plx_history_redo (self->history));
 }
 
-/* New: the built-in default scenario, as an edit that undo can take back. */
+static void ask_then_replace (PlxWindow *self, GFile *file);
+
+/* New: the built-in default scenario, as a step that undo can take back; asks first
+ * when the scenario has unsaved changes. */
 static void
 new_action (GtkWidget *widget, const char *action, GVariant *param)
 {
-  PlxWindow *self = PLX_WINDOW (widget);
-  g_autoptr (JsonNode) def = plx_scenario_default_json ();
-  g_autofree char *cwd = g_get_current_dir ();
-
-  g_clear_object (&self->file);
-  plx_scenario_panel_load (self->panel, def, cwd, _("built-in default scenario"), NULL);
-  set_dirty (self, FALSE);
+  ask_then_replace (PLX_WINDOW (widget), NULL);
 }
 
 /* ---- files --------------------------------------------------------------------- */
@@ -835,22 +957,22 @@ plx_window_open_file (PlxWindow  *self,
       scenario = g_steal_pointer (&current);
     }
 
-  self->loading = TRUE;
-  ok = plx_scenario_panel_load (self->panel, scenario, dir, path, error);
-  self->loading = FALSE;
-  if (!ok)
-    return FALSE;
   if (scenario == node)
     {
-      g_set_object (&self->file, file);
-      set_dirty (self, FALSE);
+      /* A scenario file: a document of its own, one step of the history. */
+      if (!replace_scenario (self, scenario, dir, path, file, error))
+        return FALSE;
+      remember_file (self, path);
     }
   else
-    set_dirty (self, TRUE);
-  if (scenario == node)
     {
-      remember_file (self, path);
-      record_history (self, TRUE);
+      /* A model: an edit of the scenario, as choosing a model is. */
+      self->loading = TRUE;
+      ok = plx_scenario_panel_load (self->panel, scenario, dir, path, error);
+      self->loading = FALSE;
+      if (!ok)
+        return FALSE;
+      edited_by_load (self);
     }
   gtk_revealer_set_reveal_child (self->file_revealer, FALSE);
   update_title (self);
@@ -862,12 +984,22 @@ plx_window_save_to (PlxWindow  *self,
                     GFile      *file,
                     GError    **error)
 {
-  g_autoptr (JsonNode) json = plx_scenario_panel_get_json (self->panel);
+  g_autoptr (JsonNode) json = NULL;
   g_autoptr (JsonGenerator) gen = json_generator_new ();
   g_autofree char *text = NULL;
   g_autofree char *path = g_file_get_path (file);
   g_autoptr (GError) local = NULL;
+  g_autofree char *old_name = g_strdup (plx_scenario_panel_get_name (self->panel));
+  gboolean renamed = FALSE;
 
+  /* Save As renames the scenario after its new file. */
+  if (self->doc->file == NULL || !g_file_equal (file, self->doc->file))
+    {
+      g_autofree char *name = name_of_file (file);
+      renamed = g_strcmp0 (name, old_name) != 0;
+      plx_scenario_panel_set_name (self->panel, name);
+    }
+  json = plx_scenario_panel_get_json (self->panel);
   json_generator_set_pretty (gen, TRUE);
   json_generator_set_root (gen, json);
   text = json_generator_to_data (gen, NULL);
@@ -876,11 +1008,18 @@ plx_window_save_to (PlxWindow  *self,
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_IO, _("%s: cannot save: %s"), path ? path : "?",
                    local ? local->message : _("not a local file"));
+      plx_scenario_panel_set_name (self->panel, old_name);
       return FALSE;
     }
-  g_set_object (&self->file, file);
+  g_set_object (&self->doc->file, file);
   set_dirty (self, FALSE);
+  /* The step shown is the saved text, new name and all: Undo and Redo back to it
+   * are clean. */
+  plx_history_amend (self->history, self->doc->clean_text);
   remember_file (self, path);
+  /* The result's scenario carries the name (the Sensitivity chart's title). */
+  if (renamed)
+    recompute (self);
   return TRUE;
 }
 
@@ -945,9 +1084,7 @@ on_open_response (GtkNativeDialog *dialog, int response, PlxWindow *self)
   if (response == GTK_RESPONSE_ACCEPT)
     {
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autoptr (GError) error = NULL;
-      if (!plx_window_open_file (self, file, &error))
-        report_error (self, error->message);
+      ask_then_replace (self, file);
     }
   g_object_unref (dialog);
 }
@@ -1003,30 +1140,61 @@ open_action (GtkWidget *widget, const char *action, GVariant *param)
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
+static gboolean
+destroy_idle (gpointer window)
+{
+  gtk_window_destroy (GTK_WINDOW (window));
+  return G_SOURCE_REMOVE;
+}
+
+/* Closes the window once the dialog that asked has finished with the click: destroyed
+ * inside the dialog's "response", the window took the dialog with it while the
+ * dialog was still handling the click (GLib criticals). */
+static void
+destroy_later (PlxWindow *self)
+{
+  gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
+  g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, destroy_idle, g_object_ref (self), g_object_unref);
+}
+
+static void replace_now (PlxWindow *self);
+
+/* Saved (or not) as "Save Changes?" asked: now what waited for it. */
+static void
+go_on (PlxWindow *self, Then what)
+{
+  if (what == THEN_CLOSE)
+    destroy_later (self);
+  else if (what == THEN_REPLACE)
+    replace_now (self);
+}
+
 static void
 on_save_response (GtkNativeDialog *dialog, int response, PlxWindow *self)
 {
+  Then what = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "then"));
+
   if (response == GTK_RESPONSE_ACCEPT)
     {
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
       g_autoptr (GError) error = NULL;
       if (!plx_window_save_to (self, file, &error))
         report_error (self, error->message);
-      else if (g_object_get_data (G_OBJECT (dialog), "then-close"))
-        gtk_window_destroy (GTK_WINDOW (self));
+      else
+        go_on (self, what);
     }
   g_object_unref (dialog);
 }
 
 static void
-save_as (PlxWindow *self, gboolean then_close)
+save_as (PlxWindow *self, Then what)
 {
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (_("Save Scenario"), GTK_WINDOW (self),
                                                               GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
 
   add_filters (GTK_FILE_CHOOSER (dialog), FILES_SCENARIO);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), "scenario.json");
-  g_object_set_data (G_OBJECT (dialog), "then-close", GINT_TO_POINTER (then_close));
+  g_object_set_data (G_OBJECT (dialog), "then", GINT_TO_POINTER (what));
   g_signal_connect (dialog, "response", G_CALLBACK (on_save_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
@@ -1037,16 +1205,16 @@ save_action (GtkWidget *widget, const char *action, GVariant *param)
   PlxWindow *self = PLX_WINDOW (widget);
   g_autoptr (GError) error = NULL;
 
-  if (self->file == NULL)
-    save_as (self, FALSE);
-  else if (!plx_window_save_to (self, self->file, &error))
+  if (self->doc->file == NULL)
+    save_as (self, THEN_NOTHING);
+  else if (!plx_window_save_to (self, self->doc->file, &error))
     report_error (self, error->message);
 }
 
 static void
 save_as_action (GtkWidget *widget, const char *action, GVariant *param)
 {
-  save_as (PLX_WINDOW (widget), FALSE);
+  save_as (PLX_WINDOW (widget), THEN_NOTHING);
 }
 
 static void
@@ -1147,6 +1315,20 @@ export_compare_action (GtkWidget *widget, const char *action, GVariant *param)
   gtk_widget_activate_action (widget, "win.export", "s", "compare");
 }
 
+static void
+export_scatter_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  gtk_widget_activate_action (widget, "win.export", "s", "scatter");
+}
+
+/* The scatter plot exists once a search has results: before, its menu item would
+ * open a file chooser only to say there is nothing to export. */
+static void
+update_scatter_action (GListModel *rows, guint position, guint removed, guint added, PlxWindow *self)
+{
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-scatter", g_list_model_get_n_items (rows) > 0);
+}
+
 /* Swap and exporting the comparison need a pinned scenario A. */
 static void
 update_pin_actions (PlxWindow *self)
@@ -1195,10 +1377,8 @@ open_recent_action (GtkWidget *widget, const char *action, GVariant *param)
 {
   PlxWindow *self = PLX_WINDOW (widget);
   g_autoptr (GFile) file = g_file_new_for_path (g_variant_get_string (param, NULL));
-  g_autoptr (GError) error = NULL;
 
-  if (!plx_window_open_file (self, file, &error))
-    report_error (self, error->message);
+  ask_then_replace (self, file);
 }
 
 void
@@ -1219,7 +1399,7 @@ plx_window_swap (PlxWindow *self)
   self->loading = TRUE;
   plx_scenario_panel_load (self->panel, a->json, a->scenario_dir, a->scenario->source, NULL);
   self->loading = FALSE;
-  set_dirty (self, TRUE);
+  edited_by_load (self);
 }
 
 static void
@@ -1272,7 +1452,7 @@ on_strategy_chosen (PlxSearchPage *page, JsonNode *scenario, guint rank, PlxWind
       return;
     }
   self->loading = FALSE;
-  set_dirty (self, TRUE);
+  edited_by_load (self);
   g_clear_pointer (&self->before_choice, json_node_unref);
   self->before_choice = g_steal_pointer (&before);
   self->before_choice_dirty = was_dirty;
@@ -1316,26 +1496,127 @@ search_action (GtkWidget *widget, const char *action, GVariant *param)
   adw_view_stack_set_visible_child_name (self->stack, "search");
 }
 
-/* ---- closing with unsaved changes --------------------------------------------- */
+/* ---- unsaved changes: closing, opening over them, New ------------------------------ */
+
+/* "Save Changes?" with Cancel, Discard and Save; `body` says what Discard loses to. */
+static GtkWidget *
+save_changes_dialog (PlxWindow *self, const char *body)
+{
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Save Changes?"), body);
+
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", _("_Cancel"), "discard", _("_Discard"),
+                                    "save", _("_Save"), NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "discard", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "save", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "save");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  return dialog;
+}
+
+/* Discard goes on with `what`; Save saves first (asking where, if the scenario has
+ * no file yet) and goes on once saved. */
+static void
+answer_save_changes (PlxWindow *self, const char *response, Then what)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (g_str_equal (response, "discard"))
+    {
+      if (what == THEN_CLOSE)
+        set_dirty (self, FALSE);
+      go_on (self, what);
+    }
+  else if (g_str_equal (response, "save"))
+    {
+      if (self->doc->file == NULL)
+        save_as (self, what);
+      else if (plx_window_save_to (self, self->doc->file, &error))
+        go_on (self, what);
+      else
+        report_error (self, error->message);
+    }
+  else
+    g_clear_object (&self->replace_with);
+}
 
 static void
 on_close_response (AdwMessageDialog *dialog, const char *response, PlxWindow *self)
 {
-  if (g_str_equal (response, "discard"))
+  answer_save_changes (self, response, THEN_CLOSE);
+}
+
+static void
+on_replace_response (AdwMessageDialog *dialog, const char *response, PlxWindow *self)
+{
+  answer_save_changes (self, response, THEN_REPLACE);
+}
+
+/* Opens the file waiting for "Save Changes?" (or New). */
+static void
+replace_now (PlxWindow *self)
+{
+  g_autoptr (GFile) file = g_steal_pointer (&self->replace_with);
+  g_autoptr (GError) error = NULL;
+
+  if (self->replace_new)
     {
-      set_dirty (self, FALSE);
-      gtk_window_destroy (GTK_WINDOW (self));
+      g_autofree char *cwd = g_get_current_dir ();
+      self->replace_new = FALSE;
+      replace_scenario (self, NULL, cwd, _("built-in default scenario"), NULL, NULL);
+      gtk_revealer_set_reveal_child (self->file_revealer, FALSE);
     }
-  else if (g_str_equal (response, "save"))
+  else if (file != NULL && !plx_window_open_file (self, file, &error))
+    report_error (self, error->message);
+}
+
+/* Whether opening `file` would replace the scenario: a scenario file does; a model or
+ * config changes only the model (an edit), a graph opens its own page, and a file
+ * that cannot be read changes nothing (its error says why). */
+static gboolean
+replaces_scenario (GFile *file)
+{
+  g_autofree char *path = g_file_get_path (file);
+  g_autoptr (JsonNode) node = NULL;
+
+  if (path == NULL || g_str_has_suffix (path, ".onnx"))
+    return FALSE;
+  node = plx_json_parse_file (path, NULL);
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) &&
+         json_object_has_member (json_node_get_object (node), "model") &&
+         json_object_has_member (json_node_get_object (node), "cluster");
+}
+
+/* Opening a scenario file (Ctrl+O, Open Recent, a drop) or New over unsaved changes
+ * asks first, as closing does; either way the replacement is a step that Undo takes
+ * back. `file` NULL: New. */
+static void
+ask_then_replace (PlxWindow *self, GFile *file)
+{
+  GtkWidget *dialog;
+  g_autofree char *body = NULL;
+
+  g_clear_object (&self->replace_with);
+  self->replace_with = file != NULL ? g_object_ref (file) : NULL;
+  self->replace_new = file == NULL;
+  if (!self->dirty || (file != NULL && !replaces_scenario (file)))
     {
-      g_autoptr (GError) error = NULL;
-      if (self->file == NULL)
-        save_as (self, TRUE);
-      else if (plx_window_save_to (self, self->file, &error))
-        gtk_window_destroy (GTK_WINDOW (self));
-      else
-        report_error (self, error->message);
+      replace_now (self);
+      return;
     }
+  if (file != NULL)
+    {
+      g_autofree char *base = g_file_get_basename (file);
+      /* TRANSLATORS: %s is the file about to be opened. */
+      body = g_strdup_printf (_("The scenario has changes that are not saved. Opening %s replaces it; Undo "
+                                "(Ctrl+Z) brings it back until the window is closed."),
+                              base);
+    }
+  else
+    body = g_strdup (_("The scenario has changes that are not saved. New replaces it with the default scenario; "
+                       "Undo (Ctrl+Z) brings it back until the window is closed."));
+  dialog = save_changes_dialog (self, body);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_replace_response), self);
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static gboolean
@@ -1355,14 +1636,7 @@ plx_window_close_request (GtkWindow *window)
   if (!self->dirty)
     return GTK_WINDOW_CLASS (plx_window_parent_class)->close_request (window);
 
-  dialog = adw_message_dialog_new (window, _("Save Changes?"),
-                                   _("The scenario has changes that are not saved. Unsaved changes are lost."));
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", _("_Cancel"), "discard", _("_Discard"),
-                                    "save", _("_Save"), NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "discard", ADW_RESPONSE_DESTRUCTIVE);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "save", ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "save");
-  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  dialog = save_changes_dialog (self, _("The scenario has changes that are not saved. Unsaved changes are lost."));
   g_signal_connect (dialog, "response", G_CALLBACK (on_close_response), self);
   gtk_window_present (GTK_WINDOW (dialog));
   return TRUE;
@@ -1374,18 +1648,13 @@ static gboolean
 on_drop (GtkDropTarget *target, const GValue *value, double x, double y, PlxWindow *self)
 {
   GSList *files;
-  g_autoptr (GError) error = NULL;
 
   if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
     return FALSE;
   files = g_value_get_boxed (value);
   if (files == NULL)
     return FALSE;
-  if (!plx_window_open_file (self, G_FILE (files->data), &error))
-    {
-      report_error (self, error->message);
-      return FALSE;
-    }
+  ask_then_replace (self, G_FILE (files->data));
   return TRUE;
 }
 
@@ -1430,11 +1699,11 @@ plx_window_dispose (GObject *object)
   g_clear_pointer (&self->pinned, plx_result_unref);
   g_clear_pointer (&self->error, g_free);
   g_clear_pointer (&self->graph_cluster, g_free);
-  g_clear_object (&self->file);
+  g_clear_pointer (&self->doc, document_unref);
+  g_clear_object (&self->replace_with);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->before_choice, json_node_unref);
   g_clear_pointer (&self->history, plx_history_free);
-  g_clear_pointer (&self->clean_text, g_free);
   for (guint i = 0; i < N_CARDS; i++)
     g_clear_pointer (&self->card_text[i], g_free);
   gtk_widget_dispose_template (GTK_WIDGET (self), PLX_TYPE_WINDOW);
@@ -1483,6 +1752,7 @@ plx_window_class_init (PlxWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.redo", NULL, redo_action);
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
   gtk_widget_class_install_action (widget_class, "win.export-compare", NULL, export_compare_action);
+  gtk_widget_class_install_action (widget_class, "win.export-scatter", NULL, export_scatter_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_z, GDK_CONTROL_MASK, "win.undo", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_z, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.redo", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Z, GDK_CONTROL_MASK | GDK_SHIFT_MASK, "win.redo", NULL);
@@ -1546,6 +1816,7 @@ plx_window_init (PlxWindow *self)
   GSettingsSchema *schema;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->doc = document_new (NULL);
   /* The app icon from the resources, for About when nothing is installed (the
    * application adds the same path; a window made without one needs it too). */
   {
@@ -1617,6 +1888,9 @@ plx_window_init (PlxWindow *self)
                                      "emblem-system-symbolic");
   self->search_page = PLX_SEARCH_PAGE (plx_search_page_new ());
   g_signal_connect (self->search_page, "strategy-chosen", G_CALLBACK (on_strategy_chosen), self);
+  g_signal_connect_object (plx_search_page_get_rows (self->search_page), "items-changed",
+                           G_CALLBACK (update_scatter_action), self, 0);
+  update_scatter_action (plx_search_page_get_rows (self->search_page), 0, 0, 0, self);
   /* The stack is as tall as its tallest page needs: the search page's controls and
    * table (418 px) would push a 1024x640 window to 814 px once the fit advice shows.
    * It scrolls instead when the window is that short. */
@@ -1625,7 +1899,15 @@ plx_window_init (PlxWindow *self)
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->search_page));
   adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, scroller, "search", _("Search")),
                                      "system-search-symbolic");
-  self->compare_page = adw_view_stack_add_titled (self->stack, self->charts[2], "compare", _("Compare"));
+  /* The comparison lays out two timelines, the breakdown, its list of differences and
+   * memory in proportion to its height: below COMPARE_MIN_HEIGHT_PX (a 1024 x 700
+   * window leaves some 390 px) labels ran into each other and the list was cut off.
+   * It keeps that height and scrolls. */
+  gtk_widget_set_size_request (self->charts[2], -1, COMPARE_MIN_HEIGHT_PX);
+  scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), self->charts[2]);
+  self->compare_page = adw_view_stack_add_titled (self->stack, scroller, "compare", _("Compare"));
   adw_view_stack_page_set_icon_name (self->compare_page, "view-dual-symbolic");
   adw_view_stack_page_set_visible (self->compare_page, FALSE);
   self->reshard_page = PLX_RESHARD_PAGE (plx_reshard_page_new ());
@@ -1646,7 +1928,7 @@ plx_window_init (PlxWindow *self)
   g_signal_connect_swapped (self->graph_page, "loaded", G_CALLBACK (update_page_mode), self);
   g_signal_connect_swapped (self->stack, "notify::visible-child-name", G_CALLBACK (update_page_mode), self);
 
-  self->history = plx_history_new ();
+  self->history = plx_history_new_full (document_ref, document_unref);
   self->engine = plx_engine_new ();
   g_signal_connect (self->engine, "computed", G_CALLBACK (on_computed), self);
   g_signal_connect (self->engine, "sampled", G_CALLBACK (on_sampled), self);
@@ -1677,11 +1959,7 @@ plx_window_init (PlxWindow *self)
   {
     g_autoptr (JsonNode) def = plx_scenario_default_json ();
     g_autofree char *cwd = g_get_current_dir ();
-    self->loading = TRUE;
-    plx_scenario_panel_load (self->panel, def, cwd, _("built-in default scenario"), NULL);
-    self->loading = FALSE;
-    set_dirty (self, FALSE);
-    record_history (self, TRUE);
+    replace_scenario (self, def, cwd, _("built-in default scenario"), NULL, NULL);
   }
   if (self->settings != NULL)
     {

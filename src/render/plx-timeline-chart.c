@@ -22,6 +22,9 @@ G_STATIC_ASSERT (sizeof (PlxChartShare) == 24);
 #define MARGIN_LEFT_PX 118.0
 #define MARGIN_RIGHT_PX 16.0
 #define TITLE_PX 34.0
+/* PlxRenderStyle's title size; bold runs some 10 % wider than the estimate's regular. */
+#define TITLE_FONT_PX 15.0
+#define BOLD_WIDTH 1.1
 #define AXIS_PX 26.0
 
 void
@@ -658,6 +661,32 @@ legend_lines (guint kinds, double w, double font_size)
   return lines;
 }
 
+/* The title and the note ("every 4. stage shown") share the line above the plot, the
+ * title from the left, the note from the right: a title too long for what the note
+ * leaves is cut short with "…" (the Compare page's strategy names at 1024 px ran past
+ * the window's edge and under the note). */
+static void
+fit_title (PlxTimelineLayout *l, double w)
+{
+  double note = l->note[0] ? plx_render_text_estimate (l->note, l->font_size * 0.9) + 16.0 : 0.0;
+  double room = w - 12.0 - MARGIN_RIGHT_PX - note;
+  gsize len = strlen (l->title);
+
+  if (plx_render_text_estimate (l->title, TITLE_FONT_PX) * BOLD_WIDTH <= room)
+    return;
+  while (len > 0)
+    {
+      char *prev = g_utf8_find_prev_char (l->title, l->title + len);
+      len = prev != NULL ? (gsize) (prev - l->title) : 0;
+      l->title[len] = '\0';
+      /* Room for the "…" (three bytes) and what stays. */
+      if (len + 4 <= sizeof l->title &&
+          (plx_render_text_estimate (l->title, TITLE_FONT_PX) + 0.62 * TITLE_FONT_PX) * BOLD_WIDTH <= room)
+        break;
+    }
+  g_strlcat (l->title, "…", sizeof l->title);
+}
+
 PlxTimelineLayout *
 plx_timeline_layout_new (const PlxTimeline        *tl,
                          const PlxTimelineOptions *o)
@@ -759,6 +788,7 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
     snprintf (l->note, sizeof l->note, tl->per_device ? _("every %u. GPU shown (%u of %u)")
                                                       : _("every %u. stage shown (%u of %u)"),
               l->rank_stride, shown, n_ranks);
+  fit_title (l, w);
 
   /* Rows, top to bottom: stage 0 first. */
   row_of = g_new (gint, (gsize) n_ranks * PLX_N_STREAMS);
@@ -1211,27 +1241,39 @@ plx_timeline_chart_render (const PlxTimelineLayout *l,
     plx_render_text (cr, style, l->note, width - MARGIN_RIGHT_PX, py0 - 6.0, fs * 0.9, style->muted, 1.0, 1.0,
                      PLX_TEXT_NORMAL);
 
-  /* Each row's idle time (the bubble) as its background, up to the rank's end. */
-  for (guint i = 0; i < l->rows->len; i++)
-    {
-      const PlxChartRow *row = &g_array_index (l->rows, PlxChartRow, i);
-      double y0 = row->y0 * height, y1 = row->y1 * height;
+  /* Each row's idle time (the bubble) as its background, up to the rank's end. A
+   * label that would run into the one above it is left out (a line of text is some
+   * 1.2 em tall, a row may be less): overprinted, neither could be read. */
+  {
+    double label_bottom = -G_MAXDOUBLE;
 
-      plx_render_set_color (cr, style->idle);
-      cairo_rectangle (cr, px, y0, MAX (row->busy_x1 * width - px, 0.0), y1 - y0);
-      cairo_fill (cr);
-      if (y1 - y0 >= fs * 0.7)
-        plx_render_text (cr, style, row->label, px - 8.0, (y0 + y1) / 2.0, MIN (fs, (y1 - y0) * 1.1),
-                         row->stream == PLX_STREAM_COMPUTE ? style->foreground : style->muted, 1.0, 0.5,
-                         PLX_TEXT_NORMAL);
-    }
+    for (guint i = 0; i < l->rows->len; i++)
+      {
+        const PlxChartRow *row = &g_array_index (l->rows, PlxChartRow, i);
+        double y0 = row->y0 * height, y1 = row->y1 * height, size = MIN (fs, (y1 - y0) * 1.1);
+
+        plx_render_set_color (cr, style->idle);
+        cairo_rectangle (cr, px, y0, MAX (row->busy_x1 * width - px, 0.0), y1 - y0);
+        cairo_fill (cr);
+        if (y1 - y0 >= fs * 0.7 && (y0 + y1) / 2.0 - 0.6 * size >= label_bottom)
+          {
+            plx_render_text (cr, style, row->label, px - 8.0, (y0 + y1) / 2.0, size,
+                             row->stream == PLX_STREAM_COMPUTE ? style->foreground : style->muted, 1.0, 0.5,
+                             PLX_TEXT_NORMAL);
+            label_bottom = (y0 + y1) / 2.0 + 0.6 * size;
+          }
+      }
+  }
   if (l->rows->len > 0 && (g_array_index (l->rows, PlxChartRow, 0).y1 - g_array_index (l->rows, PlxChartRow, 0).y0) * height < fs * 0.7)
     {
-      /* Rows too thin to label: name the first and the last. */
+      /* Rows too thin to label: name the first and the last, the last only where it
+       * clears the first. */
       const PlxChartRow *first = &g_array_index (l->rows, PlxChartRow, 0);
       const PlxChartRow *last = &g_array_index (l->rows, PlxChartRow, l->rows->len - 1);
       plx_render_text (cr, style, first->label, px - 8.0, first->y0 * height, fs, style->foreground, 1.0, 0.0, PLX_TEXT_NORMAL);
-      plx_render_text (cr, style, last->label, px - 8.0, last->y1 * height, fs, style->foreground, 1.0, 1.0, PLX_TEXT_NORMAL);
+      if (last != first && last->y1 * height - first->y0 * height >= 2.4 * fs)
+        plx_render_text (cr, style, last->label, px - 8.0, last->y1 * height, fs, style->foreground, 1.0, 1.0,
+                         PLX_TEXT_NORMAL);
     }
 
   /* Grid at the ticks, under the bars. */

@@ -75,6 +75,50 @@ test_cap (void)
   g_assert_cmpuint (undos, ==, PLX_HISTORY_MAX - 1);
 }
 
+/* Opening a file is a step with a document of its own: undo gives back the text and
+ * the document before it; edits after it belong to it; a rename on saving amends the
+ * step shown without adding one. Documents are counted references. */
+static gpointer
+doc_ref (gpointer d)
+{
+  ((int *) d)[0]++;
+  return d;
+}
+
+static void
+doc_unref (gpointer d)
+{
+  ((int *) d)[0]--;
+}
+
+static void
+test_documents (void)
+{
+  int untitled = 0, file = 0;
+  PlxHistory *h = plx_history_new_full (doc_ref, doc_unref);
+
+  g_assert_true (plx_history_record_document (h, "A", &untitled));
+  plx_history_record (h, "A2", "tp", 0);
+  g_assert_true (plx_history_get_document (h) == &untitled);
+  /* The same text in another document is still a step. */
+  g_assert_true (plx_history_record_document (h, "A2", &file));
+  plx_history_record (h, "B", "tp", 1);
+  g_assert_true (plx_history_get_document (h) == &file);
+  plx_history_amend (h, "B named");
+  g_assert_cmpstr (plx_history_undo (h), ==, "A2");
+  g_assert_true (plx_history_get_document (h) == &file);
+  g_assert_cmpstr (plx_history_undo (h), ==, "A2");
+  g_assert_true (plx_history_get_document (h) == &untitled);
+  g_assert_cmpstr (plx_history_redo (h), ==, "A2");
+  g_assert_cmpstr (plx_history_redo (h), ==, "B named");
+  /* Four states: A and A2 of the untitled document, A2 and B of the file. */
+  g_assert_cmpint (untitled, ==, 2);
+  g_assert_cmpint (file, ==, 2);
+  plx_history_free (h);
+  g_assert_cmpint (untitled, ==, 0);
+  g_assert_cmpint (file, ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -83,5 +127,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/history/drag-is-one-step", test_drag_is_one_step);
   g_test_add_func ("/gui/history/edit-after-undo-drops-redo", test_edit_after_undo_drops_redo);
   g_test_add_func ("/gui/history/cap", test_cap);
+  g_test_add_func ("/gui/history/documents", test_documents);
   return g_test_run ();
 }

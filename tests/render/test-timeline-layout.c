@@ -303,6 +303,31 @@ test_op_names (void)
     }
 }
 
+/* A title too long for its line is cut short with "…": at 400 px, 12 px of left
+ * margin and 16 px of right leave 372 px; at the estimate's 0.62 em of a 15 px title,
+ * 10 % wider in bold (10.23 px a character), 36 characters fit, "…" being one. A title
+ * that fits is kept whole. */
+static void
+test_long_title (void)
+{
+  g_autoptr (PlxTimeline) tl = small_timeline ();
+  PlxTimelineOptions o;
+  g_autoptr (PlxTimelineLayout) cut = NULL;
+  g_autoptr (PlxTimelineLayout) whole = NULL;
+  const char *title = "A: TP 8 · PP 8 · DP 1 · micro-batch 1 · interleaved-1f1b x3 · selective recompute";
+
+  plx_timeline_options_init (&o, 400, 300);
+  o.title = title;
+  cut = plx_timeline_layout_new (tl, &o);
+  g_assert_true (g_str_has_suffix (cut->title, "…"));
+  g_assert_cmpint (g_utf8_strlen (cut->title, -1), ==, 36);
+  g_assert_true (strncmp (cut->title, title, strlen (cut->title) - strlen ("…")) == 0);
+  plx_timeline_options_init (&o, 2000, 300);
+  o.title = title;
+  whole = plx_timeline_layout_new (tl, &o);
+  g_assert_cmpstr (whole->title, ==, title);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -315,5 +340,6 @@ main (int argc, char **argv)
   g_test_add_func ("/render/timeline/row-grouping", test_row_grouping);
   g_test_add_func ("/render/timeline/legend-kinds", test_legend_kinds);
   g_test_add_func ("/render/timeline/op-names", test_op_names);
+  g_test_add_func ("/render/timeline/long-title", test_long_title);
   return g_test_run ();
 }
