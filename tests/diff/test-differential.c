@@ -694,7 +694,8 @@ check_engines (gboolean validation)
   Breaks b = { g_string_new (NULL), g_string_new (NULL), { FALSE } };
   guint compared = 0, usual_exceeded = 0, compared_ae = 0;
   double worst_ae = 0.0, worst_ir = 0.0, worst_ir_mem = 0.0, worst_ae_mem = 0.0;
-  const char *worst_ae_case = "-", *worst_ir_case = "-", *worst_ae_mem_case = "-";
+  const char *worst_ae_case = "-", *worst_ir_case = "-";
+  const Case *worst_ae_mem_case = NULL;
 
   for (guint i = 0; i < cases->len; i++)
     {
@@ -723,7 +724,7 @@ check_engines (gboolean validation)
             worst_ae = g, worst_ae_case = c->name;
           /* Not held: no page states a tolerance (docs/differential.md). */
           if (gap (an->peak_memory_bytes, ev->peak_memory_bytes) > worst_ae_mem)
-            worst_ae_mem = gap (an->peak_memory_bytes, ev->peak_memory_bytes), worst_ae_mem_case = c->name;
+            worst_ae_mem = gap (an->peak_memory_bytes, ev->peak_memory_bytes), worst_ae_mem_case = c;
           if (g > bound || (!validation && g > RANDOM_ANALYTICAL_EVENT_USUAL && breaks_known (&b, c, "analytical-event")))
             breaks_add (&b, c, "analytical-event", "analytical step %.6g s, event %.6g s: %.2f %% apart (documented: %.1f %%)",
                         an->step_time_s, ev->step_time_s, 100 * g, 100 * (g > bound ? bound : RANDOM_ANALYTICAL_EVENT_USUAL));
@@ -759,7 +760,15 @@ check_engines (gboolean validation)
   g_test_message ("%u scenarios; step time analytical-event worst %.3f %% (%s), IR-event worst %.3f %% (%s); "
                   "peak memory IR-event worst %.4f %%, analytical-event (not held) %.2f %% (%s)", compared,
                   100 * worst_ae, worst_ae_case, 100 * worst_ir, worst_ir_case, 100 * worst_ir_mem, 100 * worst_ae_mem,
-                  worst_ae_mem_case);
+                  worst_ae_mem_case ? worst_ae_mem_case->name : "-");
+  if (worst_ae_mem_case != NULL && worst_ae_mem_case->kind == KIND_RANDOM)
+    {
+      /* For whoever holds the two memory models together next (issue 34, item 6). */
+      g_autoptr (GString) m = g_string_new ("the analytical and event peak memory furthest apart:\n");
+
+      append_scenario (m, worst_ae_mem_case);
+      g_test_message ("%s", m->str);
+    }
   if (usual_exceeded > RANDOM_ANALYTICAL_EVENT_SHARE * compared_ae)
     g_string_append_printf (b.problems, "analytical and event engines more than %.0f %% apart on %u of %u strategies"
                             " (documented: at most %.1f %% of them)\n", 100 * RANDOM_ANALYTICAL_EVENT_USUAL,
