@@ -41,6 +41,16 @@ class CliAgreement(unittest.TestCase):
         report = Parallax.Scenario.new_from_file(FILE).simulate()
         self.assert_report_is(report, cli_json("simulate", FILE))
 
+    def test_first_call_of_a_fresh_process_equals_cli(self):
+        # Issue 34: the first simulate() of a process that loads the library was
+        # 100-500x too slow (11,795.9 s here against 19.96 s), and this file passed
+        # only because an earlier test had simulated first. test_file_equals_cli,
+        # alone in a new interpreter, makes that first call.
+        done = subprocess.run([sys.executable, __file__, "CliAgreement.test_file_equals_cli"],
+                              capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("Ran 1 test", done.stderr)
+
     def test_default_equals_cli_without_file(self):
         report = Parallax.Scenario.new_default().simulate()
         self.assert_report_is(report, cli_json("simulate"))
