@@ -204,8 +204,13 @@ gboolean plx_memory_trace_iter_next (PlxMemoryTraceIter *iter, PlxMemorySample *
 gsize    plx_memory_trace_get_size (const PlxMemoryTrace *trace);
 void plx_memory_trace_free (PlxMemoryTrace *trace);
 
+/* The most events a Chrome trace holds: track names (six a stage), timeline events
+ * and memory samples (about 200 bytes each: 400 MB, 15 s to write). */
+#define PLX_TRACE_MAX_EVENTS 2000000
+
 /* Chrome trace-event JSON (Perfetto, chrome://tracing): one process per stage, one
- * thread per stream, activation memory as a counter track. Written atomically. */
+ * thread per stream, activation memory as a counter track. Written atomically. More
+ * than PLX_TRACE_MAX_EVENTS events is an error, and nothing is written. */
 gboolean plx_timeline_write_chrome_trace (const PlxTimeline    *timeline,
                                           const PlxMemoryTrace *trace,
                                           const char           *path,

@@ -389,6 +389,8 @@ emit_step (Lower *l, guint **done_op, guint **ready_op)
     }
 }
 
+static gboolean check_program_size (const PlxPlan *plan, GError **error);
+
 static PlxIrGraph *
 lower (const PlxPlan *plan, const PlxScheduleOrder *order, guint8 **op_kinds, guint **done_op, guint **ready_op,
        GError **error)
@@ -403,6 +405,8 @@ lower (const PlxPlan *plan, const PlxScheduleOrder *order, guint8 **op_kinds, gu
 
   g_return_val_if_fail (order->pp == pp && order->virtual_stages == plan->virtual_stages &&
                         order->micro_batches == plan->micro_batches, NULL);
+  if (!check_program_size (plan, error))
+    return NULL;
   stages = plx_schedule_order_get_stages (order);
   l.plan = plan;
   l.order = order;
@@ -509,6 +513,54 @@ plx_ir_lower_plan (const PlxPlan          *plan,
   g_autofree guint *done_op = NULL, *ready_op = NULL;
 
   return lower (plan, order, op_kinds, &done_op, &ready_op, error);
+}
+
+/* At least as many ops as the lowering writes: each task of each pass of each
+ * micro-batch, a pass's begin and end markers and its send; per chunk the gradient
+ * buckets (one op per task of its last pass at most, or one); per stage six step ops. */
+static double
+program_ops (const PlxPlan *plan)
+{
+  guint K = plan->pp * plan->virtual_stages, passes = plan->split_backward ? 3 : 2;
+  double per_micro_batch = 0.0, once = 6.0 * plan->pp;
+
+  for (guint k = 0; k < K; k++)
+    {
+      for (guint p = 0; p < passes; p++)
+        per_micro_batch += plan->chunks[k].pass[p].n_tasks + 3.0;
+      once += plan->chunks[k].pass[passes - 1].n_tasks + 1.0;
+    }
+  return per_micro_batch * (double) plan->micro_batches + once;
+}
+
+/* The IR simulator's limit, asked before millions of ops are built: a step of 4
+ * million micro-batches passes the event engine's pass limit on one stage, and took
+ * 7 GB and minutes to lower. */
+static gboolean
+check_program_size (const PlxPlan *plan, GError **error)
+{
+  double ops = program_ops (plan);
+
+  if (ops <= PLX_IR_MAX_OPS)
+    return TRUE;
+  g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
+               "strategy: %" G_GUINT64_FORMAT " micro-batches x %u stages x %u chunks is %.3g million ops, more than "
+               "the IR engine's %d million ops; use the event engine",
+               plan->micro_batches, plan->pp, plan->virtual_stages, ops / 1e6, PLX_IR_MAX_OPS / 1000000);
+  return FALSE;
+}
+
+gboolean
+plx_ir_program_check_printable (const PlxIrGraph *program,
+                                GError          **error)
+{
+  if (program->ops->len <= PLX_IR_JSON_MAX_OPS)
+    return TRUE;
+  g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
+               "plan --json: the program has %u ops, more than the %d a printed program holds (about %d MB of "
+               "JSON); use fewer micro-batches or layers, or plan without --json (each task once, for one micro-batch)",
+               program->ops->len, PLX_IR_JSON_MAX_OPS, PLX_IR_JSON_MAX_OPS * 450 / 1000000);
+  return FALSE;
 }
 
 static PlxIrGraph *

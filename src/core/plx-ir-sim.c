@@ -291,6 +291,13 @@ simulate (const PlxIrGraph *graph,
   GArray **unpaid = NULL;              /* [stream * n_dev + device], contention only */
 
   memset (run, 0, sizeof *run);
+  if (graph->ops->len > PLX_IR_MAX_OPS)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
+                   "program: %u ops is more than the IR engine's %d million ops", graph->ops->len,
+                   PLX_IR_MAX_OPS / 1000000);
+      return FALSE;
+    }
   if (n_dev > n_gpus)
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,

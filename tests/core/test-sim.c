@@ -807,6 +807,35 @@ test_chrome_trace (void)
   g_rmdir (dir);
 }
 
+/* A trace past PLX_TRACE_MAX_EVENTS is refused before anything is written (issue 34:
+ * 9 million events, 1.3 GB). 2 stages, 300,000 micro-batches, 1F1B, one task a
+ * pass: 1,200,000 passes, of which the timeline keeps its 1,000,000; each pass makes
+ * one memory sample (F allocates, B frees), 600,000 a stage, and each stage's trace
+ * starts with its static bytes: 1,200,002 samples; six track names a stage, 12. */
+static void
+test_chrome_trace_bounded (void)
+{
+  g_autoptr (PlxTimeline) tl = NULL;
+  g_autoptr (PlxMemoryTrace) trace = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("plx-trace-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "trace.json", NULL);
+  g_autoptr (GDir) listing = NULL;
+  PlxReport r;
+
+  run_synthetic (PLX_SCHEDULE_1F1B, 2, 1, 300000, 1.0, 2.0, 0.0, &r, &trace, &tl);
+  g_assert_cmpuint (plx_timeline_n_events (tl), ==, 1000000);
+  g_assert_false (plx_timeline_write_chrome_trace (tl, trace, path, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED);
+  g_assert_true (g_str_has_suffix (error->message, "trace.json: 1000000 timeline events, 1200002 memory samples and "
+                                                   "12 track names of 2 stages are more than a trace's 2 million "
+                                                   "events; simulate fewer micro-batches or stages"));
+  /* Nothing written, no temporary file left. */
+  listing = g_dir_open (dir, 0, NULL);
+  g_assert_null (g_dir_read_name (listing));
+  g_rmdir (dir);
+}
+
 static void
 test_chrome_trace_comma_locale (void)
 {
@@ -1081,6 +1110,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/breakdown-sums", test_breakdown_sums);
   g_test_add_func ("/sim/chrome-trace", test_chrome_trace);
   g_test_add_func ("/sim/chrome-trace-comma-locale", test_chrome_trace_comma_locale);
+  g_test_add_func ("/sim/chrome-trace-bounded", test_chrome_trace_bounded);
   g_test_add_func ("/sim/validation-event", test_validation_event);
   g_test_add_func ("/sim/too-many-passes", test_too_many_passes);
   g_test_add_func ("/sim/timeline-bounded", test_timeline_bounded);
