@@ -391,6 +391,99 @@ emit_step (Lower *l, guint **done_op, guint **ready_op)
 
 static gboolean check_program_size (const PlxPlan *plan, GError **error);
 
+/* A min-heap of stage numbers. */
+static void
+heap_push (guint *heap, gsize *len, guint s)
+{
+  gsize i = (*len)++;
+
+  while (i > 0 && heap[(i - 1) / 2] > s)
+    {
+      heap[i] = heap[(i - 1) / 2];
+      i = (i - 1) / 2;
+    }
+  heap[i] = s;
+}
+
+static guint
+heap_pop (guint *heap, gsize *len)
+{
+  guint top = heap[0], last = heap[--(*len)];
+  gsize i = 0;
+
+  for (;;)
+    {
+      gsize c = 2 * i + 1;
+      if (c >= *len)
+        break;
+      if (c + 1 < *len && heap[c + 1] < heap[c])
+        c++;
+      if (heap[c] >= last)
+        break;
+      heap[i] = heap[c];
+      i = c;
+    }
+  if (*len > 0)
+    heap[i] = last;
+  return top;
+}
+
+/* Round after round, each stage in increasing order runs its entries as far as
+ * their inputs are written. A pass's input comes from the stage before or after it
+ * (chunk k's neighbours k - 1 and k + 1), so a stage none of whose neighbours wrote
+ * since its last turn would stop where it stopped: it is skipped. A neighbour
+ * further on in the round puts it in this round, one already passed in the next. */
+static void
+emit_order (Lower *l, GArray **stages, guint *next)
+{
+  guint pp = l->plan->pp;
+  g_autofree guint *now = g_new (guint, pp), *later = g_new (guint, pp);
+  g_autofree guint64 *queued = g_new (guint64, pp); /* round + 1 it is queued for */
+  gsize n_now = pp, n_later = 0;
+
+  for (guint s = 0; s < pp; s++)
+    {
+      now[s] = s;       /* sorted: a heap */
+      queued[s] = 1;
+    }
+  for (guint64 round = 0; n_now > 0; round++)
+    {
+      while (n_now > 0)
+        {
+          guint s = heap_pop (now, &n_now), wake[2] = { (s + 1) % pp, (s + pp - 1) % pp };
+          gboolean wrote = FALSE;
+
+          while (next[s] < stages[s]->len)
+            {
+              const PlxScheduleEntry *e = &g_array_index (stages[s], PlxScheduleEntry, next[s]);
+              if (!input_emitted (l, s, e))
+                break;
+              emit_pass (l, s, next[s], e);
+              next[s]++;
+              wrote = TRUE;
+            }
+          for (guint j = 0; wrote && j < 2; j++)
+            {
+              guint n = wake[j];
+              if (n > s && queued[n] != round + 1)
+                {
+                  queued[n] = round + 1;
+                  heap_push (now, &n_now, n);
+                }
+              else if (n < s && queued[n] != round + 2)
+                {
+                  queued[n] = round + 2;
+                  later[n_later++] = n;
+                }
+            }
+        }
+      /* The next round's stages, in increasing order (a sorted array is a heap). */
+      for (gsize i = 0; i < n_later; i++)
+        heap_push (now, &n_now, later[i]);
+      n_later = 0;
+    }
+}
+
 static PlxIrGraph *
 lower (const PlxPlan *plan, const PlxScheduleOrder *order, guint8 **op_kinds, guint **done_op, guint **ready_op,
        GError **error)
@@ -399,7 +492,7 @@ lower (const PlxPlan *plan, const PlxScheduleOrder *order, guint8 **op_kinds, gu
   guint pp = plan->pp;
   g_autofree guint *next = g_new0 (guint, pp);
   gsize n;
-  gboolean progress = TRUE, complete = TRUE;
+  gboolean complete = TRUE;
   PlxIrGraph *graph;
   GArray **stages;
 
@@ -451,21 +544,11 @@ lower (const PlxPlan *plan, const PlxScheduleOrder *order, guint8 **op_kinds, gu
   l.points = g_array_new (FALSE, FALSE, sizeof (PassPoint));
 
   /* Each stage as far as its inputs have been written, until none can go on: an
-   * order in which every op reads what ops before it wrote. */
-  while (progress)
-    {
-      progress = FALSE;
-      for (guint s = 0; s < pp; s++)
-        while (next[s] < stages[s]->len)
-          {
-            const PlxScheduleEntry *e = &g_array_index (stages[s], PlxScheduleEntry, next[s]);
-            if (!input_emitted (&l, s, e))
-              break;
-            emit_pass (&l, s, next[s], e);
-            next[s]++;
-            progress = TRUE;
-          }
-    }
+   * order in which every op reads what ops before it wrote. In rounds, stages in
+   * increasing order; only a stage whose neighbour wrote something since it was last
+   * looked at can go on (emit_order), which keeps the order of sweeping all stages
+   * each round without the p rounds x p stages that took a minute at 40,000 stages. */
+  emit_order (&l, stages, next);
   for (guint s = 0; s < pp && complete; s++)
     if (next[s] < stages[s]->len)
       {
