@@ -435,7 +435,10 @@ plx_schedule_order_check (const PlxScheduleOrder *o,
   gsize n = (gsize) o->pp * o->virtual_stages * o->micro_batches;
   Progress pr = { o, { NULL } };
   g_autofree guint *next = g_new0 (guint, o->pp);
-  gboolean ok = FALSE, progress = TRUE;
+  gboolean ok = FALSE;
+  g_autofree guint *todo = g_new (guint, o->pp);   /* stages to run, each once at most */
+  g_autofree gboolean *queued = g_new0 (gboolean, o->pp);
+  gsize n_todo = 0;
   guint passes = o->split_backward ? 3 : 2;
   g_autofree guint8 *seen = g_new0 (guint8, n * PLX_N_PASSES);
 
@@ -486,24 +489,41 @@ plx_schedule_order_check (const PlxScheduleOrder *o,
               }
     }
 
-  /* Run it in dependency order; if every stage is stuck before its end, it deadlocks. */
+  /* Run it in dependency order; if every stage is stuck before its end, it deadlocks.
+   * A stage stuck on a pass of its neighbour is looked at again only when that
+   * neighbour has run something: sweeping every stage until none moves took as many
+   * sweeps as stages (a backward walks back one a sweep). Where each stage stops does
+   * not depend on the order stages are run in. */
   for (guint p = 0; p < PLX_N_PASSES; p++)
     pr.done[p] = g_new0 (guint8, n);
-  while (progress)
+  for (guint s = o->pp; s-- > 0;)
     {
-      progress = FALSE;
-      for (guint s = 0; s < o->pp; s++)
-        while (next[s] < stages[s]->len)
-          {
-            const PlxScheduleEntry *e = &g_array_index (stages[s], PlxScheduleEntry, next[s]);
-            PlxScheduleEntry need;
-            guint need_stage;
+      todo[n_todo++] = s;
+      queued[s] = TRUE;
+    }
+  while (n_todo > 0)
+    {
+      guint s = todo[--n_todo], wake[2] = { (s + 1) % o->pp, (s + o->pp - 1) % o->pp };
+      gboolean ran = FALSE;
 
-            if (missing_dependency (&pr, s, e, &need, &need_stage))
-              break;
-            pr.done[e->pass][slot (o, s, e->chunk, e->micro_batch)] = 1;
-            next[s]++;
-            progress = TRUE;
+      queued[s] = FALSE;
+      while (next[s] < stages[s]->len)
+        {
+          const PlxScheduleEntry *e = &g_array_index (stages[s], PlxScheduleEntry, next[s]);
+          PlxScheduleEntry need;
+          guint need_stage;
+
+          if (missing_dependency (&pr, s, e, &need, &need_stage))
+            break;
+          pr.done[e->pass][slot (o, s, e->chunk, e->micro_batch)] = 1;
+          next[s]++;
+          ran = TRUE;
+        }
+      for (guint j = 0; ran && j < 2; j++)
+        if (!queued[wake[j]])
+          {
+            queued[wake[j]] = TRUE;
+            todo[n_todo++] = wake[j];
           }
     }
   ok = TRUE;
