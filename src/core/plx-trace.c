@@ -71,7 +71,7 @@ plx_timeline_write_chrome_trace (const PlxTimeline    *timeline,
 {
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *tmpl = g_build_filename (dir, ".parallax-trace-XXXXXX", NULL);
-  int fd = check_trace_size (timeline, trace, path, error) ? g_mkstemp (tmpl) : -2;
+  int fd = check_trace_size (timeline, trace, path, error) ? g_mkstemp (tmpl) : -2; /* -2: refused, no file */
   FILE *f;
   gboolean first = TRUE;
   int saved_errno;
