@@ -25,6 +25,10 @@ PlxIrGraph *plx_ir_lower_plan (const PlxPlan          *plan,
                                const PlxScheduleOrder *order,
                                guint8                **op_kinds,
                                GError                **error);
+/* The most ops `parallax-cli plan --json` prints (about 450 bytes of JSON each, and
+ * json-glib's tree of it ten times that while it is written: 90 MB and 10 s). */
+#define PLX_IR_JSON_MAX_OPS 200000
+
 /* The scenario's plan and schedule, lowered (plx_sim_run_scenario's, as the event
  * engine builds them). `plan_out` (optional) receives the plan. */
 PlxIrGraph *plx_ir_lower_scenario (const PlxModel    *model,
@@ -33,6 +37,10 @@ PlxIrGraph *plx_ir_lower_scenario (const PlxModel    *model,
                                    PlxPlan          **plan_out,
                                    guint8           **op_kinds,
                                    GError           **error);
+/* An error unless `program` (lowered from `strategy`, or a graph's) has at most
+ * PLX_IR_JSON_MAX_OPS ops: what `plan --json` asks before printing it. */
+gboolean    plx_ir_program_check_printable (const PlxIrGraph *program,
+                                            GError          **error);
 /* The "ir" engine: the scenario lowered and run by plx_ir_simulate, reported as the
  * event engine reports (the stage with the highest memory peak); the timeline and
  * memory trace (optional) a rank per stage, as the event engine's. */

@@ -379,13 +379,18 @@ typedef struct
 double      plx_ir_op_time (const PlxIrGraph *graph,
                             const PlxIrOp    *op,
                             const PlxCluster *cluster);
+/* The most ops the IR simulator runs (about 5 s and 500 MB on one core; a
+ * lowered scenario or a parallelized graph past it is refused before it is built). */
+#define PLX_IR_MAX_OPS 1000000
+
 /* Runs the program on the cluster's first devices (device d is GPU d, node by
  * node), after DistIR's simulator (Santhanam et al. 2021 §4): each device has a
  * compute and a communication stream, each running its ops in program order; an op
  * starts when its inputs are ready and its stream is free on every device it
  * occupies (an op on several devices runs on each at once; a collective occupies
  * its group, a send both ends). Memory: graph inputs held throughout, each output
- * from its op's start until its last reader ends. */
+ * from its op's start until its last reader ends. More than PLX_IR_MAX_OPS ops is an
+ * error. */
 gboolean    plx_ir_simulate (const PlxIrGraph *graph,
                              const PlxCluster *cluster,
                              PlxIrRun         *run,

@@ -16,6 +16,10 @@
 
 G_BEGIN_DECLS
 
+/* The text of a plan's task labels, one block per plan and shared (reference
+ * counted) with the timelines made from it, which outlive the plan. */
+typedef struct _PlxPlanLabels PlxPlanLabels;
+
 typedef enum
 {
   PLX_STREAM_COMPUTE,
@@ -42,7 +46,8 @@ typedef struct
 {
   PlxStream   stream;
   PlxTaskKind kind;
-  const char *label;      /* interned (g_intern_string): valid for the process's life */
+  const char *label;      /* owned by the plan's labels (or static): valid while the plan or a
+                           * timeline made from it lives */
   double      duration_s;
   double      flops;
   double      bytes;      /* HBM traffic of compute, or bytes through a collective */
@@ -103,6 +108,7 @@ typedef struct
   double          peak_flops;
   double          hbm_bytes;
   double          hbm_usable_bytes;
+  PlxPlanLabels  *labels;       /* the tasks' labels (NULL: static strings) */
 } PlxPlan;
 
 /* Weight gradients are split into their own W passes for zero-bubble schedules. */
@@ -130,6 +136,9 @@ void     plx_plan_report (const PlxPlan *plan,
                           const double  *kt,
                           double         dp_exposed_s,
                           PlxReport     *report);
+/* A reference on the plan's labels, for what keeps them past the plan (NULL-safe). */
+PlxPlanLabels *plx_plan_labels_ref (PlxPlanLabels *labels);
+void           plx_plan_labels_unref (PlxPlanLabels *labels);
 const PlxPlanChunk *plx_plan_get_chunk (const PlxPlan *plan,
                                         guint          stage,
                                         guint          chunk);

@@ -27,7 +27,7 @@ typedef struct
   guint8      kind;        /* PlxTaskKind */
   guint16     chunk;
   guint32     micro_batch; /* PLX_NO_MICRO_BATCH for once-per-step work */
-  const char *label;       /* interned */
+  const char *label;       /* static, in the timeline's labels or its plan's (kept with it) */
   double      start_s;
   double      end_s;
   double      flops;
@@ -47,7 +47,7 @@ typedef struct
   double  recorded_until_s; /* with dropped > 0: the first unrecorded event's start */
   gboolean per_device;     /* ranks are devices of a program (plx-ir-timeline.h), not stages */
   GStringChunk *labels;    /* the events' labels when the timeline owns them (or NULL:
-                            * interned) */
+                            * static or the plan's, which the timeline keeps) */
   PlxTimelineStore *store; /* the events, in the order they were scheduled */
 } PlxTimeline;
 
@@ -146,7 +146,8 @@ gboolean plx_sim_run_scenario (const PlxModel    *model,
  * with plx_timeline_append (the event engine adds passes compactly). */
 PlxTimeline *plx_timeline_new (guint n_ranks, double step_time_s);
 /* Adds an event after the others; past PLX_TIMELINE_MAX_EVENTS it is counted in
- * dropped instead. The label must outlive the timeline (interned or in tl->labels). */
+ * dropped instead. The label must outlive the timeline (static, interned or in
+ * tl->labels). */
 void     plx_timeline_append (PlxTimeline *timeline, const PlxTimelineEvent *event);
 guint64  plx_timeline_n_events (const PlxTimeline *timeline);
 /* The event at `index` (in scheduled order), FALSE past the end. */
@@ -207,8 +208,13 @@ gboolean plx_memory_trace_iter_next (PlxMemoryTraceIter *iter, PlxMemorySample *
 gsize    plx_memory_trace_get_size (const PlxMemoryTrace *trace);
 void plx_memory_trace_free (PlxMemoryTrace *trace);
 
+/* The most events a Chrome trace holds: track names (six a stage), timeline events
+ * and memory samples (about 200 bytes each: 400 MB, 15 s to write). */
+#define PLX_TRACE_MAX_EVENTS 2000000
+
 /* Chrome trace-event JSON (Perfetto, chrome://tracing): one process per stage, one
- * thread per stream, activation memory as a counter track. Written atomically. */
+ * thread per stream, activation memory as a counter track. Written atomically. More
+ * than PLX_TRACE_MAX_EVENTS events is an error, and nothing is written. */
 gboolean plx_timeline_write_chrome_trace (const PlxTimeline    *timeline,
                                           const PlxMemoryTrace *trace,
                                           const char           *path,

@@ -1007,7 +1007,7 @@ cmd_plan (int argc, char **argv)
       g_autoptr (PlxIrGraph) program = plx_ir_lower_scenario (sc->model, sc->cluster, sc->strategy, NULL, NULL,
                                                               &error);
       g_autoptr (JsonNode) node = NULL;
-      if (program == NULL)
+      if (program == NULL || !plx_ir_program_check_printable (program, &error))
         return user_error (error);
       node = plx_ir_graph_to_json (program);
       print_json (node);

@@ -686,7 +686,10 @@ plx_cli_graph (int argc, char **argv, gboolean plan)
     {
       if (o.json)
         {
-          g_autoptr (JsonNode) node = plx_ir_graph_to_json (program);
+          g_autoptr (JsonNode) node = NULL;
+          if (!plx_ir_program_check_printable (program, &error))
+            return user_error (error);
+          node = plx_ir_graph_to_json (program);
           print_json (node);
           return 0;
         }

@@ -390,6 +390,101 @@ emit_step (Lower *l, guint **done_op, guint **ready_op)
     }
 }
 
+static gboolean check_program_size (const PlxPlan *plan, GError **error);
+
+/* A min-heap of stage numbers. */
+static void
+heap_push (guint *heap, gsize *len, guint s)
+{
+  gsize i = (*len)++;
+
+  while (i > 0 && heap[(i - 1) / 2] > s)
+    {
+      heap[i] = heap[(i - 1) / 2];
+      i = (i - 1) / 2;
+    }
+  heap[i] = s;
+}
+
+static guint
+heap_pop (guint *heap, gsize *len)
+{
+  guint top = heap[0], last = heap[--(*len)];
+  gsize i = 0;
+
+  for (;;)
+    {
+      gsize c = 2 * i + 1;
+      if (c >= *len)
+        break;
+      if (c + 1 < *len && heap[c + 1] < heap[c])
+        c++;
+      if (heap[c] >= last)
+        break;
+      heap[i] = heap[c];
+      i = c;
+    }
+  if (*len > 0)
+    heap[i] = last;
+  return top;
+}
+
+/* Round after round, each stage in increasing order runs its entries as far as
+ * their inputs are written. A pass's input comes from the stage before or after it
+ * (chunk k's neighbours k - 1 and k + 1), so a stage none of whose neighbours wrote
+ * since its last turn would stop where it stopped: it is skipped. A neighbour
+ * further on in the round puts it in this round, one already passed in the next. */
+static void
+emit_order (Lower *l, GArray **stages, guint *next)
+{
+  guint pp = l->plan->pp;
+  g_autofree guint *now = g_new (guint, pp), *later = g_new (guint, pp);
+  g_autofree guint64 *queued = g_new (guint64, pp); /* round + 1 it is queued for */
+  gsize n_now = pp, n_later = 0;
+
+  for (guint s = 0; s < pp; s++)
+    {
+      now[s] = s;       /* sorted: a heap */
+      queued[s] = 1;
+    }
+  for (guint64 round = 0; n_now > 0; round++)
+    {
+      while (n_now > 0)
+        {
+          guint s = heap_pop (now, &n_now), wake[2] = { (s + 1) % pp, (s + pp - 1) % pp };
+          gboolean wrote = FALSE;
+
+          while (next[s] < stages[s]->len)
+            {
+              const PlxScheduleEntry *e = &g_array_index (stages[s], PlxScheduleEntry, next[s]);
+              if (!input_emitted (l, s, e))
+                break;
+              emit_pass (l, s, next[s], e);
+              next[s]++;
+              wrote = TRUE;
+            }
+          for (guint j = 0; wrote && j < 2; j++)
+            {
+              guint n = wake[j];
+              if (n > s && queued[n] != round + 1)
+                {
+                  queued[n] = round + 1;
+                  heap_push (now, &n_now, n);
+                }
+              else if (n < s && queued[n] != round + 2)
+                {
+                  queued[n] = round + 2;
+                  later[n_later++] = n;
+                }
+            }
+        }
+      /* The next round's stages, in increasing order (a sorted array is a heap). */
+      for (gsize i = 0; i < n_later; i++)
+        heap_push (now, &n_now, later[i]);
+      n_later = 0;
+    }
+}
+
 static PlxIrGraph *
 lower (const PlxPlan *plan, const PlxScheduleOrder *order, guint8 **op_kinds, guint **done_op, guint **ready_op,
        GError **error)
@@ -398,12 +493,14 @@ lower (const PlxPlan *plan, const PlxScheduleOrder *order, guint8 **op_kinds, gu
   guint pp = plan->pp;
   g_autofree guint *next = g_new0 (guint, pp);
   gsize n;
-  gboolean progress = TRUE, complete = TRUE;
+  gboolean complete = TRUE;
   PlxIrGraph *graph;
   GArray **stages;
 
   g_return_val_if_fail (order->pp == pp && order->virtual_stages == plan->virtual_stages &&
                         order->micro_batches == plan->micro_batches, NULL);
+  if (!check_program_size (plan, error))
+    return NULL;
   stages = plx_schedule_order_get_stages (order);
   l.plan = plan;
   l.order = order;
@@ -448,21 +545,11 @@ lower (const PlxPlan *plan, const PlxScheduleOrder *order, guint8 **op_kinds, gu
   l.points = g_array_new (FALSE, FALSE, sizeof (PassPoint));
 
   /* Each stage as far as its inputs have been written, until none can go on: an
-   * order in which every op reads what ops before it wrote. */
-  while (progress)
-    {
-      progress = FALSE;
-      for (guint s = 0; s < pp; s++)
-        while (next[s] < stages[s]->len)
-          {
-            const PlxScheduleEntry *e = &g_array_index (stages[s], PlxScheduleEntry, next[s]);
-            if (!input_emitted (&l, s, e))
-              break;
-            emit_pass (&l, s, next[s], e);
-            next[s]++;
-            progress = TRUE;
-          }
-    }
+   * order in which every op reads what ops before it wrote. In rounds, stages in
+   * increasing order; only a stage whose neighbour wrote something since it was last
+   * looked at can go on (emit_order), which keeps the order of sweeping all stages
+   * each round without the p rounds x p stages that took a minute at 40,000 stages. */
+  emit_order (&l, stages, next);
   for (guint s = 0; s < pp && complete; s++)
     if (next[s] < stages[s]->len)
       {
@@ -510,6 +597,54 @@ plx_ir_lower_plan (const PlxPlan          *plan,
   g_autofree guint *done_op = NULL, *ready_op = NULL;
 
   return lower (plan, order, op_kinds, &done_op, &ready_op, error);
+}
+
+/* At least as many ops as the lowering writes: each task of each pass of each
+ * micro-batch, a pass's begin and end markers and its send; per chunk the gradient
+ * buckets (one op per task of its last pass at most, or one); per stage six step ops. */
+static double
+program_ops (const PlxPlan *plan)
+{
+  guint K = plan->pp * plan->virtual_stages, passes = plan->split_backward ? 3 : 2;
+  double per_micro_batch = 0.0, once = 6.0 * plan->pp;
+
+  for (guint k = 0; k < K; k++)
+    {
+      for (guint p = 0; p < passes; p++)
+        per_micro_batch += plan->chunks[k].pass[p].n_tasks + 3.0;
+      once += plan->chunks[k].pass[passes - 1].n_tasks + 1.0;
+    }
+  return per_micro_batch * (double) plan->micro_batches + once;
+}
+
+/* The IR simulator's limit, asked before millions of ops are built: a step of 4
+ * million micro-batches passes the event engine's pass limit on one stage, and took
+ * 7 GB and minutes to lower. */
+static gboolean
+check_program_size (const PlxPlan *plan, GError **error)
+{
+  double ops = program_ops (plan);
+
+  if (ops <= PLX_IR_MAX_OPS)
+    return TRUE;
+  g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
+               "strategy: %" G_GUINT64_FORMAT " micro-batches x %u stages x %u chunks is %.3g million ops, more than "
+               "the IR engine's %d million ops; use the event engine",
+               plan->micro_batches, plan->pp, plan->virtual_stages, ops / 1e6, PLX_IR_MAX_OPS / 1000000);
+  return FALSE;
+}
+
+gboolean
+plx_ir_program_check_printable (const PlxIrGraph *program,
+                                GError          **error)
+{
+  if (program->ops->len <= PLX_IR_JSON_MAX_OPS)
+    return TRUE;
+  g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
+               "plan --json: the program has %u ops, more than the %d a printed program holds (about %d MB of "
+               "JSON); use fewer micro-batches or layers, or plan without --json (each task once, for one micro-batch)",
+               program->ops->len, PLX_IR_JSON_MAX_OPS, PLX_IR_JSON_MAX_OPS * 450 / 1000000);
+  return FALSE;
 }
 
 static PlxIrGraph *

@@ -152,26 +152,39 @@ compare_events (const void *pa, const void *pb)
   return (a->bytes > b->bytes) - (a->bytes < b->bytes);
 }
 
+/* A graph input read on a device. */
+typedef struct
+{
+  guint input;   /* tensor index */
+  guint device;
+} InputUse;
+
+static int
+compare_uses (const void *pa, const void *pb)
+{
+  const InputUse *a = pa, *b = pb;
+
+  if (a->input != b->input)
+    return a->input < b->input ? -1 : 1;
+  return (a->device > b->device) - (a->device < b->device);
+}
+
 /* Each device's peak: graph inputs held throughout; an op's outputs from its start
  * until the last op reading them ends (outputs nothing reads, to the end). */
 static void
 memory_peaks (const PlxIrGraph *graph, PlxIrRun *run, PlxMemoryTrace *trace, double *static_bytes)
 {
   g_autoptr (GArray) events = g_array_new (FALSE, FALSE, sizeof (MemoryEvent));
+  g_autoptr (GArray) uses = g_array_new (FALSE, FALSE, sizeof (InputUse));
   g_autofree double *last_read = g_new (double, MAX (graph->tensors->len, 1));
   g_autofree double *live = g_new0 (double, MAX (graph->n_devices, 1));
-  g_autofree guint8 *input_on = NULL;
-  g_autofree guint *input_index = g_new (guint, MAX (graph->tensors->len, 1));
-  guint n_dev = graph->n_devices, n_inputs = 0;
+  guint n_dev = graph->n_devices;
 
-  /* Graph inputs are held by every device that reads them: a device map for each
-   * input only (a program's inputs are a few of its tensors). */
+  /* Graph inputs are held by every device that reads them: the (input, device)
+   * pairs read, sorted and counted once each - not an inputs x devices map, which
+   * for a pipeline of p stages (4 inputs a stage) is 4 p^2 bytes to clear and scan. */
   for (guint t = 0; t < graph->tensors->len; t++)
-    {
-      last_read[t] = -1.0;
-      input_index[t] = ((const PlxIrTensor *) graph->tensors->pdata[t])->producer == -1 ? n_inputs++ : G_MAXUINT;
-    }
-  input_on = g_new0 (guint8, (gsize) MAX (n_inputs, 1) * n_dev);
+    last_read[t] = -1.0;
   for (guint i = 0; i < graph->ops->len; i++)
     {
       const PlxIrOp *op = graph->ops->pdata[i];
@@ -186,24 +199,28 @@ memory_peaks (const PlxIrGraph *graph, PlxIrRun *run, PlxMemoryTrace *trace, dou
             continue;
           places (op, FALSE, j, op->n_inputs, &devs, &n);
           for (guint d = 0; d < n; d++)
-            input_on[(gsize) input_index[op->inputs[j]] * n_dev + devs[d]] = 1;
+            {
+              InputUse use = { op->inputs[j], devs[d] };
+              g_array_append_val (uses, use);
+            }
         }
     }
-  for (guint t = 0; t < graph->tensors->len; t++)
+  /* By input, then device: each device adds its inputs in tensor order, as before. */
+  g_array_sort (uses, compare_uses);
+  for (guint u = 0; u < uses->len; u++)
     {
-      const PlxIrTensor *tensor = graph->tensors->pdata[t];
-      if (tensor->producer != -1)
+      const InputUse *use = &g_array_index (uses, InputUse, u);
+      const PlxIrTensor *tensor = graph->tensors->pdata[use->input];
+      guint d = use->device;
+
+      if (u > 0 && compare_uses (use, use - 1) == 0)
         continue;
-      for (guint d = 0; d < n_dev; d++)
-        if (input_on[(gsize) input_index[t] * n_dev + d])
-          {
-            live[d] += plx_ir_tensor_bytes (tensor);
-            if (static_bytes != NULL)
-              static_bytes[(gsize) d * PLX_N_MEM + (tensor->role == PLX_IR_ROLE_WEIGHT  ? PLX_MEM_WEIGHTS
-                                                     : tensor->role == PLX_IR_ROLE_STATE ? PLX_MEM_OPTIMIZER
-                                                                                         : PLX_MEM_OTHER)] +=
-                plx_ir_tensor_bytes (tensor);
-          }
+      live[d] += plx_ir_tensor_bytes (tensor);
+      if (static_bytes != NULL)
+        static_bytes[(gsize) d * PLX_N_MEM + (tensor->role == PLX_IR_ROLE_WEIGHT  ? PLX_MEM_WEIGHTS
+                                               : tensor->role == PLX_IR_ROLE_STATE ? PLX_MEM_OPTIMIZER
+                                                                                   : PLX_MEM_OTHER)] +=
+          plx_ir_tensor_bytes (tensor);
     }
   for (guint d = 0; d < n_dev; d++)
     run->device_peak_bytes[d] = run->device_input_bytes[d] = live[d];
@@ -291,6 +308,13 @@ simulate (const PlxIrGraph *graph,
   GArray **unpaid = NULL;              /* [stream * n_dev + device], contention only */
 
   memset (run, 0, sizeof *run);
+  if (graph->ops->len > PLX_IR_MAX_OPS)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
+                   "program: %u ops is more than the IR engine's %d million ops", graph->ops->len,
+                   PLX_IR_MAX_OPS / 1000000);
+      return FALSE;
+    }
   if (n_dev > n_gpus)
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,

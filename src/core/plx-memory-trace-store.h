@@ -32,6 +32,7 @@ typedef struct
 {
   guint8  *codes;          /* one a pass, in the order the stage ran them */
   gsize    n_passes;
+  gsize    max_passes;     /* room in codes: no block of starts needs more */
   double **start_blocks;   /* the starts of the passes without PLX_MEMORY_FROM_FREE */
   gsize    n_starts;
   GArray  *whole;          /* PlxMemorySample, when the samples are kept whole */
@@ -66,8 +67,11 @@ plx_memory_trace_store_add_pass (PlxMemoryTraceRank *rank, guint8 code, double s
   rank->n_samples += n_changes;
   if (code & PLX_MEMORY_FROM_FREE)
     return;
+  /* A block no larger than the passes left: a stage of a 100,000-stage pipeline runs
+   * a few dozen, and 32 KB blocks came to gigabytes. */
   if (rank->n_starts % PLX_MEMORY_STARTS_PER_BLOCK == 0)
-    rank->start_blocks[rank->n_starts / PLX_MEMORY_STARTS_PER_BLOCK] = g_new (double, PLX_MEMORY_STARTS_PER_BLOCK);
+    rank->start_blocks[rank->n_starts / PLX_MEMORY_STARTS_PER_BLOCK] =
+      g_new (double, MIN (PLX_MEMORY_STARTS_PER_BLOCK, rank->max_passes - rank->n_starts));
   rank->start_blocks[rank->n_starts / PLX_MEMORY_STARTS_PER_BLOCK][rank->n_starts % PLX_MEMORY_STARTS_PER_BLOCK] =
     start_s;
   rank->n_starts++;

@@ -53,6 +53,7 @@ plx_memory_trace_store_init_passes (PlxMemoryTrace            *tr,
       rk->whole = NULL;
       /* One code a pass, exactly; a block of starts when the passes that need one come. */
       rk->codes = g_new (guint8, MAX (passes[r], 1));
+      rk->max_passes = MAX (passes[r], 1);
       rk->start_blocks = g_new0 (double *, passes[r] / PLX_MEMORY_STARTS_PER_BLOCK + 1);
     }
 }

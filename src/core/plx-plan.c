@@ -27,10 +27,49 @@ plx_task_kind_to_string (PlxTaskKind kind)
   return kind_names[kind];
 }
 
+/* Each label is written once into the plan's block: a 100,000-layer model names over
+ * a million tasks, which interned strings kept for the life of the process (and the
+ * quark table grew past a gigabyte over a few such plans). */
+struct _PlxPlanLabels
+{
+  GStringChunk *text;
+};
+
+static PlxPlanLabels *
+labels_new (void)
+{
+  PlxPlanLabels *labels = g_atomic_rc_box_new0 (PlxPlanLabels);
+
+  labels->text = g_string_chunk_new (1 << 16);
+  return labels;
+}
+
+static void
+labels_clear (gpointer data)
+{
+  PlxPlanLabels *labels = data;
+
+  g_string_chunk_free (labels->text);
+}
+
+PlxPlanLabels *
+plx_plan_labels_ref (PlxPlanLabels *labels)
+{
+  return labels != NULL ? g_atomic_rc_box_acquire (labels) : NULL;
+}
+
+void
+plx_plan_labels_unref (PlxPlanLabels *labels)
+{
+  if (labels != NULL)
+    g_atomic_rc_box_release_full (labels, labels_clear);
+}
+
 typedef struct
 {
   PlxPlan *plan;
   GArray  *tasks;
+  GString *label;          /* the one being formatted */
 } Builder;
 
 static void
@@ -55,17 +94,15 @@ add (Builder     *b,
 {
   PlxPlanTask t;
   va_list args;
-  g_autofree char *label = NULL;
 
   if (duration_s <= 0.0)
     return;
   va_start (args, fmt);
-  label = g_strdup_vprintf (fmt, args);
+  g_string_vprintf (b->label, fmt, args);
   va_end (args);
   t.stream = stream;
   t.kind = kind;
-  /* Interned: timelines outlive the plan that named their events. */
-  t.label = g_intern_string (label);
+  t.label = g_string_chunk_insert_len (b->plan->labels->text, b->label->str, (gssize) b->label->len);
   t.duration_s = duration_s;
   t.flops = flops;
   t.bytes = bytes;
@@ -249,8 +286,10 @@ plx_plan_lower_split (const PlxModel    *model,
   K = s->pp * s->virtual_stages;
   plan->chunks = g_new0 (PlxPlanChunk, K);
   plan->stages = g_new0 (PlxPlanStage, s->pp);
+  plan->labels = labels_new ();
   b.plan = plan;
   b.tasks = g_array_new (FALSE, FALSE, sizeof (PlxPlanTask));
+  b.label = g_string_new (NULL);
 
   for (guint k = 0; k < K; k++)
     {
@@ -272,6 +311,7 @@ plx_plan_lower_split (const PlxModel    *model,
       lower_chunk (&b, &cx, &c, &zero3, chunk, first, last, plan->split_backward);
     }
   g_array_unref (b.tasks);
+  g_string_free (b.label, TRUE);
 
   for (guint st = 0; st < s->pp; st++)
     {
@@ -368,6 +408,7 @@ plx_plan_free (PlxPlan *plan)
         g_free (plan->chunks[k].pass[p].tasks);
   g_free (plan->chunks);
   g_free (plan->stages);
+  plx_plan_labels_unref (plan->labels);
   g_free (plan);
 }
 

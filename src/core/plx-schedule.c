@@ -158,7 +158,14 @@ build_interleaved (PlxScheduleOrder *o)
  * otherwise), so the activation peak is bounded by the pipeline depth, not by the
  * number of micro-batches - without that bound a W could wait to the end of the step
  * and the peak grew with every micro-batch. The order is found by list-scheduling with
- * F = B = W = 1 time unit, the paper's setting, with priority B > F > W. */
+ * F = B = W = 1 time unit, the paper's setting, with priority B > F > W.
+ * At step t a stage's choice reads only its own counters and passes done by step t,
+ * so a stage that did nothing at t, beside neighbours that did nothing, does nothing
+ * at t + 1: only the stages next to one that ran are looked at again. A step visits
+ * the few stages a wave of passes has reached, not all p of them: the work grows with
+ * the passes (3 m p), not with p times the steps (about 2 p + 3 m), which made a
+ * 100,000-stage pipeline take minutes. The order in which a step visits its stages
+ * does not matter (nothing done at t is seen before t + 1). */
 static void
 build_zero_bubble_h1 (PlxScheduleOrder *o)
 {
@@ -170,24 +177,43 @@ build_zero_bubble_h1 (PlxScheduleOrder *o)
   /* Completion step of each pass, G_MAXUINT64 until done. */
   g_autofree guint64 *f_done = g_new (guint64, (gsize) p * m);
   g_autofree guint64 *b_done = g_new (guint64, (gsize) p * m);
-  g_autofree guint64 *b_prev = g_new0 (guint64, p);
+  /* The stages to look at in this step and the next; a stage is in `later` once,
+   * while its `queued` is the next step + 1. */
+  g_autofree guint *now = g_new (guint, p);
+  g_autofree guint *later = g_new (guint, p);
+  g_autofree guint64 *queued = g_new0 (guint64, p);
+  gsize n_now = p;
   guint finished = 0;
 
   for (gsize i = 0; i < (gsize) p * m; i++)
     f_done[i] = b_done[i] = G_MAXUINT64;
+  for (guint s = 0; s < p; s++)
+    now[s] = s;
 
-  for (guint64 t = 0; finished < p; t++)
+  for (guint64 t = 0; finished < p && n_now > 0; t++)
     {
-      for (guint s = 0; s < p; s++)
-        b_prev[s] = b_next[s];
-      for (guint s = 0; s < p; s++)
+      gsize n_later = 0;
+
+#define WAKE(stage)                                  \
+  G_STMT_START {                                     \
+    guint w_ = (stage);                              \
+    if (queued[w_] != t + 2)                         \
+      {                                              \
+        queued[w_] = t + 2;                          \
+        later[n_later++] = w_;                       \
+      }                                              \
+  } G_STMT_END
+
+      for (gsize i = 0; i < n_now; i++)
         {
+          guint s = now[i];
           guint64 f = f_next[s], b = b_next[s], w = w_next[s];
           gboolean b_ready = b < m && f_done[(gsize) s * m + b] <= t &&
                              (s == p - 1 || b_done[(gsize) (s + 1) * m + b] <= t);
           gboolean f_ready = f < m && f - b < p - s && f - w < 2 * p - s - 1 &&
                              (s == 0 || f_done[(gsize) (s - 1) * m + f] <= t);
-          gboolean w_ready = w < b_prev[s] && b_done[(gsize) s * m + w] <= t;
+          /* W of a B done before this step: b counts those (only s moves it). */
+          gboolean w_ready = w < b && b_done[(gsize) s * m + w] <= t;
 
           if (b_ready)
             {
@@ -208,7 +234,18 @@ build_zero_bubble_h1 (PlxScheduleOrder *o)
               if (w_next[s] == m)
                 finished++;
             }
+          else
+            continue;
+          /* What s ran may let it, or a neighbour, run at t + 1. */
+          WAKE (s);
+          if (s > 0)
+            WAKE (s - 1);
+          if (s + 1 < p)
+            WAKE (s + 1);
         }
+#undef WAKE
+      memcpy (now, later, n_later * sizeof (guint));
+      n_now = n_later;
     }
 }
 
@@ -398,7 +435,10 @@ plx_schedule_order_check (const PlxScheduleOrder *o,
   gsize n = (gsize) o->pp * o->virtual_stages * o->micro_batches;
   Progress pr = { o, { NULL } };
   g_autofree guint *next = g_new0 (guint, o->pp);
-  gboolean ok = FALSE, progress = TRUE;
+  gboolean ok = FALSE;
+  g_autofree guint *todo = g_new (guint, o->pp);   /* stages to run, each once at most */
+  g_autofree gboolean *queued = g_new0 (gboolean, o->pp);
+  gsize n_todo = 0;
   guint passes = o->split_backward ? 3 : 2;
   g_autofree guint8 *seen = g_new0 (guint8, n * PLX_N_PASSES);
 
@@ -449,24 +489,41 @@ plx_schedule_order_check (const PlxScheduleOrder *o,
               }
     }
 
-  /* Run it in dependency order; if every stage is stuck before its end, it deadlocks. */
+  /* Run it in dependency order; if every stage is stuck before its end, it deadlocks.
+   * A stage stuck on a pass of its neighbour is looked at again only when that
+   * neighbour has run something: sweeping every stage until none moves took as many
+   * sweeps as stages (a backward walks back one a sweep). Where each stage stops does
+   * not depend on the order stages are run in. */
   for (guint p = 0; p < PLX_N_PASSES; p++)
     pr.done[p] = g_new0 (guint8, n);
-  while (progress)
+  for (guint s = o->pp; s-- > 0;)
     {
-      progress = FALSE;
-      for (guint s = 0; s < o->pp; s++)
-        while (next[s] < stages[s]->len)
-          {
-            const PlxScheduleEntry *e = &g_array_index (stages[s], PlxScheduleEntry, next[s]);
-            PlxScheduleEntry need;
-            guint need_stage;
+      todo[n_todo++] = s;
+      queued[s] = TRUE;
+    }
+  while (n_todo > 0)
+    {
+      guint s = todo[--n_todo], wake[2] = { (s + 1) % o->pp, (s + o->pp - 1) % o->pp };
+      gboolean ran = FALSE;
 
-            if (missing_dependency (&pr, s, e, &need, &need_stage))
-              break;
-            pr.done[e->pass][slot (o, s, e->chunk, e->micro_batch)] = 1;
-            next[s]++;
-            progress = TRUE;
+      queued[s] = FALSE;
+      while (next[s] < stages[s]->len)
+        {
+          const PlxScheduleEntry *e = &g_array_index (stages[s], PlxScheduleEntry, next[s]);
+          PlxScheduleEntry need;
+          guint need_stage;
+
+          if (missing_dependency (&pr, s, e, &need, &need_stage))
+            break;
+          pr.done[e->pass][slot (o, s, e->chunk, e->micro_batch)] = 1;
+          next[s]++;
+          ran = TRUE;
+        }
+      for (guint j = 0; ran && j < 2; j++)
+        if (!queued[wake[j]])
+          {
+            queued[wake[j]] = TRUE;
+            todo[n_todo++] = wake[j];
           }
     }
   ok = TRUE;

@@ -450,6 +450,7 @@ plx_sim_run (const PlxPlan          *plan,
       for (guint s = 0; s < pp; s++)
         passes += sim.cursors[s].len;
       sim.timeline = plx_timeline_new (pp, 0.0);
+      plx_timeline_store_keep_labels (sim.timeline->store, plan);
       /* A pass record names its virtual stage in 16 bits; beyond, passes are kept whole. */
       sim.compact = sim.K <= G_MAXUINT16 + 1u;
       if (sim.compact)

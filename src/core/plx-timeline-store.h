@@ -40,6 +40,7 @@ struct _PlxTimelineStore
                                       * the index of the first one's first event */
   guint64              n_pass_events; /* events the pass records expand to */
   GArray              *whole;        /* PlxTimelineEvent: every event after the passes */
+  PlxPlanLabels       *plan_labels;  /* a reference on the labels of the plan recorded */
 };
 
 /* Appends a pass record of `n_tasks` events (n_pass_events + n_tasks must not pass
@@ -54,6 +55,14 @@ plx_timeline_store_add_pass (PlxTimelineStore *st, const PlxTimelinePassRecord *
     }
   g_array_append_vals (st->passes, rec, 1);
   st->n_pass_events += n_tasks;
+}
+
+/* Keeps the plan's task labels alive as long as the timeline, whose events name them. */
+static inline void
+plx_timeline_store_keep_labels (PlxTimelineStore *st, const PlxPlan *plan)
+{
+  if (st->plan_labels == NULL)
+    st->plan_labels = plx_plan_labels_ref (plan->labels);
 }
 
 /* Sets the timeline up to record passes of `plan`, room for `passes` of them. */

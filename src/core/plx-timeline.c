@@ -424,6 +424,7 @@ plx_timeline_free (PlxTimeline *timeline)
       g_array_unref (timeline->store->whole);
       g_free (timeline->store->templates);
       g_free (timeline->store->tasks);
+      plx_plan_labels_unref (timeline->store->plan_labels);
       g_free (timeline->store);
     }
   if (timeline->labels != NULL)

@@ -406,6 +406,116 @@ test_kernel_has_no_gradient (void)
     g_error ("%s", error->message);
 }
 
+/* A deep pipeline through the IR engine: 20,000 stages of one tiny layer, 1F1B, one
+ * micro-batch (2,000 under AddressSanitizer). Lowering swept every stage each round
+ * (a round per stage the backward walks back) and the memory pass cleared an inputs
+ * x devices map: quadratic, a minute at 40,000 stages (bench-deep times it). The
+ * program runs as the event engine runs the plan: the same step and peak (but for
+ * the rounding of its buffers to whole bytes). */
+static void
+test_deep_pipeline (void)
+{
+#if defined(PLX_TEST_ASAN)
+  const guint p = 2000;
+#else
+  const guint p = 20000;
+#endif
+  g_autofree char *json = g_strdup_printf (
+    "{ \"model\": { \"model_type\": \"gpt2\", \"n_layer\": %u, \"n_embd\": 64, \"n_head\": 1,"
+    "             \"vocab_size\": 64, \"n_positions\": 64 },"
+    "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": %u },"
+    "  \"strategy\": { \"seq_length\": 64, \"global_batch_size\": 1, \"pp\": %u, \"dp\": 1 } }", p, p / 8, p);
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (json);
+  g_autoptr (GError) error = NULL;
+  PlxReport ir, event;
+
+  g_assert_true (plx_ir_run_scenario (sc->model, sc->cluster, sc->strategy, &ir, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &event, NULL, NULL, NULL, &error));
+  g_assert_cmpfloat (fabs (ir.step_time_s - event.step_time_s), <=, 1e-9 * event.step_time_s);
+  /* The program's buffers are whole bytes: a few bytes apart at most. */
+  g_assert_cmpfloat (fabs ((double) ir.peak_memory_bytes - (double) event.peak_memory_bytes), <=, 8.0);
+}
+
+/* GPT-2 (12 layers) on one stage, dp 8, no recompute, tp 1 (no TP tasks): a forward
+ * pass is the embedding, attention and MLP of each layer and the LM head, 26 tasks;
+ * a backward pass the same 26 in reverse. */
+static PlxScenario *
+gpt2_one_stage (guint64 micro_batches)
+{
+  g_autofree char *json = g_strdup_printf (
+    "{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 },"
+    "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": %" G_GUINT64_FORMAT ", \"dp\": 8 } }",
+    8 * micro_batches);
+  return test_scenario_from_string (json);
+}
+
+/* The IR engine's op limit is asked before the program is built (issue 34: 4 million
+ * micro-batches on one stage passed the event engine's pass limit and took 7 GB).
+ * 20,000 micro-batches: 52 tasks each, plus at most 3 markers and sends a pass, 58
+ * ops, 1.16 million in all with the step's few. The event engine still answers. */
+static void
+test_op_limit (void)
+{
+  g_autoptr (PlxScenario) sc = gpt2_one_stage (20000);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) program = plx_ir_lower_scenario (sc->model, sc->cluster, sc->strategy, NULL, NULL, &error);
+  PlxReport r;
+
+  g_assert_null (program);
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (error->message, ==, "strategy: 20000 micro-batches x 1 stages x 1 chunks is 1.16 million ops, "
+                                       "more than the IR engine's 1 million ops; use the event engine");
+  g_clear_error (&error);
+  g_assert_false (plx_ir_run_scenario (sc->model, sc->cluster, sc->strategy, &r, NULL, NULL, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED);
+  g_clear_error (&error);
+  g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &r, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* `plan --json` prints at most 200,000 ops: each micro-batch more adds its 52 tasks
+ * (above), so 4,000 micro-batches are one micro-batch's program and 3,999 x 52 =
+ * 207,948 ops more. */
+static void
+test_printable_limit (void)
+{
+  g_autoptr (PlxScenario) one = gpt2_one_stage (1), many = gpt2_one_stage (4000);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) small = plx_ir_lower_scenario (one->model, one->cluster, one->strategy, NULL, NULL, &error);
+  g_autoptr (PlxIrGraph) big = plx_ir_lower_scenario (many->model, many->cluster, many->strategy, NULL, NULL, &error);
+  g_autofree char *want = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (plx_ir_program_check_printable (small, &error));
+  g_assert_cmpuint (big->ops->len, ==, small->ops->len + 3999 * 52);
+  g_assert_false (plx_ir_program_check_printable (big, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED);
+  want = g_strdup_printf ("plan --json: the program has %u ops, more than the 200000 a printed program holds "
+                          "(about 90 MB of JSON); use fewer micro-batches or layers, or plan without --json "
+                          "(each task once, for one micro-batch)", small->ops->len + 3999 * 52);
+  g_assert_cmpstr (error->message, ==, want);
+}
+
+/* Any program past the simulator's limit, however it was made, is refused by it:
+ * PLX_IR_MAX_OPS + 1 ops of no time on one device. */
+static void
+test_simulator_limit (void)
+{
+  g_autoptr (PlxIrGraph) g = plx_ir_graph_new (1);
+  g_autoptr (PlxCluster) cluster = plx_cluster_new_preset ("dgx-a100-80gb", NULL);
+  g_autoptr (GError) error = NULL;
+  const gint64 one = 1;
+  guint t = plx_ir_graph_add_tensor (g, "x", 1, &one, PLX_DTYPE_FP8, PLX_IR_ROLE_DATA), dev = 0;
+  PlxIrRun run;
+
+  for (guint i = 0; i <= PLX_IR_MAX_OPS; i++)
+    plx_ir_graph_add_op (g, "op", PLX_IR_RESHAPE, &t, 1, NULL, 0, &dev, 1);
+  g_assert_false (plx_ir_simulate (g, cluster, &run, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (error->message, ==, "program: 1000001 ops is more than the IR engine's 1 million ops");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -418,5 +528,9 @@ main (int argc, char **argv)
   g_test_add_func ("/ir-lower/kernel-has-no-gradient", test_kernel_has_no_gradient);
   g_test_add_func ("/ir-lower/kernel-times", test_kernel_times);
   g_test_add_func ("/ir-lower/model-graph-refuses-times", test_model_graph_refuses_times);
+  g_test_add_func ("/ir-lower/deep-pipeline", test_deep_pipeline);
+  g_test_add_func ("/ir-lower/op-limit", test_op_limit);
+  g_test_add_func ("/ir-lower/printable-limit", test_printable_limit);
+  g_test_add_func ("/ir-lower/simulator-limit", test_simulator_limit);
   return g_test_run ();
 }

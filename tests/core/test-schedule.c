@@ -115,6 +115,31 @@ test_check_all_builtins (void)
       }
 }
 
+/* The deadlock check on a pipeline of 40,000 stages, one micro-batch: a backward
+ * walks back one stage a sweep, so sweeping every stage until none moved took 40,000
+ * sweeps of 40,000 stages (22 s through a schedule file); it now looks again only at
+ * the stages beside one that ran. 1F1B passes; with the last stage's two entries
+ * swapped (B0 before F0) nothing before its forward can wait on it, but its B0 waits
+ * on its own F0, and every other stage's B0 waits on that stage's B0. */
+static void
+test_check_deep (void)
+{
+  const guint p = 40000;
+  g_autoptr (PlxScheduleOrder) o = plx_schedule_order_new (PLX_SCHEDULE_1F1B, p, 1, 1);
+  g_autoptr (GError) error = NULL;
+  GArray *last = plx_schedule_order_get_stages (o)[p - 1];
+  PlxScheduleEntry f0 = g_array_index (last, PlxScheduleEntry, 0);
+
+  g_assert_true (plx_schedule_order_check (o, "deep", &error));
+  g_assert_no_error (error);
+  g_array_index (last, PlxScheduleEntry, 0) = g_array_index (last, PlxScheduleEntry, 1);
+  g_array_index (last, PlxScheduleEntry, 1) = f0;
+  g_assert_false (plx_schedule_order_check (o, "deep", &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT);
+  g_assert_cmpstr (error->message, ==, "deep: stage 0, entry 1 (B0) deadlocks: it waits for B0 on stage 1, which "
+                                       "never runs before it");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -125,5 +150,6 @@ main (int argc, char **argv)
   g_test_add_func ("/schedule/interleaved", test_interleaved);
   g_test_add_func ("/schedule/zero-bubble-h1", test_zero_bubble_h1);
   g_test_add_func ("/schedule/check-all-builtins", test_check_all_builtins);
+  g_test_add_func ("/schedule/check-deep", test_check_deep);
   return g_test_run ();
 }

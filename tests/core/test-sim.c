@@ -219,6 +219,30 @@ test_zero_bubble_h1_time (void)
     }
 }
 
+/* A pipeline of 100,000 stages (issue 34: minutes, when the ZB-H1 order was found by
+ * looking at every stage at every time step). F = B = W = 1 and m = 8 <= p: the
+ * last micro-batch's forward reaches the last stage at m - 1 + p; there B and F
+ * alternate (B first), so its last B ends at p + 2m - 1; that B walks back through
+ * p - 1 stages, each idle by then (Ws fill only gaps), ending on stage 0 at
+ * 2p + 2m - 2, and stage 0's last W follows: (m + p - 1)(F + B) + W = 2(m + p - 1) + 1
+ * units, 1F1B's step less (m + p - 2) W, as test-analytic derives for m <= p. The
+ * last stage's activations peak at its one micro-batch in flight, stage 0's at
+ * min(m, p) = m (1 byte a micro-batch). */
+static void
+test_zero_bubble_h1_deep (void)
+{
+  guint p = 100000;
+  guint64 m = 8;
+  PlxReport r;
+  g_autoptr (PlxMemoryTrace) trace = NULL;
+
+  run_synthetic (PLX_SCHEDULE_ZERO_BUBBLE_H1, p, 1, m, 1.0, 1.0, 1.0, &r, &trace, NULL);
+  g_test_message ("ZB-H1 p=%u m=%" G_GUINT64_FORMAT ": %.3f units", p, m, r.step_time_s);
+  g_assert_cmpfloat (r.step_time_s, ==, 2.0 * (m + p - 1.0) + 1.0);
+  g_assert_cmpfloat (trace->peak_activation_bytes[0], ==, (double) m);
+  g_assert_cmpfloat (trace->peak_activation_bytes[p - 1], ==, 1.0);
+}
+
 static void
 test_activation_peaks (void)
 {
@@ -783,6 +807,35 @@ test_chrome_trace (void)
   g_rmdir (dir);
 }
 
+/* A trace past PLX_TRACE_MAX_EVENTS is refused before anything is written (issue 34:
+ * 9 million events, 1.3 GB). 2 stages, 300,000 micro-batches, 1F1B, one task a
+ * pass: 1,200,000 passes, of which the timeline keeps its 1,000,000; each pass makes
+ * one memory sample (F allocates, B frees), 600,000 a stage, and each stage's trace
+ * starts with its static bytes: 1,200,002 samples; six track names a stage, 12. */
+static void
+test_chrome_trace_bounded (void)
+{
+  g_autoptr (PlxTimeline) tl = NULL;
+  g_autoptr (PlxMemoryTrace) trace = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("plx-trace-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "trace.json", NULL);
+  g_autoptr (GDir) listing = NULL;
+  PlxReport r;
+
+  run_synthetic (PLX_SCHEDULE_1F1B, 2, 1, 300000, 1.0, 2.0, 0.0, &r, &trace, &tl);
+  g_assert_cmpuint (plx_timeline_n_events (tl), ==, 1000000);
+  g_assert_false (plx_timeline_write_chrome_trace (tl, trace, path, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED);
+  g_assert_true (g_str_has_suffix (error->message, "trace.json: 1000000 timeline events, 1200002 memory samples and "
+                                                   "12 track names of 2 stages are more than a trace's 2 million "
+                                                   "events; simulate fewer micro-batches or stages"));
+  /* Nothing written, no temporary file left. */
+  listing = g_dir_open (dir, 0, NULL);
+  g_assert_null (g_dir_read_name (listing));
+  g_rmdir (dir);
+}
+
 static void
 test_chrome_trace_comma_locale (void)
 {
@@ -871,6 +924,42 @@ test_too_many_passes (void)
   g_assert_null (strstr (error->message, "analytical"));
   /* The closed form still answers. */
   g_assert_true (plx_analytic_run (sc->model, sc->cluster, sc->strategy, &r, NULL));
+}
+
+/* Task labels belong to the plan (and the timelines made from it), not to GLib's
+ * process-wide quark table: a 100,000-layer model names over a million tasks, which
+ * stayed for the life of the process (1.25 GB reported by LeakSanitizer, issue 34).
+ * The timeline still reads them after its plan is gone. */
+static void
+test_labels_owned (void)
+{
+  g_autoptr (PlxScenario) sc = test_scenario_from_string (
+    "{ \"model\": { \"model_type\": \"gpt2\", \"n_layer\": 37, \"n_embd\": 256, \"n_head\": 8,"
+    "             \"vocab_size\": 64, \"n_positions\": 128 },"
+    "  \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 1 },"
+    "  \"strategy\": { \"seq_length\": 128, \"global_batch_size\": 2, \"pp\": 1, \"dp\": 1, \"tp\": 8 } }");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxTimeline) tl = NULL;
+  PlxPlan *plan = NULL;
+  PlxTimelineIter iter;
+  PlxTimelineEvent ev;
+  gboolean seen = FALSE;
+  PlxReport r;
+
+  g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &r, &plan, &tl, NULL, &error));
+  g_assert_no_error (error);
+  /* The last layer's MLP backward is the first task of the backward pass after its
+   * recompute and TP steps; whichever it is, its name is the plan's, not a quark. */
+  for (guint i = 0; i < plan->chunks[0].pass[PLX_PASS_BACKWARD].n_tasks; i++)
+    if (g_str_equal (plan->chunks[0].pass[PLX_PASS_BACKWARD].tasks[i].label, "layer 36 MLP backward"))
+      seen = TRUE;
+  g_assert_true (seen);
+  g_assert_cmpuint (g_quark_try_string ("layer 36 MLP backward"), ==, 0);
+  plx_plan_free (plan);
+  seen = FALSE;
+  for (plx_timeline_iter_init (&iter, tl); plx_timeline_iter_next (&iter, &ev);)
+    seen = seen || g_str_equal (ev.label, "layer 36 MLP backward");
+  g_assert_true (seen);
 }
 
 static void
@@ -1009,6 +1098,7 @@ main (int argc, char **argv)
   test_init_private_home (&argc, &argv);
   g_test_add_func ("/sim/bubble-exact", test_bubble_exact);
   g_test_add_func ("/sim/zero-bubble-h1-time", test_zero_bubble_h1_time);
+  g_test_add_func ("/sim/zero-bubble-h1-deep", test_zero_bubble_h1_deep);
   g_test_add_func ("/sim/zero3-flow-shop", test_zero3_flow_shop);
   g_test_add_func ("/sim/zero3-fp8-gather", test_zero3_fp8_gather);
   g_test_add_func ("/sim/zero3-reshard", test_zero3_reshard);
@@ -1023,9 +1113,11 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/breakdown-sums", test_breakdown_sums);
   g_test_add_func ("/sim/chrome-trace", test_chrome_trace);
   g_test_add_func ("/sim/chrome-trace-comma-locale", test_chrome_trace_comma_locale);
+  g_test_add_func ("/sim/chrome-trace-bounded", test_chrome_trace_bounded);
   g_test_add_func ("/sim/validation-event", test_validation_event);
   g_test_add_func ("/sim/too-many-passes", test_too_many_passes);
   g_test_add_func ("/sim/timeline-bounded", test_timeline_bounded);
+  g_test_add_func ("/sim/labels-owned", test_labels_owned);
   g_test_add_func ("/sim/bucket-bars", test_bucket_bars);
   g_test_add_func ("/sim/past-arithmetic", test_past_arithmetic);
   g_test_add_func ("/sim/waiting-is-bubble", test_waiting_is_bubble);
