@@ -148,6 +148,71 @@ test_cnn_training (void)
   g_assert_no_error (error);
 }
 
+/* A ResNet stem and basic block as exported for training (make-models.py
+ * resnet_block): batch norms with training_mode=1, max pools, one with ceil_mode.
+ * Shapes by ONNX's rule (onnx.shape_inference gives the same):
+ *   conv1 7x7 stride 2 pad 3: (32 + 6 - 6 - 1) / 2 + 1 = 16 -> [4, 16, 16, 16]
+ *   pool1 3x3 stride 2 pad 1: (16 + 2 - 2 - 1) / 2 + 1 = 8  -> [4, 16, 8, 8]
+ *   conv2 3x3 pad 1 -> [4, 16, 8, 8]
+ *   pool2 3x3 stride 2 ceil:  ceil((8 - 3) / 2) + 1 = 4, the last window starting at
+ *     6 < 8, inside the input -> [4, 16, 4, 4] (floor would give 3).
+ * FLOPs: conv1 2 x 16,384 outputs x (3 x 7 x 7) = 4,816,896; conv2 2 x 4,096 x
+ * (16 x 3 x 3) = 1,179,648; the batch norms at the IR's 8 a element (docs/ir.md)
+ * 8 x 16,384 + 8 x 4,096 = 163,840; the pools one comparison an input element,
+ * 16,384 + 4,096 = 20,480. Bytes of bn1: x and y, 16,384 fp32 each, and the scale
+ * and bias, 16 each: 4 x (2 x 16,384 + 32) = 131,200. pool1: x 16,384 and y 4,096
+ * elements: 81,920 bytes. */
+static void
+test_resnet_block (void)
+{
+  PlxOnnxOptions opts = { NULL, NULL, 0, TRUE };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) g = import ("resnet-block.onnx", &opts, &error);
+  g_autoptr (PlxIrGraph) t = NULL;
+  g_autoptr (PlxIrGraph) p = NULL;
+  g_autoptr (JsonNode) cnode = plx_json_parse_data (TEST_IDEAL_CLUSTER (1, 1e11, 1e10), -1, "ideal", NULL);
+  g_autoptr (PlxCluster) c = plx_cluster_new_from_json (cnode, "ideal", NULL);
+  PlxIrParallel par = { 2, 1, 1, 1, PLX_IR_SCHEDULE_1F1B };
+  const PlxIrTensor *p2;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (count (g, PLX_IR_BATCH_NORM), ==, 2);
+  g_assert_cmpuint (count (g, PLX_IR_MAX_POOL), ==, 2);
+  g_assert_cmpint (tensor_named (g, "p1")->shape[2], ==, 8);
+  p2 = tensor_named (g, "p2");
+  g_assert_cmpint (p2->shape[1], ==, 16);
+  g_assert_cmpint (p2->shape[2], ==, 4);
+  g_assert_cmpint (p2->shape[3], ==, 4);
+  g_assert_cmpfloat (flops_of (g, PLX_IR_CONV), ==, 4816896.0 + 1179648.0);
+  g_assert_cmpfloat (flops_of (g, PLX_IR_BATCH_NORM), ==, 163840.0);
+  g_assert_cmpfloat (flops_of (g, PLX_IR_MAX_POOL), ==, 20480.0);
+  for (guint i = 0; i < g->ops->len; i++)
+    {
+      const PlxIrOp *op = g->ops->pdata[i];
+      if (g_str_equal (op->name, "bn1"))
+        g_assert_cmpfloat (plx_ir_op_bytes (g, op), ==, 131200.0);
+      if (g_str_equal (op->name, "pool1"))
+        g_assert_cmpfloat (plx_ir_op_bytes (g, op), ==, 81920.0);
+    }
+  /* The running statistics are buffers, not trained. */
+  g_assert_cmpint (tensor_named (g, "bn1_m")->role, ==, PLX_IR_ROLE_CONSTANT);
+  g_assert_cmpint (tensor_named (g, "bn2_v")->role, ==, PLX_IR_ROLE_CONSTANT);
+  g_assert_cmpint (tensor_named (g, "bn1_s")->role, ==, PLX_IR_ROLE_WEIGHT);
+
+  /* Trained data parallel over 2: the weights are the two convolutions, the batch
+   * norms' scales and biases and the classifier's two: 8 gradients, 8 all-reduces
+   * (12 if the running statistics were trained). */
+  t = plx_ir_training_graph (g, PLX_IR_OPTIMIZER_SGD, "resnet-block.onnx", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count (t, PLX_IR_BATCH_NORM_GRAD), ==, 2);
+  g_assert_cmpuint (count (t, PLX_IR_MAX_POOL_GRAD), ==, 2);
+  p = plx_ir_parallelize (t, &par, c, "resnet-block.onnx", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count (p, PLX_IR_ALL_REDUCE), ==, 8);
+  g_assert_true (plx_ir_graph_check (p, "resnet-block dp2", &error));
+  g_assert_no_error (error);
+}
+
 static void
 test_gpt2 (void)
 {
@@ -308,6 +373,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/onnx/mlp", test_mlp);
   g_test_add_func ("/core/onnx/cnn", test_cnn);
   g_test_add_func ("/core/onnx/cnn-training", test_cnn_training);
+  g_test_add_func ("/core/onnx/resnet-block", test_resnet_block);
   g_test_add_func ("/core/onnx/gpt2", test_gpt2);
   g_test_add_func ("/core/onnx/refusals", test_refusals);
   g_test_add_func ("/core/onnx/serve-gpt2", test_serve_gpt2);
