@@ -15,7 +15,7 @@
 #define MAX_FILE_BYTES (G_GUINT64_CONSTANT (4) << 30)
 
 /* ONNX's TensorProto.DataType values used here. */
-enum { ONNX_FLOAT = 1, ONNX_INT32 = 6, ONNX_INT64 = 7, ONNX_FLOAT16 = 10, ONNX_BFLOAT16 = 16 };
+enum { ONNX_FLOAT = 1, ONNX_INT32 = 6, ONNX_INT64 = 7, ONNX_FLOAT16 = 10, ONNX_DOUBLE = 11, ONNX_BFLOAT16 = 16 };
 
 typedef struct
 {
@@ -50,10 +50,19 @@ fail (Import *im, GError **error, const char *fmt, ...)
   return FALSE;
 }
 
+static gboolean
+is_float (gint32 onnx_type)
+{
+  return onnx_type == ONNX_FLOAT || onnx_type == ONNX_FLOAT16 || onnx_type == ONNX_BFLOAT16 ||
+         onnx_type == ONNX_DOUBLE;
+}
+
 static PlxDtype
-dtype_of (gint32 onnx_type)
+dtype_of (const Import *im, gint32 onnx_type)
 {
   /* Integer and boolean tensors (indices, masks) are counted at 4 bytes. */
+  if (is_float (onnx_type) && im->opts->cast_floats)
+    return im->opts->float_dtype;
   switch (onnx_type)
     {
     case ONNX_FLOAT16:
@@ -340,7 +349,7 @@ read_node (Import *im, GError **error)
       g_hash_table_insert (im->consts, g_strdup (node->output[0]), v->t);
       for (size_t d = 0; d < v->t->n_dims && d < PLX_IR_MAX_RANK; d++)
         shape[d] = v->t->dims[d];
-      return add_value (im, node->output[0], (guint) v->t->n_dims, shape, dtype_of (v->t->data_type),
+      return add_value (im, node->output[0], (guint) v->t->n_dims, shape, dtype_of (im, v->t->data_type),
                         PLX_IR_ROLE_CONSTANT, &out, error);
     }
 
@@ -666,7 +675,7 @@ value_shape (Import *im, const Onnx__ValueInfoProto *v, guint *rank, gint64 *sha
     return fail (im, error, "input \"%s\" has %zu dimensions, at most %d", v->name, tt->shape->n_dim,
                  PLX_IR_MAX_RANK);
   *rank = (guint) tt->shape->n_dim;
-  *dtype = dtype_of (tt->elem_type);
+  *dtype = dtype_of (im, tt->elem_type);
   for (guint d = 0; d < *rank; d++)
     {
       const Onnx__TensorShapeProto__Dimension *dim = tt->shape->dim[d];
@@ -726,8 +735,7 @@ plx_onnx_import_data (const guint8         *data,
       const Onnx__TensorProto *t = graph->initializer[i];
       gint64 shape[PLX_IR_MAX_RANK];
       guint index;
-      gboolean is_int = t->data_type != ONNX_FLOAT && t->data_type != ONNX_FLOAT16 && t->data_type != ONNX_BFLOAT16 &&
-                        t->data_type != 11;
+      gboolean is_int = !is_float (t->data_type);
 
       if (t->n_dims > PLX_IR_MAX_RANK)
         ok = fail (&im, error, "initializer \"%s\" has %zu dimensions, at most %d", t->name ? t->name : "", t->n_dims,
@@ -735,7 +743,7 @@ plx_onnx_import_data (const guint8         *data,
       for (size_t d = 0; ok && d < t->n_dims; d++)
         shape[d] = t->dims[d];
       if (ok)
-        ok = add_value (&im, t->name, (guint) t->n_dims, shape, dtype_of (t->data_type),
+        ok = add_value (&im, t->name, (guint) t->n_dims, shape, dtype_of (&im, t->data_type),
                         is_int ? PLX_IR_ROLE_CONSTANT : PLX_IR_ROLE_WEIGHT, &index, error);
       if (ok)
         g_hash_table_insert (consts, g_strdup (t->name), (gpointer) t);
@@ -786,10 +794,9 @@ plx_onnx_import_data (const guint8         *data,
   return g_steal_pointer (&g);
 }
 
-PlxIrGraph *
-plx_onnx_import (const char           *path,
-                 const PlxOnnxOptions *options,
-                 GError              **error)
+/* The file mapped, its size checked. */
+static GMappedFile *
+map_model (const char *path, GError **error)
 {
   g_autoptr (GMappedFile) file = NULL;
   GError *local = NULL;
@@ -807,6 +814,53 @@ plx_onnx_import (const char           *path,
                    "external data, which Parallax does not need)", path, g_mapped_file_get_length (file));
       return NULL;
     }
+  return g_steal_pointer (&file);
+}
+
+PlxIrGraph *
+plx_onnx_import (const char           *path,
+                 const PlxOnnxOptions *options,
+                 GError              **error)
+{
+  g_autoptr (GMappedFile) file = map_model (path, error);
+
+  if (file == NULL)
+    return NULL;
   return plx_onnx_import_data ((const guint8 *) g_mapped_file_get_contents (file), g_mapped_file_get_length (file),
                                path, options, error);
+}
+
+gboolean
+plx_onnx_has_dimension (const char *path,
+                        const char *name,
+                        gboolean   *has,
+                        GError    **error)
+{
+  g_autoptr (GMappedFile) file = map_model (path, error);
+  Onnx__ModelProto *model;
+
+  *has = FALSE;
+  if (file == NULL)
+    return FALSE;
+  model = onnx__model_proto__unpack (NULL, g_mapped_file_get_length (file),
+                                     (const guint8 *) g_mapped_file_get_contents (file));
+  if (model == NULL || model->graph == NULL)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: not an ONNX model (no graph of nodes could be read)", path);
+      if (model != NULL)
+        onnx__model_proto__free_unpacked (model, NULL);
+      return FALSE;
+    }
+  for (size_t i = 0; !*has && i < model->graph->n_input; i++)
+    {
+      const Onnx__TypeProto *type = model->graph->input[i]->type;
+      const Onnx__TensorShapeProto *shape = type != NULL && type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
+                                            type->tensor_type != NULL ? type->tensor_type->shape : NULL;
+      for (size_t d = 0; shape != NULL && d < shape->n_dim; d++)
+        if (shape->dim[d]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+            shape->dim[d]->dim_param != NULL && g_str_equal (shape->dim[d]->dim_param, name))
+          *has = TRUE;
+    }
+  onnx__model_proto__free_unpacked (model, NULL);
+  return TRUE;
 }

@@ -213,6 +213,60 @@ test_resnet_block (void)
   g_assert_no_error (error);
 }
 
+/* --dtype (PlxOnnxOptions.cast_floats): the fp32 MLP held and computed in bf16. On a
+ * GPU of 1e14 FLOP/s in bf16, 1e13 in fp32 and 1e12 B/s, efficiencies 1: fc1
+ * ([32, 256] x [256, 512], 8,388,608 FLOPs) reads x and w1 and writes h: 32 x 256 +
+ * 256 x 512 + 32 x 512 = 155,648 elements. In fp32 the compute bound rules:
+ * 8,388,608 / 1e13 = 838.8608 ns (622,592 B take 622.592 ns); in bf16 the bytes:
+ * 311,296 B / 1e12 = 311.296 ns (compute 83.886 ns). The gpt2 decoder's int64 ids
+ * stay 4-byte elements while its embedding table turns bf16. */
+static void
+test_dtype (void)
+{
+  static const char *const cluster_json =
+    "{ \"name\": \"ideal\", \"num_nodes\": 1, \"gpus_per_node\": 8,"
+    "  \"gpu\": { \"name\": \"ideal\", \"peak_flops\": { \"bf16\": 1e14, \"fp16\": 1e14, \"fp32\": 1e13 },"
+    "           \"hbm_bytes\": 85899345920, \"hbm_bw_Bps\": 1e12,"
+    "           \"efficiency\": { \"matmul\": [[1, 1.0]], \"memory\": [[1, 1.0]], \"kernel_launch_s\": 0,"
+    "                           \"attention\": 1.0 } },"
+    "  \"intra_node\": { \"bw_Bps\": 1e11, \"latency_s\": 0, \"efficiency\": [[1, 1.0]] },"
+    "  \"inter_node\": { \"bw_Bps\": 1e10, \"latency_s\": 0, \"efficiency\": [[1, 1.0]] } }";
+  g_autoptr (JsonNode) cnode = plx_json_parse_data (cluster_json, -1, "ideal", NULL);
+  g_autoptr (PlxCluster) c = plx_cluster_new_from_json (cnode, "ideal", NULL);
+  const char *names[] = { "batch" };
+  const gint64 values[] = { 4 };
+  const PlxOnnxOptions as_file = { NULL, NULL, 0, FALSE, FALSE, PLX_DTYPE_BF16 };
+  const PlxOnnxOptions bf16 = { NULL, NULL, 0, FALSE, TRUE, PLX_DTYPE_BF16 };
+  const PlxOnnxOptions gpt2_bf16 = { names, values, 1, FALSE, TRUE, PLX_DTYPE_BF16 };
+  const double expected_s[2] = { 838.8608e-9, 311.296e-9 };
+  const PlxOnnxOptions *opts[2] = { &as_file, &bf16 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) gpt2 = NULL;
+
+  g_assert_nonnull (c);
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autoptr (PlxIrGraph) g = import ("mlp.onnx", opts[k], &error);
+      const PlxIrOp *fc1 = NULL;
+
+      g_assert_no_error (error);
+      g_assert_cmpint (tensor_named (g, "w1")->dtype, ==, k == 0 ? PLX_DTYPE_FP32 : PLX_DTYPE_BF16);
+      g_assert_cmpint (tensor_named (g, "y")->dtype, ==, k == 0 ? PLX_DTYPE_FP32 : PLX_DTYPE_BF16);
+      for (guint i = 0; i < g->ops->len; i++)
+        if (g_str_equal (((const PlxIrOp *) g->ops->pdata[i])->name, "fc1"))
+          fc1 = g->ops->pdata[i];
+      g_assert_nonnull (fc1);
+      g_assert_cmpint (fc1->kind, ==, PLX_IR_MATMUL);
+      g_assert_cmpfloat (plx_ir_op_bytes (g, fc1), ==, (k == 0 ? 4.0 : 2.0) * 155648);
+      g_assert_cmpfloat_with_epsilon (plx_ir_op_time (g, fc1, c), expected_s[k], 1e-12 * expected_s[k]);
+    }
+  gpt2 = import ("gpt2.onnx", &gpt2_bf16, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (tensor_named (gpt2, "ids")->dtype, ==, PLX_DTYPE_FP32);
+  g_assert_cmpint (tensor_named (gpt2, "wte")->dtype, ==, PLX_DTYPE_BF16);
+  g_assert_cmpint (tensor_named (gpt2, "tok")->dtype, ==, PLX_DTYPE_BF16);
+}
+
 static void
 test_gpt2 (void)
 {
@@ -374,6 +428,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/onnx/cnn", test_cnn);
   g_test_add_func ("/core/onnx/cnn-training", test_cnn_training);
   g_test_add_func ("/core/onnx/resnet-block", test_resnet_block);
+  g_test_add_func ("/core/onnx/dtype", test_dtype);
   g_test_add_func ("/core/onnx/gpt2", test_gpt2);
   g_test_add_func ("/core/onnx/refusals", test_refusals);
   g_test_add_func ("/core/onnx/serve-gpt2", test_serve_gpt2);

@@ -1,0 +1,149 @@
+/* test-cli-inputs.c: inputs users have that parallax-cli used to refuse (issue 34):
+ * an ONNX model run forward only and at a chosen dtype. Each expected number is
+ * derived by hand in its comment. */
+#include <math.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "test-cli-run.h"
+
+static char *models_dir;
+
+/* One GPU of 1e14 FLOP/s in bf16 and fp16, 1e13 in fp32, 1e12 B/s of HBM; every
+ * efficiency 1, no launch cost: each op takes its FLOPs or its bytes, whichever is
+ * slower (plx_gemm_time, plx_memory_time). */
+static const char ideal_cluster[] =
+  "{ \"name\": \"ideal\", \"num_nodes\": 1, \"gpus_per_node\": 8,"
+  "  \"gpu\": { \"name\": \"ideal\", \"peak_flops\": { \"bf16\": 1e14, \"fp16\": 1e14, \"fp32\": 1e13 },"
+  "           \"hbm_bytes\": 85899345920, \"hbm_bw_Bps\": 1e12,"
+  "           \"efficiency\": { \"matmul\": [[1, 1.0]], \"memory\": [[1, 1.0]], \"kernel_launch_s\": 0,"
+  "                           \"attention\": 1.0 } },"
+  "  \"intra_node\": { \"bw_Bps\": 1e11, \"latency_s\": 0, \"efficiency\": [[1, 1.0]] },"
+  "  \"inter_node\": { \"bw_Bps\": 1e10, \"latency_s\": 0, \"efficiency\": [[1, 1.0]] } }";
+
+static char *
+in_models (const char *name)
+{
+  return g_build_filename (models_dir, name, NULL);
+}
+
+static JsonObject *
+parse_object (JsonParser *parser, const char *text)
+{
+  g_autoptr (GError) error = NULL;
+
+  json_parser_load_from_data (parser, text, -1, &error);
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)));
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+/* tests/onnx/make-models.py's MLP: x [32, 256] -> Gemm 256 x 512 with bias -> Relu ->
+ * MatMul 512 x 10, fp32, run once forward on the ideal GPU (--workload inference: the
+ * model has no KV cache input). Each op in turn:
+ *   fc1 matmul: 2 x 32 x 256 x 512 = 8,388,608 FLOPs; x, w1, product: 8,192 + 131,072
+ *     + 16,384 elements
+ *   bias add: product, b1, h: 16,384 + 512 + 16,384 elements
+ *   relu: h, a: 2 x 16,384
+ *   fc2 matmul: 2 x 32 x 512 x 10 = 327,680 FLOPs; a, w2, y: 16,384 + 5,120 + 320
+ * fp32 (4 B, 1e13 FLOP/s): 838.8608 (compute) + 133.12 + 131.072 + 87.296 (bytes)
+ *   = 1,190.3488 ns;
+ * --dtype bf16 (2 B, 1e14): 311.296 + 66.56 + 65.536 + 43.648, all bytes, = 487.04 ns.
+ * No loss, no backward pass, no optimizer: 4 ops. Peak memory: the inputs x, w1, b1,
+ * w2 (8,192 + 131,072 + 512 + 5,120 elements) and, at the bias add, the product and
+ * h (2 x 16,384): 177,664 elements, 710,656 B in fp32 and 355,328 B in bf16. */
+static void
+test_onnx_forward_dtype (void)
+{
+  g_autofree char *model = in_models ("mlp.onnx");
+  g_autofree char *cluster = in_models ("ideal.json");
+  const char *dtypes[] = { NULL, "bf16" };
+  const double step_s[] = { 1190.3488e-9, 487.04e-9 };
+  const double bytes_per_element[] = { 4.0, 2.0 };
+
+  g_assert_true (g_file_set_contents (cluster, ideal_cluster, -1, NULL));
+  for (guint k = 0; k < G_N_ELEMENTS (dtypes); k++)
+    {
+      const char *args[] = { "simulate", "--model", model, "--cluster", cluster, "--workload", "inference", "--json",
+                             dtypes[k] != NULL ? "--dtype" : NULL, dtypes[k], NULL };
+      g_autofree char *out = NULL, *err = NULL;
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      JsonObject *o;
+
+      g_assert_cmpint (run (args, &out, &err), ==, 0);
+      o = parse_object (parser, out);
+      g_assert_cmpstr (json_object_get_string_member (o, "workload"), ==, "inference");
+      g_assert_true (json_object_get_boolean_member (o, "forward_only"));
+      g_assert_cmpint (json_object_get_int_member (o, "n_ops"), ==, 4);
+      g_assert_cmpfloat_with_epsilon (json_object_get_double_member (o, "step_time_s"), step_s[k],
+                                      1e-9 * step_s[k]);
+      g_assert_cmpfloat_with_epsilon (json_object_get_double_member (o, "samples_per_s"), 32.0 / step_s[k],
+                                      1e-6 * 32.0 / step_s[k]);
+      g_assert_cmpint (json_object_get_int_member (o, "peak_memory_bytes"), ==, 177664 * bytes_per_element[k]);
+    }
+  g_unlink (cluster);
+}
+
+/* --dtype takes bf16, fp16 or fp32, and only for an ONNX model: a graph file gives
+ * each tensor's own. */
+static void
+test_dtype_refusals (void)
+{
+  g_autofree char *model = in_models ("mlp.onnx");
+  g_autofree char *graph = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "data", "graphs", "mlp-2layer.json", NULL);
+  const char *const bad[] = { "simulate", "--model", model, "--dtype", "int8", NULL };
+  const char *const on_graph[] = { "simulate", "--model", graph, "--dtype", "bf16", NULL };
+  g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL;
+
+  g_assert_cmpint (run (bad, &out, &err), ==, 2);
+  g_assert_nonnull (strstr (err, "--dtype: \"int8\" is not bf16, fp16 or fp32"));
+  g_assert_cmpint (run (on_graph, &out2, &err2), ==, 2);
+  g_assert_nonnull (strstr (err2, "--dtype casts an ONNX model's tensors"));
+}
+
+static void
+make_models (void)
+{
+  g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "onnx", "make-models.py", NULL);
+  g_autoptr (GError) error = NULL;
+  const char *argv[] = { "/usr/bin/python3", script, NULL, NULL };
+  int status = 0;
+
+  models_dir = g_dir_make_tmp ("plx-cli-inputs-XXXXXX", &error);
+  g_assert_no_error (error);
+  argv[2] = models_dir;
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+}
+
+static void
+remove_models (void)
+{
+  g_autoptr (GDir) dir = g_dir_open (models_dir, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = in_models (name);
+      g_unlink (path);
+    }
+  g_rmdir (models_dir);
+  g_free (models_dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+  make_models ();
+  g_test_add_func ("/cli-inputs/onnx/forward-dtype", test_onnx_forward_dtype);
+  g_test_add_func ("/cli-inputs/onnx/dtype-refusals", test_dtype_refusals);
+  status = g_test_run ();
+  remove_models ();
+  return status;
+}
