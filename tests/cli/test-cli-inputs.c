@@ -1,5 +1,5 @@
 /* test-cli-inputs.c: inputs users have that parallax-cli used to refuse (issue 34):
- * an ONNX model run forward only and at a chosen dtype. Each expected number is
+ * an ONNX model run forward only and at a chosen dtype, --help where a value was due. Each expected number is
  * derived by hand in its comment. */
 #include <math.h>
 #include <string.h>
@@ -103,6 +103,33 @@ test_dtype_refusals (void)
   g_assert_nonnull (strstr (err2, "--dtype casts an ONNX model's tensors"));
 }
 
+/* --help where a flag's value was due is help, not a file named "--help": the
+ * command's usage on stdout, exit 0, nothing on stderr, no file written. */
+static void
+test_help_anywhere (void)
+{
+  static const char *const lines[][5] = {
+    { "calibrate", "--nccl-tests", "--help", NULL, "Usage: parallax-cli calibrate [OPTION…] --nccl-tests" },
+    { "calibrate", "--kineto", "--help", NULL, "Usage: parallax-cli calibrate [OPTION…] --kineto" },
+    { "calibrate", "--gemm", "--help", NULL, "Usage: parallax-cli calibrate [OPTION…] --gemm" },
+    { "calibrate", "--membw", "-h", NULL, "Usage: parallax-cli calibrate [OPTION…] --gemm" },
+    { "simulate", "--model", "--help", NULL, "Usage: parallax-cli simulate [OPTION…] [SCENARIO.json]" },
+    { "simulate", "--program", "--help", NULL, "Usage: parallax-cli simulate [OPTION…] --model GRAPH.json" },
+    { "search", "--csv", "--help", NULL, "Usage: parallax-cli search [OPTION…]" },
+    { "simulate", "--trace", "--help", NULL, "Usage: parallax-cli simulate [OPTION…]" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (lines); i++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+
+      g_assert_cmpint (run (lines[i], &out, &err), ==, 0);
+      g_assert_cmpstr (err, ==, "");
+      g_assert_true (g_str_has_prefix (out, lines[i][4]));
+      g_assert_false (g_file_test ("--help", G_FILE_TEST_EXISTS));
+    }
+}
+
 static void
 make_models (void)
 {
@@ -143,6 +170,7 @@ main (int argc, char **argv)
   make_models ();
   g_test_add_func ("/cli-inputs/onnx/forward-dtype", test_onnx_forward_dtype);
   g_test_add_func ("/cli-inputs/onnx/dtype-refusals", test_dtype_refusals);
+  g_test_add_func ("/cli-inputs/help-anywhere", test_help_anywhere);
   status = g_test_run ();
   remove_models ();
   return status;
