@@ -16,6 +16,7 @@
 #include "plx-cli-graph.h"
 #include "plx-cli-merge.h"
 #include "plx-cli-options.h"
+#include "plx-cli-progress.h"
 #include "plx-cli-overrides.h"
 #include "plx-cli-partition.h"
 #include "plx-cli-reshard.h"
@@ -227,6 +228,7 @@ typedef struct
   guint            top;
   const char      *csv;
   const char      *part_out;
+  gboolean         progress;   /* --progress: progress lines on stderr, terminal or not */
 } SearchFlags;
 
 typedef struct
@@ -323,6 +325,8 @@ set_search_flag (SearchFlags *sf, const char *flag, const char *value, GError **
 
   if (g_str_equal (flag, "--uneven-stages"))
     sf->so.uneven_stages = TRUE;
+  else if (g_str_equal (flag, "--progress"))
+    sf->progress = TRUE;
   else if (g_str_equal (flag, "--out"))
     sf->part_out = value;
   else if (g_str_equal (flag, "--csv"))
@@ -525,6 +529,8 @@ load_scenario (int              argc,
     SEARCH_FLAG ("threads", "threads to search on", "N"),
     { "uneven-stages", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) search_option,
       "also try the \"auto\" split of layers (below)", NULL },
+    { "progress", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) search_option,
+      "progress on stderr even when it is not a terminal (a line a second)", NULL },
     SEARCH_FLAG ("csv", "also write every configuration as CSV", "OUT.csv"),
     SEARCH_FLAG ("shard", "search the I-th of N slices only (with --out)", "I/N"),
     SEARCH_FLAG ("out", "the part --shard writes, for parallax-cli merge", "PART.jsonl"),
@@ -961,7 +967,19 @@ cmd_search (int argc, char **argv)
   if (so->n_shards > 0)
     return plx_cli_search_part (sc, applied, dir, opts.path, so, flags.top, flags.part_out);
 
-  search = plx_search_run (sc->model, sc->cluster, sc->strategy, so, NULL, NULL, NULL, &error);
+  {
+    /* Progress on a terminal (or with --progress); Ctrl+C stops the search cleanly:
+     * nothing is written, and the exit status is a shell's for SIGINT. */
+    g_autoptr (PlxCliProgress) progress = plx_cli_progress_new ("search", flags.progress);
+    search = plx_search_run (sc->model, sc->cluster, sc->strategy, so, plx_cli_progress_cancellable (progress),
+                             plx_cli_progress_update, progress, &error);
+    if (search == NULL && plx_cli_progress_interrupted (progress))
+      {
+        g_clear_pointer (&progress, plx_cli_progress_free);
+        fprintf (stderr, "parallax-cli: search: interrupted (Ctrl+C); no results written\n");
+        return 130;
+      }
+  }
   if (search == NULL)
     return user_error (error);
   return plx_cli_search_report (sc, search, flags.top, opts.json, flags.csv);
