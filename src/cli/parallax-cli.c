@@ -21,6 +21,7 @@
 #include "plx-cli-partition.h"
 #include "plx-cli-reshard.h"
 #include "plx-cli-search-output.h"
+#include "plx-cli-stdout.h"
 #include "plx-cli-sweep.h"
 #include "plx-cli-uncertainty.h"
 #include "plx-cli-util.h"
@@ -328,9 +329,9 @@ set_search_flag (SearchFlags *sf, const char *flag, const char *value, GError **
   else if (g_str_equal (flag, "--progress"))
     sf->progress = TRUE;
   else if (g_str_equal (flag, "--out"))
-    sf->part_out = value;
+    return (sf->part_out = plx_cli_output_path (flag, value, error)) != NULL;
   else if (g_str_equal (flag, "--csv"))
-    sf->csv = value;
+    return (sf->csv = plx_cli_output_path (flag, value, error)) != NULL;
   else if (g_str_equal (flag, "--shard"))
     {
       if (!plx_cli_parse_shard (value, &sf->so.shard, &sf->so.n_shards))
@@ -414,7 +415,7 @@ scenario_option (const char *flag, const char *value, gpointer data, GError **er
   if (g_str_equal (flag, "--engine"))
     opts->engine = keep_value (opts, value);
   else if (g_str_equal (flag, "--trace"))
-    opts->trace = keep_value (opts, value);
+    return (opts->trace = plx_cli_output_path (flag, keep_value (opts, value), error)) != NULL;
   else if (g_str_equal (flag, "--timeline"))
     opts->timeline = keep_value (opts, value);
   else if (g_str_equal (flag, "--memory"))
@@ -799,7 +800,7 @@ cmd_simulate (int argc, char **argv)
       if (fixes != NULL)
         print_fit_suggestions (fixes);
       if (opts.trace != NULL)
-        printf ("Trace             %s (open in Perfetto or chrome://tracing)\n", opts.trace);
+        printf ("Trace             %s (open in Perfetto or chrome://tracing)\n", plx_cli_output_name (opts.trace));
       if (opts.timeline != NULL)
         printf ("Timeline chart    %s\n", opts.timeline);
       if (opts.memory != NULL)
@@ -1143,7 +1144,7 @@ main (int argc, char **argv)
         return usage_error ("help: unknown command \"%s\"", argv[2]);
       argc = 3;
       argv = help_argv;
-      return dispatch (argc, argv);
+      return plx_cli_stdout_finish (dispatch (argc, argv));
     }
   if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
     {
@@ -1155,7 +1156,7 @@ main (int argc, char **argv)
       plx_cli_print_version ();
       return 0;
     }
-  return dispatch (argc, argv);
+  return plx_cli_stdout_finish (dispatch (argc, argv));
 }
 
 static int

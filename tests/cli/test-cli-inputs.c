@@ -1,6 +1,6 @@
 /* test-cli-inputs.c: inputs users have that parallax-cli used to refuse (issue 34):
  * an ONNX model run forward only and at a chosen dtype, --help where a value was due,
- * a long search's progress and Ctrl+C. Each expected number is
+ * a long search's progress and Ctrl+C, "-" as standard output for an output file. Each expected number is
  * derived by hand in its comment. */
 #include <math.h>
 #include <signal.h>
@@ -203,6 +203,66 @@ test_search_interrupt (void)
   g_assert_false (g_file_test (csv, G_FILE_TEST_EXISTS));
 }
 
+/* "-" as an output file is standard output, and then stdout carries that output
+ * alone: the text summary goes to stderr. search --csv -: the CSV a file would get,
+ * byte for byte, its header naming the columns of docs/formats.md; no file named
+ * "-". Two outputs cannot both have stdout (exit 2). */
+static void
+test_stdout_csv (void)
+{
+  g_autofree char *scenario = example ("gpt3-1f1b-full.json");
+  g_autofree char *file = in_models ("search.csv");
+  const char *const to_file[] = { "search", scenario, "--threads", "2", "--csv", file, NULL };
+  const char *const to_stdout[] = { "search", scenario, "--threads", "2", "--csv", "-", NULL };
+  const char *const twice[] = { "search", scenario, "--csv", "-", "--shard", "1/2", "--out", "-", NULL };
+  g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL, *out3 = NULL, *err3 = NULL;
+  g_autofree char *expected = NULL;
+
+  g_assert_cmpint (run (to_file, &out, &err), ==, 0);
+  g_assert_true (g_file_get_contents (file, &expected, NULL, NULL));
+  g_assert_cmpint (run (to_stdout, &out2, &err2), ==, 0);
+  g_assert_true (g_str_has_prefix (out2, "n_gpus,dp,tp,pp,cp,ep,micro_batch_size,global_batch_size,"));
+  g_assert_cmpstr (out2, ==, expected);
+  g_assert_nonnull (strstr (err2, "\nrank   GPUs"));
+  g_assert_false (g_file_test ("-", G_FILE_TEST_EXISTS));
+  g_assert_cmpint (run (twice, &out3, &err3), ==, 2);
+  g_assert_cmpstr (out3, ==, "");
+  g_assert_nonnull (strstr (err3, "--out -: standard output is already --csv's"));
+  g_unlink (file);
+}
+
+/* simulate --trace -: the Chrome trace on stdout (a JSON object with traceEvents),
+ * the summary naming <stdout> on stderr. calibrate --nccl-tests ... --out -: the
+ * fitted cluster on stdout; a run that fails (a file that is not there) writes
+ * nothing to stdout. */
+static void
+test_stdout_trace_and_cluster (void)
+{
+  g_autofree char *scenario = example ("gpt3-1f1b-full.json");
+  g_autofree char *nccl = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "data", "nccl-tests",
+                                            "h100-1x8-nvlink-five-ops.txt", NULL);
+  const char *const trace[] = { "simulate", scenario, "--trace", "-", NULL };
+  const char *const cal[] = { "calibrate", "--nccl-tests", nccl, "--gpus-per-node", "8", "--nodes", "1", "--out", "-",
+                              NULL };
+  const char *const missing[] = { "calibrate", "--nccl-tests", "absent.txt", "--gpus-per-node", "8", "--nodes", "1",
+                                  "--out", "-", NULL };
+  g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL, *out3 = NULL, *err3 = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (JsonParser) parser2 = json_parser_new ();
+  JsonObject *o;
+
+  g_assert_cmpint (run (trace, &out, &err), ==, 0);
+  o = parse_object (parser, out);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (o, "traceEvents")), >, 0);
+  g_assert_nonnull (strstr (err, "Trace             <stdout> (open in Perfetto"));
+  g_assert_cmpint (run (cal, &out2, &err2), ==, 0);
+  o = parse_object (parser2, out2);
+  g_assert_true (json_object_has_member (o, "intra_node"));
+  g_assert_nonnull (strstr (err2, "Wrote <stdout>"));
+  g_assert_cmpint (run (missing, &out3, &err3), ==, 1);
+  g_assert_cmpstr (out3, ==, "");
+}
+
 static void
 make_models (void)
 {
@@ -246,6 +306,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-inputs/help-anywhere", test_help_anywhere);
   g_test_add_func ("/cli-inputs/search/progress", test_search_progress);
   g_test_add_func ("/cli-inputs/search/interrupt", test_search_interrupt);
+  g_test_add_func ("/cli-inputs/stdout/csv", test_stdout_csv);
+  g_test_add_func ("/cli-inputs/stdout/trace-and-cluster", test_stdout_trace_and_cluster);
   status = g_test_run ();
   remove_models ();
   return status;
