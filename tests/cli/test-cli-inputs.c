@@ -10,6 +10,8 @@
 #include <json-glib/json-glib.h>
 
 #include "test-cli-run.h"
+#include "test-files.h"
+#include "test-onnx-models.h"
 
 static char *models_dir;
 
@@ -263,44 +265,13 @@ test_stdout_trace_and_cluster (void)
   g_assert_cmpstr (out3, ==, "");
 }
 
-static void
-make_models (void)
-{
-  g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "onnx", "make-models.py", NULL);
-  g_autoptr (GError) error = NULL;
-  const char *argv[] = { "/usr/bin/python3", script, NULL, NULL };
-  int status = 0;
-
-  models_dir = g_dir_make_tmp ("plx-cli-inputs-XXXXXX", &error);
-  g_assert_no_error (error);
-  argv[2] = models_dir;
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-}
-
-static void
-remove_models (void)
-{
-  g_autoptr (GDir) dir = g_dir_open (models_dir, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *path = in_models (name);
-      g_unlink (path);
-    }
-  g_rmdir (models_dir);
-  g_free (models_dir);
-}
-
 int
 main (int argc, char **argv)
 {
   int status;
 
   g_test_init (&argc, &argv, NULL);
-  make_models ();
+  models_dir = test_onnx_models_make ();
   g_test_add_func ("/cli-inputs/onnx/forward-dtype", test_onnx_forward_dtype);
   g_test_add_func ("/cli-inputs/onnx/dtype-refusals", test_dtype_refusals);
   g_test_add_func ("/cli-inputs/help-anywhere", test_help_anywhere);
@@ -309,6 +280,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-inputs/stdout/csv", test_stdout_csv);
   g_test_add_func ("/cli-inputs/stdout/trace-and-cluster", test_stdout_trace_and_cluster);
   status = g_test_run ();
-  remove_models ();
+  test_rm_rf (models_dir);
+  g_free (models_dir);
   return status;
 }

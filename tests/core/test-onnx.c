@@ -10,27 +10,10 @@
 #include "parallax/parallax.h"
 
 #include "test-files.h"
+#include "test-onnx-models.h"
 #include "test-util.h"
 
 static char *models_dir;
-
-static void
-make_models (void)
-{
-  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "onnx", "make-models.py", NULL);
-  g_autoptr (GError) error = NULL;
-  g_autofree char *err = NULL;
-  const char *argv[] = { "/usr/bin/python3", script, NULL, NULL };
-  int status = 0;
-
-  models_dir = g_dir_make_tmp ("plx-onnx-XXXXXX", &error);
-  g_assert_no_error (error);
-  argv[2] = models_dir;
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, &err, &status, &error);
-  g_assert_no_error (error);
-  if (!g_spawn_check_wait_status (status, NULL))
-    g_error ("make-models.py failed (is python3-onnx installed? tools/install-deps installs it): %s", err);
-}
 
 static PlxIrGraph *
 import (const char *name, const PlxOnnxOptions *options, GError **error)
@@ -423,7 +406,7 @@ main (int argc, char **argv)
   int status;
 
   g_test_init (&argc, &argv, NULL);
-  make_models ();
+  models_dir = test_onnx_models_make ();
   g_test_add_func ("/core/onnx/mlp", test_mlp);
   g_test_add_func ("/core/onnx/cnn", test_cnn);
   g_test_add_func ("/core/onnx/cnn-training", test_cnn_training);
