@@ -12,6 +12,7 @@
 #include "test-cli-run.h"
 #include "test-files.h"
 #include "test-onnx-models.h"
+#include "test-tools.h"
 
 static char *models_dir;
 
@@ -160,6 +161,26 @@ test_search_progress (void)
   g_assert_cmpstr (strstr (out2, "\nrank "), ==, strstr (out, "\nrank "));
 }
 
+/* With stderr a terminal (util-linux's script(1) gives the command a pty), progress
+ * is one line redrawn in place ("\r... \033[K") and erased before the summary, with
+ * no --progress needed. */
+static void
+test_search_progress_terminal (void)
+{
+  g_autofree char *scenario = example ("gpt3-1f1b-full.json");
+  g_autofree char *cli = g_shell_quote (g_getenv ("PLX_CLI"));
+  g_autofree char *quoted = g_shell_quote (scenario);
+  g_autofree char *command = g_strdup_printf ("%s search %s --threads 2", cli, quoted);
+  const char *const argv[] = { "script", "-qec", command, "/dev/null", NULL };
+  g_autofree char *out = NULL;
+
+  if (!test_have_tool ("script"))
+    return;
+  g_assert_cmpint (test_run_tool (argv, &out), ==, 0);
+  g_assert_true (g_str_has_prefix (out, "\rsearch: 100 %, "));
+  g_assert_nonnull (strstr (out, " s\033[K\r\033[KScenario "));
+}
+
 /* Ctrl+C during a long search (GPT-3 on every node count from 8 to 4,096 GPUs: about
  * 19 s on two cores): exit 130 soon after, a clear message, nothing on stdout and no
  * CSV written. */
@@ -276,6 +297,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-inputs/onnx/dtype-refusals", test_dtype_refusals);
   g_test_add_func ("/cli-inputs/help-anywhere", test_help_anywhere);
   g_test_add_func ("/cli-inputs/search/progress", test_search_progress);
+  g_test_add_func ("/cli-inputs/search/progress-terminal", test_search_progress_terminal);
   g_test_add_func ("/cli-inputs/search/interrupt", test_search_interrupt);
   g_test_add_func ("/cli-inputs/stdout/csv", test_stdout_csv);
   g_test_add_func ("/cli-inputs/stdout/trace-and-cluster", test_stdout_trace_and_cluster);
