@@ -10,6 +10,7 @@
 #include "plx-cli-charts.h"
 #include "plx-cli-graph.h"
 #include "plx-cli-options.h"
+#include "plx-cli-progress.h"
 #include "plx-cli-util.h"
 #include "plx-render-export.h"
 #include "../core/plx-minmax.h"
@@ -63,6 +64,7 @@ typedef struct
   PlxIrParallel par;
   PlxIrOptimizerKind optimizer;
   gboolean      json;
+  gboolean      progress;     /* search: progress lines on stderr, terminal or not */
   GPtrArray    *dim_names;    /* --dim NAME=N, for an ONNX model's symbolic sizes */
   GArray       *dim_values;   /* gint64 */
   GPtrArray    *values;       /* the strings the pointers above point into */
@@ -301,6 +303,8 @@ parse_options (int argc, char **argv, GraphOptions *o)
     GRAPH_FLAG ("devices", "search: the GPUs to try every dp x tp x pp of; partition: the stages", "N"),
     GRAPH_FLAG ("max-simulations", "fuse: simulations the search may run (2000)", "N"),
     { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "JSON output", NULL },
+    { "progress", 0, 0, G_OPTION_ARG_NONE, &o->progress,
+      "search: progress on stderr even when it is not a terminal (a line a second)", NULL },
     G_OPTION_ENTRY_NULL,
   };
   g_autoptr (PlxCliOptions) options = NULL;
@@ -817,27 +821,49 @@ plx_cli_graph_search (int argc, char **argv)
   if (!load_training (&o, &cluster, &fwd, &training, &error))
     return user_error (error);
   batch = plx_ir_graph_batch (fwd);
-  for (guint dp = 1; dp <= o.devices; dp *= 2)
-    for (guint tp = 1; dp * tp <= o.devices; tp *= 2)
-      {
-        guint pp = o.devices / (dp * tp);
-        for (guint m = pp == 1 ? 1 : 2; m <= (pp == 1 ? 1u : 128u); m *= 2)
-          {
-            Candidate c = { { dp, tp, pp, m, o.par.schedule }, 0, 0 };
-            g_autoptr (PlxIrGraph) program = plx_ir_parallelize (training, &c.par, cluster, o.model, NULL);
-            PlxIrRun run;
+  {
+    /* Each configuration is a whole simulation (GPT-2 at 16 GPUs: 75 of them, half a
+     * minute): progress as search shows it, and Ctrl+C between two (docs/cli.md). */
+    g_autoptr (PlxCliProgress) progress = plx_cli_progress_new ("search", o.progress);
+    guint total = 0, done = 0;
 
-            if (program == NULL || !plx_ir_simulate (program, cluster, &run, NULL))
+    for (guint pass = 0; pass < 2; pass++)
+      for (guint dp = 1; dp <= o.devices; dp *= 2)
+        for (guint tp = 1; dp * tp <= o.devices; tp *= 2)
+          {
+            guint pp = o.devices / (dp * tp);
+            for (guint m = pp == 1 ? 1 : 2; m <= (pp == 1 ? 1u : 128u); m *= 2)
               {
-                skipped++;
-                continue;
+                Candidate c = { { dp, tp, pp, m, o.par.schedule }, 0, 0 };
+                g_autoptr (PlxIrGraph) program = NULL;
+                PlxIrRun run;
+
+                if (pass == 0)
+                  {
+                    total++;
+                    continue;
+                  }
+                if (g_cancellable_is_cancelled (plx_cli_progress_cancellable (progress)))
+                  {
+                    g_clear_pointer (&progress, plx_cli_progress_free);
+                    fprintf (stderr, "parallax-cli: search: interrupted (Ctrl+C); no results written\n");
+                    return 130;
+                  }
+                plx_cli_progress_update ((double) done++ / total, progress);
+                program = plx_ir_parallelize (training, &c.par, cluster, o.model, NULL);
+                if (program == NULL || !plx_ir_simulate (program, cluster, &run, NULL))
+                  {
+                    skipped++;
+                    continue;
+                  }
+                c.step_s = run.makespan_s;
+                c.peak_bytes = run.peak_bytes;
+                plx_ir_run_clear (&run);
+                g_array_append_val (found, c);
               }
-            c.step_s = run.makespan_s;
-            c.peak_bytes = run.peak_bytes;
-            plx_ir_run_clear (&run);
-            g_array_append_val (found, c);
           }
-      }
+    plx_cli_progress_update (1.0, progress);
+  }
   g_array_sort (found, by_step);
   if (o.json)
     {
