@@ -24,6 +24,8 @@ typedef struct
   guint64            prompt_length;
   guint64            decode_tokens;
   guint              dp, tp, pp;   /* replicas; tensor and pipeline parallel in each */
+  gboolean           cast_floats;  /* floating-point tensors in float_dtype (PlxOnnxOptions) */
+  PlxDtype           float_dtype;
 } PlxIrInferenceOptions;
 
 typedef struct

@@ -16,6 +16,12 @@ typedef struct
   /* Append a softmax cross-entropy loss on the first output, against a labels input
    * of its shape: an inference graph made trainable. */
   gboolean           add_loss;
+  /* With `cast_floats`, every floating-point tensor (weights, activations, float
+   * inputs) is held and computed in `float_dtype` - its element size and the GPU's
+   * peak for it - as a framework runs an fp32 export under bf16 or fp16 (--dtype);
+   * integer tensors stay 4 bytes. Without, each tensor keeps the file's type. */
+  gboolean           cast_floats;
+  PlxDtype           float_dtype;
 } PlxOnnxOptions;
 
 /* Errors name `source`, the node and its op type (an op Parallax cannot cost), or
@@ -28,5 +34,12 @@ PlxIrGraph *plx_onnx_import_data (const guint8         *data,
 PlxIrGraph *plx_onnx_import (const char           *path,
                              const PlxOnnxOptions *options,
                              GError              **error);
+/* Whether any graph input of the model has the symbolic dimension `name` (a decoder
+ * taking its KV cache as inputs has "past"): sets `has`; FALSE with an error when
+ * the file cannot be read as a model. */
+gboolean    plx_onnx_has_dimension (const char *path,
+                                    const char *name,
+                                    gboolean   *has,
+                                    GError    **error);
 
 G_END_DECLS

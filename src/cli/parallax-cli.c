@@ -16,10 +16,12 @@
 #include "plx-cli-graph.h"
 #include "plx-cli-merge.h"
 #include "plx-cli-options.h"
+#include "plx-cli-progress.h"
 #include "plx-cli-overrides.h"
 #include "plx-cli-partition.h"
 #include "plx-cli-reshard.h"
 #include "plx-cli-search-output.h"
+#include "plx-cli-stdout.h"
 #include "plx-cli-sweep.h"
 #include "plx-cli-uncertainty.h"
 #include "plx-cli-util.h"
@@ -228,6 +230,7 @@ typedef struct
   guint            top;
   const char      *csv;
   const char      *part_out;
+  gboolean         progress;   /* --progress: progress lines on stderr, terminal or not */
 } SearchFlags;
 
 typedef struct
@@ -324,10 +327,12 @@ set_search_flag (SearchFlags *sf, const char *flag, const char *value, GError **
 
   if (g_str_equal (flag, "--uneven-stages"))
     sf->so.uneven_stages = TRUE;
+  else if (g_str_equal (flag, "--progress"))
+    sf->progress = TRUE;
   else if (g_str_equal (flag, "--out"))
-    sf->part_out = value;
+    return (sf->part_out = plx_cli_output_path (flag, value, error)) != NULL;
   else if (g_str_equal (flag, "--csv"))
-    sf->csv = value;
+    return (sf->csv = plx_cli_output_path (flag, value, error)) != NULL;
   else if (g_str_equal (flag, "--shard"))
     {
       if (!plx_cli_parse_shard (value, &sf->so.shard, &sf->so.n_shards))
@@ -411,7 +416,7 @@ scenario_option (const char *flag, const char *value, gpointer data, GError **er
   if (g_str_equal (flag, "--engine"))
     opts->engine = keep_value (opts, value);
   else if (g_str_equal (flag, "--trace"))
-    opts->trace = keep_value (opts, value);
+    return (opts->trace = plx_cli_output_path (flag, keep_value (opts, value), error)) != NULL;
   else if (g_str_equal (flag, "--timeline"))
     opts->timeline = keep_value (opts, value);
   else if (g_str_equal (flag, "--memory"))
@@ -526,6 +531,8 @@ load_scenario (int              argc,
     SEARCH_FLAG ("threads", "threads to search on", "N"),
     { "uneven-stages", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) search_option,
       "also try the \"auto\" split of layers (below)", NULL },
+    { "progress", 0, G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer) search_option,
+      "progress on stderr even when it is not a terminal (a line a second)", NULL },
     SEARCH_FLAG ("csv", "also write every configuration as CSV", "OUT.csv"),
     SEARCH_FLAG ("shard", "search the I-th of N slices only (with --out)", "I/N"),
     SEARCH_FLAG ("out", "the part --shard writes, for parallax-cli merge", "PART.jsonl"),
@@ -810,7 +817,7 @@ cmd_simulate (int argc, char **argv)
       if (fixes != NULL)
         print_fit_suggestions (fixes);
       if (opts.trace != NULL)
-        printf ("Trace             %s (open in Perfetto or chrome://tracing)\n", opts.trace);
+        printf ("Trace             %s (open in Perfetto or chrome://tracing)\n", plx_cli_output_name (opts.trace));
       if (opts.timeline != NULL)
         printf ("Timeline chart    %s\n", plx_cli_shown (opts.timeline));
       if (opts.memory != NULL)
@@ -984,7 +991,19 @@ cmd_search (int argc, char **argv)
   if (so->n_shards > 0)
     return plx_cli_search_part (sc, applied, dir, opts.path, so, flags.top, flags.part_out);
 
-  search = plx_search_run (sc->model, sc->cluster, sc->strategy, so, NULL, NULL, NULL, &error);
+  {
+    /* Progress on a terminal (or with --progress); Ctrl+C stops the search cleanly:
+     * nothing is written, and the exit status is a shell's for SIGINT. */
+    g_autoptr (PlxCliProgress) progress = plx_cli_progress_new ("search", flags.progress);
+    search = plx_search_run (sc->model, sc->cluster, sc->strategy, so, plx_cli_progress_cancellable (progress),
+                             plx_cli_progress_update, progress, &error);
+    if (search == NULL && plx_cli_progress_interrupted (progress))
+      {
+        g_clear_pointer (&progress, plx_cli_progress_free);
+        fprintf (stderr, "parallax-cli: search: interrupted (Ctrl+C); no results written\n");
+        return 130;
+      }
+  }
   if (search == NULL)
     return user_error (error);
   return plx_cli_search_report (sc, search, flags.top, opts.json, flags.csv);
@@ -1148,7 +1167,7 @@ run_command (int argc, char **argv)
         return usage_error ("help: unknown command \"%s\"", argv[2]);
       argc = 3;
       argv = help_argv;
-      return dispatch (argc, argv);
+      return plx_cli_stdout_finish (dispatch (argc, argv));
     }
   if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
     {
@@ -1160,7 +1179,7 @@ run_command (int argc, char **argv)
       plx_cli_print_version ();
       return 0;
     }
-  return dispatch (argc, argv);
+  return plx_cli_stdout_finish (dispatch (argc, argv));
 }
 
 static int

@@ -8,6 +8,7 @@
 
 #include "plx-cli-calibrate-gemm.h"
 #include "plx-cli-options.h"
+#include "plx-cli-stdout.h"
 #include "plx-cli-util.h"
 
 static const char summary[] =
@@ -66,6 +67,8 @@ plx_cli_calibrate_gemm (int argc, char **argv)
   status = plx_cli_options_parse (options, argc, argv);
   if (status != PLX_CLI_OPTIONS_CONTINUE)
     return status;
+  if (!plx_cli_output_take ("--out", &out, &error))
+    return usage_error ("calibrate: %s", error->message);
   positionals = plx_cli_options_positionals (options);
   if (positionals[0] != NULL)
     return usage_error ("calibrate: \"%s\": validation tables and --gemm/--membw sweeps are separate runs",
@@ -82,7 +85,7 @@ plx_cli_calibrate_gemm (int argc, char **argv)
     return user_error (error);
   if (membw_path != NULL && (membw = plx_membw_sweep_load (membw_path, &error)) == NULL)
     return user_error (error);
-  fits = plx_sweep_calibrate (cjson, out != NULL ? out : cluster_name, gemm, membw, with_uncertainty, &error);
+  fits = plx_sweep_calibrate (cjson, out != NULL ? plx_cli_output_name (out) : cluster_name, gemm, membw, with_uncertainty, &error);
   if (fits == NULL)
     return user_error (error);
   if (out != NULL)
@@ -108,7 +111,7 @@ plx_cli_calibrate_gemm (int argc, char **argv)
       if (out != NULL)
         {
           json_builder_set_member_name (b, "out");
-          json_builder_add_string_value (b, out);
+          json_builder_add_string_value (b, plx_cli_output_name (out));
         }
       json_builder_end_object (b);
       root = json_builder_get_root (b);
@@ -124,7 +127,7 @@ plx_cli_calibrate_gemm (int argc, char **argv)
           printf ("%s\n", text);
         }
       if (out != NULL)
-        printf ("Wrote %s\n", out);
+        printf ("Wrote %s\n", plx_cli_output_name (out));
     }
   return 0;
 }

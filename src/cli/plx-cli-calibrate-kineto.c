@@ -9,6 +9,7 @@
 #include "plx-cli-calibrate-kineto.h"
 #include "plx-cli-gemm-match.h"
 #include "plx-cli-options.h"
+#include "plx-cli-stdout.h"
 #include "plx-cli-util.h"
 
 static const char summary[] =
@@ -285,6 +286,8 @@ plx_cli_calibrate_kineto (int argc, char **argv)
   status = plx_cli_options_parse (options, argc, argv);
   if (status != PLX_CLI_OPTIONS_CONTINUE)
     return status;
+  if (!plx_cli_output_take ("--out", &out, &error))
+    return usage_error ("calibrate: %s", error->message);
   positionals = plx_cli_options_positionals (options);
   if (positionals[0] != NULL)
     return usage_error ("calibrate --kineto: unexpected \"%s\"", positionals[0]);
@@ -356,7 +359,7 @@ plx_cli_calibrate_kineto (int argc, char **argv)
       if (match != NULL)
         plx_cli_gemm_match_print (match);
       if (out != NULL)
-        printf ("Wrote %s\n", out);
+        printf ("Wrote %s\n", plx_cli_output_name (out));
     }
   return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "plx-cli-calibrate.h"
 #include "plx-cli-options.h"
+#include "plx-cli-stdout.h"
 #include "plx-cli-util.h"
 
 static gboolean
@@ -62,6 +63,8 @@ plx_cli_calibrate_nccl (int argc, char **argv)
   status = plx_cli_options_parse (options, argc, argv);
   if (status != PLX_CLI_OPTIONS_CONTINUE)
     return status;
+  if (!plx_cli_output_take ("--out", &out, &error))
+    return usage_error ("calibrate: %s", error->message);
   positionals = plx_cli_options_positionals (options);
   if (positionals[0] != NULL)
     return usage_error ("calibrate --nccl-tests: unexpected \"%s\" (validation tables and --fit belong to the "
@@ -108,7 +111,7 @@ plx_cli_calibrate_nccl (int argc, char **argv)
       g_autofree char *text = plx_nccl_fit_to_text (fit);
       printf ("%s", text);
       if (out != NULL)
-        printf ("Wrote %s\n", out);
+        printf ("Wrote %s\n", plx_cli_output_name (out));
     }
   return 0;
 }

@@ -9,6 +9,7 @@
 #include "plx-cli-calibrate-gemm.h"
 #include "plx-cli-calibrate-kineto.h"
 #include "plx-cli-options.h"
+#include "plx-cli-stdout.h"
 #include "plx-cli-util.h"
 
 /* What the help says beyond the flag list (plx_cli_options_new). */
@@ -94,6 +95,8 @@ plx_cli_calibrate (int argc, char **argv)
   status = plx_cli_options_parse (options, argc, argv);
   if (status != PLX_CLI_OPTIONS_CONTINUE)
     return status;
+  if (!plx_cli_output_take ("--out", &out, &error))
+    return usage_error ("calibrate: %s", error->message);
   if (fit_text != NULL && !plx_cal_params_parse (fit_text, fit, &error))
     return usage_error ("%s", error->message);
   paths = plx_cli_options_positionals (options);
@@ -130,7 +133,7 @@ plx_cli_calibrate (int argc, char **argv)
       g_autofree char *text = plx_calibration_to_text (cal);
       printf ("%s", text);
       if (out != NULL)
-        printf ("Wrote %s\n", out);
+        printf ("Wrote %s\n", plx_cli_output_name (out));
     }
   return 0;
 }

@@ -10,6 +10,7 @@
 #include "plx-cli-charts.h"
 #include "plx-cli-graph.h"
 #include "plx-cli-options.h"
+#include "plx-cli-progress.h"
 #include "plx-cli-util.h"
 #include "plx-render-export.h"
 #include "../core/plx-minmax.h"
@@ -40,6 +41,10 @@ static const char *const graph_description =
   "--prompt-length N (512) --decode-tokens N (128), the batch as --dim batch=N; dp\n"
   "replicas, tp and pp in each; the dimensions' names with --batch-dim,\n"
   "--sequence-dim, --past-dim; --batches 1,8,64: latency and throughput per batch size.\n"
+  "A model without a KV cache input (a CNN, an encoder, a graph file) runs one forward\n"
+  "pass of its batch instead: no loss, backward pass or optimizer.\n"
+  "--dtype bf16|fp16|fp32 holds and computes an ONNX model's floating-point tensors in\n"
+  "that type (its element size, the GPU's peak for it); integer tensors stay 4 bytes.\n"
   "\n"
   "--devices N: for search, every dp x tp x pp of N (a power of two) GPUs,\n"
   "micro-batches 2 to 128 with pipelining (DistIR's grid); for partition, N pipeline\n"
@@ -51,11 +56,15 @@ typedef struct
   const char   *model, *program, *cluster, *timeline, *memory;
   const char   *batch_dim, *sequence_dim, *past_dim, *batches;
   gboolean      inference;
+  gboolean      forward_only; /* inference of a model without a KV cache: one forward pass */
+  gboolean      cast_floats;  /* --dtype: an ONNX model's floating-point tensors in float_dtype */
+  PlxDtype      float_dtype;
   guint         prompt_length, decode_tokens;
   guint         nodes, devices, max_simulations;
   PlxIrParallel par;
   PlxIrOptimizerKind optimizer;
   gboolean      json;
+  gboolean      progress;     /* search: progress lines on stderr, terminal or not */
   GPtrArray    *dim_names;    /* --dim NAME=N, for an ONNX model's symbolic sizes */
   GArray       *dim_values;   /* gint64 */
   GPtrArray    *values;       /* the strings the pointers above point into */
@@ -194,6 +203,13 @@ graph_option (const char *flag, const char *given, gpointer data, GError **error
         return bad_value (error, "%s: \"%s\" is not training or inference", flag, value);
       o->inference = g_str_equal (value, "inference");
     }
+  else if (g_str_equal (flag, "--dtype"))
+    {
+      if ((!g_str_equal (value, "bf16") && !g_str_equal (value, "fp16") && !g_str_equal (value, "fp32")) ||
+          !plx_dtype_from_string (value, &o->float_dtype))
+        return bad_value (error, "%s: \"%s\" is not bf16, fp16 or fp32", flag, value);
+      o->cast_floats = TRUE;
+    }
   else if (g_str_equal (flag, "--prompt-length"))
     return parse_count (flag, value, 1u << 24, &o->prompt_length, error);
   else if (g_str_equal (flag, "--decode-tokens"))
@@ -273,6 +289,8 @@ parse_options (int argc, char **argv, GraphOptions *o)
     GRAPH_FLAG ("split", "stage boundaries: nearest, optimal or dag (below)", "HOW"),
     GRAPH_FLAG ("optimizer", "the update each weight gets: adam (default) or sgd", "NAME"),
     GRAPH_FLAG ("dim", "an ONNX model's symbolic dimension (repeatable)", "NAME=N"),
+    GRAPH_FLAG ("dtype", "an ONNX model's floating-point tensors held and computed in bf16, fp16 or fp32 "
+                "(default: as the file's)", "TYPE"),
     GRAPH_FLAG ("timeline", "simulate: draw the run, a row per GPU (.png, .svg, .pdf)", "CHART"),
     GRAPH_FLAG ("memory", "simulate: draw memory per GPU and over the step", "CHART"),
     GRAPH_FLAG ("workload", "training (default) or inference (below)", "KIND"),
@@ -285,6 +303,8 @@ parse_options (int argc, char **argv, GraphOptions *o)
     GRAPH_FLAG ("devices", "search: the GPUs to try every dp x tp x pp of; partition: the stages", "N"),
     GRAPH_FLAG ("max-simulations", "fuse: simulations the search may run (2000)", "N"),
     { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "JSON output", NULL },
+    { "progress", 0, 0, G_OPTION_ARG_NONE, &o->progress,
+      "search: progress on stderr even when it is not a terminal (a line a second)", NULL },
     G_OPTION_ENTRY_NULL,
   };
   g_autoptr (PlxCliOptions) options = NULL;
@@ -313,6 +333,9 @@ parse_options (int argc, char **argv, GraphOptions *o)
   if ((o->model == NULL) == (o->program == NULL))
     return usage_error ("%s: give a graph (--model) or a program (--program), not %s", argv[1],
                         o->model == NULL ? "neither" : "both");
+  if (o->cast_floats && (o->model == NULL || !g_str_has_suffix (o->model, ".onnx")))
+    return usage_error ("%s: --dtype casts an ONNX model's tensors; a graph file or a program gives each tensor's "
+                        "(its \"dtype\" key, docs/graph-format.md)", argv[1]);
   if (o->program != NULL && (o->par.dp > 1 || o->par.tp > 1 || o->par.pp > 1 || o->par.micro_batches > 1))
     return usage_error ("%s: --program runs a program as written; --dp, --tp, --pp and --micro-batches apply to "
                         "--model", argv[1]);
@@ -333,7 +356,7 @@ load_model (const GraphOptions *o, GError **error)
   if (g_str_has_suffix (o->model, ".onnx"))
     {
       PlxOnnxOptions opts = { (const char *const *) o->dim_names->pdata, (const gint64 *) (const void *) o->dim_values->data,
-                              o->dim_names->len, TRUE };
+                              o->dim_names->len, !o->forward_only, o->cast_floats, o->float_dtype };
       return plx_onnx_import (o->model, &opts, error);
     }
   return plx_ir_graph_new_from_file (o->model, error);
@@ -378,7 +401,7 @@ print_text (const GraphOptions *o, const PlxIrGraph *p, const PlxCluster *c, con
             : o->par.schedule == PLX_IR_SCHEDULE_FILE        ? o->par.schedule_path
             : o->par.schedule == PLX_IR_SCHEDULE_INTERLEAVED ? "interleaved 1F1B"
                                                              : "1F1B",
-            o->optimizer == PLX_IR_OPTIMIZER_ADAM ? "Adam" : "SGD");
+            o->forward_only ? "forward pass only (inference)" : o->optimizer == PLX_IR_OPTIMIZER_ADAM ? "Adam" : "SGD");
   else
     printf ("Program           %s\n", o->program);
   printf ("Cluster           %s: %u GPUs used of %u\n", c->name, p->n_devices, plx_cluster_get_n_gpus (c));
@@ -394,12 +417,16 @@ print_text (const GraphOptions *o, const PlxIrGraph *p, const PlxCluster *c, con
 }
 
 static void
-print_json_report (const PlxIrGraph *p, const PlxIrRun *run, gint64 batch, double mfu)
+print_json_report (const GraphOptions *o, const PlxIrGraph *p, const PlxIrRun *run, gint64 batch, double mfu)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   g_autoptr (JsonNode) root = NULL;
 
   json_builder_begin_object (b);
+  json_builder_set_member_name (b, "workload");
+  json_builder_add_string_value (b, o->forward_only ? "inference" : "training");
+  json_builder_set_member_name (b, "forward_only");
+  json_builder_add_boolean_value (b, o->forward_only);
   json_builder_set_member_name (b, "step_time_s");
   json_builder_add_double_value (b, run->makespan_s);
   if (batch > 0)
@@ -556,6 +583,8 @@ serve (const GraphOptions *o, const PlxCluster *cluster)
   opts.dp = MAX (o->par.dp, 1);
   opts.tp = MAX (o->par.tp, 1);
   opts.pp = MAX (o->par.pp, 1);
+  opts.cast_floats = o->cast_floats;
+  opts.float_dtype = o->float_dtype;
   if (o->batches != NULL)
     return sweep (o, &opts, cluster);
   if (!plx_ir_inference_run (&opts, cluster, &r, &error))
@@ -663,9 +692,22 @@ plx_cli_graph (int argc, char **argv, gboolean plan)
     return user_error (error);
   if (o.inference)
     {
-      if (plan || o.program != NULL || o.timeline != NULL || o.memory != NULL)
-        return usage_error ("%s: --workload inference is simulate --model MODEL.onnx, without charts", argv[1]);
-      return serve (&o, cluster);
+      gboolean cache = FALSE;
+      if (plan || o.program != NULL)
+        return usage_error ("%s: --workload inference is simulate --model MODEL", argv[1]);
+      /* A decoder taking its KV cache as inputs is served token by token; any other
+       * model (a CNN, an encoder, a graph file) runs one forward pass of its batch. */
+      if (g_str_has_suffix (o.model, ".onnx") &&
+          !plx_onnx_has_dimension (o.model, o.past_dim != NULL ? o.past_dim : "past", &cache, &error))
+        return user_error (error);
+      if (cache || o.batches != NULL || o.prompt_length > 0 || o.decode_tokens > 0)
+        {
+          if (o.timeline != NULL || o.memory != NULL)
+            return usage_error ("%s: serving a decoder (--workload inference with a KV cache) draws no charts",
+                                argv[1]);
+          return serve (&o, cluster);
+        }
+      o.forward_only = TRUE;
     }
   if (o.program != NULL)
     program = plx_ir_graph_new_from_file (o.program, &error);
@@ -673,10 +715,10 @@ plx_cli_graph (int argc, char **argv, gboolean plan)
     {
       g_autoptr (PlxIrGraph) training = NULL;
       fwd = load_model (&o, &error);
-      if (fwd != NULL)
+      if (fwd != NULL && !o.forward_only)
         training = plx_ir_training_graph (fwd, o.optimizer, o.model, &error);
-      if (training != NULL)
-        program = plx_ir_parallelize (training, &o.par, cluster, o.model, &error);
+      if (training != NULL || (fwd != NULL && o.forward_only))
+        program = plx_ir_parallelize (o.forward_only ? fwd : training, &o.par, cluster, o.model, &error);
       if (fwd != NULL)
         batch = plx_ir_graph_batch (fwd);
     }
@@ -718,7 +760,7 @@ plx_cli_graph (int argc, char **argv, gboolean plan)
       return user_error (error);
     }
   if (o.json)
-    print_json_report (program, &run, batch, mfu);
+    print_json_report (&o, program, &run, batch, mfu);
   else
     print_text (&o, program, cluster, &run, batch, mfu);
   if (!o.json && o.timeline != NULL)
@@ -782,27 +824,49 @@ plx_cli_graph_search (int argc, char **argv)
   if (!load_training (&o, &cluster, &fwd, &training, &error))
     return user_error (error);
   batch = plx_ir_graph_batch (fwd);
-  for (guint dp = 1; dp <= o.devices; dp *= 2)
-    for (guint tp = 1; dp * tp <= o.devices; tp *= 2)
-      {
-        guint pp = o.devices / (dp * tp);
-        for (guint m = pp == 1 ? 1 : 2; m <= (pp == 1 ? 1u : 128u); m *= 2)
-          {
-            Candidate c = { { dp, tp, pp, m, o.par.schedule }, 0, 0 };
-            g_autoptr (PlxIrGraph) program = plx_ir_parallelize (training, &c.par, cluster, o.model, NULL);
-            PlxIrRun run;
+  {
+    /* Each configuration is a whole simulation (GPT-2 at 16 GPUs: 75 of them, half a
+     * minute): progress as search shows it, and Ctrl+C between two (docs/cli.md). */
+    g_autoptr (PlxCliProgress) progress = plx_cli_progress_new ("search", o.progress);
+    guint total = 0, done = 0;
 
-            if (program == NULL || !plx_ir_simulate (program, cluster, &run, NULL))
+    for (guint pass = 0; pass < 2; pass++)
+      for (guint dp = 1; dp <= o.devices; dp *= 2)
+        for (guint tp = 1; dp * tp <= o.devices; tp *= 2)
+          {
+            guint pp = o.devices / (dp * tp);
+            for (guint m = pp == 1 ? 1 : 2; m <= (pp == 1 ? 1u : 128u); m *= 2)
               {
-                skipped++;
-                continue;
+                Candidate c = { { dp, tp, pp, m, o.par.schedule }, 0, 0 };
+                g_autoptr (PlxIrGraph) program = NULL;
+                PlxIrRun run;
+
+                if (pass == 0)
+                  {
+                    total++;
+                    continue;
+                  }
+                if (g_cancellable_is_cancelled (plx_cli_progress_cancellable (progress)))
+                  {
+                    g_clear_pointer (&progress, plx_cli_progress_free);
+                    fprintf (stderr, "parallax-cli: search: interrupted (Ctrl+C); no results written\n");
+                    return 130;
+                  }
+                plx_cli_progress_update ((double) done++ / total, progress);
+                program = plx_ir_parallelize (training, &c.par, cluster, o.model, NULL);
+                if (program == NULL || !plx_ir_simulate (program, cluster, &run, NULL))
+                  {
+                    skipped++;
+                    continue;
+                  }
+                c.step_s = run.makespan_s;
+                c.peak_bytes = run.peak_bytes;
+                plx_ir_run_clear (&run);
+                g_array_append_val (found, c);
               }
-            c.step_s = run.makespan_s;
-            c.peak_bytes = run.peak_bytes;
-            plx_ir_run_clear (&run);
-            g_array_append_val (found, c);
           }
-      }
+    plx_cli_progress_update (1.0, progress);
+  }
   g_array_sort (found, by_step);
   if (o.json)
     {

@@ -11,6 +11,7 @@
 #include "plx-cli-merge.h"
 #include "plx-cli-options.h"
 #include "plx-cli-search-output.h"
+#include "plx-cli-stdout.h"
 #include "plx-cli-util.h"
 
 gboolean
@@ -59,7 +60,7 @@ plx_cli_search_part (const PlxScenario      *sc,
   printf ("Shard %u/%u: %" G_GUINT64_FORMAT " configurations, %" G_GUINT64_FORMAT " valid, %" G_GUINT64_FORMAT
           " fit in memory, in %.3f s on %u threads; written to %s\n", options->shard + 1, options->n_shards,
           search->configs_evaluated, search->configs_valid, search->configs_fit, search->elapsed_s, search->n_threads,
-          out);
+          plx_cli_output_name (out));
   return 0;
 }
 
@@ -127,6 +128,8 @@ plx_cli_merge (int    argc,
   status = plx_cli_options_parse (options, argc, argv);
   if (status != PLX_CLI_OPTIONS_CONTINUE)
     return status;
+  if (!plx_cli_output_take ("--csv", &csv, &error))
+    return usage_error ("merge: %s", error->message);
   if (top_text != NULL)
     {
       char *end = NULL;

@@ -133,20 +133,25 @@ plx_cli_options_parse (PlxCliOptions *options,
 
       if (g_str_equal (argv[i], "--"))
         break;
+      /* --help wherever it stands, even where a flag's value was due (`--model
+       * --help`): a user asking for help never means a file named "--help". */
+      if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
+        options->help = TRUE;
       /* GLib would take --switch=0 as --switch: a value there is a mistake to report. */
       if (flag != NULL && g_hash_table_contains (options->switches, flag))
         return usage_error ("%s takes no value", flag);
     }
-  for (int i = 2; i < argc; i++)
-    args[i - 1] = g_strdup (argv[i]);
-  if (!g_option_context_parse_strv (options->context, &args, &error))
-    return usage_error ("%s: %s", options->command, error->message);
+  /* Before the parse: a callback given "--help" as its value would refuse it. */
   if (options->help)
     {
       g_autofree char *help = plx_cli_options_help (options);
       fputs (help, stdout);
       return 0;
     }
+  for (int i = 2; i < argc; i++)
+    args[i - 1] = g_strdup (argv[i]);
+  if (!g_option_context_parse_strv (options->context, &args, &error))
+    return usage_error ("%s: %s", options->command, error->message);
   for (guint i = 1; args[i] != NULL; i++)
     {
       const char *arg = args[i];

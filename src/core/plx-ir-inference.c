@@ -44,7 +44,7 @@ import_at (const PlxIrInferenceOptions *o, guint64 batch, guint64 seq, guint64 p
       names[i + 3] = o->dim_names[i];
       values[i + 3] = o->dim_values[i];
     }
-  opts = (PlxOnnxOptions) { names, values, n, FALSE };
+  opts = (PlxOnnxOptions) { names, values, n, FALSE, o->cast_floats, o->float_dtype };
   return plx_onnx_import (o->path, &opts, error);
 }
 

@@ -12,6 +12,7 @@
 #include "parallax/plx-json.h"
 #include "parallax/plx-kineto.h"
 
+#include "plx-gunzip.h"
 #include "plx-kineto-classify.h"
 
 /* A training step's trace is 10-50 MB; json-glib's tree takes about ten times the
@@ -353,6 +354,13 @@ plx_kineto_load (const char *path,
                        length, MAX_TRACE_BYTES / (1024 * 1024));
           return NULL;
         }
+      if (plx_is_gzip (data, length))
+        {
+          char *plain = plx_gunzip (data, length, MAX_TRACE_BYTES, "<stdin>", &length, error);
+          g_free (data);
+          if ((data = plain) == NULL)
+            return NULL;
+        }
       root = plx_json_parse_data (data, (gssize) length, "<stdin>", error);
       return root == NULL ? NULL : plx_kineto_parse (root, "<stdin>", error);
     }
@@ -371,6 +379,15 @@ plx_kineto_load (const char *path,
     }
   if (!g_file_get_contents (path, &data, &length, error))
     return NULL;
+  /* The profiler's own `.json.gz` (tensorboard_trace_handler(use_gzip=True)): told by
+   * its magic bytes, decompressed under the same cap as a plain trace. */
+  if (plx_is_gzip (data, length))
+    {
+      char *plain = plx_gunzip (data, length, MAX_TRACE_BYTES, path, &length, error);
+      g_free (data);
+      if ((data = plain) == NULL)
+        return NULL;
+    }
   root = plx_json_parse_data (data, (gssize) length, path, error);
   if (root == NULL)
     return NULL;

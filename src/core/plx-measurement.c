@@ -14,6 +14,7 @@
 #include "parallax/plx-nccl-tests.h"
 #include "parallax/plx-presets.h"
 #include "parallax/plx-sweep-fit.h"
+#include "plx-csv.h"
 
 /* Enough of a file to see what it is: nccl-tests print their banner and column
  * header in the first lines, a CSV its header on the first. */
@@ -40,7 +41,6 @@ plx_measurement_detect (const char         *path,
   g_autoptr (GFile) file = g_file_new_for_path (path);
   g_autoptr (GFileInputStream) in = NULL;
   g_autofree char *head = g_malloc0 (HEAD_BYTES + 1);
-  g_autofree char *first = NULL;
   g_auto (GStrv) cols = NULL;
   gsize got = 0;
   const char *p;
@@ -71,9 +71,15 @@ plx_measurement_detect (const char         *path,
       *kind = PLX_MEASUREMENT_NCCL_TESTS;
       return TRUE;
     }
-  /* A CSV: the header is the first line with text. */
-  first = g_strndup (p, strcspn (p, "\r\n"));
-  cols = g_strsplit (first, ",", -1);
+  /* A CSV: the header is the first record (RFC 4180: a quoted name may hold a
+   * comma). One that does not read is no CSV. */
+  {
+    gsize pos = 0;
+    guint lines = 0, line = 0;
+    cols = plx_csv_next_record (p, &pos, &lines, &line, path, NULL);
+  }
+  if (cols == NULL)
+    cols = g_new0 (char *, 1);
   for (guint i = 0; cols[i] != NULL; i++)
     {
       char *lower = g_ascii_strdown (g_strstrip (cols[i]), -1);

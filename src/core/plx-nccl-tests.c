@@ -4,7 +4,8 @@
  * time algbw busbw #wrong | in-place time algbw busbw #wrong, in bytes, us and GB/s -
  * and "# Avg bus bandwidth : X". Versions before 2.10 have no root column; #wrong is
  * "N/A" where a test does not check. A file may hold several tests one after another;
- * anything else (launcher noise, NCCL's own lines) is skipped. */
+ * anything else (launcher noise, NCCL's own lines) is skipped, and so is the prefix
+ * mpirun --tag-output or srun --label puts on every line. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -187,6 +188,38 @@ note_rank (PlxNcclTable *t, GHashTable *hosts, const char *rest)
   t->n_hosts = g_hash_table_size (hosts);
 }
 
+/* A launcher's per-line prefix, skipped: Open MPI's `mpirun --tag-output`
+ * "[JOB,RANK]<stdout>:" (or <stderr>), and Slurm's `srun --label` "RANK: " (the
+ * task number, padded to the width of the largest). A table row starts with digits
+ * and a space, never digits and a colon, so the two cannot be mistaken. */
+static char *
+skip_launcher_prefix (char *s)
+{
+  char *p = s;
+
+  if (*p == '[')
+    {
+      p++;
+      p += strspn (p, "0123456789");
+      if (*p == ',')
+        {
+          p++;
+          p += strspn (p, "0123456789");
+          if (g_str_has_prefix (p, "]<stdout>:") || g_str_has_prefix (p, "]<stderr>:"))
+            return p + strlen ("]<stdout>:");
+        }
+      return s;
+    }
+  p += strspn (p, " ");
+  if (g_ascii_isdigit (*p))
+    {
+      p += strspn (p, "0123456789");
+      if (*p == ':' && (p[1] == ' ' || p[1] == '\0'))
+        return p + 1;
+    }
+  return s;
+}
+
 PlxNcclFile *
 plx_nccl_file_parse (const char  *text,
                      gsize        length,
@@ -214,7 +247,7 @@ plx_nccl_file_parse (const char  *text,
   for (guint i = 0; lines[i] != NULL; i++)
     {
       guint line = i + 1;
-      char *s = g_strstrip (lines[i]);
+      char *s = g_strstrip (skip_launcher_prefix (lines[i]));
 
       if (s[0] == '#')
         {

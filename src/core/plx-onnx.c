@@ -15,7 +15,7 @@
 #define MAX_FILE_BYTES (G_GUINT64_CONSTANT (4) << 30)
 
 /* ONNX's TensorProto.DataType values used here. */
-enum { ONNX_FLOAT = 1, ONNX_INT32 = 6, ONNX_INT64 = 7, ONNX_FLOAT16 = 10, ONNX_BFLOAT16 = 16 };
+enum { ONNX_FLOAT = 1, ONNX_INT32 = 6, ONNX_INT64 = 7, ONNX_FLOAT16 = 10, ONNX_DOUBLE = 11, ONNX_BFLOAT16 = 16 };
 
 typedef struct
 {
@@ -50,10 +50,19 @@ fail (Import *im, GError **error, const char *fmt, ...)
   return FALSE;
 }
 
+static gboolean
+is_float (gint32 onnx_type)
+{
+  return onnx_type == ONNX_FLOAT || onnx_type == ONNX_FLOAT16 || onnx_type == ONNX_BFLOAT16 ||
+         onnx_type == ONNX_DOUBLE;
+}
+
 static PlxDtype
-dtype_of (gint32 onnx_type)
+dtype_of (const Import *im, gint32 onnx_type)
 {
   /* Integer and boolean tensors (indices, masks) are counted at 4 bytes. */
+  if (is_float (onnx_type) && im->opts->cast_floats)
+    return im->opts->float_dtype;
   switch (onnx_type)
     {
     case ONNX_FLOAT16:
@@ -205,6 +214,114 @@ has_input (const Onnx__NodeProto *node, guint i)
   return i < node->n_input && node->input[i] != NULL && node->input[i][0] != '\0';
 }
 
+/* A convolution's or pool's output size along spatial dimension d (0: height, 1:
+ * width) of an input of `size` by a kernel of `kernel`: ONNX's rule (Conv, MaxPool),
+ * floor((size + pads - dilation (kernel - 1) - 1) / stride) + 1, or with `ceil_mode`
+ * the ceiling, where a last window that would start in the right padding is
+ * dropped (PyTorch's rule, which ONNX Runtime follows). */
+static gboolean
+window_size (Import *im, const Onnx__NodeProto *node, guint d, gint64 size, gint64 kernel, gboolean ceil_mode,
+             gint64 *out, GError **error)
+{
+  const Onnx__AttributeProto *strides = attr (node, "strides"), *pads = attr (node, "pads");
+  const Onnx__AttributeProto *dil = attr (node, "dilations"), *ap = attr (node, "auto_pad");
+  gint64 stride = strides != NULL && strides->n_ints == 2 ? strides->ints[d] : 1;
+  gint64 dl = dil != NULL && dil->n_ints == 2 ? dil->ints[d] : 1;
+  gint64 p0 = pads != NULL && pads->n_ints == 4 ? pads->ints[d] : 0;
+  gint64 p1 = pads != NULL && pads->n_ints == 4 ? pads->ints[d + 2] : 0;
+  gint64 span;
+
+  if (ap != NULL && ap->has_s && !(ap->s.len == 6 && memcmp (ap->s.data, "NOTSET", 6) == 0))
+    return fail (im, error, "auto_pad is not modelled; give pads");
+  if (stride < 1 || stride > MAX_DIM || dl < 1 || dl > MAX_DIM || p0 < 0 || p0 > MAX_DIM || p1 < 0 ||
+      p1 > MAX_DIM || kernel < 1 || kernel > MAX_DIM)
+    return fail (im, error, "kernel sizes, strides and dilations from 1, pads from 0, each at most 2^40");
+  /* every term at most 2^40 (the product 2^80: in double, exact enough to compare) */
+  if ((double) dl * (double) (kernel - 1) > (double) (size + p0 + p1))
+    return fail (im, error, "a kernel wider than the padded input");
+  span = size + p0 + p1 - dl * (kernel - 1) - 1;
+  if (span < 0)
+    return fail (im, error, "strides, dilations and pads that leave no output");
+  *out = span / stride + 1;
+  if (ceil_mode && span % stride != 0 && (*out) * stride < size + p0)
+    (*out)++;
+  return TRUE;
+}
+
+/* BatchNormalization (Ioffe and Szegedy 2015): Y from X and the per-channel scale
+ * and bias, as the IR's batch_norm (statistics over the batch, then the
+ * normalisation; plx-ir.c costs it). The running mean and variance are buffers,
+ * not trained (PyTorch keeps them out of a BatchNorm2d's parameters): they become
+ * constants, no gradient and no optimizer state. Exported for training
+ * (training_mode=1) the node also outputs the updated running statistics: the
+ * same buffers, so those names stand for the inputs. */
+static gboolean
+read_batch_norm (Import *im, guint x_index, GError **error)
+{
+  const Onnx__NodeProto *node = im->node;
+  const PlxIrTensor *x = ir_tensor (im, x_index);
+  gint64 shape[PLX_IR_MAX_RANK];
+  guint in[5] = { x_index, 0, 0, 0, 0 }, rank = x->rank, out;
+  PlxDtype dtype = x->dtype;
+
+  if (!need_inputs (im, 5, 5, error))
+    return FALSE;
+  if (rank < 2)
+    return fail (im, error, "the input has %u dimensions; a batch norm normalises [N, C, ...]", rank);
+  memcpy (shape, x->shape, sizeof shape);
+  for (guint j = 1; j < 5; j++)
+    {
+      PlxIrTensor *t;
+      if (!get_value (im, node->input[j], &in[j], error))
+        return FALSE;
+      t = im->g->tensors->pdata[in[j]];
+      if (plx_ir_tensor_elements (t) != shape[1])
+        return fail (im, error, "input \"%s\" holds %" G_GINT64_FORMAT " values; a batch norm takes one a channel "
+                     "(%" G_GINT64_FORMAT ")", node->input[j], plx_ir_tensor_elements (t), shape[1]);
+      if (j >= 3 && t->producer < 0 && t->role == PLX_IR_ROLE_WEIGHT)
+        t->role = PLX_IR_ROLE_CONSTANT;
+    }
+  if (!output (im, 0, rank, shape, dtype, &out, error))
+    return FALSE;
+  for (guint j = 1; j < node->n_output && j < 3; j++)
+    if (node->output[j] != NULL && node->output[j][0] != '\0')
+      g_hash_table_insert (im->values, g_strdup (node->output[j]), GUINT_TO_POINTER (in[2 + j] + 1));
+  return emit (im, PLX_IR_BATCH_NORM, in, 3, &out, 1, NULL);
+}
+
+/* MaxPool over the two spatial dimensions of [N, C, H, W], kernel_shape, strides,
+ * pads, dilations and ceil_mode read; the IR's max_pool implies its window by the
+ * shapes. The Indices output (where each maximum was) is not modelled. */
+static gboolean
+read_max_pool (Import *im, guint x_index, GError **error)
+{
+  const Onnx__NodeProto *node = im->node;
+  const Onnx__AttributeProto *kernel = attr (node, "kernel_shape");
+  const PlxIrTensor *x = ir_tensor (im, x_index);
+  gboolean ceil_mode = attr_int (node, "ceil_mode", 0) != 0;
+  gint64 shape[PLX_IR_MAX_RANK];
+  guint out;
+
+  if (!need_inputs (im, 1, 1, error))
+    return FALSE;
+  if (x->rank != 4 || kernel == NULL || kernel->n_ints != 2)
+    return fail (im, error, "only 2-D pooling of [N, C, H, W] with a kernel_shape of two sizes is modelled");
+  if (node->n_output > 1 && node->output[1] != NULL && node->output[1][0] != '\0')
+    return fail (im, error, "the Indices output is not modelled");
+  memcpy (shape, x->shape, sizeof shape);
+  for (guint d = 0; d < 2; d++)
+    {
+      if (!window_size (im, node, d, x->shape[2 + d], kernel->ints[d], ceil_mode, &shape[2 + d], error))
+        return FALSE;
+      /* Padding wider than the window would make the output larger than the input,
+       * which no network does and the IR's max_pool refuses. */
+      if (shape[2 + d] > x->shape[2 + d])
+        return fail (im, error, "an output of %" G_GINT64_FORMAT " along a dimension of %" G_GINT64_FORMAT
+                     " (pads wider than the window)", shape[2 + d], x->shape[2 + d]);
+    }
+  return output (im, 0, 4, shape, x->dtype, &out, error) && emit (im, PLX_IR_MAX_POOL, &x_index, 1, &out, 1, NULL);
+}
+
 static gboolean
 read_node (Import *im, GError **error)
 {
@@ -232,7 +349,7 @@ read_node (Import *im, GError **error)
       g_hash_table_insert (im->consts, g_strdup (node->output[0]), v->t);
       for (size_t d = 0; d < v->t->n_dims && d < PLX_IR_MAX_RANK; d++)
         shape[d] = v->t->dims[d];
-      return add_value (im, node->output[0], (guint) v->t->n_dims, shape, dtype_of (v->t->data_type),
+      return add_value (im, node->output[0], (guint) v->t->n_dims, shape, dtype_of (im, v->t->data_type),
                         PLX_IR_ROLE_CONSTANT, &out, error);
     }
 
@@ -518,8 +635,6 @@ read_node (Import *im, GError **error)
     }
   if (g_str_equal (op, "Conv"))
     {
-      const Onnx__AttributeProto *strides = attr (node, "strides"), *pads = attr (node, "pads");
-      const Onnx__AttributeProto *dil = attr (node, "dilations"), *ap = attr (node, "auto_pad");
       const PlxIrTensor *w;
       guint n = has_input (node, 2) ? 3 : (guint) MIN (node->n_input, 2);
       for (guint j = 1; j < n; j++)
@@ -531,30 +646,17 @@ read_node (Import *im, GError **error)
       x = ir_tensor (im, in[0]);
       if (x->rank != 4 || w->rank != 4 || w->shape[1] < 1 || x->shape[1] % w->shape[1] != 0)
         return fail (im, error, "only 2-D convolutions of [N, C, H, W] by [K, C/groups, R, S] are modelled");
-      if (ap != NULL && ap->has_s && !(ap->s.len == 6 && memcmp (ap->s.data, "NOTSET", 6) == 0))
-        return fail (im, error, "auto_pad is not modelled; give pads");
       shape[0] = x->shape[0];
       shape[1] = w->shape[0];
       for (guint d = 0; d < 2; d++)
-        {
-          gint64 stride = strides != NULL && strides->n_ints == 2 ? strides->ints[d] : 1;
-          gint64 dl = dil != NULL && dil->n_ints == 2 ? dil->ints[d] : 1;
-          gint64 p0 = pads != NULL && pads->n_ints == 4 ? pads->ints[d] : 0;
-          gint64 p1 = pads != NULL && pads->n_ints == 4 ? pads->ints[d + 2] : 0;
-          gint64 span;
-          if (stride < 1 || stride > MAX_DIM || dl < 1 || dl > MAX_DIM || p0 < 0 || p0 > MAX_DIM || p1 < 0 ||
-              p1 > MAX_DIM)
-            return fail (im, error, "strides and dilations from 1, pads from 0, each at most 2^40");
-          /* every term at most 2^40 (the product 2^80: in double, exact enough to compare) */
-          if ((double) dl * (double) (w->shape[2 + d] - 1) > (double) (x->shape[2 + d] + p0 + p1))
-            return fail (im, error, "a kernel wider than the padded input");
-          span = x->shape[2 + d] + p0 + p1 - dl * (w->shape[2 + d] - 1) - 1;
-          if (span < 0)
-            return fail (im, error, "strides, dilations and pads that leave no output");
-          shape[2 + d] = span / stride + 1;
-        }
+        if (!window_size (im, node, d, x->shape[2 + d], w->shape[2 + d], FALSE, &shape[2 + d], error))
+          return FALSE;
       return output (im, 0, 4, shape, x->dtype, &out, error) && emit (im, PLX_IR_CONV, in, n, &out, 1, NULL);
     }
+  if (g_str_equal (op, "BatchNormalization"))
+    return read_batch_norm (im, in[0], error);
+  if (g_str_equal (op, "MaxPool"))
+    return read_max_pool (im, in[0], error);
   return fail (im, error, "Parallax cannot cost this op (docs/graph-format.md lists those it can)");
 }
 
@@ -573,7 +675,7 @@ value_shape (Import *im, const Onnx__ValueInfoProto *v, guint *rank, gint64 *sha
     return fail (im, error, "input \"%s\" has %zu dimensions, at most %d", v->name, tt->shape->n_dim,
                  PLX_IR_MAX_RANK);
   *rank = (guint) tt->shape->n_dim;
-  *dtype = dtype_of (tt->elem_type);
+  *dtype = dtype_of (im, tt->elem_type);
   for (guint d = 0; d < *rank; d++)
     {
       const Onnx__TensorShapeProto__Dimension *dim = tt->shape->dim[d];
@@ -633,8 +735,7 @@ plx_onnx_import_data (const guint8         *data,
       const Onnx__TensorProto *t = graph->initializer[i];
       gint64 shape[PLX_IR_MAX_RANK];
       guint index;
-      gboolean is_int = t->data_type != ONNX_FLOAT && t->data_type != ONNX_FLOAT16 && t->data_type != ONNX_BFLOAT16 &&
-                        t->data_type != 11;
+      gboolean is_int = !is_float (t->data_type);
 
       if (t->n_dims > PLX_IR_MAX_RANK)
         ok = fail (&im, error, "initializer \"%s\" has %zu dimensions, at most %d", t->name ? t->name : "", t->n_dims,
@@ -642,7 +743,7 @@ plx_onnx_import_data (const guint8         *data,
       for (size_t d = 0; ok && d < t->n_dims; d++)
         shape[d] = t->dims[d];
       if (ok)
-        ok = add_value (&im, t->name, (guint) t->n_dims, shape, dtype_of (t->data_type),
+        ok = add_value (&im, t->name, (guint) t->n_dims, shape, dtype_of (&im, t->data_type),
                         is_int ? PLX_IR_ROLE_CONSTANT : PLX_IR_ROLE_WEIGHT, &index, error);
       if (ok)
         g_hash_table_insert (consts, g_strdup (t->name), (gpointer) t);
@@ -693,10 +794,9 @@ plx_onnx_import_data (const guint8         *data,
   return g_steal_pointer (&g);
 }
 
-PlxIrGraph *
-plx_onnx_import (const char           *path,
-                 const PlxOnnxOptions *options,
-                 GError              **error)
+/* The file mapped, its size checked. */
+static GMappedFile *
+map_model (const char *path, GError **error)
 {
   g_autoptr (GMappedFile) file = NULL;
   GError *local = NULL;
@@ -714,6 +814,53 @@ plx_onnx_import (const char           *path,
                    "external data, which Parallax does not need)", path, g_mapped_file_get_length (file));
       return NULL;
     }
+  return g_steal_pointer (&file);
+}
+
+PlxIrGraph *
+plx_onnx_import (const char           *path,
+                 const PlxOnnxOptions *options,
+                 GError              **error)
+{
+  g_autoptr (GMappedFile) file = map_model (path, error);
+
+  if (file == NULL)
+    return NULL;
   return plx_onnx_import_data ((const guint8 *) g_mapped_file_get_contents (file), g_mapped_file_get_length (file),
                                path, options, error);
+}
+
+gboolean
+plx_onnx_has_dimension (const char *path,
+                        const char *name,
+                        gboolean   *has,
+                        GError    **error)
+{
+  g_autoptr (GMappedFile) file = map_model (path, error);
+  Onnx__ModelProto *model;
+
+  *has = FALSE;
+  if (file == NULL)
+    return FALSE;
+  model = onnx__model_proto__unpack (NULL, g_mapped_file_get_length (file),
+                                     (const guint8 *) g_mapped_file_get_contents (file));
+  if (model == NULL || model->graph == NULL)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s: not an ONNX model (no graph of nodes could be read)", path);
+      if (model != NULL)
+        onnx__model_proto__free_unpacked (model, NULL);
+      return FALSE;
+    }
+  for (size_t i = 0; !*has && i < model->graph->n_input; i++)
+    {
+      const Onnx__TypeProto *type = model->graph->input[i]->type;
+      const Onnx__TensorShapeProto *shape = type != NULL && type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
+                                            type->tensor_type != NULL ? type->tensor_type->shape : NULL;
+      for (size_t d = 0; shape != NULL && d < shape->n_dim; d++)
+        if (shape->dim[d]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+            shape->dim[d]->dim_param != NULL && g_str_equal (shape->dim[d]->dim_param, name))
+          *has = TRUE;
+    }
+  onnx__model_proto__free_unpacked (model, NULL);
+  return TRUE;
 }

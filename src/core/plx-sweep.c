@@ -10,6 +10,7 @@
 #include "parallax/plx-input.h"
 #include "parallax/plx-error.h"
 #include "parallax/plx-sweep.h"
+#include "plx-csv.h"
 
 typedef enum
 {
@@ -82,20 +83,12 @@ find_name (const char *norm, const ColName *names, gsize n)
   return NULL;
 }
 
-/* One CSV field: surrounding spaces and double quotes dropped. */
+/* One CSV field as a value (plx_csv_next_record has undone its quotes): without
+ * surrounding spaces, which a quoted number may still carry. */
 static char *
 field_text (const char *raw)
 {
-  char *f = g_strstrip (g_strdup (raw));
-  gsize len = strlen (f);
-
-  if (len >= 2 && f[0] == '"' && f[len - 1] == '"')
-    {
-      memmove (f, f + 1, len - 2);
-      f[len - 2] = '\0';
-      g_strstrip (f);
-    }
-  return f;
+  return g_strstrip (g_strdup (raw));
 }
 
 typedef struct
@@ -247,24 +240,30 @@ parse_csv (const char *text,
            guint      *n_rows,
            GError    **error)
 {
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   Header h = { .source = source };
-  const char *header_line = NULL;
+  g_autofree char *header_line = NULL;
   gboolean ok = TRUE;
+  gsize pos = 0;
+  guint lines = 0;
 
   *n_rows = 0;
-  for (guint i = 0; ok && lines[i] != NULL; i++)
+  while (ok)
     {
-      g_auto (GStrv) fields = NULL;
-      char *line = g_strstrip (lines[i]);
+      g_autoptr (GError) bad = NULL;
+      g_auto (GStrv) fields = plx_csv_next_record (text, &pos, &lines, &h.line, source, &bad);
+      const char *line;
 
-      h.line = i + 1;
-      if (line[0] == '\0' || line[0] == '#')
-        continue;
-      fields = g_strsplit (line, ",", -1);
+      if (fields == NULL)
+        {
+          /* The end of the text, or a record that does not read. */
+          ok = bad == NULL;
+          if (bad != NULL)
+            g_propagate_error (error, g_steal_pointer (&bad));
+          break;
+        }
       if (header_line == NULL)
         {
-          header_line = line;
+          line = header_line = g_strjoinv (",", fields);
           ok = read_header (&h, fields, gemm, error);
           if (ok && gemm)
             ok = require (&h, COL_M, "m", line, error) && require (&h, COL_N, "n", line, error) &&

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 
 #include "parallax/parallax.h"
@@ -213,6 +214,81 @@ test_errors (void)
   g_rmdir (dir);
 }
 
+/* `path` written as gzip (GIO's zlib, as torch.profiler's use_gzip writes it): `data`,
+ * then `zeros` zero bytes. */
+static void
+write_gzip (const char *path, const char *data, gsize length, gsize zeros)
+{
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GFileOutputStream) raw = g_file_replace (file, NULL, FALSE, G_FILE_CREATE_NONE, NULL, &error);
+  g_autoptr (GZlibCompressor) z = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 1);
+  g_autoptr (GOutputStream) out = NULL;
+  g_autofree char *block = g_malloc0 (1024 * 1024);
+
+  g_assert_no_error (error);
+  out = g_converter_output_stream_new (G_OUTPUT_STREAM (raw), G_CONVERTER (z));
+  g_assert_true (g_output_stream_write_all (out, data, length, NULL, NULL, &error));
+  for (gsize done = 0; done < zeros; done += 1024 * 1024)
+    g_assert_true (g_output_stream_write_all (out, block, MIN (zeros - done, 1024 * 1024), NULL, NULL, &error));
+  g_assert_true (g_output_stream_close (out, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* A trace saved as .json.gz reads as the plain file: 191 kernels, 90 GEMMs of 19,946
+ * us (counted by hand in /kineto/classes). A truncated file, one with data after
+ * the stream, and a bomb - 101 MB of zeros in about 100 KB - are refused with the
+ * file's name, the bomb by the plain reader's 100 MB cap before it fills memory. */
+static void
+test_gzip (void)
+{
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-kineto-gz");
+  g_autofree char *plain = g_test_build_filename (G_TEST_DIST, "data", "kineto", "hta-sampled-rank0.json", NULL);
+  g_autofree char *gz = g_build_filename (dir, "trace.json.gz", NULL);
+  g_autofree char *bomb = g_build_filename (dir, "bomb.json.gz", NULL);
+  g_autofree char *cut = g_build_filename (dir, "cut.json.gz", NULL);
+  g_autofree char *text = NULL, *packed = NULL;
+  gsize length = 0, packed_length = 0;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxKinetoTrace) t = NULL;
+  PlxKernelClassSummary sum[PLX_N_KERNEL_CLASSES];
+
+  g_assert_true (g_file_get_contents (plain, &text, &length, NULL));
+  write_gzip (gz, text, length, 0);
+  t = plx_kineto_load (gz, &error);
+  g_assert_no_error (error);
+  plx_kineto_summarize (t, sum);
+  g_assert_cmpuint (t->kernels->len, ==, 191);
+  g_assert_cmpuint (sum[PLX_KERNEL_GEMM].count, ==, 90);
+  g_assert_cmpfloat_with_epsilon (sum[PLX_KERNEL_GEMM].total_us, 19946.0, 1e-9);
+
+  g_assert_true (g_file_get_contents (gz, &packed, &packed_length, NULL));
+  g_assert_true (g_file_set_contents (cut, packed, (gssize) (packed_length / 2), NULL));
+  g_assert_null (plx_kineto_load (cut, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_PARSE);
+  g_assert_nonnull (strstr (error->message, "cut.json.gz: not a whole gzip file"));
+  g_clear_error (&error);
+  {
+    g_autofree char *twice = g_malloc (2 * packed_length);
+    memcpy (twice, packed, packed_length);
+    memcpy (twice + packed_length, packed, packed_length);
+    g_assert_true (g_file_set_contents (cut, twice, (gssize) (2 * packed_length), NULL));
+    g_assert_null (plx_kineto_load (cut, &error));
+    g_assert_error (error, PLX_ERROR, PLX_ERROR_PARSE);
+    g_assert_nonnull (strstr (error->message, "bytes after the gzip stream's end"));
+    g_clear_error (&error);
+  }
+
+  write_gzip (bomb, "{\"traceEvents\": [", 17, (gsize) 101 * 1024 * 1024);
+  g_assert_null (plx_kineto_load (bomb, &error));
+  g_assert_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+  g_assert_nonnull (strstr (error->message, "bomb.json.gz: decompresses to more than 100 MB"));
+  g_remove (gz);
+  g_remove (bomb);
+  g_remove (cut);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -223,5 +299,6 @@ main (int argc, char **argv)
   g_test_add_func ("/kineto/fold", test_fold);
   g_test_add_func ("/kineto/fold-effective", test_fold_effective);
   g_test_add_func ("/kineto/errors", test_errors);
+  g_test_add_func ("/kineto/gzip", test_gzip);
   return g_test_run ();
 }

@@ -71,6 +71,61 @@ test_parse_gh200 (void)
   g_assert_cmpfloat_with_epsilon (plx_nccl_row_time_s (row (f, 0, 16)), 170.3e-6, 1e-15);
 }
 
+/* The GH200 file as launchers tag it: every line prefixed, as Open MPI's `mpirun
+ * --tag-output` ("[1,0]<stdout>:") and Slurm's `srun --label` (" 0: ", the task
+ * padded to two places for 16 tasks) write it, with other ranks' lines between.
+ * The same tables and rows come out as from the plain file (its values checked
+ * by hand in /nccl-tests/parse-gh200). */
+static void
+test_launcher_prefixes (void)
+{
+  g_autofree char *path = data ("gh200-2x4-slingshot-all_reduce.txt");
+  g_autofree char *text = NULL;
+  g_auto (GStrv) lines = NULL;
+  static const char *const prefixes[][2] = {
+    { "[1,0]<stdout>:", "[1,5]<stderr>:nid005487:155255:155255 [1] NCCL INFO cudaDriverVersion 12040" },
+    { " 0: ", "13: nid005487:155255:155255 [1] NCCL INFO Bootstrap : Using hsn0" },
+  };
+  g_autoptr (PlxNcclFile) plain = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  plain = plx_nccl_file_parse (text, strlen (text), "plain.txt", NULL);
+  g_assert_nonnull (plain);
+  lines = g_strsplit (text, "\n", -1);
+  for (guint p = 0; p < G_N_ELEMENTS (prefixes); p++)
+    {
+      g_autoptr (GString) tagged = g_string_new (NULL);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (PlxNcclFile) f = NULL;
+      const PlxNcclTable *t, *u;
+
+      for (guint i = 0; lines[i] != NULL; i++)
+        {
+          if (lines[i][0] == '\0' && lines[i + 1] == NULL)
+            break;
+          g_string_append_printf (tagged, "%s%s\n", prefixes[p][0], lines[i]);
+          if (i % 7 == 3)
+            g_string_append_printf (tagged, "%s\n", prefixes[p][1]);
+        }
+      f = plx_nccl_file_parse (tagged->str, tagged->len, "tagged.txt", &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (f->tables->len, ==, 1);
+      t = f->tables->pdata[0];
+      u = plain->tables->pdata[0];
+      g_assert_cmpstr (t->test, ==, "all_reduce_perf");
+      g_assert_cmpuint (t->n_ranks, ==, 8);
+      g_assert_cmpuint (t->n_hosts, ==, 2);
+      g_assert_cmpuint (t->rows->len, ==, 25);
+      g_assert_cmpfloat_with_epsilon (plx_nccl_row_time_s (row (f, 0, 16)), 170.3e-6, 1e-15);
+      g_assert_cmpfloat (t->avg_busbw_Bps, ==, u->avg_busbw_Bps);
+      for (guint r = 0; r < t->rows->len; r++)
+        {
+          g_assert_cmpfloat (row (f, 0, r)->bytes, ==, row (plain, 0, r)->bytes);
+          g_assert_cmpfloat (plx_nccl_row_time_s (row (f, 0, r)), ==, plx_nccl_row_time_s (row (plain, 0, r)));
+        }
+    }
+}
+
 static void
 expect_error (const char *text, const char *name, gint code, const char *needle)
 {
@@ -475,6 +530,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/nccl-tests/parse-h100", test_parse_h100);
   g_test_add_func ("/nccl-tests/parse-gh200", test_parse_gh200);
+  g_test_add_func ("/nccl-tests/launcher-prefixes", test_launcher_prefixes);
   g_test_add_func ("/nccl-tests/bad-input", test_bad_input);
   g_test_add_func ("/nccl-tests/old-format", test_old_format_from_file_name);
   g_test_add_func ("/nccl-tests/latency-by-hand", test_latency_by_hand);

@@ -10,27 +10,10 @@
 #include "parallax/parallax.h"
 
 #include "test-files.h"
+#include "test-onnx-models.h"
 #include "test-util.h"
 
 static char *models_dir;
-
-static void
-make_models (void)
-{
-  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "onnx", "make-models.py", NULL);
-  g_autoptr (GError) error = NULL;
-  g_autofree char *err = NULL;
-  const char *argv[] = { "/usr/bin/python3", script, NULL, NULL };
-  int status = 0;
-
-  models_dir = g_dir_make_tmp ("plx-onnx-XXXXXX", &error);
-  g_assert_no_error (error);
-  argv[2] = models_dir;
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, &err, &status, &error);
-  g_assert_no_error (error);
-  if (!g_spawn_check_wait_status (status, NULL))
-    g_error ("make-models.py failed (is python3-onnx installed? tools/install-deps installs it): %s", err);
-}
 
 static PlxIrGraph *
 import (const char *name, const PlxOnnxOptions *options, GError **error)
@@ -146,6 +129,125 @@ test_cnn_training (void)
   g_assert_cmpfloat (flops_of (p, PLX_IR_CONV_GRAD), ==, 7077888.0 + 18874368.0);
   g_assert_true (plx_ir_graph_check (p, "cnn dp2", &error));
   g_assert_no_error (error);
+}
+
+/* A ResNet stem and basic block as exported for training (make-models.py
+ * resnet_block): batch norms with training_mode=1, max pools, one with ceil_mode.
+ * Shapes by ONNX's rule (onnx.shape_inference gives the same):
+ *   conv1 7x7 stride 2 pad 3: (32 + 6 - 6 - 1) / 2 + 1 = 16 -> [4, 16, 16, 16]
+ *   pool1 3x3 stride 2 pad 1: (16 + 2 - 2 - 1) / 2 + 1 = 8  -> [4, 16, 8, 8]
+ *   conv2 3x3 pad 1 -> [4, 16, 8, 8]
+ *   pool2 3x3 stride 2 ceil:  ceil((8 - 3) / 2) + 1 = 4, the last window starting at
+ *     6 < 8, inside the input -> [4, 16, 4, 4] (floor would give 3).
+ * FLOPs: conv1 2 x 16,384 outputs x (3 x 7 x 7) = 4,816,896; conv2 2 x 4,096 x
+ * (16 x 3 x 3) = 1,179,648; the batch norms at the IR's 8 a element (docs/ir.md)
+ * 8 x 16,384 + 8 x 4,096 = 163,840; the pools one comparison an input element,
+ * 16,384 + 4,096 = 20,480. Bytes of bn1: x and y, 16,384 fp32 each, and the scale
+ * and bias, 16 each: 4 x (2 x 16,384 + 32) = 131,200. pool1: x 16,384 and y 4,096
+ * elements: 81,920 bytes. */
+static void
+test_resnet_block (void)
+{
+  PlxOnnxOptions opts = { NULL, NULL, 0, TRUE };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) g = import ("resnet-block.onnx", &opts, &error);
+  g_autoptr (PlxIrGraph) t = NULL;
+  g_autoptr (PlxIrGraph) p = NULL;
+  g_autoptr (JsonNode) cnode = plx_json_parse_data (TEST_IDEAL_CLUSTER (1, 1e11, 1e10), -1, "ideal", NULL);
+  g_autoptr (PlxCluster) c = plx_cluster_new_from_json (cnode, "ideal", NULL);
+  PlxIrParallel par = { 2, 1, 1, 1, PLX_IR_SCHEDULE_1F1B };
+  const PlxIrTensor *p2;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (count (g, PLX_IR_BATCH_NORM), ==, 2);
+  g_assert_cmpuint (count (g, PLX_IR_MAX_POOL), ==, 2);
+  g_assert_cmpint (tensor_named (g, "p1")->shape[2], ==, 8);
+  p2 = tensor_named (g, "p2");
+  g_assert_cmpint (p2->shape[1], ==, 16);
+  g_assert_cmpint (p2->shape[2], ==, 4);
+  g_assert_cmpint (p2->shape[3], ==, 4);
+  g_assert_cmpfloat (flops_of (g, PLX_IR_CONV), ==, 4816896.0 + 1179648.0);
+  g_assert_cmpfloat (flops_of (g, PLX_IR_BATCH_NORM), ==, 163840.0);
+  g_assert_cmpfloat (flops_of (g, PLX_IR_MAX_POOL), ==, 20480.0);
+  for (guint i = 0; i < g->ops->len; i++)
+    {
+      const PlxIrOp *op = g->ops->pdata[i];
+      if (g_str_equal (op->name, "bn1"))
+        g_assert_cmpfloat (plx_ir_op_bytes (g, op), ==, 131200.0);
+      if (g_str_equal (op->name, "pool1"))
+        g_assert_cmpfloat (plx_ir_op_bytes (g, op), ==, 81920.0);
+    }
+  /* The running statistics are buffers, not trained. */
+  g_assert_cmpint (tensor_named (g, "bn1_m")->role, ==, PLX_IR_ROLE_CONSTANT);
+  g_assert_cmpint (tensor_named (g, "bn2_v")->role, ==, PLX_IR_ROLE_CONSTANT);
+  g_assert_cmpint (tensor_named (g, "bn1_s")->role, ==, PLX_IR_ROLE_WEIGHT);
+
+  /* Trained data parallel over 2: the weights are the two convolutions, the batch
+   * norms' scales and biases and the classifier's two: 8 gradients, 8 all-reduces
+   * (12 if the running statistics were trained). */
+  t = plx_ir_training_graph (g, PLX_IR_OPTIMIZER_SGD, "resnet-block.onnx", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count (t, PLX_IR_BATCH_NORM_GRAD), ==, 2);
+  g_assert_cmpuint (count (t, PLX_IR_MAX_POOL_GRAD), ==, 2);
+  p = plx_ir_parallelize (t, &par, c, "resnet-block.onnx", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count (p, PLX_IR_ALL_REDUCE), ==, 8);
+  g_assert_true (plx_ir_graph_check (p, "resnet-block dp2", &error));
+  g_assert_no_error (error);
+}
+
+/* --dtype (PlxOnnxOptions.cast_floats): the fp32 MLP held and computed in bf16. On a
+ * GPU of 1e14 FLOP/s in bf16, 1e13 in fp32 and 1e12 B/s, efficiencies 1: fc1
+ * ([32, 256] x [256, 512], 8,388,608 FLOPs) reads x and w1 and writes h: 32 x 256 +
+ * 256 x 512 + 32 x 512 = 155,648 elements. In fp32 the compute bound rules:
+ * 8,388,608 / 1e13 = 838.8608 ns (622,592 B take 622.592 ns); in bf16 the bytes:
+ * 311,296 B / 1e12 = 311.296 ns (compute 83.886 ns). The gpt2 decoder's int64 ids
+ * stay 4-byte elements while its embedding table turns bf16. */
+static void
+test_dtype (void)
+{
+  static const char *const cluster_json =
+    "{ \"name\": \"ideal\", \"num_nodes\": 1, \"gpus_per_node\": 8,"
+    "  \"gpu\": { \"name\": \"ideal\", \"peak_flops\": { \"bf16\": 1e14, \"fp16\": 1e14, \"fp32\": 1e13 },"
+    "           \"hbm_bytes\": 85899345920, \"hbm_bw_Bps\": 1e12,"
+    "           \"efficiency\": { \"matmul\": [[1, 1.0]], \"memory\": [[1, 1.0]], \"kernel_launch_s\": 0,"
+    "                           \"attention\": 1.0 } },"
+    "  \"intra_node\": { \"bw_Bps\": 1e11, \"latency_s\": 0, \"efficiency\": [[1, 1.0]] },"
+    "  \"inter_node\": { \"bw_Bps\": 1e10, \"latency_s\": 0, \"efficiency\": [[1, 1.0]] } }";
+  g_autoptr (JsonNode) cnode = plx_json_parse_data (cluster_json, -1, "ideal", NULL);
+  g_autoptr (PlxCluster) c = plx_cluster_new_from_json (cnode, "ideal", NULL);
+  const char *names[] = { "batch" };
+  const gint64 values[] = { 4 };
+  const PlxOnnxOptions as_file = { NULL, NULL, 0, FALSE, FALSE, PLX_DTYPE_BF16 };
+  const PlxOnnxOptions bf16 = { NULL, NULL, 0, FALSE, TRUE, PLX_DTYPE_BF16 };
+  const PlxOnnxOptions gpt2_bf16 = { names, values, 1, FALSE, TRUE, PLX_DTYPE_BF16 };
+  const double expected_s[2] = { 838.8608e-9, 311.296e-9 };
+  const PlxOnnxOptions *opts[2] = { &as_file, &bf16 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxIrGraph) gpt2 = NULL;
+
+  g_assert_nonnull (c);
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autoptr (PlxIrGraph) g = import ("mlp.onnx", opts[k], &error);
+      const PlxIrOp *fc1 = NULL;
+
+      g_assert_no_error (error);
+      g_assert_cmpint (tensor_named (g, "w1")->dtype, ==, k == 0 ? PLX_DTYPE_FP32 : PLX_DTYPE_BF16);
+      g_assert_cmpint (tensor_named (g, "y")->dtype, ==, k == 0 ? PLX_DTYPE_FP32 : PLX_DTYPE_BF16);
+      for (guint i = 0; i < g->ops->len; i++)
+        if (g_str_equal (((const PlxIrOp *) g->ops->pdata[i])->name, "fc1"))
+          fc1 = g->ops->pdata[i];
+      g_assert_nonnull (fc1);
+      g_assert_cmpint (fc1->kind, ==, PLX_IR_MATMUL);
+      g_assert_cmpfloat (plx_ir_op_bytes (g, fc1), ==, (k == 0 ? 4.0 : 2.0) * 155648);
+      g_assert_cmpfloat_with_epsilon (plx_ir_op_time (g, fc1, c), expected_s[k], 1e-12 * expected_s[k]);
+    }
+  gpt2 = import ("gpt2.onnx", &gpt2_bf16, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (tensor_named (gpt2, "ids")->dtype, ==, PLX_DTYPE_FP32);
+  g_assert_cmpint (tensor_named (gpt2, "wte")->dtype, ==, PLX_DTYPE_BF16);
+  g_assert_cmpint (tensor_named (gpt2, "tok")->dtype, ==, PLX_DTYPE_BF16);
 }
 
 static void
@@ -304,10 +406,12 @@ main (int argc, char **argv)
   int status;
 
   g_test_init (&argc, &argv, NULL);
-  make_models ();
+  models_dir = test_onnx_models_make ();
   g_test_add_func ("/core/onnx/mlp", test_mlp);
   g_test_add_func ("/core/onnx/cnn", test_cnn);
   g_test_add_func ("/core/onnx/cnn-training", test_cnn_training);
+  g_test_add_func ("/core/onnx/resnet-block", test_resnet_block);
+  g_test_add_func ("/core/onnx/dtype", test_dtype);
   g_test_add_func ("/core/onnx/gpt2", test_gpt2);
   g_test_add_func ("/core/onnx/refusals", test_refusals);
   g_test_add_func ("/core/onnx/serve-gpt2", test_serve_gpt2);

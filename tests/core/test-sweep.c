@@ -52,6 +52,51 @@ test_parse_gemm (void)
   g_assert_cmpuint (r->line, ==, 5);
 }
 
+/* RFC 4180 quoting: a quoted field holds commas, doubled quotes and a line break; a
+ * quoted header name a comma. Rows: 1024 x 2048 x 256 bf16 in 12.5 us on line 3,
+ * 8 x 16 x 32 fp16 in 0.75 us on line 4 (its note runs onto line 5). A quote that
+ * never closes, or text after a closing quote, is an error naming the line. */
+static void
+test_parse_quoted (void)
+{
+  const char *text = "# kernels as the tool names them\n"
+                     "m,n,k,dtype,time (us),\"kernel, as profiled\"\n"
+                     "1024,2048,256,bf16,12.5,\"sm90_xmma_gemm_bf16bf16, \"\"nt\"\"\"\n"
+                     "8,16,32,fp16,\" 0.75 \",\"split\r\nover two lines\"\r\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxGemmSweep) s = plx_gemm_sweep_parse (text, "quoted.csv", &error);
+  const PlxGemmRow *r;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (s->rows->len, ==, 2);
+  r = &g_array_index (s->rows, PlxGemmRow, 0);
+  g_assert_cmpfloat (r->m, ==, 1024);
+  g_assert_cmpfloat (r->k, ==, 256);
+  g_assert_true (close_rel (r->time_s, 12.5e-6, 1e-15));
+  g_assert_cmpuint (r->line, ==, 3);
+  r = &g_array_index (s->rows, PlxGemmRow, 1);
+  g_assert_cmpfloat (r->n, ==, 16);
+  g_assert_cmpint (r->dtype, ==, PLX_DTYPE_FP16);
+  g_assert_true (close_rel (r->time_s, 0.75e-6, 1e-15));
+  g_assert_cmpuint (r->line, ==, 4);
+
+  {
+    g_autoptr (PlxGemmSweep) open_quote =
+      plx_gemm_sweep_parse ("m,n,k,dtype,time_us\n8,16,32,fp16,\"0.75\n9,16,32,fp16,1\n", "open.csv", &error);
+    g_assert_null (open_quote);
+    g_assert_error (error, PLX_ERROR, PLX_ERROR_PARSE);
+    g_assert_cmpstr (error->message, ==, "open.csv:2: a quoted field that never closes");
+    g_clear_error (&error);
+  }
+  {
+    g_autoptr (PlxMembwSweep) after =
+      plx_membw_sweep_parse ("bytes,time_us\n1024,\"2\"x\n", "after.csv", &error);
+    g_assert_null (after);
+    g_assert_error (error, PLX_ERROR, PLX_ERROR_PARSE);
+    g_assert_nonnull (strstr (error->message, "after.csv:2: text after a quoted field's closing quote"));
+  }
+}
+
 static void
 test_parse_gemm_throughput (void)
 {
@@ -393,6 +438,7 @@ main (int argc, char **argv)
 {
   test_init_private_home (&argc, &argv);
   g_test_add_func ("/sweep/parse-gemm", test_parse_gemm);
+  g_test_add_func ("/sweep/parse-quoted", test_parse_quoted);
   g_test_add_func ("/sweep/parse-gemm-throughput", test_parse_gemm_throughput);
   g_test_add_func ("/sweep/parse-real", test_parse_real);
   g_test_add_func ("/sweep/parse-errors", test_parse_errors);

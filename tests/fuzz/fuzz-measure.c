@@ -7,6 +7,7 @@
 
 #include "fuzz-common.h"
 #include "parallax/plx-kineto-match.h"
+#include "../../src/core/plx-gunzip.h"
 
 static PlxCluster *cluster;
 static JsonNode   *cluster_json;
@@ -128,6 +129,28 @@ read_trace (const uint8_t *data, size_t size)
   json_node_unref (node);
 }
 
+/* A trace saved gzipped (.json.gz): decompressed under a cap, as plx_kineto_load
+ * does, then read. */
+static void
+read_gzip_trace (const uint8_t *data, size_t size)
+{
+  GError *error = NULL;
+  gsize length = 0;
+  char *plain;
+
+  if (!plx_is_gzip ((const char *) data, size))
+    return;
+  plain = plx_gunzip ((const char *) data, size, 1 << 20, "fuzz", &length, &error);
+  fuzz_check_error (error);
+  if (plain == NULL)
+    return;
+  if (length <= 1 << 20)
+    read_trace ((const uint8_t *) plain, length);
+  else
+    abort ();
+  g_free (plain);
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -150,5 +173,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   fit_sweeps (text);
   g_free (text);
   read_trace (data, size);
+  read_gzip_trace (data, size);
   return 0;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Writes the ONNX models test-onnx reads, with Debian's python3-onnx: an MLP, a small
-CNN (also with its weights in external data, then deleted), a GPT-2-shaped decoder
+CNN (also with its weights in external data, then deleted), a ResNet stem and block
+(batch norms exported for training, max pools), a GPT-2-shaped decoder
 with a symbolic batch, the same decoder with a KV cache (symbolic batch, sequence and
 past: what Hugging Face exports as decoder_with_past_model.onnx), and a model with an
 op Parallax cannot cost.
@@ -79,6 +80,45 @@ def cnn(out):
     save(g, os.path.join(out, "cnn-external.onnx"), save_as_external_data=True,
          all_tensors_to_one_file=True, location="cnn-external.data", size_threshold=0)
     os.remove(os.path.join(out, "cnn-external.data"))
+
+
+def resnet_block(out):
+    # ResNet's stem and one basic block (He et al. 2016, Fig. 2 and Table 1), exported
+    # for training (BatchNormalization with training_mode=1 and its running
+    # statistics as outputs):
+    # [4, 3, 32, 32] -> Conv 7x7 stride 2 pad 3 (16) -> BN -> Relu
+    #   -> MaxPool 3x3 stride 2 pad 1 -> Conv 3x3 pad 1 (16) -> BN -> Add (shortcut)
+    #   -> Relu -> MaxPool 3x3 stride 2 ceil_mode -> GlobalAveragePool -> Flatten
+    #   -> Gemm (16 x 10)
+    def bn(name, x, y):
+        return helper.make_node("BatchNormalization", [x, name + "_s", name + "_b", name + "_m", name + "_v"],
+                                [y, name + "_m_out", name + "_v_out"], name=name, training_mode=1)
+    nodes = [
+        helper.make_node("Conv", ["x", "c1"], ["h1"], name="conv1", pads=[3, 3, 3, 3], strides=[2, 2],
+                         kernel_shape=[7, 7]),
+        bn("bn1", "h1", "n1"),
+        helper.make_node("Relu", ["n1"], ["a1"], name="relu1"),
+        helper.make_node("MaxPool", ["a1"], ["p1"], name="pool1", kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("Conv", ["p1", "c2"], ["h2"], name="conv2", pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
+        bn("bn2", "h2", "n2"),
+        helper.make_node("Add", ["n2", "p1"], ["r"], name="shortcut"),
+        helper.make_node("Relu", ["r"], ["a2"], name="relu2"),
+        helper.make_node("MaxPool", ["a2"], ["p2"], name="pool2", kernel_shape=[3, 3], strides=[2, 2],
+                         ceil_mode=1),
+        helper.make_node("GlobalAveragePool", ["p2"], ["g"], name="gap"),
+        helper.make_node("Flatten", ["g"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "fc", "fcb"], ["y"], name="fc"),
+    ]
+    inits = [weight("c1", 16, 3, 7, 7), weight("c2", 16, 16, 3, 3), weight("fc", 16, 10), weight("fcb", 10)]
+    for name in ("bn1", "bn2"):
+        inits += [weight(name + s, 16) for s in ("_s", "_b", "_m", "_v")]
+    g = helper.make_graph(
+        nodes, "resnet-block",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 3, 32, 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 10])],
+        inits)
+    save(g, os.path.join(out, "resnet-block.onnx"))
 
 
 def gpt2(out, layers=2, seq=64, hidden=128, heads=4, vocab=1000, name="gpt2.onnx", past=False):
@@ -180,6 +220,7 @@ if __name__ == "__main__":
         sys.exit(0)
     mlp(out)
     cnn(out)
+    resnet_block(out)
     gpt2(out)
     gpt2(out, seq=1024, name="gpt2-past.onnx", past=True)
     unsupported(out)
