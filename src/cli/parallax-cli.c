@@ -817,7 +817,7 @@ cmd_simulate (int argc, char **argv)
       if (fixes != NULL)
         print_fit_suggestions (fixes);
       if (opts.trace != NULL)
-        printf ("Trace             %s (open in Perfetto or chrome://tracing)\n", plx_cli_output_name (opts.trace));
+        printf ("Trace             %s (open in Perfetto or chrome://tracing)\n", plx_cli_shown (plx_cli_output_name (opts.trace)));
       if (opts.timeline != NULL)
         printf ("Timeline chart    %s\n", plx_cli_shown (opts.timeline));
       if (opts.memory != NULL)

@@ -127,7 +127,7 @@ plx_cli_calibrate_gemm (int argc, char **argv)
           printf ("%s\n", text);
         }
       if (out != NULL)
-        printf ("Wrote %s\n", plx_cli_output_name (out));
+        printf ("Wrote %s\n", plx_cli_shown (plx_cli_output_name (out)));
     }
   return 0;
 }

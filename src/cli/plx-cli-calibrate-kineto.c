@@ -359,7 +359,7 @@ plx_cli_calibrate_kineto (int argc, char **argv)
       if (match != NULL)
         plx_cli_gemm_match_print (match);
       if (out != NULL)
-        printf ("Wrote %s\n", plx_cli_output_name (out));
+        printf ("Wrote %s\n", plx_cli_shown (plx_cli_output_name (out)));
     }
   return 0;
 }

@@ -111,7 +111,7 @@ plx_cli_calibrate_nccl (int argc, char **argv)
       g_autofree char *text = plx_nccl_fit_to_text (fit);
       printf ("%s", text);
       if (out != NULL)
-        printf ("Wrote %s\n", plx_cli_output_name (out));
+        printf ("Wrote %s\n", plx_cli_shown (plx_cli_output_name (out)));
     }
   return 0;
 }

@@ -133,7 +133,7 @@ plx_cli_calibrate (int argc, char **argv)
       g_autofree char *text = plx_calibration_to_text (cal);
       printf ("%s", text);
       if (out != NULL)
-        printf ("Wrote %s\n", plx_cli_output_name (out));
+        printf ("Wrote %s\n", plx_cli_shown (plx_cli_output_name (out)));
     }
   return 0;
 }

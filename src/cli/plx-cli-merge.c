@@ -60,7 +60,7 @@ plx_cli_search_part (const PlxScenario      *sc,
   printf ("Shard %u/%u: %" G_GUINT64_FORMAT " configurations, %" G_GUINT64_FORMAT " valid, %" G_GUINT64_FORMAT
           " fit in memory, in %.3f s on %u threads; written to %s\n", options->shard + 1, options->n_shards,
           search->configs_evaluated, search->configs_valid, search->configs_fit, search->elapsed_s, search->n_threads,
-          plx_cli_output_name (out));
+          plx_cli_shown (plx_cli_output_name (out)));
   return 0;
 }
 

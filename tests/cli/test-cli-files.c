@@ -446,6 +446,7 @@ test_terminal_escapes (void)
   g_autofree char *dir = test_make_tmp_dir ("plx-files");
   g_auto (Run) usage = { 0 };
   g_auto (Run) wrote = { 0 };
+  g_auto (Run) trace = { 0 };
 
   RUN_IN (&usage, dir, "simulate", "--engine", "\033[2J");
   assert_error (&usage, 2, "--engine: \"\\u001b[2J\"");
@@ -455,6 +456,11 @@ test_terminal_escapes (void)
   g_assert_cmpint (wrote.status, ==, 0);
   g_assert_nonnull (strstr (wrote.out, "Timeline chart    t\\u001b[2J.svg\n"));
   g_assert_null (strchr (wrote.out, '\033'));
+  /* The trace's line (and calibrate's and merge's "Wrote"/"written to") likewise. */
+  RUN_IN (&trace, dir, "simulate", "--trace", "t\033[2J.json");
+  g_assert_cmpint (trace.status, ==, 0);
+  g_assert_nonnull (strstr (trace.out, "Trace             t\\u001b[2J.json "));
+  g_assert_null (strchr (trace.out, '\033'));
   test_rm_rf (dir);
 }
 
