@@ -985,8 +985,6 @@ plx_window_save_to (PlxWindow  *self,
                     GError    **error)
 {
   g_autoptr (JsonNode) json = NULL;
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autofree char *text = NULL;
   g_autofree char *path = g_file_get_path (file);
   g_autoptr (GError) local = NULL;
   g_autofree char *old_name = g_strdup (plx_scenario_panel_get_name (self->panel));
@@ -1000,11 +998,9 @@ plx_window_save_to (PlxWindow  *self,
       plx_scenario_panel_set_name (self->panel, name);
     }
   json = plx_scenario_panel_get_json (self->panel);
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_root (gen, json);
-  text = json_generator_to_data (gen, NULL);
-  /* Atomic: GLib writes a temporary file and renames it over the target. */
-  if (path == NULL || !g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local))
+  /* As the CLI writes files (docs/formats.md, "Output files"): atomic for a regular
+   * file, a symlink's target written, numbers JSON accepts (never 1e+17.0). */
+  if (path == NULL || !plx_json_write_file (json, path, &local))
     {
       g_set_error (error, PLX_ERROR, PLX_ERROR_IO, _("%s: cannot save: %s"), path ? path : "?",
                    local ? local->message : _("not a local file"));
