@@ -663,7 +663,9 @@ plx_ir_lower_plan (const PlxPlan          *plan,
 
 /* At least as many ops as the lowering writes: each task of each pass of each
  * micro-batch, a pass's begin and end markers and its send; per chunk the gradient
- * buckets (one op per task of its last pass at most, or one); per stage six step ops. */
+ * buckets (one op per task of its last pass at most, or one) and, when they overlap
+ * that pass, the pieces its tasks are cut into and a bucket op for each (n buckets
+ * cut at most n - 1 times); per stage six step ops. */
 static double
 program_ops (const PlxPlan *plan)
 {
@@ -675,6 +677,8 @@ program_ops (const PlxPlan *plan)
       for (guint p = 0; p < passes; p++)
         per_micro_batch += plan->chunks[k].pass[p].n_tasks + 3.0;
       once += plan->chunks[k].pass[passes - 1].n_tasks + 1.0;
+      if (plan->overlap_dp_comm && plan->zero_stage < 3 && plan->stages[k % plan->pp].grad_bucket_s > 0.0)
+        once += 2.0 * plx_max (1.0, round (plan->chunks[k].grad_bytes / plan->stages[k % plan->pp].grad_bucket_bytes));
     }
   return per_micro_batch * (double) plan->micro_batches + once;
 }
