@@ -119,7 +119,8 @@ emit_pass (Lower *l, guint s, guint entry_index, const PlxScheduleEntry *e)
   gboolean grads = l->grad_entry[k] == entry_index;
   guint begin_in[2], begin_out[2] = { NONE, NONE }, end_in[2] = { NONE, NONE }, n_begin_in = 0;
   guint chain, dev = s;
-  double t = 0.0;
+  double t = 0.0, total = 0.0;
+  guint64 nb = 0, jb = 0;
   g_autofree char *prefix = g_strdup_printf ("%c s%u c%u mb%u", pass_letter[e->pass], s, e->chunk, e->micro_batch);
 
   if (l->last[s] != NONE)
@@ -164,6 +165,14 @@ emit_pass (Lower *l, guint s, guint entry_index, const PlxScheduleEntry *e)
       g_string_printf (l->name, "%s begin", prefix);
       add_op (l, l->name->str, PLX_IR_KERNEL, begin_in, n_begin_in, out, n_out, &dev, 1, NO_KIND, 0.0);
     }
+  /* The chunk's gradient buckets, when they overlap its last pass: bucket j of nb is
+   * ready once (j+1)/nb of the pass has run (plx-sim.c). */
+  if (grads && plan->overlap_dp_comm && plan->zero_stage < 3 && plan->stages[s].grad_bucket_s > 0.0)
+    {
+      nb = (guint64) plx_max (1.0, round (chunk->grad_bytes / plan->stages[s].grad_bucket_bytes));
+      for (guint j = 0; j < pass->n_tasks; j++)
+        total += pass->tasks[j].duration_s;
+    }
   for (guint j = 0; j < pass->n_tasks; j++)
     {
       const PlxPlanTask *task = &pass->tasks[j];
@@ -175,6 +184,59 @@ emit_pass (Lower *l, guint s, guint entry_index, const PlxScheduleEntry *e)
         n_in = append_refs (in, 0, begin_in, n_begin_in);
       else
         in[n_in++] = chain;
+      if (task->stream == PLX_STREAM_COMPUTE && nb > 0)
+        {
+          /* A compute task a bucket point falls inside runs in pieces ending at those
+           * points, so the bucket reads the gradients made by then: the weight
+           * gradients come out GEMM by GEMM (Qi et al. 2023, "Zero Bubble Pipeline
+           * Parallelism", §2: W is each linear layer's dL/dW = dL/dY X^T, computed
+           * apart from B), about evenly over the pass since each GEMM's time goes
+           * with its weights' size, as the event engine has them. The plan lumps a
+           * layer's W into one task; read whole, all of a ZB-H1 layer's buckets
+           * waited for its end (found ir-zb-h1: 0.93 %, docs/ir.md "Agreement"). */
+          double from = t, end = t + task->duration_s;
+          guint piece = 0;
+
+          while (jb < nb && total * (double) (jb + 1) / (double) nb <= from * (1.0 + 1e-12))
+            jb++;
+          while (jb < nb && total * (double) (jb + 1) / (double) nb < end * (1.0 - 1e-12))
+            {
+              double cut = total * (double) (jb + 1) / (double) nb, share = (cut - from) / task->duration_s;
+              guint piece_out[3], n_piece_out;
+
+              g_string_printf (l->name, "%s #%u.%u", prefix, j, piece);
+              piece_out[0] = scalar (l, l->name->str);
+              n_piece_out = first && piece == 0 ? append_refs (piece_out, 1, begin_out, 2) : 1;
+              g_string_printf (l->name, "%s #%u %s (to bucket %" G_GUINT64_FORMAT ")", prefix, j, task->label, jb);
+              op = add_op (l, l->name->str, PLX_IR_KERNEL, in, n_in, piece_out, n_piece_out, &dev, 1,
+                           (guint8) task->kind, cut - from);
+              op->flops = task->flops * share;
+              op->bytes = task->bytes * share;
+              g_array_append_val (l->points, ((PassPoint) { piece_out[0], cut }));
+              in[0] = piece_out[0];
+              n_in = 1;
+              from = cut;
+              piece++;
+              jb++;
+            }
+          if (piece > 0)
+            {
+              /* The rest of the task, ending where the whole one would. */
+              double share = (end - from) / task->duration_s;
+              if (last)
+                n_in = append_refs (in, n_in, end_in, 2);
+              g_string_printf (l->name, "%s #%u", prefix, j);
+              out[0] = scalar (l, l->name->str);
+              g_string_printf (l->name, "%s #%u %s (rest)", prefix, j, task->label);
+              op = add_op (l, l->name->str, PLX_IR_KERNEL, in, n_in, out, 1, &dev, 1, (guint8) task->kind, end - from);
+              op->flops = task->flops * share;
+              op->bytes = task->bytes * share;
+              chain = out[0];
+              t += task->duration_s;
+              g_array_append_val (l->points, ((PassPoint) { chain, t }));
+              continue;
+            }
+        }
       if (last)
         n_in = append_refs (in, n_in, end_in, 2);
       g_string_printf (l->name, "%s #%u", prefix, j);
@@ -216,14 +278,14 @@ emit_pass (Lower *l, guint s, guint entry_index, const PlxScheduleEntry *e)
     }
   l->last[s] = chain;
 
-  /* The gradient buckets of the chunk's last backward pass, ready as the pass goes
-   * (bucket j of n once (j+1)/n of it has run, plx-sim.c): each reads the output of
-   * the task that runs at that point; the buckets of one task reduce as one op. */
-  if (grads && plan->overlap_dp_comm && plan->zero_stage < 3 && plan->stages[s].grad_bucket_s > 0.0 &&
-      l->points->len > 0)
+  /* The gradient buckets of the chunk's last backward (or W) pass, ready as the pass
+   * goes (bucket j of n once (j+1)/n of it has run, plx-sim.c): each reads the output
+   * of the op that ends at that point (a compute task was cut there above; a
+   * collective is not, so a point inside one waits for its end); the buckets read
+   * from one op reduce as one op. */
+  if (nb > 0 && l->points->len > 0)
     {
       const PlxPlanStage *st = &plan->stages[s];
-      guint64 nb = (guint64) plx_max (1.0, round (chunk->grad_bytes / st->grad_bucket_bytes));
       guint p = 0;
       guint64 first_j = 0;
 
@@ -601,7 +663,9 @@ plx_ir_lower_plan (const PlxPlan          *plan,
 
 /* At least as many ops as the lowering writes: each task of each pass of each
  * micro-batch, a pass's begin and end markers and its send; per chunk the gradient
- * buckets (one op per task of its last pass at most, or one); per stage six step ops. */
+ * buckets (one op per task of its last pass at most, or one) and, when they overlap
+ * that pass, the pieces its tasks are cut into and a bucket op for each (n buckets
+ * cut at most n - 1 times); per stage six step ops. */
 static double
 program_ops (const PlxPlan *plan)
 {
@@ -613,6 +677,8 @@ program_ops (const PlxPlan *plan)
       for (guint p = 0; p < passes; p++)
         per_micro_batch += plan->chunks[k].pass[p].n_tasks + 3.0;
       once += plan->chunks[k].pass[passes - 1].n_tasks + 1.0;
+      if (plan->overlap_dp_comm && plan->zero_stage < 3 && plan->stages[k % plan->pp].grad_bucket_s > 0.0)
+        once += 2.0 * plx_max (1.0, round (plan->chunks[k].grad_bytes / plan->stages[k % plan->pp].grad_bucket_bytes));
     }
   return per_micro_batch * (double) plan->micro_batches + once;
 }
