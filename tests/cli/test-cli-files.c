@@ -572,26 +572,22 @@ test_trace_limit (void)
   test_rm_rf (dir);
 }
 
-/* A second Ctrl+C ends a search at once (_exit): with `--csv -` it left the private
- * folder the CSV waits in (TMPDIR/parallax-stdout-XXXXXX). A 20,000-layer model on
- * 20,000 GPUs at PP 20,000: the screening is done at once ("search: 100 %"), then
- * each of the ten best is re-simulated in about a second, during which both SIGINTs
- * land. */
-static void
-test_second_ctrl_c_cleans (void)
+/* Starts the search of a 20,000-layer model on 20,000 GPUs at PP 20,000 in `dir`
+ * (TMPDIR dir/tmp, stdout to dir/out, stderr to dir/err) and returns once the
+ * screening is done ("search: 100 %"), the best being re-simulated, each in about a
+ * second at a global batch of 256. */
+static GPid
+spawn_deep_search (const char *dir, const char *global_batch, const char *err_path)
 {
-  g_autofree char *dir = test_make_tmp_dir ("plx-files");
   g_autofree char *tmp = g_build_filename (dir, "tmp", NULL);
-  g_autofree char *err_path = g_build_filename (dir, "err", NULL);
   g_autofree char *model = g_build_filename (dir, "deep.json", NULL);
+  g_autofree char *command = g_strdup_printf ("exec \"$0\" search --model deep.json --nodes 2500 --seq-length 128 "
+                                              "--global-batch-size %s --fix pp=20000,tp=1,cp=1 --threads 1 "
+                                              "--progress --csv - > out 2> err", global_batch);
   g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "TMPDIR", tmp, TRUE);
   g_autoptr (GError) error = NULL;
-  const char *argv[] = { "sh", "-c", "exec \"$0\" search --model deep.json --nodes 2500 --seq-length 128 "
-                         "--global-batch-size 256 --fix pp=20000,tp=1,cp=1 --threads 1 --progress --csv - "
-                         "> /dev/null 2> err", cli_path (), NULL };
-  g_autofree char *err = NULL;
+  const char *argv[] = { "sh", "-c", command, cli_path (), NULL };
   gboolean started = FALSE;
-  int wait_status = 0;
   GPid pid;
 
   g_assert_cmpint (g_mkdir (tmp, 0700), ==, 0);
@@ -608,6 +604,22 @@ test_second_ctrl_c_cleans (void)
         g_usleep (1000);
     }
   g_assert_true (started);
+  return pid;
+}
+
+/* A second Ctrl+C ends a search at once (_exit): with `--csv -` it left the private
+ * folder the CSV waits in (TMPDIR/parallax-stdout-XXXXXX). Both land while the
+ * first of the best is re-simulated. */
+static void
+test_second_ctrl_c_cleans (void)
+{
+  g_autofree char *dir = test_make_tmp_dir ("plx-files");
+  g_autofree char *tmp = g_build_filename (dir, "tmp", NULL);
+  g_autofree char *err_path = g_build_filename (dir, "err", NULL);
+  g_autofree char *err = NULL;
+  int wait_status = 0;
+  GPid pid = spawn_deep_search (dir, "256", err_path);
+
   kill (pid, SIGINT);
   g_usleep (G_USEC_PER_SEC / 10);
   kill (pid, SIGINT);
@@ -619,6 +631,38 @@ test_second_ctrl_c_cleans (void)
   g_assert_cmpint (WEXITSTATUS (wait_status), ==, 130);
   g_assert_nonnull (strstr (err, "parallax-cli: interrupted\n"));
   {
+    g_autoptr (GDir) d = g_dir_open (tmp, 0, NULL);
+    g_assert_cmpstr (g_dir_read_name (d), ==, NULL);
+  }
+  test_rm_rf (dir);
+}
+
+/* One Ctrl+C while the best are re-simulated (after "search: 100 %") was ignored:
+ * the search ended with exit 0 and its CSV written. It stops the search as one during
+ * the screening does: exit 130, nothing on stdout. The model of the case above at a
+ * global batch of 64: about 2 s of re-simulation. */
+static void
+test_ctrl_c_while_resimulating (void)
+{
+  g_autofree char *dir = test_make_tmp_dir ("plx-files");
+  g_autofree char *err_path = g_build_filename (dir, "err", NULL);
+  g_autofree char *out_path = g_build_filename (dir, "out", NULL);
+  g_autofree char *err = NULL;
+  g_autofree char *out = NULL;
+  int wait_status = 0;
+  GPid pid = spawn_deep_search (dir, "64", err_path);
+
+  kill (pid, SIGINT);
+  g_assert_cmpint (waitpid (pid, &wait_status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  err = read_text (err_path);
+  out = read_text (out_path);
+  g_assert_true (WIFEXITED (wait_status));
+  g_assert_cmpint (WEXITSTATUS (wait_status), ==, 130);
+  g_assert_nonnull (strstr (err, "parallax-cli: search: interrupted (Ctrl+C); no results written\n"));
+  g_assert_cmpstr (out, ==, "");
+  {
+    g_autofree char *tmp = g_build_filename (dir, "tmp", NULL);
     g_autoptr (GDir) d = g_dir_open (tmp, 0, NULL);
     g_assert_cmpstr (g_dir_read_name (d), ==, NULL);
   }
@@ -647,5 +691,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-files/limits/plan-json", test_plan_json_limit);
   g_test_add_func ("/cli-files/limits/trace", test_trace_limit);
   g_test_add_func ("/cli-files/search/second-ctrl-c", test_second_ctrl_c_cleans);
+  g_test_add_func ("/cli-files/search/ctrl-c-resimulating", test_ctrl_c_while_resimulating);
   return g_test_run ();
 }
