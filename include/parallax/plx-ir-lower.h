@@ -37,6 +37,11 @@ PlxIrGraph *plx_ir_lower_scenario (const PlxModel    *model,
                                    PlxPlan          **plan_out,
                                    guint8           **op_kinds,
                                    GError           **error);
+/* An error when the program `plan` lowers to may pass PLX_IR_JSON_MAX_OPS (an upper
+ * bound, counted before it is built): what `plan --json` asks before lowering it,
+ * in words that name what a plan user can change. */
+gboolean    plx_ir_plan_check_printable (const PlxPlan *plan,
+                                         GError       **error);
 /* An error unless `program` (lowered from `strategy`, or a graph's) has at most
  * PLX_IR_JSON_MAX_OPS ops: what `plan --json` asks before printing it. */
 gboolean    plx_ir_program_check_printable (const PlxIrGraph *program,

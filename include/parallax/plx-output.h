@@ -36,5 +36,13 @@ gboolean   plx_output_write_file (const char *path,
 /* From now on SIGINT, SIGTERM, SIGHUP and SIGPIPE remove the temporary files of the
  * outputs still open before the process dies of them (a program's main calls it). */
 void       plx_output_remove_temporaries_on_signal (void);
+/* `path` (a file, or a folder empty once the files are gone) is removed too by those
+ * signals and by plx_output_remove_now, until plx_output_keep_on_signal (the slot
+ * returned; -1: none was free). */
+int        plx_output_remove_on_signal (const char *path);
+void       plx_output_keep_on_signal (int slot);
+/* Removes now what a signal would (async-signal-safe): for a process about to end
+ * with _exit. */
+void       plx_output_remove_now (void);
 
 G_END_DECLS

@@ -1023,9 +1023,12 @@ cmd_plan (int argc, char **argv)
     return status;
   if (opts.json)
     {
-      g_autoptr (PlxIrGraph) program = plx_ir_lower_scenario (sc->model, sc->cluster, sc->strategy, NULL, NULL,
-                                                              &error);
+      g_autoptr (PlxIrGraph) program = NULL;
       g_autoptr (JsonNode) node = NULL;
+      plan = plx_plan_lower (sc->model, sc->cluster, sc->strategy, &error);
+      if (plan == NULL || !plx_ir_plan_check_printable (plan, &error))
+        return user_error (error);
+      program = plx_ir_lower_scenario (sc->model, sc->cluster, sc->strategy, NULL, NULL, &error);
       if (program == NULL || !plx_ir_program_check_printable (program, &error))
         return user_error (error);
       node = plx_ir_graph_to_json (program);

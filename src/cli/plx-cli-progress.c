@@ -10,6 +10,7 @@
 
 #include <glib-unix.h>
 
+#include "parallax/plx-output.h"
 #include "plx-cli-progress.h"
 
 #define MIN_INTERVAL_US (G_USEC_PER_SEC / 4)   /* at most four redraws a second */
@@ -38,8 +39,11 @@ on_sigint (gpointer data)
 
   if (g_atomic_int_add (&p->signals, 1) > 0)
     {
-      /* A second Ctrl+C: the user will not wait for the items running to end. */
+      /* A second Ctrl+C: the user will not wait for the items running to end. The
+       * files a signal would remove (temporaries, `--csv -`'s private folder) go
+       * first, as _exit runs no cleanup. */
       static const char msg[] = "\nparallax-cli: interrupted\n";
+      plx_output_remove_now ();
       if (write (STDERR_FILENO, msg, sizeof msg - 1) < 0)
         {
           /* nothing more to tell */

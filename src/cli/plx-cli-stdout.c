@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 
 #include "parallax/plx-error.h"
+#include "parallax/plx-output.h"
 #include "plx-cli-stdout.h"
 
 static struct
@@ -19,7 +20,9 @@ static struct
   char *dir;
   char *path;
   int   saved_fd; /* the real standard output */
-} claim = { NULL, NULL, NULL, -1 };
+  int   dir_slot; /* their slots for a signal (plx_output_remove_on_signal) */
+  int   path_slot;
+} claim = { NULL, NULL, NULL, -1, -1, -1 };
 
 const char *
 plx_cli_output_path (const char *flag,
@@ -54,6 +57,10 @@ plx_cli_output_path (const char *flag,
     }
   claim.flag = g_strdup (flag);
   claim.path = g_build_filename (claim.dir, "stdout", NULL);
+  /* A signal, or a second Ctrl+C in a search (which ends with _exit), leaves no
+   * private folder behind. */
+  claim.dir_slot = plx_output_remove_on_signal (claim.dir);
+  claim.path_slot = plx_output_remove_on_signal (claim.path);
   return claim.path;
 }
 
@@ -125,6 +132,9 @@ plx_cli_stdout_finish (int status)
     }
   g_remove (claim.path);
   g_rmdir (claim.dir);
+  plx_output_keep_on_signal (claim.path_slot);
+  plx_output_keep_on_signal (claim.dir_slot);
+  claim.path_slot = claim.dir_slot = -1;
   out = claim.saved_fd;
   dup2 (out, STDOUT_FILENO);
   close (out);

@@ -9,6 +9,16 @@
 
 #define MAX_CURVE_POINTS 256
 
+/* `bytes` in GiB for a message: one decimal, or three digits below 0.05 GiB (so a
+ * byte is not "0.0 GiB"). */
+static void
+gib_text (char buf[32], guint64 bytes)
+{
+  double gib = (double) bytes / 1073741824.0;
+
+  g_snprintf (buf, 32, gib >= 0.05 ? "%.1f GiB" : "%.3g GiB", gib);
+}
+
 static PlxCurve *
 parse_curve (JsonObject *obj,
              const char *source,
@@ -360,9 +370,15 @@ plx_cluster_new_from_json (JsonNode   *node,
     return NULL;
   if (reserved >= hbm)
     {
+      /* Both keys with their values as written (scripts read them) and in GiB (a
+       * reader does not count ten digits). */
+      char hbm_gib[32], reserved_gib[32];
+      gib_text (hbm_gib, hbm);
+      gib_text (reserved_gib, reserved);
       g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
-                   "%s: cluster.gpu.reserved_bytes: %" G_GUINT64_FORMAT " leaves nothing of cluster.gpu.hbm_bytes=%" G_GUINT64_FORMAT,
-                   source, reserved, hbm);
+                   "%s: cluster.gpu.hbm_bytes=%" G_GUINT64_FORMAT " (%s) is %s cluster.gpu.reserved_bytes=%"
+                   G_GUINT64_FORMAT " (%s): nothing is left to train in",
+                   source, hbm, hbm_gib, hbm < reserved ? "less than" : "no more than", reserved, reserved_gib);
       return NULL;
     }
   if (!parse_power (gpu, source, c, error))

@@ -59,15 +59,61 @@ slot_release (int slot)
     temp_used[slot] = 0;
 }
 
-/* Only async-signal-safe calls: unlink, sigaction, raise. */
+/* Other paths a signal removes (a command's private folder and the file in it):
+ * fixed slots as above. */
+#define N_EXTRA 4
+static char extra_paths[N_EXTRA][PATH_MAX];
+static volatile sig_atomic_t extra_used[N_EXTRA];
+
+int
+plx_output_remove_on_signal (const char *path)
+{
+  int found = -1;
+
+  if (strlen (path) >= PATH_MAX)
+    return -1;
+  g_mutex_lock (&slots_lock);
+  for (int i = 0; i < N_EXTRA && found < 0; i++)
+    if (!extra_used[i])
+      {
+        strcpy (extra_paths[i], path);
+        extra_used[i] = 1;
+        found = i;
+      }
+  g_mutex_unlock (&slots_lock);
+  return found;
+}
+
+void
+plx_output_keep_on_signal (int slot)
+{
+  if (slot >= 0 && slot < N_EXTRA)
+    extra_used[slot] = 0;
+}
+
+/* Only async-signal-safe calls: unlink and rmdir. Files first, then folders (rmdir
+ * of a file and unlink of a folder fail harmlessly). */
+void
+plx_output_remove_now (void)
+{
+  for (int i = 0; i < N_SLOTS; i++)
+    if (temp_used[i])
+      unlink (temp_paths[i]);
+  for (int i = 0; i < N_EXTRA; i++)
+    if (extra_used[i])
+      unlink (extra_paths[i]);
+  for (int i = 0; i < N_EXTRA; i++)
+    if (extra_used[i])
+      rmdir (extra_paths[i]);
+}
+
+/* Only async-signal-safe calls: those above, sigaction, raise. */
 static void
 remove_temporaries (int sig)
 {
   struct sigaction dfl = { 0 };
 
-  for (int i = 0; i < N_SLOTS; i++)
-    if (temp_used[i])
-      unlink (temp_paths[i]);
+  plx_output_remove_now ();
   dfl.sa_handler = SIG_DFL;
   sigemptyset (&dfl.sa_mask);
   sigaction (sig, &dfl, NULL);

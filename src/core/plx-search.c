@@ -489,6 +489,13 @@ plx_search_run (const PlxModel          *model,
   /* A shard is ranked with the others (plx-search-shard.h): the closed form only. */
   if (options->n_shards == 0)
     plx_search_rank_sorted (out, model, cluster, options);
+  /* A cancel while the best were re-simulated (seconds on a deep pipeline) is a
+   * cancel too: it was ignored, and the results written after all. */
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    {
+      plx_search_free (out);
+      return NULL;
+    }
   out->elapsed_s = (g_get_monotonic_time () - t0) / 1e6;
   return out;
 }

@@ -519,7 +519,7 @@ refresh_range_subtitles (PlxScenarioPanel *self)
 }
 
 /* A cluster that does not resolve: the rows its error names are marked, and say it
- * under their title ("reserved memory leaves nothing of HBM capacity=..."). */
+ * under their title ("HBM capacity=... is less than Reserved memory=..."). */
 static void
 mark_cluster_fault (PlxScenarioPanel *self)
 {

@@ -1,7 +1,8 @@
 /* test-cli-files.c: the files parallax-cli reads and writes (issue 34, "Files, paths
  * and outputs"; docs/formats.md "Output files"): part files and merge lists read
  * safely, outputs that never replace what is not a regular file, every write
- * checked, JSON that reads back, and nothing a terminal would obey echoed. Each case
+ * checked, JSON that reads back, nothing a terminal would obey echoed, and the
+ * bounds on work refused at the command line. Each case
  * failed on the code before it (see the commit messages). */
 #include <errno.h>
 #include <fcntl.h>
@@ -498,6 +499,176 @@ test_hf_config_not_json (void)
   test_rm_rf (dir);
 }
 
+/* ---- Bounds on work (docs/formats.md "Limits and refusals"): each refusal at the
+ * command line, with its key, its value and the limit, in a fraction of a second. */
+
+/* gpt2 (12 layers) at TP 4 x PP 2 on one 8-GPU node: DP 1, so the global batch is
+ * the number of micro-batches. */
+#define GPT2_PP2 "--model", "gpt2", "--nodes", "1", "--tp", "4", "--pp", "2", "--schedule", "1f1b", \
+                 "--virtual-stages", "1"
+
+/* The IR engine's 1,000,000 ops. `plan` lists a micro-batch's tasks per stage: 26
+ * forward and 31 backward on stage 0, 26 and 32 on stage 1, 115; with a begin, an end
+ * and a send for each of the 4 passes, 127 ops a micro-batch; 8000 micro-batches are
+ * 127 x 8000 = 1,016,000 ops, and once a step 6 a stage and a bucket per backward
+ * task and chunk, 12 + 32 + 33 = 77: 1,016,077, past the limit (7870 micro-batches
+ * would be 999,567). */
+static void
+test_ir_engine_limit (void)
+{
+  g_auto (Run) r = { 0 };
+
+  RUN_IN (&r, NULL, "simulate", GPT2_PP2, "--global-batch-size", "8000", "--engine", "ir");
+  assert_error (&r, 1, "parallax-cli: strategy: 8000 micro-batches x 2 stages x 1 chunks is 1.02 million ops, "
+                       "more than the IR engine's 1 million ops; use the event engine");
+}
+
+/* `plan --json` prints at most 200,000 ops, counted from the plan: 1600
+ * micro-batches are past them. Its refusal names what a plan user can change;
+ * it said "use the event engine" (meaningless to `plan`) past the IR engine's limit,
+ * and took 4 s and 760 MB to build the program it then refused. */
+static void
+test_plan_json_limit (void)
+{
+  g_auto (Run) r = { 0 };
+  g_auto (Run) far = { 0 };
+  g_auto (Run) text = { 0 };
+
+  RUN_IN (&r, NULL, "plan", GPT2_PP2, "--global-batch-size", "1600", "--json");
+  /* 127 x 1600 + 77 = 203,277, counted as the IR engine counts (above). */
+  assert_error (&r, 1, "parallax-cli: plan --json: strategy: 1600 micro-batches x 2 stages x 1 chunks come to about "
+                       "203277 ops, more than the 200000 a printed program holds; use fewer micro-batches or stages, "
+                       "or plan without --json");
+  g_assert_cmpstr (r.out, ==, "");
+  /* Past the IR engine's limit too: the same words, no engine named. */
+  RUN_IN (&far, NULL, "plan", GPT2_PP2, "--global-batch-size", "8000", "--json");
+  assert_error (&far, 1, "plan --json: strategy: 8000 micro-batches x 2 stages x 1 chunks come to about ");
+  g_assert_nonnull (strstr (far.err, "use fewer micro-batches or stages, or plan without --json"));
+  g_assert_null (strstr (far.err, "engine"));
+  /* What the message offers works: the plan as text. */
+  RUN_IN (&text, NULL, "plan", GPT2_PP2, "--global-batch-size", "8000");
+  g_assert_cmpint (text.status, ==, 0);
+  g_assert_nonnull (strstr (text.out, "8000 micro-batches per step"));
+}
+
+/* A trace holds 2,000,000 events. 125,000 micro-batches on 2 stages: the timeline
+ * keeps its 1,000,000 events; a (micro-batch, stage) makes 4 memory samples (F
+ * allocates, B re-creates one layer's attention core and frees it, B frees the rest),
+ * 8 x 125,000 = 1,000,000, and each stage's static bytes 1: 1,000,002; six track
+ * names a stage, 12. 2,000,014 events: refused, and no file (not even a temporary
+ * one) is left. */
+static void
+test_trace_limit (void)
+{
+  g_autofree char *dir = test_make_tmp_dir ("plx-files");
+  g_auto (Run) r = { 0 };
+  g_autoptr (GDir) listing = NULL;
+
+  RUN_IN (&r, dir, "simulate", GPT2_PP2, "--global-batch-size", "125000", "--trace", "t.json");
+  assert_error (&r, 1, "parallax-cli: t.json: 1000000 timeline events, 1000002 memory samples and 12 track names "
+                       "of 2 stages are more than a trace's 2 million events; simulate fewer micro-batches or stages");
+  listing = g_dir_open (dir, 0, NULL);
+  g_assert_cmpstr (g_dir_read_name (listing), ==, NULL);
+  test_rm_rf (dir);
+}
+
+/* Starts the search of a 20,000-layer model on 20,000 GPUs at PP 20,000 in `dir`
+ * (TMPDIR dir/tmp, stdout to dir/out, stderr to dir/err) and returns once the
+ * screening is done ("search: 100 %"), the best being re-simulated, each in about a
+ * second at a global batch of 256. */
+static GPid
+spawn_deep_search (const char *dir, const char *global_batch, const char *err_path)
+{
+  g_autofree char *tmp = g_build_filename (dir, "tmp", NULL);
+  g_autofree char *model = g_build_filename (dir, "deep.json", NULL);
+  g_autofree char *command = g_strdup_printf ("exec \"$0\" search --model deep.json --nodes 2500 --seq-length 128 "
+                                              "--global-batch-size %s --fix pp=20000,tp=1,cp=1 --threads 1 "
+                                              "--progress --csv - > out 2> err", global_batch);
+  g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "TMPDIR", tmp, TRUE);
+  g_autoptr (GError) error = NULL;
+  const char *argv[] = { "sh", "-c", command, cli_path (), NULL };
+  gboolean started = FALSE;
+  GPid pid;
+
+  g_assert_cmpint (g_mkdir (tmp, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (model, "{ \"model_type\": \"gpt2\", \"n_layer\": 20000, \"n_embd\": 64, "
+                                             "\"n_head\": 1, \"vocab_size\": 1000, \"n_positions\": 128 }", -1, NULL));
+  g_assert_true (g_spawn_async (dir, (char **) argv, env, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, NULL, NULL,
+                                &pid, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < 30000 && !started; i++)
+    {
+      g_autofree char *text = NULL;
+      started = g_file_get_contents (err_path, &text, NULL, NULL) && strstr (text, "search: 100 %") != NULL;
+      if (!started)
+        g_usleep (1000);
+    }
+  g_assert_true (started);
+  return pid;
+}
+
+/* A second Ctrl+C ends a search at once (_exit): with `--csv -` it left the private
+ * folder the CSV waits in (TMPDIR/parallax-stdout-XXXXXX). Both land while the
+ * first of the best is re-simulated. */
+static void
+test_second_ctrl_c_cleans (void)
+{
+  g_autofree char *dir = test_make_tmp_dir ("plx-files");
+  g_autofree char *tmp = g_build_filename (dir, "tmp", NULL);
+  g_autofree char *err_path = g_build_filename (dir, "err", NULL);
+  g_autofree char *err = NULL;
+  int wait_status = 0;
+  GPid pid = spawn_deep_search (dir, "256", err_path);
+
+  kill (pid, SIGINT);
+  g_usleep (G_USEC_PER_SEC / 10);
+  kill (pid, SIGINT);
+  g_assert_cmpint (waitpid (pid, &wait_status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  err = read_text (err_path);
+  g_test_message ("stderr: %s", err);
+  g_assert_true (WIFEXITED (wait_status));
+  g_assert_cmpint (WEXITSTATUS (wait_status), ==, 130);
+  g_assert_nonnull (strstr (err, "parallax-cli: interrupted\n"));
+  {
+    g_autoptr (GDir) d = g_dir_open (tmp, 0, NULL);
+    g_assert_cmpstr (g_dir_read_name (d), ==, NULL);
+  }
+  test_rm_rf (dir);
+}
+
+/* One Ctrl+C while the best are re-simulated (after "search: 100 %") was ignored:
+ * the search ended with exit 0 and its CSV written. It stops the search as one during
+ * the screening does: exit 130, nothing on stdout. The model of the case above at a
+ * global batch of 64: about 2 s of re-simulation. */
+static void
+test_ctrl_c_while_resimulating (void)
+{
+  g_autofree char *dir = test_make_tmp_dir ("plx-files");
+  g_autofree char *err_path = g_build_filename (dir, "err", NULL);
+  g_autofree char *out_path = g_build_filename (dir, "out", NULL);
+  g_autofree char *err = NULL;
+  g_autofree char *out = NULL;
+  int wait_status = 0;
+  GPid pid = spawn_deep_search (dir, "64", err_path);
+
+  kill (pid, SIGINT);
+  g_assert_cmpint (waitpid (pid, &wait_status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  err = read_text (err_path);
+  out = read_text (out_path);
+  g_assert_true (WIFEXITED (wait_status));
+  g_assert_cmpint (WEXITSTATUS (wait_status), ==, 130);
+  g_assert_nonnull (strstr (err, "parallax-cli: search: interrupted (Ctrl+C); no results written\n"));
+  g_assert_cmpstr (out, ==, "");
+  {
+    g_autofree char *tmp = g_build_filename (dir, "tmp", NULL);
+    g_autoptr (GDir) d = g_dir_open (tmp, 0, NULL);
+    g_assert_cmpstr (g_dir_read_name (d), ==, NULL);
+  }
+  test_rm_rf (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -516,5 +687,10 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-files/reshard/huge-shape", test_reshard_huge_shape);
   g_test_add_func ("/cli-files/terminal-escapes", test_terminal_escapes);
   g_test_add_func ("/cli-files/hf-config-not-json", test_hf_config_not_json);
+  g_test_add_func ("/cli-files/limits/ir-engine", test_ir_engine_limit);
+  g_test_add_func ("/cli-files/limits/plan-json", test_plan_json_limit);
+  g_test_add_func ("/cli-files/limits/trace", test_trace_limit);
+  g_test_add_func ("/cli-files/search/second-ctrl-c", test_second_ctrl_c_cleans);
+  g_test_add_func ("/cli-files/search/ctrl-c-resimulating", test_ctrl_c_while_resimulating);
   return g_test_run ();
 }

@@ -1010,7 +1010,10 @@ test_cluster_errors (void)
   CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"gpu\": {\"hbm_bytes\": 0}}", PLX_ERROR_INVALID_VALUE,
                  "cluster.gpu.hbm_bytes: 0");
   CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"gpu\": {\"reserved_bytes\": 85899345920}}",
-                 PLX_ERROR_INCONSISTENT, "cluster.gpu.reserved_bytes: 85899345920");
+                 PLX_ERROR_INCONSISTENT,
+                 /* 85899345920 B = 80 x 2^30 B, the preset's capacity, all reserved. */
+                 "test.json: cluster.gpu.hbm_bytes=85899345920 (80.0 GiB) is no more than "
+                 "cluster.gpu.reserved_bytes=85899345920 (80.0 GiB): nothing is left to train in");
   CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"gpu\": {\"peak_flops\": {\"bf16\": -1}}}",
                  PLX_ERROR_INVALID_VALUE, "cluster.gpu.peak_flops.bf16: -1");
   CLUSTER_ERROR ("{\"preset\": \"dgx-a100-80gb\", \"gpu\": {\"peak_flops\": {\"fp16\": \"fast\"}}}",
