@@ -33,23 +33,32 @@ struct _PlxOutput
   FILE    *stream;
 };
 
+/* The first free slot of a table (`n` paths and their flags), `path` copied into it;
+ * -1 when the table is full or the path too long (that output is then simply not
+ * removed on a signal). */
 static int
-slot_take (const char *path)
+table_take (char (*paths)[PATH_MAX], volatile sig_atomic_t *used, int n, const char *path)
 {
   int found = -1;
 
   if (strlen (path) >= PATH_MAX)
     return -1;
   g_mutex_lock (&slots_lock);
-  for (int i = 0; i < N_SLOTS && found < 0; i++)
-    if (!temp_used[i])
+  for (int i = 0; i < n && found < 0; i++)
+    if (!used[i])
       {
-        strcpy (temp_paths[i], path);
-        temp_used[i] = 1;
+        strcpy (paths[i], path);
+        used[i] = 1;
         found = i;
       }
   g_mutex_unlock (&slots_lock);
   return found;
+}
+
+static int
+slot_take (const char *path)
+{
+  return table_take (temp_paths, temp_used, N_SLOTS, path);
 }
 
 static void
@@ -68,20 +77,7 @@ static volatile sig_atomic_t extra_used[N_EXTRA];
 int
 plx_output_remove_on_signal (const char *path)
 {
-  int found = -1;
-
-  if (strlen (path) >= PATH_MAX)
-    return -1;
-  g_mutex_lock (&slots_lock);
-  for (int i = 0; i < N_EXTRA && found < 0; i++)
-    if (!extra_used[i])
-      {
-        strcpy (extra_paths[i], path);
-        extra_used[i] = 1;
-        found = i;
-      }
-  g_mutex_unlock (&slots_lock);
-  return found;
+  return table_take (extra_paths, extra_used, N_EXTRA, path);
 }
 
 void
