@@ -5,6 +5,18 @@
 #include <glib.h>
 #include <sys/wait.h>
 
+/* parallax-cli as meson built it ($PLX_CLI, tests/meson.build): one definition for
+ * every test that runs the command line. */
+static inline const char *
+test_cli_path (void)
+{
+  const char *path = g_getenv ("PLX_CLI");
+
+  if (path == NULL)
+    g_error ("PLX_CLI is not set: run this test through meson test");
+  return path;
+}
+
 /* Skips the test, returning FALSE, if `tool` is not installed. */
 static inline gboolean
 test_have_tool (const char *tool)

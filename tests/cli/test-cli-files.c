@@ -16,6 +16,7 @@
 #include <json-glib/json-glib.h>
 
 #include "test-files.h"
+#include "test-tools.h"
 
 typedef struct
 {
@@ -32,16 +33,6 @@ run_clear (Run *r)
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-static const char *
-cli_path (void)
-{
-  const char *path = g_getenv ("PLX_CLI");
-
-  if (path == NULL)
-    g_error ("PLX_CLI is not set: run this test through meson test");
-  return path;
-}
 
 static char *
 source_path (const char *first, ...)
@@ -67,7 +58,7 @@ run_argv (Run *r, const char *cwd, const char *const *args)
   g_autoptr (GError) error = NULL;
   int wait_status = 0;
 
-  g_ptr_array_add (argv, (gpointer) (args[0] != NULL ? args[0] : cli_path ()));
+  g_ptr_array_add (argv, (gpointer) (args[0] != NULL ? args[0] : test_cli_path ()));
   for (guint i = 1; args[i] != NULL; i++)
     g_ptr_array_add (argv, (gpointer) args[i]);
   g_ptr_array_add (argv, NULL);
@@ -175,8 +166,8 @@ test_part_fifo (void)
   g_autofree char *list = g_build_filename (dir, "merges.txt", NULL);
   g_auto (Run) part = { 0 };
   g_auto (Run) sweep = { 0 };
-  const char *const merge_args[] = { "timeout", "20", cli_path (), "merge", "part.jsonl", NULL };
-  const char *const sweep_args[] = { "timeout", "20", cli_path (), "sweep", "merge", dir, NULL };
+  const char *const merge_args[] = { "timeout", "20", test_cli_path (), "merge", "part.jsonl", NULL };
+  const char *const sweep_args[] = { "timeout", "20", test_cli_path (), "sweep", "merge", dir, NULL };
 
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
   g_assert_cmpint (mkfifo (list, 0600), ==, 0);
@@ -310,7 +301,7 @@ static void
 test_stdout_full (void)
 {
   g_auto (Run) r = { 0 };
-  const char *const args[] = { "sh", "-c", "exec \"$0\" simulate --json > /dev/full", cli_path (), NULL };
+  const char *const args[] = { "sh", "-c", "exec \"$0\" simulate --json > /dev/full", test_cli_path (), NULL };
 
   run_argv (&r, NULL, args);
   assert_error (&r, 1, "parallax-cli: writing to standard output: No space left on device");
@@ -323,7 +314,7 @@ test_signal_removes_temporary (void)
 {
   g_autofree char *dir = test_make_tmp_dir ("plx-files");
   g_autoptr (GError) error = NULL;
-  const char *argv[] = { cli_path (), "simulate", "--global-batch-size", "256", "--trace", "trace.json", NULL };
+  const char *argv[] = { test_cli_path (), "simulate", "--global-batch-size", "256", "--trace", "trace.json", NULL };
   GPid pid;
   gboolean seen = FALSE;
   int wait_status = 0;
@@ -589,7 +580,7 @@ spawn_deep_search (const char *dir, const char *global_batch, const char *err_pa
                                               "--progress --csv - > out 2> err", global_batch);
   g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "TMPDIR", tmp, TRUE);
   g_autoptr (GError) error = NULL;
-  const char *argv[] = { "sh", "-c", command, cli_path (), NULL };
+  const char *argv[] = { "sh", "-c", command, test_cli_path (), NULL };
   gboolean started = FALSE;
   GPid pid;
 

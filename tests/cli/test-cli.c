@@ -39,16 +39,6 @@ cli_run_clear (CliRun *r)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CliRun, cli_run_clear)
 
-static const char *
-cli_path (void)
-{
-  const char *path = g_getenv ("PLX_CLI");
-
-  if (path == NULL)
-    g_error ("PLX_CLI is not set: run this test through meson test");
-  return path;
-}
-
 /* Runs parallax-cli with the NULL-terminated arguments `args`, in directory `cwd`
  * (NULL: the test's own). */
 static void
@@ -63,7 +53,7 @@ run_cli_argv (CliRun            *r,
   int wait_status = 0;
   gboolean exited_ok;
 
-  g_ptr_array_add (argv, (gpointer) cli_path ());
+  g_ptr_array_add (argv, (gpointer) test_cli_path ());
   for (guint i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (gpointer) args[i]);
   g_ptr_array_add (argv, NULL);

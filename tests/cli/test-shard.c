@@ -12,18 +12,9 @@
 
 #include "parallax/parallax.h"
 #include "parallax/plx-search-shard.h"
+#include "test-tools.h"
 
 #define EXAMPLE "gpt3-1f1b-full.json"
-
-static const char *
-cli_path (void)
-{
-  const char *path = g_getenv ("PLX_CLI");
-
-  if (path == NULL)
-    g_error ("PLX_CLI is not set: run this test through meson test");
-  return path;
-}
 
 static char *
 example_path (const char *name)
@@ -42,7 +33,7 @@ run (const char *cwd, char **out, char **err, const char *first, ...)
   int status = 0;
   va_list ap;
 
-  g_ptr_array_add (argv, (gpointer) cli_path ());
+  g_ptr_array_add (argv, (gpointer) test_cli_path ());
   va_start (ap, first);
   for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
     g_ptr_array_add (argv, (gpointer) a);
@@ -185,7 +176,7 @@ test_merge_equals_unsharded (void)
     {
       g_autofree char *shard = g_strdup_printf ("%u/4", s + 1);
       g_autofree char *out = g_strdup_printf ("part-%u.jsonl", s + 1);
-      const char *argv[] = { cli_path (), "search", scenario, "--top", "12", "--shard", shard, "--out", out, NULL };
+      const char *argv[] = { test_cli_path (), "search", scenario, "--top", "12", "--shard", shard, "--out", out, NULL };
       g_autoptr (GError) error = NULL;
       g_spawn_async (dir, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
                      &pids[s], &error);
