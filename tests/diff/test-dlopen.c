@@ -2,22 +2,13 @@
  * Python (PyGObject) and any plugin host load it. Issue 34: with GCC's TLS-descriptor
  * dialect, glibc 2.36's dynamic TLS path clobbered vector registers the first time a
  * thread touched the curve memo, and that first simulate() of the default scenario
- * was 7356.5 s where the CLI says 13.914 s. Each case runs in a fresh subprocess
- * (the bug shows only on a thread's first access), which dlopen()s the library the
- * build made and compares its first numbers with the CLI's JSON for the same file. */
-#include <dlfcn.h>
+ * was 7356.5 s where the CLI says 13.914 s. Each case runs diff-first-answer (the
+ * differential test's dlopen path) in a fresh process, one engine as its first and
+ * only call, and compares its numbers with the CLI's JSON for the same file. */
 #include <json-glib/json-glib.h>
 #include <string.h>
 
 #include "../test-sanitizer.h"
-
-typedef void   *(*ScenarioNew) (const char *path, GError **error);
-typedef void   *(*ScenarioNewDefault) (void);
-typedef void   *(*Simulate) (const void *scenario, const char *engine, GError **error);
-typedef double  (*ReportDouble) (const void *report);
-typedef void    (*FreeFunc) (void *object);
-
-static const char *library_path;
 
 static JsonObject *
 cli_json (const char *file, const char *engine)
@@ -38,59 +29,33 @@ cli_json (const char *file, const char *engine)
   return json_object_ref (json_node_get_object (json_parser_get_root (parser)));
 }
 
-/* In the subprocess: dlopen, one scenario, its first simulate with one engine. */
-static void
-first_answer (const char *file, const char *engine)
-{
-  void *lib = dlopen (library_path, RTLD_NOW | RTLD_LOCAL);
-  ScenarioNew scenario_new;
-  Simulate simulate;
-  ReportDouble step_time, mfu;
-  FreeFunc scenario_free, report_free;
-  g_autoptr (GError) error = NULL;
-  void *scenario, *report;
-
-  g_assert_nonnull (lib);
-  scenario_new = (ScenarioNew) dlsym (lib, "plx_scenario_new_from_file");
-  simulate = (Simulate) dlsym (lib, "plx_scenario_simulate_with_engine");
-  step_time = (ReportDouble) dlsym (lib, "plx_report_get_step_time_s");
-  mfu = (ReportDouble) dlsym (lib, "plx_report_get_mfu");
-  scenario_free = (FreeFunc) dlsym (lib, "plx_scenario_free");
-  report_free = (FreeFunc) dlsym (lib, "plx_report_free");
-  g_assert_true (scenario_new && simulate && step_time && mfu && scenario_free && report_free);
-  scenario = scenario_new (file, &error);
-  g_assert_no_error (error);
-  report = simulate (scenario, engine, &error);
-  g_assert_no_error (error);
-  g_print ("%.17g %.17g\n", step_time (report), mfu (report));
-  report_free (report);
-  scenario_free (scenario);
-}
-
-static const char *self_path;
-
 static void
 run_case (gconstpointer data)
 {
   const char *const *c = data;  /* { file, engine } */
-  const char *argv[] = { self_path, "--first-answer", c[0], c[1], NULL };
+  const char *argv[] = { g_getenv ("PLX_DIFF_FIRST_ANSWER"), g_getenv ("PLX_LIBPARALLAX"), c[0], c[1], NULL };
   g_autoptr (JsonObject) expected = cli_json (c[0], c[1]);
   g_autoptr (GError) error = NULL;
   g_autofree char *out = NULL;
   g_auto (GStrv) got = NULL;
   int status = 0;
 
+  g_assert_nonnull (argv[0]);
+  g_assert_nonnull (argv[1]);
   /* A fresh process: the fault was on a thread's first access to the memo. */
   g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
                                &out, NULL, &status, &error));
   g_assert_no_error (error);
   g_assert_cmpint (status, ==, 0);
-  got = g_strsplit (g_strstrip (out), " ", 2);
-  g_assert_cmpuint (g_strv_length (got), ==, 2);
+  /* "ENGINE ok STEP_S MFU PEAK_BYTES" */
+  got = g_strsplit (g_strstrip (out), " ", 5);
+  g_assert_cmpuint (g_strv_length (got), ==, 5);
+  g_assert_cmpstr (got[0], ==, c[1]);
+  g_assert_cmpstr (got[1], ==, "ok");
   /* The same library code on the same inputs: equal to the last bit. */
-  g_assert_cmpfloat (g_ascii_strtod (got[0], NULL), ==,
+  g_assert_cmpfloat (g_ascii_strtod (got[2], NULL), ==,
                      json_object_get_double_member (expected, "step_time_s"));
-  g_assert_cmpfloat (g_ascii_strtod (got[1], NULL), ==,
+  g_assert_cmpfloat (g_ascii_strtod (got[3], NULL), ==,
                      json_object_get_double_member (expected, "mfu"));
 }
 
@@ -107,29 +72,19 @@ main (int argc, char **argv)
 #endif
   static const char *cases[G_N_ELEMENTS (files) * G_N_ELEMENTS (engines)][2];
   g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
-  int status;
 
-  library_path = g_getenv ("PLX_LIBPARALLAX");
-  g_assert_nonnull (library_path);
-  if (argc == 4 && strcmp (argv[1], "--first-answer") == 0)
-    {
-      first_answer (argv[2], argv[3]);
-      return 0;
-    }
-  self_path = argv[0];
   g_test_init (&argc, &argv, NULL);
   for (gsize f = 0; f < G_N_ELEMENTS (files); f++)
     for (gsize e = 0; e < G_N_ELEMENTS (engines); e++)
       {
         const char **c = cases[f * G_N_ELEMENTS (engines) + e];
         g_autofree char *path = g_strdup_printf ("/dlopen/first-answer/%s/%s", files[f], engines[e]);
-        char *file = g_test_build_filename (G_TEST_DIST, "..", "examples", files[f], NULL);
+        char *file = g_test_build_filename (G_TEST_DIST, "..", "..", "examples", files[f], NULL);
 
         g_ptr_array_add (paths, file);
         c[0] = file;
         c[1] = engines[e];
         g_test_add_data_func (path, c, run_case);
       }
-  status = g_test_run ();
-  return status;
+  return g_test_run ();
 }
