@@ -50,6 +50,11 @@ on_sigint (gpointer data)
         }
       _exit (130);
     }
+  /* Said at once, so the user knows the key was seen while the runs in progress end
+   * (and so that a second Ctrl+C can follow it: GLib folds two SIGINTs that arrive
+   * before its source dispatches into one). The newline ends a redrawn progress line. */
+  fputs ("\nparallax-cli: stopping after the runs in progress (Ctrl+C again to stop at once)\n", stderr);
+  fflush (stderr);
   g_cancellable_cancel (p->cancellable);
   return G_SOURCE_CONTINUE;
 }
