@@ -85,11 +85,22 @@ typedef struct
   GArray *results;              /* PlxSearchResult that fit, best first */
 } PlxSearch;
 
-typedef void (*PlxSearchProgress) (double fraction, gpointer data);
+/* A search screens every strategy with the closed form, then re-simulates the best
+ * with the event engine (seconds on a deep pipeline). `fraction` runs 0..1 within a
+ * phase; while re-simulating it is the share of the most that may be re-simulated,
+ * as the phase may end early. */
+typedef enum
+{
+  PLX_SEARCH_SCREENING,
+  PLX_SEARCH_RESIMULATING,
+} PlxSearchPhase;
+
+typedef void (*PlxSearchProgress) (PlxSearchPhase phase, double fraction, gpointer data);
 
 void       plx_search_options_init (PlxSearchOptions *options);
 /* `base` supplies what is not searched: global batch, sequence length, dtype,
- * FlashAttention, overlap options. Progress is called from the calling thread. */
+ * FlashAttention, overlap options. Progress is called from the calling thread.
+ * A cancel stops the screening and the re-simulation after the runs in progress. */
 PlxSearch *plx_search_run (const PlxModel          *model,
                            const PlxCluster        *cluster,
                            const PlxStrategy       *base,

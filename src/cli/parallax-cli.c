@@ -996,7 +996,7 @@ cmd_search (int argc, char **argv)
      * nothing is written, and the exit status is a shell's for SIGINT. */
     g_autoptr (PlxCliProgress) progress = plx_cli_progress_new ("search", flags.progress);
     search = plx_search_run (sc->model, sc->cluster, sc->strategy, so, plx_cli_progress_cancellable (progress),
-                             plx_cli_progress_update, progress, &error);
+                             plx_cli_progress_search, progress, &error);
     if (search == NULL && plx_cli_progress_interrupted (progress))
       {
         g_clear_pointer (&progress, plx_cli_progress_free);

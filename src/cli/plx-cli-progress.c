@@ -11,6 +11,7 @@
 #include <glib-unix.h>
 
 #include "parallax/plx-output.h"
+#include "parallax/plx-search.h"
 #include "plx-cli-progress.h"
 
 #define MIN_INTERVAL_US (G_USEC_PER_SEC / 4)   /* at most four redraws a second */
@@ -24,6 +25,7 @@ struct _PlxCliProgress
   gint64        drawn_us;   /* the last draw, 0: none yet */
   gboolean      line_open;  /* a redrawn line waits for its newline */
   gboolean      done;       /* 100 % drawn */
+  gboolean      resimulating; /* the search's second phase was said */
   GCancellable *cancellable;
   gint          signals;    /* SIGINTs received (atomic) */
   GMainContext *context;
@@ -117,6 +119,29 @@ plx_cli_progress_update (double   fraction,
   p->drawn_us = now;
   fprintf (stderr, "%s%s: %3.0f %%, %.1f s%s", p->tty ? "\r" : "", p->what, CLAMP (fraction, 0.0, 1.0) * 100.0,
            (now - p->started_us) / (double) G_USEC_PER_SEC, p->tty ? "\033[K" : "\n");
+  p->line_open = p->tty;
+  fflush (stderr);
+}
+
+void
+plx_cli_progress_search (PlxSearchPhase phase,
+                         double         fraction,
+                         gpointer       data)
+{
+  PlxCliProgress *p = data;
+
+  if (phase == PLX_SEARCH_SCREENING)
+    {
+      plx_cli_progress_update (fraction, data);
+      return;
+    }
+  /* Said once, as the phase starts: the best's event-engine runs take seconds on a
+   * deep pipeline, and a Ctrl+C now stops after the one in progress. */
+  if (!p->shown || p->resimulating)
+    return;
+  p->resimulating = TRUE;
+  fprintf (stderr, "%s%s: re-simulating the best with the event engine, %.1f s%s", p->tty ? "\r" : "", p->what,
+           (g_get_monotonic_time () - p->started_us) / (double) G_USEC_PER_SEC, p->tty ? "\033[K" : "\n");
   p->line_open = p->tty;
   fflush (stderr);
 }

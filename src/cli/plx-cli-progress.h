@@ -4,6 +4,8 @@
 
 #include <gio/gio.h>
 
+#include "parallax/plx-search.h"
+
 typedef struct _PlxCliProgress PlxCliProgress;
 
 /* From here until plx_cli_progress_free, SIGINT cancels the returned progress's
@@ -13,10 +15,16 @@ typedef struct _PlxCliProgress PlxCliProgress;
 PlxCliProgress *plx_cli_progress_new (const char *what,
                                       gboolean    forced);
 GCancellable   *plx_cli_progress_cancellable (PlxCliProgress *progress);
-/* A PlxSearchProgress: `fraction` done (0..1); `data` is the PlxCliProgress. Draws at
- * most four times a second. */
+/* `fraction` done (0..1); `data` is the PlxCliProgress. Draws at most four times a
+ * second. */
 void            plx_cli_progress_update (double   fraction,
                                          gpointer data);
+/* A PlxSearchProgress: the screening as plx_cli_progress_update; the re-simulation
+ * of the best said once as it starts ("search: re-simulating the best with the event
+ * engine, 0.4 s"). */
+void            plx_cli_progress_search (PlxSearchPhase phase,
+                                         double         fraction,
+                                         gpointer       data);
 /* Whether SIGINT came. */
 gboolean        plx_cli_progress_interrupted (PlxCliProgress *progress);
 /* Clears the terminal line, gives SIGINT back its default. */

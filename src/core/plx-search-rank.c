@@ -568,7 +568,10 @@ void
 plx_search_rank_sorted (PlxSearch              *search,
                         const PlxModel         *model,
                         const PlxCluster       *cluster,
-                        const PlxSearchOptions *options)
+                        const PlxSearchOptions *options,
+                        GCancellable           *cancellable,
+                        PlxSearchProgress       progress,
+                        gpointer                progress_data)
 {
   g_autoptr (GHashTable) clusters = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
                                                            (GDestroyNotify) plx_cluster_free);
@@ -596,6 +599,10 @@ plx_search_rank_sorted (PlxSearch              *search,
 
         if (n_event >= k && best[k - 1] <= res->analytical_step_time_s)
           break;
+        if (g_cancellable_is_cancelled (cancellable))
+          return;
+        if (progress != NULL)
+          progress (PLX_SEARCH_RESIMULATING, (double) n_sims / cap, progress_data);
         n_sims++;
         if (plx_sim_run_scenario (model, c, &res->strategy, &r, NULL, NULL, NULL, NULL))
           {
@@ -647,5 +654,5 @@ plx_search_rank (PlxSearch              *search,
 
   plx_search_run_sort (&run);
   search->results = plx_search_runs_merge (&run, 1);
-  plx_search_rank_sorted (search, model, cluster, options);
+  plx_search_rank_sorted (search, model, cluster, options, NULL, NULL, NULL);
 }

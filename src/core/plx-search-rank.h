@@ -52,10 +52,15 @@ void    plx_search_run_sort (PlxSearchRun *run);
  * keys: one of the arrays becomes the result. */
 GArray *plx_search_runs_merge (PlxSearchRun *runs,
                                guint         n_runs);
-/* plx_search_rank for results already in that order. */
+/* plx_search_rank for results already in that order, with plx_search_run's progress
+ * (PLX_SEARCH_RESIMULATING) and cancel: a cancel stops after the run in progress,
+ * leaving the ranking unfinished (the caller drops it). */
 void    plx_search_rank_sorted (PlxSearch              *search,
                                 const PlxModel         *model,
                                 const PlxCluster       *cluster,
-                                const PlxSearchOptions *options);
+                                const PlxSearchOptions *options,
+                                GCancellable           *cancellable,
+                                PlxSearchProgress       progress,
+                                gpointer                progress_data);
 
 G_END_DECLS

@@ -437,7 +437,7 @@ plx_search_run (const PlxModel          *model,
       if (progress != NULL)
         {
           g_mutex_unlock (&se.lock);
-          progress (se.n_items ? (double) done / se.n_items : 1.0, progress_data);
+          progress (PLX_SEARCH_SCREENING, se.n_items ? (double) done / se.n_items : 1.0, progress_data);
           g_mutex_lock (&se.lock);
         }
       if (se.threads_done < n_threads)
@@ -445,7 +445,7 @@ plx_search_run (const PlxModel          *model,
     }
   g_mutex_unlock (&se.lock);
   if (progress != NULL && !g_cancellable_is_cancelled (cancellable))
-    progress (1.0, progress_data);
+    progress (PLX_SEARCH_SCREENING, 1.0, progress_data);
   /* Cancelled: the items not yet taken are dropped, those running finish. */
   for (guint t = 0; t < n_threads; t++)
     {
@@ -488,9 +488,10 @@ plx_search_run (const PlxModel          *model,
   out->n_threads = n_threads;
   /* A shard is ranked with the others (plx-search-shard.h): the closed form only. */
   if (options->n_shards == 0)
-    plx_search_rank_sorted (out, model, cluster, options);
+    plx_search_rank_sorted (out, model, cluster, options, cancellable, progress, progress_data);
   /* A cancel while the best were re-simulated (seconds on a deep pipeline) is a
-   * cancel too: it was ignored, and the results written after all. */
+   * cancel too: it was ignored, and the results written after all. The ranking
+   * stops after the run in progress. */
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     {
       plx_search_free (out);

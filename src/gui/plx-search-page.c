@@ -170,6 +170,7 @@ typedef struct
   PlxSearchOptions options;
   GCancellable    *cancellable;
   gint             progress;   /* per mille, atomic */
+  gint             phase;      /* PlxSearchPhase, atomic */
 } SearchJob;
 
 struct _PlxSearchPage
@@ -304,14 +305,21 @@ update_progress (gpointer data)
   PlxSearchPage *self = data;
 
   if (self->job != NULL)
-    gtk_progress_bar_set_fraction (self->progress, g_atomic_int_get (&self->job->progress) / 1000.0);
+    {
+      gboolean resimulating = g_atomic_int_get (&self->job->phase) == PLX_SEARCH_RESIMULATING;
+      /* The event engine's runs can take seconds on a deep pipeline: said, so a full
+       * bar is not taken for a hang. */
+      gtk_progress_bar_set_text (self->progress, resimulating ? _("Re-simulating the best") : _("Screening"));
+      gtk_progress_bar_set_fraction (self->progress, g_atomic_int_get (&self->job->progress) / 1000.0);
+    }
   return G_SOURCE_CONTINUE;
 }
 
 static void
-on_progress (double fraction, gpointer data)
+on_progress (PlxSearchPhase phase, double fraction, gpointer data)
 {
   SearchJob *job = data;
+  g_atomic_int_set (&job->phase, (gint) phase);
   g_atomic_int_set (&job->progress, (gint) CLAMP (fraction * 1000.0, 0.0, 1000.0));
 }
 
@@ -1061,6 +1069,7 @@ plx_search_page_init (PlxSearchPage *self)
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->use_button), _("Load the selected strategy into the main view"));
   g_signal_connect (self->use_button, "clicked", G_CALLBACK (on_use_clicked), self);
   self->progress = GTK_PROGRESS_BAR (gtk_progress_bar_new ());
+  gtk_progress_bar_set_show_text (self->progress, TRUE);
   gtk_widget_set_hexpand (GTK_WIDGET (self->progress), TRUE);
   gtk_widget_set_valign (GTK_WIDGET (self->progress), GTK_ALIGN_CENTER);
   self->hint = GTK_LABEL (gtk_label_new (_("Search every valid strategy for the scenario's model, cluster and global batch.")));

@@ -495,6 +495,51 @@ test_cancel (void)
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
 
+typedef struct
+{
+  GCancellable *cancel;
+  guint         screening_calls, resimulating_calls;
+  gboolean      screening_after_resimulating;
+} CancelWhileRanking;
+
+static void
+cancel_at_first_resimulation (PlxSearchPhase phase, double fraction, gpointer data)
+{
+  CancelWhileRanking *c = data;
+
+  g_assert_cmpfloat (fraction, >=, 0.0);
+  g_assert_cmpfloat (fraction, <=, 1.0);
+  if (phase == PLX_SEARCH_SCREENING)
+    {
+      c->screening_calls++;
+      c->screening_after_resimulating |= c->resimulating_calls > 0;
+      return;
+    }
+  c->resimulating_calls++;
+  g_cancellable_cancel (c->cancel);
+}
+
+static void
+test_cancel_while_resimulating (void)
+{
+  /* A cancel while the best are re-simulated stops after the run in progress: the
+   * ranking told once that it re-simulates (then cancelled), the search returns
+   * CANCELLED. Before, the ranking re-simulated all of the best (at least 10) first. */
+  g_autoptr (PlxScenario) sc = case_scenario (3);
+  g_autoptr (GCancellable) cancel = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  CancelWhileRanking c = { cancel, 0, 0, FALSE };
+  PlxSearchOptions o;
+
+  plx_search_options_init (&o);
+  g_assert_null (plx_search_run (sc->model, sc->cluster, sc->strategy, &o, cancel, cancel_at_first_resimulation, &c,
+                                 &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_cmpuint (c.screening_calls, >=, 1);
+  g_assert_cmpuint (c.resimulating_calls, ==, 1);
+  g_assert_false (c.screening_after_resimulating);
+}
+
 static void
 test_result_to_scenario (void)
 {
@@ -667,6 +712,7 @@ main (int argc, char **argv)
   g_test_add_func ("/search/fix-and-range", test_fix_and_range);
   g_test_add_func ("/search/ranked-as-sorted", test_ranked_as_sorted);
   g_test_add_func ("/search/cancel", test_cancel);
+  g_test_add_func ("/search/cancel-while-resimulating", test_cancel_while_resimulating);
   g_test_add_func ("/search/result-to-scenario", test_result_to_scenario);
   g_test_add_func ("/search/resimulated-top-k", test_resimulated_top_k);
   g_test_add_func ("/search/uneven-stages", test_uneven_stages);
