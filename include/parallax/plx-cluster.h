@@ -10,9 +10,23 @@
 
 G_BEGIN_DECLS
 
-/* The collectives a link may carry a curve of its own for, in PlxCollectiveKind's
- * order (plx-collective.h). */
+/* The collectives a link may carry a curve of its own for (a cluster file's
+ * efficiency_by_collective); plx-collective.h costs them. */
 #define PLX_N_COLLECTIVE_KINDS 5
+
+typedef enum
+{
+  PLX_COLLECTIVE_ALL_REDUCE,
+  PLX_COLLECTIVE_ALL_GATHER,
+  PLX_COLLECTIVE_REDUCE_SCATTER,
+  PLX_COLLECTIVE_ALL_TO_ALL,
+  PLX_COLLECTIVE_SEND_RECV,
+} PlxCollectiveKind;
+
+/* Each kind's name as files spell it ("all_reduce", ... "send_recv"), by kind; NULL
+ * after the last. */
+extern const char *const plx_collective_kind_names[PLX_N_COLLECTIVE_KINDS + 1];
+
 
 typedef struct
 {
@@ -113,5 +127,13 @@ double      plx_cluster_clock_factor (double tdp_w,
                                       double clock_mhz);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxCluster, plx_cluster_free)
+
+/* One numeric input of the cluster by its index (plx-cluster-inputs.h). */
+double      plx_cluster_input_get (const PlxCluster *cluster,
+                                   guint             input);
+/* Sets one input and whatever the cluster derives from it (the clock factor). */
+void        plx_cluster_input_set (PlxCluster *cluster,
+                                   guint       input,
+                                   double      value);
 
 G_END_DECLS

@@ -8,19 +8,6 @@
 
 G_BEGIN_DECLS
 
-typedef enum
-{
-  PLX_COLLECTIVE_ALL_REDUCE,
-  PLX_COLLECTIVE_ALL_GATHER,
-  PLX_COLLECTIVE_REDUCE_SCATTER,
-  PLX_COLLECTIVE_ALL_TO_ALL,
-  PLX_COLLECTIVE_SEND_RECV,
-} PlxCollectiveKind;
-
-/* Each kind's name as files spell it ("all_reduce", ... "send_recv"), by kind; NULL
- * after the last. */
-extern const char *const plx_collective_kind_names[PLX_N_COLLECTIVE_KINDS + 1];
-
 /* The bus bandwidth a link sustains at `bytes` on one of its efficiency curves (its
  * own `efficiency` or a collective's in efficiency_by_collective): the peak times the
  * curve's efficiency there and the link's calibration scale, capped at the peak (the

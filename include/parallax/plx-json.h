@@ -20,6 +20,15 @@ JsonNode *plx_json_parse_data (const char *data,
                                const char *source,
                                GError    **error);
 JsonNode *plx_json_deep_copy (JsonNode *node);
+/* Sets `key` to a normal distribution as the uncertainty engine reads it: {"mean": m,
+ * "sd": s} (docs/uncertainty.md). */
+void        plx_json_set_normal (JsonObject *object,
+                                 const char *key,
+                                 double      mean,
+                                 double      sd);
+/* `key`'s object, made (empty, replacing what is not an object) if there is none. */
+JsonObject *plx_json_object_member_made (JsonObject *object,
+                                         const char *key);
 /* JSON text laid out as json-glib's generator does (two-space indent when `pretty`),
  * but with numbers JSON accepts: a double printed without a point or an exponent gets
  * ".0" (3.0), never after an exponent (1e+17); NaN and infinities are refused with an

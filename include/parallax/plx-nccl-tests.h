@@ -113,4 +113,12 @@ JsonNode   *plx_nccl_fit_to_json (const PlxNcclFit *fit);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxNcclFile, plx_nccl_file_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxNcclFit, plx_nccl_fit_free)
 
+/* A copy of fit->cluster with the fitted link's latency_s as {"mean": latency,
+ * "sd": its standard error} (when fitted) and, when the files repeat each size
+ * (in place and out of place), the link's curve scale as {"mean": 1, "sd": the
+ * repeats' relative spread}: calibration.network_scale for the inter-node link,
+ * intra_node.bw_Bps {"mean": peak, "sd": peak x spread} for NVLink (it has no
+ * scale of its own). */
+JsonNode *plx_nccl_fit_uncertain_cluster (const PlxNcclFit *fit);
+
 G_END_DECLS

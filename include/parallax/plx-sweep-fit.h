@@ -62,11 +62,18 @@ PlxSweepFit *plx_membw_sweep_fit (const PlxMembwSweep *sweep,
 void         plx_sweep_fit_apply (JsonNode          *cluster,
                                   const PlxSweepFit *fit,
                                   const char        *what);
+/* Sets calibration.matmul_scale (the curve written as gpu.efficiency.matmul) or
+ * calibration.memory_scale (gpu.efficiency.memory) in `cluster` to {"mean": m,
+ * "sd": m x e_max_se / e_max}, m the scale there before (1 if none); FALSE
+ * (nothing set) when the fit has no standard error or writes no such curve. */
+gboolean     plx_sweep_fit_apply_uncertainty (JsonNode          *cluster,
+                                              const PlxSweepFit *fit);
 
 /* Both steps of `calibrate --gemm/--membw` (either sweep may be NULL): the fits
  * against `cluster_json`'s peaks, every curve with a key set in it naming its sweep's
  * file (with `with_uncertainty` also e_max's standard error as a distribution,
- * plx-fit-uncertainty.h), and the result checked to load as a cluster called `name`.
+ * plx_sweep_fit_apply_uncertainty), and the result checked to load as a cluster
+ * called `name`.
  * Returns the fits (PlxSweepFit *): the GEMM dtypes, then memory. */
 GPtrArray   *plx_sweep_calibrate (JsonNode            *cluster_json,
                                   const char          *name,

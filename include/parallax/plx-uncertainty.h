@@ -1,5 +1,5 @@
-/* plx-uncertainty.h: cluster inputs given as ranges or distributions, the analytical
- * engine run over draws of them, and the sensitivity of the step to every input
+/* plx-uncertainty.h: the analytical engine run over draws of the cluster inputs given
+ * as ranges or distributions (plx-cluster-inputs.h), and the sensitivity of the step to every input
  * (docs/uncertainty.md). */
 #pragma once
 
@@ -7,54 +7,12 @@
 #include <json-glib/json-glib.h>
 
 #include "plx-cluster.h"
+#include "plx-cluster-inputs.h"
 #include "plx-model.h"
 #include "plx-report.h"
 #include "plx-strategy.h"
 
 G_BEGIN_DECLS
-
-/* The numeric cluster inputs by their path in the cluster file ("inter_node.bw_Bps",
- * "calibration.matmul_scale"): a fixed table, indexed 0 .. plx_cluster_input_count () - 1. */
-guint       plx_cluster_input_count (void);
-const char *plx_cluster_input_path (guint input);
-/* -1 if the path (without "cluster.") names no numeric input. */
-gint        plx_cluster_input_find (const char *path);
-double      plx_cluster_input_get (const PlxCluster *cluster,
-                                   guint             input);
-/* Sets one input and whatever the cluster derives from it (the clock factor). */
-void        plx_cluster_input_set (PlxCluster *cluster,
-                                   guint       input,
-                                   double      value);
-
-typedef enum
-{
-  PLX_DIST_UNIFORM, /* {"min": a, "max": b} */
-  PLX_DIST_NORMAL,  /* {"mean": m, "sd": s}, truncated to the input's admissible range */
-} PlxDistKind;
-
-typedef struct
-{
-  guint       input;  /* index into the table above */
-  PlxDistKind kind;
-  double      a, b;   /* min and max, or mean and sd */
-  double      lo, hi; /* the range the loader admits for the input */
-} PlxUncertainInput;
-
-/* The value every deterministic command uses: the midpoint or the mean. */
-double plx_uncertain_input_nominal (const PlxUncertainInput *in);
-/* The inverse CDF at u in (0, 1): a draw from the distribution for a uniform u. */
-double plx_uncertain_input_quantile (const PlxUncertainInput *in,
-                                     double                   u);
-
-/* A copy of the (preset-merged) cluster object with every distribution replaced by
- * its nominal value; the distributions are appended to `inputs` (PlxUncertainInput,
- * g_free). Refuses by name: a distribution on a whole-number key or on a key that is
- * not a numeric input, min > max, sd < 0, non-finite bounds, bounds outside what the
- * loader admits. */
-JsonNode *plx_uncertainty_extract (JsonNode   *cluster,
-                                   const char *source,
-                                   GPtrArray  *inputs,
-                                   GError    **error);
 
 typedef struct
 {

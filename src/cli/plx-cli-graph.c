@@ -13,7 +13,7 @@
 #include "plx-cli-progress.h"
 #include "plx-cli-util.h"
 #include "plx-render-export.h"
-#include "../core/plx-minmax.h"
+#include "../core/base/plx-minmax.h"
 
 /* What the graph commands' help says beyond the flag list (plx_cli_options_new). */
 static const char *const graph_summary =

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "plx-axis.h"
-#include "../core/plx-minmax.h"
+#include "../core/base/plx-minmax.h"
 
 double
 plx_axis_nice_step (double span,

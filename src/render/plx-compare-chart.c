@@ -6,7 +6,7 @@
 
 #include "plx-compare-chart.h"
 #include "plx-render-text.h"
-#include "../core/plx-minmax.h"
+#include "../core/base/plx-minmax.h"
 
 #define LEFT_PX 118.0
 #define RIGHT_PX 16.0

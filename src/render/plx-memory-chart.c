@@ -6,7 +6,7 @@
 
 #include "plx-memory-chart.h"
 #include "plx-render-text.h"
-#include "../core/plx-minmax.h"
+#include "../core/base/plx-minmax.h"
 
 #define HATCH_SPACING_PX 10.0
 #define LEFT_PX 72.0

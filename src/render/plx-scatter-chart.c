@@ -7,7 +7,7 @@
 
 #include "plx-render-text.h"
 #include "plx-scatter-chart.h"
-#include "../core/plx-minmax.h"
+#include "../core/base/plx-minmax.h"
 
 #define LEFT_PX 84.0
 #define RIGHT_PX 24.0

@@ -13,7 +13,7 @@
 
 #include "plx-render-text.h"
 #include "plx-timeline-chart.h"
-#include "../core/plx-minmax.h"
+#include "../core/base/plx-minmax.h"
 
 /* 24 bytes a share; 24 bits of row index hold any row count a cairo surface (at most
  * 32,767 pixels high) can show. */

@@ -8,7 +8,7 @@
 
 #include "plx-render-text.h"
 #include "plx-tornado-chart.h"
-#include "../core/plx-minmax.h"
+#include "../core/base/plx-minmax.h"
 
 #define PLOT_X0 0.34   /* labels to the left of this */
 #define PLOT_X1 0.95

@@ -1549,7 +1549,7 @@ test_simulate_trace_onto_directory (void)
 /* ---- plan ------------------------------------------------------------------------ */
 
 /* One task line of `parallax-cli plan`: "%5u %5u %4c %-7s %-12s %-36s %9.3e %9.3e "
- * then a duration with its unit (src/core/plx-plan.c). */
+ * then a duration with its unit (src/core/engine/plx-plan.c). */
 typedef struct
 {
   guint  stage;

@@ -9,7 +9,7 @@
 #include "test-util.h"
 
 /* The stage costing both engines share, for the brute-force check of the peak. */
-#include "../../src/core/plx-costing.h"
+#include "../../src/core/cost/plx-costing.h"
 
 static void
 test_pipeline_formula (void)

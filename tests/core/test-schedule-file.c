@@ -4,7 +4,7 @@
  *
  * A schedule file is {"stages": [[entries of stage 0], [entries of stage 1], ...]}
  * with entries "F3" (forward of micro-batch 3, chunk 0), "B3", "W3", "F3.1" (chunk 1).
- * Dependencies (src/core/plx-schedule.c): chunk c of stage s is virtual stage
+ * Dependencies (src/core/scenario/plx-schedule.c): chunk c of stage s is virtual stage
  * k = c * pp + s; F of k needs F of k - 1; B of k needs F of k and B of k + 1; W of
  * k needs B of k. */
 #include <string.h>

@@ -7,7 +7,7 @@
 #include "parallax/parallax.h"
 #include "test-home.h"
 
-#include "../../src/core/plx-search-rank.h"
+#include "../../src/core/optimize/plx-search-rank.h"
 
 #include "test-util.h"
 

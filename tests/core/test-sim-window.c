@@ -1,10 +1,10 @@
-/* The event engine's ring of end times (src/core/plx-sim-window.c): the window for
+/* The event engine's ring of end times (src/core/engine/plx-sim-window.c): the window for
  * built-in schedules, worked out by hand, and checked against a brute-force reading
  * of its promise: on every stage, a forward of (chunk, mb) comes after the last pass
  * of every earlier micro-batch of that chunk with the same residue modulo W. */
 #include "parallax/parallax.h"
-#include "../../src/core/plx-schedule-cursor.h"
-#include "../../src/core/plx-sim-window.h"
+#include "../../src/core/scenario/plx-schedule-cursor.h"
+#include "../../src/core/engine/plx-sim-window.h"
 
 static gboolean
 brute_force_holds (const PlxScheduleOrder *o, guint w)

@@ -7,7 +7,7 @@
 
 #include "fuzz-common.h"
 #include "parallax/plx-kineto-match.h"
-#include "../../src/core/plx-gunzip.h"
+#include "../../src/core/base/plx-gunzip.h"
 
 static PlxCluster *cluster;
 static JsonNode   *cluster_json;
