@@ -12,6 +12,7 @@
 #include "parallax/parallax.h"
 
 #include "bench-util.h"
+#include "ir/plx-ir-lower.h"
 
 static double
 max_rss_mb (void)

@@ -5,6 +5,8 @@
 #include <stdio.h>
 
 #include "parallax/parallax.h"
+#include "ir/plx-ir-fuse.h"
+#include "ir/plx-ir.h"
 
 static PlxIrGraph *
 program (const char *name, guint dp, const PlxCluster *cluster)

@@ -14,6 +14,9 @@
 #include "parallax/parallax.h"
 
 #include "bench-util.h"
+#include "ir/plx-ir-lower.h"
+#include "ir/plx-ir.h"
+#include "ir/plx-onnx.h"
 
 static PlxIrGraph *
 mlp_graph (guint layers, gint64 batch, gint64 width)

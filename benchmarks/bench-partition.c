@@ -6,6 +6,8 @@
 #include <stdio.h>
 
 #include "parallax/parallax.h"
+#include "ir/plx-partition-dag.h"
+#include "ir/plx-partition.h"
 
 #define N_PARTS 64
 #define BLOCK_OPS 12

@@ -4,6 +4,8 @@
 #include <stdio.h>
 
 #include "parallax/parallax.h"
+#include "base/plx-json.h"
+#include "calibrate/plx-uncertainty.h"
 
 int
 main (int argc, char **argv)

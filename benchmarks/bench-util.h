@@ -2,6 +2,7 @@
 #pragma once
 
 #include "parallax/parallax.h"
+#include "base/plx-json.h"
 
 /* Megatron-LM's 1T run (Korthikanti et al. 2022, Table 5): 3072 A100, TP 8, PP 64,
  * DP 6, global batch 3072, micro-batch 1. */

@@ -29,6 +29,12 @@
 #include "plx-memory-chart.h"
 #include "plx-render-export.h"
 #include "plx-timeline-chart.h"
+#include "base/plx-input.h"
+#include "base/plx-output.h"
+#include "base/plx-presets.h"
+#include "ir/plx-ir-lower.h"
+#include "ir/plx-ir.h"
+#include "optimize/plx-advice.h"
 
 /* The command-line flags that make the change `fix` stands for. */
 static char *

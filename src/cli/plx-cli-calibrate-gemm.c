@@ -10,6 +10,9 @@
 #include "plx-cli-options.h"
 #include "plx-cli-stdout.h"
 #include "plx-cli-util.h"
+#include "base/plx-json.h"
+#include "calibrate/plx-sweep-fit.h"
+#include "calibrate/plx-sweep.h"
 
 static const char summary[] =
   "Fit the cluster's GEMM efficiency curves (per dtype) to a GEMM sweep and its\n"

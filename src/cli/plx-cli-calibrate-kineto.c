@@ -11,6 +11,8 @@
 #include "plx-cli-options.h"
 #include "plx-cli-stdout.h"
 #include "plx-cli-util.h"
+#include "base/plx-json.h"
+#include "base/plx-presets.h"
 
 static const char summary[] =
   "Read a PyTorch profiler (Kineto) trace: every GPU kernel linked to the CPU op that\n"

@@ -11,6 +11,8 @@
 #include "plx-cli-options.h"
 #include "plx-cli-stdout.h"
 #include "plx-cli-util.h"
+#include "base/plx-json.h"
+#include "calibrate/plx-nccl-tests.h"
 
 static gboolean
 parse_count (const char *flag, const char *value, guint *out)

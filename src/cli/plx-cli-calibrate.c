@@ -11,6 +11,8 @@
 #include "plx-cli-options.h"
 #include "plx-cli-stdout.h"
 #include "plx-cli-util.h"
+#include "base/plx-json.h"
+#include "base/plx-presets.h"
 
 /* What the help says beyond the flag list (plx_cli_options_new). */
 static const char summary[] =

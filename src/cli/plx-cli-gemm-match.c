@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "plx-cli-gemm-match.h"
+#include "base/plx-json.h"
 
 static char *
 shape_text (double m, double k, double n)

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "parallax/parallax.h"
-#include "parallax/plx-kineto-match.h"
+#include "calibrate/plx-kineto-match.h"
 
 void      plx_cli_gemm_match_print (const PlxGemmMatch *match);
 JsonNode *plx_cli_gemm_match_to_json (const PlxGemmMatch *match);

@@ -14,6 +14,16 @@
 #include "plx-cli-util.h"
 #include "plx-render-export.h"
 #include "../core/base/plx-minmax.h"
+#include "base/plx-input.h"
+#include "base/plx-json.h"
+#include "ir/plx-ir-fuse.h"
+#include "ir/plx-ir-inference.h"
+#include "ir/plx-ir-lower.h"
+#include "ir/plx-ir-timeline.h"
+#include "ir/plx-ir.h"
+#include "ir/plx-onnx.h"
+#include "ir/plx-partition-dag.h"
+#include "ir/plx-partition.h"
 
 /* What the graph commands' help says beyond the flag list (plx_cli_options_new). */
 static const char *const graph_summary =

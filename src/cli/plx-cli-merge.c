@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "parallax/parallax.h"
-#include "parallax/plx-search-shard.h"
+#include "optimize/plx-search-shard.h"
 
 #include "plx-cli-merge.h"
 #include "plx-cli-options.h"

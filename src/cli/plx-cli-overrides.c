@@ -6,6 +6,9 @@
 
 #include "plx-cli-overrides.h"
 #include "plx-cli-util.h"
+#include "base/plx-input.h"
+#include "base/plx-json.h"
+#include "optimize/plx-advice.h"
 
 typedef enum { FLAG_INT, FLAG_NUMBER, FLAG_STRING, FLAG_BOOL_ON, FLAG_BOOL_OFF, FLAG_LAYERS } FlagType;
 

@@ -10,6 +10,7 @@
 
 #include "plx-cli-partition.h"
 #include "plx-cli-util.h"
+#include "cost/plx-layer-split.h"
 
 typedef struct
 {

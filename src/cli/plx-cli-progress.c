@@ -10,7 +10,7 @@
 
 #include <glib-unix.h>
 
-#include "parallax/plx-output.h"
+#include "base/plx-output.h"
 #include "parallax/plx-search.h"
 #include "plx-cli-progress.h"
 

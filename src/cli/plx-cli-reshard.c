@@ -9,6 +9,9 @@
 #include "plx-cli-options.h"
 #include "plx-cli-reshard.h"
 #include "plx-cli-util.h"
+#include "base/plx-json.h"
+#include "ir/plx-ir.h"
+#include "reshard/plx-reshard-ir.h"
 
 /* What the help says beyond the flag list (plx_cli_options_new). */
 static const char *const reshard_summary =

@@ -7,6 +7,8 @@
 
 #include "plx-cli-search-output.h"
 #include "plx-cli-util.h"
+#include "base/plx-output.h"
+#include "optimize/plx-advice.h"
 
 void
 print_scenario_header (const PlxScenario *sc)

@@ -11,7 +11,7 @@
 #include <glib/gstdio.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-output.h"
+#include "base/plx-output.h"
 #include "plx-cli-stdout.h"
 
 static struct
@@ -39,7 +39,9 @@ plx_cli_output_path (const char *flag,
                    claim.flag);
       return NULL;
     }
-  claim.dir = g_dir_make_tmp ("parallax-stdout-XXXXXX", &local);
+  /* A signal, or a second Ctrl+C in a search (which ends with _exit), leaves no
+   * private folder behind: its slot is taken before it exists. */
+  claim.dir = plx_output_make_dir_removed_on_signal ("parallax-stdout-", &claim.dir_slot, &local);
   if (claim.dir == NULL)
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "%s -: %s", flag, local->message);
@@ -51,15 +53,14 @@ plx_cli_output_path (const char *flag,
     {
       int saved = errno;
       g_rmdir (claim.dir);
+      plx_output_keep_on_signal (claim.dir_slot);
+      claim.dir_slot = -1;
       g_clear_pointer (&claim.dir, g_free);
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "%s -: %s", flag, g_strerror (saved));
       return NULL;
     }
   claim.flag = g_strdup (flag);
   claim.path = g_build_filename (claim.dir, "stdout", NULL);
-  /* A signal, or a second Ctrl+C in a search (which ends with _exit), leaves no
-   * private folder behind. */
-  claim.dir_slot = plx_output_remove_on_signal (claim.dir);
   claim.path_slot = plx_output_remove_on_signal (claim.path);
   return claim.path;
 }

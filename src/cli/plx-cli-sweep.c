@@ -13,12 +13,15 @@
 
 #include <glib/gstdio.h>
 
-#include "parallax/plx-input.h"
+#include "base/plx-input.h"
 #include "parallax/parallax.h"
 
 #include "plx-cli-options.h"
 #include "plx-cli-sweep.h"
 #include "plx-cli-util.h"
+#include "base/plx-json.h"
+#include "base/plx-output.h"
+#include "optimize/plx-merge-list.h"
 
 #define TASKS_FILE "tasks.txt"
 #define MERGES_FILE "merges.txt"

@@ -2,10 +2,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "parallax/plx-input.h"
+#include "base/plx-input.h"
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
-#include "parallax/plx-presets.h"
+#include "base/plx-json.h"
+#include "base/plx-presets.h"
 #include "parallax/plx-scenario.h"
 #include "plx-cli-util.h"
 

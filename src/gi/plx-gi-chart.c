@@ -5,6 +5,7 @@
 
 #include "plx-render-export.h"
 #include "plx-step-charts.h"
+#include "base/plx-json.h"
 
 static gboolean
 check_size (const char *what,

@@ -1,6 +1,7 @@
 /* The model, cluster and strategy of a scenario through the bindable API
  * (plx-gi.h): what a notebook shows of them. */
 #include "parallax/parallax.h"
+#include "base/plx-json.h"
 
 /**
  * plx_model_get_name:

@@ -1,6 +1,7 @@
 /* A report through the bindable API (plx-gi.h): every number of
  * `parallax-cli simulate --json` (docs/formats.md §3) through a getter. */
 #include "parallax/parallax.h"
+#include "base/plx-json.h"
 
 /**
  * plx_report_get_engine:

@@ -7,6 +7,8 @@
 #include "parallax/parallax.h"
 
 #include "plx-gi-private.h"
+#include "base/plx-json.h"
+#include "ir/plx-ir-lower.h"
 
 /**
  * plx_scenario_new_default: (constructor)

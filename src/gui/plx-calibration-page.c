@@ -10,6 +10,7 @@
 #include "plx-calibration-page.h"
 #include "plx-format.h"
 #include "plx-render-export.h"
+#include "base/plx-json.h"
 
 /* Rows of the residual table; a Kineto trace may give hundreds of ops. */
 #define MAX_TABLE_ROWS 200

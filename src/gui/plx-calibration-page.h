@@ -9,6 +9,7 @@
 
 #include "parallax/parallax.h"
 #include "plx-result.h"
+#include "calibrate/plx-measurement.h"
 
 G_BEGIN_DECLS
 

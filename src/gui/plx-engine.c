@@ -1,4 +1,7 @@
 #include "plx-engine.h"
+#include "base/plx-json.h"
+#include "calibrate/plx-uncertainty.h"
+#include "optimize/plx-advice.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>

@@ -13,6 +13,11 @@
 #include "plx-graph-page.h"
 #include "plx-partition-view.h"
 #include "plx-tooltip.h"
+#include "ir/plx-ir-fuse.h"
+#include "ir/plx-ir-timeline.h"
+#include "ir/plx-ir.h"
+#include "ir/plx-onnx.h"
+#include "ir/plx-partition-dag.h"
 
 #define MIB 1048576.0
 /* plx_fuse_search's budget, as `parallax-cli fuse` spends it: a few seconds on GPT-2. */

@@ -5,6 +5,7 @@
 
 #include "plx-partition-chart.h"
 #include "plx-partition-view.h"
+#include "ir/plx-ir.h"
 
 struct _PlxPartitionView
 {

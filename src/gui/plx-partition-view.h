@@ -6,6 +6,7 @@
 #include <gtk/gtk.h>
 
 #include "parallax/parallax.h"
+#include "ir/plx-ir.h"
 
 G_BEGIN_DECLS
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "parallax/parallax.h"
+#include "calibrate/plx-uncertainty.h"
 
 G_BEGIN_DECLS
 

@@ -7,6 +7,10 @@
 
 #include "plx-key-names.h"
 #include "plx-scenario-panel.h"
+#include "base/plx-json.h"
+#include "base/plx-presets.h"
+#include "hardware/plx-cluster-inputs.h"
+#include "optimize/plx-advice.h"
 
 typedef struct
 {

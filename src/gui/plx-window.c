@@ -16,6 +16,8 @@
 #include "plx-timeline-pane.h"
 #include "plx-tooltip.h"
 #include "plx-window.h"
+#include "base/plx-json.h"
+#include "optimize/plx-advice.h"
 
 enum { CARD_STEP, CARD_THROUGHPUT, CARD_MFU, CARD_MEMORY, CARD_BUBBLE, N_CARDS };
 

@@ -6,7 +6,7 @@
 
 #include <cairo.h>
 
-#include "parallax/plx-measurement.h"
+#include "calibrate/plx-measurement.h"
 #include "plx-render-style.h"
 
 G_BEGIN_DECLS

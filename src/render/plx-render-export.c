@@ -9,7 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-output.h"
+#include "base/plx-output.h"
 
 #include "plx-render-export.h"
 

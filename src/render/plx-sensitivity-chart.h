@@ -3,7 +3,7 @@
  * draw it. */
 #pragma once
 
-#include "parallax/plx-uncertainty.h"
+#include "calibrate/plx-uncertainty.h"
 #include "plx-tornado-chart.h"
 
 G_BEGIN_DECLS

@@ -15,6 +15,8 @@
 #include "test-home.h"
 #include "test-files.h"
 #include "test-tools.h"
+#include "base/plx-json.h"
+#include "ir/plx-ir.h"
 
 /* The built-in default scenario: GPT-3 175B on 64 A100 (312 TFLOP/s bf16), global
  * batch 64 of 2048 tokens, tp 8, pp 8. */

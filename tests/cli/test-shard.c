@@ -11,7 +11,7 @@
 #include <json-glib/json-glib.h>
 
 #include "parallax/parallax.h"
-#include "parallax/plx-search-shard.h"
+#include "optimize/plx-search-shard.h"
 #include "test-tools.h"
 
 #define EXAMPLE "gpt3-1f1b-full.json"

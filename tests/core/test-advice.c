@@ -6,6 +6,7 @@
 #include "parallax/parallax.h"
 
 #include "test-util.h"
+#include "optimize/plx-advice.h"
 
 /* GPT-3 175B (96 layers, 96 heads) on 8 DGX A100 nodes (64 GPUs), the defaults'
  * strategy with one key changed through `extra` (JSON members, may be empty). */

@@ -10,6 +10,7 @@
 
 /* The stage costing both engines share, for the brute-force check of the peak. */
 #include "../../src/core/cost/plx-costing.h"
+#include "cost/plx-pipeline.h"
 
 static void
 test_pipeline_formula (void)

@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 
 #include "parallax/parallax.h"
+#include "base/plx-json.h"
 
 /* Four GPT-3-like runs on 8-32 A100s, Megatron-style, different shapes so that GEMM
  * sizes and memory-bound shares differ between them. */

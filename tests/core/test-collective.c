@@ -4,6 +4,7 @@
 #include "test-home.h"
 
 #include "test-util.h"
+#include "hardware/plx-collective.h"
 
 static PlxCluster *
 ideal_cluster (const char *json)

@@ -8,6 +8,7 @@
 
 #include "parallax/parallax.h"
 #include "test-home.h"
+#include "base/plx-presets.h"
 
 static void
 test_single_point (void)

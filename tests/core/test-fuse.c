@@ -4,6 +4,9 @@
 
 #include "parallax/parallax.h"
 #include "test-util.h"
+#include "ir/plx-ir-fuse.h"
+#include "ir/plx-ir-timeline.h"
+#include "ir/plx-ir.h"
 
 static PlxCluster *
 ideal_cluster (void)

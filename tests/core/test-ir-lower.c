@@ -10,6 +10,11 @@
 
 #include "test-sanitizer.h"
 #include "test-util.h"
+#include "cost/plx-cost-memo.h"
+#include "cost/plx-op-cost.h"
+#include "ir/plx-ir-lower.h"
+#include "ir/plx-ir-timeline.h"
+#include "ir/plx-ir.h"
 
 /* Under AddressSanitizer (-O0, tens of times slower, and CI's two cores shared with
  * the property test) the programs of more than 20,000 passes - Korthikanti's 530B and

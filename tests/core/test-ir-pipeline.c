@@ -11,6 +11,7 @@
 #include "parallax/parallax.h"
 
 #include "test-util.h"
+#include "ir/plx-ir.h"
 
 /* Two ideal nodes of 8 GPUs (test-util.h), their FLOP/s and every bandwidth scaled. */
 static PlxCluster *

@@ -9,6 +9,8 @@
 #include "parallax/parallax.h"
 
 #include "test-util.h"
+#include "ir/plx-ir.h"
+#include "ir/plx-partition-dag.h"
 
 static PlxIrGraph *
 load_file (const char *name)

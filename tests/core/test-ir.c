@@ -6,6 +6,7 @@
 #include "parallax/parallax.h"
 
 #include "test-util.h"
+#include "ir/plx-ir.h"
 
 /* DistIR's MLP shape (Santhanam et al. 2021 §5.1), horizontally parallel over two
  * devices (Megatron's column then row split, Shoeybi et al. 2019 §3): each device

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "parallax/parallax.h"
+#include "base/plx-json.h"
 
 static JsonNode *
 object_node (JsonObject *o)

@@ -13,6 +13,10 @@
 
 #include "test-files.h"
 #include "test-home.h"
+#include "base/plx-json.h"
+#include "calibrate/plx-kineto.h"
+#include "cost/plx-cost-memo.h"
+#include "cost/plx-op-cost.h"
 
 static PlxKinetoTrace *
 load (const char *name)

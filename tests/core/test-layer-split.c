@@ -1,6 +1,7 @@
 /* Layers per pipeline stage: as given, even, or the balanced split (issue 10). Every
  * expected split is worked out by hand in the comment beside it. */
 #include "parallax/parallax.h"
+#include "cost/plx-layer-split.h"
 
 static void
 assert_split (const guint *got, const guint *want, guint n)

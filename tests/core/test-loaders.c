@@ -11,6 +11,8 @@
 #include "parallax/parallax.h"
 #include "test-home.h"
 #include "test-files.h"
+#include "base/plx-json.h"
+#include "base/plx-presets.h"
 
 #define MIB (1024 * 1024)
 

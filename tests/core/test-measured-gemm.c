@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "parallax/parallax.h"
-#include "parallax/plx-kineto-match.h"
+#include "calibrate/plx-kineto-match.h"
+#include "base/plx-json.h"
+#include "base/plx-presets.h"
 
 static JsonNode *
 parse (const char *text)

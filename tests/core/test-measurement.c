@@ -10,6 +10,9 @@
 #include "parallax/parallax.h"
 
 #include "test-home.h"
+#include "calibrate/plx-kineto-match.h"
+#include "calibrate/plx-measurement.h"
+#include "cost/plx-op-cost.h"
 
 static char *
 data (const char *dir, const char *name)

@@ -7,6 +7,7 @@
 #include "test-home.h"
 
 #include "test-util.h"
+#include "cost/plx-pipeline.h"
 
 /* The 22B model of Korthikanti Table 3 on one DGX node. */
 #define SCENARIO_22B(tp, sp, recompute) \

@@ -5,6 +5,11 @@
 #include <string.h>
 
 #include "parallax/parallax.h"
+#include "base/plx-json.h"
+#include "base/plx-presets.h"
+#include "calibrate/plx-nccl-tests.h"
+#include "hardware/plx-cluster-inputs.h"
+#include "hardware/plx-collective.h"
 
 static char *
 data (const char *name)

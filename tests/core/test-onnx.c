@@ -12,6 +12,9 @@
 #include "test-files.h"
 #include "test-onnx-models.h"
 #include "test-util.h"
+#include "ir/plx-ir-inference.h"
+#include "ir/plx-ir.h"
+#include "ir/plx-onnx.h"
 
 static char *models_dir;
 

@@ -7,6 +7,8 @@
 #include "test-home.h"
 
 #include "test-util.h"
+#include "cost/plx-cost-memo.h"
+#include "cost/plx-op-cost.h"
 
 static const PlxOp *
 find_op (const PlxModel *m, const char *name)

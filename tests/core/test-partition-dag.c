@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "parallax/parallax.h"
+#include "ir/plx-partition-dag.h"
+#include "ir/plx-partition.h"
 
 /* The cut of an assignment, from the definition: every edge whose ends are in
  * different parts, once. */

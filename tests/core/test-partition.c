@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "parallax/parallax.h"
+#include "ir/plx-partition.h"
 
 /* The largest part time of the split given by `first`, recomputed from scratch. */
 static double

@@ -57,6 +57,8 @@
 #include "parallax/parallax.h"
 #include "test-home.h"
 #include "test-sanitizer.h"
+#include "base/plx-json.h"
+#include "cost/plx-layer-split.h"
 
 #define DEFAULT_SEED 20261125u
 /* 100,000 cases take 30-45 s in an optimised build (95 s in a loaded CI run); the

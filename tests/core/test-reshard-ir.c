@@ -10,6 +10,9 @@
 #include "test-home.h"
 
 #include "test-util.h"
+#include "hardware/plx-collective.h"
+#include "ir/plx-ir.h"
+#include "reshard/plx-reshard-ir.h"
 
 #define RANDOM_CASES 1000u
 

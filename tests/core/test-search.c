@@ -10,6 +10,7 @@
 #include "../../src/core/optimize/plx-search-rank.h"
 
 #include "test-util.h"
+#include "base/plx-json.h"
 
 static PlxScenario *
 case_scenario (guint index)

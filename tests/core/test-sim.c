@@ -11,6 +11,8 @@
 #include "test-home.h"
 
 #include "test-util.h"
+#include "base/plx-json.h"
+#include "cost/plx-pipeline.h"
 
 /* A plan with identical stages: every chunk's forward takes f/v, backward b/v (and a
  * separate weight-gradient pass w/v when split), keeps 1 byte of activations, and

@@ -7,6 +7,8 @@
 #include "parallax/parallax.h"
 
 #include "test-util.h"
+#include "base/plx-json.h"
+#include "cost/plx-layer-split.h"
 
 static PlxScenario *
 scenario_from_file (const char *path, gboolean validation_case)

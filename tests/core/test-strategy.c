@@ -7,6 +7,7 @@
 
 #include "parallax/parallax.h"
 #include "test-home.h"
+#include "base/plx-json.h"
 
 #define GPT3 "{\"preset\": \"gpt3-175b\"}"
 #define GPT2 "{\"preset\": \"gpt2\"}"

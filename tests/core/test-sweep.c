@@ -7,6 +7,10 @@
 #include "parallax/parallax.h"
 
 #include "../test-home.h"
+#include "base/plx-presets.h"
+#include "calibrate/plx-sweep-fit.h"
+#include "calibrate/plx-sweep.h"
+#include "cost/plx-op-cost.h"
 
 static char *
 sweep_path (const char *name)

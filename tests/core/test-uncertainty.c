@@ -12,6 +12,9 @@
 
 #include "test-home.h"
 #include "test-util.h"
+#include "calibrate/plx-sobol.h"
+#include "calibrate/plx-uncertainty.h"
+#include "hardware/plx-cluster-inputs.h"
 
 /* The ideal cluster of test-util.h (efficiencies 1, no latency) with one key replaced. */
 #define UQ_CLUSTER(peak, hbm, inter_bw) \

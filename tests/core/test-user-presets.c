@@ -7,6 +7,8 @@
 
 #include "parallax/parallax.h"
 #include "test-files.h"
+#include "base/plx-json.h"
+#include "base/plx-presets.h"
 
 static char *data_home;
 

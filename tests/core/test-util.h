@@ -2,6 +2,7 @@
 #pragma once
 
 #include "parallax/parallax.h"
+#include "base/plx-json.h"
 
 /* A scenario from a JSON text; aborts the test with the error if it fails. */
 static inline PlxScenario *

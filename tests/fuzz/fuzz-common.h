@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "parallax/parallax.h"
+#include "base/plx-json.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

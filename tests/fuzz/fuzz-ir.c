@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "fuzz-common.h"
+#include "ir/plx-ir.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

@@ -6,8 +6,14 @@
 #include <math.h>
 
 #include "fuzz-common.h"
-#include "parallax/plx-kineto-match.h"
+#include "calibrate/plx-kineto-match.h"
 #include "../../src/core/base/plx-gunzip.h"
+#include "base/plx-json.h"
+#include "base/plx-presets.h"
+#include "calibrate/plx-kineto.h"
+#include "calibrate/plx-nccl-tests.h"
+#include "calibrate/plx-sweep-fit.h"
+#include "calibrate/plx-sweep.h"
 
 static PlxCluster *cluster;
 static JsonNode   *cluster_json;

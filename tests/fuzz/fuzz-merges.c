@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fuzz-common.h"
+#include "optimize/plx-merge-list.h"
 
 static void
 check_name (const char *field, const char *prefix)

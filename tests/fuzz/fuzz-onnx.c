@@ -4,6 +4,8 @@
 #include <stdlib.h>
 
 #include "fuzz-common.h"
+#include "ir/plx-ir.h"
+#include "ir/plx-onnx.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

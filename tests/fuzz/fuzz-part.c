@@ -4,7 +4,7 @@
  * fuzz-scenario's). A refusal is a PLX_ERROR, never a crash (a line nested 100,000
  * deep overflowed the stack; a blank line raised a Json-CRITICAL: issue 34). */
 #include "fuzz-common.h"
-#include "parallax/plx-search-shard.h"
+#include "optimize/plx-search-shard.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

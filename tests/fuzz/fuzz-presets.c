@@ -3,6 +3,7 @@
  * model, cluster and scenario preset, looked up by name, expanded with an override over
  * them as a scenario's {"preset": NAME, ...} is, and built. A refusal is a PLX_ERROR. */
 #include "fuzz-common.h"
+#include "base/plx-presets.h"
 
 static char *user_dirs[3];
 

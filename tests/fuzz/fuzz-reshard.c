@@ -4,6 +4,8 @@
  * through the SPMD executor when small enough to, and lowers into a program the IR's
  * checker accepts. */
 #include "fuzz-common.h"
+#include "ir/plx-ir.h"
+#include "reshard/plx-reshard-ir.h"
 
 #define MAX_VERIFIED_ELEMENTS 4096u
 

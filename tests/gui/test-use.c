@@ -24,6 +24,10 @@
 #include "gui-window.h"
 #include "test-files.h"
 #include "test-tools.h"
+#include "calibrate/plx-kineto-match.h"
+#include "calibrate/plx-measurement.h"
+#include "calibrate/plx-uncertainty.h"
+#include "hardware/plx-cluster-inputs.h"
 
 /* ---- 1. choosing a preset from a dropdown ------------------------------------------ */
 

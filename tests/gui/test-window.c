@@ -17,6 +17,7 @@
 #include "plx-search-page.h"
 #include "plx-window.h"
 #include "gui-env.h"
+#include "base/plx-json.h"
 
 /* Spins the main loop until `done` or `seconds`. A whole search of the default scenario (170,000 strategies) takes about 0.1 s
  * optimised and 80 times that under AddressSanitizer at -O0, more beside the other

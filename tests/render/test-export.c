@@ -23,6 +23,7 @@
 #include "plx-timeline-chart.h"
 #include "test-files.h"
 #include "test-tools.h"
+#include "base/plx-json.h"
 
 #define SCENARIO_JSON \
   "{\"model\": {\"preset\": \"gpt2\"}," \

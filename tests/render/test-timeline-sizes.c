@@ -15,6 +15,7 @@
 
 #include "render-util.h"
 #include "test-home.h"
+#include "base/plx-json.h"
 
 static gboolean full_sweep;
 static guint step_override;   /* PLX_SIZES_STEP: every n-th width */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "parallax/parallax.h"
+#include "ir/plx-ir.h"
 
 typedef struct
 {

@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-input.h"
+#include "base/plx-input.h"
 
 /* No input Parallax reads (a trace, a table, a search part) comes near this; a pipe
  * from /dev/zero must still end. */

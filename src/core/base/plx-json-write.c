@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
-#include "parallax/plx-output.h"
+#include "base/plx-json.h"
+#include "base/plx-output.h"
 
 typedef struct
 {

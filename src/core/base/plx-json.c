@@ -9,8 +9,8 @@
 #include <glib/gstdio.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-input.h"
-#include "parallax/plx-json.h"
+#include "base/plx-input.h"
+#include "base/plx-json.h"
 
 #define MAX_DEPTH 256
 

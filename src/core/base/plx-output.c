@@ -14,7 +14,7 @@
 #include <glib/gstdio.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-output.h"
+#include "base/plx-output.h"
 
 /* The temporary files a signal must remove: fixed slots of fixed size, so the
  * handler reads them without allocating or locking. A slot is filled before it is
@@ -85,6 +85,50 @@ plx_output_keep_on_signal (int slot)
 {
   if (slot >= 0 && slot < N_EXTRA)
     extra_used[slot] = 0;
+}
+
+/* Six random letters or digits, as mkstemp's XXXXXX: for a path that is registered
+ * for removal before it is created. */
+static void
+random_suffix (char suffix[7])
+{
+  static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+  for (guint i = 0; i < 6; i++)
+    suffix[i] = letters[g_random_int_range (0, (gint32) sizeof letters - 1)];
+  suffix[6] = '\0';
+}
+
+char *
+plx_output_make_dir_removed_on_signal (const char *prefix,
+                                       int        *slot,
+                                       GError    **error)
+{
+  /* Registered before it exists (mkdtemp's way, by hand): a signal between the
+   * folder appearing and its slot being filled left it behind. */
+  for (guint attempt = 0;; attempt++)
+    {
+      char suffix[7];
+      char *dir;
+
+      random_suffix (suffix);
+      dir = g_strdup_printf ("%s/%s%s", g_get_tmp_dir (), prefix, suffix);
+      *slot = plx_output_remove_on_signal (dir);
+      if (g_mkdir (dir, 0700) == 0)
+        return dir;
+      {
+        int saved = errno;
+        plx_output_keep_on_signal (*slot);
+        *slot = -1;
+        if (saved != EEXIST || attempt >= 100)
+          {
+            g_set_error (error, PLX_ERROR, PLX_ERROR_IO, "%.200s: cannot make a folder: %s", dir, g_strerror (saved));
+            g_free (dir);
+            return NULL;
+          }
+        g_free (dir);
+      }
+    }
 }
 
 /* Only async-signal-safe calls: unlink and rmdir. Files first, then folders (rmdir
@@ -158,17 +202,33 @@ open_temporary (PlxOutput *out, const char *target, mode_t mode, GError **error)
   g_autofree char *base = g_path_get_basename (target);
   int fd;
 
-  /* Beside the target, so the rename stays on one file system. */
-  out->temp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
-  fd = g_mkstemp_full (out->temp, O_WRONLY | O_CLOEXEC, 0600);
-  if (fd < 0)
+  /* Beside the target, so the rename stays on one file system. Its path goes into a
+   * signal slot before the file exists (O_EXCL, mkstemp's way): a signal between the
+   * file appearing and its slot being filled left it behind (a signal handler may
+   * run on any thread, so blocking signals here would not close that window). */
+  for (guint attempt = 0;; attempt++)
     {
-      int saved = errno;
-      g_clear_pointer (&out->temp, g_free);
-      return fail (error, out->path, g_strerror (saved));
+      char suffix[7];
+
+      random_suffix (suffix);
+      g_free (out->temp);
+      out->temp = g_strdup_printf ("%s/.%s.%s", dir, base, suffix);
+      out->slot = slot_take (out->temp);
+      fd = g_open (out->temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (fd >= 0)
+        break;
+      {
+        int saved = errno;
+        slot_release (out->slot);
+        out->slot = -1;
+        if (saved != EEXIST || attempt >= 100)
+          {
+            g_clear_pointer (&out->temp, g_free);
+            return fail (error, out->path, g_strerror (saved));
+          }
+      }
     }
-  out->slot = slot_take (out->temp);
-  /* mkstemp makes the file private; it gets the mode of the file it replaces. */
+  /* Made private (0600); it gets the mode of the file it replaces. */
   fchmod (fd, mode);
   out->target = g_strdup (target);
   out->stream = fdopen (fd, "w");

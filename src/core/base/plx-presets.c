@@ -4,8 +4,8 @@
 #include <glib/gstdio.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
-#include "parallax/plx-presets.h"
+#include "base/plx-json.h"
+#include "base/plx-presets.h"
 
 #include "plx-resources.h"
 

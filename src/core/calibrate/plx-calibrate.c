@@ -12,8 +12,8 @@
 #include "parallax/plx-analytic.h"
 #include "parallax/plx-calibrate.h"
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
-#include "parallax/plx-presets.h"
+#include "base/plx-json.h"
+#include "base/plx-presets.h"
 
 static const char *const param_names[PLX_N_CAL] = { "matmul_scale", "memory_scale", "network_scale", "layer_overhead_s",
                                                      "overlap_slowdown" };

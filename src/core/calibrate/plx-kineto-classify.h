@@ -4,7 +4,7 @@
 
 #include <json-glib/json-glib.h>
 
-#include "parallax/plx-kineto.h"
+#include "calibrate/plx-kineto.h"
 
 PlxKernelClass plx_kineto_classify (const char *kernel,
                                     const char *op);

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
-#include "parallax/plx-kineto.h"
+#include "base/plx-json.h"
+#include "calibrate/plx-kineto.h"
 
 void
 plx_kineto_points_free (PlxKinetoPoints *points)

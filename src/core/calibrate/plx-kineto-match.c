@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
-#include "parallax/plx-kineto-match.h"
+#include "base/plx-json.h"
+#include "calibrate/plx-kineto-match.h"
 
 #include "cost/plx-costing.h"
 

@@ -7,10 +7,10 @@
 
 #include <glib/gstdio.h>
 
-#include "parallax/plx-input.h"
+#include "base/plx-input.h"
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
-#include "parallax/plx-kineto.h"
+#include "base/plx-json.h"
+#include "calibrate/plx-kineto.h"
 
 #include "base/plx-gunzip.h"
 #include "plx-kineto-classify.h"

@@ -6,14 +6,14 @@
 #include <string.h>
 
 #include "parallax/plx-cluster.h"
-#include "parallax/plx-collective.h"
+#include "hardware/plx-collective.h"
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
-#include "parallax/plx-kineto.h"
-#include "parallax/plx-measurement.h"
-#include "parallax/plx-nccl-tests.h"
-#include "parallax/plx-presets.h"
-#include "parallax/plx-sweep-fit.h"
+#include "base/plx-json.h"
+#include "calibrate/plx-kineto.h"
+#include "calibrate/plx-measurement.h"
+#include "calibrate/plx-nccl-tests.h"
+#include "base/plx-presets.h"
+#include "calibrate/plx-sweep-fit.h"
 #include "base/plx-csv.h"
 
 /* Enough of a file to see what it is: nccl-tests print their banner and column

@@ -32,8 +32,8 @@
 
 #include "parallax/plx-cluster.h"
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
-#include "parallax/plx-nccl-tests.h"
+#include "base/plx-json.h"
+#include "calibrate/plx-nccl-tests.h"
 
 #include "plx-nccl-joint.h"
 #include "base/plx-minmax.h"

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "parallax/plx-cluster.h"
-#include "parallax/plx-collective.h"
+#include "hardware/plx-collective.h"
 
 typedef struct
 {

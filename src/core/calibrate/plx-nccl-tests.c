@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parallax/plx-input.h"
+#include "base/plx-input.h"
 #include "parallax/plx-error.h"
-#include "parallax/plx-nccl-tests.h"
+#include "calibrate/plx-nccl-tests.h"
 
 /* Nothing nccl-tests runs comes near these; past them a number is garbage. */
 #define MAX_BYTES 1e15        /* 1 PB */

@@ -7,7 +7,7 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "parallax/plx-sobol.h"
+#include "calibrate/plx-sobol.h"
 
 typedef struct
 {

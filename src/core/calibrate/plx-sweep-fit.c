@@ -16,8 +16,8 @@
 #include <gsl/gsl_multifit_nlinear.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
-#include "parallax/plx-sweep-fit.h"
+#include "base/plx-json.h"
+#include "calibrate/plx-sweep-fit.h"
 #include "base/plx-minmax.h"
 
 typedef struct

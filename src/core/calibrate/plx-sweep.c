@@ -7,9 +7,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "parallax/plx-input.h"
+#include "base/plx-input.h"
 #include "parallax/plx-error.h"
-#include "parallax/plx-sweep.h"
+#include "calibrate/plx-sweep.h"
 #include "base/plx-csv.h"
 
 typedef enum

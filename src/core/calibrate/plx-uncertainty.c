@@ -14,8 +14,8 @@
 
 #include "parallax/plx-analytic.h"
 #include "parallax/plx-error.h"
-#include "parallax/plx-sobol.h"
-#include "parallax/plx-uncertainty.h"
+#include "calibrate/plx-sobol.h"
+#include "calibrate/plx-uncertainty.h"
 
 #define MAX_SAMPLES 10000000u
 /* The relative step of the central differences: small enough that the curves are

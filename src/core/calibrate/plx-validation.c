@@ -2,11 +2,11 @@
 
 #include <gsl/gsl_statistics_double.h>
 
-#include "parallax/plx-input.h"
+#include "base/plx-input.h"
 #include "parallax/plx-analytic.h"
 #include "parallax/plx-error.h"
-#include "parallax/plx-ir-lower.h"
-#include "parallax/plx-json.h"
+#include "ir/plx-ir-lower.h"
+#include "base/plx-json.h"
 #include "parallax/plx-scenario.h"
 #include "parallax/plx-sim.h"
 #include "parallax/plx-validation.h"

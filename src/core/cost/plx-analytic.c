@@ -16,12 +16,12 @@
 #include <gsl/gsl_roots.h>
 
 #include "parallax/plx-analytic.h"
-#include "parallax/plx-collective.h"
+#include "hardware/plx-collective.h"
 #include "parallax/plx-error.h"
-#include "parallax/plx-layer-split.h"
-#include "parallax/plx-op-cost.h"
+#include "cost/plx-layer-split.h"
+#include "cost/plx-op-cost.h"
 #include "parallax/plx-schedule.h"
-#include "parallax/plx-pipeline.h"
+#include "cost/plx-pipeline.h"
 
 #include "plx-costing.h"
 

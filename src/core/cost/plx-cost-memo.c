@@ -2,7 +2,7 @@
  * the L2 cache of the thread that owns it (each search work item has its own). */
 #include <string.h>
 
-#include "parallax/plx-op-cost.h"
+#include "cost/plx-op-cost.h"
 
 #include "plx-cost-memo.h"
 

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "parallax/plx-cluster.h"
-#include "parallax/plx-collective.h"
+#include "hardware/plx-collective.h"
 
 G_BEGIN_DECLS
 

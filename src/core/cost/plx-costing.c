@@ -4,12 +4,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "parallax/plx-pipeline.h"
+#include "cost/plx-pipeline.h"
 #include "parallax/plx-schedule.h"
 
 #include "plx-costing.h"
 #include "plx-op-cost-env.h"
-#include "parallax/plx-layer-split.h"
+#include "cost/plx-layer-split.h"
 #include "base/plx-minmax.h"
 
 void

@@ -4,9 +4,9 @@
 #pragma once
 
 #include "parallax/plx-cluster.h"
-#include "parallax/plx-collective.h"
+#include "hardware/plx-collective.h"
 #include "parallax/plx-model.h"
-#include "parallax/plx-op-cost.h"
+#include "cost/plx-op-cost.h"
 #include "parallax/plx-strategy.h"
 
 #include "plx-cost-memo.h"

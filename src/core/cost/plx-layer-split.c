@@ -1,6 +1,6 @@
 #include <math.h>
 
-#include "parallax/plx-layer-split.h"
+#include "cost/plx-layer-split.h"
 #include "base/plx-minmax.h"
 
 /* Megatron's first/last-stage counts apply: given, one chunk per stage, and the

@@ -4,7 +4,7 @@
  * the work each split leaves this rank. The same doubles either way. */
 #pragma once
 
-#include "parallax/plx-op-cost.h"
+#include "cost/plx-op-cost.h"
 
 G_BEGIN_DECLS
 

@@ -7,7 +7,7 @@
  * A kernel takes at least kernel_launch_s. */
 #include <math.h>
 
-#include "parallax/plx-op-cost.h"
+#include "cost/plx-op-cost.h"
 
 #include "plx-op-cost-env.h"
 

@@ -1,5 +1,5 @@
 /* Pipeline schedules in closed form. */
-#include "parallax/plx-pipeline.h"
+#include "cost/plx-pipeline.h"
 
 /* For balanced stages of time t and free sends this is (m + (p - 1)/v) t, the
  * 1F1B / interleaved time of Narayanan et al. 2021 §2.2.1-2.2.2 (bubble (p-1)/(v m)

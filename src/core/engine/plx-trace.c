@@ -14,7 +14,7 @@
 #include <glib/gstdio.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-output.h"
+#include "base/plx-output.h"
 #include "parallax/plx-sim.h"
 
 static void

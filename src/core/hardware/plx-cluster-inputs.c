@@ -8,8 +8,8 @@
 #include <gsl/gsl_cdf.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
-#include "parallax/plx-cluster-inputs.h"
+#include "base/plx-json.h"
+#include "hardware/plx-cluster-inputs.h"
 #include "base/plx-minmax.h"
 
 

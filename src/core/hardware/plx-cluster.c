@@ -1,10 +1,10 @@
 #include <math.h>
 
 #include "parallax/plx-cluster.h"
-#include "parallax/plx-cluster-inputs.h"
+#include "hardware/plx-cluster-inputs.h"
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
-#include "parallax/plx-presets.h"
+#include "base/plx-json.h"
+#include "base/plx-presets.h"
 #include "base/plx-minmax.h"
 
 G_STATIC_ASSERT (PLX_COLLECTIVE_SEND_RECV + 1 == PLX_N_COLLECTIVE_KINDS);

@@ -19,7 +19,7 @@
  * instead of its own curve for that collective alone. */
 #include <math.h>
 
-#include "parallax/plx-collective.h"
+#include "hardware/plx-collective.h"
 
 PlxGroup
 plx_group_place (const PlxCluster *cluster,

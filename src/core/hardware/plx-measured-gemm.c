@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
+#include "base/plx-json.h"
 #include "parallax/plx-measured-gemm.h"
 
 /* A step's trace has tens of distinct GEMM shapes; a table thousands long is not a

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-ir.h"
+#include "ir/plx-ir.h"
 
 typedef struct
 {

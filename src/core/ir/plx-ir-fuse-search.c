@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-ir-fuse.h"
-#include "parallax/plx-op-cost.h"
+#include "ir/plx-ir-fuse.h"
+#include "cost/plx-op-cost.h"
 #include "base/plx-minmax.h"
 
 #define MIB 1048576.0

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "parallax/plx-ir-fuse.h"
+#include "ir/plx-ir-fuse.h"
 
 /* Memory-bound ops, which a fused kernel runs from registers instead of HBM (Chen et
  * al. 2018, TVM §3: "injective" and "reduction" ops fuse into one kernel; XLA's

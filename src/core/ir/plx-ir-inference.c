@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-ir-inference.h"
-#include "parallax/plx-onnx.h"
+#include "ir/plx-ir-inference.h"
+#include "ir/plx-onnx.h"
 
 typedef struct
 {

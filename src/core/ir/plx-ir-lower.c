@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-ir-lower.h"
-#include "parallax/plx-ir-timeline.h"
+#include "ir/plx-ir-lower.h"
+#include "ir/plx-ir-timeline.h"
 #include "parallax/plx-sim.h"
 #include "base/plx-minmax.h"
 

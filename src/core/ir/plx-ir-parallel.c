@@ -16,11 +16,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "parallax/plx-collective.h"
+#include "hardware/plx-collective.h"
 #include "parallax/plx-error.h"
-#include "parallax/plx-ir.h"
-#include "parallax/plx-partition.h"
-#include "parallax/plx-partition-dag.h"
+#include "ir/plx-ir.h"
+#include "ir/plx-partition.h"
+#include "ir/plx-partition-dag.h"
 #include "parallax/plx-schedule.h"
 
 enum { AX_MB, AX_DP, AX_TP, N_AX };

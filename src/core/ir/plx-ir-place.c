@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-ir.h"
+#include "ir/plx-ir.h"
 
 PlxIrGraph *
 plx_ir_place (const PlxIrGraph *training,

@@ -5,11 +5,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "parallax/plx-collective.h"
+#include "hardware/plx-collective.h"
 #include "parallax/plx-error.h"
-#include "parallax/plx-ir.h"
-#include "parallax/plx-op-cost.h"
-#include "parallax/plx-ir-timeline.h"
+#include "ir/plx-ir.h"
+#include "cost/plx-op-cost.h"
+#include "ir/plx-ir-timeline.h"
 #include "base/plx-minmax.h"
 
 double

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-ir.h"
-#include "parallax/plx-json.h"
+#include "ir/plx-ir.h"
+#include "base/plx-json.h"
 
 #define MAX_DIM G_GINT64_CONSTANT (1099511627776) /* 2^40 elements along one dimension */
 #define MAX_ITEMS 10000000u                        /* tensors, ops, devices */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-onnx.h"
+#include "ir/plx-onnx.h"
 #include "plx-onnx.pb-c.h"
 
 #define MAX_DIM G_GINT64_CONSTANT (1099511627776)   /* as the IR reader: 2^40 */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-partition-dag.h"
+#include "ir/plx-partition-dag.h"
 
 /* Every level's graph is an adjacency list in which each entry is a neighbour, whether
  * it is a successor (the edge goes to it) or a predecessor, and the summed cost of

@@ -3,7 +3,7 @@
  * cut, paid by both parts beside it, a part's time depends on both its ends, so the
  * greedy "fill each part up to a bound" test is not exact (the cheapest place to cut
  * may come before the furthest one); the DP over (parts, prefix) is. */
-#include "parallax/plx-partition.h"
+#include "ir/plx-partition.h"
 
 double
 plx_partition_part_time (const double *node_s,

@@ -11,9 +11,9 @@
 #include <glib/gi18n-lib.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
+#include "base/plx-json.h"
 #include "parallax/plx-model.h"
-#include "parallax/plx-presets.h"
+#include "base/plx-presets.h"
 
 typedef struct
 {

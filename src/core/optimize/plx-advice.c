@@ -6,8 +6,8 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "parallax/plx-advice.h"
-#include "parallax/plx-json.h"
+#include "optimize/plx-advice.h"
+#include "base/plx-json.h"
 #include "parallax/plx-analytic.h"
 
 /* Bounds on the candidates tried; each is stated in docs/advice.md. */

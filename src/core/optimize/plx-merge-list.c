@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
-#include "parallax/plx-merge-list.h"
+#include "base/plx-json.h"
+#include "optimize/plx-merge-list.h"
 
 #define MAX_NAME 255
 

@@ -5,11 +5,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "parallax/plx-input.h"
+#include "base/plx-input.h"
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
-#include "parallax/plx-output.h"
-#include "parallax/plx-search-shard.h"
+#include "base/plx-json.h"
+#include "base/plx-output.h"
+#include "optimize/plx-search-shard.h"
 
 #define PART_KEY "parallax_search_part"
 

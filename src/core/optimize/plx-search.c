@@ -14,7 +14,7 @@
 
 #include "parallax/plx-analytic.h"
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
+#include "base/plx-json.h"
 #include "parallax/plx-search.h"
 
 #include "plx-search-rank.h"

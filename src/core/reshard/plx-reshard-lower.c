@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-reshard-ir.h"
+#include "reshard/plx-reshard-ir.h"
 
 /* What a program file may hold (docs/ir.md, "File format"): the lowering refuses a
  * shard the program could not be written with. */

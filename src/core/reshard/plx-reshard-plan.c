@@ -7,7 +7,7 @@
  * built here too. */
 #include <string.h>
 
-#include "parallax/plx-collective.h"
+#include "hardware/plx-collective.h"
 #include "parallax/plx-error.h"
 #include "parallax/plx-reshard.h"
 #include "base/plx-minmax.h"

@@ -2,10 +2,10 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "parallax/plx-input.h"
+#include "base/plx-input.h"
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
-#include "parallax/plx-presets.h"
+#include "base/plx-json.h"
+#include "base/plx-presets.h"
 #include "parallax/plx-scenario.h"
 
 /* A Hugging Face model as people download it: a config.json, or the snapshot

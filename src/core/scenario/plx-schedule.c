@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
+#include "base/plx-json.h"
 #include "parallax/plx-schedule.h"
 
 #include "plx-schedule-cursor.h"

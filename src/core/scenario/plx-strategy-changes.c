@@ -1,7 +1,7 @@
 /* Changing a scenario's strategy the way every front end does: parallax-cli's flags
  * (plx-cli-overrides.c) and the library's set_strategy_* (src/gi) share these rules,
  * so the same change gives the same scenario and the same numbers everywhere. */
-#include "parallax/plx-json.h"
+#include "base/plx-json.h"
 #include "parallax/plx-strategy.h"
 
 void

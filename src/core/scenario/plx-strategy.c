@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "parallax/plx-error.h"
-#include "parallax/plx-json.h"
+#include "base/plx-json.h"
 #include "parallax/plx-strategy.h"
 #include "base/plx-minmax.h"
 

@@ -11,10 +11,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "parallax/plx-collective.h"
+#include "hardware/plx-collective.h"
 #include "parallax/plx-error.h"
 #include "parallax/plx-inference.h"
-#include "parallax/plx-op-cost.h"
+#include "cost/plx-op-cost.h"
 
 typedef struct
 {

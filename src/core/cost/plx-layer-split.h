@@ -6,7 +6,7 @@
  * head and loss, each worth `first_extra` and `last_extra` layers of time. */
 #pragma once
 
-#include "plx-strategy.h"
+#include "parallax/plx-strategy.h"
 
 G_BEGIN_DECLS
 

@@ -8,8 +8,8 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "plx-cluster.h"
-#include "plx-types.h"
+#include "parallax/plx-cluster.h"
+#include "parallax/plx-types.h"
 
 G_BEGIN_DECLS
 

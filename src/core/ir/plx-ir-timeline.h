@@ -4,8 +4,8 @@
 #pragma once
 
 #include "plx-ir.h"
-#include "plx-report.h"
-#include "plx-sim.h"
+#include "parallax/plx-report.h"
+#include "parallax/plx-sim.h"
 
 G_BEGIN_DECLS
 

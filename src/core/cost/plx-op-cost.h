@@ -3,9 +3,9 @@
 
 #include <glib.h>
 
-#include "plx-cluster.h"
-#include "plx-model.h"
-#include "plx-types.h"
+#include "parallax/plx-cluster.h"
+#include "parallax/plx-model.h"
+#include "parallax/plx-types.h"
 
 G_BEGIN_DECLS
 

@@ -11,9 +11,9 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "plx-cluster.h"
+#include "parallax/plx-cluster.h"
 #include "plx-partition-dag.h"
-#include "plx-types.h"
+#include "parallax/plx-types.h"
 
 G_BEGIN_DECLS
 

@@ -4,7 +4,7 @@
 
 #include <glib.h>
 
-#include "plx-cluster.h"
+#include "parallax/plx-cluster.h"
 
 G_BEGIN_DECLS
 

@@ -7,11 +7,11 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "plx-cluster.h"
+#include "parallax/plx-cluster.h"
 #include "plx-kineto.h"
-#include "plx-model.h"
-#include "plx-op-cost.h"
-#include "plx-strategy.h"
+#include "parallax/plx-model.h"
+#include "cost/plx-op-cost.h"
+#include "parallax/plx-strategy.h"
 
 G_BEGIN_DECLS
 

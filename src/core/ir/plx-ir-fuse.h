@@ -5,7 +5,7 @@
  * chosen by a backtracking search; its estimator is a GNN, ours the IR simulator). docs/fusion.md. */
 #pragma once
 
-#include "plx-cluster.h"
+#include "parallax/plx-cluster.h"
 #include "plx-ir.h"
 
 G_BEGIN_DECLS

@@ -7,7 +7,7 @@
 
 #include <json-glib/json-glib.h>
 
-#include "plx-search.h"
+#include "parallax/plx-search.h"
 
 G_BEGIN_DECLS
 

@@ -6,7 +6,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "plx-cluster.h"
+#include "parallax/plx-cluster.h"
 #include "plx-sweep.h"
 
 G_BEGIN_DECLS

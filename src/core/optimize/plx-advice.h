@@ -9,10 +9,10 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "plx-cluster.h"
-#include "plx-model.h"
-#include "plx-scenario.h"
-#include "plx-strategy.h"
+#include "parallax/plx-cluster.h"
+#include "parallax/plx-model.h"
+#include "parallax/plx-scenario.h"
+#include "parallax/plx-strategy.h"
 
 G_BEGIN_DECLS
 

@@ -6,7 +6,7 @@
  * step with L cached tokens. */
 #pragma once
 
-#include "plx-cluster.h"
+#include "parallax/plx-cluster.h"
 #include "plx-ir.h"
 
 G_BEGIN_DECLS

@@ -4,7 +4,7 @@
 
 #include <glib.h>
 
-#include "plx-strategy.h"
+#include "parallax/plx-strategy.h"
 
 G_BEGIN_DECLS
 

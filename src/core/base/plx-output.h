@@ -41,6 +41,12 @@ void       plx_output_remove_temporaries_on_signal (void);
  * returned; -1: none was free). */
 int        plx_output_remove_on_signal (const char *path);
 void       plx_output_keep_on_signal (int slot);
+/* A new private folder (0700) TMPDIR/<prefix>XXXXXX, removed by those signals from
+ * before it exists until plx_output_keep_on_signal (*slot): a signal never leaves
+ * it behind. NULL and `error` (PLX_ERROR_IO, naming it) when it cannot be made. */
+char      *plx_output_make_dir_removed_on_signal (const char *prefix,
+                                                  int        *slot,
+                                                  GError    **error);
 /* Removes now what a signal would (async-signal-safe): for a process about to end
  * with _exit. */
 void       plx_output_remove_now (void);

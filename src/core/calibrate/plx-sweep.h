@@ -8,7 +8,7 @@
 
 #include <glib.h>
 
-#include "plx-types.h"
+#include "parallax/plx-types.h"
 
 G_BEGIN_DECLS
 

@@ -5,10 +5,10 @@
 #pragma once
 
 #include "plx-ir.h"
-#include "plx-plan.h"
-#include "plx-report.h"
-#include "plx-schedule.h"
-#include "plx-sim.h"
+#include "parallax/plx-plan.h"
+#include "parallax/plx-report.h"
+#include "parallax/plx-schedule.h"
+#include "parallax/plx-sim.h"
 
 G_BEGIN_DECLS
 

@@ -6,11 +6,11 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "plx-cluster.h"
-#include "plx-cluster-inputs.h"
-#include "plx-model.h"
-#include "plx-report.h"
-#include "plx-strategy.h"
+#include "parallax/plx-cluster.h"
+#include "hardware/plx-cluster-inputs.h"
+#include "parallax/plx-model.h"
+#include "parallax/plx-report.h"
+#include "parallax/plx-strategy.h"
 
 G_BEGIN_DECLS
 

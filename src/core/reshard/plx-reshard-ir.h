@@ -5,8 +5,8 @@
 
 #include <glib.h>
 
-#include "plx-ir.h"
-#include "plx-reshard.h"
+#include "ir/plx-ir.h"
+#include "parallax/plx-reshard.h"
 
 G_BEGIN_DECLS
 

@@ -6,7 +6,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "plx-collective.h"
+#include "hardware/plx-collective.h"
 
 G_BEGIN_DECLS
 
