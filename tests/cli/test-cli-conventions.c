@@ -8,6 +8,8 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 
+#include "test-cli-run.h"
+
 static const char *const commands[] = {
   "presets", "simulate", "plan", "compare", "search", "merge", "sweep", "partition",
   "fuse", "reshard", "validate", "calibrate", NULL,
@@ -17,30 +19,16 @@ static const char *const commands[] = {
 static int
 run_with_input (const char *input, char **out, char **err, const char *first, ...)
 {
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GSubprocess) proc = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autofree char *own_out = NULL, *own_err = NULL;
   va_list ap;
+  int status;
 
-  g_ptr_array_add (argv, (gpointer) g_getenv ("PLX_CLI"));
-  g_assert_nonnull (argv->pdata[0]);
   va_start (ap, first);
-  for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (gpointer) a);
+  status = run_va (NULL, input, out, err, first, ap);
   va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                            G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                              G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, input, NULL, out ? out : &own_out, err ? err : &own_err, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_if_exited (proc));
-  return g_subprocess_get_exit_status (proc);
+  return status;
 }
 
-#define run(out, err, ...) run_with_input (NULL, out, err, __VA_ARGS__)
+#define run_list(out, err, ...) run_with_input (NULL, out, err, __VA_ARGS__)
 
 static char *
 data_path (const char *dir, const char *name)
@@ -53,13 +41,13 @@ test_version_on_every_command (void)
 {
   g_autofree char *reference = NULL;
 
-  g_assert_cmpint (run (&reference, NULL, "--version", NULL), ==, 0);
+  g_assert_cmpint (run_list (&reference, NULL, "--version", NULL), ==, 0);
   g_assert_true (g_str_has_prefix (reference, "parallax-cli "));
   for (guint i = 0; commands[i] != NULL; i++)
     {
       g_autofree char *out = NULL;
       /* After other arguments too: --version wins over what they would have done. */
-      g_assert_cmpint (run (&out, NULL, commands[i], "--json", "--version", NULL), ==, 0);
+      g_assert_cmpint (run_list (&out, NULL, commands[i], "--json", "--version", NULL), ==, 0);
       g_assert_cmpstr (out, ==, reference);
     }
 }
@@ -69,22 +57,22 @@ test_help_command (void)
 {
   g_autofree char *main_help = NULL, *help_alone = NULL, *err = NULL;
 
-  g_assert_cmpint (run (&main_help, NULL, "--help", NULL), ==, 0);
-  g_assert_cmpint (run (&help_alone, NULL, "help", NULL), ==, 0);
+  g_assert_cmpint (run_list (&main_help, NULL, "--help", NULL), ==, 0);
+  g_assert_cmpint (run_list (&help_alone, NULL, "help", NULL), ==, 0);
   g_assert_cmpstr (help_alone, ==, main_help);
   for (guint i = 0; commands[i] != NULL; i++)
     {
       g_autofree char *via_help = NULL, *via_flag = NULL, *usage = NULL;
 
-      g_assert_cmpint (run (&via_help, NULL, "help", commands[i], NULL), ==, 0);
-      g_assert_cmpint (run (&via_flag, NULL, commands[i], "--help", NULL), ==, 0);
+      g_assert_cmpint (run_list (&via_help, NULL, "help", commands[i], NULL), ==, 0);
+      g_assert_cmpint (run_list (&via_flag, NULL, commands[i], "--help", NULL), ==, 0);
       g_assert_cmpstr (via_help, ==, via_flag);
       /* A usage line for the command (fuse shares the graph commands' help). */
       usage = g_strdup_printf ("parallax-cli %s ", commands[i]);
       g_assert_true (g_str_has_prefix (via_help, "Usage: "));
       g_assert_nonnull (strstr (via_help, usage));
     }
-  g_assert_cmpint (run (NULL, &err, "help", "frobnicate", NULL), ==, 2);
+  g_assert_cmpint (run_list (NULL, &err, "help", "frobnicate", NULL), ==, 2);
   g_assert_nonnull (strstr (err, "unknown command \"frobnicate\""));
 }
 
@@ -93,7 +81,7 @@ test_main_help_lists_every_command (void)
 {
   g_autofree char *help = NULL;
 
-  g_assert_cmpint (run (&help, NULL, "--help", NULL), ==, 0);
+  g_assert_cmpint (run_list (&help, NULL, "--help", NULL), ==, 0);
   for (guint i = 0; commands[i] != NULL; i++)
     {
       g_autofree char *entry = g_strdup_printf ("\n  %s ", commands[i]);
@@ -116,7 +104,7 @@ test_stdin_scenario_and_table (void)
       const char *cmd = i == 0 ? "simulate" : "validate";
 
       g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-      g_assert_cmpint (run (&named, NULL, cmd, path, "--json", NULL), ==, 0);
+      g_assert_cmpint (run_list (&named, NULL, cmd, path, "--json", NULL), ==, 0);
       g_assert_cmpint (run_with_input (text, &piped, NULL, cmd, "-", "--json", NULL), ==, 0);
       if (i == 1)
         {
@@ -139,7 +127,7 @@ test_stdin_trace_named_stdin (void)
   g_autofree char *text = NULL, *named = NULL, *piped = NULL, *expected = NULL;
 
   g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  g_assert_cmpint (run (&named, NULL, "calibrate", "--kineto", path, NULL), ==, 0);
+  g_assert_cmpint (run_list (&named, NULL, "calibrate", "--kineto", path, NULL), ==, 0);
   g_assert_cmpint (run_with_input (text, &piped, NULL, "calibrate", "--kineto", "-", NULL), ==, 0);
   g_assert_true (g_str_has_prefix (named, path));
   expected = g_strconcat ("<stdin>", named + strlen (path), NULL);
@@ -156,7 +144,7 @@ test_stdin_cluster (void)
   g_autofree char *named = NULL, *piped = NULL;
 
   g_assert_true (g_file_set_contents (path, cluster, -1, NULL));
-  g_assert_cmpint (run (&named, NULL, "simulate", "--cluster", path, "--engine", "analytical", NULL), ==, 0);
+  g_assert_cmpint (run_list (&named, NULL, "simulate", "--cluster", path, "--engine", "analytical", NULL), ==, 0);
   g_assert_cmpint (run_with_input (cluster, &piped, NULL, "simulate", "--cluster", "-", "--engine", "analytical", NULL), ==, 0);
   g_assert_cmpstr (piped, ==, named);
   g_unlink (path);
@@ -171,7 +159,7 @@ test_stdin_model (void)
   g_autofree char *text = NULL, *named = NULL, *piped = NULL, *err = NULL;
 
   g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  g_assert_cmpint (run (&named, NULL, "simulate", "--model", path, "--engine", "analytical", NULL), ==, 0);
+  g_assert_cmpint (run_list (&named, NULL, "simulate", "--model", path, "--engine", "analytical", NULL), ==, 0);
   g_assert_cmpint (run_with_input (text, &piped, NULL, "simulate", "--model", "-", "--engine", "analytical", NULL), ==, 0);
   g_assert_cmpstr (piped, ==, named);
   /* A graph of ops piped the same way: the CLI looks, then runs it as a graph. */
@@ -180,7 +168,7 @@ test_stdin_model (void)
     g_autofree char *graph_text = NULL, *graph_named = NULL, *graph_piped = NULL;
 
     g_assert_true (g_file_get_contents (graph, &graph_text, NULL, NULL));
-    g_assert_cmpint (run (&graph_named, NULL, "simulate", "--model", graph, "--json", NULL), ==, 0);
+    g_assert_cmpint (run_list (&graph_named, NULL, "simulate", "--model", graph, "--json", NULL), ==, 0);
     g_assert_cmpint (run_with_input (graph_text, &graph_piped, NULL, "simulate", "--model", "-", "--json", NULL), ==, 0);
     g_assert_cmpstr (graph_piped, ==, graph_named);
   }
@@ -241,7 +229,7 @@ test_man_pages_name_flags (void)
       upper = g_ascii_strup (name, strlen (name) - 2);
       title = g_strdup_printf (".TH %s 1 ", upper);
       g_assert_true (g_str_has_prefix (page, title));
-      g_assert_cmpint (run (&help, NULL, "help", commands[i], NULL), ==, 0);
+      g_assert_cmpint (run_list (&help, NULL, "help", commands[i], NULL), ==, 0);
       flags = flags_of (help);
       g_assert_cmpuint (flags->len, >, 0);
       for (guint f = 0; f < flags->len; f++)
@@ -298,7 +286,7 @@ test_bash_completion (void)
       g_autofree char *text = NULL;
       g_autoptr (GPtrArray) all = NULL;
 
-      g_assert_cmpint (run (&text, NULL, "help", commands[i], NULL), ==, 0);
+      g_assert_cmpint (run_list (&text, NULL, "help", commands[i], NULL), ==, 0);
       all = flags_of (text);
       for (guint f = 0; f < all->len; f++)
         {

@@ -17,22 +17,7 @@
 
 #include "test-files.h"
 #include "test-tools.h"
-
-typedef struct
-{
-  char *out;
-  char *err;
-  int   status;  /* the exit status, or 128 + the signal that killed it */
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  g_clear_pointer (&r->out, g_free);
-  g_clear_pointer (&r->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+#include "test-cli-run.h"
 
 static char *
 source_path (const char *first, ...)
@@ -50,34 +35,8 @@ source_path (const char *first, ...)
   return g_build_filenamev ((char **) parts->pdata);
 }
 
-/* argv[0] is the program (NULL: parallax-cli); run in `cwd`. */
 static void
-run_argv (Run *r, const char *cwd, const char *const *args)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  int wait_status = 0;
-
-  g_ptr_array_add (argv, (gpointer) (args[0] != NULL ? args[0] : test_cli_path ()));
-  for (guint i = 1; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  memset (r, 0, sizeof *r);
-  g_spawn_sync (cwd, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &r->out, &r->err, &wait_status,
-                &error);
-  g_assert_no_error (error);
-  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : 128 + WTERMSIG (wait_status);
-  g_test_message ("exit %d; stderr: %.400s", r->status, r->err);
-}
-
-#define RUN_IN(r, cwd, ...) \
-  G_STMT_START { \
-    const char *const args_[] = { NULL, __VA_ARGS__, NULL }; \
-    run_argv (r, cwd, args_); \
-  } G_STMT_END
-
-static void
-assert_error (const Run *r, int status, const char *needle)
+assert_error (const CliRun *r, int status, const char *needle)
 {
   g_assert_cmpint (r->status, ==, status);
   if (strstr (r->err, needle) == NULL)
@@ -102,9 +61,9 @@ static char *
 make_part (const char *dir)
 {
   g_autofree char *scenario = source_path ("examples", "gpt3-1f1b-full.json", NULL);
-  g_auto (Run) r = { 0 };
+  g_auto (CliRun) r = { 0 };
 
-  RUN_IN (&r, dir, "search", scenario, "--shard", "1/1", "--out", "part.jsonl");
+  RUN_CLI_IN (&r, dir, "search", scenario, "--shard", "1/1", "--out", "part.jsonl");
   g_assert_cmpint (r.status, ==, 0);
   return g_build_filename (dir, "part.jsonl", NULL);
 }
@@ -117,10 +76,10 @@ test_part_deep_line (void)
   g_autofree char *dir = test_make_tmp_dir ("plx-files");
   g_autofree char *deep = g_strnfill (100000, '[');
   g_autofree char *text = g_strconcat (deep, "\n", NULL);
-  g_auto (Run) r = { 0 };
+  g_auto (CliRun) r = { 0 };
 
   g_free (test_write_file (dir, "deep.jsonl", text, -1));
-  RUN_IN (&r, dir, "merge", "deep.jsonl");
+  RUN_CLI_IN (&r, dir, "merge", "deep.jsonl");
   assert_error (&r, 1, "deep.jsonl:1: nested more than 256 levels deep");
   test_rm_rf (dir);
 }
@@ -139,13 +98,13 @@ test_part_blank_lines (void)
   gsize head_len = strcspn (text, "\n") + 1;
   g_autofree char *head = g_strndup (text, head_len);
   g_autofree char *spaced = g_strconcat (head, "\n   \n", text + head_len, "\n\n", NULL);
-  g_auto (Run) a = { 0 };
-  g_auto (Run) b = { 0 };
+  g_auto (CliRun) a = { 0 };
+  g_auto (CliRun) b = { 0 };
 
   g_assert_cmpint (text[head_len - 1], ==, '\n');
   g_free (test_write_file (dir, "spaced.jsonl", spaced, -1));
-  RUN_IN (&a, dir, "merge", "part.jsonl");
-  RUN_IN (&b, dir, "merge", "spaced.jsonl");
+  RUN_CLI_IN (&a, dir, "merge", "part.jsonl");
+  RUN_CLI_IN (&b, dir, "merge", "spaced.jsonl");
   g_assert_cmpint (a.status, ==, 0);
   g_assert_cmpint (b.status, ==, 0);
   g_assert_cmpstr (b.err, ==, "");
@@ -164,16 +123,16 @@ test_part_fifo (void)
   g_autofree char *dir = test_make_tmp_dir ("plx-files");
   g_autofree char *fifo = g_build_filename (dir, "part.jsonl", NULL);
   g_autofree char *list = g_build_filename (dir, "merges.txt", NULL);
-  g_auto (Run) part = { 0 };
-  g_auto (Run) sweep = { 0 };
+  g_auto (CliRun) part = { 0 };
+  g_auto (CliRun) sweep = { 0 };
   const char *const merge_args[] = { "timeout", "20", test_cli_path (), "merge", "part.jsonl", NULL };
   const char *const sweep_args[] = { "timeout", "20", test_cli_path (), "sweep", "merge", dir, NULL };
 
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
   g_assert_cmpint (mkfifo (list, 0600), ==, 0);
-  run_argv (&part, dir, merge_args);
+  cli_run (&part, dir, NULL, merge_args);
   assert_error (&part, 1, "part.jsonl: is not a regular file (a device, pipe or socket)");
-  run_argv (&sweep, dir, sweep_args);
+  cli_run (&sweep, dir, NULL, sweep_args);
   assert_error (&sweep, 1, "merges.txt: is not a regular file (a device, pipe or socket)");
   test_rm_rf (dir);
 }
@@ -196,11 +155,11 @@ test_sweep_merge_names (void)
       g_autofree char *dir = test_make_tmp_dir ("plx-files");
       g_autofree char *parent = g_path_get_dirname (dir);
       g_autofree char *outside = g_build_filename (parent, "x.json", NULL);
-      g_auto (Run) r = { 0 };
+      g_auto (CliRun) r = { 0 };
 
       g_free (test_write_file (dir, "merges.txt", cases[i].line, -1));
       g_unlink (outside);
-      RUN_IN (&r, NULL, "sweep", "merge", dir);
+      RUN_CLI_IN (&r, NULL, "sweep", "merge", dir);
       assert_error (&r, 1, cases[i].needle);
       g_assert_false (g_file_test (outside, G_FILE_TEST_EXISTS));
       test_rm_rf (dir);
@@ -219,19 +178,19 @@ test_output_symlink (void)
   g_autofree char *missing = g_build_filename (dir, "missing.json", NULL);
   g_autofree char *text = NULL;
   GStatBuf st;
-  g_auto (Run) r = { 0 };
-  g_auto (Run) d = { 0 };
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) d = { 0 };
 
   g_assert_cmpint (symlink ("real.json", link), ==, 0);
   g_assert_cmpint (symlink ("missing.json", dangling), ==, 0);
-  RUN_IN (&r, dir, "simulate", "--trace", "link.json");
+  RUN_CLI_IN (&r, dir, "simulate", "--trace", "link.json");
   g_assert_cmpint (r.status, ==, 0);
   g_assert_cmpint (g_lstat (link, &st), ==, 0);
   g_assert_true (S_ISLNK (st.st_mode));
   text = read_text (target);
   g_assert_true (g_str_has_prefix (text, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": ["));
 
-  RUN_IN (&d, dir, "simulate", "--trace", "dangling.json");
+  RUN_CLI_IN (&d, dir, "simulate", "--trace", "dangling.json");
   assert_error (&d, 1, "dangling.json: cannot write: a symbolic link to a file that does not exist");
   g_assert_false (g_file_test (missing, G_FILE_TEST_EXISTS));
   g_assert_cmpint (g_lstat (dangling, &st), ==, 0);
@@ -271,7 +230,7 @@ test_output_fifo (void)
   FifoReader fr = { NULL, g_string_new (NULL) };
   GThread *reader;
   GStatBuf st;
-  g_auto (Run) r = { 0 };
+  g_auto (CliRun) r = { 0 };
 
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
   /* The reader opens the FIFO by a second name, so that it can be released below
@@ -279,7 +238,7 @@ test_output_fifo (void)
   g_assert_cmpint (link (fifo, alias), ==, 0);
   fr.path = alias;
   reader = g_thread_new ("fifo", read_fifo, &fr);
-  RUN_IN (&r, dir, "simulate", "--trace", "trace.fifo");
+  RUN_CLI_IN (&r, dir, "simulate", "--trace", "trace.fifo");
   {
     int release = g_open (alias, O_WRONLY | O_NONBLOCK, 0);
     if (release >= 0)
@@ -300,10 +259,10 @@ test_output_fifo (void)
 static void
 test_stdout_full (void)
 {
-  g_auto (Run) r = { 0 };
+  g_auto (CliRun) r = { 0 };
   const char *const args[] = { "sh", "-c", "exec \"$0\" simulate --json > /dev/full", test_cli_path (), NULL };
 
-  run_argv (&r, NULL, args);
+  cli_run (&r, NULL, NULL, args);
   assert_error (&r, 1, "parallax-cli: writing to standard output: No space left on device");
 }
 
@@ -371,18 +330,18 @@ test_json_round_double (void)
   g_auto (GStrv) halves = g_strsplit (text, "[1e13, 0.81]", 2);
   g_autofree char *big = NULL;
   g_autofree char *big_path = NULL;
-  g_auto (Run) r = { 0 };
-  g_auto (Run) back = { 0 };
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) back = { 0 };
 
   g_assert_cmpuint (g_strv_length (halves), ==, 2);
   big = g_strconcat (halves[0], "[1e13, 0.81], [1e17, 0.82]", halves[1], NULL);
   big_path = test_write_file (dir, "big.json", big, -1);
-  RUN_IN (&r, dir, "calibrate", "--membw", sweep, "--cluster", "big.json", "--out", "out.json");
+  RUN_CLI_IN (&r, dir, "calibrate", "--membw", sweep, "--cluster", "big.json", "--out", "out.json");
   g_assert_cmpint (r.status, ==, 0);
   written = read_text (out_path);
   g_assert_nonnull (strstr (written, "1e+17,"));
   g_assert_null (strstr (written, "e+17.0"));
-  RUN_IN (&back, dir, "simulate", "--cluster", "out.json", "--json");
+  RUN_CLI_IN (&back, dir, "simulate", "--cluster", "out.json", "--json");
   g_assert_cmpint (back.status, ==, 0);
   test_rm_rf (dir);
 }
@@ -403,19 +362,19 @@ test_nccl_na_column (void)
   g_autofree char *na_path = NULL;
   g_autofree char *written = NULL;
   g_autofree char *out_path = g_build_filename (dir, "out.json", NULL);
-  g_auto (Run) r = { 0 };
-  g_auto (Run) back = { 0 };
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) back = { 0 };
 
   g_assert_cmpuint (g_strv_length (halves), ==, 2);
   na = g_strconcat (halves[0], "182.87  183.49     N/A", halves[1], NULL);
   na_path = test_write_file (dir, "na.txt", na, -1);
-  RUN_IN (&r, dir, "calibrate", "--nccl-tests", "na.txt", "--cluster", "dgx-h100-80gb", "--gpus-per-node", "8",
+  RUN_CLI_IN (&r, dir, "calibrate", "--nccl-tests", "na.txt", "--cluster", "dgx-h100-80gb", "--gpus-per-node", "8",
           "--nodes", "1", "--out", "out.json");
   g_assert_cmpint (r.status, ==, 0);
   g_assert_null (strstr (r.out, "nan"));
   written = read_text (out_path);
   g_assert_null (strstr (written, "nan"));
-  RUN_IN (&back, dir, "simulate", "--cluster", "out.json", "--json");
+  RUN_CLI_IN (&back, dir, "simulate", "--cluster", "out.json", "--json");
   g_assert_cmpint (back.status, ==, 0);
   test_rm_rf (dir);
 }
@@ -425,9 +384,9 @@ test_nccl_na_column (void)
 static void
 test_reshard_huge_shape (void)
 {
-  g_auto (Run) r = { 0 };
+  g_auto (CliRun) r = { 0 };
 
-  RUN_IN (&r, NULL, "reshard", "--shape", "4294967296x4294967296", "--mesh", "8", "--from", "[x,-]", "--to", "[-,x]",
+  RUN_CLI_IN (&r, NULL, "reshard", "--shape", "4294967296x4294967296", "--mesh", "8", "--from", "[x,-]", "--to", "[-,x]",
           "--json");
   assert_error (&r, 2, "--shape: \"4294967296x4294967296\" of bf16 is 3.69e+19 bytes, more than 2^53 (8 PiB)");
   g_assert_cmpstr (r.out, ==, "");
@@ -439,20 +398,20 @@ static void
 test_terminal_escapes (void)
 {
   g_autofree char *dir = test_make_tmp_dir ("plx-files");
-  g_auto (Run) usage = { 0 };
-  g_auto (Run) wrote = { 0 };
-  g_auto (Run) trace = { 0 };
+  g_auto (CliRun) usage = { 0 };
+  g_auto (CliRun) wrote = { 0 };
+  g_auto (CliRun) trace = { 0 };
 
-  RUN_IN (&usage, dir, "simulate", "--engine", "\033[2J");
+  RUN_CLI_IN (&usage, dir, "simulate", "--engine", "\033[2J");
   assert_error (&usage, 2, "--engine: \"\\u001b[2J\"");
   g_assert_null (strchr (usage.err, '\033'));
 
-  RUN_IN (&wrote, dir, "simulate", "--timeline", "t\033[2J.svg");
+  RUN_CLI_IN (&wrote, dir, "simulate", "--timeline", "t\033[2J.svg");
   g_assert_cmpint (wrote.status, ==, 0);
   g_assert_nonnull (strstr (wrote.out, "Timeline chart    t\\u001b[2J.svg\n"));
   g_assert_null (strchr (wrote.out, '\033'));
   /* The trace's line (and calibrate's and merge's "Wrote"/"written to") likewise. */
-  RUN_IN (&trace, dir, "simulate", "--trace", "t\033[2J.json");
+  RUN_CLI_IN (&trace, dir, "simulate", "--trace", "t\033[2J.json");
   g_assert_cmpint (trace.status, ==, 0);
   g_assert_nonnull (strstr (trace.out, "Trace             t\\u001b[2J.json "));
   g_assert_null (strchr (trace.out, '\033'));
@@ -465,11 +424,11 @@ static void
 test_json_nul_escape (void)
 {
   g_autofree char *dir = test_make_tmp_dir ("plx-files");
-  g_auto (Run) r = { 0 };
+  g_auto (CliRun) r = { 0 };
 
   g_free (test_write_file (dir, "nul.json", "{\"name\": \"ok\\u0000\\u001b[2J\", \"model\": {\"preset\": "
                                             "\"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"}}", -1));
-  RUN_IN (&r, dir, "simulate", "nul.json");
+  RUN_CLI_IN (&r, dir, "simulate", "nul.json");
   /* The backslash of \u0000 is byte 12: {"name": "ok is 12 bytes (0-11). */
   assert_error (&r, 1, "nul.json: a string holds \\u0000 (NUL), which no name or value may contain (byte 12)");
   test_rm_rf (dir);
@@ -481,12 +440,12 @@ static void
 test_hf_config_not_json (void)
 {
   g_autofree char *dir = test_make_tmp_dir ("plx-files");
-  g_auto (Run) r = { 0 };
+  g_auto (CliRun) r = { 0 };
 
   g_free (test_write_file (dir, "shadow", "rootsecret:$6$salt$hash:19000:0:99999:7:::\n", -1));
   g_free (test_write_file (dir, "s.json",
                            "{\"model\": {\"hf_config\": \"shadow\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"}}", -1));
-  RUN_IN (&r, dir, "simulate", "s.json");
+  RUN_CLI_IN (&r, dir, "simulate", "s.json");
   assert_error (&r, 1, "shadow: not valid JSON at line 1, column");
   g_assert_null (strstr (r.err, "rootsecret"));
   g_assert_null (strstr (r.err, "salt"));
@@ -510,9 +469,9 @@ test_hf_config_not_json (void)
 static void
 test_ir_engine_limit (void)
 {
-  g_auto (Run) r = { 0 };
+  g_auto (CliRun) r = { 0 };
 
-  RUN_IN (&r, NULL, "simulate", GPT2_PP2, "--global-batch-size", "8000", "--engine", "ir");
+  RUN_CLI_IN (&r, NULL, "simulate", GPT2_PP2, "--global-batch-size", "8000", "--engine", "ir");
   assert_error (&r, 1, "parallax-cli: strategy: 8000 micro-batches x 2 stages x 1 chunks is 1.02 million ops, "
                        "more than the IR engine's 1 million ops; use the event engine");
 }
@@ -524,23 +483,23 @@ test_ir_engine_limit (void)
 static void
 test_plan_json_limit (void)
 {
-  g_auto (Run) r = { 0 };
-  g_auto (Run) far = { 0 };
-  g_auto (Run) text = { 0 };
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) far = { 0 };
+  g_auto (CliRun) text = { 0 };
 
-  RUN_IN (&r, NULL, "plan", GPT2_PP2, "--global-batch-size", "1600", "--json");
+  RUN_CLI_IN (&r, NULL, "plan", GPT2_PP2, "--global-batch-size", "1600", "--json");
   /* 127 x 1600 + 77 = 203,277, counted as the IR engine counts (above). */
   assert_error (&r, 1, "parallax-cli: plan --json: strategy: 1600 micro-batches x 2 stages x 1 chunks come to about "
                        "203277 ops, more than the 200000 a printed program holds; use fewer micro-batches or stages, "
                        "or plan without --json");
   g_assert_cmpstr (r.out, ==, "");
   /* Past the IR engine's limit too: the same words, no engine named. */
-  RUN_IN (&far, NULL, "plan", GPT2_PP2, "--global-batch-size", "8000", "--json");
+  RUN_CLI_IN (&far, NULL, "plan", GPT2_PP2, "--global-batch-size", "8000", "--json");
   assert_error (&far, 1, "plan --json: strategy: 8000 micro-batches x 2 stages x 1 chunks come to about ");
   g_assert_nonnull (strstr (far.err, "use fewer micro-batches or stages, or plan without --json"));
   g_assert_null (strstr (far.err, "engine"));
   /* What the message offers works: the plan as text. */
-  RUN_IN (&text, NULL, "plan", GPT2_PP2, "--global-batch-size", "8000");
+  RUN_CLI_IN (&text, NULL, "plan", GPT2_PP2, "--global-batch-size", "8000");
   g_assert_cmpint (text.status, ==, 0);
   g_assert_nonnull (strstr (text.out, "8000 micro-batches per step"));
 }
@@ -555,10 +514,10 @@ static void
 test_trace_limit (void)
 {
   g_autofree char *dir = test_make_tmp_dir ("plx-files");
-  g_auto (Run) r = { 0 };
+  g_auto (CliRun) r = { 0 };
   g_autoptr (GDir) listing = NULL;
 
-  RUN_IN (&r, dir, "simulate", GPT2_PP2, "--global-batch-size", "125000", "--trace", "t.json");
+  RUN_CLI_IN (&r, dir, "simulate", GPT2_PP2, "--global-batch-size", "125000", "--trace", "t.json");
   assert_error (&r, 1, "parallax-cli: t.json: 1000000 timeline events, 1000002 memory samples and 12 track names "
                        "of 2 stages are more than a trace's 2 million events; simulate fewer micro-batches or stages");
   listing = g_dir_open (dir, 0, NULL);

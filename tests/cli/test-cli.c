@@ -15,6 +15,7 @@
 #include "test-home.h"
 #include "test-files.h"
 #include "test-tools.h"
+#include "test-cli-run.h"
 #include "base/plx-json.h"
 #include "ir/plx-ir.h"
 
@@ -23,82 +24,6 @@
 #define DEFAULT_GPUS 64
 #define DEFAULT_TOKENS (64.0 * 2048.0)
 #define A100_PEAK 312e12
-
-typedef struct
-{
-  char    *out;
-  char    *err;
-  int      status;     /* exit status, or -1 if the process did not exit normally */
-  gboolean signalled;
-} CliRun;
-
-static void
-cli_run_clear (CliRun *r)
-{
-  g_clear_pointer (&r->out, g_free);
-  g_clear_pointer (&r->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CliRun, cli_run_clear)
-
-/* Runs parallax-cli with the NULL-terminated arguments `args`, in directory `cwd`
- * (NULL: the test's own). */
-static void
-run_cli_argv (CliRun            *r,
-              const char        *cwd,
-              const char *const *args)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GError) wait_error = NULL;
-  g_autofree char *cmdline = NULL;
-  int wait_status = 0;
-  gboolean exited_ok;
-
-  g_ptr_array_add (argv, (gpointer) test_cli_path ());
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-
-  cmdline = g_strjoinv (" ", (char **) argv->pdata);
-  g_test_message ("running: %.300s", cmdline);
-
-  memset (r, 0, sizeof *r);
-  g_spawn_sync (cwd, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-                &r->out, &r->err, &wait_status, &error);
-  g_assert_no_error (error);
-  if (r->out == NULL)
-    r->out = g_strdup ("");
-  if (r->err == NULL)
-    r->err = g_strdup ("");
-
-  exited_ok = g_spawn_check_wait_status (wait_status, &wait_error);
-  if (WIFEXITED (wait_status))
-    {
-      r->status = WEXITSTATUS (wait_status);
-      r->signalled = FALSE;
-    }
-  else
-    {
-      r->status = -1;
-      r->signalled = TRUE;
-    }
-  g_assert_true (exited_ok == (r->status == 0));
-  g_test_message ("exit %d%s; stderr: %.500s", r->status, r->signalled ? " (killed by a signal)" : "",
-                  r->err);
-}
-
-#define RUN_CLI(r, ...) \
-  G_STMT_START { \
-    const char *const args_[] = { __VA_ARGS__, NULL }; \
-    run_cli_argv (r, NULL, args_); \
-  } G_STMT_END
-
-#define RUN_CLI_IN(r, cwd, ...) \
-  G_STMT_START { \
-    const char *const args_[] = { __VA_ARGS__, NULL }; \
-    run_cli_argv (r, cwd, args_); \
-  } G_STMT_END
 
 static guint
 count_char (const char *s,
@@ -1188,6 +1113,7 @@ test_simulate_fit_suggestions (void)
           g_assert_cmpint (json_object_get_int_member (fix, "value"), ==, 2);
           g_assert_cmpstr (json_object_get_string_member (fix, "label"), ==, "Micro-batch 2");
         }
+      g_ptr_array_add (args, NULL);  /* the program: parallax-cli */
       g_ptr_array_add (args, g_strdup ("simulate"));
       g_ptr_array_add (args, g_strdup ("--json"));
       g_ptr_array_add (args, g_strdup ("--engine"));
@@ -1196,7 +1122,7 @@ test_simulate_fit_suggestions (void)
       g_ptr_array_add (args, g_strdup ("4"));
       add_fix_flags (args, fix);
       g_ptr_array_add (args, NULL);
-      run_cli_argv (&one, NULL, (const char *const *) args->pdata);
+      cli_run (&one, NULL, NULL, (const char *const *) args->pdata);
       assert_success (&one);
       one_root = parse_stdout (&one);
       report = json_node_get_object (one_root);

@@ -12,7 +12,9 @@
 
 #include "parallax/parallax.h"
 #include "optimize/plx-search-shard.h"
+#include "test-files.h"
 #include "test-tools.h"
+#include "test-cli-run.h"
 
 #define EXAMPLE "gpt3-1f1b-full.json"
 
@@ -24,45 +26,15 @@ example_path (const char *name)
 
 /* Runs parallax-cli in `cwd`; returns its exit status, stdout and stderr in *out, *err. */
 static int
-run (const char *cwd, char **out, char **err, const char *first, ...)
+run_in (const char *cwd, char **out, char **err, const char *first, ...)
 {
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  g_autofree char *own_out = NULL;
-  g_autofree char *own_err = NULL;
-  int status = 0;
   va_list ap;
+  int status;
 
-  g_ptr_array_add (argv, (gpointer) test_cli_path ());
   va_start (ap, first);
-  for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (gpointer) a);
+  status = run_va (cwd, NULL, out, err, first, ap);
   va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  /* Captured even when not wanted: the child's lines stay out of the TAP stream. */
-  g_spawn_sync (cwd, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out ? out : &own_out,
-                err ? err : &own_err, &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (status));
-  return WEXITSTATUS (status);
-}
-
-/* Removes a test's directory and what it holds (files and one level of folders). */
-static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
+  return status;
 }
 
 /* The JSON text without its "elapsed_s" line: the one field that is a timing. */
@@ -191,9 +163,9 @@ test_merge_equals_unsharded (void)
       g_spawn_close_pid (pids[s]);
     }
 
-  g_assert_cmpint (run (dir, &whole_json, NULL, "search", scenario, "--top", "12", "--json", "--csv", "whole.csv", NULL),
+  g_assert_cmpint (run_in (dir, &whole_json, NULL, "search", scenario, "--top", "12", "--json", "--csv", "whole.csv", NULL),
                    ==, 0);
-  g_assert_cmpint (run (dir, &merged_json, NULL, "merge", "part-3.jsonl", "part-1.jsonl", "part-4.jsonl", "part-2.jsonl",
+  g_assert_cmpint (run_in (dir, &merged_json, NULL, "merge", "part-3.jsonl", "part-1.jsonl", "part-4.jsonl", "part-2.jsonl",
                         "--json", "--csv", "merged.csv", NULL), ==, 0);
   a = without_elapsed (whole_json);
   b = without_elapsed (merged_json);
@@ -208,12 +180,12 @@ test_merge_equals_unsharded (void)
   g_assert_cmpstr (whole_csv, ==, merged_csv);
 
   /* The text, but the line with the time and threads. */
-  g_assert_cmpint (run (dir, &whole_text, NULL, "search", scenario, "--top", "12", NULL), ==, 0);
-  g_assert_cmpint (run (dir, &merged_text, NULL, "merge", "part-1.jsonl", "part-2.jsonl", "part-3.jsonl",
+  g_assert_cmpint (run_in (dir, &whole_text, NULL, "search", scenario, "--top", "12", NULL), ==, 0);
+  g_assert_cmpint (run_in (dir, &merged_text, NULL, "merge", "part-1.jsonl", "part-2.jsonl", "part-3.jsonl",
                         "part-4.jsonl", NULL), ==, 0);
   g_assert_cmpstr (strstr (whole_text, "\n\nrank"), ==, strstr (merged_text, "\n\nrank"));
   g_assert_nonnull (strstr (whole_text, "\n\nrank"));
-  remove_tree (dir);
+  test_rm_rf (dir);
 }
 
 /* Parts that do not make one search: missing, twice, another search's, cut short.
@@ -229,24 +201,24 @@ test_merge_errors (void)
     {
       g_autofree char *shard = g_strdup_printf ("%u/2", s);
       g_autofree char *out = g_strdup_printf ("part-%u.jsonl", s);
-      g_assert_cmpint (run (dir, NULL, NULL, "search", scenario, "--shard", shard, "--out", out, NULL), ==, 0);
+      g_assert_cmpint (run_in (dir, NULL, NULL, "search", scenario, "--shard", shard, "--out", out, NULL), ==, 0);
     }
-  g_assert_cmpint (run (dir, NULL, NULL, "search", scenario, "--global-batch-size", "128", "--shard", "2/2", "--out", "other.jsonl",
+  g_assert_cmpint (run_in (dir, NULL, NULL, "search", scenario, "--global-batch-size", "128", "--shard", "2/2", "--out", "other.jsonl",
                         NULL), ==, 0);
 
   {
     g_autofree char *err = NULL;
-    g_assert_cmpint (run (dir, NULL, &err, "merge", "part-1.jsonl", NULL), ==, 1);
+    g_assert_cmpint (run_in (dir, NULL, &err, "merge", "part-1.jsonl", NULL), ==, 1);
     g_assert_nonnull (strstr (err, "shard 2/2 is missing"));
   }
   {
     g_autofree char *err = NULL;
-    g_assert_cmpint (run (dir, NULL, &err, "merge", "part-1.jsonl", "part-2.jsonl", "part-2.jsonl", NULL), ==, 1);
+    g_assert_cmpint (run_in (dir, NULL, &err, "merge", "part-1.jsonl", "part-2.jsonl", "part-2.jsonl", NULL), ==, 1);
     g_assert_nonnull (strstr (err, "part-2.jsonl: shard 2/2 again"));
   }
   {
     g_autofree char *err = NULL;
-    g_assert_cmpint (run (dir, NULL, &err, "merge", "part-1.jsonl", "other.jsonl", NULL), ==, 1);
+    g_assert_cmpint (run_in (dir, NULL, &err, "merge", "part-1.jsonl", "other.jsonl", NULL), ==, 1);
     g_assert_nonnull (strstr (err, "other.jsonl: not a part of the same search as part-1.jsonl (its \"context\""));
   }
   {
@@ -259,15 +231,15 @@ test_merge_errors (void)
     last = strrchr (g_strchomp (text), '\n');
     cut = g_strndup (text, last - text + 1);
     g_assert_true (g_file_set_contents (cut_path, cut, -1, NULL));
-    g_assert_cmpint (run (dir, NULL, &err, "merge", "part-1.jsonl", "cut.jsonl", NULL), ==, 1);
+    g_assert_cmpint (run_in (dir, NULL, &err, "merge", "part-1.jsonl", "cut.jsonl", NULL), ==, 1);
     g_assert_nonnull (strstr (err, "cut.jsonl: no footer line"));
   }
   {
     g_autofree char *err = NULL;
-    g_assert_cmpint (run (dir, NULL, &err, "search", "--shard", "3/2", "--out", "x.jsonl", NULL), ==, 2);
+    g_assert_cmpint (run_in (dir, NULL, &err, "search", "--shard", "3/2", "--out", "x.jsonl", NULL), ==, 2);
     g_assert_nonnull (strstr (err, "--shard: \"3/2\" is not I/N"));
   }
-  remove_tree (dir);
+  test_rm_rf (dir);
 }
 
 /* The example sweep (2 models x 1 cluster x 1 GPU count x 2 batch sizes) in 2 shards
@@ -282,18 +254,18 @@ test_sweep (void)
   g_autofree char *merges_text = NULL;
   g_auto (GStrv) merges = NULL;
 
-  g_assert_cmpint (run (NULL, NULL, NULL, "sweep", "expand", sweep, "--shards", "2", "--dir", dir, NULL), ==, 0);
+  g_assert_cmpint (run_in (NULL, NULL, NULL, "sweep", "expand", sweep, "--shards", "2", "--dir", dir, NULL), ==, 0);
   for (guint i = 0; i < 8; i++)
     {
       g_autofree char *index = g_strdup_printf ("%u", i);
-      g_assert_cmpint (run (NULL, NULL, NULL, "sweep", "run-task", tasks, index, NULL), ==, 0);
+      g_assert_cmpint (run_in (NULL, NULL, NULL, "sweep", "run-task", tasks, index, NULL), ==, 0);
     }
   {
     g_autofree char *err = NULL;
-    g_assert_cmpint (run (NULL, NULL, &err, "sweep", "run-task", tasks, "8", NULL), ==, 2);
+    g_assert_cmpint (run_in (NULL, NULL, &err, "sweep", "run-task", tasks, "8", NULL), ==, 2);
     g_assert_nonnull (strstr (err, "is not a task of"));
   }
-  g_assert_cmpint (run (NULL, NULL, NULL, "sweep", "merge", dir, NULL), ==, 0);
+  g_assert_cmpint (run_in (NULL, NULL, NULL, "sweep", "merge", dir, NULL), ==, 0);
 
   {
     g_autofree char *path = g_build_filename (dir, "merges.txt", NULL);
@@ -313,7 +285,7 @@ test_sweep (void)
       g_autofree char *whole_json = NULL, *merged_json = NULL, *whole_csv = NULL, *merged_csv = NULL, *a = NULL,
                       *b = NULL;
 
-      g_assert_cmpint (run (dir, &whole_json, NULL, "search", scenario, "--top", "5", "--json", "--csv", csv, NULL), ==,
+      g_assert_cmpint (run_in (dir, &whole_json, NULL, "search", scenario, "--top", "5", "--json", "--csv", csv, NULL), ==,
                        0);
       merged_json = read_text (merged_json_path);
       a = without_elapsed (whole_json);
@@ -323,7 +295,7 @@ test_sweep (void)
       merged_csv = read_text (merged_csv_path);
       g_assert_cmpstr (whole_csv, ==, merged_csv);
     }
-  remove_tree (dir);
+  test_rm_rf (dir);
 }
 
 int
