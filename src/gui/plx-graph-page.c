@@ -11,6 +11,7 @@
 #include "plx-chart-view.h"
 #include "plx-format.h"
 #include "plx-graph-page.h"
+#include "plx-latest-task.h"
 #include "plx-partition-view.h"
 #include "plx-tooltip.h"
 
@@ -63,7 +64,6 @@ typedef struct
   Fusion             fusion;
   PlxCluster        *cluster;
   char              *source;
-  guint              generation;
   guint             *chunk_first;   /* PLX_IR_SPLIT_GIVEN's, owned */
 } Job;
 
@@ -128,8 +128,8 @@ struct _PlxGraphPage
   char         *path;
   PlxCluster   *cluster;
   PlxResult    *result;
-  guint         generation;  /* of the controls' latest values */
-  gboolean      busy, pending;
+  PlxLatestTask task;        /* runs for the controls' latest values */
+  gboolean      pending;
   Fusion        running;     /* what the running job fuses */
   GStrv         fact_rows;   /* title, value, title, value, ... for the model panel */
 };
@@ -355,13 +355,13 @@ on_computed (GObject *source, GAsyncResult *res, gpointer data)
   PlxGraphPage *self = PLX_GRAPH_PAGE (source);
   Job *job = g_task_get_task_data (G_TASK (res));
   g_autoptr (GError) error = NULL;
-  g_autoptr (Computed) c = g_task_propagate_pointer (G_TASK (res), &error);
+  g_autoptr (Computed) c = NULL;
 
   (void) data;
-  self->busy = FALSE;
   /* Only the controls' latest values are shown; newer ones start now. */
-  if (job->generation == self->generation && job->forward == self->forward)
+  if (plx_latest_task_finish (&self->task, res) && job->forward == self->forward)
     {
+      c = g_task_propagate_pointer (G_TASK (res), &error);
       if (c != NULL)
         show_result (self, c);
       else
@@ -429,7 +429,6 @@ static void
 start (PlxGraphPage *self)
 {
   Job *job;
-  g_autoptr (GTask) task = NULL;
   g_autofree guint *firsts = NULL;
 
   if (self->forward == NULL || self->cluster == NULL)
@@ -437,7 +436,7 @@ start (PlxGraphPage *self)
       self->pending = FALSE;
       return;
     }
-  if (self->busy)
+  if (plx_latest_task_is_running (&self->task))
     {
       self->pending = TRUE;
       return;
@@ -450,12 +449,11 @@ start (PlxGraphPage *self)
       if (firsts == NULL)
         {
           /* Said, and nothing run: the last good run stays, greyed. */
-          self->generation++;
+          plx_latest_task_supersede (&self->task);
           show_error (self, error->message);
           return;
         }
     }
-  self->busy = TRUE;
   job = g_new0 (Job, 1);
   job->forward = g_atomic_rc_box_acquire (self->forward);
   job->par.dp = (guint) gtk_spin_button_get_value_as_int (self->dp);
@@ -489,10 +487,7 @@ start (PlxGraphPage *self)
   self->running = fusion_applies (&job->par) ? job->fusion : FUSION_NONE;
   job->cluster = plx_cluster_copy (self->cluster);
   job->source = g_strdup (self->path);
-  job->generation = self->generation;
-  task = g_task_new (self, NULL, on_computed, NULL);
-  g_task_set_task_data (task, job, (GDestroyNotify) job_free);
-  g_task_run_in_thread (task, compute);
+  plx_latest_task_start (&self->task, self, "[parallax] graph run", job, (GDestroyNotify) job_free, compute, on_computed);
   show_busy (self);
 }
 
@@ -515,7 +510,7 @@ on_status_timeout (gpointer data)
 static void
 show_busy (PlxGraphPage *self)
 {
-  if (!self->busy)
+  if (!plx_latest_task_is_running (&self->task))
     {
       g_clear_handle_id (&self->status_timeout, g_source_remove);
       gtk_widget_set_visible (self->status, FALSE);
@@ -570,7 +565,7 @@ on_bound_changed (GtkSpinButton *spin, PlxGraphPage *self)
   guint b = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (spin), "boundary"));
 
   name_bound (self, spin, b);
-  self->generation++;
+  plx_latest_task_supersede (&self->task);
   start (self);
 }
 
@@ -632,7 +627,7 @@ on_control_changed (PlxGraphPage *self)
     update_fusion_sensitivity (self);
   if (self->bounds_row != NULL)
     update_split_controls (self);
-  self->generation++;
+  plx_latest_task_supersede (&self->task);
   start (self);
 }
 
@@ -689,6 +684,7 @@ plx_graph_page_dispose (GObject *object)
 {
   PlxGraphPage *self = PLX_GRAPH_PAGE (object);
 
+  plx_latest_task_clear (&self->task);
   g_clear_handle_id (&self->status_timeout, g_source_remove);
   g_clear_pointer (&self->bound_spins, g_ptr_array_unref);
   g_clear_pointer (&self->shown_firsts, g_free);
@@ -724,6 +720,7 @@ plx_graph_page_init (PlxGraphPage *self)
   GtkWidget *flow = gtk_flow_box_new ();
   GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
 
+  plx_latest_task_init (&self->task);
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
   gtk_box_set_spacing (GTK_BOX (self), 6);
   gtk_widget_set_margin_start (GTK_WIDGET (self), 12);
@@ -951,7 +948,7 @@ load (PlxGraphPage *self, GError **error)
   g_clear_pointer (&self->shown_firsts, g_free);
   self->shown_chunks = 0;
   update_split_controls (self);
-  self->generation++;
+  plx_latest_task_supersede (&self->task);
   start (self);
   g_signal_emit (self, signals[LOADED], 0);
   return TRUE;
@@ -1007,7 +1004,7 @@ plx_graph_page_open (PlxGraphPage      *self,
       g_clear_pointer (&self->result, plx_result_unref);
       g_clear_pointer (&self->shown_firsts, g_free);
       self->shown_chunks = 0;
-      self->generation++;
+      plx_latest_task_supersede (&self->task);
       g_strfreev (self->fact_rows);
       self->fact_rows = g_strdupv ((char **) rows);
       gtk_label_set_text (self->facts, base);
@@ -1034,7 +1031,7 @@ plx_graph_page_set_cluster (PlxGraphPage     *self,
 {
   g_clear_pointer (&self->cluster, plx_cluster_free);
   self->cluster = plx_cluster_copy (cluster);
-  self->generation++;
+  plx_latest_task_supersede (&self->task);
   start (self);
 }
 
@@ -1095,7 +1092,7 @@ plx_graph_page_get_result (PlxGraphPage *self)
 gboolean
 plx_graph_page_is_busy (PlxGraphPage *self)
 {
-  return self->busy || self->pending;
+  return plx_latest_task_is_running (&self->task) || self->pending;
 }
 
 GtkWidget *

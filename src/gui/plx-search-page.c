@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "plx-format.h"
+#include "plx-latest-task.h"
 #include "plx-search-page.h"
 
 /* ---- one row of the table --------------------------------------------------------- */
@@ -168,7 +169,6 @@ typedef struct
 {
   PlxResult       *base;
   PlxSearchOptions options;
-  GCancellable    *cancellable;
   gint             progress;   /* per mille, atomic */
   gint             phase;      /* PlxSearchPhase, atomic */
 } SearchJob;
@@ -202,12 +202,12 @@ struct _PlxSearchPage
   PlxResult         *searched;     /* what the shown results were searched for */
   PlxSearch         *search;
   SearchJob         *job;          /* running, or NULL */
+  PlxLatestTask      task;         /* a search may finish after the window closed */
   guint              progress_id;
   guint              cluster_gpus; /* the GPU count the spin buttons were set for */
   gboolean           gpus_touched;
   gboolean           setting;      /* programmatic change of a control */
   gboolean           syncing;      /* selection being mirrored between table and plot */
-  gboolean           disposed;     /* a search may finish after the window closed */
   char              *status_text;
 };
 
@@ -220,7 +220,6 @@ static void
 search_job_free (SearchJob *job)
 {
   plx_result_unref (job->base);
-  g_object_unref (job->cancellable);
   g_free (job);
 }
 
@@ -460,13 +459,12 @@ on_search_done (GObject *source, GAsyncResult *res, gpointer data)
   PlxSearchPage *self = PLX_SEARCH_PAGE (source);
   SearchJob *job = g_task_get_task_data (G_TASK (res));
   g_autoptr (GError) error = NULL;
-  PlxSearch *search = g_task_propagate_pointer (G_TASK (res), &error);
+  PlxSearch *search;
 
-  if (self->disposed)
-    {
-      g_clear_pointer (&search, plx_search_free);
-      return;
-    }
+  /* Not after the window closed: the search goes with its task. */
+  if (!plx_latest_task_finish (&self->task, res))
+    return;
+  search = g_task_propagate_pointer (G_TASK (res), &error);
   if (self->job == job)
     {
       self->job = NULL;
@@ -485,7 +483,6 @@ on_search_done (GObject *source, GAsyncResult *res, gpointer data)
 void
 plx_search_page_start (PlxSearchPage *self)
 {
-  g_autoptr (GTask) task = NULL;
   g_autoptr (GError) error = NULL;
   SearchJob *job;
 
@@ -499,11 +496,9 @@ plx_search_page_start (PlxSearchPage *self)
       return;
     }
   job->base = plx_result_ref (self->scenario);
-  job->cancellable = g_cancellable_new ();
   self->job = job;
-  task = g_task_new (self, job->cancellable, on_search_done, NULL);
-  g_task_set_task_data (task, job, (GDestroyNotify) search_job_free);
-  g_task_run_in_thread (task, search_thread);
+  plx_latest_task_start (&self->task, self, "[parallax] search", job, (GDestroyNotify) search_job_free, search_thread,
+                         on_search_done);
   gtk_progress_bar_set_fraction (self->progress, 0.0);
   self->progress_id = g_timeout_add (50, update_progress, self);
   set_status (self, _("Searching…"));
@@ -514,7 +509,7 @@ void
 plx_search_page_cancel (PlxSearchPage *self)
 {
   if (self->job != NULL)
-    g_cancellable_cancel (self->job->cancellable);
+    plx_latest_task_cancel (&self->task);
 }
 
 gboolean
@@ -915,8 +910,7 @@ plx_search_page_dispose (GObject *object)
 {
   PlxSearchPage *self = PLX_SEARCH_PAGE (object);
 
-  self->disposed = TRUE;
-  plx_search_page_cancel (self);
+  plx_latest_task_clear (&self->task);
   g_clear_handle_id (&self->progress_id, g_source_remove);
   g_clear_pointer (&self->scenario, plx_result_unref);
   g_clear_pointer (&self->searched, plx_result_unref);
@@ -1053,6 +1047,7 @@ plx_search_page_init (PlxSearchPage *self)
   GtkWidget *actions = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
   GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
 
+  plx_latest_task_init (&self->task);
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
   gtk_box_set_spacing (GTK_BOX (self), 6);
   gtk_widget_set_margin_start (header, 12);
