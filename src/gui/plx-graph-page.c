@@ -11,13 +11,11 @@
 #include "plx-chart-view.h"
 #include "plx-format.h"
 #include "plx-graph-page.h"
+#include "plx-graph-run.h"
 #include "plx-latest-task.h"
 #include "plx-partition-view.h"
 #include "plx-tooltip.h"
 
-#define MIB 1048576.0
-/* plx_fuse_search's budget, as `parallax-cli fuse` spends it: a few seconds on GPT-2. */
-#define FUSE_SIMULATIONS 2000
 /* A run shorter than this shows no busy sign: it would only flicker. */
 #define BUSY_DELAY_MS 250
 /* Stage boundaries by hand: one spin button per boundary, for up to this many parts. */
@@ -25,83 +23,6 @@
 
 /* The Split dropdown's items: plx_ir_parallelize's PLX_IR_SPLIT_*. */
 enum { SPLIT_NEAREST, SPLIT_OPTIMAL, SPLIT_DAG, SPLIT_BY_HAND };
-
-/* The Fusion dropdown's items. */
-typedef enum
-{
-  FUSION_NONE,
-  FUSION_DDP,          /* PyTorch DDP's buckets: the first 1 MiB, then 25 MiB */
-  FUSION_ELEMENTWISE,  /* every chain of memory-bound ops one kernel */
-  FUSION_SEARCHED,     /* DisCo's joint search (plx_fuse_search) */
-} Fusion;
-
-/* The forward graph, shared by the page and the jobs computing from it: a job may
- * outlive the graph the page has moved on from. */
-typedef struct
-{
-  PlxIrGraph *graph;
-} Forward;
-
-static void
-forward_clear (Forward *f)
-{
-  plx_ir_graph_free (f->graph);
-}
-
-static void
-forward_unref (Forward *f)
-{
-  g_atomic_rc_box_release_full (f, (GDestroyNotify) forward_clear);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Forward, forward_unref)
-
-typedef struct
-{
-  Forward           *forward;
-  PlxIrParallel      par;
-  PlxIrOptimizerKind optimizer;
-  Fusion             fusion;
-  PlxCluster        *cluster;
-  char              *source;
-  guint             *chunk_first;   /* PLX_IR_SPLIT_GIVEN's, owned */
-} Job;
-
-static void
-job_free (Job *job)
-{
-  g_free (job->chunk_first);
-  forward_unref (job->forward);
-  plx_cluster_free (job->cluster);
-  g_free (job->source);
-  g_free (job);
-}
-
-/* What a job hands back: the run, and what fusion did to the program. */
-typedef struct
-{
-  PlxResult *result;
-  Fusion     fusion;
-  guint      kernels;       /* fused groups of two or more ops */
-  guint      gradients;     /* gradient all-reduces before fusion */
-  guint      all_reduces;   /* and after: the buckets */
-  double     unfused_s;     /* the step with nothing fused */
-  guint     *firsts;        /* each chunk's first forward op (n_chunks), or NULL */
-  guint     *chunk_of;      /* a DAG split: each forward op's chunk (n_fwd), else NULL */
-  guint      n_fwd;
-  guint      n_chunks, pp;
-} Computed;
-
-static void
-computed_free (Computed *c)
-{
-  g_free (c->firsts);
-  g_free (c->chunk_of);
-  g_clear_pointer (&c->result, plx_result_unref);
-  g_free (c);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Computed, computed_free)
 
 struct _PlxGraphPage
 {
@@ -124,13 +45,13 @@ struct _PlxGraphPage
   guint         status_timeout;
   GtkEntry     *sizes;       /* an ONNX model's symbolic sizes: "batch=8, sequence=1024" */
   PlxChartView *timeline, *memory;
-  Forward      *forward;
+  PlxGraphForward *forward;
   char         *path;
   PlxCluster   *cluster;
   PlxResult    *result;
   PlxLatestTask task;        /* runs for the controls' latest values */
   gboolean      pending;
-  Fusion        running;     /* what the running job fuses */
+  PlxGraphFusion running;      /* what the running job fuses */
   GStrv         fact_rows;   /* title, value, title, value, ... for the model panel */
 };
 
@@ -143,121 +64,10 @@ static void start (PlxGraphPage *self);
 static void show_busy (PlxGraphPage *self);
 static void on_sizes_activate (PlxGraphPage *self);
 
-/* ---- the worker --------------------------------------------------------------- */
-
-/* Fusion is defined on data-parallel programs (DisCo's setting; `parallax-cli fuse`
- * refuses --tp, --pp and --micro-batches). */
-static gboolean
-fusion_applies (const PlxIrParallel *par)
-{
-  return par->tp == 1 && par->pp == 1 && par->micro_batches == 1;
-}
-
-/* `program` with the job's fusion applied (a new program), and what it did in `c`;
- * NULL with `error` set if the unfused program does not run. */
-static PlxIrGraph *
-fuse (const Job *job, const PlxIrGraph *program, Computed *c, GError **error)
-{
-  g_autoptr (PlxFuseSpace) space = plx_fuse_space_new (program);
-  g_autoptr (PlxFusePlan) plan = NULL;
-  PlxIrGraph *fused;
-
-  if (job->fusion == FUSION_SEARCHED)
-    {
-      PlxFuseResult found;
-      if (!plx_fuse_search (program, job->cluster, FUSE_SIMULATIONS, &found, error))
-        return NULL;
-      plan = plx_fuse_plan_copy (found.plan);
-      c->unfused_s = found.none_s;
-      plx_fuse_result_clear (&found);
-    }
-  else
-    {
-      PlxIrRun run;
-      if (!plx_ir_simulate_timing (program, job->cluster, &run, error))
-        return NULL;
-      c->unfused_s = run.makespan_s;
-      plx_ir_run_clear (&run);
-      plan = plx_fuse_plan_new (space);
-      if (job->fusion == FUSION_DDP)
-        plx_fuse_plan_buckets_by_size (space, plan, MIB, 25.0 * MIB);
-      else
-        plx_fuse_plan_fuse_all (plan);
-    }
-  fused = plx_fuse_apply (space, plan, &c->kernels, NULL);
-  if (fused == NULL)
-    {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "the fused program could not be ordered");
-      return NULL;
-    }
-  c->gradients = space->n_grads;
-  for (guint i = 0; i < plan->n_grads; i++)
-    c->all_reduces += plan->cut[i] ? 1 : 0;
-  return fused;
-}
-
-static void
-compute (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-  Job *job = data;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (PlxIrGraph) training = plx_ir_training_graph (job->forward->graph, job->optimizer, job->source, &error);
-  g_autoptr (PlxIrGraph) program = NULL;
-  g_autoptr (Computed) c = g_new0 (Computed, 1);
-  PlxResult *r;
-  PlxIrRun run;
-
-  (void) source;
-  (void) cancellable;
-  if (training != NULL)
-    program = plx_ir_parallelize (training, &job->par, job->cluster, job->source, &error);
-  if (program != NULL)
-    {
-      /* Where the forward ops were cut, for the partition view. */
-      c->pp = job->par.pp;
-      c->n_chunks = job->par.pp * MAX (job->par.virtual_stages, 1u);
-      c->firsts = g_new (guint, c->n_chunks);
-      if (!plx_ir_split_firsts (training, &job->par, job->cluster, c->firsts, job->source, NULL))
-        g_clear_pointer (&c->firsts, g_free);
-      /* A DAG split's chunks are not runs of ops: each op's chunk, as the run had it. */
-      if (job->par.split == PLX_IR_SPLIT_DAG && c->n_chunks > 1)
-        {
-          g_autoptr (PlxDagPartition) part = plx_ir_dag_partition (training, job->cluster, job->par.micro_batches,
-                                                                   c->n_chunks, PLX_DAG_ORDERED, job->source, NULL);
-          if (part != NULL)
-            {
-              c->n_fwd = part->n_nodes;
-              c->chunk_of = g_memdup2 (part->part, sizeof (guint) * MAX (part->n_nodes, 1u));
-            }
-        }
-    }
-  c->fusion = program != NULL && fusion_applies (&job->par) ? job->fusion : FUSION_NONE;
-  if (c->fusion != FUSION_NONE)
-    {
-      PlxIrGraph *fused = fuse (job, program, c, &error);
-      g_clear_pointer (&program, plx_ir_graph_free);
-      program = fused;
-    }
-  if (program == NULL || !plx_ir_simulate (program, job->cluster, &run, &error))
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  r = g_atomic_rc_box_new0 (PlxResult);
-  r->scenario_dir = g_strdup (".");
-  r->max_micro_batch = G_MAXUINT64;
-  plx_ir_run_charts (program, &run, NULL, &r->timeline, &r->trace);
-  plx_ir_run_report (program, &run, job->cluster, &r->report);
-  plx_ir_run_clear (&run);
-  c->result = r;
-  g_task_return_pointer (task, g_steal_pointer (&c), (GDestroyNotify) computed_free);
-}
-
-
 /* "Fusion (searched): 74 kernels, 147 gradients in 7 all-reduces · 5.7 % faster than
  * with none (253.28 ms)". */
 static char *
-describe_fusion (const Computed *c)
+describe_fusion (const PlxGraphRun *c)
 {
   static const char *const what[] = { NULL, N_("DDP buckets"), N_("every elementwise chain"),
                                       N_("searched") };
@@ -280,7 +90,7 @@ describe_fusion (const Computed *c)
 /* The forward ops coloured by stage: op i is in the last chunk starting at or
  * before it, on stage chunk % pp. */
 static void
-show_partition (PlxGraphPage *self, const Computed *c)
+show_partition (PlxGraphPage *self, const PlxGraphRun *c)
 {
   const PlxIrGraph *g = self->forward->graph;
   g_autofree guint *stage = g_new0 (guint, MAX (g->ops->len, 1));
@@ -306,7 +116,7 @@ show_partition (PlxGraphPage *self, const Computed *c)
 }
 
 static void
-show_result (PlxGraphPage *self, const Computed *c)
+show_result (PlxGraphPage *self, const PlxGraphRun *c)
 {
   PlxResult *r = c->result;
   const PlxReport *rep = &r->report;
@@ -321,7 +131,7 @@ show_result (PlxGraphPage *self, const Computed *c)
   text = g_strdup_printf (_("Step %s · %s samples/s · MFU %.1f %% · peak %s on GPU %u of %s usable: %s"), step,
                           rate, rep->mfu * 100.0, peak,
                           rep->reported_stage, usable, rep->fits_in_memory ? _("fits") : _("does not fit"));
-  if (c->fusion != FUSION_NONE)
+  if (c->fusion != PLX_GRAPH_FUSION_NONE)
     {
       g_autofree char *fusion = describe_fusion (c);
       char *both = g_strconcat (text, "\n", fusion, NULL);
@@ -353,9 +163,9 @@ static void
 on_computed (GObject *source, GAsyncResult *res, gpointer data)
 {
   PlxGraphPage *self = PLX_GRAPH_PAGE (source);
-  Job *job = g_task_get_task_data (G_TASK (res));
+  PlxGraphJob *job = g_task_get_task_data (G_TASK (res));
   g_autoptr (GError) error = NULL;
-  g_autoptr (Computed) c = NULL;
+  g_autoptr (PlxGraphRun) c = NULL;
 
   (void) data;
   /* Only the controls' latest values are shown; newer ones start now. */
@@ -428,7 +238,7 @@ hand_firsts (PlxGraphPage *self, GError **error)
 static void
 start (PlxGraphPage *self)
 {
-  Job *job;
+  PlxGraphJob *job;
   g_autofree guint *firsts = NULL;
 
   if (self->forward == NULL || self->cluster == NULL)
@@ -454,7 +264,7 @@ start (PlxGraphPage *self)
           return;
         }
     }
-  job = g_new0 (Job, 1);
+  job = g_new0 (PlxGraphJob, 1);
   job->forward = g_atomic_rc_box_acquire (self->forward);
   job->par.dp = (guint) gtk_spin_button_get_value_as_int (self->dp);
   job->par.tp = (guint) gtk_spin_button_get_value_as_int (self->tp);
@@ -474,7 +284,7 @@ start (PlxGraphPage *self)
       break;
     }
   job->optimizer = gtk_drop_down_get_selected (self->optimizer) == 1 ? PLX_IR_OPTIMIZER_SGD : PLX_IR_OPTIMIZER_ADAM;
-  job->fusion = (Fusion) gtk_drop_down_get_selected (self->fusion);
+  job->fusion = (PlxGraphFusion) gtk_drop_down_get_selected (self->fusion);
   job->par.split = gtk_drop_down_get_selected (self->split) == SPLIT_OPTIMAL ? PLX_IR_SPLIT_OPTIMAL
                   : gtk_drop_down_get_selected (self->split) == SPLIT_DAG     ? PLX_IR_SPLIT_DAG
                                                                               : PLX_IR_SPLIT_NEAREST;
@@ -484,10 +294,11 @@ start (PlxGraphPage *self)
       job->chunk_first = g_steal_pointer (&firsts);
       job->par.chunk_first = job->chunk_first;
     }
-  self->running = fusion_applies (&job->par) ? job->fusion : FUSION_NONE;
+  self->running = plx_graph_fusion_applies (&job->par) ? job->fusion : PLX_GRAPH_FUSION_NONE;
   job->cluster = plx_cluster_copy (self->cluster);
   job->source = g_strdup (self->path);
-  plx_latest_task_start (&self->task, self, "[parallax] graph run", job, (GDestroyNotify) job_free, compute, on_computed);
+  plx_latest_task_start (&self->task, self, "[parallax] graph run", job, (GDestroyNotify) plx_graph_job_free,
+                         plx_graph_job_run, on_computed);
   show_busy (self);
 }
 
@@ -499,7 +310,7 @@ on_status_timeout (gpointer data)
   PlxGraphPage *self = data;
 
   self->status_timeout = 0;
-  gtk_label_set_text (self->status_text, self->running == FUSION_SEARCHED
+  gtk_label_set_text (self->status_text, self->running == PLX_GRAPH_FUSION_SEARCHED
                                            ? _("Searching fusion plans (up to 2000 simulations)…")
                                            : _("Simulating…"));
   gtk_widget_set_visible (self->status, TRUE);
@@ -522,7 +333,7 @@ show_busy (PlxGraphPage *self)
     self->status_timeout = g_timeout_add (BUSY_DELAY_MS, on_status_timeout, self);
 }
 
-/* Fusion is offered for a data-parallel run only; otherwise it says why (only then:
+/* PlxGraphFusion is offered for a data-parallel run only; otherwise it says why (only then:
  * over an open list a tooltip would hide its items), and a choice made falls back
  * to None so the numbers never claim a fusion not made. */
 static void
@@ -534,14 +345,14 @@ update_fusion_sensitivity (PlxGraphPage *self)
   par.tp = (guint) gtk_spin_button_get_value_as_int (self->tp);
   par.pp = (guint) gtk_spin_button_get_value_as_int (self->pp);
   par.micro_batches = (guint) gtk_spin_button_get_value_as_int (self->micro_batches);
-  dp_only = fusion_applies (&par);
+  dp_only = plx_graph_fusion_applies (&par);
   gtk_widget_set_sensitive (GTK_WIDGET (self->fusion), dp_only);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->fusion),
                                dp_only ? NULL
                                        : _("Fusion is for data-parallel runs: set tensor parallel, pipeline "
                                            "stages and micro-batches to 1"));
-  if (!dp_only && gtk_drop_down_get_selected (self->fusion) != FUSION_NONE)
-    gtk_drop_down_set_selected (self->fusion, FUSION_NONE);
+  if (!dp_only && gtk_drop_down_get_selected (self->fusion) != PLX_GRAPH_FUSION_NONE)
+    gtk_drop_down_set_selected (self->fusion, PLX_GRAPH_FUSION_NONE);
 }
 
 /* A spin button's tooltip names the op it starts its stage with. */
@@ -688,7 +499,7 @@ plx_graph_page_dispose (GObject *object)
   g_clear_handle_id (&self->status_timeout, g_source_remove);
   g_clear_pointer (&self->bound_spins, g_ptr_array_unref);
   g_clear_pointer (&self->shown_firsts, g_free);
-  g_clear_pointer (&self->forward, forward_unref);
+  g_clear_pointer (&self->forward, plx_graph_forward_unref);
   g_clear_pointer (&self->cluster, plx_cluster_free);
   g_clear_pointer (&self->result, plx_result_unref);
   g_clear_pointer (&self->path, g_free);
@@ -920,7 +731,7 @@ static gboolean
 load (PlxGraphPage *self, GError **error)
 {
   PlxIrGraph *g;
-  Forward *f;
+  PlxGraphForward *f;
   g_autofree char *facts = NULL;
 
   if (g_str_has_suffix (self->path, ".onnx"))
@@ -938,9 +749,9 @@ load (PlxGraphPage *self, GError **error)
     g = plx_ir_graph_new_from_file (self->path, error);
   if (g == NULL)
     return FALSE;
-  f = g_atomic_rc_box_new0 (Forward);
+  f = g_atomic_rc_box_new0 (PlxGraphForward);
   f->graph = g;
-  g_clear_pointer (&self->forward, forward_unref);
+  g_clear_pointer (&self->forward, plx_graph_forward_unref);
   self->forward = f;
   g_clear_pointer (&self->fact_rows, g_strfreev);
   facts = describe (self->path, g, &self->fact_rows);
@@ -1000,7 +811,7 @@ plx_graph_page_open (PlxGraphPage      *self,
       g_autofree char *message = g_strdup_printf (_("%s Type it under Sizes and press Enter."), local->message);
       const char *rows[] = { _("Graph"), base, NULL };
 
-      g_clear_pointer (&self->forward, forward_unref);
+      g_clear_pointer (&self->forward, plx_graph_forward_unref);
       g_clear_pointer (&self->result, plx_result_unref);
       g_clear_pointer (&self->shown_firsts, g_free);
       self->shown_chunks = 0;
