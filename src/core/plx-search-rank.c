@@ -83,6 +83,8 @@ hit_of (const PlxSearchResult *r, PlxSearchHit *h)
 
   h->step_time_s = r->step_time_s;
   h->peak_memory_bytes = r->peak_memory_bytes;
+  h->mfu = r->mfu;
+  h->tokens_per_s = r->tokens_per_s;
   h->n_gpus = r->n_gpus;
   h->candidate.tp = s->tp;
   h->candidate.pp = s->pp;
