@@ -11,8 +11,9 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "plx-render-text.h"
 #include "plx-timeline-chart-private.h"
+#include "plx-render-text.h"
+#include "plx-timeline-chart.h"
 #include "../core/plx-minmax.h"
 
 /* 24 bytes a share; 24 bits of row index hold any row count a cairo surface (at most
