@@ -40,6 +40,16 @@ double   plx_measured_gemm_time (const PlxMeasuredGemm *table,
                                  double                 m,
                                  double                 k,
                                  double                 n_cols);
+/* The one order of GEMM shapes: by dtype, then k, m and n (m <= n). The table is
+ * sorted by it; calibrate's trace GEMMs are grouped by it (plx-kineto-match.c). */
+int      plx_gemm_shape_compare (PlxDtype dtype_a,
+                                 double   k_a,
+                                 double   m_a,
+                                 double   n_a,
+                                 PlxDtype dtype_b,
+                                 double   k_b,
+                                 double   m_b,
+                                 double   n_b);
 /* The dtypes a table may name: the tensors' types of training (not tf32). */
 gboolean plx_measured_gemm_dtype_from_string (const char *name,
                                               PlxDtype   *dtype);

@@ -9,6 +9,7 @@
 #include "plx-calibration-chart.h"
 #include "plx-calibration-page.h"
 #include "plx-format.h"
+#include "plx-latest-task.h"
 #include "plx-render-export.h"
 #include "base/plx-json.h"
 
@@ -50,7 +51,7 @@ struct _PlxCalibrationPage
   PlxMeasuredFit *fit;
   gboolean        layout_edited;  /* the user set the group: the files' ranks no longer override it */
   gboolean        updating;
-  guint           generation;
+  PlxLatestTask   task;           /* the newest fit's answer is shown */
   gboolean        busy;
   gboolean        dark;
 };
@@ -68,7 +69,6 @@ typedef struct
   PlxResult          *result;     /* nullable */
   guint               gpus_per_node, nodes;
   gboolean            layout_from_files;
-  guint               generation;
 } Request;
 
 static void
@@ -385,15 +385,12 @@ static void
 fit_done (GObject *source, GAsyncResult *res, gpointer data)
 {
   PlxCalibrationPage *self = PLX_CALIBRATION_PAGE (source);
-  Request *q = g_task_get_task_data (G_TASK (res));
   g_autoptr (GError) error = NULL;
-  PlxMeasuredFit *fit = g_task_propagate_pointer (G_TASK (res), &error);
+  PlxMeasuredFit *fit;
 
-  if (q->generation != self->generation)
-    {
-      g_clear_pointer (&fit, plx_measured_fit_free);
-      return;
-    }
+  if (!plx_latest_task_finish (&self->task, res))
+    return;
+  fit = g_task_propagate_pointer (G_TASK (res), &error);
   self->busy = FALSE;
   gtk_spinner_stop (self->spinner);
   if (fit == NULL)
@@ -420,10 +417,9 @@ fit_done (GObject *source, GAsyncResult *res, gpointer data)
 static void
 refit (PlxCalibrationPage *self)
 {
-  g_autoptr (GTask) task = NULL;
   Request *q;
 
-  self->generation++;
+  plx_latest_task_supersede (&self->task);
   if (self->paths->len == 0 || self->base == NULL)
     {
       self->busy = FALSE;
@@ -446,13 +442,10 @@ refit (PlxCalibrationPage *self)
   q->gpus_per_node = (guint) gtk_spin_button_get_value (self->gpn_spin);
   q->nodes = (guint) gtk_spin_button_get_value (self->nodes_spin);
   q->layout_from_files = !self->layout_edited;
-  q->generation = self->generation;
   self->busy = TRUE;
   gtk_spinner_start (self->spinner);
-  task = g_task_new (self, NULL, fit_done, NULL);
-  g_task_set_task_data (task, q, (GDestroyNotify) request_free);
-  g_task_set_name (task, "[parallax] calibration fit");
-  g_task_run_in_thread (task, fit_thread);
+  plx_latest_task_start (&self->task, self, "[parallax] calibration fit", q, (GDestroyNotify) request_free, fit_thread,
+                         fit_done);
 }
 
 /* A file joins the calibration, replaces one of its kind, or starts a new one when
@@ -816,8 +809,8 @@ plx_calibration_page_dispose (GObject *object)
 {
   PlxCalibrationPage *self = PLX_CALIBRATION_PAGE (object);
 
-  /* A task still running holds its own copies; its answer finds a newer generation. */
-  self->generation++;
+  /* A task still running holds its own copies; its answer is dropped. */
+  plx_latest_task_clear (&self->task);
   g_clear_pointer (&self->fit, plx_measured_fit_free);
   g_clear_pointer (&self->base, json_node_unref);
   g_clear_pointer (&self->result, plx_result_unref);
@@ -902,6 +895,7 @@ plx_calibration_page_init (PlxCalibrationPage *self)
   GtkWidget *empty = adw_status_page_new ();
   GtkWidget *open = button (_("_Open Measurements…"), G_CALLBACK (on_open_clicked), self);
 
+  plx_latest_task_init (&self->task);
   self->paths = g_ptr_array_new_with_free_func (g_free);
   self->kinds = g_array_new (FALSE, FALSE, sizeof (PlxMeasurementKind));
   self->fitted_paths = g_ptr_array_new_with_free_func (g_free);

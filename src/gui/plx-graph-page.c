@@ -11,6 +11,8 @@
 #include "plx-chart-view.h"
 #include "plx-format.h"
 #include "plx-graph-page.h"
+#include "plx-graph-run.h"
+#include "plx-latest-task.h"
 #include "plx-partition-view.h"
 #include "plx-tooltip.h"
 #include "ir/plx-ir-fuse.h"
@@ -19,9 +21,6 @@
 #include "ir/plx-onnx.h"
 #include "ir/plx-partition-dag.h"
 
-#define MIB 1048576.0
-/* plx_fuse_search's budget, as `parallax-cli fuse` spends it: a few seconds on GPT-2. */
-#define FUSE_SIMULATIONS 2000
 /* A run shorter than this shows no busy sign: it would only flicker. */
 #define BUSY_DELAY_MS 250
 /* Stage boundaries by hand: one spin button per boundary, for up to this many parts. */
@@ -29,84 +28,6 @@
 
 /* The Split dropdown's items: plx_ir_parallelize's PLX_IR_SPLIT_*. */
 enum { SPLIT_NEAREST, SPLIT_OPTIMAL, SPLIT_DAG, SPLIT_BY_HAND };
-
-/* The Fusion dropdown's items. */
-typedef enum
-{
-  FUSION_NONE,
-  FUSION_DDP,          /* PyTorch DDP's buckets: the first 1 MiB, then 25 MiB */
-  FUSION_ELEMENTWISE,  /* every chain of memory-bound ops one kernel */
-  FUSION_SEARCHED,     /* DisCo's joint search (plx_fuse_search) */
-} Fusion;
-
-/* The forward graph, shared by the page and the jobs computing from it: a job may
- * outlive the graph the page has moved on from. */
-typedef struct
-{
-  PlxIrGraph *graph;
-} Forward;
-
-static void
-forward_clear (Forward *f)
-{
-  plx_ir_graph_free (f->graph);
-}
-
-static void
-forward_unref (Forward *f)
-{
-  g_atomic_rc_box_release_full (f, (GDestroyNotify) forward_clear);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Forward, forward_unref)
-
-typedef struct
-{
-  Forward           *forward;
-  PlxIrParallel      par;
-  PlxIrOptimizerKind optimizer;
-  Fusion             fusion;
-  PlxCluster        *cluster;
-  char              *source;
-  guint              generation;
-  guint             *chunk_first;   /* PLX_IR_SPLIT_GIVEN's, owned */
-} Job;
-
-static void
-job_free (Job *job)
-{
-  g_free (job->chunk_first);
-  forward_unref (job->forward);
-  plx_cluster_free (job->cluster);
-  g_free (job->source);
-  g_free (job);
-}
-
-/* What a job hands back: the run, and what fusion did to the program. */
-typedef struct
-{
-  PlxResult *result;
-  Fusion     fusion;
-  guint      kernels;       /* fused groups of two or more ops */
-  guint      gradients;     /* gradient all-reduces before fusion */
-  guint      all_reduces;   /* and after: the buckets */
-  double     unfused_s;     /* the step with nothing fused */
-  guint     *firsts;        /* each chunk's first forward op (n_chunks), or NULL */
-  guint     *chunk_of;      /* a DAG split: each forward op's chunk (n_fwd), else NULL */
-  guint      n_fwd;
-  guint      n_chunks, pp;
-} Computed;
-
-static void
-computed_free (Computed *c)
-{
-  g_free (c->firsts);
-  g_free (c->chunk_of);
-  g_clear_pointer (&c->result, plx_result_unref);
-  g_free (c);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Computed, computed_free)
 
 struct _PlxGraphPage
 {
@@ -129,13 +50,13 @@ struct _PlxGraphPage
   guint         status_timeout;
   GtkEntry     *sizes;       /* an ONNX model's symbolic sizes: "batch=8, sequence=1024" */
   PlxChartView *timeline, *memory;
-  Forward      *forward;
+  PlxGraphForward *forward;
   char         *path;
   PlxCluster   *cluster;
   PlxResult    *result;
-  guint         generation;  /* of the controls' latest values */
-  gboolean      busy, pending;
-  Fusion        running;     /* what the running job fuses */
+  PlxLatestTask task;        /* runs for the controls' latest values */
+  gboolean      pending;
+  PlxGraphFusion running;      /* what the running job fuses */
   GStrv         fact_rows;   /* title, value, title, value, ... for the model panel */
 };
 
@@ -148,121 +69,10 @@ static void start (PlxGraphPage *self);
 static void show_busy (PlxGraphPage *self);
 static void on_sizes_activate (PlxGraphPage *self);
 
-/* ---- the worker --------------------------------------------------------------- */
-
-/* Fusion is defined on data-parallel programs (DisCo's setting; `parallax-cli fuse`
- * refuses --tp, --pp and --micro-batches). */
-static gboolean
-fusion_applies (const PlxIrParallel *par)
-{
-  return par->tp == 1 && par->pp == 1 && par->micro_batches == 1;
-}
-
-/* `program` with the job's fusion applied (a new program), and what it did in `c`;
- * NULL with `error` set if the unfused program does not run. */
-static PlxIrGraph *
-fuse (const Job *job, const PlxIrGraph *program, Computed *c, GError **error)
-{
-  g_autoptr (PlxFuseSpace) space = plx_fuse_space_new (program);
-  g_autoptr (PlxFusePlan) plan = NULL;
-  PlxIrGraph *fused;
-
-  if (job->fusion == FUSION_SEARCHED)
-    {
-      PlxFuseResult found;
-      if (!plx_fuse_search (program, job->cluster, FUSE_SIMULATIONS, &found, error))
-        return NULL;
-      plan = plx_fuse_plan_copy (found.plan);
-      c->unfused_s = found.none_s;
-      plx_fuse_result_clear (&found);
-    }
-  else
-    {
-      PlxIrRun run;
-      if (!plx_ir_simulate_timing (program, job->cluster, &run, error))
-        return NULL;
-      c->unfused_s = run.makespan_s;
-      plx_ir_run_clear (&run);
-      plan = plx_fuse_plan_new (space);
-      if (job->fusion == FUSION_DDP)
-        plx_fuse_plan_buckets_by_size (space, plan, MIB, 25.0 * MIB);
-      else
-        plx_fuse_plan_fuse_all (plan);
-    }
-  fused = plx_fuse_apply (space, plan, &c->kernels, NULL);
-  if (fused == NULL)
-    {
-      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT, "the fused program could not be ordered");
-      return NULL;
-    }
-  c->gradients = space->n_grads;
-  for (guint i = 0; i < plan->n_grads; i++)
-    c->all_reduces += plan->cut[i] ? 1 : 0;
-  return fused;
-}
-
-static void
-compute (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-  Job *job = data;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (PlxIrGraph) training = plx_ir_training_graph (job->forward->graph, job->optimizer, job->source, &error);
-  g_autoptr (PlxIrGraph) program = NULL;
-  g_autoptr (Computed) c = g_new0 (Computed, 1);
-  PlxResult *r;
-  PlxIrRun run;
-
-  (void) source;
-  (void) cancellable;
-  if (training != NULL)
-    program = plx_ir_parallelize (training, &job->par, job->cluster, job->source, &error);
-  if (program != NULL)
-    {
-      /* Where the forward ops were cut, for the partition view. */
-      c->pp = job->par.pp;
-      c->n_chunks = job->par.pp * MAX (job->par.virtual_stages, 1u);
-      c->firsts = g_new (guint, c->n_chunks);
-      if (!plx_ir_split_firsts (training, &job->par, job->cluster, c->firsts, job->source, NULL))
-        g_clear_pointer (&c->firsts, g_free);
-      /* A DAG split's chunks are not runs of ops: each op's chunk, as the run had it. */
-      if (job->par.split == PLX_IR_SPLIT_DAG && c->n_chunks > 1)
-        {
-          g_autoptr (PlxDagPartition) part = plx_ir_dag_partition (training, job->cluster, job->par.micro_batches,
-                                                                   c->n_chunks, PLX_DAG_ORDERED, job->source, NULL);
-          if (part != NULL)
-            {
-              c->n_fwd = part->n_nodes;
-              c->chunk_of = g_memdup2 (part->part, sizeof (guint) * MAX (part->n_nodes, 1u));
-            }
-        }
-    }
-  c->fusion = program != NULL && fusion_applies (&job->par) ? job->fusion : FUSION_NONE;
-  if (c->fusion != FUSION_NONE)
-    {
-      PlxIrGraph *fused = fuse (job, program, c, &error);
-      g_clear_pointer (&program, plx_ir_graph_free);
-      program = fused;
-    }
-  if (program == NULL || !plx_ir_simulate (program, job->cluster, &run, &error))
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  r = g_atomic_rc_box_new0 (PlxResult);
-  r->scenario_dir = g_strdup (".");
-  r->max_micro_batch = G_MAXUINT64;
-  plx_ir_run_charts (program, &run, NULL, &r->timeline, &r->trace);
-  plx_ir_run_report (program, &run, job->cluster, &r->report);
-  plx_ir_run_clear (&run);
-  c->result = r;
-  g_task_return_pointer (task, g_steal_pointer (&c), (GDestroyNotify) computed_free);
-}
-
-
 /* "Fusion (searched): 74 kernels, 147 gradients in 7 all-reduces · 5.7 % faster than
  * with none (253.28 ms)". */
 static char *
-describe_fusion (const Computed *c)
+describe_fusion (const PlxGraphRun *c)
 {
   static const char *const what[] = { NULL, N_("DDP buckets"), N_("every elementwise chain"),
                                       N_("searched") };
@@ -285,7 +95,7 @@ describe_fusion (const Computed *c)
 /* The forward ops coloured by stage: op i is in the last chunk starting at or
  * before it, on stage chunk % pp. */
 static void
-show_partition (PlxGraphPage *self, const Computed *c)
+show_partition (PlxGraphPage *self, const PlxGraphRun *c)
 {
   const PlxIrGraph *g = self->forward->graph;
   g_autofree guint *stage = g_new0 (guint, MAX (g->ops->len, 1));
@@ -311,7 +121,7 @@ show_partition (PlxGraphPage *self, const Computed *c)
 }
 
 static void
-show_result (PlxGraphPage *self, const Computed *c)
+show_result (PlxGraphPage *self, const PlxGraphRun *c)
 {
   PlxResult *r = c->result;
   const PlxReport *rep = &r->report;
@@ -326,7 +136,7 @@ show_result (PlxGraphPage *self, const Computed *c)
   text = g_strdup_printf (_("Step %s · %s samples/s · MFU %.1f %% · peak %s on GPU %u of %s usable: %s"), step,
                           rate, rep->mfu * 100.0, peak,
                           rep->reported_stage, usable, rep->fits_in_memory ? _("fits") : _("does not fit"));
-  if (c->fusion != FUSION_NONE)
+  if (c->fusion != PLX_GRAPH_FUSION_NONE)
     {
       g_autofree char *fusion = describe_fusion (c);
       char *both = g_strconcat (text, "\n", fusion, NULL);
@@ -358,15 +168,15 @@ static void
 on_computed (GObject *source, GAsyncResult *res, gpointer data)
 {
   PlxGraphPage *self = PLX_GRAPH_PAGE (source);
-  Job *job = g_task_get_task_data (G_TASK (res));
+  PlxGraphJob *job = g_task_get_task_data (G_TASK (res));
   g_autoptr (GError) error = NULL;
-  g_autoptr (Computed) c = g_task_propagate_pointer (G_TASK (res), &error);
+  g_autoptr (PlxGraphRun) c = NULL;
 
   (void) data;
-  self->busy = FALSE;
   /* Only the controls' latest values are shown; newer ones start now. */
-  if (job->generation == self->generation && job->forward == self->forward)
+  if (plx_latest_task_finish (&self->task, res) && job->forward == self->forward)
     {
+      c = g_task_propagate_pointer (G_TASK (res), &error);
       if (c != NULL)
         show_result (self, c);
       else
@@ -433,8 +243,7 @@ hand_firsts (PlxGraphPage *self, GError **error)
 static void
 start (PlxGraphPage *self)
 {
-  Job *job;
-  g_autoptr (GTask) task = NULL;
+  PlxGraphJob *job;
   g_autofree guint *firsts = NULL;
 
   if (self->forward == NULL || self->cluster == NULL)
@@ -442,7 +251,7 @@ start (PlxGraphPage *self)
       self->pending = FALSE;
       return;
     }
-  if (self->busy)
+  if (plx_latest_task_is_running (&self->task))
     {
       self->pending = TRUE;
       return;
@@ -455,13 +264,12 @@ start (PlxGraphPage *self)
       if (firsts == NULL)
         {
           /* Said, and nothing run: the last good run stays, greyed. */
-          self->generation++;
+          plx_latest_task_supersede (&self->task);
           show_error (self, error->message);
           return;
         }
     }
-  self->busy = TRUE;
-  job = g_new0 (Job, 1);
+  job = g_new0 (PlxGraphJob, 1);
   job->forward = g_atomic_rc_box_acquire (self->forward);
   job->par.dp = (guint) gtk_spin_button_get_value_as_int (self->dp);
   job->par.tp = (guint) gtk_spin_button_get_value_as_int (self->tp);
@@ -481,7 +289,7 @@ start (PlxGraphPage *self)
       break;
     }
   job->optimizer = gtk_drop_down_get_selected (self->optimizer) == 1 ? PLX_IR_OPTIMIZER_SGD : PLX_IR_OPTIMIZER_ADAM;
-  job->fusion = (Fusion) gtk_drop_down_get_selected (self->fusion);
+  job->fusion = (PlxGraphFusion) gtk_drop_down_get_selected (self->fusion);
   job->par.split = gtk_drop_down_get_selected (self->split) == SPLIT_OPTIMAL ? PLX_IR_SPLIT_OPTIMAL
                   : gtk_drop_down_get_selected (self->split) == SPLIT_DAG     ? PLX_IR_SPLIT_DAG
                                                                               : PLX_IR_SPLIT_NEAREST;
@@ -491,13 +299,11 @@ start (PlxGraphPage *self)
       job->chunk_first = g_steal_pointer (&firsts);
       job->par.chunk_first = job->chunk_first;
     }
-  self->running = fusion_applies (&job->par) ? job->fusion : FUSION_NONE;
+  self->running = plx_graph_fusion_applies (&job->par) ? job->fusion : PLX_GRAPH_FUSION_NONE;
   job->cluster = plx_cluster_copy (self->cluster);
   job->source = g_strdup (self->path);
-  job->generation = self->generation;
-  task = g_task_new (self, NULL, on_computed, NULL);
-  g_task_set_task_data (task, job, (GDestroyNotify) job_free);
-  g_task_run_in_thread (task, compute);
+  plx_latest_task_start (&self->task, self, "[parallax] graph run", job, (GDestroyNotify) plx_graph_job_free,
+                         plx_graph_job_run, on_computed);
   show_busy (self);
 }
 
@@ -509,7 +315,7 @@ on_status_timeout (gpointer data)
   PlxGraphPage *self = data;
 
   self->status_timeout = 0;
-  gtk_label_set_text (self->status_text, self->running == FUSION_SEARCHED
+  gtk_label_set_text (self->status_text, self->running == PLX_GRAPH_FUSION_SEARCHED
                                            ? _("Searching fusion plans (up to 2000 simulations)…")
                                            : _("Simulating…"));
   gtk_widget_set_visible (self->status, TRUE);
@@ -520,7 +326,7 @@ on_status_timeout (gpointer data)
 static void
 show_busy (PlxGraphPage *self)
 {
-  if (!self->busy)
+  if (!plx_latest_task_is_running (&self->task))
     {
       g_clear_handle_id (&self->status_timeout, g_source_remove);
       gtk_widget_set_visible (self->status, FALSE);
@@ -532,7 +338,7 @@ show_busy (PlxGraphPage *self)
     self->status_timeout = g_timeout_add (BUSY_DELAY_MS, on_status_timeout, self);
 }
 
-/* Fusion is offered for a data-parallel run only; otherwise it says why (only then:
+/* PlxGraphFusion is offered for a data-parallel run only; otherwise it says why (only then:
  * over an open list a tooltip would hide its items), and a choice made falls back
  * to None so the numbers never claim a fusion not made. */
 static void
@@ -544,14 +350,14 @@ update_fusion_sensitivity (PlxGraphPage *self)
   par.tp = (guint) gtk_spin_button_get_value_as_int (self->tp);
   par.pp = (guint) gtk_spin_button_get_value_as_int (self->pp);
   par.micro_batches = (guint) gtk_spin_button_get_value_as_int (self->micro_batches);
-  dp_only = fusion_applies (&par);
+  dp_only = plx_graph_fusion_applies (&par);
   gtk_widget_set_sensitive (GTK_WIDGET (self->fusion), dp_only);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->fusion),
                                dp_only ? NULL
                                        : _("Fusion is for data-parallel runs: set tensor parallel, pipeline "
                                            "stages and micro-batches to 1"));
-  if (!dp_only && gtk_drop_down_get_selected (self->fusion) != FUSION_NONE)
-    gtk_drop_down_set_selected (self->fusion, FUSION_NONE);
+  if (!dp_only && gtk_drop_down_get_selected (self->fusion) != PLX_GRAPH_FUSION_NONE)
+    gtk_drop_down_set_selected (self->fusion, PLX_GRAPH_FUSION_NONE);
 }
 
 /* A spin button's tooltip names the op it starts its stage with. */
@@ -575,7 +381,7 @@ on_bound_changed (GtkSpinButton *spin, PlxGraphPage *self)
   guint b = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (spin), "boundary"));
 
   name_bound (self, spin, b);
-  self->generation++;
+  plx_latest_task_supersede (&self->task);
   start (self);
 }
 
@@ -637,7 +443,7 @@ on_control_changed (PlxGraphPage *self)
     update_fusion_sensitivity (self);
   if (self->bounds_row != NULL)
     update_split_controls (self);
-  self->generation++;
+  plx_latest_task_supersede (&self->task);
   start (self);
 }
 
@@ -694,10 +500,11 @@ plx_graph_page_dispose (GObject *object)
 {
   PlxGraphPage *self = PLX_GRAPH_PAGE (object);
 
+  plx_latest_task_clear (&self->task);
   g_clear_handle_id (&self->status_timeout, g_source_remove);
   g_clear_pointer (&self->bound_spins, g_ptr_array_unref);
   g_clear_pointer (&self->shown_firsts, g_free);
-  g_clear_pointer (&self->forward, forward_unref);
+  g_clear_pointer (&self->forward, plx_graph_forward_unref);
   g_clear_pointer (&self->cluster, plx_cluster_free);
   g_clear_pointer (&self->result, plx_result_unref);
   g_clear_pointer (&self->path, g_free);
@@ -729,6 +536,7 @@ plx_graph_page_init (PlxGraphPage *self)
   GtkWidget *flow = gtk_flow_box_new ();
   GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
 
+  plx_latest_task_init (&self->task);
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
   gtk_box_set_spacing (GTK_BOX (self), 6);
   gtk_widget_set_margin_start (GTK_WIDGET (self), 12);
@@ -928,7 +736,7 @@ static gboolean
 load (PlxGraphPage *self, GError **error)
 {
   PlxIrGraph *g;
-  Forward *f;
+  PlxGraphForward *f;
   g_autofree char *facts = NULL;
 
   if (g_str_has_suffix (self->path, ".onnx"))
@@ -946,9 +754,9 @@ load (PlxGraphPage *self, GError **error)
     g = plx_ir_graph_new_from_file (self->path, error);
   if (g == NULL)
     return FALSE;
-  f = g_atomic_rc_box_new0 (Forward);
+  f = g_atomic_rc_box_new0 (PlxGraphForward);
   f->graph = g;
-  g_clear_pointer (&self->forward, forward_unref);
+  g_clear_pointer (&self->forward, plx_graph_forward_unref);
   self->forward = f;
   g_clear_pointer (&self->fact_rows, g_strfreev);
   facts = describe (self->path, g, &self->fact_rows);
@@ -956,7 +764,7 @@ load (PlxGraphPage *self, GError **error)
   g_clear_pointer (&self->shown_firsts, g_free);
   self->shown_chunks = 0;
   update_split_controls (self);
-  self->generation++;
+  plx_latest_task_supersede (&self->task);
   start (self);
   g_signal_emit (self, signals[LOADED], 0);
   return TRUE;
@@ -1008,11 +816,11 @@ plx_graph_page_open (PlxGraphPage      *self,
       g_autofree char *message = g_strdup_printf (_("%s Type it under Sizes and press Enter."), local->message);
       const char *rows[] = { _("Graph"), base, NULL };
 
-      g_clear_pointer (&self->forward, forward_unref);
+      g_clear_pointer (&self->forward, plx_graph_forward_unref);
       g_clear_pointer (&self->result, plx_result_unref);
       g_clear_pointer (&self->shown_firsts, g_free);
       self->shown_chunks = 0;
-      self->generation++;
+      plx_latest_task_supersede (&self->task);
       g_strfreev (self->fact_rows);
       self->fact_rows = g_strdupv ((char **) rows);
       gtk_label_set_text (self->facts, base);
@@ -1039,7 +847,7 @@ plx_graph_page_set_cluster (PlxGraphPage     *self,
 {
   g_clear_pointer (&self->cluster, plx_cluster_free);
   self->cluster = plx_cluster_copy (cluster);
-  self->generation++;
+  plx_latest_task_supersede (&self->task);
   start (self);
 }
 
@@ -1100,7 +908,7 @@ plx_graph_page_get_result (PlxGraphPage *self)
 gboolean
 plx_graph_page_is_busy (PlxGraphPage *self)
 {
-  return self->busy || self->pending;
+  return plx_latest_task_is_running (&self->task) || self->pending;
 }
 
 GtkWidget *

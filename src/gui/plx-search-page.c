@@ -3,133 +3,10 @@
 #include <string.h>
 
 #include "plx-format.h"
+#include "plx-latest-task.h"
 #include "plx-search-page.h"
-
-/* ---- one row of the table --------------------------------------------------------- */
-
-#define PLX_TYPE_SEARCH_ROW (plx_search_row_get_type ())
-G_DECLARE_FINAL_TYPE (PlxSearchRow, plx_search_row, PLX, SEARCH_ROW, GObject)
-
-struct _PlxSearchRow
-{
-  GObject         parent_instance;
-  PlxSearchResult r;      /* a copy: rows outlive a new search while the table re-sorts */
-  guint           rank;   /* 1 = fastest */
-  gboolean        range;  /* the search spanned GPU counts */
-};
-
-G_DEFINE_FINAL_TYPE (PlxSearchRow, plx_search_row, G_TYPE_OBJECT)
-
-static void
-plx_search_row_class_init (PlxSearchRowClass *klass)
-{
-}
-
-static void
-plx_search_row_init (PlxSearchRow *self)
-{
-}
-
-/* ---- columns ---------------------------------------------------------------------- */
-
-typedef double (*RowKey) (const PlxSearchRow *row);
-typedef char *(*RowText) (const PlxSearchRow *row);
-
-typedef struct
-{
-  const char *id;
-  const char *title;
-  const char *tooltip;
-  RowKey      key;
-  RowText     text;
-  const char *widest;   /* the widest text the column commonly holds, for its width */
-} Column;
-
-static double key_rank (const PlxSearchRow *w) { return w->rank; }
-static double key_gpus (const PlxSearchRow *w) { return w->r.n_gpus; }
-static double key_tp (const PlxSearchRow *w) { return w->r.strategy.tp; }
-static double key_pp (const PlxSearchRow *w) { return w->r.strategy.pp; }
-static double key_cp (const PlxSearchRow *w) { return w->r.strategy.cp; }
-static double key_ep (const PlxSearchRow *w) { return w->r.strategy.ep; }
-static double key_dp (const PlxSearchRow *w) { return w->r.strategy.dp; }
-static double key_mbs (const PlxSearchRow *w) { return (double) w->r.strategy.micro_batch_size; }
-static double key_schedule (const PlxSearchRow *w) { return w->r.strategy.schedule * 1000.0 + w->r.strategy.virtual_stages; }
-static double key_recompute (const PlxSearchRow *w) { return w->r.strategy.recompute; }
-static double key_zero (const PlxSearchRow *w) { return w->r.strategy.zero_stage; }
-static double key_sp (const PlxSearchRow *w) { return w->r.strategy.sequence_parallel; }
-static double key_step (const PlxSearchRow *w) { return w->r.step_time_s; }
-static double key_mfu (const PlxSearchRow *w) { return w->r.mfu; }
-static double key_tokens (const PlxSearchRow *w) { return w->r.tokens_per_s; }
-static double key_memory (const PlxSearchRow *w) { return (double) w->r.peak_memory_bytes; }
-static double key_engine (const PlxSearchRow *w) { return w->r.event; }
-static double key_pareto (const PlxSearchRow *w) { return w->r.pareto * 2 + (w->range && w->r.pareto_gpus); }
-
-static char *text_rank (const PlxSearchRow *w) { return g_strdup_printf ("%u", w->rank); }
-static char *text_gpus (const PlxSearchRow *w) { return g_strdup_printf ("%u", w->r.n_gpus); }
-static char *text_tp (const PlxSearchRow *w) { return g_strdup_printf ("%u", w->r.strategy.tp); }
-static char *text_pp (const PlxSearchRow *w) { return g_strdup_printf ("%u", w->r.strategy.pp); }
-static char *text_cp (const PlxSearchRow *w) { return g_strdup_printf ("%u", w->r.strategy.cp); }
-static char *text_ep (const PlxSearchRow *w) { return g_strdup_printf ("%u", w->r.strategy.ep); }
-static char *text_dp (const PlxSearchRow *w) { return g_strdup_printf ("%u", w->r.strategy.dp); }
-static char *text_mbs (const PlxSearchRow *w) { return g_strdup_printf ("%" G_GUINT64_FORMAT, w->r.strategy.micro_batch_size); }
-static char *text_recompute (const PlxSearchRow *w) { return g_strdup (plx_recompute_to_string (w->r.strategy.recompute)); }
-static char *text_zero (const PlxSearchRow *w) { return g_strdup_printf ("%u", w->r.strategy.zero_stage); }
-static char *text_sp (const PlxSearchRow *w) { return g_strdup (w->r.strategy.sequence_parallel ? _("yes") : _("no")); }
-static char *text_mfu (const PlxSearchRow *w) { return g_strdup_printf ("%.1f %%", w->r.mfu * 100.0); }
-static char *text_tokens (const PlxSearchRow *w) { return g_strdup_printf ("%.0f", w->r.tokens_per_s); }
-static char *text_memory (const PlxSearchRow *w) { return g_strdup_printf ("%.1f GiB", w->r.peak_memory_bytes / 1073741824.0); }
-static char *text_engine (const PlxSearchRow *w) { return g_strdup (w->r.event ? _("event") : _("analytical")); }
-
-static char *
-text_schedule (const PlxSearchRow *w)
-{
-  if (w->r.strategy.schedule == PLX_SCHEDULE_INTERLEAVED_1F1B)
-    return g_strdup_printf ("%s ×%u", plx_schedule_to_string (w->r.strategy.schedule), w->r.strategy.virtual_stages);
-  return g_strdup (plx_schedule_to_string (w->r.strategy.schedule));
-}
-
-static char *
-text_step (const PlxSearchRow *w)
-{
-  return plx_format_time (w->r.step_time_s);
-}
-
-static char *
-text_pareto (const PlxSearchRow *w)
-{
-  gboolean gpus = w->range && w->r.pareto_gpus;
-  if (w->r.pareto && gpus)
-    return g_strdup (_("memory, GPUs"));
-  if (w->r.pareto)
-    return g_strdup (_("memory"));
-  return g_strdup (gpus ? _("GPUs") : "");
-}
-
-/* What tells the results apart first: the step time, then how each runs, the narrow
- * columns before the wide schedule so more of them show beside the plot (at 1400 px
- * some 580 px); then MFU (the step time again, at one GPU count) and memory (the
- * plot's x axis). */
-static const Column columns[] = {
-  { "rank", N_("Rank"), N_("Order by predicted step time"), key_rank, text_rank, "9999" },
-  { "step", N_("Step time"), NULL, key_step, text_step, "100.000 s" },
-  { "tp", "TP", N_("Tensor-parallel degree"), key_tp, text_tp, "16" },
-  { "pp", "PP", N_("Pipeline-parallel degree"), key_pp, text_pp, "128" },
-  { "dp", "DP", N_("Data-parallel degree"), key_dp, text_dp, "1024" },
-  { "cp", "CP", N_("Context-parallel degree"), key_cp, text_cp, "16" },
-  { "ep", "EP", N_("Expert-parallel degree"), key_ep, text_ep, "64" },
-  { "mbs", "MBS", N_("Micro-batch size: sequences per micro-batch (the CLI's mbs)"), key_mbs, text_mbs, "16" },
-  { "zero", N_("ZeRO"), NULL, key_zero, text_zero, "3" },
-  { "sp", "SP", N_("Sequence parallelism"), key_sp, text_sp, N_("yes") },
-  { "schedule", N_("Schedule"), NULL, key_schedule, text_schedule, "interleaved-1f1b ×12" },
-  { "recompute", N_("Recompute"), NULL, key_recompute, text_recompute, "selective" },
-  { "mfu", N_("MFU"), N_("Model FLOPs utilisation"), key_mfu, text_mfu, "100.0 %" },
-  { "memory", N_("Peak memory"), N_("Peak memory of the fullest GPU"), key_memory, text_memory, "100.0 GiB" },
-  { "gpus", N_("GPUs"), NULL, key_gpus, text_gpus, "16384" },
-  { "tokens", N_("Tokens/s"), NULL, key_tokens, text_tokens, "1234567" },
-  { "engine", N_("Engine"), N_("The best are re-simulated with the event engine"), key_engine, text_engine, N_("analytical") },
-  { "pareto", N_("Pareto"), N_("On the Pareto front of step time against memory (and against GPUs in a range)"),
-    key_pareto, text_pareto, N_("memory, GPUs") },
-};
+#include "plx-search-split.h"
+#include "plx-search-table.h"
 
 /* ---- fixed degrees and options ---------------------------------------------------- */
 
@@ -168,7 +45,6 @@ typedef struct
 {
   PlxResult       *base;
   PlxSearchOptions options;
-  GCancellable    *cancellable;
   gint             progress;   /* per mille, atomic */
   gint             phase;      /* PlxSearchPhase, atomic */
 } SearchJob;
@@ -184,7 +60,7 @@ struct _PlxSearchPage
   GtkLabel          *hint;
   GtkColumnView     *table;
   GtkScrolledWindow *table_scroller;
-  GtkColumnViewColumn *column[G_N_ELEMENTS (columns)];
+  GtkColumnViewColumn *column[PLX_SEARCH_N_COLUMNS];
   GListStore        *rows;
   GtkSortListModel  *sorted;
   GtkSingleSelection *selection;
@@ -193,21 +69,18 @@ struct _PlxSearchPage
   GtkStack          *view_stack;
   GtkButton         *empty_start;    /* the empty state's Search button */     /* "empty" before the first search, "none-fit", "results" */
   AdwStatusPage     *none_fit;
-  GtkPaned          *paned;
-  int                paned_set;      /* the divider position this page last chose */
-  gboolean           paned_moved;    /* the user dragged the divider: keep theirs */
   GtkDropDown       *plot_axis;
 
   PlxResult         *scenario;     /* what the next search starts from */
   PlxResult         *searched;     /* what the shown results were searched for */
   PlxSearch         *search;
   SearchJob         *job;          /* running, or NULL */
+  PlxLatestTask      task;         /* a search may finish after the window closed */
   guint              progress_id;
   guint              cluster_gpus; /* the GPU count the spin buttons were set for */
   gboolean           gpus_touched;
   gboolean           setting;      /* programmatic change of a control */
   gboolean           syncing;      /* selection being mirrored between table and plot */
-  gboolean           disposed;     /* a search may finish after the window closed */
   char              *status_text;
 };
 
@@ -220,7 +93,6 @@ static void
 search_job_free (SearchJob *job)
 {
   plx_result_unref (job->base);
-  g_object_unref (job->cancellable);
   g_free (job);
 }
 
@@ -372,25 +244,25 @@ show_varying_columns (PlxSearchPage *self, GPtrArray *rows)
   static const char *const how[] = { "gpus", "tp", "pp", "dp", "cp", "ep", "mbs", "zero", "sp", "schedule", "recompute" };
   g_autoptr (GString) same = g_string_new (NULL);
 
-  for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
+  for (guint i = 0; i < PLX_SEARCH_N_COLUMNS; i++)
     {
       gboolean varies = TRUE;
       g_autofree char *first = NULL;
 
       for (guint k = 0; k < G_N_ELEMENTS (how); k++)
-        if (g_str_equal (columns[i].id, how[k]) && rows->len > 1)
+        if (g_str_equal (plx_search_columns[i].id, how[k]) && rows->len > 1)
           {
-            first = columns[i].text (rows->pdata[0]);
+            first = plx_search_columns[i].text (rows->pdata[0]);
             varies = FALSE;
             for (guint r = 1; r < rows->len && !varies; r++)
               {
-                g_autofree char *t = columns[i].text (rows->pdata[r]);
+                g_autofree char *t = plx_search_columns[i].text (rows->pdata[r]);
                 varies = !g_str_equal (t, first);
               }
           }
       gtk_column_view_column_set_visible (self->column[i], varies);
       if (!varies)
-        g_string_append_printf (same, "%s%s %s", same->len > 0 ? ", " : "", _(columns[i].title), first);
+        g_string_append_printf (same, "%s%s %s", same->len > 0 ? ", " : "", _(plx_search_columns[i].title), first);
     }
   /* TRANSLATORS: the columns hidden because every result has the same value, e.g.
    * "GPUs 64, EP 1". */
@@ -460,13 +332,12 @@ on_search_done (GObject *source, GAsyncResult *res, gpointer data)
   PlxSearchPage *self = PLX_SEARCH_PAGE (source);
   SearchJob *job = g_task_get_task_data (G_TASK (res));
   g_autoptr (GError) error = NULL;
-  PlxSearch *search = g_task_propagate_pointer (G_TASK (res), &error);
+  PlxSearch *search;
 
-  if (self->disposed)
-    {
-      g_clear_pointer (&search, plx_search_free);
-      return;
-    }
+  /* Not after the window closed: the search goes with its task. */
+  if (!plx_latest_task_finish (&self->task, res))
+    return;
+  search = g_task_propagate_pointer (G_TASK (res), &error);
   if (self->job == job)
     {
       self->job = NULL;
@@ -485,7 +356,6 @@ on_search_done (GObject *source, GAsyncResult *res, gpointer data)
 void
 plx_search_page_start (PlxSearchPage *self)
 {
-  g_autoptr (GTask) task = NULL;
   g_autoptr (GError) error = NULL;
   SearchJob *job;
 
@@ -499,11 +369,9 @@ plx_search_page_start (PlxSearchPage *self)
       return;
     }
   job->base = plx_result_ref (self->scenario);
-  job->cancellable = g_cancellable_new ();
   self->job = job;
-  task = g_task_new (self, job->cancellable, on_search_done, NULL);
-  g_task_set_task_data (task, job, (GDestroyNotify) search_job_free);
-  g_task_run_in_thread (task, search_thread);
+  plx_latest_task_start (&self->task, self, "[parallax] search", job, (GDestroyNotify) search_job_free, search_thread,
+                         on_search_done);
   gtk_progress_bar_set_fraction (self->progress, 0.0);
   self->progress_id = g_timeout_add (50, update_progress, self);
   set_status (self, _("Searching…"));
@@ -514,7 +382,7 @@ void
 plx_search_page_cancel (PlxSearchPage *self)
 {
   if (self->job != NULL)
-    g_cancellable_cancel (self->job->cancellable);
+    plx_latest_task_cancel (&self->task);
 }
 
 gboolean
@@ -526,94 +394,12 @@ plx_search_page_is_running (PlxSearchPage *self)
 /* ---- table and plot ----------------------------------------------------------------- */
 
 static void
-setup_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
-{
-  GtkWidget *label = gtk_label_new (NULL);
-  const Column *col = data;
-
-  gtk_label_set_xalign (GTK_LABEL (label), g_str_equal (col->id, "schedule") || g_str_equal (col->id, "recompute") ||
-                                               g_str_equal (col->id, "engine") || g_str_equal (col->id, "pareto")
-                                             ? 0.0 : 1.0);
-  gtk_widget_add_css_class (label, "numeric");
-  gtk_list_item_set_child (item, label);
-}
-
-static void
-bind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
-{
-  const Column *col = data;
-  PlxSearchRow *row = gtk_list_item_get_item (item);
-  g_autofree char *text = col->text (row);
-
-  gtk_label_set_text (GTK_LABEL (gtk_list_item_get_child (item)), text);
-}
-
-static int
-compare_rows (gconstpointer a, gconstpointer b, gpointer data)
-{
-  const Column *col = data;
-  const PlxSearchRow *ra = a, *rb = b;
-  double ka = col->key (ra), kb = col->key (rb);
-
-  if (ka != kb)
-    return ka < kb ? GTK_ORDERING_SMALLER : GTK_ORDERING_LARGER;
-  /* Ties in rank order, so a sort is stable and the same on every run. */
-  return ra->rank < rb->rank ? GTK_ORDERING_SMALLER : ra->rank > rb->rank ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
-}
-
-/* Column widths from the widest text each commonly holds (or its title, with room for
- * the sort arrow), measured in the table's font: fixed, so the table's width is known
- * before the first search and the divider can give it every column. */
-#define CELL_PADDING_PX 16
-#define SORT_ARROW_PX 20
-
-static void
-on_table_realize (GtkWidget *table, PlxSearchPage *self)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
-    {
-      g_autoptr (PangoLayout) head = gtk_widget_create_pango_layout (table, _(columns[i].title));
-      g_autoptr (PangoLayout) cell = gtk_widget_create_pango_layout (table, _(columns[i].widest));
-      PangoAttrList *bold = pango_attr_list_new ();
-      int hw, cw;
-
-      pango_attr_list_insert (bold, pango_attr_weight_new (PANGO_WEIGHT_BOLD));
-      pango_layout_set_attributes (head, bold);
-      pango_attr_list_unref (bold);
-      pango_layout_get_pixel_size (head, &hw, NULL);
-      pango_layout_get_pixel_size (cell, &cw, NULL);
-      gtk_column_view_column_set_fixed_width (self->column[i],
-                                              MAX (hw + SORT_ARROW_PX, cw) + CELL_PADDING_PX);
-    }
-  gtk_widget_queue_resize (GTK_WIDGET (self));
-}
-
-static void
 build_table (PlxSearchPage *self)
 {
   GtkSorter *sorter;
 
   self->rows = g_list_store_new (PLX_TYPE_SEARCH_ROW);
-  self->table = GTK_COLUMN_VIEW (gtk_column_view_new (NULL));
-  gtk_column_view_set_show_column_separators (self->table, TRUE);
-  gtk_column_view_set_reorderable (self->table, FALSE);
-  g_signal_connect (self->table, "realize", G_CALLBACK (on_table_realize), self);
-  for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
-    {
-      GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
-      GtkColumnViewColumn *column;
-      GtkSorter *col_sorter = GTK_SORTER (gtk_custom_sorter_new (compare_rows, (gpointer) &columns[i], NULL));
-
-      g_signal_connect (factory, "setup", G_CALLBACK (setup_cell), (gpointer) &columns[i]);
-      g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), (gpointer) &columns[i]);
-      column = gtk_column_view_column_new (_(columns[i].title), factory);
-      gtk_column_view_column_set_sorter (column, col_sorter);
-      gtk_column_view_column_set_resizable (column, TRUE);
-      gtk_column_view_append_column (self->table, column);
-      self->column[i] = column;
-      g_object_unref (col_sorter);
-      g_object_unref (column);
-    }
+  self->table = plx_search_table_new (self->column, GTK_WIDGET (self));
   sorter = gtk_column_view_get_sorter (self->table);
   self->sorted = gtk_sort_list_model_new (G_LIST_MODEL (g_object_ref (self->rows)), g_object_ref (sorter));
   self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->sorted)));
@@ -915,8 +701,7 @@ plx_search_page_dispose (GObject *object)
 {
   PlxSearchPage *self = PLX_SEARCH_PAGE (object);
 
-  self->disposed = TRUE;
-  plx_search_page_cancel (self);
+  plx_latest_task_clear (&self->task);
   g_clear_handle_id (&self->progress_id, g_source_remove);
   g_clear_pointer (&self->scenario, plx_result_unref);
   g_clear_pointer (&self->searched, plx_result_unref);
@@ -926,115 +711,6 @@ plx_search_page_dispose (GObject *object)
   g_clear_object (&self->sorted);
   g_clear_object (&self->selection);
   G_OBJECT_CLASS (plx_search_page_parent_class)->dispose (object);
-}
-
-/* The paned's parent: a box's layout manager would allocate the paned without asking
- * the page, so a one-child widget of its own sets the divider before each allocation. */
-#define PLX_TYPE_SEARCH_SPLIT (plx_search_split_get_type ())
-G_DECLARE_FINAL_TYPE (PlxSearchSplit, plx_search_split, PLX, SEARCH_SPLIT, GtkWidget)
-
-struct _PlxSearchSplit
-{
-  GtkWidget      parent_instance;
-  PlxSearchPage *page;
-};
-
-G_DEFINE_FINAL_TYPE (PlxSearchSplit, plx_search_split, GTK_TYPE_WIDGET)
-
-static void place_divider (PlxSearchPage *self, int width);
-
-static void
-plx_search_split_measure (GtkWidget *widget, GtkOrientation orientation, int for_size, int *min, int *nat,
-                          int *min_baseline, int *nat_baseline)
-{
-  GtkWidget *child = gtk_widget_get_first_child (widget);
-
-  *min = *nat = 0;
-  if (child != NULL)
-    gtk_widget_measure (child, orientation, for_size, min, nat, min_baseline, nat_baseline);
-}
-
-static void
-plx_search_split_size_allocate (GtkWidget *widget, int width, int height, int baseline)
-{
-  PlxSearchSplit *split = PLX_SEARCH_SPLIT (widget);
-  GtkWidget *child = gtk_widget_get_first_child (widget);
-
-  if (split->page != NULL)
-    place_divider (split->page, width);
-  if (child != NULL)
-    gtk_widget_allocate (child, width, height, baseline, NULL);
-}
-
-static void
-plx_search_split_dispose (GObject *object)
-{
-  GtkWidget *child;
-
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (object))) != NULL)
-    gtk_widget_unparent (child);
-  G_OBJECT_CLASS (plx_search_split_parent_class)->dispose (object);
-}
-
-static void
-plx_search_split_class_init (PlxSearchSplitClass *klass)
-{
-  G_OBJECT_CLASS (klass)->dispose = plx_search_split_dispose;
-  GTK_WIDGET_CLASS (klass)->measure = plx_search_split_measure;
-  GTK_WIDGET_CLASS (klass)->size_allocate = plx_search_split_size_allocate;
-}
-
-static void
-plx_search_split_init (PlxSearchSplit *self)
-{
-}
-
-/* The divider follows the page's width until the user drags it: the table gets its
- * natural width (every column visible) when the plot keeps at least PLOT_MIN_PX, else
- * the width less the plot's minimum, and never less than TABLE_MIN_PX. */
-#define PLOT_MIN_PX 460
-#define TABLE_MIN_PX 320
-
-static void
-on_paned_position (GtkPaned *paned, GParamSpec *pspec, PlxSearchPage *self)
-{
-  int lo = 0, hi = 0, pos = gtk_paned_get_position (paned);
-
-  /* The paned clamps what the page asked for to its children's minimum sizes; any
-   * other position is the user's. */
-  g_object_get (paned, "min-position", &lo, "max-position", &hi, NULL);
-  if (self->paned_set >= 0 && gtk_widget_get_width (GTK_WIDGET (paned)) > 0 && hi >= lo
-      && pos != CLAMP (self->paned_set, lo, hi))
-    self->paned_moved = TRUE;
-}
-
-static int
-table_width_for (PlxSearchPage *self,
-                 int            width)
-{
-  int natural = 0;
-
-  gtk_widget_measure (GTK_WIDGET (self->table), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
-  /* Room for the overlay scrollbar and the divider's handle. */
-  natural += 16;
-  /* The paned's handle is one pixel wide (not a wide handle). */
-  return MAX (TABLE_MIN_PX, MIN (natural, width - PLOT_MIN_PX - 1));
-}
-
-static void
-place_divider (PlxSearchPage *self,
-               int            width)
-{
-  int want;
-
-  if (self->paned_moved || width <= 0)
-    return;
-  want = table_width_for (self, width);
-  if (want != self->paned_set)
-    {
-      self->paned_set = want;
-      gtk_paned_set_position (self->paned, want);
-    }
 }
 
 static void
@@ -1051,8 +727,9 @@ plx_search_page_init (PlxSearchPage *self)
 {
   GtkWidget *header = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   GtkWidget *actions = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
+  GtkWidget *plot = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
 
+  plx_latest_task_init (&self->task);
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
   gtk_box_set_spacing (GTK_BOX (self), 6);
   gtk_widget_set_margin_start (header, 12);
@@ -1100,10 +777,8 @@ plx_search_page_init (PlxSearchPage *self)
   self->scatter = PLX_SCATTER_VIEW (plx_scatter_view_new ());
   g_signal_connect (self->scatter, "point-clicked", G_CALLBACK (on_point_clicked), self);
   g_signal_connect (self->scatter, "point-activated", G_CALLBACK (on_point_activated), self);
-  gtk_paned_set_start_child (GTK_PANED (paned), GTK_WIDGET (self->table_scroller));
   {
     /* The plot, with a choice of x axis when the search spanned GPU counts. */
-    GtkWidget *plot = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
     GtkWidget *label = gtk_label_new (_("Plot step time against"));
     const char *axes[] = { _("Peak memory"), _("GPU count"), NULL };
     self->plot_axis_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
@@ -1116,13 +791,7 @@ plx_search_page_init (PlxSearchPage *self)
     gtk_widget_set_visible (self->plot_axis_box, FALSE);
     gtk_box_append (GTK_BOX (plot), self->plot_axis_box);
     gtk_box_append (GTK_BOX (plot), GTK_WIDGET (self->scatter));
-    gtk_paned_set_end_child (GTK_PANED (paned), plot);
   }
-  gtk_paned_set_shrink_start_child (GTK_PANED (paned), FALSE);
-  gtk_paned_set_shrink_end_child (GTK_PANED (paned), FALSE);
-  self->paned = GTK_PANED (paned);
-  self->paned_set = -1;
-  g_signal_connect (paned, "notify::position", G_CALLBACK (on_paned_position), self);
 
   self->view_stack = GTK_STACK (gtk_stack_new ());
   gtk_widget_set_vexpand (GTK_WIDGET (self->view_stack), TRUE);
@@ -1148,12 +817,9 @@ plx_search_page_init (PlxSearchPage *self)
   adw_status_page_set_icon_name (self->none_fit, "dialog-warning-symbolic");
   adw_status_page_set_title (self->none_fit, _("No Strategy Fits"));
   gtk_stack_add_named (self->view_stack, GTK_WIDGET (self->none_fit), "none-fit");
-  {
-    PlxSearchSplit *split = g_object_new (PLX_TYPE_SEARCH_SPLIT, NULL);
-    split->page = self;
-    gtk_widget_set_parent (paned, GTK_WIDGET (split));
-    gtk_stack_add_named (self->view_stack, GTK_WIDGET (split), "results");
-  }
+  gtk_stack_add_named (self->view_stack,
+                       plx_search_split_new (GTK_WIDGET (self->table_scroller), plot, GTK_WIDGET (self->table)),
+                       "results");
   gtk_stack_set_visible_child_name (self->view_stack, "empty");
   gtk_box_append (GTK_BOX (self), GTK_WIDGET (self->view_stack));
   update_sensitivity (self);
@@ -1197,8 +863,8 @@ plx_search_page_sort_by (PlxSearchPage *self,
                          const char    *column,
                          gboolean       descending)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
-    if (g_str_equal (column, columns[i].id))
+  for (guint i = 0; i < PLX_SEARCH_N_COLUMNS; i++)
+    if (g_str_equal (column, plx_search_columns[i].id))
       {
         gtk_column_view_sort_by_column (self->table, self->column[i], descending ? GTK_SORT_DESCENDING : GTK_SORT_ASCENDING);
         return TRUE;

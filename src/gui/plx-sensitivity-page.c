@@ -10,6 +10,7 @@
 #include "plx-render-text.h"
 #include "plx-sensitivity-chart.h"
 #include "plx-key-names.h"
+#include "plx-latest-task.h"
 #include "plx-sensitivity-page.h"
 
 #define MAX_ROWS 16
@@ -24,7 +25,7 @@ struct _PlxSensitivityPage
 
   PlxResult        *scenario;
   gboolean          stale;       /* the scenario changed since the layout was made */
-  guint             generation;  /* of the newest request */
+  PlxLatestTask     task;        /* the newest request's answer is shown */
   gboolean          busy;
   PlxTornadoLayout *layout;
   gboolean          dark;
@@ -35,7 +36,6 @@ G_DEFINE_FINAL_TYPE (PlxSensitivityPage, plx_sensitivity_page, GTK_TYPE_BOX)
 typedef struct
 {
   PlxResult           *scenario;
-  guint                generation;
   PlxSensitivityOutput output;
 } Request;
 
@@ -83,15 +83,12 @@ static void
 compute_done (GObject *source, GAsyncResult *res, gpointer data)
 {
   PlxSensitivityPage *self = PLX_SENSITIVITY_PAGE (source);
-  Request *q = g_task_get_task_data (G_TASK (res));
   g_autoptr (GError) error = NULL;
-  PlxTornadoLayout *l = g_task_propagate_pointer (G_TASK (res), &error);
+  PlxTornadoLayout *l;
 
-  if (q->generation != self->generation)
-    {
-      g_clear_pointer (&l, plx_tornado_layout_free);
-      return;
-    }
+  if (!plx_latest_task_finish (&self->task, res))
+    return;
+  l = g_task_propagate_pointer (G_TASK (res), &error);
   self->busy = FALSE;
   gtk_spinner_stop (self->spinner);
   g_clear_pointer (&self->layout, plx_tornado_layout_free);
@@ -104,12 +101,11 @@ compute_done (GObject *source, GAsyncResult *res, gpointer data)
 static void
 compute (PlxSensitivityPage *self)
 {
-  g_autoptr (GTask) task = NULL;
   Request *q;
   const PlxStrategy *st;
 
   self->stale = FALSE;
-  self->generation++;
+  plx_latest_task_supersede (&self->task);
   gtk_widget_set_visible (GTK_WIDGET (self->status), FALSE);
   g_clear_pointer (&self->layout, plx_tornado_layout_free);
   gtk_widget_queue_draw (GTK_WIDGET (self->chart));
@@ -131,14 +127,11 @@ compute (PlxSensitivityPage *self)
     }
   q = g_new0 (Request, 1);
   q->scenario = plx_result_ref (self->scenario);
-  q->generation = self->generation;
   q->output = gtk_drop_down_get_selected (self->output) == 1 ? PLX_SENSITIVITY_HBM_USE : PLX_SENSITIVITY_STEP;
   self->busy = TRUE;
   gtk_spinner_start (self->spinner);
-  task = g_task_new (self, NULL, compute_done, NULL);
-  g_task_set_task_data (task, q, (GDestroyNotify) request_free);
-  g_task_set_name (task, "[parallax] sensitivity");
-  g_task_run_in_thread (task, compute_thread);
+  plx_latest_task_start (&self->task, self, "[parallax] sensitivity", q, (GDestroyNotify) request_free, compute_thread,
+                         compute_done);
 }
 
 void
@@ -249,9 +242,9 @@ plx_sensitivity_page_dispose (GObject *object)
 {
   PlxSensitivityPage *self = PLX_SENSITIVITY_PAGE (object);
 
-  /* A task still running keeps its own reference to the scenario; its answer then
-   * finds a newer generation and is dropped. */
-  self->generation++;
+  /* A task still running keeps its own reference to the scenario; its answer is
+   * dropped. */
+  plx_latest_task_clear (&self->task);
   g_clear_pointer (&self->scenario, plx_result_unref);
   g_clear_pointer (&self->layout, plx_tornado_layout_free);
   G_OBJECT_CLASS (plx_sensitivity_page_parent_class)->dispose (object);
@@ -273,6 +266,7 @@ plx_sensitivity_page_init (PlxSensitivityPage *self)
   const char *const outputs[] = { N_("Step time"), N_("HBM use"), NULL };
   g_autoptr (GtkStringList) names = gtk_string_list_new (NULL);
 
+  plx_latest_task_init (&self->task);
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
   gtk_box_set_spacing (GTK_BOX (self), 6);
   gtk_label_set_wrap (GTK_LABEL (hint), TRUE);

@@ -11,6 +11,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "plx-timeline-chart-private.h"
 #include "plx-render-text.h"
 #include "plx-timeline-chart.h"
 #include "../core/base/plx-minmax.h"
@@ -18,6 +19,12 @@
 /* 24 bytes a share; 24 bits of row index hold any row count a cairo surface (at most
  * 32,767 pixels high) can show. */
 G_STATIC_ASSERT (sizeof (PlxChartShare) == 24);
+
+typedef PlxTimelineColumns Columns;
+typedef PlxTimelineScratch SmoothScratch;
+typedef PlxTimelineSurvey Survey;
+typedef PlxTimelineColumnEdges ColumnEdges;
+typedef PlxTimelinePlacer Placer;
 
 #define MARGIN_LEFT_PX 118.0
 #define MARGIN_RIGHT_PX 16.0
@@ -63,29 +70,6 @@ typedef enum
   ROWS_COMPUTE_AND_COMM,
   ROWS_COMPUTE_ONLY,
 } RowMode;
-
-/* Busy time per pixel column and kind, for one row. Only the kinds the row's streams
- * carry have a slot (a compute row has no communication kinds): a kind without one
- * is zero in every column, and adding or comparing those zeros changes no sum, share
- * or largest kind, so the slots give the same figures in half the memory or less.
- * The memory, not the arithmetic, is what a cold layout pays for (docs/performance.md). */
-typedef struct
-{
-  double *busy;            /* columns x n_kinds, seconds */
-  guint  *first_event;     /* columns: an event in the column, for hover */
-  guint  *n;               /* columns: events in the column */
-  guint   n_kinds;
-  guint8  kind[PLX_N_KINDS];   /* slot -> PlxTaskKind, ascending */
-  gint8   slot[PLX_N_KINDS];   /* PlxTaskKind -> slot, or -1 */
-} Columns;
-
-/* The scratch of smoothing one row, reused for every row. */
-typedef struct
-{
-  double *out;             /* columns x n_kinds: the smoothed busy time */
-  double *total;
-  guint8 *major;           /* slot of the column's largest kind */
-} SmoothScratch;
 
 /* What a bar of a program's op says inside: the op's name if it fits, else the part
  * before ": " ("allreduce bucket3" of "allreduce bucket3: d:w9 ... d:w1 (6 tensors)"),
@@ -254,17 +238,6 @@ emit_columns (PlxTimelineLayout *l, guint row_index, const Columns *cols, const 
   g_array_set_size (l->shares, n);
 }
 
-/* What the layout learns of the events before laying out rows: the streams and kinds
- * each rank uses, where each rank's work ends, and the kinds of the whole step. */
-typedef struct
-{
-  gboolean *stream_used;    /* [rank * PLX_N_STREAMS + stream] */
-  guint8   *stream_kinds;   /* the same, kind bits */
-  double   *rank_end;
-  guint     kinds_present;
-  guint     n_ranks;
-} Survey;
-
 static inline void
 survey_event (Survey *sv, guint rank, guint stream, guint kind, double end_s)
 {
@@ -301,33 +274,6 @@ survey_pass (Survey *sv, const PlxTimelinePass *pass)
     }
   sv->rank_end[pass->rank] = rank_end;
 }
-
-/* Where each pixel column starts, for placing a task without place_event's
- * divisions. floor ((s - t0) / col_s), place_event's column of a time s at or after
- * t0, grows with s, so the times of column c are those from lo[c] (the least giving
- * c or more) to lo[c + 1]; c0[c] is the column's start as place_event computes it
- * (t0 + c * col_s), and an event starting in c stays in c when it ends at or before
- * c0[c + 1], where place_event stops. fast_end[c] is that end, or -inf where an
- * event of the column could be a bar of its own (only at absurd zooms, where times
- * are coarser than columns). */
-typedef struct
-{
-  double *lo;        /* n_cols + 1 */
-  double *c0;        /* n_cols + 1 */
-  double *fast_end;  /* n_cols */
-} ColumnEdges;
-
-/* Where the events go: bars, or the columns' busy time. */
-typedef struct
-{
-  PlxTimelineLayout *l;
-  Columns           *cols;
-  const gint        *row_of;  /* [rank * PLX_N_STREAMS + stream] -> row, or -1 */
-  guint              n_ranks, n_cols;
-  double             t0, t1, col0_px, col_s;
-  ColumnEdges        edges;   /* lo NULL when they could not be found */
-  double             per_s;   /* 1 / col_s: a first guess at a column */
-} Placer;
 
 static inline void
 column_add (Columns *col, guint c, guint event, guint kind, double overlap)
@@ -512,43 +458,6 @@ place_pass (Placer *p, const PlxTimelinePass *pass)
     }
 }
 
-/* Every event placed in the order the timeline holds them, into sums for all rows at
- * once, then every row smoothed and emitted: the plain path (PlxTimelineOptions.reference)
- * that layout_by_rank must agree with bit for bit. */
-static void
-layout_all_rows (PlxTimelineLayout *l, const PlxTimeline *tl, Columns *cols, SmoothScratch *scratch,
-                 const gint *row_of, guint n_ranks, guint n_cols, double t0, double t1, double col0_px,
-                 double col_s, gsize busy_len)
-{
-  Placer pl = { l, cols, row_of, n_ranks, n_cols, t0, t1, col0_px, col_s, { NULL, NULL, NULL }, 1.0 / col_s };
-  double *busy_arena = g_new0 (double, MAX (busy_len, 1));
-  guint *count_arena = g_new0 (guint, (gsize) n_cols * 2 * MAX (l->rows->len, 1));
-  gsize most_shares = 0, at = 0;
-  PlxTimelineIter iter;
-  PlxTimelineEvent event;
-
-  for (guint ri = 0; ri < l->rows->len; ri++)
-    {
-      cols[ri].busy = busy_arena + at;
-      at += (gsize) n_cols * cols[ri].n_kinds;
-      cols[ri].first_event = count_arena + (gsize) ri * 2 * n_cols;
-      cols[ri].n = cols[ri].first_event + n_cols;
-    }
-  plx_timeline_iter_init (&iter, tl);
-  while (plx_timeline_iter_next (&iter, &event))
-    place_event (&pl, &event, (guint) iter.index - 1);
-  for (guint ri = 0; ri < l->rows->len; ri++)
-    for (guint c = 0; c < n_cols; c++)
-      if (cols[ri].n[c] > 0)
-        most_shares += cols[ri].n_kinds;
-  g_array_set_size (l->shares, most_shares);
-  g_array_set_size (l->shares, 0);
-  for (guint ri = 0; ri < l->rows->len; ri++)
-    emit_columns (l, ri, &cols[ri], smooth_columns (&cols[ri], n_cols, scratch), n_cols, col_s, most_shares);
-  g_free (busy_arena);
-  g_free (count_arena);
-}
-
 static int
 compare_bar_events (gconstpointer a, gconstpointer b)
 {
@@ -687,17 +596,46 @@ fit_title (PlxTimelineLayout *l, double w)
   g_strlcat (l->title, "…", sizeof l->title);
 }
 
+/* The streams, kinds and ends, passes taken whole. */
+static void
+survey_passes (Survey *sv, const PlxTimeline *tl)
+{
+  PlxTimelineIter iter;
+  PlxTimelineEvent event;
+  PlxTimelinePass pass;
+
+  plx_timeline_iter_init (&iter, tl);
+  for (;;)
+    {
+      if (plx_timeline_iter_peek_pass (&iter, &pass))
+        {
+          survey_pass (sv, &pass);
+          plx_timeline_iter_skip_pass (&iter, &pass);
+          continue;
+        }
+      if (!plx_timeline_iter_next (&iter, &event))
+        break;
+      survey_event (sv, event.rank, event.stream, event.kind, event.end_s);
+    }
+}
+
 PlxTimelineLayout *
 plx_timeline_layout_new (const PlxTimeline        *tl,
                          const PlxTimelineOptions *o)
+{
+  return plx_timeline_layout_new_with_steps (tl, o, NULL);
+}
+
+PlxTimelineLayout *
+plx_timeline_layout_new_with_steps (const PlxTimeline        *tl,
+                                    const PlxTimelineOptions *o,
+                                    const PlxTimelineSteps   *steps)
 {
   PlxTimelineLayout *l = g_new0 (PlxTimelineLayout, 1);
   double w = MAX (o->width_px, 50.0), h = MAX (o->height_px, 50.0);
   double ry0 = o->region_y0, ry1 = o->region_y1 > o->region_y0 ? o->region_y1 : 1.0;
   double region_px = (ry1 - ry0) * h;
   double top_px, bottom_px, plot_px, row_px;
-  PlxTimelineIter iter;
-  PlxTimelineEvent event;
   guint n_ranks = MAX (tl->n_ranks, 1), shown, rows_per_rank = 4;
   RowMode mode = ROWS_ALL_STREAMS;
   g_autofree gint *row_of = NULL;     /* [rank * PLX_N_STREAMS + stream] -> row, or -1 */
@@ -717,7 +655,7 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
   l->legend = g_array_new (FALSE, FALSE, sizeof (PlxLegendItem));
   l->texts = g_string_chunk_new (256);
   l->name_ops = tl->per_device;
-  l->reference = o->reference;
+  l->steps = steps;
   l->width_px = w;
   l->height_px = h;
   l->font_size = 12.0;
@@ -730,21 +668,8 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
 
   {
     Survey sv = { stream_used, stream_kinds, rank_end, 0, n_ranks };
-    PlxTimelinePass pass;
 
-    plx_timeline_iter_init (&iter, tl);
-    for (;;)
-      {
-        if (!o->reference && plx_timeline_iter_peek_pass (&iter, &pass))
-          {
-            survey_pass (&sv, &pass);
-            plx_timeline_iter_skip_pass (&iter, &pass);
-            continue;
-          }
-        if (!plx_timeline_iter_next (&iter, &event))
-          break;
-        survey_event (&sv, event.rank, event.stream, event.kind, event.end_s);
-      }
+    (steps != NULL ? steps->survey : survey_passes) (&sv, tl);
     kinds_present = sv.kinds_present;
   }
 
@@ -883,10 +808,8 @@ plx_timeline_layout_new (const PlxTimeline        *tl,
     scratch.out = g_new (double, (gsize) n_cols * max_kinds);
     scratch.total = g_new (double, n_cols);
     scratch.major = g_new (guint8, n_cols);
-    if (o->reference)
-      layout_all_rows (l, tl, cols, &scratch, row_of, n_ranks, n_cols, t0, t1, col0_px, col_s, busy_len);
-    else
-      layout_by_rank (l, tl, cols, &scratch, row_of, n_ranks, n_cols, t0, t1, col0_px, col_s, busy_len);
+    (steps != NULL ? steps->place : layout_by_rank) (l, tl, cols, &scratch, row_of, n_ranks, n_cols, t0, t1, col0_px,
+                                                     col_s, busy_len);
     g_free (scratch.out);
     g_free (scratch.total);
     g_free (scratch.major);
@@ -1007,29 +930,11 @@ column_x_pixels (const PlxTimelineLayout *l, guint column, double width, double 
   *x1 = MAX ((int) floor ((bx1 * width - ox) * sx), *x0 + 1);
 }
 
-/* A column share's pixels in the raster, clamped to it. */
-static void
-column_pixels (const PlxTimelineLayout *l, guint share, double width, double height, double ox,
-               double oy, double sx, double sy, int rw, int rh, int *x0, int *x1, int *y0, int *y1)
-{
-  PlxChartBar bar;
-  const PlxChartBar *b = &bar;
-
-  plx_timeline_layout_share_bar (l, share, &bar);
-  column_x_pixels (l, g_array_index (l->shares, PlxChartShare, share).column, width, ox, sx, x0, x1);
-  *y0 = l->reference ? (int) round ((b->y0 * height - oy) * sy) : round_int ((b->y0 * height - oy) * sy);
-  *y1 = l->reference ? (int) round ((b->y1 * height - oy) * sy) : round_int ((b->y1 * height - oy) * sy);
-  *x0 = CLAMP (*x0, 0, rw);
-  *x1 = CLAMP (*x1, 0, rw);
-  *y0 = CLAMP (*y0, 0, rh);
-  *y1 = CLAMP (*y1, 0, rh);
-}
-
 /* column_pixels for the shares in turn, with less arithmetic: a share's x extent
  * depends on its column only, so it comes from a table made once a render, and its
  * bottom edge is the share below's top (the same double, so the same rounding) or
- * its row's bottom, rounded once a row. The same expressions give the same pixels;
- * the reference path keeps column_pixels. */
+ * its row's bottom, rounded once a row. The same expressions give the same pixels
+ * (tests/render/timeline-reference.c finds each share's edges on its own). */
 typedef struct
 {
   int   *x0, *x1;          /* per column, unclamped */
@@ -1085,6 +990,41 @@ share_pixels (SharePixels *sp, const PlxTimelineLayout *l, guint i, double width
   *y1 = CLAMP (bottom, 0, rh);
 }
 
+void
+plx_timeline_paint_raster (cairo_t *cr, cairo_surface_t *raster, double ox, double oy, double sx, double sy, int y)
+{
+  cairo_save (cr);
+  cairo_translate (cr, ox, oy);
+  cairo_scale (cr, 1.0 / sx, 1.0 / sy);
+  cairo_set_source_surface (cr, raster, 0, y);
+  cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
+  cairo_paint (cr);
+  cairo_restore (cr);
+}
+
+gboolean
+plx_timeline_raster_size (const PlxTimelineLayout *l, cairo_t *cr, double width, double height, double *sx,
+                          double *sy, int *rw, int *rh)
+{
+  *sx = *sy = 1.0;
+  if (l->shares->len == 0)
+    return FALSE;
+  cairo_user_to_device_distance (cr, sx, sy);
+  *sx = fabs (*sx);
+  *sy = fabs (*sy);
+  *rw = (int) ceil ((l->plot_x1 - l->plot_x0) * width * *sx) + 2;
+  *rh = (int) ceil ((l->plot_y1 - l->plot_y0) * height * *sy) + 2;
+  return !(*rw <= 0 || *rh <= 0 || (gint64) *rw * *rh > 256 * 1024 * 1024 / 4);
+}
+
+void
+plx_timeline_kind_pixels (const PlxRenderStyle *style, guint32 colors[PLX_N_KINDS])
+{
+  for (guint k = 0; k < PLX_N_KINDS; k++)
+    colors[k] = 0xff000000u | ((guint32) round (style->kind[k].r * 255) << 16) |
+                ((guint32) round (style->kind[k].g * 255) << 8) | (guint32) round (style->kind[k].b * 255);
+}
+
 /* Paints rows first..end of the strip, whose row 0 is the plot raster's row `origin`,
  * and clears them for the next strip. */
 static void
@@ -1097,13 +1037,7 @@ paint_strip (cairo_t *cr, guint32 *pixels, int stride, int rw, int origin, int f
     return;
   part = cairo_image_surface_create_for_data ((unsigned char *) (pixels + (gsize) first * stride), CAIRO_FORMAT_ARGB32,
                                               rw, end - first, stride * 4);
-  cairo_save (cr);
-  cairo_translate (cr, ox, oy);
-  cairo_scale (cr, 1.0 / sx, 1.0 / sy);
-  cairo_set_source_surface (cr, part, 0, origin + first);
-  cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
-  cairo_paint (cr);
-  cairo_restore (cr);
+  plx_timeline_paint_raster (cr, part, ox, oy, sx, sy, origin + first);
   cairo_surface_finish (part);
   cairo_surface_destroy (part);
   memset (pixels + (gsize) first * stride, 0, (gsize) (end - first) * stride * 4);
@@ -1141,7 +1075,7 @@ render_columns (const PlxTimelineLayout *l,
                 double                   width,
                 double                   height)
 {
-  double sx = 1.0, sy = 1.0, ox = l->plot_x0 * width, oy = l->plot_y0 * height;
+  double sx, sy, ox = l->plot_x0 * width, oy = l->plot_y0 * height;
   int rw, rh, stride, strip_h, origin = 0, dirty0, dirty1 = 0;
   guint32 colors[PLX_N_KINDS];
   cairo_surface_t *raster;
@@ -1149,21 +1083,17 @@ render_columns (const PlxTimelineLayout *l,
   gboolean whole;
   SharePixels sp;
 
-  if (l->shares->len == 0)
+  if (l->steps != NULL)
+    {
+      l->steps->paint_columns (l, style, cr, width, height);
+      return;
+    }
+  if (!plx_timeline_raster_size (l, cr, width, height, &sx, &sy, &rw, &rh))
     return;
-  cairo_user_to_device_distance (cr, &sx, &sy);
-  sx = fabs (sx);
-  sy = fabs (sy);
-  rw = (int) ceil ((l->plot_x1 - l->plot_x0) * width * sx) + 2;
-  rh = (int) ceil ((l->plot_y1 - l->plot_y0) * height * sy) + 2;
-  if (rw <= 0 || rh <= 0 || (gint64) rw * rh > 256 * 1024 * 1024 / 4)
-    return;
-  whole = cairo_surface_get_type (cairo_get_target (cr)) != CAIRO_SURFACE_TYPE_IMAGE || l->reference;
+  whole = cairo_surface_get_type (cairo_get_target (cr)) != CAIRO_SURFACE_TYPE_IMAGE;
   strip_h = whole ? rh : MIN (strip_height (l, height * sy), rh);
   dirty0 = strip_h;
-  for (guint k = 0; k < PLX_N_KINDS; k++)
-    colors[k] = 0xff000000u | ((guint32) round (style->kind[k].r * 255) << 16) |
-                ((guint32) round (style->kind[k].g * 255) << 8) | (guint32) round (style->kind[k].b * 255);
+  plx_timeline_kind_pixels (style, colors);
   raster = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, rw, strip_h);
   pixels = (guint32 *) (void *) cairo_image_surface_get_data (raster);
   stride = cairo_image_surface_get_stride (raster) / 4;
@@ -1174,10 +1104,7 @@ render_columns (const PlxTimelineLayout *l,
       const PlxChartShare *b = &g_array_index (l->shares, PlxChartShare, i);
       int x0, x1, y0, y1;
 
-      if (l->reference)
-        column_pixels (l, i, width, height, ox, oy, sx, sy, rw, rh, &x0, &x1, &y0, &y1);
-      else
-        share_pixels (&sp, l, i, width, height, ox, oy, sx, sy, rw, rh, &x0, &x1, &y0, &y1);
+      share_pixels (&sp, l, i, width, height, ox, oy, sx, sy, rw, rh, &x0, &x1, &y0, &y1);
       if (!whole && (y0 < origin || y1 > origin + strip_h))
         {
           paint_strip (cr, pixels, stride, rw, origin, dirty0, dirty1, ox, oy, sx, sy);
@@ -1207,13 +1134,7 @@ render_columns (const PlxTimelineLayout *l,
   if (whole)
     {
       cairo_surface_mark_dirty (raster);
-      cairo_save (cr);
-      cairo_translate (cr, ox, oy);
-      cairo_scale (cr, 1.0 / sx, 1.0 / sy);
-      cairo_set_source_surface (cr, raster, 0, 0);
-      cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
-      cairo_paint (cr);
-      cairo_restore (cr);
+      plx_timeline_paint_raster (cr, raster, ox, oy, sx, sy, 0);
     }
   else
     paint_strip (cr, pixels, stride, rw, origin, dirty0, dirty1, ox, oy, sx, sy);
@@ -1368,4 +1289,38 @@ plx_timeline_chart_render (const PlxTimelineLayout *l,
       plx_render_text (cr, style, item->label, x + 20.0, y + 8.0, fs, style->foreground, 0.0, 0.5, PLX_TEXT_NORMAL);
     }
   cairo_restore (cr);
+}
+
+/* ---- the steps' parts, for a test's plain steps (plx-timeline-chart-private.h) ---- */
+
+void
+plx_timeline_survey_event (PlxTimelineSurvey *sv, guint rank, guint stream, guint kind, double end_s)
+{
+  survey_event (sv, rank, stream, kind, end_s);
+}
+
+void
+plx_timeline_place_event (PlxTimelinePlacer *p, const PlxTimelineEvent *ev, guint i)
+{
+  place_event (p, ev, i);
+}
+
+const double *
+plx_timeline_smooth_columns (const PlxTimelineColumns *cols, guint n_cols, PlxTimelineScratch *scratch)
+{
+  return smooth_columns (cols, n_cols, scratch);
+}
+
+void
+plx_timeline_emit_columns (PlxTimelineLayout *l, guint row_index, const PlxTimelineColumns *cols,
+                           const double *busy, guint n_cols, double col_s, gsize reserved)
+{
+  emit_columns (l, row_index, cols, busy, n_cols, col_s, reserved);
+}
+
+void
+plx_timeline_column_x_pixels (const PlxTimelineLayout *l, guint column, double width, double ox, double sx, int *x0,
+                              int *x1)
+{
+  column_x_pixels (l, column, width, ox, sx, x0, x1);
 }

@@ -23,11 +23,6 @@ typedef struct
   double      region_y0;
   double      region_y1;
   gboolean    legend;
-  /* Tests: the plain paths the shortcuts must agree with bit for bit. Every event
-   * read through plx_timeline_iter_next and placed by its own divisions (not passes
-   * taken whole, columns found through their edges), and the column shares painted
-   * as one raster onto an image too (not in strips), their edges by round (). */
-  gboolean    reference;
 } PlxTimelineOptions;
 
 /* A bar is one event at least MIN_BAR_PX wide, or, for events narrower than that, one
@@ -99,7 +94,8 @@ typedef struct
   GStringChunk *texts;     /* the bars' texts */
   gboolean name_ops;       /* a program's run (per device): bars named by their ops and
                             * parted by a hairline */
-  gboolean reference;      /* PlxTimelineOptions.reference */
+  /* NULL: the chart's own steps; a test's plain ones (plx-timeline-chart-private.h). */
+  const struct _PlxTimelineSteps *steps;
 } PlxTimelineLayout;
 
 PlxTimelineLayout *plx_timeline_layout_new (const PlxTimeline        *timeline,

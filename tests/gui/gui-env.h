@@ -12,6 +12,7 @@
 #include <execinfo.h>
 #endif
 
+#include "test-files.h"
 #include "test-sanitizer.h"
 
 /* A GUI test that crashes on a CI machine and nowhere else must say where: the test
@@ -73,7 +74,7 @@ gui_env_log_writer (GLogLevelFlags level, const GLogField *fields, gsize n_field
 static char *
 gui_env_init (int *argc, char ***argv)
 {
-  char *home = g_dir_make_tmp ("plx-gui-home-XXXXXX", NULL);
+  char *home = test_make_tmp_dir ("plx-gui-home");
   const char *subdirs[][2] = { { "XDG_DATA_HOME", "data" }, { "XDG_CONFIG_HOME", "config" },
                                { "XDG_CACHE_HOME", "cache" } };
 
@@ -106,9 +107,8 @@ static int
 gui_env_finish (char *home, int status)
 {
   /* Leave nothing behind. */
-  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", home);
-
-  if (system (cmd) != 0)
+  test_rm_rf (home);
+  if (g_file_test (home, G_FILE_TEST_EXISTS))
     g_printerr ("could not remove %s\n", home);
   g_free (home);
   return status;

@@ -9,6 +9,7 @@
 #include "plx-search-page.h"
 #include "plx-window.h"
 #include "gui-input.h"
+#include "test-files.h"
 
 /* ---- the window ------------------------------------------------------------------- */
 
@@ -245,8 +246,15 @@ accept_file_dialog (PlxWindow *w, GtkWidget *dialog)
   gi_key (NULL, XK_Return);
   if (!gi_wait (widget_unmapped, dialog, 1000))
     gi_key (NULL, XK_Return);
-  if (!gi_wait (widget_unmapped, dialog, 5000) && system ("import -window root /tmp/fc2.png") >= 0)
-    g_error ("the file chooser did not close");
+  if (!gi_wait (widget_unmapped, dialog, 5000))
+    {
+      /* The screen as it was, for the log: in a folder of its own, never a fixed path. */
+      g_autofree char *dir = test_make_tmp_dir ("plx-gui-shot");
+      g_autofree char *cmd = g_strdup_printf ("import -window root '%s/file-chooser.png'", dir);
+      if (system (cmd) == 0)
+        g_printerr ("screen: %s/file-chooser.png\n", dir);
+      g_error ("the file chooser did not close");
+    }
   g_object_unref (dialog);
   gi_pump (300);
   settle (w);

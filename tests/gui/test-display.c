@@ -164,7 +164,7 @@ static void
 test_one_value_slider (void)
 {
   PlxWindow *w = open_window (1400, 900);
-  g_autofree char *dir = g_dir_make_tmp ("plx-display-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-display");
   /* GPT-3 175B on 8 nodes of one GPU each: TP cannot leave a node, so 1 is its only
    * value; PP 8 x TP 1 on 8 GPUs. */
   g_autofree char *path = write_scenario (dir, "one-gpu-nodes.json",
@@ -208,7 +208,7 @@ test_graph_resets (void)
   PlxWindow *w = open_window (1400, 900);
   g_autofree char *graph = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "graphs", "mlp-2layer.json", NULL);
   g_autofree char *script = g_build_filename (g_test_get_dir (G_TEST_DIST), "onnx", "make-models.py", NULL);
-  g_autofree char *dir = g_dir_make_tmp ("plx-display-onnx-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-display-onnx");
   g_autofree char *model = g_build_filename (dir, "gpt2.onnx", NULL);
   const char *argv[] = { "/usr/bin/python3", script, dir, NULL };
   PlxGraphPage *page = PLX_GRAPH_PAGE (plx_window_get_graph_page (w));

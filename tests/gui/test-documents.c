@@ -97,7 +97,7 @@ static void
 test_open_over_edit (void)
 {
   PlxWindow *w = open_window (1400, 900);
-  g_autofree char *dir = g_dir_make_tmp ("plx-doc-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-doc");
   g_autofree char *path = write_scenario (dir, "other.json", other_scenario);
 
   /* The default is GPT-3 175B (96 layers, Brown et al. 2020, Table 2.1); typed: a
@@ -227,7 +227,7 @@ static void
 test_name_follows_file (void)
 {
   PlxWindow *w = open_window (1400, 900);
-  g_autofree char *dir = g_dir_make_tmp ("plx-doc-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-doc");
   g_autofree char *path = write_scenario (dir, "plan.json", other_scenario);
   g_autofree char *saved = g_build_filename (dir, "renamed.json", NULL);
   g_autofree char *line = NULL;

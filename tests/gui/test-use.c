@@ -288,7 +288,7 @@ static void
 test_open_shows_values (void)
 {
   PlxWindow *w = open_window (1400, 900);
-  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-use");
   g_autofree char *a = write_scenario (dir, "a.json",
     "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 8 },"
     "  \"strategy\": { \"tp\": 4, \"pp\": 8, \"micro_batch_size\": 1, \"global_batch_size\": 1536 } }");
@@ -395,7 +395,7 @@ static void
 test_broken_file_message (void)
 {
   PlxWindow *w = open_window (1400, 900);
-  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-use");
   g_autofree char *path = write_scenario (dir, "broken.json", "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": ");
   const char *message;
 
@@ -451,7 +451,7 @@ static void
 test_hf_config_keeps_strategy (void)
 {
   PlxWindow *w = open_window (1400, 900);
-  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-use");
   /* A Llama with 40 layers: 8 stages of 3 chunks (24) do not divide 40 evenly. */
   g_autofree char *path = write_scenario (dir, "config.json",
     "{ \"model_type\": \"llama\", \"num_hidden_layers\": 40, \"hidden_size\": 5120, \"num_attention_heads\": 40,"
@@ -693,7 +693,7 @@ static void
 test_export_options (void)
 {
   PlxWindow *w = open_window (1400, 900);
-  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-use");
   g_autofree char *png = g_build_filename (dir, "t.png", NULL);
   PlxExportOptions o = { 1920, 1080, 2.0, 1, TRUE };
   cairo_surface_t *img;
@@ -979,7 +979,7 @@ static void
 test_fit_advice (void)
 {
   PlxWindow *w = open_window (1024, 640);
-  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-use");
   g_autofree char *path = write_scenario (dir, "big.json", gpt3_tp4_scenario);
   g_autoptr (GFile) file = g_file_new_for_path (path);
   g_autoptr (JsonObject) cli = cli_report (path, NULL, NULL);
@@ -1072,7 +1072,7 @@ static void
 test_fit_advice_kept (void)
 {
   PlxWindow *w = open_window (1400, 900);
-  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-use");
   g_autofree char *path = write_scenario (dir, "big.json", gpt3_tp4_scenario);
   g_autoptr (GFile) file = g_file_new_for_path (path);
   g_autoptr (JsonObject) cli_tp2 = cli_report (path, "--tp", "2");
@@ -1151,7 +1151,7 @@ static void
 test_nearest_node_count (void)
 {
   PlxWindow *w = open_window (1400, 900);
-  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-use");
   g_autofree char *path = write_scenario (dir, "nodes.json",
     "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 12 },"
     "  \"strategy\": { \"tp\": 8, \"pp\": 8, \"schedule\": \"interleaved-1f1b\", \"virtual_stages\": 3,"
@@ -1189,7 +1189,7 @@ static void
 test_advice_wording (void)
 {
   PlxWindow *w = open_window (1400, 900);
-  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-use");
   g_autofree char *cp4 = write_scenario (dir, "cp4.json",
     "{ \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 8 },"
     "  \"strategy\": { \"tp\": 8, \"pp\": 2, \"cp\": 4, \"global_batch_size\": 64, \"zero_stage\": 1 } }");
@@ -1235,7 +1235,7 @@ static void
 test_compare_unlike (void)
 {
   PlxWindow *w = open_window (1400, 900);
-  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-use");
   g_autofree char *b = write_scenario (dir, "b.json",
     "{ \"model\": { \"preset\": \"llama-2-70b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\", \"num_nodes\": 16 },"
     "  \"strategy\": { \"tp\": 8, \"pp\": 8, \"global_batch_size\": 64, \"schedule\": \"1f1b\" } }");
@@ -1731,7 +1731,7 @@ test_reshard (void)
   g_autoptr (PlxReshardModel) model = NULL;
   g_autoptr (PlxReshardModel) weights_only = NULL;
   g_autoptr (GError) bad_error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("plx-use-reshard-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-use-reshard");
   g_autofree char *png = g_build_filename (dir, "reshard.png", NULL);
   g_autofree char *contents = NULL;
   gsize length = 0;
@@ -1817,7 +1817,7 @@ static void
 test_open_onnx_sizes (void)
 {
   g_autofree char *script = g_build_filename (g_test_get_dir (G_TEST_DIST), "onnx", "make-models.py", NULL);
-  g_autofree char *dir = g_dir_make_tmp ("plx-use-onnx-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-use-onnx");
   g_autofree char *model = g_build_filename (dir, "gpt2.onnx", NULL);
   const char *argv[] = { "/usr/bin/python3", script, dir, NULL };
   static const char *const batch8[] = { "--dim", "batch=8", NULL };
@@ -1877,7 +1877,7 @@ static void
 test_uncertainty_band (void)
 {
   PlxWindow *w = open_window (1400, 900);
-  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-use");
   g_autofree char *path = write_scenario (dir, "uncertain.json", UNCERTAIN_SCENARIO);
   g_autoptr (GError) error = NULL;
   g_autoptr (PlxScenario) sc = NULL;
@@ -1958,7 +1958,7 @@ test_sensitivity_page (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (GArray) s = plx_sensitivity_run (sc->model, sc->cluster, sc->strategy, 0, PLX_UNCERTAINTY_DEFAULT_SEED,
                                               &error);
-  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-use");
   g_autofree char *png = g_build_filename (dir, "sensitivity.png", NULL);
   g_autofree char *bytes = NULL;
   const PlxTornadoLayout *l;
@@ -2067,7 +2067,7 @@ test_calibration_page (void)
   g_autofree char *file = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "nccl-tests",
                                             "h100-1x8-nvlink-five-ops.txt", NULL);
   g_autoptr (JsonNode) cli = cli_calibrate_nccl (file);
-  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-use");
   g_autofree char *png = g_build_filename (dir, "calibration.png", NULL);
   g_autofree char *notes = write_scenario (dir, "notes.csv", "when,what\n2024-01-01,hello\n");
   /* A bandwidth sweep (another kind: the nccl-tests fit is set aside for it) whose
@@ -2255,7 +2255,7 @@ test_calibration_trace (void)
   g_autofree char *trace = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "kineto-gemm", "hta-mlp-a100.json", NULL);
   g_autofree char *scenario = g_build_filename (g_test_get_dir (G_TEST_DIST), "data", "kineto-gemm",
                                                 "gpt2-mlp1024-a100.json", NULL);
-  g_autofree char *dir = g_dir_make_tmp ("plx-use-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-use");
   g_autofree char *before_step = NULL;
   g_autoptr (JsonObject) plain = cli_report (scenario, "--engine", "event");
   double with_trace = cli_step_with_trace (trace, scenario, dir);

@@ -177,7 +177,7 @@ static void
 test_broken_file_keeps_scenario (void)
 {
   PlxWindow *w = new_window ();
-  g_autofree char *dir = g_dir_make_tmp ("plx-gui-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-gui");
   g_autofree char *path = g_build_filename (dir, "broken.json", NULL);
   g_autoptr (GFile) file = g_file_new_for_path (path);
   g_autoptr (GError) error = NULL;
@@ -207,7 +207,7 @@ test_open_hf_config (void)
 {
   /* A Llama config.json replaces the model, keeping cluster and strategy. */
   PlxWindow *w = new_window ();
-  g_autofree char *dir = g_dir_make_tmp ("plx-gui-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-gui");
   g_autofree char *path = g_build_filename (dir, "config.json", NULL);
   g_autoptr (GFile) file = g_file_new_for_path (path);
   g_autoptr (GError) error = NULL;
@@ -236,7 +236,7 @@ static void
 test_export_and_save (void)
 {
   PlxWindow *w = new_window ();
-  g_autofree char *dir = g_dir_make_tmp ("plx-gui-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-gui");
   g_autofree char *png = g_build_filename (dir, "timeline.png", NULL);
   g_autofree char *svg = g_build_filename (dir, "memory.svg", NULL);
   g_autofree char *trace = g_build_filename (dir, "trace.json", NULL);
@@ -330,7 +330,7 @@ static void
 test_reopens_last_scenario (void)
 {
   /* A saved scenario is remembered (GSettings) and a new window opens it. */
-  g_autofree char *dir = g_dir_make_tmp ("plx-gui-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-gui");
   g_autofree char *path = g_build_filename (dir, "mine.json", NULL);
   g_autoptr (GFile) file = g_file_new_for_path (path);
   g_autoptr (GSettings) settings = g_settings_new ("org.parallax.Parallax");
@@ -649,7 +649,7 @@ test_search_export (void)
 {
   /* The scatter plot exports like the other charts, and not before a search. */
   PlxWindow *w = new_window ();
-  g_autofree char *dir = g_dir_make_tmp ("plx-gui-XXXXXX", NULL);
+  g_autofree char *dir = test_make_tmp_dir ("plx-gui");
   g_autofree char *png = g_build_filename (dir, "search.png", NULL);
   g_autofree char *svg = g_build_filename (dir, "search.svg", NULL);
   g_autoptr (GError) error = NULL;

@@ -16,6 +16,7 @@
 #include "render-util.h"
 #include "test-home.h"
 #include "base/plx-json.h"
+#include "timeline-reference.h"
 
 static gboolean full_sweep;
 static guint step_override;   /* PLX_SIZES_STEP: every n-th width */
@@ -71,7 +72,7 @@ layout_difference (const PlxTimelineLayout *a, const PlxTimelineLayout *b)
 }
 
 /* The chart drawn onto an image: through strips by `l`, through one raster by `ref`
- * (the same layout made with the reference paths): the same pixels. */
+ * (the same layout made the plain way, timeline-reference.h): the same pixels. */
 static void
 assert_render (const PlxTimelineLayout *l, const PlxTimelineLayout *ref, int w, int h, double scale)
 {
@@ -111,8 +112,7 @@ check (const PlxTimeline *tl, double w, double h, double t0, double t1, gboolean
   o.t0_s = t0;
   o.t1_s = t1;
   fast = plx_timeline_layout_new (tl, &o);
-  o.reference = TRUE;
-  slow = plx_timeline_layout_new (tl, &o);
+  slow = timeline_reference_layout (tl, &o);
   if (layout_difference (fast, slow) != NULL)
     g_error ("%s differs at %.17g x %.17g px, %.17g..%.17g s", layout_difference (fast, slow), w, h, t0, t1);
   if (render)

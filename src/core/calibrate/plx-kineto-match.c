@@ -26,20 +26,13 @@ typedef struct
   guint     op;               /* index into the trace's ops */
 } Instance;
 
+/* The measured table's order of shapes, the batch after the dtype. */
 static int
 compare_key (const Instance *a, const Instance *b)
 {
-  if (a->dtype != b->dtype)
-    return a->dtype < b->dtype ? -1 : 1;
-  if (a->batch != b->batch)
+  if (a->dtype == b->dtype && a->batch != b->batch)
     return a->batch < b->batch ? -1 : 1;
-  if (a->k != b->k)
-    return a->k < b->k ? -1 : 1;
-  if (a->m != b->m)
-    return a->m < b->m ? -1 : 1;
-  if (a->n != b->n)
-    return a->n < b->n ? -1 : 1;
-  return 0;
+  return plx_gemm_shape_compare (a->dtype, a->k, a->m, a->n, b->dtype, b->k, b->m, b->n);
 }
 
 static int

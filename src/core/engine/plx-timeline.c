@@ -307,48 +307,42 @@ plx_timeline_by_rank_new (const PlxTimeline *tl, guint n_ranks)
   const PlxTimelineStore *st = tl->store;
   PlxTimelineByRank *b = g_new0 (PlxTimelineByRank, 1);
   g_autofree guint32 *at = NULL;
-  guint64 event = 0;
 
   G_STATIC_ASSERT (PLX_TIMELINE_MAX_EVENTS < BY_RANK_WHOLE);
   b->timeline = tl;
   b->n_ranks = n_ranks;
   b->start = g_new0 (guint32, (gsize) b->n_ranks + 1);
-  for (guint i = 0; i < st->passes->len; i++)
+  /* Twice over the items, passes then whole events: first each rank's count, then
+   * each item put in its rank's place (a counting sort, stable). */
+  for (guint fill = 0; fill < 2; fill++)
     {
-      const PlxTimelinePassRecord *rec = &g_array_index (st->passes, PlxTimelinePassRecord, i);
-      guint rank = st->templates[rec->k * 3 + rec->pass].rank;
-      if (rank < b->n_ranks)
-        b->start[rank + 1]++;
-    }
-  for (guint i = 0; i < st->whole->len; i++)
-    {
-      guint rank = g_array_index (st->whole, PlxTimelineEvent, i).rank;
-      if (rank < b->n_ranks)
-        b->start[rank + 1]++;
-    }
-  for (guint r = 0; r < b->n_ranks; r++)
-    b->start[r + 1] += b->start[r];
-  at = g_memdup2 (b->start, ((gsize) b->n_ranks + 1) * sizeof (guint32));
-  b->item = g_new (guint32, MAX (b->start[b->n_ranks], 1));
-  b->first = g_new (guint32, MAX (b->start[b->n_ranks], 1));
-  for (guint i = 0; i < st->passes->len; i++)
-    {
-      const PlxTimelinePassRecord *rec = &g_array_index (st->passes, PlxTimelinePassRecord, i);
-      guint rank = st->templates[rec->k * 3 + rec->pass].rank;
-      if (rank < b->n_ranks)
+      guint64 event = 0;
+
+      if (fill)
         {
-          b->item[at[rank]] = i;
-          b->first[at[rank]++] = (guint32) event;
+          for (guint r = 0; r < b->n_ranks; r++)
+            b->start[r + 1] += b->start[r];
+          at = g_memdup2 (b->start, ((gsize) b->n_ranks + 1) * sizeof (guint32));
+          b->item = g_new (guint32, MAX (b->start[b->n_ranks], 1));
+          b->first = g_new (guint32, MAX (b->start[b->n_ranks], 1));
         }
-      event += record_events (st, rec);
-    }
-  for (guint i = 0; i < st->whole->len; i++)
-    {
-      guint rank = g_array_index (st->whole, PlxTimelineEvent, i).rank;
-      if (rank < b->n_ranks)
+      for (guint i = 0; i < st->passes->len + st->whole->len; i++)
         {
-          b->item[at[rank]] = BY_RANK_WHOLE | i;
-          b->first[at[rank]++] = (guint32) (st->n_pass_events + i);
+          gboolean whole = i >= st->passes->len;
+          guint k = whole ? i - st->passes->len : i;
+          const PlxTimelinePassRecord *rec = whole ? NULL : &g_array_index (st->passes, PlxTimelinePassRecord, k);
+          guint rank = whole ? g_array_index (st->whole, PlxTimelineEvent, k).rank
+                             : st->templates[rec->k * 3 + rec->pass].rank;
+
+          if (rank < b->n_ranks && !fill)
+            b->start[rank + 1]++;
+          else if (rank < b->n_ranks)
+            {
+              b->item[at[rank]] = whole ? BY_RANK_WHOLE | k : k;
+              b->first[at[rank]++] = (guint32) (whole ? st->n_pass_events + k : event);
+            }
+          if (!whole && fill)
+            event += record_events (st, rec);
         }
     }
   return b;

@@ -21,20 +21,29 @@ plx_measured_gemm_dtype_from_string (const char *name,
   return plx_dtype_from_string (name, dtype) && *dtype != PLX_DTYPE_TF32;
 }
 
+int
+plx_gemm_shape_compare (PlxDtype dtype_a, double k_a, double m_a, double n_a,
+                        PlxDtype dtype_b, double k_b, double m_b, double n_b)
+{
+  if (dtype_a != dtype_b)
+    return dtype_a < dtype_b ? -1 : 1;
+  if (k_a != k_b)
+    return k_a < k_b ? -1 : 1;
+  if (m_a != m_b)
+    return m_a < m_b ? -1 : 1;
+  if (n_a != n_b)
+    return n_a < n_b ? -1 : 1;
+  return 0;
+}
+
+/* Sizes up to MAX_DIM are exact as doubles. */
 static int
 compare_gemms (const void *pa, const void *pb)
 {
   const PlxMeasuredGemm *a = pa, *b = pb;
 
-  if (a->dtype != b->dtype)
-    return a->dtype < b->dtype ? -1 : 1;
-  if (a->k != b->k)
-    return a->k < b->k ? -1 : 1;
-  if (a->m != b->m)
-    return a->m < b->m ? -1 : 1;
-  if (a->n != b->n)
-    return a->n < b->n ? -1 : 1;
-  return 0;
+  return plx_gemm_shape_compare (a->dtype, (double) a->k, (double) a->m, (double) a->n, b->dtype, (double) b->k,
+                                 (double) b->m, (double) b->n);
 }
 
 static gboolean

@@ -16,31 +16,18 @@
 
 #include "plx-search-rank.h"
 
+static int compare_hits (const PlxSearchHit *a, const PlxSearchHit *b);
+static void hit_of (const PlxSearchResult *r, PlxSearchHit *h);
+
+/* compare_hits on what a result holds of a hit: one order for both. */
 int
 plx_search_compare_results (gconstpointer pa, gconstpointer pb)
 {
-  const PlxSearchResult *a = pa, *b = pb;
-  const PlxStrategy *x = &a->strategy, *y = &b->strategy;
+  PlxSearchHit a, b;
 
-  /* Fastest first; ties broken by the strategy itself, a total order. */
-#define CMP(f, g) if ((f) != (g)) return (f) < (g) ? -1 : 1
-  CMP (a->step_time_s, b->step_time_s);
-  CMP (a->peak_memory_bytes, b->peak_memory_bytes);
-  CMP (a->n_gpus, b->n_gpus);
-  CMP (x->tp, y->tp);
-  CMP (x->pp, y->pp);
-  CMP (x->cp, y->cp);
-  CMP (x->ep, y->ep);
-  CMP (x->dp, y->dp);
-  CMP (x->micro_batch_size, y->micro_batch_size);
-  CMP (x->schedule, y->schedule);
-  CMP (x->virtual_stages, y->virtual_stages);
-  CMP (x->recompute, y->recompute);
-  CMP (x->zero_stage, y->zero_stage);
-  CMP (x->sequence_parallel, y->sequence_parallel);
-  CMP (x->layers_per_stage_auto, y->layers_per_stage_auto);
-#undef CMP
-  return 0;
+  hit_of (pa, &a);
+  hit_of (pb, &b);
+  return compare_hits (&a, &b);
 }
 
 
@@ -61,10 +48,11 @@ results_tie (gconstpointer all_a, guint a, gconstpointer all_b, guint b)
   return plx_search_compare_results ((const PlxSearchResult *) all_a + a, (const PlxSearchResult *) all_b + b);
 }
 
-/* plx_search_compare_results on hits: the same fields in the same order. The
- * candidate's "auto" is the split the search chose; the strategy's is that or the
- * base's, and a base that asks for "auto" is never split again (plx-search.c), so
- * within one search the two order alike. */
+/* Fastest first; ties broken by the strategy's choices, a total order. A result's
+ * choices are its strategy's (hit_of): the candidate's "auto" is the split the
+ * search chose; the strategy's is that or the base's, and a base that asks for
+ * "auto" is never split again (plx-search.c), so within one search the two order
+ * alike. */
 static int
 compare_hits (const PlxSearchHit *a, const PlxSearchHit *b)
 {
@@ -86,6 +74,30 @@ compare_hits (const PlxSearchHit *a, const PlxSearchHit *b)
   CMP (candidate.layers_per_stage_auto);
 #undef CMP
   return 0;
+}
+
+static void
+hit_of (const PlxSearchResult *r, PlxSearchHit *h)
+{
+  const PlxStrategy *s = &r->strategy;
+
+  h->step_time_s = r->step_time_s;
+  h->peak_memory_bytes = r->peak_memory_bytes;
+  h->mfu = r->mfu;
+  h->tokens_per_s = r->tokens_per_s;
+  h->n_gpus = r->n_gpus;
+  h->candidate.tp = s->tp;
+  h->candidate.pp = s->pp;
+  h->candidate.cp = s->cp;
+  h->candidate.ep = s->ep;
+  h->candidate.dp = s->dp;
+  h->candidate.micro_batch_size = s->micro_batch_size;
+  h->candidate.schedule = s->schedule;
+  h->candidate.virtual_stages = s->virtual_stages;
+  h->candidate.recompute = s->recompute;
+  h->candidate.zero_stage = s->zero_stage;
+  h->candidate.sequence_parallel = s->sequence_parallel;
+  h->candidate.layers_per_stage_auto = s->layers_per_stage_auto;
 }
 
 static int
