@@ -373,7 +373,7 @@ typedef struct
 
 /**
  * PlxReshardModel:
- * @mesh: (stages, k, TP ranks): both block layouts on it
+ * @mesh: the mesh, (stages, k, TP ranks): both block layouts on it
  * @arrays: #PlxReshardArray
  * @time_s: every array one after another
  * @peak_bytes: the largest plan's peak per GPU (one array at a time)

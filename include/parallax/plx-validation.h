@@ -46,7 +46,7 @@ typedef enum
  * @metric: what was measured
  * @measured: the published value
  * @predicted: the engine's value
- * @error_pct: (predicted - measured) / measured * 100
+ * @error_pct: the error in percent: (predicted - measured) / measured * 100
  *
  * One measured value of one case against its prediction.
  */
