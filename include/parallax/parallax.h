@@ -1,4 +1,11 @@
-/* parallax.h: the core library's umbrella header. */
+/**
+ * SECTION:parallax
+ * @title: parallax.h
+ * @short_description: the core library's umbrella header
+ *
+ * The core library's umbrella header: it includes every public header of
+ * include/parallax/.
+ */
 #pragma once
 
 #include "plx-analytic.h"

@@ -1,4 +1,10 @@
-/* plx-cluster.h: GPUs, how fast they really run, and the links between them. */
+/**
+ * SECTION:plx-cluster
+ * @title: plx-cluster.h
+ * @short_description: GPUs, how fast they really run, and the links between them
+ *
+ * GPUs, how fast they really run, and the links between them.
+ */
 #pragma once
 
 #include <glib.h>
@@ -10,10 +16,24 @@
 
 G_BEGIN_DECLS
 
-/* The collectives a link may carry a curve of its own for (a cluster file's
- * efficiency_by_collective); plx-collective.h costs them. */
+/**
+ * PLX_N_COLLECTIVE_KINDS:
+ *
+ * The number of #PlxCollectiveKind values.
+ */
 #define PLX_N_COLLECTIVE_KINDS 5
 
+/**
+ * PlxCollectiveKind:
+ * @PLX_COLLECTIVE_ALL_REDUCE: all-reduce, "all_reduce"
+ * @PLX_COLLECTIVE_ALL_GATHER: all-gather, "all_gather"
+ * @PLX_COLLECTIVE_REDUCE_SCATTER: reduce-scatter, "reduce_scatter"
+ * @PLX_COLLECTIVE_ALL_TO_ALL: all-to-all, "all_to_all"
+ * @PLX_COLLECTIVE_SEND_RECV: point-to-point send and receive, "send_recv"
+ *
+ * The collectives a link may carry a curve of its own for (a cluster file's
+ * efficiency_by_collective); plx-collective.h costs them.
+ */
 typedef enum
 {
   PLX_COLLECTIVE_ALL_REDUCE,
@@ -23,24 +43,94 @@ typedef enum
   PLX_COLLECTIVE_SEND_RECV,
 } PlxCollectiveKind;
 
-/* Each kind's name as files spell it ("all_reduce", ... "send_recv"), by kind; NULL
- * after the last. */
+/**
+ * plx_collective_kind_names:
+ *
+ * Each kind's name as files spell it ("all_reduce", ... "send_recv"), by kind; %NULL
+ * after the last.
+ */
 extern const char *const plx_collective_kind_names[PLX_N_COLLECTIVE_KINDS + 1];
 
 
+/**
+ * PlxLink:
+ * @name: the link's name, as the cluster file gives it
+ * @bw_Bps: bandwidth in bytes a second, per GPU, per direction
+ * @latency_s: per message / per ring step
+ * @efficiency: achieved bus bandwidth / @bw_Bps against collective size in bytes
+ * @efficiency_by_collective: a collective's own curve (efficiency_by_collective; on
+ *   H100 NVSwitch all-reduce runs NVLink SHARP, faster than the ring all-gather),
+ *   indexed by #PlxCollectiveKind; %NULL: @efficiency
+ * @scale: calibration factor on every curve of the link (1: as measured)
+ *
+ * The link between GPUs of one node, or between nodes.
+ */
 typedef struct
 {
   char     *name;
-  double    bw_Bps;      /* per GPU, per direction */
-  double    latency_s;   /* per message / per ring step */
-  PlxCurve *efficiency;  /* achieved bus bandwidth / bw_Bps against collective size in bytes */
-  /* A collective's own curve (efficiency_by_collective; on H100 NVSwitch all-reduce
-   * runs NVLink SHARP, faster than the ring all-gather), indexed by
-   * PlxCollectiveKind; NULL: `efficiency`. */
+  double    bw_Bps;
+  double    latency_s;
+  PlxCurve *efficiency;
   PlxCurve *efficiency_by_collective[PLX_N_COLLECTIVE_KINDS];
-  double    scale;       /* calibration factor on every curve of the link (1: as measured) */
+  double    scale;
 } PlxLink;
 
+/**
+ * PlxCluster:
+ * @name: the cluster's name, "custom cluster" when the file gives none
+ * @num_nodes: the nodes
+ * @gpus_per_node: the GPUs of each node
+ * @gpu_name: the GPU's name
+ * @peak_flops: dense FLOP/s by #PlxDtype; 0 where the GPU lacks the dtype
+ * @hbm_bytes: one GPU's HBM capacity
+ * @hbm_bw_Bps: one GPU's HBM bandwidth in bytes a second
+ * @reserved_bytes: CUDA context, workspaces, fragmentation
+ * @matmul_efficiency: achieved / peak FLOP/s against GEMM FLOPs
+ * @memory_efficiency: achieved / peak HBM bandwidth against bytes moved
+ * @matmul_fp8_efficiency: the same for fp8 GEMMs, against fp8 peak; %NULL: derived
+ *   from the 16-bit curve (plx-op-cost.c)
+ * @matmul_tf32_efficiency: TF32 GEMMs against their own peak, where a sweep or trace
+ *   measured them (never scaled by @matmul_scale); %NULL: the 16-bit curve's shape
+ * @matmul_fp32_efficiency: the same for FP32 GEMMs
+ * @kernel_launch_s: the time to launch one kernel
+ * @attention_efficiency: fused attention kernels (FlashAttention): the fraction of
+ *   the dense 16-bit peak they reach at long sequences, forward and backward
+ *   together - Transformer Engine's (cuDNN) for Megatron code; 0: no cap beyond the
+ *   matmul curve
+ * @attention_efficiency_pytorch: the same for PyTorch's
+ *   scaled_dot_product_attention, for PyTorch code
+ * @attention_pytorch_follows: the file gave no attention_pytorch: it is attention's
+ *   value, and a draw or a perturbation of attention moves it too
+ *   (docs/uncertainty.md)
+ * @tdp_w: the board power the curves were measured at
+ * @power_limit_w: the cap it runs under
+ * @static_power_w: the power it draws whatever the clock (leakage, HBM, board)
+ * @boost_clock_mhz: the boost clock the curves ran at
+ * @clock_mhz: a locked clock
+ * @compute_clock_factor: the tensor cores' clock under these, over the clock the
+ *   curves ran at (1: as measured)
+ * @matmul_scale: calibration factor on the measured matmul curves (capped at 1)
+ * @memory_scale: calibration factor on the measured memory curve (capped at 1)
+ * @layer_overhead_s: a fixed time per block and forward pass (twice that in
+ *   backward)
+ * @overlap_slowdown: the fraction by which compute slows while a collective it
+ *   overlaps runs beside it (the collective's kernels hold SMs and HBM bandwidth)
+ * @measured_gemms: (array length=n_measured_gemms): GEMM times measured on this
+ *   cluster (gpu.measured_gemms), sorted: an op's GEMM of a listed shape takes the
+ *   measured time instead of the roofline's (plx-op-cost.c); %NULL, 0: none, the
+ *   roofline everywhere
+ * @n_measured_gemms: the entries of @measured_gemms
+ * @intra_node: the link between GPUs of one node
+ * @inter_node: the link between nodes
+ * @uncertain: inputs the file gave as a range or distribution (PlxUncertainInput,
+ *   plx-uncertainty.h), each set above to its midpoint or mean; %NULL if none.
+ *   Shared, read-only, between copies.
+ *
+ * GPUs, how fast they really run, and the links between them. Power and clock
+ * (@tdp_w to @clock_mhz; docs/cost-model.md, "Power caps and locked clocks") are 0
+ * where not given. Calibration (parallax-cli calibrate, docs/calibration.md): the
+ * scales, the overhead and the slowdown are 1, 1, 0 and 0 unless fitted.
+ */
 typedef struct _PlxCluster
 {
   char    *name;
@@ -48,78 +138,111 @@ typedef struct _PlxCluster
   guint    gpus_per_node;
 
   char    *gpu_name;
-  double   peak_flops[PLX_N_DTYPES]; /* dense FLOP/s; 0 where the GPU lacks the dtype */
+  double   peak_flops[PLX_N_DTYPES];
   guint64  hbm_bytes;
   double   hbm_bw_Bps;
-  guint64  reserved_bytes;           /* CUDA context, workspaces, fragmentation */
-  PlxCurve *matmul_efficiency;       /* achieved / peak FLOP/s against GEMM FLOPs */
-  PlxCurve *memory_efficiency;       /* achieved / peak HBM bandwidth against bytes moved */
-  PlxCurve *matmul_fp8_efficiency;   /* the same for fp8 GEMMs, against fp8 peak; NULL: derived
-                                      * from the 16-bit curve (plx-op-cost.c) */
-  /* TF32 and FP32 GEMMs against their own peaks, where a sweep or trace measured
-   * them (never scaled by matmul_scale); NULL: the 16-bit curve's shape. */
+  guint64  reserved_bytes;
+  PlxCurve *matmul_efficiency;
+  PlxCurve *memory_efficiency;
+  PlxCurve *matmul_fp8_efficiency;
   PlxCurve *matmul_tf32_efficiency;
   PlxCurve *matmul_fp32_efficiency;
   double   kernel_launch_s;
-  /* Fused attention kernels (FlashAttention): the fraction of the dense 16-bit peak
-   * they reach at long sequences, forward and backward together - Transformer
-   * Engine's (cuDNN) for Megatron code, PyTorch's scaled_dot_product_attention for
-   * PyTorch code; 0: no cap beyond the matmul curve. */
   double   attention_efficiency;
   double   attention_efficiency_pytorch;
-  /* The file gave no attention_pytorch: it is attention's value, and a draw or a
-   * perturbation of attention moves it too (docs/uncertainty.md). */
   gboolean attention_pytorch_follows;
-  /* Power and clock (docs/cost-model.md, "Power caps and locked clocks"): the board
-   * power the curves were measured at, the cap it runs under, the power it draws
-   * whatever the clock (leakage, HBM, board), the boost clock the curves ran at and a
-   * locked clock; 0 where not given. compute_clock_factor: the tensor cores' clock
-   * under these, over the clock the curves ran at (1: as measured). */
   double   tdp_w;
   double   power_limit_w;
   double   static_power_w;
   double   boost_clock_mhz;
   double   clock_mhz;
   double   compute_clock_factor;
-  /* Calibration (parallax-cli calibrate, docs/calibration.md): factors on the
-   * measured matmul and memory curves (capped at 1), and a fixed time per block and
-   * forward pass (twice that in backward); 1, 1 and 0 unless fitted. overlap_slowdown:
-   * the fraction by which compute slows while a collective it overlaps runs beside it
-   * (the collective's kernels hold SMs and HBM bandwidth); 0 unless fitted. */
   double   matmul_scale;
   double   memory_scale;
   double   layer_overhead_s;
   double   overlap_slowdown;
-  /* GEMM times measured on this cluster (gpu.measured_gemms), sorted: an op's GEMM of
-   * a listed shape takes the measured time instead of the roofline's (plx-op-cost.c);
-   * NULL, 0: none, the roofline everywhere. */
   PlxMeasuredGemm *measured_gemms;
   guint            n_measured_gemms;
 
   PlxLink  intra_node;
   PlxLink  inter_node;
 
-  /* Inputs the file gave as a range or distribution (PlxUncertainInput,
-   * plx-uncertainty.h), each set above to its midpoint or mean; NULL if none.
-   * Shared, read-only, between copies. */
   GPtrArray *uncertain;
 } PlxCluster;
 
+/**
+ * plx_cluster_new_from_json:
+ * @node: a cluster object: a "preset" and keys over it, or every key
+ * @source: the name of the file in errors
+ * @error: return location for a #GError, or %NULL
+ *
+ * Builds a cluster from its JSON (FORMATS.md §1, cluster). Ranges and distributions
+ * become their nominal values (docs/uncertainty.md).
+ *
+ * Returns: (transfer full) (nullable): the cluster, or %NULL with @error set naming
+ *   the file, key and value
+ */
 PlxCluster *plx_cluster_new_from_json (JsonNode   *node,
                                        const char *source,
                                        GError    **error);
+/**
+ * plx_cluster_new_preset:
+ * @name: a cluster preset's name
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: (transfer full) (nullable): the preset's cluster, or %NULL with @error set
+ *   (%PLX_ERROR_NOT_FOUND for an unknown preset)
+ */
 PlxCluster *plx_cluster_new_preset (const char *name,
                                     GError    **error);
+/**
+ * plx_cluster_copy:
+ * @cluster: a cluster
+ *
+ * Returns: (transfer full): an independent copy of @cluster (the uncertain inputs
+ *   shared)
+ */
 PlxCluster *plx_cluster_copy (const PlxCluster *cluster);
+/**
+ * plx_cluster_free:
+ * @cluster: (transfer full) (nullable): a cluster
+ *
+ * Frees @cluster.
+ */
 void        plx_cluster_free (PlxCluster *cluster);
-/* The most nodes, and GPUs, a cluster file may give: what the reader accepts, and so
- * the most a node count that advice proposes may have. */
+/**
+ * PLX_CLUSTER_MAX_NODES:
+ *
+ * The most nodes a cluster file may give: what the reader accepts, and so the most a
+ * node count that advice proposes may have.
+ */
 #define PLX_CLUSTER_MAX_NODES 1000000
+/**
+ * PLX_CLUSTER_MAX_GPUS:
+ *
+ * The most GPUs a cluster file may give, as %PLX_CLUSTER_MAX_NODES.
+ */
 #define PLX_CLUSTER_MAX_GPUS 10000000
 
+/**
+ * plx_cluster_get_n_gpus:
+ * @cluster: a cluster
+ *
+ * Returns: its GPUs: nodes times GPUs per node
+ */
 guint       plx_cluster_get_n_gpus (const PlxCluster *cluster);
-/* The tensor cores' clock under a power cap and a locked clock, over the clock at the
- * board's full power and boost clock, at which the efficiency curves were measured. */
+/**
+ * plx_cluster_clock_factor:
+ * @tdp_w: the board power the curves were measured at; 0 if not given
+ * @power_limit_w: the cap; 0 if none
+ * @static_power_w: the power drawn whatever the clock; 0 if not given
+ * @boost_clock_mhz: the boost clock the curves ran at; 0 if not given
+ * @clock_mhz: a locked clock; 0 if none
+ *
+ * Returns: the tensor cores' clock under a power cap and a locked clock, over the
+ *   clock at the board's full power and boost clock, at which the efficiency curves
+ *   were measured
+ */
 double      plx_cluster_clock_factor (double tdp_w,
                                       double power_limit_w,
                                       double static_power_w,
@@ -128,10 +251,23 @@ double      plx_cluster_clock_factor (double tdp_w,
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxCluster, plx_cluster_free)
 
-/* One numeric input of the cluster by its index (plx-cluster-inputs.h). */
+/**
+ * plx_cluster_input_get:
+ * @cluster: a cluster
+ * @input: an input's index (plx-cluster-inputs.h)
+ *
+ * Returns: one numeric input of the cluster by its index
+ */
 double      plx_cluster_input_get (const PlxCluster *cluster,
                                    guint             input);
-/* Sets one input and whatever the cluster derives from it (the clock factor). */
+/**
+ * plx_cluster_input_set:
+ * @cluster: a cluster
+ * @input: an input's index (plx-cluster-inputs.h)
+ * @value: its new value
+ *
+ * Sets one input and whatever the cluster derives from it (the clock factor).
+ */
 void        plx_cluster_input_set (PlxCluster *cluster,
                                    guint       input,
                                    double      value);

@@ -1,4 +1,9 @@
-/* plx-model.h: a transformer as lists of ops, independent of any parallel strategy.
+/**
+ * SECTION:plx-model
+ * @title: plx-model.h
+ * @short_description: a transformer as lists of ops, independent of any parallel strategy
+ *
+ * A transformer as lists of ops, independent of any parallel strategy.
  *
  * Every transformer block of a model is the same, so a model is one block's op list
  * (applied n_layers times) plus the ops before the first block (embedding) and after
@@ -14,19 +19,37 @@
 
 G_BEGIN_DECLS
 
+/**
+ * PlxOpKind:
+ * @PLX_OP_MATMUL: tokens x k times a k x n weight
+ * @PLX_OP_ATTN_SCORES: batched Q K^T: per head, s_q x head_dim times head_dim x s_kv
+ * @PLX_OP_ATTN_VALUES: batched P V: per head, s_q x s_kv times s_kv x head_dim
+ * @PLX_OP_ATTN_FLASH: fused attention core (FlashAttention, Dao et al. 2022)
+ * @PLX_OP_ELEMENTWISE: memory-bound: norms, activations, dropout, residual, softmax
+ * @PLX_OP_EMBEDDING: table lookup (forward) and scatter-add (backward)
+ *
+ * What an op computes, which decides how it is costed.
+ */
 typedef enum
 {
-  PLX_OP_MATMUL,      /* tokens x k times a k x n weight */
-  PLX_OP_ATTN_SCORES, /* batched Q K^T: per head, s_q x head_dim times head_dim x s_kv */
-  PLX_OP_ATTN_VALUES, /* batched P V: per head, s_q x s_kv times s_kv x head_dim */
-  PLX_OP_ATTN_FLASH,  /* fused attention core (FlashAttention, Dao et al. 2022) */
-  PLX_OP_ELEMENTWISE, /* memory-bound: norms, activations, dropout, residual, softmax */
-  PLX_OP_EMBEDDING,   /* table lookup (forward) and scatter-add (backward) */
+  PLX_OP_MATMUL,
+  PLX_OP_ATTN_SCORES,
+  PLX_OP_ATTN_VALUES,
+  PLX_OP_ATTN_FLASH,
+  PLX_OP_ELEMENTWISE,
+  PLX_OP_EMBEDDING,
 } PlxOpKind;
 
-/* Which blocks of the model hold an op: all of them, or - in a model whose first
+/**
+ * PlxOpLayers:
+ * @PLX_OP_LAYERS_ALL: every block
+ * @PLX_OP_LAYERS_DENSE: only the blocks with a dense MLP
+ * @PLX_OP_LAYERS_MOE: only the MoE blocks
+ *
+ * Which blocks of the model hold an op: all of them, or - in a model whose first
  * blocks have a dense MLP before the expert blocks (DeepSeek-V2/V3's
- * first_k_dense_replace) - only the dense or only the MoE ones. */
+ * first_k_dense_replace) - only the dense or only the MoE ones.
+ */
 typedef enum
 {
   PLX_OP_LAYERS_ALL,
@@ -34,101 +57,199 @@ typedef enum
   PLX_OP_LAYERS_MOE,
 } PlxOpLayers;
 
-/* How tensor parallelism (Megatron-LM, Shoeybi et al. 2019 §3) divides an op. */
+/**
+ * PlxSplit:
+ * @PLX_SPLIT_NONE: replicated on every TP rank
+ * @PLX_SPLIT_SEQ: replicated, but split over TP ranks with sequence parallelism
+ *   (Korthikanti 2022 §4.2.2)
+ * @PLX_SPLIT_TP: always divided by the TP degree (heads, or a weight's row/column)
+ *
+ * How tensor parallelism (Megatron-LM, Shoeybi et al. 2019 §3) divides an op.
+ */
 typedef enum
 {
-  PLX_SPLIT_NONE, /* replicated on every TP rank */
-  PLX_SPLIT_SEQ,  /* replicated, but split over TP ranks with sequence parallelism (Korthikanti 2022 §4.2.2) */
-  PLX_SPLIT_TP,   /* always divided by the TP degree (heads, or a weight's row/column) */
+  PLX_SPLIT_NONE,
+  PLX_SPLIT_SEQ,
+  PLX_SPLIT_TP,
 } PlxSplit;
 
+/**
+ * PlxOp:
+ * @name: static string: "qkv_proj", "softmax", ...
+ * @kind: what the op computes
+ * @split: how TP divides the work
+ * @saved_split: how TP divides the saved activations (a column-parallel matmul keeps
+ *   its replicated input: %PLX_SPLIT_SEQ)
+ * @per_score: traffic and saved values are per score: x heads x key length
+ * @attn_core: recomputed by selective recompute, which then keeps none of its
+ *   per-score activations (Korthikanti 2022 §5)
+ * @row_parallel: matmul split along k (input) rather than n (output)
+ * @mlp_half: in the block's second half (MLP or experts), after the attention half's
+ *   residual add
+ * @expert: MoE expert op: runs on top_k of the tokens, weights split by EP
+ * @fp8: a block's linear layer: fp8 training runs its GEMMs in fp8 (Transformer
+ *   Engine's te.Linear, torchao's Float8Linear); the LM head, router and attention
+ *   core stay 16-bit
+ * @layers: a #PlxOpLayers: which of the blocks have this op
+ * @window: sliding-window attention (ATTN_FLASH): each query sees at most @window
+ *   keys in @window_share of the blocks (Mistral: all; Gemma 2: every other one);
+ *   0: none
+ * @window_share: see @window
+ * @k: matmul: the full (unsharded) weight is k x n. Attention ops: k = head_dim.
+ * @n: see @k
+ * @params: parameters of the op, unsharded (weights, biases, norm gains)
+ * @fwd_elems: memory traffic of a memory-bound op in forward, per token (per score
+ *   if @per_score): elements of the compute dtype read+written
+ * @bwd_elems: the same in backward
+ * @fwd_mask: 1-byte mask elements read+written in forward, per token (per score if
+ *   @per_score)
+ * @bwd_mask: the same in backward
+ * @eager_fwd_elems: @fwd_elems when run as PyTorch eager modules, one kernel per
+ *   tensor op (0: as fused)
+ * @eager_bwd_elems: the same for @bwd_elems
+ * @saved_elems: activations kept for the backward pass, per token (per score if
+ *   @per_score)
+ * @saved_mask: 1-byte mask elements kept for the backward pass, the same way
+ * @saved_fp32: float32 elements kept per token (the loss keeps fp32 softmax
+ *   statistics)
+ * @eager_gemms: a matmul that eager PyTorch runs as separate nn.Linear GEMMs over the
+ *   same input (Q, K and V; gate and up): eager_gemms of them, the first
+ *   @eager_first_n of the n output columns wide, the rest sharing the remainder
+ *   equally (0: one GEMM)
+ * @eager_first_n: see @eager_gemms
+ *
+ * One op of a model: its work per token, in a form that a shard context turns into
+ * FLOPs, bytes, parameters and saved activations (plx-op-cost.h).
+ */
 typedef struct
 {
-  const char *name;      /* static string: "qkv_proj", "softmax", ... */
+  const char *name;
   PlxOpKind   kind;
-  PlxSplit    split;       /* how TP divides the work */
-  PlxSplit    saved_split; /* how TP divides the saved activations (a column-parallel
-                            * matmul keeps its replicated input: PLX_SPLIT_SEQ) */
-  guint       per_score : 1; /* traffic and saved values are per score: x heads x key length */
-  guint       attn_core : 1; /* recomputed by selective recompute, which then keeps none of
-                              * its per-score activations (Korthikanti 2022 §5) */
-  guint       row_parallel : 1; /* matmul split along k (input) rather than n (output) */
-  guint       mlp_half : 1;     /* in the block's second half (MLP or experts), after the
-                                 * attention half's residual add */
-  guint       expert : 1;    /* MoE expert op: runs on top_k of the tokens, weights split by EP */
-  guint       fp8 : 1;       /* a block's linear layer: fp8 training runs its GEMMs in fp8
-                              * (Transformer Engine's te.Linear, torchao's Float8Linear);
-                              * the LM head, router and attention core stay 16-bit */
-  guint       layers : 2;    /* PlxOpLayers: which of the blocks have this op */
-  /* Sliding-window attention (ATTN_FLASH): each query sees at most `window` keys in
-   * `window_share` of the blocks (Mistral: all; Gemma 2: every other one); 0: none. */
+  PlxSplit    split;
+  PlxSplit    saved_split;
+  guint       per_score : 1;
+  guint       attn_core : 1;
+  guint       row_parallel : 1;
+  guint       mlp_half : 1;
+  guint       expert : 1;
+  guint       fp8 : 1;
+  guint       layers : 2;
   guint64     window;
   double      window_share;
-  /* Matmul: the full (unsharded) weight is k x n. Attention ops: k = head_dim. */
   guint64 k;
   guint64 n;
-  /* Parameters of the op, unsharded (weights, biases, norm gains). */
   guint64 params;
-  /* Memory traffic of a memory-bound op, per token (per score if per_score):
-   * elements of the compute dtype read+written, and 1-byte mask elements. */
   double fwd_elems;
   double bwd_elems;
   double fwd_mask;
   double bwd_mask;
-  /* The same run as PyTorch eager modules, one kernel per tensor op (0: as fused). */
   double eager_fwd_elems;
   double eager_bwd_elems;
-  /* Activations kept for the backward pass, per token (per score if per_score). */
   double saved_elems;
   double saved_mask;
-  /* Float32 elements kept per token (the loss keeps fp32 softmax statistics). */
   double saved_fp32;
-  /* A matmul that eager PyTorch runs as separate nn.Linear GEMMs over the same input
-   * (Q, K and V; gate and up): eager_gemms of them, the first eager_first_n of the n
-   * output columns wide, the rest sharing the remainder equally (0: one GEMM). */
   guint   eager_gemms;
   guint64 eager_first_n;
 } PlxOp;
 
-/* What tells the decoder families apart (plx-model-families.c). */
+/**
+ * PlxModelArch:
+ * @generic: built by the family builder
+ * @layernorm: LayerNorm (2h parameters with bias; h without) vs RMSNorm
+ * @norm_bias: the norms have a bias
+ * @qkv_bias: the Q, K and V projections have biases
+ * @out_bias: the attention output projection has a bias
+ * @mlp_bias: the MLP's linear layers have biases
+ * @gated: SwiGLU/GeGLU: gate, up, down; else up, activation, down
+ * @parallel: attention and MLP from the same input (GPT-NeoX, Falcon)
+ * @block_norms: norms per block: 2; 1 (Falcon 7B); 4 (Gemma 2)
+ * @qk_norm: RMSNorm over each head's Q and K (Qwen3)
+ * @alibi: ALiBi biases instead of rotary (BLOOM)
+ * @embedding_norm: LayerNorm after the embedding (BLOOM)
+ * @shared_ffn: MoE: the shared expert's width, 0 if none
+ * @shared_gate: ... scaled by a sigmoid gate (Qwen2-MoE: h x 1)
+ * @position_offset: learned position rows beyond max positions (OPT: 2)
+ * @embed_dim: OPT's word_embed_proj_dim when not the hidden size
+ * @dense_layers: DeepSeek-V2/V3: the first blocks have a dense MLP instead of experts
+ * @dense_ffn: ... this wide
+ * @q_lora_rank: MLA: queries through a down-projection of this rank (0: direct)
+ * @kv_lora_rank: MLA: keys and values from a latent of this rank; 0: no MLA
+ * @rope_head_dim: MLA: the rotary part of each query and key head
+ * @v_head_dim: value head width when not head_dim (MLA)
+ * @router_bias: router parameters besides its weight (V3's correction bias)
+ * @sliding_window: sliding-window attention: keys a query sees at most; 0: all
+ * @sliding_share: ... in this share of the blocks
+ * @attn_softcap: cap of the attention scores; 0: none
+ * @final_softcap: cap of the output logits; 0: none
+ *
+ * What tells the decoder families apart (plx-model-families.c). DeepSeek-V2/V3:
+ * DeepSeek-AI 2024, arXiv 2405.04434 §2.1-2.2; arXiv 2412.19437 §2.1. Sliding-window
+ * attention: Mistral 7B, Jiang et al. 2023 §2; Gemma 2, 2024 §2: every other block;
+ * and Gemma 2's tanh soft-capping of logits.
+ */
 typedef struct
 {
-  gboolean generic;        /* built by the family builder */
-  gboolean layernorm;      /* LayerNorm (2h parameters with bias; h without) vs RMSNorm */
+  gboolean generic;
+  gboolean layernorm;
   gboolean norm_bias;
   gboolean qkv_bias;
   gboolean out_bias;
   gboolean mlp_bias;
-  gboolean gated;          /* SwiGLU/GeGLU: gate, up, down; else up, activation, down */
-  gboolean parallel;       /* attention and MLP from the same input (GPT-NeoX, Falcon) */
-  guint    block_norms;    /* norms per block: 2; 1 (Falcon 7B); 4 (Gemma 2) */
-  gboolean qk_norm;        /* RMSNorm over each head's Q and K (Qwen3) */
-  gboolean alibi;          /* ALiBi biases instead of rotary (BLOOM) */
-  gboolean embedding_norm; /* LayerNorm after the embedding (BLOOM) */
-  guint64  shared_ffn;     /* MoE: the shared expert's width, 0 if none */
-  gboolean shared_gate;    /* ... scaled by a sigmoid gate (Qwen2-MoE: h x 1) */
-  guint64  position_offset; /* learned position rows beyond max positions (OPT: 2) */
-  guint64  embed_dim;      /* OPT's word_embed_proj_dim when not the hidden size */
-  /* DeepSeek-V2/V3 (DeepSeek-AI 2024, arXiv 2405.04434 §2.1-2.2; arXiv 2412.19437 §2.1) */
-  guint    dense_layers;   /* the first blocks have a dense MLP instead of experts */
-  guint64  dense_ffn;      /* ... this wide */
-  guint64  q_lora_rank;    /* MLA: queries through a down-projection of this rank (0: direct) */
-  guint64  kv_lora_rank;   /* MLA: keys and values from a latent of this rank; 0: no MLA */
-  guint64  rope_head_dim;  /* MLA: the rotary part of each query and key head */
-  guint64  v_head_dim;     /* value head width when not head_dim (MLA) */
-  guint64  router_bias;    /* router parameters besides its weight (V3's correction bias) */
-  /* Sliding-window attention (Mistral 7B, Jiang et al. 2023 §2; Gemma 2, 2024 §2:
-   * every other block) and Gemma 2's tanh soft-capping of logits. */
-  guint64  sliding_window; /* keys a query sees at most; 0: all */
-  double   sliding_share;  /* ... in this share of the blocks */
-  double   attn_softcap;   /* cap of the attention scores; 0: none */
-  double   final_softcap;  /* cap of the output logits; 0: none */
+  gboolean gated;
+  gboolean parallel;
+  guint    block_norms;
+  gboolean qk_norm;
+  gboolean alibi;
+  gboolean embedding_norm;
+  guint64  shared_ffn;
+  gboolean shared_gate;
+  guint64  position_offset;
+  guint64  embed_dim;
+  guint    dense_layers;
+  guint64  dense_ffn;
+  guint64  q_lora_rank;
+  guint64  kv_lora_rank;
+  guint64  rope_head_dim;
+  guint64  v_head_dim;
+  guint64  router_bias;
+  guint64  sliding_window;
+  double   sliding_share;
+  double   attn_softcap;
+  double   final_softcap;
 } PlxModelArch;
 
+/**
+ * PlxModel:
+ * @name: the model's name
+ * @model_type: "gpt2", "llama", "mistral", "qwen2", "mixtral", ...
+ * @n_layers: transformer blocks
+ * @hidden: hidden size
+ * @heads: attention heads
+ * @kv_heads: key and value heads (fewer than @heads with grouped-query attention)
+ * @head_dim: each head's width
+ * @ffn: the MLP's (or each expert's) inner width
+ * @vocab: vocabulary size
+ * @max_positions: the longest sequence the model takes
+ * @experts: 0 for a dense model
+ * @experts_per_token: the experts each token is routed to (top_k)
+ * @tied_embeddings: the LM head shares the embedding table
+ * @dropout: GPT-2/Megatron train with dropout; Llama does not
+ * @learned_positions: absolute position table (GPT-2) vs rotary
+ * @arch: the architecture of the families built by plx-model-families.c (all
+ *   FALSE/0 for gpt2 and the Llama family, whose builders predate them)
+ * @pre_ops: (array length=n_pre_ops): before the first block: embedding
+ * @n_pre_ops: the entries of @pre_ops
+ * @layer_ops: (array length=n_layer_ops): one transformer block
+ * @n_layer_ops: the entries of @layer_ops
+ * @post_ops: (array length=n_post_ops): after the last block: norm, LM head, loss
+ * @n_post_ops: the entries of @post_ops
+ *
+ * A transformer as lists of ops.
+ */
 typedef struct _PlxModel
 {
   char   *name;
-  char   *model_type;   /* "gpt2", "llama", "mistral", "qwen2", "mixtral" */
+  char   *model_type;
   guint   n_layers;
   guint64 hidden;
   guint   heads;
@@ -137,44 +258,113 @@ typedef struct _PlxModel
   guint64 ffn;
   guint64 vocab;
   guint64 max_positions;
-  guint   experts;            /* 0 for a dense model */
+  guint   experts;
   guint   experts_per_token;
   gboolean tied_embeddings;
-  gboolean dropout;           /* GPT-2/Megatron train with dropout; Llama does not */
-  gboolean learned_positions; /* absolute position table (GPT-2) vs rotary */
-  /* The architecture of the families built by plx-model-families.c (all FALSE/0
-   * for gpt2 and the Llama family, whose builders predate them). */
+  gboolean dropout;
+  gboolean learned_positions;
   PlxModelArch arch;
 
-  PlxOp *pre_ops;   guint n_pre_ops;   /* before the first block: embedding */
-  PlxOp *layer_ops; guint n_layer_ops; /* one transformer block */
-  PlxOp *post_ops;  guint n_post_ops;  /* after the last block: norm, LM head, loss */
+  PlxOp *pre_ops;   guint n_pre_ops;
+  PlxOp *layer_ops; guint n_layer_ops;
+  PlxOp *post_ops;  guint n_post_ops;
 } PlxModel;
 
+/**
+ * plx_model_new_from_json:
+ * @config: a model object: a Hugging Face config (model_type, or architectures
+ *   naming the class), or a "preset" and keys over it
+ * @source: the name of the file in errors
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: (transfer full) (nullable): the model, or %NULL with @error set naming
+ *   the file, key and value
+ */
 PlxModel   *plx_model_new_from_json (JsonNode    *config,
                                      const char  *source,
                                      GError     **error);
+/**
+ * plx_model_new_preset:
+ * @name: a model preset's name
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: (transfer full) (nullable): the preset's model, or %NULL with @error set
+ *   (%PLX_ERROR_NOT_FOUND for an unknown preset)
+ */
 PlxModel   *plx_model_new_preset (const char *name,
                                   GError    **error);
+/**
+ * plx_model_copy:
+ * @model: a model
+ *
+ * Returns: (transfer full): an independent copy of @model
+ */
 PlxModel   *plx_model_copy (const PlxModel *model);
+/**
+ * plx_model_free:
+ * @model: (transfer full) (nullable): a model
+ *
+ * Frees @model.
+ */
 void        plx_model_free (PlxModel *model);
 
-/* How many of the model's blocks hold `op` (PlxOp.layers); the blocks of a kind,
- * in number and as a share of all. */
+/**
+ * plx_model_op_layers:
+ * @model: a model
+ * @op: one of its block's ops
+ *
+ * Returns: how many of the model's blocks hold @op (#PlxOp.layers)
+ */
 guint       plx_model_op_layers (const PlxModel *model,
                                  const PlxOp    *op);
+/**
+ * plx_model_layers_holding:
+ * @model: a model
+ * @which: a kind of block
+ *
+ * Returns: the number of blocks of that kind
+ */
 guint       plx_model_layers_holding (const PlxModel *model,
                                       PlxOpLayers     which);
+/**
+ * plx_model_layers_share:
+ * @model: a model
+ * @which: a kind of block
+ *
+ * Returns: the blocks of that kind as a share of all
+ */
 double      plx_model_layers_share (const PlxModel *model,
                                     PlxOpLayers     which);
-/* Unique parameters (tied embeddings counted once). */
+/**
+ * plx_model_get_n_params:
+ * @model: a model
+ *
+ * Returns: unique parameters (tied embeddings counted once)
+ */
 guint64     plx_model_get_n_params (const PlxModel *model);
-/* A parameter count as people say it, with three significant digits in the unit
- * that fits: "125 M", "6.74 B", "175 B", "1.01 T" (k below a million). */
+/**
+ * plx_model_format_params:
+ * @n: a parameter count
+ *
+ * Returns: (transfer full): the count as people say it, with three significant
+ *   digits in the unit that fits: "125 M", "6.74 B", "175 B", "1.01 T" (k below a
+ *   million)
+ */
 char       *plx_model_format_params (guint64 n);
-/* Parameters used per token (MoE: only top_k experts count). */
+/**
+ * plx_model_get_n_active_params:
+ * @model: a model
+ *
+ * Returns: parameters used per token (MoE: only top_k experts count)
+ */
 guint64     plx_model_get_n_active_params (const PlxModel *model);
-/* Forward matmul FLOPs of one sequence of seq_length tokens, whole model. */
+/**
+ * plx_model_get_forward_flops:
+ * @model: a model
+ * @seq_length: tokens in the sequence
+ *
+ * Returns: forward matmul FLOPs of one sequence of @seq_length tokens, whole model
+ */
 double      plx_model_get_forward_flops (const PlxModel *model,
                                          guint64         seq_length);
 

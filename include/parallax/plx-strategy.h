@@ -1,4 +1,10 @@
-/* plx-strategy.h: how a run is split over the cluster (FORMATS.md §1, strategy). */
+/**
+ * SECTION:plx-strategy
+ * @title: plx-strategy.h
+ * @short_description: how a run is split over the cluster
+ *
+ * How a run is split over the cluster (FORMATS.md §1, strategy).
+ */
 #pragma once
 
 #include <glib.h>
@@ -10,12 +16,31 @@
 
 G_BEGIN_DECLS
 
+/**
+ * PlxWorkload:
+ * @PLX_WORKLOAD_TRAINING: training steps, "training"
+ * @PLX_WORKLOAD_INFERENCE: serving: prefill and decode (plx-inference.h), "inference"
+ *
+ * What the run does; the quoted names are the strategy key workload's values
+ * (plx_workload_to_string()).
+ */
 typedef enum
 {
   PLX_WORKLOAD_TRAINING,
   PLX_WORKLOAD_INFERENCE,
 } PlxWorkload;
 
+/**
+ * PlxSchedule:
+ * @PLX_SCHEDULE_GPIPE: GPipe, "gpipe"
+ * @PLX_SCHEDULE_1F1B: 1F1B, "1f1b"
+ * @PLX_SCHEDULE_INTERLEAVED_1F1B: Megatron's interleaved 1F1B, "interleaved-1f1b"
+ * @PLX_SCHEDULE_ZERO_BUBBLE_H1: zero-bubble H1, "zero-bubble-h1"
+ * @PLX_SCHEDULE_FILE: an order read from a schedule file (FORMATS.md §4), "file"
+ *
+ * The pipeline schedule (plx-schedule.h); the quoted names are the strategy key
+ * schedule's values (plx_schedule_to_string()).
+ */
 typedef enum
 {
   PLX_SCHEDULE_GPIPE,
@@ -25,6 +50,16 @@ typedef enum
   PLX_SCHEDULE_FILE,
 } PlxSchedule;
 
+/**
+ * PlxRecompute:
+ * @PLX_RECOMPUTE_NONE: activations kept, "none"
+ * @PLX_RECOMPUTE_SELECTIVE: part recomputed in backward, as #PlxImplementation
+ *   says, "selective"
+ * @PLX_RECOMPUTE_FULL: each block recomputed in backward from its input, "full"
+ *
+ * Activation recomputation; the quoted names are the strategy key recompute's
+ * values (plx_recompute_to_string()).
+ */
 typedef enum
 {
   PLX_RECOMPUTE_NONE,
@@ -32,30 +67,101 @@ typedef enum
   PLX_RECOMPUTE_FULL,
 } PlxRecompute;
 
-/* Which kind of training code runs the model (docs/cost-model.md, "Implementation"):
- * it decides how the memory-bound ops run and what "selective" recompute means. */
+/**
+ * PlxImplementation:
+ * @PLX_IMPLEMENTATION_AUTO: pytorch under ZeRO-3 (FSDP, DeepSpeed), megatron
+ *   otherwise; "auto"
+ * @PLX_IMPLEMENTATION_MEGATRON: Megatron-LM / NeMo: Transformer Engine's fused
+ *   kernels; selective recompute = the attention core; "megatron"
+ * @PLX_IMPLEMENTATION_PYTORCH: eager PyTorch modules (torchtitan, fms-fsdp, Hugging
+ *   Face): one kernel per tensor op; selective = every other block; "pytorch"
+ * @PLX_IMPLEMENTATION_DEEPSPEED: Megatron-DeepSpeed (BLOOM, MT-NLG): Megatron's
+ *   kernels under DeepSpeed's engine - bf16 gradients accumulated into fp32 after
+ *   every micro-batch, gradients reduced after the last backward pass
+ *   (overlap_dp_comm defaults to false); "deepspeed"
+ *
+ * Which kind of training code runs the model (docs/cost-model.md, "Implementation"):
+ * it decides how the memory-bound ops run and what "selective" recompute means. The
+ * quoted names are the strategy key implementation's values
+ * (plx_implementation_to_string()).
+ */
 typedef enum
 {
-  PLX_IMPLEMENTATION_AUTO,     /* pytorch under ZeRO-3 (FSDP, DeepSpeed), megatron otherwise */
-  PLX_IMPLEMENTATION_MEGATRON, /* Megatron-LM / NeMo: Transformer Engine's fused kernels;
-                                * selective recompute = the attention core */
-  PLX_IMPLEMENTATION_PYTORCH,  /* eager PyTorch modules (torchtitan, fms-fsdp, Hugging Face):
-                                * one kernel per tensor op; selective = every other block */
-  PLX_IMPLEMENTATION_DEEPSPEED, /* Megatron-DeepSpeed (BLOOM, MT-NLG): Megatron's kernels under
-                                 * DeepSpeed's engine - bf16 gradients accumulated into fp32
-                                 * after every micro-batch, gradients reduced after the last
-                                 * backward pass (overlap_dp_comm defaults to false) */
+  PLX_IMPLEMENTATION_AUTO,
+  PLX_IMPLEMENTATION_MEGATRON,
+  PLX_IMPLEMENTATION_PYTORCH,
+  PLX_IMPLEMENTATION_DEEPSPEED,
 } PlxImplementation;
 
+/**
+ * PlxStrategy:
+ * @workload: training or inference
+ * @prompt_length: inference: tokens of each prompt (0 until resolved: 512)
+ * @decode_tokens: inference: tokens generated for each (0 until resolved: 128)
+ * @seq_length: 0 until resolved: the model's max positions
+ * @global_batch_size: sequences per optimizer step; 0 = not given
+ * @micro_batch_size: sequences per micro-batch
+ * @dp: data-parallel degree; 0 until resolved: GPUs / (tp*pp*cp)
+ * @tp: tensor-parallel degree
+ * @pp: pipeline-parallel degree (stages)
+ * @cp: context-parallel degree
+ * @ep: expert-parallel degree
+ * @virtual_stages: model chunks per pipeline stage (interleaved 1F1B)
+ * @sequence_parallel: the TP ranks split the replicated ops over the sequence
+ * @schedule: the pipeline schedule
+ * @schedule_path: %PLX_SCHEDULE_FILE only
+ * @recompute: activation recomputation
+ * @zero_stage: ZeRO stage, 0 to 3
+ * @dtype: the training dtype
+ * @overlap_dp_comm: data-parallel gradient reduction overlapped with backward
+ * @overlap_tp_comm: TP collectives hidden under the next GEMM (Megatron's
+ *   --tp-comm-overlap, Wang et al. 2023); default off
+ * @flash_attention: fused attention core (FlashAttention)
+ * @grad_bucket_bytes: gradient bucket size; %PLX_GRAD_BUCKET_AUTO: Megatron-LM's
+ *   own size
+ * @implementation: the kind of training code
+ * @shard_group_size: hybrid sharding (PyTorch FSDP's HYBRID_SHARD, DeepSpeed's
+ *   MiCS): ZeRO shards over groups of this many data-parallel ranks and replicates
+ *   across the groups; 0 = over all of dp
+ * @moe_capacity_factor: mixture of experts (docs/cost-model.md): each expert's
+ *   buffer holds this many times its even share of the routed tokens and is
+ *   computed and exchanged whole, tokens beyond it dropped (GShard, Switch
+ *   Transformer); 0 = dropless (Megatron's default)
+ * @moe_load_imbalance: dropless: the busiest expert-parallel rank's routed tokens
+ *   over the mean, as a router log shows it; 0 = only what random routing gives
+ *   (plx_strategy_moe_load())
+ * @layers_per_stage: (array length=n_layers_per_stage) (nullable): layers per
+ *   pipeline stage (per model chunk, pp*virtual_stages of them, with interleaving),
+ *   as given; %NULL for an even split, or the balanced one when the layers do not
+ *   divide evenly or @layers_per_stage_auto is set (plx-layer-split.h)
+ * @n_layers_per_stage: the entries of @layers_per_stage
+ * @layers_per_stage_auto: split the layers by the balanced split
+ * @first_stage_layers: Megatron-LM's --decoder-first-pipeline-num-layers: the first
+ *   stage's layers, the rest split evenly over the stages between; 0 = not given
+ * @last_stage_layers: the same for the last stage
+ *   (--decoder-last-pipeline-num-layers)
+ * @fp8_param_gather: fp8 training: the sharded weights of the fp8 layers are cast to
+ *   fp8 before they are all-gathered, at 1 byte a parameter (torchao's float8
+ *   all-gather for FSDP2, torchtitan's enable_fsdp_float8_all_gather; Megatron-LM's
+ *   --fp8-param-gather). %PLX_FP8_PARAM_GATHER_AUTO: on for PyTorch code under
+ *   ZeRO-3 (torchtitan's fp8 recipes), off otherwise
+ *   (plx_strategy_fp8_param_gather())
+ * @reshard_after_forward: ZeRO-3: whether a unit's gathered weights are freed after
+ *   its forward and gathered again for its backward (PyTorch FSDP's
+ *   reshard_after_forward). %PLX_RESHARD_AUTO: yes, but for PyTorch code with
+ *   pp > 1 (torchtitan's default policy; plx_strategy_reshard_after_forward())
+ *
+ * How a run is split over the cluster: the keys of a scenario's strategy object.
+ */
 typedef struct _PlxStrategy
 {
   PlxWorkload  workload;
-  guint64      prompt_length;     /* inference: tokens of each prompt (0 until resolved: 512) */
-  guint64      decode_tokens;     /* inference: tokens generated for each (0 until resolved: 128) */
-  guint64      seq_length;        /* 0 until resolved: the model's max positions */
-  guint64      global_batch_size; /* 0 = not given */
+  guint64      prompt_length;
+  guint64      decode_tokens;
+  guint64      seq_length;
+  guint64      global_batch_size;
   guint64      micro_batch_size;
-  guint        dp;                /* 0 until resolved: GPUs / (tp*pp*cp) */
+  guint        dp;
   guint        tp;
   guint        pp;
   guint        cp;
@@ -63,135 +169,268 @@ typedef struct _PlxStrategy
   guint        virtual_stages;
   gboolean     sequence_parallel;
   PlxSchedule  schedule;
-  char        *schedule_path;     /* PLX_SCHEDULE_FILE only */
+  char        *schedule_path;
   PlxRecompute recompute;
   guint        zero_stage;
   PlxDtype     dtype;
   gboolean     overlap_dp_comm;
-  gboolean     overlap_tp_comm;   /* TP collectives hidden under the next GEMM (Megatron's
-                                   * --tp-comm-overlap, Wang et al. 2023); default off */
+  gboolean     overlap_tp_comm;
   gboolean     flash_attention;
   guint64      grad_bucket_bytes;
   PlxImplementation implementation;
-  /* Hybrid sharding (PyTorch FSDP's HYBRID_SHARD, DeepSpeed's MiCS): ZeRO shards over
-   * groups of this many data-parallel ranks and replicates across the groups;
-   * 0 = over all of dp. */
   guint        shard_group_size;
-  /* Mixture of experts (docs/cost-model.md): each expert's buffer holds this many times
-   * its even share of the routed tokens and is computed and exchanged whole, tokens
-   * beyond it dropped (GShard, Switch Transformer); 0 = dropless (Megatron's default). */
   double       moe_capacity_factor;
-  /* Dropless: the busiest expert-parallel rank's routed tokens over the mean, as a
-   * router log shows it; 0 = only what random routing gives (plx_strategy_moe_load). */
   double       moe_load_imbalance;
-  /* Layers per pipeline stage (per model chunk, pp*virtual_stages of them, with
-   * interleaving), as given; NULL for an even split, or the balanced one when the
-   * layers do not divide evenly or layers_per_stage_auto is set (plx-layer-split.h). */
   guint       *layers_per_stage;
   guint        n_layers_per_stage;
   gboolean     layers_per_stage_auto;
-  /* Megatron-LM's --decoder-first/last-pipeline-num-layers: the first and last
-   * stage's layers, the rest split evenly over the stages between; 0 = not given. */
   guint        first_stage_layers;
   guint        last_stage_layers;
-  /* fp8 training: the sharded weights of the fp8 layers are cast to fp8 before they
-   * are all-gathered, at 1 byte a parameter (torchao's float8 all-gather for FSDP2,
-   * torchtitan's enable_fsdp_float8_all_gather; Megatron-LM's --fp8-param-gather).
-   * PLX_FP8_PARAM_GATHER_AUTO: on for PyTorch code under ZeRO-3 (torchtitan's fp8
-   * recipes), off otherwise (plx_strategy_fp8_param_gather). */
   gint         fp8_param_gather;
-  /* ZeRO-3: whether a unit's gathered weights are freed after its forward and
-   * gathered again for its backward (PyTorch FSDP's reshard_after_forward).
-   * PLX_RESHARD_AUTO: yes, but for PyTorch code with pp > 1 (torchtitan's default
-   * policy; plx_strategy_reshard_after_forward). */
   gint         reshard_after_forward;
 } PlxStrategy;
 
+/**
+ * PLX_FP8_PARAM_GATHER_AUTO:
+ *
+ * #PlxStrategy.fp8_param_gather left to plx_strategy_fp8_param_gather().
+ */
 #define PLX_FP8_PARAM_GATHER_AUTO (-1)
+/**
+ * PLX_RESHARD_AUTO:
+ *
+ * #PlxStrategy.reshard_after_forward left to plx_strategy_reshard_after_forward().
+ */
 #define PLX_RESHARD_AUTO (-1)
 
-/* grad_bucket_bytes 0: Megatron-LM's own size (plx_strategy_get_grad_bucket_bytes). */
+/**
+ * PLX_GRAD_BUCKET_AUTO:
+ *
+ * grad_bucket_bytes 0: Megatron-LM's own size (plx_strategy_get_grad_bucket_bytes()).
+ */
 #define PLX_GRAD_BUCKET_AUTO ((guint64) 0)
 
-/* The largest global batch, micro-batch and sequence length a strategy file may give
- * (2^30): what the reader accepts, and so the largest value advice may propose. */
+/**
+ * PLX_STRATEGY_MAX_COUNT:
+ *
+ * The largest global batch, micro-batch and sequence length a strategy file may give
+ * (2^30): what the reader accepts, and so the largest value advice may propose.
+ */
 #define PLX_STRATEGY_MAX_COUNT (G_GUINT64_CONSTANT (1) << 30)
 
+/**
+ * plx_strategy_new:
+ *
+ * Returns: (transfer full): a strategy of the defaults: training, micro-batch 1, all
+ *   degrees 1 (dp 0, to be resolved), 1F1B, no recompute, bf16, data-parallel
+ *   communication overlapped
+ */
 PlxStrategy *plx_strategy_new (void);
+/**
+ * plx_strategy_new_from_json:
+ * @node: a scenario's strategy object
+ * @source: the name of the file in errors
+ * @error: return location for a #GError, or %NULL
+ *
+ * Reads a strategy, not resolved (plx_strategy_resolve()).
+ *
+ * Returns: (transfer full) (nullable): the strategy, or %NULL with @error set naming
+ *   the file, key and value
+ */
 PlxStrategy *plx_strategy_new_from_json (JsonNode   *node,
                                          const char *source,
                                          GError    **error);
+/**
+ * plx_strategy_copy:
+ * @strategy: a strategy
+ *
+ * Returns: (transfer full): an independent copy of @strategy
+ */
 PlxStrategy *plx_strategy_copy (const PlxStrategy *strategy);
+/**
+ * plx_strategy_free:
+ * @strategy: (transfer full) (nullable): a strategy
+ *
+ * Frees @strategy.
+ */
 void         plx_strategy_free (PlxStrategy *strategy);
 
-/* Fills the defaults that depend on the model and cluster (seq_length, dp) and checks
- * every rule of FORMATS.md; the error names the keys and values involved. */
+/**
+ * plx_strategy_resolve:
+ * @strategy: a strategy
+ * @model: the model it runs
+ * @cluster: the cluster it runs on
+ * @source: the name of the file in errors
+ * @error: return location for a #GError, or %NULL
+ *
+ * Fills the defaults that depend on the model and cluster (seq_length, dp) and
+ * checks every rule of FORMATS.md.
+ *
+ * Returns: %TRUE on success; %FALSE with an error that names the keys and values
+ *   involved
+ */
 gboolean     plx_strategy_resolve (PlxStrategy      *strategy,
                                    const PlxModel   *model,
                                    const PlxCluster *cluster,
                                    const char       *source,
                                    GError          **error);
 
+/**
+ * plx_strategy_get_n_micro_batches:
+ * @strategy: a strategy
+ *
+ * Returns: the micro-batches of one step on each data-parallel rank:
+ *   global_batch_size / (dp * micro_batch_size); 0 while dp or micro_batch_size is 0
+ */
 guint64      plx_strategy_get_n_micro_batches (const PlxStrategy *strategy);
 
-/* A short description for labels: "TP 8 · PP 8 · DP 1 · interleaved-1f1b x3 · selective". */
+/**
+ * plx_strategy_describe:
+ * @strategy: a strategy
+ *
+ * Returns: (transfer full): a short description for labels:
+ *   "TP 8 · PP 8 · DP 1 · interleaved-1f1b x3 · selective"
+ */
 char        *plx_strategy_describe (const PlxStrategy *strategy);
+/**
+ * plx_schedule_to_string:
+ * @schedule: a schedule
+ *
+ * Returns: (transfer none): its name in a strategy file, as in #PlxSchedule
+ */
 const char  *plx_schedule_to_string (PlxSchedule schedule);
+/**
+ * plx_recompute_to_string:
+ * @recompute: a recompute mode
+ *
+ * Returns: (transfer none): its name in a strategy file, as in #PlxRecompute
+ */
 const char  *plx_recompute_to_string (PlxRecompute recompute);
+/**
+ * plx_workload_to_string:
+ * @workload: a workload
+ *
+ * Returns: (transfer none): its name in a strategy file, as in #PlxWorkload
+ */
 const char  *plx_workload_to_string (PlxWorkload workload);
 
-/* Sets the keys of `changes` into a scenario's `strategy` object (docs/formats.md §1)
+/**
+ * plx_strategy_json_apply_changes:
+ * @strategy: a scenario's strategy object, changed in place
+ * @changes: the keys to set
+ * @gpus_changed: a new cluster or node count
+ *
+ * Sets the keys of @changes into a scenario's strategy object (docs/formats.md §1)
  * with the rules of an override (parallax-cli's flags, the library's
- * set_strategy_*): new tp, pp or cp - or `gpus_changed`, a new cluster or node count -
- * drop dp unless `changes` has it; a new pp or virtual_stages drops per-stage layer
- * counts not given anew. */
+ * set_strategy_*): new tp, pp or cp - or @gpus_changed, a new cluster or node count -
+ * drop dp unless @changes has it; a new pp or virtual_stages drops per-stage layer
+ * counts not given anew.
+ */
 void plx_strategy_json_apply_changes (JsonObject *strategy,
                                       JsonObject *changes,
                                       gboolean    gpus_changed);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxStrategy, plx_strategy_free)
 
-/* The gradient bucket size in bytes: as given, or Megatron-LM's default of
- * max(40M, 1M x dp x cp) gradient elements (4 bytes each, 2 under fp16). */
+/**
+ * plx_strategy_get_grad_bucket_bytes:
+ * @strategy: a resolved strategy
+ *
+ * Returns: the gradient bucket size in bytes: as given, or Megatron-LM's default of
+ *   max(40M, 1M x dp x cp) gradient elements (4 bytes each, 2 under fp16)
+ */
 guint64 plx_strategy_get_grad_bucket_bytes (const PlxStrategy *strategy);
 
-/* Whether the model runs as eager PyTorch modules (PLX_IMPLEMENTATION_AUTO resolved
- * by the ZeRO stage). */
+/**
+ * plx_strategy_is_pytorch:
+ * @strategy: a strategy
+ *
+ * Returns: whether the model runs as eager PyTorch modules
+ *   (%PLX_IMPLEMENTATION_AUTO resolved by the ZeRO stage)
+ */
 gboolean    plx_strategy_is_pytorch (const PlxStrategy *strategy);
-/* Whether gradients are kept twice, 16-bit as the backward pass writes them and an
- * fp32 copy they are added into after every micro-batch (DeepSpeed's BF16_Optimizer,
- * which runs bf16 up to ZeRO-1). */
+/**
+ * plx_strategy_accumulates_fp32_copy:
+ * @strategy: a strategy
+ *
+ * Returns: whether gradients are kept twice, 16-bit as the backward pass writes them
+ *   and an fp32 copy they are added into after every micro-batch (DeepSpeed's
+ *   BF16_Optimizer, which runs bf16 up to ZeRO-1)
+ */
 gboolean    plx_strategy_accumulates_fp32_copy (const PlxStrategy *strategy);
+/**
+ * plx_implementation_to_string:
+ * @implementation: an implementation
+ *
+ * Returns: (transfer none): its name in a strategy file, as in #PlxImplementation
+ */
 const char *plx_implementation_to_string (PlxImplementation implementation);
-/* The strategy as a "strategy" object of the scenario format, every key written as
- * it stands (resolved: dp, seq_length, the bucket size), so that reading it back
- * gives the same strategy. */
+/**
+ * plx_strategy_to_json:
+ * @strategy: a strategy
+ *
+ * Returns: (transfer full): the strategy as a "strategy" object of the scenario
+ *   format, every key written as it stands (resolved: dp, seq_length, the bucket
+ *   size), so that reading it back gives the same strategy
+ */
 JsonNode   *plx_strategy_to_json (const PlxStrategy *strategy);
 
-/* How many times its even share of routed tokens the busiest expert-parallel rank
- * computes and exchanges, for `routed` tokens per rank and micro-batch (tokens x top-k):
- * the capacity factor, the stated imbalance, or the expected maximum of ep binomial
- * loads; 1 without experts or expert parallelism. */
+/**
+ * plx_strategy_moe_load:
+ * @s: a resolved strategy
+ * @routed: tokens per rank and micro-batch (tokens x top-k)
+ *
+ * Returns: how many times its even share of routed tokens the busiest
+ *   expert-parallel rank computes and exchanges: the capacity factor, the stated
+ *   imbalance, or the expected maximum of ep binomial loads; 1 without experts or
+ *   expert parallelism
+ */
 double plx_strategy_moe_load (const PlxStrategy *s,
                               double             routed);
-/* The ranks that hold the same weights and reduce their gradients together: the
- * data-parallel ranks and, within each, the context-parallel ones, which compute
- * the same layers on other parts of the sequences (Megatron-Core's data-parallel
- * group "with context parallel"; torchtitan's FSDP mesh, dp_shard x cp). */
+/**
+ * plx_strategy_get_grad_group_size:
+ * @strategy: a resolved strategy
+ *
+ * Returns: the ranks that hold the same weights and reduce their gradients together:
+ *   the data-parallel ranks and, within each, the context-parallel ones, which
+ *   compute the same layers on other parts of the sequences (Megatron-Core's
+ *   data-parallel group "with context parallel"; torchtitan's FSDP mesh,
+ *   dp_shard x cp)
+ */
 guint plx_strategy_get_grad_group_size (const PlxStrategy *strategy);
-/* The ranks ZeRO shards over: shard_group_size data-parallel ranks, or all dp, each
- * with its context-parallel ranks (x cp). */
+/**
+ * plx_strategy_get_shard_size:
+ * @strategy: a resolved strategy
+ *
+ * Returns: the ranks ZeRO shards over: shard_group_size data-parallel ranks, or all
+ *   dp, each with its context-parallel ranks (x cp)
+ */
 guint plx_strategy_get_shard_size (const PlxStrategy *strategy);
-/* Whether the fp8 layers' weights are gathered in fp8: fp8_param_gather with AUTO
- * resolved; FALSE without fp8 or without ZeRO. */
+/**
+ * plx_strategy_fp8_param_gather:
+ * @strategy: a strategy
+ *
+ * Returns: whether the fp8 layers' weights are gathered in fp8: fp8_param_gather
+ *   with AUTO resolved; %FALSE without fp8 or without ZeRO
+ */
 gboolean plx_strategy_fp8_param_gather (const PlxStrategy *strategy);
-/* reshard_after_forward with AUTO resolved; FALSE below ZeRO-3. */
+/**
+ * plx_strategy_reshard_after_forward:
+ * @strategy: a strategy
+ *
+ * Returns: reshard_after_forward with AUTO resolved; %FALSE below ZeRO-3
+ */
 gboolean plx_strategy_reshard_after_forward (const PlxStrategy *strategy);
-/* Whether ZeRO-3 gathers each unit once per step and reduce-scatters its gradients
- * once, after the last micro-batch's backward, holding weights and gradients
- * unsharded in between: PyTorch code with pp > 1, as torch.distributed.pipelining
- * runs an FSDP stage (no resharding after backward and no gradient sync but for the
- * last micro-batch). */
+/**
+ * plx_strategy_zero3_once_per_step:
+ * @strategy: a strategy
+ *
+ * Returns: whether ZeRO-3 gathers each unit once per step and reduce-scatters its
+ *   gradients once, after the last micro-batch's backward, holding weights and
+ *   gradients unsharded in between: PyTorch code with pp > 1, as
+ *   torch.distributed.pipelining runs an FSDP stage (no resharding after backward
+ *   and no gradient sync but for the last micro-batch)
+ */
 gboolean plx_strategy_zero3_once_per_step (const PlxStrategy *strategy);
 
 G_END_DECLS
