@@ -19,6 +19,13 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (PlxChartView, plx_chart_view, GTK_TYPE_DRAWING_AREA)
 
+G_DEFINE_ENUM_TYPE (PlxChartKind, plx_chart_kind,
+                    G_DEFINE_ENUM_VALUE (PLX_CHART_TIMELINE, "timeline"),
+                    G_DEFINE_ENUM_VALUE (PLX_CHART_MEMORY, "memory"),
+                    G_DEFINE_ENUM_VALUE (PLX_CHART_COMPARE, "compare"))
+
+enum { PROP_0, PROP_KIND, N_PROPS };
+
 void
 plx_chart_view_emit_details_changed (PlxChartView *self)
 {
@@ -102,9 +109,55 @@ plx_chart_view_dispose (GObject *object)
 }
 
 static void
+plx_chart_view_set_property (GObject *object, guint id, const GValue *value, GParamSpec *pspec)
+{
+  PlxChartView *self = PLX_CHART_VIEW (object);
+
+  if (id == PROP_KIND)
+    self->kind = g_value_get_enum (value);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+}
+
+static void
+plx_chart_view_get_property (GObject *object, guint id, GValue *value, GParamSpec *pspec)
+{
+  PlxChartView *self = PLX_CHART_VIEW (object);
+
+  if (id == PROP_KIND)
+    g_value_set_enum (value, self->kind);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+}
+
+static void
+plx_chart_view_constructed (GObject *object)
+{
+  PlxChartView *self = PLX_CHART_VIEW (object);
+
+  G_OBJECT_CLASS (plx_chart_view_parent_class)->constructed (object);
+  if (self->kind == PLX_CHART_TIMELINE)
+    {
+      /* The timeline is worked with the keyboard too: it takes focus. */
+      gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
+      plx_chart_view_add_timeline_controllers (self);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Timeline"), -1);
+    }
+  plx_chart_view_update_details (self);
+}
+
+static void
 plx_chart_view_class_init (PlxChartViewClass *klass)
 {
-  G_OBJECT_CLASS (klass)->dispose = plx_chart_view_dispose;
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = plx_chart_view_dispose;
+  object_class->set_property = plx_chart_view_set_property;
+  object_class->get_property = plx_chart_view_get_property;
+  object_class->constructed = plx_chart_view_constructed;
+  g_object_class_install_property (object_class, PROP_KIND,
+                                   g_param_spec_enum ("kind", NULL, NULL, PLX_TYPE_CHART_KIND, PLX_CHART_TIMELINE,
+                                                      G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
   signals[SIGNAL_CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                           NULL, G_TYPE_NONE, 0);
   signals[SIGNAL_DETAILS_CHANGED] = g_signal_new ("details-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
@@ -127,18 +180,7 @@ plx_chart_view_init (PlxChartView *self)
 GtkWidget *
 plx_chart_view_new (PlxChartKind kind)
 {
-  PlxChartView *self = g_object_new (PLX_TYPE_CHART_VIEW, NULL);
-
-  self->kind = kind;
-  if (kind == PLX_CHART_TIMELINE)
-    {
-      /* The timeline is worked with the keyboard too: it takes focus. */
-      gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
-      plx_chart_view_add_timeline_controllers (self);
-      gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Timeline"), -1);
-    }
-  plx_chart_view_update_details (self);
-  return GTK_WIDGET (self);
+  return g_object_new (PLX_TYPE_CHART_VIEW, "kind", kind, NULL);
 }
 
 void

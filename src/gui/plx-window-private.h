@@ -20,6 +20,7 @@
 #include "plx-search-page.h"
 #include "plx-sensitivity-page.h"
 #include "plx-summary-card.h"
+#include "plx-timeline-pane.h"
 #include "plx-window.h"
 
 G_BEGIN_DECLS
@@ -59,17 +60,19 @@ struct _PlxWindow
   GtkFlowBox      *cards;
   PlxSummaryCard  *card[N_CARDS];
   AdwViewStack    *stack;
-
+  /* The panel and the pages, from the template too. */
   PlxScenarioPanel *panel;
+  PlxTimelinePane *timeline_pane;
   PlxSearchPage   *search_page;
   PlxReshardPage  *reshard_page;
   PlxSensitivityPage *sensitivity_page;
   PlxCalibrationPage *calibration_page;
-  GtkWidget       *charts[3];      /* timeline, memory, compare */
+  GtkWidget       *charts[3];      /* timeline (the pane's), memory, compare */
   PlxBreakdownView *breakdown;
   AdwViewStackPage *compare_page;
   PlxGraphPage    *graph_page;     /* a graph or ONNX model opened (hidden until one is) */
   AdwViewStackPage *graph_stack_page;
+
   char            *graph_cluster;  /* the cluster the graph page runs on, as JSON text */
   gboolean         graph_shown;    /* the Graph page is up: the header and panel show its model */
   gboolean         fit_shown;      /* the scenario's "does not fit" bar is wanted */

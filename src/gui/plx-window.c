@@ -1,15 +1,11 @@
 /* The main window (plx-window.h): the scenario panel beside the numbers and the pages
  * of charts. This file makes the window and its pages; its other parts are listed in
- * plx-window-private.h. Its fixed structure (header bar, message bars, cards, menus)
- * is ui/plx-window.ui. */
+ * plx-window-private.h. Its fixed structure (header bar, panel, message bars, cards,
+ * pages, menus) is ui/plx-window.ui. */
 #include <glib/gi18n-lib.h>
 
 #include "plx-timeline-pane.h"
 #include "plx-window-private.h"
-
-/* Two timelines of 8 stages with a row each, the breakdown and its 7 differences in
- * one column (0.74 h + 10 + 7 x 20 px, plx-compare-chart.c) fit from here on. */
-#define COMPARE_MIN_HEIGHT_PX 640
 
 G_DEFINE_FINAL_TYPE (PlxWindow, plx_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -180,6 +176,15 @@ plx_window_class_init (PlxWindowClass *klass)
   GTK_WINDOW_CLASS (klass)->close_request = plx_window_close_request;
 
   g_type_ensure (PLX_TYPE_SUMMARY_CARD);
+  g_type_ensure (PLX_TYPE_SCENARIO_PANEL);
+  g_type_ensure (PLX_TYPE_TIMELINE_PANE);
+  g_type_ensure (PLX_TYPE_CHART_VIEW);
+  g_type_ensure (PLX_TYPE_BREAKDOWN_VIEW);
+  g_type_ensure (PLX_TYPE_SENSITIVITY_PAGE);
+  g_type_ensure (PLX_TYPE_CALIBRATION_PAGE);
+  g_type_ensure (PLX_TYPE_SEARCH_PAGE);
+  g_type_ensure (PLX_TYPE_RESHARD_PAGE);
+  g_type_ensure (PLX_TYPE_GRAPH_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/parallax/Parallax/ui/plx-window.ui");
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, toasts);
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, window_title);
@@ -196,6 +201,20 @@ plx_window_class_init (PlxWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, cards);
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, PlxWindow, recent_section);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, panel);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, timeline_pane);
+  gtk_widget_class_bind_template_child_full (widget_class, "memory_chart", FALSE,
+                                             G_STRUCT_OFFSET (PlxWindow, charts) + 1 * sizeof (GtkWidget *));
+  gtk_widget_class_bind_template_child_full (widget_class, "compare_chart", FALSE,
+                                             G_STRUCT_OFFSET (PlxWindow, charts) + 2 * sizeof (GtkWidget *));
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, breakdown);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, sensitivity_page);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, calibration_page);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, search_page);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, compare_page);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, reshard_page);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, graph_page);
+  gtk_widget_class_bind_template_child (widget_class, PlxWindow, graph_stack_page);
 
   for (guint i = 0; i < N_CARDS; i++)
     {
@@ -212,7 +231,6 @@ static void
 plx_window_init (PlxWindow *self)
 {
   GtkDropTarget *drop;
-  GtkWidget *page_box, *scroller, *timeline_pane;
   GSettingsSchema *schema;
 
   gtk_widget_init_template (GTK_WIDGET (self));
@@ -233,8 +251,6 @@ plx_window_init (PlxWindow *self)
   for (guint i = 0; i < N_CARDS; i++)
     gtk_widget_set_focusable (GTK_WIDGET (gtk_flow_box_get_child_at_index (self->cards, (int) i)), FALSE);
 
-  self->panel = PLX_SCENARIO_PANEL (plx_scenario_panel_new ());
-  gtk_scrolled_window_set_child (self->panel_scroller, GTK_WIDGET (self->panel));
   {
     /* GtkViewport scrolls to whatever takes the focus inside it - including an item
      * of a dropdown's popover, which is the row's child: pressing "PyTorch" in the
@@ -248,75 +264,12 @@ plx_window_init (PlxWindow *self)
   }
   g_signal_connect (self->panel, "changed", G_CALLBACK (plx_window_on_panel_changed), self);
 
-  timeline_pane = plx_timeline_pane_new ();
-  self->charts[0] = GTK_WIDGET (plx_timeline_pane_get_chart (PLX_TIMELINE_PANE (timeline_pane)));
-  self->charts[1] = plx_chart_view_new (PLX_CHART_MEMORY);
-  self->charts[2] = plx_chart_view_new (PLX_CHART_COMPARE);
-  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, timeline_pane, "timeline", _("Timeline")),
-                                     "view-continuous-symbolic");
-  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, self->charts[1], "memory", _("Memory")),
-                                     "drive-harddisk-symbolic");
-  self->breakdown = PLX_BREAKDOWN_VIEW (plx_breakdown_view_new ());
-  page_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  gtk_box_append (GTK_BOX (page_box), GTK_WIDGET (self->breakdown));
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), page_box);
-  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, scroller, "breakdown", _("Time breakdown")),
-                                     "preferences-system-time-symbolic");
-  /* In a scroller, as the search page: the chart's minimum would otherwise set the
-   * stack's, and a 1024x640 window would grow. */
-  self->sensitivity_page = PLX_SENSITIVITY_PAGE (plx_sensitivity_page_new ());
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->sensitivity_page));
-  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, scroller, "sensitivity", _("Sensitivity")),
-                                     "view-sort-descending-symbolic");
-  self->calibration_page = PLX_CALIBRATION_PAGE (plx_calibration_page_new ());
+  self->charts[0] = GTK_WIDGET (plx_timeline_pane_get_chart (self->timeline_pane));
   g_signal_connect (self->calibration_page, "use-cluster", G_CALLBACK (plx_window_on_use_cluster), self);
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->calibration_page));
-  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, scroller, "calibration", _("Calibration")),
-                                     "emblem-system-symbolic");
-  self->search_page = PLX_SEARCH_PAGE (plx_search_page_new ());
   g_signal_connect (self->search_page, "strategy-chosen", G_CALLBACK (plx_window_on_strategy_chosen), self);
   g_signal_connect_object (plx_search_page_get_rows (self->search_page), "items-changed",
                            G_CALLBACK (plx_window_actions_update_scatter), self, 0);
   plx_window_actions_update_scatter (plx_search_page_get_rows (self->search_page), 0, 0, 0, self);
-  /* The stack is as tall as its tallest page needs: the search page's controls and
-   * table (418 px) would push a 1024x640 window to 814 px once the fit advice shows.
-   * It scrolls instead when the window is that short. */
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->search_page));
-  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, scroller, "search", _("Search")),
-                                     "system-search-symbolic");
-  /* The comparison lays out two timelines, the breakdown, its list of differences and
-   * memory in proportion to its height: below COMPARE_MIN_HEIGHT_PX (a 1024 x 700
-   * window leaves some 390 px) labels ran into each other and the list was cut off.
-   * It keeps that height and scrolls. */
-  gtk_widget_set_size_request (self->charts[2], -1, COMPARE_MIN_HEIGHT_PX);
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), self->charts[2]);
-  self->compare_page = adw_view_stack_add_titled (self->stack, scroller, "compare", _("Compare"));
-  adw_view_stack_page_set_icon_name (self->compare_page, "view-dual-symbolic");
-  adw_view_stack_page_set_visible (self->compare_page, FALSE);
-  self->reshard_page = PLX_RESHARD_PAGE (plx_reshard_page_new ());
-  /* Scrolls, as the search page does, when the window is short. */
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->reshard_page));
-  adw_view_stack_page_set_icon_name (adw_view_stack_add_titled (self->stack, scroller, "reshard", _("Reshard")),
-                                     "view-grid-symbolic");
-  self->graph_page = PLX_GRAPH_PAGE (plx_graph_page_new ());
-  /* Scrolls, as the search page does, when the window is short. */
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->graph_page));
-  self->graph_stack_page = adw_view_stack_add_titled (self->stack, scroller, "graph", _("Graph"));
-  adw_view_stack_page_set_icon_name (self->graph_stack_page, "network-workgroup-symbolic");
-  adw_view_stack_page_set_visible (self->graph_stack_page, FALSE);
   g_signal_connect_swapped (self->graph_page, "loaded", G_CALLBACK (update_page_mode), self);
   g_signal_connect_swapped (self->stack, "notify::visible-child-name", G_CALLBACK (update_page_mode), self);
 
