@@ -215,7 +215,7 @@ on_choice_changed (GtkRange *range, PlxScenarioPanel *self)
 /* Shows a strategy key's new value in its control without touching the others. */
 void
 plx_panel_sync_strategy_value (PlxScenarioPanel *self,
-                     const char       *key)
+                               const char       *key)
 {
   self->updating = TRUE;
   for (guint i = 0; i < N_CHOICES; i++)
@@ -243,7 +243,7 @@ plx_panel_sync_strategy_value (PlxScenarioPanel *self,
 
 void
 plx_panel_choice_row (PlxScenarioPanel *self, AdwPreferencesGroup *g, guint which, const char *key, const char *title,
-            const char *tooltip)
+                      const char *tooltip)
 {
   GtkWidget *row = adw_action_row_new ();
   GtkWidget *scale = gtk_scale_new_with_range (GTK_ORIENTATION_HORIZONTAL, 0, 1, 1);

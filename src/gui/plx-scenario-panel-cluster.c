@@ -369,7 +369,7 @@ plx_panel_build_cluster_group (PlxScenarioPanel *self)
         cs->subtitle = spec[i].subtitle ? _(spec[i].subtitle) : NULL;
         cs->digits = spec[i].digits;
         cs->spin = plx_panel_spin_row (i == SPIN_NODES || i == SPIN_GPUS_PER_NODE ? GTK_WIDGET (g) : self->hardware, _(spec[i].title), spec[i].subtitle ? _(spec[i].subtitle) : NULL, spec[i].lo, spec[i].hi,
-                             spec[i].step, spec[i].digits);
+                                       spec[i].step, spec[i].digits);
         g_object_set_data (G_OBJECT (cs->spin), "cluster-spin", cs);
         g_signal_connect (cs->spin, "value-changed", G_CALLBACK (on_cluster_spin_changed), self);
       }
@@ -407,4 +407,53 @@ plx_scenario_panel_set_cluster (PlxScenarioPanel *self,
   plx_panel_adapt_strategy (self);
   plx_panel_emit_changed (self);
   plx_panel_queue_resync (self);
+}
+
+/* The Cluster group as the JSON says, over the resolved cluster. Called with
+ * `updating` set (plx_panel_sync_controls). */
+void
+plx_panel_sync_cluster (PlxScenarioPanel *self)
+{
+  JsonObject *c = obj (self->cluster);
+  const char *preset;
+  guint sel;
+
+  preset = json_object_has_member (c, "preset") ? json_object_get_string_member (c, "preset") : NULL;
+  sel = plx_panel_index_of_id (self->cluster_ids, preset);
+  if (sel == GTK_INVALID_LIST_POSITION)
+    {
+      g_autofree char *label = g_strdup_printf (_("%s (inline)"), self->resolved_cluster ? self->resolved_cluster->name : "?");
+      plx_panel_set_extra_item (self->cluster_names, self->cluster_ids->len, label);
+      sel = self->cluster_ids->len;
+    }
+  else
+    plx_panel_set_extra_item (self->cluster_names, self->cluster_ids->len, NULL);
+  plx_panel_select_row (self->cluster_combo, sel);
+  /* The node count is the scenario's, not a change to the cluster. */
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->cluster_combo),
+                               preset == NULL || plx_panel_has_overrides (c, "num_nodes") ? _("custom: values changed") : "");
+  {
+    /* A cap is between the power drawn whatever the clock and the board's full power;
+     * a cluster that does not state them cannot be capped. */
+    const PlxCluster *rc = self->resolved_cluster != NULL ? self->resolved_cluster : self->shown_cluster;
+    GtkSpinButton *power = self->cluster_spins[SPIN_POWER].spin;
+    GtkWidget *row = gtk_widget_get_ancestor (GTK_WIDGET (power), ADW_TYPE_ACTION_ROW);
+    gboolean cappable = rc != NULL && rc->tdp_w > 0.0;
+
+    gtk_widget_set_sensitive (row, cappable);
+    if (cappable)
+      {
+        g_autofree char *speed = g_strdup_printf (_("W per GPU; tensor cores at %.0f %% of full speed"),
+                                                  100.0 * rc->compute_clock_factor);
+
+        gtk_spin_button_set_range (power, floor (rc->static_power_w) + 1.0, rc->tdp_w);
+        adw_action_row_set_subtitle (ADW_ACTION_ROW (row), speed);
+      }
+    else
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("W per GPU"));
+  }
+  for (guint i = 0; i < N_CLUSTER_SPINS; i++)
+    gtk_spin_button_set_value (self->cluster_spins[i].spin, plx_panel_cluster_value (self, &self->cluster_spins[i]));
+  plx_panel_refresh_range_subtitles (self);
+  plx_panel_mark_cluster_fault (self);
 }

@@ -194,3 +194,33 @@ plx_panel_build_model_group (PlxScenarioPanel *self)
       }
   }
 }
+
+/* The Model group as the JSON says, over the resolved model. Called with `updating`
+ * set (plx_panel_sync_controls). */
+void
+plx_panel_sync_model (PlxScenarioPanel *self)
+{
+  JsonObject *m = obj (self->model);
+  const char *preset;
+  guint sel;
+
+  preset = json_object_has_member (m, "preset") ? json_object_get_string_member (m, "preset") : NULL;
+  sel = plx_panel_index_of_id (self->model_ids, preset);
+  if (sel == GTK_INVALID_LIST_POSITION)
+    {
+      g_autofree char *label = g_strdup_printf (_("%s (file)"), self->model_file ? self->model_file : _("inline config"));
+      plx_panel_set_extra_item (self->model_names, self->model_ids->len, label);
+      sel = self->model_ids->len;
+    }
+  else
+    plx_panel_set_extra_item (self->model_names, self->model_ids->len, NULL);
+  plx_panel_select_row (self->model_combo, sel);
+  if (self->resolved_model != NULL)
+    {
+      g_autofree char *params = plx_model_format_params (plx_model_get_n_params (self->resolved_model));
+      adw_action_row_set_subtitle (self->params_row, params);
+      plx_panel_sync_model_spins (self);
+    }
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->model_combo),
+                               preset != NULL && plx_panel_has_overrides (m, NULL) ? _("custom: values changed") : "");
+}

@@ -146,13 +146,16 @@ double plx_panel_cluster_value (PlxScenarioPanel *self, const ClusterSpin *cs);
 void plx_panel_refresh_range_subtitles (PlxScenarioPanel *self);
 void plx_panel_mark_cluster_fault (PlxScenarioPanel *self);
 void plx_panel_build_cluster_group (PlxScenarioPanel *self);
+void plx_panel_sync_cluster (PlxScenarioPanel *self);
 
 /* plx-scenario-panel-model.c */
 void plx_panel_sync_model_spins (PlxScenarioPanel *self);
 void plx_panel_build_model_group (PlxScenarioPanel *self);
+void plx_panel_sync_model (PlxScenarioPanel *self);
 
 /* plx-scenario-panel-strategy.c */
 void plx_panel_sync_sp (PlxScenarioPanel *self);
 void plx_panel_build_strategy_group (PlxScenarioPanel *self);
+void plx_panel_sync_strategy (PlxScenarioPanel *self);
 
 G_END_DECLS

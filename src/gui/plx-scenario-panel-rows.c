@@ -131,7 +131,7 @@ plx_panel_combo (AdwPreferencesGroup *g, const char *title, GtkStringList *model
 
 GtkSpinButton *
 plx_panel_spin_row (GtkWidget *into, const char *title, const char *subtitle, double lo, double hi, double step,
-          guint digits)
+                    guint digits)
 {
   GtkWidget *row = adw_action_row_new ();
   GtkWidget *spin = gtk_spin_button_new_with_range (lo, hi, step);

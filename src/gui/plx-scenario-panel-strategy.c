@@ -152,24 +152,24 @@ plx_panel_build_strategy_group (PlxScenarioPanel *self)
   self->strategy_group = GTK_WIDGET (g);
 #define TRANSLATE(labels) (({ guint n_ = 0; for (; labels[n_]; n_++) translated[n_] = _(labels[n_]); translated[n_] = NULL; }), translated)
   plx_panel_choice_row (self, g, CHOICE_TP, "tp", _("Tensor parallel"),
-              _("Tensor parallelism (Megatron-LM): each layer's matrices split over this many GPUs of a node; "
-                "two all-reduces per layer in forward and two in backward"));
+                        _("Tensor parallelism (Megatron-LM): each layer's matrices split over this many GPUs of a node; "
+                          "two all-reduces per layer in forward and two in backward"));
   plx_panel_choice_row (self, g, CHOICE_PP, "pp", _("Pipeline parallel"),
-              _("Pipeline parallelism: the layers split into this many stages, micro-batches flow through them"));
+                        _("Pipeline parallelism: the layers split into this many stages, micro-batches flow through them"));
   /* The schedule and its chunks beside the pipeline's degree, which they go with. */
   self->schedule_combo = enum_combo (self, g, _("Pipeline schedule"), "schedule", schedules, TRANSLATE (schedule_labels));
   plx_panel_remember_row (self, "schedule", GTK_WIDGET (self->schedule_combo),
-                _("1F1B (Narayanan et al. 2021): one forward, one backward, at most PP micro-batches in flight. "
-                  "Interleaved 1F1B: several model chunks per stage, a smaller bubble for more pipeline traffic. "
-                  "GPipe: all forwards, then all backwards. Zero bubble H1 (Qi et al. 2023): backward split in "
-                  "two to fill the bubble"));
+                          _("1F1B (Narayanan et al. 2021): one forward, one backward, at most PP micro-batches in flight. "
+                            "Interleaved 1F1B: several model chunks per stage, a smaller bubble for more pipeline traffic. "
+                            "GPipe: all forwards, then all backwards. Zero bubble H1 (Qi et al. 2023): backward split in "
+                            "two to fill the bubble"));
   plx_panel_choice_row (self, g, CHOICE_VS, "virtual_stages", _("Model chunks per stage"),
-              _("Interleaved 1F1B only: each stage holds this many non-adjacent chunks of layers (Megatron's "
-                "virtual pipeline stages); the bubble shrinks by this factor"));
+                        _("Interleaved 1F1B only: each stage holds this many non-adjacent chunks of layers (Megatron's "
+                          "virtual pipeline stages); the bubble shrinks by this factor"));
   plx_panel_choice_row (self, g, CHOICE_CP, "cp", _("Context parallel"),
-              _("Context parallelism: each sequence split over this many GPUs; attention exchanges keys and values"));
+                        _("Context parallelism: each sequence split over this many GPUs; attention exchanges keys and values"));
   plx_panel_choice_row (self, g, CHOICE_EP, "ep", _("Expert parallel"),
-              _("Expert parallelism: a mixture-of-experts model's experts spread over this many data-parallel ranks"));
+                        _("Expert parallelism: a mixture-of-experts model's experts spread over this many data-parallel ranks"));
   {
     GtkWidget *row = adw_action_row_new ();
     adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Data parallel"));
@@ -181,8 +181,8 @@ plx_panel_build_strategy_group (PlxScenarioPanel *self)
     self->dp_row = ADW_ACTION_ROW (row);
   }
   plx_panel_choice_row (self, g, CHOICE_MB, "micro_batch_size", _("Micro-batch size"),
-              _("Sequences per micro-batch on one data-parallel rank; the slider offers the divisors of the batch "
-                "per rank"));
+                        _("Sequences per micro-batch on one data-parallel rank; the slider offers the divisors of the batch "
+                          "per rank"));
   {
     struct { const char *title, *tip; double lo, hi; } spec[N_INT_SPINS] = {
       { N_("Global batch size"), N_("Sequences per optimizer step, over all data-parallel ranks"), 1, 1 << 30 },
@@ -198,23 +198,23 @@ plx_panel_build_strategy_group (PlxScenarioPanel *self)
   }
   self->recompute_combo = enum_combo (self, g, _("Recompute"), "recompute", recomputes, TRANSLATE (recompute_labels));
   plx_panel_remember_row (self, "recompute", GTK_WIDGET (self->recompute_combo),
-                _("Activation recomputation (Korthikanti et al. 2022): None keeps every activation; Selective "
-                  "recomputes attention's softmax and dropout (little time, much memory); Full keeps only each "
-                  "layer's input and recomputes the layer in backward"));
+                          _("Activation recomputation (Korthikanti et al. 2022): None keeps every activation; Selective "
+                            "recomputes attention's softmax and dropout (little time, much memory); Full keeps only each "
+                            "layer's input and recomputes the layer in backward"));
   self->zero_combo = enum_combo (self, g, _("ZeRO"), "zero_stage", zeros, TRANSLATE (zero_labels));
   plx_panel_remember_row (self, "zero_stage", GTK_WIDGET (self->zero_combo),
-                _("ZeRO (Rajbhandari et al. 2020) shards over the data- and context-parallel ranks (DP × CP): "
-                  "1 the optimizer states, 2 also the gradients, 3 also the weights (gathered before use)"));
+                          _("ZeRO (Rajbhandari et al. 2020) shards over the data- and context-parallel ranks (DP × CP): "
+                            "1 the optimizer states, 2 also the gradients, 3 also the weights (gathered before use)"));
   self->dtype_combo = enum_combo (self, g, _("Precision"), "dtype", dtypes, TRANSLATE (dtype_labels));
   plx_panel_remember_row (self, "dtype", GTK_WIDGET (self->dtype_combo), _("The number format of the matrix multiplications"));
   self->implementation_combo = enum_combo (self, g, _("Training code"), "implementation", implementations,
                                            TRANSLATE (implementation_labels));
   plx_panel_remember_row (self, "implementation", GTK_WIDGET (self->implementation_combo),
-                _("Megatron-LM: fused kernels, selective recompute of the attention core. PyTorch (torchtitan, "
-                  "FSDP recipes): one kernel per tensor operation, selective recompute of every other block. "
-                  "Megatron-DeepSpeed (BLOOM): Megatron's kernels; bf16 gradients added into an fp32 copy after "
-                  "every micro-batch and reduced after the last one. "
-                  "Automatic: PyTorch with ZeRO 3, Megatron-LM otherwise"));
+                          _("Megatron-LM: fused kernels, selective recompute of the attention core. PyTorch (torchtitan, "
+                            "FSDP recipes): one kernel per tensor operation, selective recompute of every other block. "
+                            "Megatron-DeepSpeed (BLOOM): Megatron's kernels; bf16 gradients added into an fp32 copy after "
+                            "every micro-batch and reduced after the last one. "
+                            "Automatic: PyTorch with ZeRO 3, Megatron-LM otherwise"));
 #undef TRANSLATE
   {
     struct { const char *title, *key, *tip; GtkSwitch **out; } sw[] = {
@@ -248,6 +248,55 @@ plx_panel_build_strategy_group (PlxScenarioPanel *self)
   self->bucket_spin = plx_panel_spin_row (GTK_WIDGET (g), _("Gradient bucket"), _("MB per data-parallel all-reduce"), 1, 16384, 1, 0);
   g_signal_connect (self->bucket_spin, "value-changed", G_CALLBACK (on_bucket_changed), self);
   plx_panel_remember_row (self, "grad_bucket_bytes", GTK_WIDGET (self->bucket_spin),
-                _("Gradients are reduced in buckets of this size (PyTorch DDP, Megatron): larger buckets use the "
-                  "network better, smaller ones start overlapping sooner"));
+                          _("Gradients are reduced in buckets of this size (PyTorch DDP, Megatron): larger buckets use the "
+                            "network better, smaller ones start overlapping sooner"));
+}
+
+/* The Strategy group as the JSON says. Called with `updating` set
+ * (plx_panel_sync_controls). */
+void
+plx_panel_sync_strategy (PlxScenarioPanel *self)
+{
+
+  for (guint i = 0; i < N_CHOICES; i++)
+    plx_panel_refresh_choice (self, i);
+  for (guint i = 0; i < N_INT_SPINS; i++)
+    {
+      gint64 fallback = i == INT_SEQ && self->resolved_model ? (gint64) self->resolved_model->max_positions : 1;
+      gtk_spin_button_set_value (self->int_spins[i], (double) plx_panel_strategy_int (self, int_keys[i], fallback));
+    }
+  adw_combo_row_set_selected (self->schedule_combo, plx_panel_index_of (schedules, plx_panel_strategy_string (self, "schedule", "1f1b")));
+  adw_combo_row_set_selected (self->recompute_combo, plx_panel_index_of (recomputes, plx_panel_strategy_string (self, "recompute", "none")));
+  adw_combo_row_set_selected (self->zero_combo, (guint) CLAMP (plx_panel_strategy_int (self, "zero_stage", 0), 0, 3));
+  adw_combo_row_set_selected (self->dtype_combo, plx_panel_index_of (dtypes, plx_panel_strategy_string (self, "dtype", "bf16")));
+  adw_combo_row_set_selected (self->implementation_combo,
+                              plx_panel_index_of (implementations, plx_panel_strategy_string (self, "implementation", "auto")));
+  {
+    JsonNode *fa = json_object_get_member (obj (self->strategy), "flash_attention");
+    JsonNode *odp = json_object_get_member (obj (self->strategy), "overlap_dp_comm");
+    JsonNode *otp = json_object_get_member (obj (self->strategy), "overlap_tp_comm");
+    /* Overlapping DP communication is on unless the file turns it off, or DeepSpeed
+     * runs the model and the file does not turn it on (FORMATS.md). */
+    gboolean overlap_default = !g_str_equal (plx_panel_strategy_string (self, "implementation", "auto"), "deepspeed");
+
+    plx_panel_sync_sp (self);
+    gtk_switch_set_active (self->flash_switch, fa && JSON_NODE_HOLDS_VALUE (fa) && json_node_get_boolean (fa));
+    gtk_switch_set_active (self->overlap_dp_switch,
+                           odp && JSON_NODE_HOLDS_VALUE (odp) ? json_node_get_boolean (odp) : overlap_default);
+    gtk_switch_set_active (self->overlap_tp_switch, otp && JSON_NODE_HOLDS_VALUE (otp) && json_node_get_boolean (otp));
+    {
+      /* Not given: Megatron-LM's size for this data-parallel degree and precision. */
+      g_autoptr (PlxStrategy) probe = plx_strategy_new ();
+      guint64 gpus = self->resolved_cluster != NULL ? plx_cluster_get_n_gpus (self->resolved_cluster) : 1;
+      guint64 mp = (guint64) MAX (plx_panel_strategy_int (self, "tp", 1), 1) * MAX (plx_panel_strategy_int (self, "pp", 1), 1) *
+                   MAX (plx_panel_strategy_int (self, "cp", 1), 1);
+      probe->dp = (guint) CLAMP (plx_panel_strategy_int (self, "dp", (gint64) (gpus / mp)), 1, G_MAXUINT);
+      probe->dtype = g_str_equal (plx_panel_strategy_string (self, "dtype", "bf16"), "fp16") ? PLX_DTYPE_FP16 : PLX_DTYPE_BF16;
+      gtk_spin_button_set_value (self->bucket_spin,
+                                 plx_panel_strategy_int (self, "grad_bucket_bytes",
+                                                         (gint64) plx_strategy_get_grad_bucket_bytes (probe)) / 1e6);
+    }
+    gtk_widget_set_sensitive (self->choices[CHOICE_VS].row, g_str_equal (plx_panel_strategy_string (self, "schedule", "1f1b"), "interleaved-1f1b"));
+    gtk_widget_set_visible (self->choices[CHOICE_EP].row, self->resolved_model != NULL && self->resolved_model->experts > 0);
+  }
 }

@@ -51,116 +51,11 @@ plx_panel_resolve (PlxScenarioPanel *self)
 void
 plx_panel_sync_controls (PlxScenarioPanel *self)
 {
-  JsonObject *m = obj (self->model), *c = obj (self->cluster);
-  const char *preset;
-  guint sel = 0;
-
   self->updating = TRUE;
   plx_panel_resolve (self);
-
-  /* Model. */
-  preset = json_object_has_member (m, "preset") ? json_object_get_string_member (m, "preset") : NULL;
-  sel = plx_panel_index_of_id (self->model_ids, preset);
-  if (sel == GTK_INVALID_LIST_POSITION)
-    {
-      g_autofree char *label = g_strdup_printf (_("%s (file)"), self->model_file ? self->model_file : _("inline config"));
-      plx_panel_set_extra_item (self->model_names, self->model_ids->len, label);
-      sel = self->model_ids->len;
-    }
-  else
-    plx_panel_set_extra_item (self->model_names, self->model_ids->len, NULL);
-  plx_panel_select_row (self->model_combo, sel);
-  if (self->resolved_model != NULL)
-    {
-      g_autofree char *params = plx_model_format_params (plx_model_get_n_params (self->resolved_model));
-      adw_action_row_set_subtitle (self->params_row, params);
-      plx_panel_sync_model_spins (self);
-    }
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->model_combo),
-                               preset != NULL && plx_panel_has_overrides (m, NULL) ? _("custom: values changed") : "");
-
-  /* Cluster. */
-  preset = json_object_has_member (c, "preset") ? json_object_get_string_member (c, "preset") : NULL;
-  sel = plx_panel_index_of_id (self->cluster_ids, preset);
-  if (sel == GTK_INVALID_LIST_POSITION)
-    {
-      g_autofree char *label = g_strdup_printf (_("%s (inline)"), self->resolved_cluster ? self->resolved_cluster->name : "?");
-      plx_panel_set_extra_item (self->cluster_names, self->cluster_ids->len, label);
-      sel = self->cluster_ids->len;
-    }
-  else
-    plx_panel_set_extra_item (self->cluster_names, self->cluster_ids->len, NULL);
-  plx_panel_select_row (self->cluster_combo, sel);
-  /* The node count is the scenario's, not a change to the cluster. */
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->cluster_combo),
-                               preset == NULL || plx_panel_has_overrides (c, "num_nodes") ? _("custom: values changed") : "");
-  {
-    /* A cap is between the power drawn whatever the clock and the board's full power;
-     * a cluster that does not state them cannot be capped. */
-    const PlxCluster *rc = self->resolved_cluster != NULL ? self->resolved_cluster : self->shown_cluster;
-    GtkSpinButton *power = self->cluster_spins[SPIN_POWER].spin;
-    GtkWidget *row = gtk_widget_get_ancestor (GTK_WIDGET (power), ADW_TYPE_ACTION_ROW);
-    gboolean cappable = rc != NULL && rc->tdp_w > 0.0;
-
-    gtk_widget_set_sensitive (row, cappable);
-    if (cappable)
-      {
-        g_autofree char *speed = g_strdup_printf (_("W per GPU; tensor cores at %.0f %% of full speed"),
-                                                  100.0 * rc->compute_clock_factor);
-
-        gtk_spin_button_set_range (power, floor (rc->static_power_w) + 1.0, rc->tdp_w);
-        adw_action_row_set_subtitle (ADW_ACTION_ROW (row), speed);
-      }
-    else
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("W per GPU"));
-  }
-  for (guint i = 0; i < N_CLUSTER_SPINS; i++)
-    gtk_spin_button_set_value (self->cluster_spins[i].spin, plx_panel_cluster_value (self, &self->cluster_spins[i]));
-  plx_panel_refresh_range_subtitles (self);
-  plx_panel_mark_cluster_fault (self);
-
-  /* Strategy. */
-  for (guint i = 0; i < N_CHOICES; i++)
-    plx_panel_refresh_choice (self, i);
-  for (guint i = 0; i < N_INT_SPINS; i++)
-    {
-      gint64 fallback = i == INT_SEQ && self->resolved_model ? (gint64) self->resolved_model->max_positions : 1;
-      gtk_spin_button_set_value (self->int_spins[i], (double) plx_panel_strategy_int (self, int_keys[i], fallback));
-    }
-  adw_combo_row_set_selected (self->schedule_combo, plx_panel_index_of (schedules, plx_panel_strategy_string (self, "schedule", "1f1b")));
-  adw_combo_row_set_selected (self->recompute_combo, plx_panel_index_of (recomputes, plx_panel_strategy_string (self, "recompute", "none")));
-  adw_combo_row_set_selected (self->zero_combo, (guint) CLAMP (plx_panel_strategy_int (self, "zero_stage", 0), 0, 3));
-  adw_combo_row_set_selected (self->dtype_combo, plx_panel_index_of (dtypes, plx_panel_strategy_string (self, "dtype", "bf16")));
-  adw_combo_row_set_selected (self->implementation_combo,
-                              plx_panel_index_of (implementations, plx_panel_strategy_string (self, "implementation", "auto")));
-  {
-    JsonNode *fa = json_object_get_member (obj (self->strategy), "flash_attention");
-    JsonNode *odp = json_object_get_member (obj (self->strategy), "overlap_dp_comm");
-    JsonNode *otp = json_object_get_member (obj (self->strategy), "overlap_tp_comm");
-    /* Overlapping DP communication is on unless the file turns it off, or DeepSpeed
-     * runs the model and the file does not turn it on (FORMATS.md). */
-    gboolean overlap_default = !g_str_equal (plx_panel_strategy_string (self, "implementation", "auto"), "deepspeed");
-
-    plx_panel_sync_sp (self);
-    gtk_switch_set_active (self->flash_switch, fa && JSON_NODE_HOLDS_VALUE (fa) && json_node_get_boolean (fa));
-    gtk_switch_set_active (self->overlap_dp_switch,
-                           odp && JSON_NODE_HOLDS_VALUE (odp) ? json_node_get_boolean (odp) : overlap_default);
-    gtk_switch_set_active (self->overlap_tp_switch, otp && JSON_NODE_HOLDS_VALUE (otp) && json_node_get_boolean (otp));
-    {
-      /* Not given: Megatron-LM's size for this data-parallel degree and precision. */
-      g_autoptr (PlxStrategy) probe = plx_strategy_new ();
-      guint64 gpus = self->resolved_cluster != NULL ? plx_cluster_get_n_gpus (self->resolved_cluster) : 1;
-      guint64 mp = (guint64) MAX (plx_panel_strategy_int (self, "tp", 1), 1) * MAX (plx_panel_strategy_int (self, "pp", 1), 1) *
-                   MAX (plx_panel_strategy_int (self, "cp", 1), 1);
-      probe->dp = (guint) CLAMP (plx_panel_strategy_int (self, "dp", (gint64) (gpus / mp)), 1, G_MAXUINT);
-      probe->dtype = g_str_equal (plx_panel_strategy_string (self, "dtype", "bf16"), "fp16") ? PLX_DTYPE_FP16 : PLX_DTYPE_BF16;
-      gtk_spin_button_set_value (self->bucket_spin,
-                                 plx_panel_strategy_int (self, "grad_bucket_bytes",
-                                               (gint64) plx_strategy_get_grad_bucket_bytes (probe)) / 1e6);
-    }
-    gtk_widget_set_sensitive (self->choices[CHOICE_VS].row, g_str_equal (plx_panel_strategy_string (self, "schedule", "1f1b"), "interleaved-1f1b"));
-    gtk_widget_set_visible (self->choices[CHOICE_EP].row, self->resolved_model != NULL && self->resolved_model->experts > 0);
-  }
+  plx_panel_sync_model (self);
+  plx_panel_sync_cluster (self);
+  plx_panel_sync_strategy (self);
   self->updating = FALSE;
 }
 

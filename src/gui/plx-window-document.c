@@ -124,7 +124,7 @@ record_history (PlxWindow *self)
  * back what was there, with its file. */
 gboolean
 plx_window_replace_scenario (PlxWindow *self, JsonNode *scenario, const char *dir, const char *source, GFile *file,
-                  GError **error)
+                             GError **error)
 {
   g_autoptr (JsonNode) def = scenario == NULL ? plx_scenario_default_json () : NULL;
   g_autofree char *text = NULL;
