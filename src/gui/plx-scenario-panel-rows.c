@@ -2,6 +2,8 @@
  * and reading the scenario's JSON (plx-scenario-panel-private.h). */
 #include "plx-scenario-panel-private.h"
 
+/* ---- reading the scenario's JSON ------------------------------------------------- */
+
 gint64
 plx_panel_strategy_int (PlxScenarioPanel *self, const char *key, gint64 fallback)
 {
@@ -32,8 +34,6 @@ plx_panel_index_of (const char *const *list, const char *value)
       return i;
   return 0;
 }
-
-/* ---- resolving the model and cluster for facts and choices --------------------- */
 
 /* The Hugging Face config file the model names (relative to the scenario), parsed;
  * NULL if it cannot be read. */

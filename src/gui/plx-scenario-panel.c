@@ -16,6 +16,10 @@ enum { CHANGED, N_SIGNALS };
 
 static guint signals[N_SIGNALS];
 
+/* ---- resolving the model and cluster for facts and choices --------------------- */
+
+/* The model and cluster the JSON describes, for the facts and the valid choices; a
+ * cluster that does not resolve keeps the last one that did, for its other fields. */
 void
 plx_panel_resolve (PlxScenarioPanel *self)
 {
