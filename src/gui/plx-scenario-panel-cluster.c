@@ -415,20 +415,11 @@ void
 plx_panel_sync_cluster (PlxScenarioPanel *self)
 {
   JsonObject *c = obj (self->cluster);
-  const char *preset;
-  guint sel;
+  const char *preset = json_object_has_member (c, "preset") ? json_object_get_string_member (c, "preset") : NULL;
+  g_autofree char *inline_label = g_strdup_printf (_("%s (inline)"),
+                                                   self->resolved_cluster ? self->resolved_cluster->name : "?");
 
-  preset = json_object_has_member (c, "preset") ? json_object_get_string_member (c, "preset") : NULL;
-  sel = plx_panel_index_of_id (self->cluster_ids, preset);
-  if (sel == GTK_INVALID_LIST_POSITION)
-    {
-      g_autofree char *label = g_strdup_printf (_("%s (inline)"), self->resolved_cluster ? self->resolved_cluster->name : "?");
-      plx_panel_set_extra_item (self->cluster_names, self->cluster_ids->len, label);
-      sel = self->cluster_ids->len;
-    }
-  else
-    plx_panel_set_extra_item (self->cluster_names, self->cluster_ids->len, NULL);
-  plx_panel_select_row (self->cluster_combo, sel);
+  plx_panel_show_preset (self->cluster_combo, self->cluster_names, self->cluster_ids, preset, inline_label);
   /* The node count is the scenario's, not a change to the cluster. */
   adw_action_row_set_subtitle (ADW_ACTION_ROW (self->cluster_combo),
                                preset == NULL || plx_panel_has_overrides (c, "num_nodes") ? _("custom: values changed") : "");

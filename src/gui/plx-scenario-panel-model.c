@@ -201,20 +201,10 @@ void
 plx_panel_sync_model (PlxScenarioPanel *self)
 {
   JsonObject *m = obj (self->model);
-  const char *preset;
-  guint sel;
+  const char *preset = json_object_has_member (m, "preset") ? json_object_get_string_member (m, "preset") : NULL;
+  g_autofree char *file_label = g_strdup_printf (_("%s (file)"), self->model_file ? self->model_file : _("inline config"));
 
-  preset = json_object_has_member (m, "preset") ? json_object_get_string_member (m, "preset") : NULL;
-  sel = plx_panel_index_of_id (self->model_ids, preset);
-  if (sel == GTK_INVALID_LIST_POSITION)
-    {
-      g_autofree char *label = g_strdup_printf (_("%s (file)"), self->model_file ? self->model_file : _("inline config"));
-      plx_panel_set_extra_item (self->model_names, self->model_ids->len, label);
-      sel = self->model_ids->len;
-    }
-  else
-    plx_panel_set_extra_item (self->model_names, self->model_ids->len, NULL);
-  plx_panel_select_row (self->model_combo, sel);
+  plx_panel_show_preset (self->model_combo, self->model_names, self->model_ids, preset, file_label);
   if (self->resolved_model != NULL)
     {
       g_autofree char *params = plx_model_format_params (plx_model_get_n_params (self->resolved_model));

@@ -70,8 +70,8 @@ plx_panel_set_subtitle (AdwActionRow *row, const char *text)
     adw_action_row_set_subtitle (row, text);
 }
 
-guint
-plx_panel_index_of_id (GPtrArray *ids, const char *id)
+static guint
+index_of_id (GPtrArray *ids, const char *id)
 {
   for (guint i = 0; id != NULL && i < ids->len; i++)
     if (g_str_equal (g_ptr_array_index (ids, i), id))
@@ -82,8 +82,8 @@ plx_panel_index_of_id (GPtrArray *ids, const char *id)
 /* Shows `label` as the last, extra item of a preset list (a model from a file, a
  * custom cluster), or removes that item when `label` is NULL. Only touches the list
  * when it changes. */
-void
-plx_panel_set_extra_item (GtkStringList *list, guint n_presets, const char *label)
+static void
+set_extra_item (GtkStringList *list, guint n_presets, const char *label)
 {
   guint n = g_list_model_get_n_items (G_LIST_MODEL (list));
 
@@ -101,11 +101,32 @@ plx_panel_set_extra_item (GtkStringList *list, guint n_presets, const char *labe
     gtk_string_list_append (list, label);
 }
 
-void
-plx_panel_select_row (AdwComboRow *row, guint position)
+static void
+select_row (AdwComboRow *row, guint position)
 {
   if (adw_combo_row_get_selected (row) != position)
     adw_combo_row_set_selected (row, position);
+}
+
+/* A preset dropdown shows `preset`, or, for a model or cluster that is none of the
+ * presets, `other_label` as the list's extra last item. */
+void
+plx_panel_show_preset (AdwComboRow   *combo,
+                       GtkStringList *names,
+                       GPtrArray     *ids,
+                       const char    *preset,
+                       const char    *other_label)
+{
+  guint sel = index_of_id (ids, preset);
+
+  if (sel == GTK_INVALID_LIST_POSITION)
+    {
+      set_extra_item (names, ids->len, other_label);
+      sel = ids->len;
+    }
+  else
+    set_extra_item (names, ids->len, NULL);
+  select_row (combo, sel);
 }
 
 /* ---- building the panel --------------------------------------------------------- */
