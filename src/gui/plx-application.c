@@ -160,12 +160,6 @@ plx_application_startup (GApplication *app)
     { "quit", quit_action, NULL, NULL, NULL, { 0 } },
   };
   const char *quit[] = { "<Control>q", NULL };
-  const char *open[] = { "<Control>o", NULL };
-  const char *save[] = { "<Control>s", NULL };
-  const char *export[] = { "<Control>e", NULL };
-  const char *pin[] = { "<Control>p", NULL };
-  const char *search[] = { "<Control>f", NULL };
-  const char *help[] = { "<Control>question", NULL };
   const char *prefs[] = { "<Control>comma", NULL };
   PlxApplication *self = PLX_APPLICATION (app);
   GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
@@ -182,12 +176,7 @@ plx_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", prefs);
   g_action_map_add_action_entries (G_ACTION_MAP (app), entries, G_N_ELEMENTS (entries), app);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit);
-  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.open", open);
-  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.save", save);
-  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.export('')", export);
-  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.pin", pin);
-  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.search", search);
-  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "win.show-help-overlay", help);
+  plx_window_set_accels_for_app (GTK_APPLICATION (app));
 }
 
 static void

@@ -18,9 +18,14 @@ typedef enum
   PLX_CHART_COMPARE,
 } PlxChartKind;
 
+#define PLX_TYPE_CHART_KIND (plx_chart_kind_get_type ())
+GType plx_chart_kind_get_type (void);
+
 #define PLX_TYPE_CHART_VIEW (plx_chart_view_get_type ())
 G_DECLARE_FINAL_TYPE (PlxChartView, plx_chart_view, PLX, CHART_VIEW, GtkDrawingArea)
 
+/* `kind` is the construct-only property "kind" ("timeline", "memory", "compare" in a
+ * template). */
 GtkWidget *plx_chart_view_new (PlxChartKind kind);
 void       plx_chart_view_set_result (PlxChartView *self,
                                       PlxResult    *result);

@@ -21,7 +21,8 @@ gboolean   plx_scenario_panel_load (PlxScenarioPanel *self,
 /* The scenario as the controls describe it now. */
 JsonNode  *plx_scenario_panel_get_json (PlxScenarioPanel *self);
 const char *plx_scenario_panel_get_base_dir (PlxScenarioPanel *self);
-/* Sets one strategy key to an integer, as a slider would ("tp", "pp", ...). */
+/* Sets one strategy key to an integer, as a slider would ("tp", "pp", ...), by the
+ * core's rule for a one-key change (plx_advice_fix_apply: a degree re-derives dp). */
 void       plx_scenario_panel_set_strategy_int (PlxScenarioPanel *self,
                                                 const char       *key,
                                                 gint64            value);

@@ -11,6 +11,9 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (PlxWindow, plx_window, PLX, WINDOW, AdwApplicationWindow)
 
 PlxWindow *plx_window_new (AdwApplication *app);
+/* The window's keyboard shortcuts as the application's accelerators, which the
+ * menus show (plx-window-actions.c lists them). */
+void       plx_window_set_accels_for_app (GtkApplication *app);
 
 /* How a chart is exported: size in px (0: as on screen), scale (1 to 4), background
  * (-1 as on screen, 0 light, 1 dark), and whether the scenario's description is the
