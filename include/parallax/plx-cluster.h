@@ -10,11 +10,211 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "plx-curve.h"
-#include "plx-measured-gemm.h"
 #include "plx-types.h"
 
 G_BEGIN_DECLS
+
+/**
+ * SECTION:plx-curve
+ * @title: A measured efficiency curve y(x)
+ * @include: parallax/plx-cluster.h
+ * @short_description: a measured efficiency curve y(x), interpolated in log2(x)
+ *
+ * A measured efficiency curve y(x), interpolated in log2(x).
+ *
+ * Kernel and collective efficiencies are published as tables against a size that
+ * spans many decades (FLOPs, bytes); interpolating in log(x) with a monotone
+ * Steffen spline (GSL) keeps the curve between its measured points. Outside the
+ * table the end values hold. A curve is immutable once made and may be shared
+ * between threads: plx_curve_eval keeps its memo of recent lookups per thread
+ * (docs/performance.md).
+ */
+/**
+ * PlxCurve:
+ *
+ * An efficiency curve: its measured points and their interpolation. Opaque.
+ */
+typedef struct _PlxCurve PlxCurve;
+
+/**
+ * plx_curve_new:
+ * @x: (array length=n): the sizes, positive, finite and strictly increasing
+ * @y: (array length=n): the efficiency at each size, in (0, 1]
+ * @n: the number of points, at least 1
+ * @error: return location for a #GError, or %NULL
+ *
+ * Makes a curve through the points (copied). With one point the curve is that
+ * constant; with two or more it is a Steffen spline in log2(x) (linear when GSL
+ * needs more points for Steffen).
+ *
+ * Returns: (transfer full) (nullable): the curve, or %NULL with a
+ *   %PLX_ERROR_INVALID_VALUE error naming the first bad point
+ */
+PlxCurve *plx_curve_new (const double *x,
+                         const double *y,
+                         gsize         n,
+                         GError      **error);
+/**
+ * plx_curve_copy:
+ * @curve: (nullable): a curve
+ *
+ * Returns: (transfer full) (nullable): a new curve through the same points; %NULL
+ *   for %NULL
+ */
+PlxCurve *plx_curve_copy (const PlxCurve *curve);
+/**
+ * plx_curve_free:
+ * @curve: (transfer full) (nullable): a curve
+ *
+ * Frees @curve.
+ */
+void      plx_curve_free (PlxCurve *curve);
+/**
+ * plx_curve_eval:
+ * @curve: a curve
+ * @x: a size
+ *
+ * Returns: the efficiency at @x: interpolated in log2(@x) inside the table, the
+ *   first or last point's value outside it
+ */
+double    plx_curve_eval (const PlxCurve *curve,
+                          double          x);
+/**
+ * plx_curve_get_n_points:
+ * @curve: a curve
+ *
+ * Returns: the number of measured points
+ */
+gsize     plx_curve_get_n_points (const PlxCurve *curve);
+/**
+ * plx_curve_get_point:
+ * @curve: a curve
+ * @i: the point's index, below plx_curve_get_n_points()
+ * @x: (out): the point's size
+ * @y: (out): the point's efficiency
+ *
+ * Reads the @i-th measured point.
+ */
+void      plx_curve_get_point (const PlxCurve *curve,
+                               gsize           i,
+                               double         *x,
+                               double         *y);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxCurve, plx_curve_free)
+
+/**
+ * SECTION:plx-measured-gemm
+ * @title: A cluster's table of measured GEMM times
+ * @include: parallax/plx-cluster.h
+ * @short_description: a cluster's table of measured GEMM times
+ *
+ * A cluster's table of measured GEMM times (cluster key gpu.measured_gemms, written
+ * by `calibrate --kineto TRACE --scenario S`), which the op cost uses in place of the
+ * roofline for GEMMs of a measured shape (DistSim, Lu et al. 2023, §4: profile each
+ * op, compose the step from the profiles; docs/calibration.md "Measured GEMMs in
+ * place of the roofline").
+ */
+/**
+ * PlxMeasuredGemm:
+ * @k: the contracted size
+ * @m: the smaller of the two other sizes
+ * @n: the larger of the two other sizes
+ * @dtype: the tensors' type (a float GEMM on TF32 tensor cores is fp32)
+ * @time_s: one GEMM's kernels, in seconds: the median of the measured instances
+ * @count: how many instances the median is of (provenance)
+ *
+ * One GEMM shape: an m x k by k x n product, k the contracted size. m and n are
+ * stored as min and max: a transposed output is the same GEMM.
+ */
+typedef struct
+{
+  guint64  k;
+  guint64  m;
+  guint64  n;
+  PlxDtype dtype;
+  double   time_s;
+  guint64  count;
+} PlxMeasuredGemm;
+
+/**
+ * plx_measured_gemms_parse:
+ * @gpu: the cluster's gpu object
+ * @source: the file named in errors
+ * @out: (out) (transfer full) (array length=n_out) (nullable): the table, sorted
+ *   for lookup; free with g_free()
+ * @n_out: (out): the number of entries
+ * @error: return location for a #GError, or %NULL
+ *
+ * Reads the table under gpu.measured_gemms: %NULL with *@n_out = 0 when the key is
+ * absent or the list empty. Every entry is checked: a bad one is an error naming
+ * the source, the entry, the key and the value; a shape listed twice is a
+ * %PLX_ERROR_INCONSISTENT error.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ */
+gboolean plx_measured_gemms_parse (JsonObject       *gpu,
+                                   const char       *source,
+                                   PlxMeasuredGemm **out,
+                                   guint            *n_out,
+                                   GError          **error);
+/**
+ * plx_measured_gemm_time:
+ * @table: (array length=n): a table from plx_measured_gemms_parse()
+ * @n: the number of entries of @table
+ * @dtype: the tensors' type
+ * @m: the rows of the first operand
+ * @k: the contracted size
+ * @n_cols: the columns of the second operand
+ *
+ * Looks up one m x k by k x n GEMM (k contracted) in @dtype, by binary search.
+ *
+ * Returns: the measured time in seconds; 0 when the table has no such shape or a
+ *   size is not a whole number
+ */
+double   plx_measured_gemm_time (const PlxMeasuredGemm *table,
+                                 guint                  n,
+                                 PlxDtype               dtype,
+                                 double                 m,
+                                 double                 k,
+                                 double                 n_cols);
+
+/**
+ * plx_gemm_shape_compare:
+ * @dtype_a: the first shape's dtype
+ * @k_a: its inner dimension
+ * @m_a: its smaller outer dimension
+ * @n_a: its larger outer dimension
+ * @dtype_b: the second shape's dtype
+ * @k_b: its inner dimension
+ * @m_b: its smaller outer dimension
+ * @n_b: its larger outer dimension
+ *
+ * The one order of GEMM shapes: by dtype, then k, m and n (m <= n). The table is
+ * sorted by it; calibrate's trace GEMMs are grouped by it (plx-kineto-match.c).
+ *
+ * Returns: negative, zero or positive as the first shape sorts before, with or after
+ *   the second
+ */
+int      plx_gemm_shape_compare (PlxDtype dtype_a,
+                                 double   k_a,
+                                 double   m_a,
+                                 double   n_a,
+                                 PlxDtype dtype_b,
+                                 double   k_b,
+                                 double   m_b,
+                                 double   n_b);
+
+/**
+ * plx_measured_gemm_dtype_from_string:
+ * @name: a dtype's name
+ * @dtype: (out): the dtype, set when @name is a dtype's name
+ *
+ * Reads the dtypes a table may name: the tensors' types of training (not tf32).
+ *
+ * Returns: whether @name names one of them
+ */
+gboolean plx_measured_gemm_dtype_from_string (const char *name,
+                                              PlxDtype   *dtype);
 
 /**
  * PLX_N_COLLECTIVE_KINDS:
@@ -50,7 +250,6 @@ typedef enum
  * after the last.
  */
 extern const char *const plx_collective_kind_names[PLX_N_COLLECTIVE_KINDS + 1];
-
 
 /**
  * PlxLink:

@@ -17,7 +17,6 @@
 #include "plx-cluster.h"
 #include "plx-model.h"
 #include "plx-report.h"
-#include "plx-schedule.h"
 #include "plx-strategy.h"
 
 G_BEGIN_DECLS

@@ -14,7 +14,7 @@
 
 #include "plx-plan.h"
 #include "plx-report.h"
-#include "plx-schedule.h"
+#include "plx-strategy.h"
 
 G_BEGIN_DECLS
 

@@ -35,12 +35,12 @@ printf '#include "parallax/plx-search.h"\n' >> "$tmp/tree/src/core/base/plx-erro
 expect_failure "base/ includes optimize/" \
   "check-layers: src/core/base/plx-error.c (base/) includes include/parallax/plx-search.h (optimize/), a layer above it"
 
-# Within one folder: plx-cluster.h includes plx-curve.h; the curve including the
-# cluster's header makes the two need each other.
+# Within one folder: plx-scenario.h includes plx-strategy.h; the strategy including
+# the scenario's header makes the two need each other.
 copy
-printf '#include "parallax/plx-cluster.h"\n' >> "$tmp/tree/src/core/hardware/plx-curve.c"
+printf '#include "parallax/plx-scenario.h"\n' >> "$tmp/tree/src/core/scenario/plx-strategy.c"
 expect_failure "two files need each other" \
-  "files that need each other: include/parallax/plx-cluster.h includes include/parallax/plx-curve.h; src/core/hardware/plx-curve.c includes include/parallax/plx-cluster.h"
+  "files that need each other: include/parallax/plx-scenario.h includes include/parallax/plx-strategy.h; src/core/scenario/plx-strategy.c includes include/parallax/plx-scenario.h"
 
 # A file outside the role folders is refused (exit 2).
 copy

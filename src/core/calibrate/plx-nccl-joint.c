@@ -24,7 +24,7 @@
 #include <gsl/gsl_multifit_nlinear.h>
 #include <string.h>
 
-#include "parallax/plx-curve.h"
+#include "parallax/plx-cluster.h"
 #include "parallax/plx-error.h"
 
 #include "plx-nccl-joint.h"

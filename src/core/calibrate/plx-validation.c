@@ -9,7 +9,7 @@
 #include "base/plx-json.h"
 #include "parallax/plx-scenario.h"
 #include "parallax/plx-sim.h"
-#include "parallax/plx-validation.h"
+#include "parallax/plx-calibrate.h"
 
 /* docs/formats.md §2: what `measured` may hold (NULL-terminated for the key check). */
 static const char *const metric_keys[PLX_N_METRICS + 1] = {

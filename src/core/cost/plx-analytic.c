@@ -20,7 +20,7 @@
 #include "parallax/plx-error.h"
 #include "cost/plx-layer-split.h"
 #include "cost/plx-op-cost.h"
-#include "parallax/plx-schedule.h"
+#include "parallax/plx-strategy.h"
 #include "cost/plx-pipeline.h"
 
 #include "plx-costing.h"

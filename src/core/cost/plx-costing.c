@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cost/plx-pipeline.h"
-#include "parallax/plx-schedule.h"
+#include "parallax/plx-strategy.h"
 
 #include "plx-costing.h"
 #include "plx-op-cost-env.h"

@@ -6,7 +6,7 @@
 
 #include "parallax/plx-error.h"
 #include "parallax/plx-plan.h"
-#include "parallax/plx-schedule.h"
+#include "parallax/plx-strategy.h"
 
 #include "cost/plx-costing.h"
 

@@ -2,7 +2,7 @@
  * times for, per virtual stage. Not installed. */
 #pragma once
 
-#include "parallax/plx-schedule.h"
+#include "parallax/plx-strategy.h"
 
 /* A power of two W such that, on every stage, a pass of (chunk, micro-batch mb) never
  * starts while the micro-batch mb' = mb mod W of the same chunk that last started

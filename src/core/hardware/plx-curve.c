@@ -5,7 +5,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_interp.h>
 
-#include "parallax/plx-curve.h"
+#include "parallax/plx-cluster.h"
 #include "parallax/plx-error.h"
 
 /* One interval of the interpolant, all that evaluating it reads in one place (40 bytes:

@@ -5,7 +5,7 @@
 
 #include "parallax/plx-error.h"
 #include "base/plx-json.h"
-#include "parallax/plx-measured-gemm.h"
+#include "parallax/plx-cluster.h"
 
 /* A step's trace has tens of distinct GEMM shapes; a table thousands long is not a
  * table of one model's GEMMs. */

@@ -7,7 +7,7 @@
 #include "plx-ir.h"
 #include "parallax/plx-plan.h"
 #include "parallax/plx-report.h"
-#include "parallax/plx-schedule.h"
+#include "parallax/plx-strategy.h"
 #include "parallax/plx-sim.h"
 
 G_BEGIN_DECLS

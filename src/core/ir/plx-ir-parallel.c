@@ -21,7 +21,7 @@
 #include "ir/plx-ir.h"
 #include "ir/plx-partition.h"
 #include "ir/plx-partition-dag.h"
-#include "parallax/plx-schedule.h"
+#include "parallax/plx-strategy.h"
 
 enum { AX_MB, AX_DP, AX_TP, N_AX };
 #define REPL      (-1)

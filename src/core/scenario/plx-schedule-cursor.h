@@ -6,7 +6,7 @@
  * reads them without the 8 bytes an entry the stored order writes and reads back. */
 #pragma once
 
-#include "parallax/plx-schedule.h"
+#include "parallax/plx-strategy.h"
 
 G_BEGIN_DECLS
 

@@ -7,7 +7,7 @@
 
 #include "parallax/plx-error.h"
 #include "base/plx-json.h"
-#include "parallax/plx-schedule.h"
+#include "parallax/plx-strategy.h"
 
 #include "plx-schedule-cursor.h"
 
