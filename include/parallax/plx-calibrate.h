@@ -92,6 +92,26 @@ typedef struct
 } PlxValidationSummary;
 
 /**
+ * PlxValidationFit:
+ * @case_name: the case's name
+ * @peak_memory_bytes: the predicted peak of the fullest GPU
+ * @usable_bytes: one GPU's memory less the cluster's reserved bytes
+ * @fits: whether @peak_memory_bytes is within @usable_bytes
+ *
+ * A case whose run was timed (it has a measured step time, MFU or throughput, so the
+ * configuration ran on real GPUs) with whether Parallax predicts it fits in memory
+ * (validate --memory; docs/accuracy.md). A run that ran and is predicted not to fit is
+ * a memory model that is too pessimistic.
+ */
+typedef struct
+{
+  char    *case_name;
+  guint64  peak_memory_bytes;
+  guint64  usable_bytes;
+  gboolean fits;
+} PlxValidationFit;
+
+/**
  * PlxValidation:
  * @source: the table's source
  * @file: the table's file name, without its directory
@@ -100,6 +120,7 @@ typedef struct
  * @summary: each metric's summary, by #PlxMetric
  * @performance: step times, MFUs and throughputs together (what "accuracy" means in
  *   README)
+ * @fits: #PlxValidationFit, one per case with a measured step time, MFU or throughput
  *
  * A table's predictions held against its measurements.
  */
@@ -111,6 +132,7 @@ typedef struct
   GArray               *rows;
   PlxValidationSummary  summary[PLX_N_METRICS];
   PlxValidationSummary  performance;
+  GArray               *fits;
 } PlxValidation;
 
 /**
@@ -273,6 +295,38 @@ JsonNode      *plx_validation_to_json (const PlxValidation *validation);
  * Returns: (transfer full): the validation as validate prints it
  */
 char          *plx_validation_to_text (const PlxValidation *validation);
+
+/**
+ * plx_validation_count_fits:
+ * @validation: a table's (or the pooled) predictions
+ *
+ * Returns: how many of @validation's fits are predicted to fit
+ */
+guint          plx_validation_count_fits (const PlxValidation *validation);
+/**
+ * plx_validation_memory_to_text:
+ * @tables: (array length=n_tables): tables' predictions
+ * @n_tables: how many
+ *
+ * validate --memory's text: each timed case's predicted peak memory against the
+ * usable memory, and for each table how many of its timed runs are predicted to fit.
+ *
+ * Returns: (transfer full): the text
+ */
+char          *plx_validation_memory_to_text (PlxValidation *const *tables,
+                                              guint                 n_tables);
+/**
+ * plx_validation_memory_to_json:
+ * @validation: a table's (or the pooled) predictions
+ * @with_cases: whether to list the cases (the pooled object counts only)
+ *
+ * validate --memory's JSON member "memory": `runs`, `predicted_to_fit` and, with
+ * @with_cases, `cases` (`case`, `peak_memory_bytes`, `usable_bytes`, `fits`).
+ *
+ * Returns: (transfer full): the object
+ */
+JsonNode      *plx_validation_memory_to_json (const PlxValidation *validation,
+                                              gboolean             with_cases);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxValidation, plx_validation_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxValidationTable, plx_validation_table_free)

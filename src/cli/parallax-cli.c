@@ -113,7 +113,8 @@ static const char *const main_help =
   "                              fuse ops into kernels and gradients into buckets (docs/fusion.md)\n"
   "  reshard --shape S --mesh M --from L --to L [--json]\n"
   "                              redistribute a sharded array (docs/reshard.md)\n"
-  "  validate TABLE... [--json]  hold predictions against published measurements\n"
+  "  validate TABLE... [--json] [--memory]\n"
+  "                              hold predictions against published measurements\n"
   "  calibrate TABLE... --cluster PRESET [--out FILE]\n"
   "                              fit a GPU type's global parameters to published runs\n"
   "  calibrate --gemm FILE.csv [--membw FILE.csv] [--cluster C] [--out FILE]\n"
@@ -1077,10 +1078,13 @@ cmd_validate (int argc, char **argv)
   g_autofree char *engine_arg = NULL;
   const char *engine = "event";
   char **paths;
-  gboolean json = FALSE;
+  gboolean json = FALSE, memory = FALSE;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "JSON output", NULL },
     { "engine", 0, 0, G_OPTION_ARG_STRING, &engine_arg, "event (default), analytical or ir", "ENGINE" },
+    { "memory", 0, 0, G_OPTION_ARG_NONE, &memory,
+      "also list, for every case with a measured step time, MFU or throughput (a run that ran), whether it is predicted to fit in memory",
+      NULL },
     G_OPTION_ENTRY_NULL,
   };
   g_autoptr (PlxCliOptions) options = plx_cli_options_new (
@@ -1088,7 +1092,9 @@ cmd_validate (int argc, char **argv)
     "Predict every case of the validation tables and report the error against the\n"
     "published measurements, per case and as mean, median, largest absolute error and\n"
     "bias per metric. With several tables, also one line per table and the pooled\n"
-    "summary over step times, MFUs and throughputs (speed bias: + = predicted faster).",
+    "summary over step times, MFUs and throughputs (speed bias: + = predicted faster).\n"
+    "With --memory, every timed case's predicted peak memory against the usable memory,\n"
+    "and per table how many of its runs, which ran on real GPUs, are predicted to fit.",
     NULL);
   int status;
 
@@ -1121,12 +1127,20 @@ cmd_validate (int argc, char **argv)
       if (json)
         {
           g_autoptr (JsonNode) out = plx_validation_to_json (tables->pdata[0]);
+          if (memory)
+            json_object_set_member (json_node_get_object (out), "memory",
+                                    plx_validation_memory_to_json (tables->pdata[0], TRUE));
           print_json (out);
         }
       else
         {
           g_autofree char *text = plx_validation_to_text (tables->pdata[0]);
           printf ("%s", text);
+          if (memory)
+            {
+              g_autofree char *fits = plx_validation_memory_to_text ((PlxValidation *const *) tables->pdata, 1);
+              printf ("\n%s", fits);
+            }
         }
       return 0;
     }
@@ -1137,6 +1151,16 @@ cmd_validate (int argc, char **argv)
     if (json)
       {
         g_autoptr (JsonNode) out = plx_validation_pooled_to_json (all, tables->len, pooled);
+        if (memory)
+          {
+            JsonObject *o = json_node_get_object (out);
+            JsonArray *each = json_object_get_array_member (o, "tables");
+            for (guint i = 0; i < tables->len; i++)
+              json_object_set_member (json_array_get_object_element (each, i), "memory",
+                                      plx_validation_memory_to_json (all[i], TRUE));
+            json_object_set_member (json_object_get_object_member (o, "pooled"), "memory",
+                                    plx_validation_memory_to_json (pooled, FALSE));
+          }
         print_json (out);
       }
     else
@@ -1148,6 +1172,11 @@ cmd_validate (int argc, char **argv)
             printf ("%s\n", text);
           }
         printf ("%s", summary);
+        if (memory)
+          {
+            g_autofree char *fits = plx_validation_memory_to_text (all, tables->len);
+            printf ("\n%s", fits);
+          }
       }
   }
   return 0;

@@ -1970,6 +1970,74 @@ test_validate_pooled (void)
   g_assert_nonnull (strstr (text.out, "speed bias"));
 }
 
+/* validate --memory: every timed case (it ran) listed with whether it is predicted to
+ * fit. GPT-3 175B unsharded on 8 GPUs needs 16 bytes a parameter for its Adam states
+ * on each GPU (ZeRO, Rajbhandari et al. 2020, §3.1), 2.8 TB against 80 - 3 GiB usable;
+ * GPT-2 small about 3 GB; BLOOM-176B ran on its 384 A100s, so it must fit. A table
+ * without --memory has no "memory". */
+static void
+test_validate_memory (void)
+{
+  g_autofree char *dir = test_make_tmp_dir ("plx-test-cli");
+  g_autofree char *table = g_build_filename (dir, "hand.json", NULL);
+  g_autofree char *bloom = data_path ("bloom176b.json");
+  g_auto (CliRun) r = { 0 };
+  g_auto (CliRun) plain = { 0 };
+  g_auto (CliRun) text = { 0 };
+  g_auto (CliRun) two = { 0 };
+  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (JsonNode) root_two = NULL;
+  JsonObject *memory, *big;
+  JsonArray *cases;
+
+  g_assert_true (g_file_set_contents (table,
+    "{ \"source\": \"hand\", \"cases\": ["
+    "  { \"name\": \"175B unsharded\", \"measured\": { \"step_time_s\": 100.0 },"
+    "    \"scenario\": { \"model\": { \"preset\": \"gpt3-175b\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\" },"
+    "                  \"strategy\": { \"global_batch_size\": 8 } } },"
+    "  { \"name\": \"GPT-2\", \"measured\": { \"mfu\": 0.4 },"
+    "    \"scenario\": { \"model\": { \"preset\": \"gpt2\" }, \"cluster\": { \"preset\": \"dgx-a100-80gb\" },"
+    "                  \"strategy\": { \"global_batch_size\": 8 } } } ] }", -1, NULL));
+
+  RUN_CLI (&r, "validate", table, "--memory", "--json");
+  assert_success (&r);
+  root = parse_stdout (&r);
+  if (root == NULL)
+    return;
+  memory = json_object_get_object_member (json_node_get_object (root), "memory");
+  g_assert_cmpint (json_object_get_int_member (memory, "runs"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (memory, "predicted_to_fit"), ==, 1);
+  cases = json_object_get_array_member (memory, "cases");
+  big = json_array_get_object_element (cases, 0);
+  g_assert_cmpstr (json_object_get_string_member (big, "case"), ==, "175B unsharded");
+  g_assert_false (json_object_get_boolean_member (big, "fits"));
+  g_assert_cmpint (json_object_get_int_member (big, "usable_bytes"), ==, (gint64) 77 << 30);
+  g_assert_cmpint (json_object_get_int_member (big, "peak_memory_bytes"), >=, (gint64) (16.0 * 174.6e9));
+  g_assert_true (json_object_get_boolean_member (json_array_get_object_element (cases, 1), "fits"));
+
+  RUN_CLI (&plain, "validate", table, "--json");
+  assert_success (&plain);
+  g_assert_null (strstr (plain.out, "\"memory\""));
+
+  RUN_CLI (&text, "validate", table, "--memory");
+  assert_success (&text);
+  g_assert_nonnull (strstr (text.out, "175B unsharded"));
+  g_assert_nonnull (strstr (text.out, "does not fit"));
+  g_assert_nonnull (strstr (text.out, "77.00 GiB"));
+
+  RUN_CLI (&two, "validate", table, bloom, "--memory", "--json");
+  assert_success (&two);
+  root_two = parse_stdout (&two);
+  if (root_two == NULL)
+    return;
+  memory = json_object_get_object_member (json_object_get_object_member (json_node_get_object (root_two), "pooled"),
+                                          "memory");
+  g_assert_cmpint (json_object_get_int_member (memory, "runs"), ==, 3);
+  g_assert_cmpint (json_object_get_int_member (memory, "predicted_to_fit"), ==, 2);
+  g_assert_false (json_object_has_member (memory, "cases"));
+  test_rm_rf (dir);
+}
+
 /* Both engines hold the Korthikanti et al. 2022 step times to a mean error of 5 %
  * and a largest of 10 %. */
 static void
@@ -4043,6 +4111,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/validate/json", test_validate_json);
   g_test_add_func ("/cli/validate/text-analytical", test_validate_text_analytical);
   g_test_add_func ("/cli/validate/pooled", test_validate_pooled);
+  g_test_add_func ("/cli/validate/memory", test_validate_memory);
   g_test_add_func ("/cli/calibrate", test_calibrate);
   g_test_add_func ("/cli/calibrate-nccl", test_calibrate_nccl);
   g_test_add_func ("/cli/calibrate-nccl-with-uncertainty", test_calibrate_nccl_with_uncertainty);

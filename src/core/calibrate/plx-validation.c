@@ -60,6 +60,21 @@ row_clear (gpointer data)
   g_free (row->case_name);
 }
 
+static void
+fit_clear (gpointer data)
+{
+  PlxValidationFit *fit = data;
+  g_free (fit->case_name);
+}
+
+static GArray *
+fits_new (void)
+{
+  GArray *fits = g_array_new (FALSE, TRUE, sizeof (PlxValidationFit));
+  g_array_set_clear_func (fits, fit_clear);
+  return fits;
+}
+
 void
 plx_validation_free (PlxValidation *v)
 {
@@ -69,6 +84,8 @@ plx_validation_free (PlxValidation *v)
   g_free (v->file);
   if (v->rows != NULL)
     g_array_unref (v->rows);
+  if (v->fits != NULL)
+    g_array_unref (v->fits);
   g_free (v);
 }
 
@@ -269,6 +286,7 @@ plx_validation_run_table (const PlxValidationTable *t,
   v->file = g_strdup (t->file);
   v->rows = g_array_new (FALSE, TRUE, sizeof (PlxValidationRow));
   g_array_set_clear_func (v->rows, row_clear);
+  v->fits = fits_new ();
 
   for (guint i = 0; i < t->cases->len; i++)
     {
@@ -283,6 +301,14 @@ plx_validation_run_table (const PlxValidationTable *t,
         {
           g_prefix_error (error, "%s: ", c->where);
           return NULL;
+        }
+      /* A timed run ran: it fitted on the real GPUs (issue 36). */
+      if (!isnan (c->measured[PLX_METRIC_STEP_TIME]) || !isnan (c->measured[PLX_METRIC_MFU]) ||
+          !isnan (c->measured[PLX_METRIC_TOKENS_PER_S_PER_GPU]))
+        {
+          PlxValidationFit fit = { g_strdup (c->name), report.peak_memory_bytes, report.hbm_usable_bytes,
+                                   report.fits_in_memory };
+          g_array_append_val (v->fits, fit);
         }
       for (guint metric = 0; metric < PLX_N_METRICS; metric++)
         {
@@ -453,6 +479,14 @@ plx_validation_pool (PlxValidation *const *tables,
         row.case_name = g_strdup (row.case_name);
         g_array_append_val (v->rows, row);
       }
+  v->fits = fits_new ();
+  for (guint t = 0; t < n_tables; t++)
+    for (guint i = 0; tables[t]->fits != NULL && i < tables[t]->fits->len; i++)
+      {
+        PlxValidationFit fit = g_array_index (tables[t]->fits, PlxValidationFit, i);
+        fit.case_name = g_strdup (fit.case_name);
+        g_array_append_val (v->fits, fit);
+      }
   summarise (v);
   return v;
 }
@@ -507,6 +541,82 @@ plx_validation_pooled_to_json (PlxValidation *const *tables,
     json_object_remove_member (o, "source");
     json_builder_add_value (b, g_steal_pointer (&all));
   }
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+guint
+plx_validation_count_fits (const PlxValidation *v)
+{
+  guint n = 0;
+
+  for (guint i = 0; v->fits != NULL && i < v->fits->len; i++)
+    n += g_array_index (v->fits, PlxValidationFit, i).fits ? 1 : 0;
+  return n;
+}
+
+char *
+plx_validation_memory_to_text (PlxValidation *const *tables,
+                               guint                 n_tables)
+{
+  GString *out = g_string_new (NULL);
+  guint runs = 0, fit = 0;
+
+  g_string_append (out, "Memory: does each run that was timed (so ran on real GPUs) fit as predicted?\n\n");
+  g_string_append_printf (out, "%-58s %13s %13s  %s\n", "case", "peak memory", "usable", "predicted");
+  for (guint t = 0; t < n_tables; t++)
+    for (guint i = 0; tables[t]->fits != NULL && i < tables[t]->fits->len; i++)
+      {
+        const PlxValidationFit *f = &g_array_index (tables[t]->fits, PlxValidationFit, i);
+        g_string_append_printf (out, "%-58.58s %9.2f GiB %9.2f GiB  %s\n", f->case_name,
+                                f->peak_memory_bytes / 1073741824.0, f->usable_bytes / 1073741824.0,
+                                f->fits ? "fits" : "does not fit");
+      }
+  g_string_append_printf (out, "\n%-36s %6s %8s %13s\n", "table", "runs", "fit", "do not fit");
+  for (guint t = 0; t < n_tables; t++)
+    {
+      guint n = tables[t]->fits != NULL ? tables[t]->fits->len : 0, k = plx_validation_count_fits (tables[t]);
+      g_string_append_printf (out, "%-36s %6u %8u %13u\n", tables[t]->file, n, k, n - k);
+      runs += n;
+      fit += k;
+    }
+  if (n_tables > 1)
+    g_string_append_printf (out, "%-36s %6u %8u %13u\n", "all", runs, fit, runs - fit);
+  return g_string_free (out, FALSE);
+}
+
+JsonNode *
+plx_validation_memory_to_json (const PlxValidation *v,
+                               gboolean             with_cases)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  guint n = v->fits != NULL ? v->fits->len : 0;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "runs");
+  json_builder_add_int_value (b, n);
+  json_builder_set_member_name (b, "predicted_to_fit");
+  json_builder_add_int_value (b, plx_validation_count_fits (v));
+  if (with_cases)
+    {
+      json_builder_set_member_name (b, "cases");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < n; i++)
+        {
+          const PlxValidationFit *f = &g_array_index (v->fits, PlxValidationFit, i);
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "case");
+          json_builder_add_string_value (b, f->case_name);
+          json_builder_set_member_name (b, "peak_memory_bytes");
+          json_builder_add_int_value (b, (gint64) f->peak_memory_bytes);
+          json_builder_set_member_name (b, "usable_bytes");
+          json_builder_add_int_value (b, (gint64) f->usable_bytes);
+          json_builder_set_member_name (b, "fits");
+          json_builder_add_boolean_value (b, f->fits);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+    }
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
