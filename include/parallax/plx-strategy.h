@@ -90,6 +90,11 @@ typedef enum
  *   element-wise ops and norms into neighbouring kernels, so they cost as
  *   Transformer Engine's fused ones; FSDP is ZeRO-3's sharded gathers; selective
  *   recompute = the attention core, as megatron; "jax-xla"
+ * @PLX_IMPLEMENTATION_PYTORCH_COMPILE: PyTorch modules under torch.compile: its
+ *   compiler fuses the element-wise ops and norms (costed as fused, as jax-xla);
+ *   everything else as pytorch (separate nn.Linear GEMMs, PyTorch's attention
+ *   ceiling, FSDP's per-block overhead and copies, selective = every other block);
+ *   "pytorch-compile"
  *
  * Which kind of training code runs the model (docs/cost-model.md, "Implementation"):
  * it decides how the memory-bound ops run and what "selective" recompute means. The
@@ -103,6 +108,7 @@ typedef enum
   PLX_IMPLEMENTATION_PYTORCH,
   PLX_IMPLEMENTATION_DEEPSPEED,
   PLX_IMPLEMENTATION_JAX_XLA,
+  PLX_IMPLEMENTATION_PYTORCH_COMPILE,
 } PlxImplementation;
 
 /**

@@ -44,7 +44,7 @@ static const StrategyFlag strategy_flags[] = {
   { "--workload", "workload", FLAG_STRING, "training or inference" },
   { "--prompt-length", "prompt_length", FLAG_INT, "inference: tokens of each prompt (512)" },
   { "--decode-tokens", "decode_tokens", FLAG_INT, "inference: tokens generated for each (128)" },
-  { "--implementation", "implementation", FLAG_STRING, "auto, megatron (fused kernels), pytorch or pytorch-eager (eager, FSDP), deepspeed (Megatron-DeepSpeed) or jax-xla (XLA-fused, FSDP)" },
+  { "--implementation", "implementation", FLAG_STRING, "auto, megatron (fused kernels), pytorch or pytorch-eager (eager, FSDP), pytorch-compile (element-wise fused), deepspeed (Megatron-DeepSpeed) or jax-xla (XLA-fused, FSDP)" },
   { "--sequence-parallel", "sequence_parallel", FLAG_BOOL_ON, "Megatron sequence parallelism" },
   { "--no-sequence-parallel", "sequence_parallel", FLAG_BOOL_OFF, NULL },
   { "--flash-attention", "flash_attention", FLAG_BOOL_ON, "fused attention core (FlashAttention)" },

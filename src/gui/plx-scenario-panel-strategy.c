@@ -145,9 +145,9 @@ plx_panel_build_strategy_group (PlxScenarioPanel *self)
   static const char *const recompute_labels[] = { N_("None"), N_("Selective"), N_("Full"), N_("Matmul outputs but the MLP input"), NULL };
   static const char *const zero_labels[] = { N_("Off"), N_("1: optimizer"), N_("2: + gradients"), N_("3: + weights"), NULL };
   static const char *const dtype_labels[] = { "BF16", "FP16", "FP8", "FP32", NULL };
-  static const char *const implementation_labels[] = { N_("Automatic"), N_("Megatron-LM"), N_("PyTorch"), N_("Megatron-DeepSpeed"), N_("JAX/XLA"), NULL };
+  static const char *const implementation_labels[] = { N_("Automatic"), N_("Megatron-LM"), N_("PyTorch"), N_("Megatron-DeepSpeed"), N_("JAX/XLA"), N_("PyTorch, compiled"), NULL };
   AdwPreferencesGroup *g;
-  const char *translated[8];
+  const char *translated[12];
 
   g = plx_panel_group (self, _("Strategy"));
   self->strategy_group = GTK_WIDGET (g);
@@ -216,7 +216,8 @@ plx_panel_build_strategy_group (PlxScenarioPanel *self)
                             "FSDP recipes): one kernel per tensor operation, selective recompute of every other block. "
                             "Megatron-DeepSpeed (BLOOM): Megatron's kernels; bf16 gradients added into an fp32 copy after "
                             "every micro-batch and reduced after the last one. JAX/XLA (MaxText): fused as Megatron-LM, "
-                            "weights sharded as ZeRO 3. "
+                            "weights sharded as ZeRO 3. PyTorch, compiled (torch.compile): PyTorch with its element-wise "
+                            "operations fused. "
                             "Automatic: PyTorch with ZeRO 3, Megatron-LM otherwise"));
 #undef TRANSLATE
   {

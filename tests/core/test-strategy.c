@@ -866,6 +866,7 @@ test_jax_xla_names (void)
   static const char *const misspelt[][2] = {
     { "{\"implementation\": \"jax_xla\"}", "strategy.implementation: \"jax_xla\" is not one of" },
     { "{\"implementation\": \"pytorch-compiled\"}", "strategy.implementation: \"pytorch-compiled\" is not one of" },
+    { "{\"implementation\": \"JAX-XLA\"}", "strategy.implementation: \"JAX-XLA\" is not one of" },
     { "{\"recompute\": \"save_dot_except_mlpwi\"}", "strategy.recompute: \"save_dot_except_mlpwi\" is not one of" },
   };
 
@@ -877,6 +878,7 @@ test_jax_xla_names (void)
   g_assert_cmpint (plain->implementation, ==, PLX_IMPLEMENTATION_PYTORCH);
   g_assert_true (plx_strategy_is_pytorch (eager));
   g_assert_cmpstr (plx_implementation_to_string (PLX_IMPLEMENTATION_JAX_XLA), ==, "jax-xla");
+  g_assert_cmpstr (plx_implementation_to_string (PLX_IMPLEMENTATION_PYTORCH_COMPILE), ==, "pytorch-compile");
   g_assert_cmpstr (plx_recompute_to_string (PLX_RECOMPUTE_SAVE_DOTS_EXCEPT_MLP_INPUT), ==, "save-dots-except-mlp-input");
 
   written = plx_strategy_to_json (jax);

@@ -48,6 +48,7 @@ plx_costing_init_unplaced (PlxCosting        *cx,
   cx->ctx.dtype = s->dtype;
   cx->ctx.flash = s->flash_attention;
   cx->ctx.eager = plx_strategy_is_pytorch (s);
+  cx->ctx.fused_elementwise = s->implementation == PLX_IMPLEMENTATION_PYTORCH_COMPILE;
   cx->act_bytes = cx->ctx.tokens * model->hidden * eb;
   cx->chunk_layers = NULL;
   cx->memo = NULL;

@@ -11,12 +11,14 @@ static const char *const schedule_names[] = {
 };
 static const char *const recompute_names[] = { "none", "selective", "full", "save-dots-except-mlp-input" };
 static const char *const workload_names[] = { "training", "inference" };
-static const char *const implementation_names[] = { "auto", "megatron", "pytorch", "deepspeed", "jax-xla" };
+static const char *const implementation_names[] = { "auto", "megatron", "pytorch", "deepspeed", "jax-xla",
+                                                     "pytorch-compile" };
 /* What the key implementation accepts: the names above, then aliases, each read as
  * the value implementation_aliases[] gives ("pytorch-eager" is "pytorch"). */
-static const char *const implementation_spellings[] = { "auto", "megatron", "pytorch", "deepspeed", "jax-xla", "pytorch-eager" };
+static const char *const implementation_spellings[] = { "auto", "megatron", "pytorch", "deepspeed", "jax-xla",
+                                                         "pytorch-compile", "pytorch-eager" };
 static const PlxImplementation implementation_aliases[] = { PLX_IMPLEMENTATION_PYTORCH };
-G_STATIC_ASSERT (G_N_ELEMENTS (implementation_names) == PLX_IMPLEMENTATION_JAX_XLA + 1);
+G_STATIC_ASSERT (G_N_ELEMENTS (implementation_names) == PLX_IMPLEMENTATION_PYTORCH_COMPILE + 1);
 G_STATIC_ASSERT (G_N_ELEMENTS (recompute_names) == PLX_RECOMPUTE_SAVE_DOTS_EXCEPT_MLP_INPUT + 1);
 G_STATIC_ASSERT (G_N_ELEMENTS (implementation_spellings) ==
                  G_N_ELEMENTS (implementation_names) + G_N_ELEMENTS (implementation_aliases));
@@ -586,7 +588,7 @@ plx_strategy_is_pytorch (const PlxStrategy *s)
 {
   if (s->implementation == PLX_IMPLEMENTATION_AUTO)
     return s->zero_stage >= 3;
-  return s->implementation == PLX_IMPLEMENTATION_PYTORCH;
+  return s->implementation == PLX_IMPLEMENTATION_PYTORCH || s->implementation == PLX_IMPLEMENTATION_PYTORCH_COMPILE;
 }
 
 gboolean
