@@ -86,6 +86,9 @@ typedef enum
  * @row_parallel: matmul split along k (input) rather than n (output)
  * @mlp_half: in the block's second half (MLP or experts), after the attention half's
  *   residual add
+ * @mlp_input: the MLP's input projection (gate and up, or fc1, of a dense, shared or
+ *   expert MLP): the one matmul whose output recompute
+ *   %PLX_RECOMPUTE_SAVE_DOTS_EXCEPT_MLP_INPUT does not keep (MaxText's "mlpwi")
  * @expert: MoE expert op: runs on top_k of the tokens, weights split by EP
  * @fp8: a block's linear layer: fp8 training runs its GEMMs in fp8 (Transformer
  *   Engine's te.Linear, torchao's Float8Linear); the LM head, router and attention
@@ -131,6 +134,7 @@ typedef struct
   guint       attn_core : 1;
   guint       row_parallel : 1;
   guint       mlp_half : 1;
+  guint       mlp_input : 1;
   guint       expert : 1;
   guint       fp8 : 1;
   guint       layers : 2;

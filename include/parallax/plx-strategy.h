@@ -56,6 +56,11 @@ typedef enum
  * @PLX_RECOMPUTE_SELECTIVE: part recomputed in backward, as #PlxImplementation
  *   says, "selective"
  * @PLX_RECOMPUTE_FULL: each block recomputed in backward from its input, "full"
+ * @PLX_RECOMPUTE_SAVE_DOTS_EXCEPT_MLP_INPUT: every matmul's output kept except the
+ *   MLP's input projection (gate and up, or fc1); the rest of each block - its
+ *   norms, element-wise ops, attention core and that projection - recomputed in
+ *   backward (MaxText's remat_policy save_dot_except_mlpwi),
+ *   "save-dots-except-mlp-input"
  *
  * Activation recomputation; the quoted names are the strategy key recompute's
  * values (plx_recompute_to_string()).
@@ -65,6 +70,7 @@ typedef enum
   PLX_RECOMPUTE_NONE,
   PLX_RECOMPUTE_SELECTIVE,
   PLX_RECOMPUTE_FULL,
+  PLX_RECOMPUTE_SAVE_DOTS_EXCEPT_MLP_INPUT,
 } PlxRecompute;
 
 /**
@@ -75,10 +81,20 @@ typedef enum
  *   kernels; selective recompute = the attention core; "megatron"
  * @PLX_IMPLEMENTATION_PYTORCH: eager PyTorch modules (torchtitan, fms-fsdp, Hugging
  *   Face): one kernel per tensor op; selective = every other block; "pytorch"
+ *   (also spelt "pytorch-eager")
  * @PLX_IMPLEMENTATION_DEEPSPEED: Megatron-DeepSpeed (BLOOM, MT-NLG): Megatron's
  *   kernels under DeepSpeed's engine - bf16 gradients accumulated into fp32 after
  *   every micro-batch, gradients reduced after the last backward pass
  *   (overlap_dp_comm defaults to false); "deepspeed"
+ * @PLX_IMPLEMENTATION_JAX_XLA: JAX compiled by XLA (MaxText, Pax): XLA fuses the
+ *   element-wise ops and norms into neighbouring kernels, so they cost as
+ *   Transformer Engine's fused ones; FSDP is ZeRO-3's sharded gathers; selective
+ *   recompute = the attention core, as megatron; "jax-xla"
+ * @PLX_IMPLEMENTATION_PYTORCH_COMPILE: PyTorch modules under torch.compile: its
+ *   compiler fuses the element-wise ops and norms (costed as fused, as jax-xla);
+ *   everything else as pytorch (separate nn.Linear GEMMs, PyTorch's attention
+ *   ceiling, FSDP's per-block overhead and copies, selective = every other block);
+ *   "pytorch-compile"
  *
  * Which kind of training code runs the model (docs/cost-model.md, "Implementation"):
  * it decides how the memory-bound ops run and what "selective" recompute means. The
@@ -91,6 +107,8 @@ typedef enum
   PLX_IMPLEMENTATION_MEGATRON,
   PLX_IMPLEMENTATION_PYTORCH,
   PLX_IMPLEMENTATION_DEEPSPEED,
+  PLX_IMPLEMENTATION_JAX_XLA,
+  PLX_IMPLEMENTATION_PYTORCH_COMPILE,
 } PlxImplementation;
 
 /**

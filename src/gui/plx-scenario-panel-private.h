@@ -101,10 +101,10 @@ struct _PlxScenarioPanel
 
 /* The strategy's choices as the file writes them, in their dropdowns' order. */
 static const char *const schedules[] = { "1f1b", "interleaved-1f1b", "gpipe", "zero-bubble-h1", NULL };
-static const char *const recomputes[] = { "none", "selective", "full", NULL };
+static const char *const recomputes[] = { "none", "selective", "full", "save-dots-except-mlp-input", NULL };
 static const char *const zeros[] = { "0", "1", "2", "3", NULL };
 static const char *const dtypes[] = { "bf16", "fp16", "fp8", "fp32", NULL };
-static const char *const implementations[] = { "auto", "megatron", "pytorch", "deepspeed", NULL };
+static const char *const implementations[] = { "auto", "megatron", "pytorch", "deepspeed", "jax-xla", "pytorch-compile", NULL };
 static const char *const int_keys[N_INT_SPINS] = { "global_batch_size", "seq_length" };
 
 static inline JsonObject *

@@ -142,12 +142,12 @@ void
 plx_panel_build_strategy_group (PlxScenarioPanel *self)
 {
   static const char *const schedule_labels[] = { N_("1F1B"), N_("Interleaved 1F1B"), N_("GPipe"), N_("Zero bubble (H1)"), NULL };
-  static const char *const recompute_labels[] = { N_("None"), N_("Selective"), N_("Full"), NULL };
+  static const char *const recompute_labels[] = { N_("None"), N_("Selective"), N_("Full"), N_("Matmul outputs but the MLP input"), NULL };
   static const char *const zero_labels[] = { N_("Off"), N_("1: optimizer"), N_("2: + gradients"), N_("3: + weights"), NULL };
   static const char *const dtype_labels[] = { "BF16", "FP16", "FP8", "FP32", NULL };
-  static const char *const implementation_labels[] = { N_("Automatic"), N_("Megatron-LM"), N_("PyTorch"), N_("Megatron-DeepSpeed"), NULL };
+  static const char *const implementation_labels[] = { N_("Automatic"), N_("Megatron-LM"), N_("PyTorch"), N_("Megatron-DeepSpeed"), N_("JAX/XLA"), N_("PyTorch, compiled"), NULL };
   AdwPreferencesGroup *g;
-  const char *translated[8];
+  const char *translated[12];
 
   g = plx_panel_group (self, _("Strategy"));
   self->strategy_group = GTK_WIDGET (g);
@@ -201,7 +201,8 @@ plx_panel_build_strategy_group (PlxScenarioPanel *self)
   plx_panel_remember_row (self, "recompute", GTK_WIDGET (self->recompute_combo),
                           _("Activation recomputation (Korthikanti et al. 2022): None keeps every activation; Selective "
                             "recomputes attention's softmax and dropout (little time, much memory); Full keeps only each "
-                            "layer's input and recomputes the layer in backward"));
+                            "layer's input and recomputes the layer in backward; Matmul outputs but the MLP input (MaxText's "
+                            "save_dot_except_mlpwi) recomputes the norms, the attention core and the MLP's gate and up"));
   self->zero_combo = enum_combo (self, g, _("ZeRO"), "zero_stage", zeros, TRANSLATE (zero_labels));
   plx_panel_remember_row (self, "zero_stage", GTK_WIDGET (self->zero_combo),
                           _("ZeRO (Rajbhandari et al. 2020) shards over the data- and context-parallel ranks (DP × CP): "
@@ -214,7 +215,9 @@ plx_panel_build_strategy_group (PlxScenarioPanel *self)
                           _("Megatron-LM: fused kernels, selective recompute of the attention core. PyTorch (torchtitan, "
                             "FSDP recipes): one kernel per tensor operation, selective recompute of every other block. "
                             "Megatron-DeepSpeed (BLOOM): Megatron's kernels; bf16 gradients added into an fp32 copy after "
-                            "every micro-batch and reduced after the last one. "
+                            "every micro-batch and reduced after the last one. JAX/XLA (MaxText): fused as Megatron-LM, "
+                            "weights sharded as ZeRO 3. PyTorch, compiled (torch.compile): PyTorch with its element-wise "
+                            "operations fused. "
                             "Automatic: PyTorch with ZeRO 3, Megatron-LM otherwise"));
 #undef TRANSLATE
   {

@@ -849,6 +849,62 @@ test_deepspeed (void)
   g_assert_false (plx_strategy_accumulates_fp32_copy (megatron));
 }
 
+/* issue 36: "jax-xla" and "save-dots-except-mlp-input" parse and are written back
+ * as they were; "pytorch-eager" is "pytorch" (written "pytorch"); a misspelt value
+ * is refused with the key and the value named. */
+static void
+test_jax_xla_names (void)
+{
+  g_autoptr (PlxStrategy) jax = parse_direct ("{\"implementation\": \"jax-xla\", \"zero_stage\": 3, "
+                                              "\"recompute\": \"save-dots-except-mlp-input\"}");
+  g_autoptr (PlxStrategy) eager = parse_direct ("{\"implementation\": \"pytorch-eager\", \"zero_stage\": 3}");
+  g_autoptr (PlxStrategy) plain = parse_direct ("{\"implementation\": \"pytorch\"}");
+  g_autoptr (JsonNode) written = NULL;
+  g_autoptr (PlxStrategy) again = NULL;
+  g_autoptr (GError) error = NULL;
+  JsonObject *o;
+  static const char *const misspelt[][2] = {
+    { "{\"implementation\": \"jax_xla\"}", "strategy.implementation: \"jax_xla\" is not one of" },
+    { "{\"implementation\": \"pytorch-compiled\"}", "strategy.implementation: \"pytorch-compiled\" is not one of" },
+    { "{\"implementation\": \"JAX-XLA\"}", "strategy.implementation: \"JAX-XLA\" is not one of" },
+    { "{\"recompute\": \"save_dot_except_mlpwi\"}", "strategy.recompute: \"save_dot_except_mlpwi\" is not one of" },
+  };
+
+  g_assert_cmpint (jax->implementation, ==, PLX_IMPLEMENTATION_JAX_XLA);
+  g_assert_cmpint (jax->recompute, ==, PLX_RECOMPUTE_SAVE_DOTS_EXCEPT_MLP_INPUT);
+  /* XLA fuses: not eager PyTorch, even under ZeRO-3 (which "auto" reads as PyTorch). */
+  g_assert_false (plx_strategy_is_pytorch (jax));
+  g_assert_cmpint (eager->implementation, ==, PLX_IMPLEMENTATION_PYTORCH);
+  g_assert_cmpint (plain->implementation, ==, PLX_IMPLEMENTATION_PYTORCH);
+  g_assert_true (plx_strategy_is_pytorch (eager));
+  g_assert_cmpstr (plx_implementation_to_string (PLX_IMPLEMENTATION_JAX_XLA), ==, "jax-xla");
+  g_assert_cmpstr (plx_implementation_to_string (PLX_IMPLEMENTATION_PYTORCH_COMPILE), ==, "pytorch-compile");
+  g_assert_cmpstr (plx_recompute_to_string (PLX_RECOMPUTE_SAVE_DOTS_EXCEPT_MLP_INPUT), ==, "save-dots-except-mlp-input");
+
+  written = plx_strategy_to_json (jax);
+  o = json_node_get_object (written);
+  g_assert_cmpstr (json_object_get_string_member (o, "implementation"), ==, "jax-xla");
+  g_assert_cmpstr (json_object_get_string_member (o, "recompute"), ==, "save-dots-except-mlp-input");
+  again = plx_strategy_new_from_json (written, "written", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (again->implementation, ==, PLX_IMPLEMENTATION_JAX_XLA);
+  g_assert_cmpint (again->recompute, ==, PLX_RECOMPUTE_SAVE_DOTS_EXCEPT_MLP_INPUT);
+  g_clear_pointer (&written, json_node_unref);
+  written = plx_strategy_to_json (eager);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (written), "implementation"), ==, "pytorch");
+
+  for (guint i = 0; i < G_N_ELEMENTS (misspelt); i++)
+    {
+      g_autoptr (JsonNode) node = plx_json_parse_data (misspelt[i][0], -1, "direct", NULL);
+      g_autoptr (GError) e = NULL;
+      g_autoptr (PlxStrategy) s = plx_strategy_new_from_json (node, "direct", &e);
+
+      g_assert_null (s);
+      g_assert_error (e, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+      g_assert_nonnull (strstr (e->message, misspelt[i][1]));
+    }
+}
+
 /* The override rules every front end shares (plx-strategy-changes.c), on one
  * strategy: dp 2, tp 4, pp 8, a per-stage layer list and a first-stage count. */
 static char *
@@ -933,6 +989,7 @@ main (int argc, char **argv)
   g_test_add_func ("/strategy/parse/copy", test_copy);
   g_test_add_func ("/strategy/parse/enum-names", test_enum_names);
   g_test_add_func ("/strategy/parse/deepspeed", test_deepspeed);
+  g_test_add_func ("/strategy/parse/jax-xla", test_jax_xla_names);
   g_test_add_func ("/strategy/resolve/dp-derived", test_dp_derived);
   g_test_add_func ("/strategy/resolve/dp-derived-with-cp", test_dp_derived_with_cp);
   g_test_add_func ("/strategy/resolve/dp-explicit", test_dp_explicit_matches);

@@ -58,6 +58,7 @@ typedef struct
   PlxDtype          dtype;
   PlxRecompute      recompute;
   gboolean          eager;
+  gboolean          fused_elementwise;
   PlxStageCosts     costs;
   double            forward_flops; /* of one sequence: depends on the model and seq only */
 } CacheSlot;
@@ -149,7 +150,8 @@ cache_matches (const CacheSlot *c, const PlxModel *model, const PlxCluster *clus
   return c->valid && c->model == model && c->cluster == cluster && c->tp == s->tp && c->cp == s->cp &&
          c->ep == s->ep && c->sp == s->sequence_parallel && c->flash == s->flash_attention &&
          c->overlap_tp == s->overlap_tp_comm && c->seq == s->seq_length && c->micro_batch == micro_batch &&
-         c->dtype == s->dtype && c->recompute == s->recompute && c->eager == plx_strategy_is_pytorch (s);
+         c->dtype == s->dtype && c->recompute == s->recompute && c->eager == plx_strategy_is_pytorch (s) &&
+         c->fused_elementwise == (s->implementation == PLX_IMPLEMENTATION_PYTORCH_COMPILE);
 }
 
 /* The groups, send and tied-embedding time of cx's strategy: from the slot when it
@@ -444,6 +446,7 @@ analytic_eval (const PlxModel    *model,
           cache->dtype = s->dtype;
           cache->recompute = s->recompute;
           cache->eager = plx_strategy_is_pytorch (s);
+          cache->fused_elementwise = s->implementation == PLX_IMPLEMENTATION_PYTORCH_COMPILE;
           cache->costs = own;
           cache->forward_flops = per_seq;
         }

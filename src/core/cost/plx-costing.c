@@ -48,6 +48,7 @@ plx_costing_init_unplaced (PlxCosting        *cx,
   cx->ctx.dtype = s->dtype;
   cx->ctx.flash = s->flash_attention;
   cx->ctx.eager = plx_strategy_is_pytorch (s);
+  cx->ctx.fused_elementwise = s->implementation == PLX_IMPLEMENTATION_PYTORCH_COMPILE;
   cx->act_bytes = cx->ctx.tokens * model->hidden * eb;
   cx->chunk_layers = NULL;
   cx->memo = NULL;
@@ -134,6 +135,50 @@ recompute_block_share (const PlxCosting *cx)
   return cx->strategy->recompute == PLX_RECOMPUTE_SELECTIVE && cx->ctx.eager ? EAGER_SELECTIVE_SHARE : 0.0;
 }
 
+/* Where an op sits in its block, for PLX_RECOMPUTE_SAVE_DOTS_EXCEPT_MLP_INPUT: the
+ * first op of each half reads the half's input (the block's input, or the block's
+ * input plus the kept attention out-projection); the last op writes the block's
+ * output, the next block's input. */
+enum
+{
+  OP_READS_HALF_INPUT = 1 << 0,
+  OP_WRITES_BLOCK_OUTPUT = 1 << 1,
+};
+
+/* MaxText's remat_policy "save_dot_except_mlpwi" (maxtext layers/decoders.py,
+ * get_remat_policy) is jax.checkpoint_policies.save_only_these_names ("query_proj",
+ * "value_proj", "key_proj", "qkv_proj", "out_proj", "mlpwo"): of the values the
+ * backward pass reads, only those named ones are kept; jax.checkpoint recomputes
+ * the others from them and from the block's input, which the scanned layer keeps
+ * (JAX, jax.checkpoint and its policies). "context", the attention core's output,
+ * is not in the list (MaxText's save_dot_with_context_except_mlp adds it), so the
+ * core runs forward again; neither are "mlpwi_0"/"mlpwi_1", the gate and up
+ * projections. "mlpwo" (the down projection) only enters the residual sum, which
+ * the backward does not read. So the backward re-runs every op but the kept
+ * matmuls (its recompute), and a block keeps its input, the attention core's per-
+ * token inputs (the Q, K, V projections' outputs; rotary re-applied to them) and
+ * the out projection's output (the MLP half's norm reads it plus the block's
+ * input, one add away): the saved values of the first op of each half and of the
+ * core's per-token ops. The block's last op (the residual add) writes the next
+ * block's input and is not re-run. */
+static inline void
+save_dots_op (const PlxOp     *op,
+              const PlxOpCost *c,
+              guint            place,
+              PlxBlockCost    *b)
+{
+  gboolean kept_dot = op->kind == PLX_OP_MATMUL && !op->mlp_input;
+  gboolean core = op->attn_core || op->kind == PLX_OP_ATTN_FLASH;
+
+  if (!kept_dot && !(place & OP_WRITES_BLOCK_OUTPUT))
+    {
+      b->recompute_s += c->fwd_time_s;
+      b->recompute_flops += c->fwd_flops;
+    }
+  if ((place & OP_READS_HALF_INPUT) || (core && !op->per_score))
+    b->saved_bytes += c->saved_bytes;
+}
+
 /* One op's cost added into b, the block (or half) it belongs to. */
 static inline void
 cost_op (const PlxCosting *cx,
@@ -142,6 +187,7 @@ cost_op (const PlxCosting *cx,
          gboolean          is_layer,
          PlxRecompute      recompute,
          double            block_share,
+         guint             place,
          PlxBlockCost     *b)
 {
   PlxOpCost c;
@@ -174,6 +220,8 @@ cost_op (const PlxCosting *cx,
       b->recompute_s += c.fwd_time_s;
       b->recompute_flops += c.fwd_flops;
     }
+  else if (is_layer && recompute == PLX_RECOMPUTE_SAVE_DOTS_EXCEPT_MLP_INPUT)
+    save_dots_op (op, &c, place, b);
   else if (is_layer && block_share > 0.0)
     {
       b->recompute_s += block_share * c.fwd_time_s;
@@ -247,7 +295,7 @@ cost_ops (const PlxCosting *cx,
 {
   for (guint i = 0; i < n_ops; i++)
     if (!skip_op (&ops[i], cx->ctx.flash))
-      cost_op (cx, env, &ops[i], FALSE, PLX_RECOMPUTE_NONE, 0.0, b);
+      cost_op (cx, env, &ops[i], FALSE, PLX_RECOMPUTE_NONE, 0.0, 0, b);
 }
 
 /* Both halves of a block in one pass over its ops: each op goes to its own half in
@@ -262,12 +310,21 @@ cost_layer_halves (const PlxCosting *cx,
   PlxRecompute recompute = cx->strategy->recompute;
   double block_share = recompute_block_share (cx);
   const PlxOp *ops = cx->model->layer_ops;
+  guint n = cx->model->n_layer_ops;
 
   *attn = (PlxBlockCost) { 0 };
   *mlp = (PlxBlockCost) { 0 };
-  for (guint i = 0; i < cx->model->n_layer_ops; i++)
+  for (guint i = 0; i < n; i++)
     if (!skip_op (&ops[i], cx->ctx.flash))
-      cost_op (cx, env, &ops[i], TRUE, recompute, block_share, ops[i].mlp_half ? mlp : attn);
+      {
+        guint place = 0;
+
+        if (i == 0 || ops[i].mlp_half != ops[i - 1].mlp_half)
+          place |= OP_READS_HALF_INPUT;
+        if (i + 1 == n)
+          place |= OP_WRITES_BLOCK_OUTPUT;
+        cost_op (cx, env, &ops[i], TRUE, recompute, block_share, place, ops[i].mlp_half ? mlp : attn);
+      }
   layer_half_end (cx, PLX_HALF_ATTENTION, block_share, attn);
   layer_half_end (cx, PLX_HALF_MLP, block_share, mlp);
 }
@@ -406,6 +463,14 @@ half_comm (const PlxCosting *cx,
     b->comm_recompute_s += fwd;
   else if (s->recompute == PLX_RECOMPUTE_SELECTIVE && plx_strategy_is_pytorch (s))
     b->comm_recompute_s += 0.5 * fwd;
+  else if (s->recompute == PLX_RECOMPUTE_SAVE_DOTS_EXCEPT_MLP_INPUT && cx->ctx.sp)
+    {
+      /* The kept matmuls' outputs need no collective again; the recomputed norm's
+       * output is gathered again for the column-parallel matmul that reads it (its
+       * weight gradient; the MLP's input projection itself). Without sequence
+       * parallelism that input is replicated and nothing is re-sent. */
+      b->comm_recompute_s += tp->gather;
+    }
 }
 
 static void
@@ -757,7 +822,10 @@ plx_costing_stage_memory (const PlxCosting    *cx,
  *    full recompute rebuilds for it;
  *  - PyTorch's selective (every other block checkpointed whole): a checkpointed
  *    block's activations less its input: the mean unsaved share per block over the
- *    share of blocks checkpointed.
+ *    share of blocks checkpointed;
+ *  - save-dots-except-mlp-input: what the layer did not keep (its norms' outputs,
+ *    the attention core's and the MLP's input projection's), rebuilt for its
+ *    backward.
  * So at any moment full holds the inputs of every layer in flight and one whole
  * layer, selective all but the cores and one core: n i + (L - i) <= n (L - c) + c
  * for n >= 1 layers since i + c <= L, and full never holds more than selective,

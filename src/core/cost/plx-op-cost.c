@@ -452,6 +452,10 @@ plx_op_cost_env (const PlxOp           *op,
   double tokens = op->expert ? ctx->tokens * ctx->experts_per_token * ctx->moe_load : ctx->tokens;
   double units = tokens * width * share (op->split, env);
   double saved_units = tokens * width * share (op->saved_split, env);
+  /* XLA and torch.compile fuse element-wise chains into one kernel each (XLA's
+   * operator fusion; TorchInductor's pointwise and reduction fusion): the fused
+   * traffic, as Transformer Engine's kernels. */
+  gboolean unfused = ctx->eager && !ctx->fused_elementwise;
 
   *cost = (PlxOpCost) { 0 };
 
@@ -468,9 +472,9 @@ plx_op_cost_env (const PlxOp           *op,
     case PLX_OP_ELEMENTWISE:
     case PLX_OP_EMBEDDING:
     default:
-      cost->fwd_bytes = units * ((ctx->eager && op->eager_fwd_elems > 0.0 ? op->eager_fwd_elems : op->fwd_elems) * eb +
+      cost->fwd_bytes = units * ((unfused && op->eager_fwd_elems > 0.0 ? op->eager_fwd_elems : op->fwd_elems) * eb +
                                  op->fwd_mask);
-      cost->bwd_bytes = units * ((ctx->eager && op->eager_bwd_elems > 0.0 ? op->eager_bwd_elems : op->bwd_elems) * eb +
+      cost->bwd_bytes = units * ((unfused && op->eager_bwd_elems > 0.0 ? op->eager_bwd_elems : op->bwd_elems) * eb +
                                  op->bwd_mask);
       cost->fwd_time_s = plx_memory_time (c, cost->fwd_bytes);
       cost->bwd_time_s = plx_memory_time (c, cost->bwd_bytes);

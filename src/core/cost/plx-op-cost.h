@@ -24,6 +24,9 @@ typedef struct
   PlxDtype dtype;
   gboolean flash;       /* ATTN_FLASH ops are costed; unfused ops skipped (and vice versa) */
   gboolean eager;       /* memory-bound ops as PyTorch eager modules (PlxOp.eager_*) */
+  gboolean fused_elementwise; /* eager PyTorch whose memory-bound ops a compiler fused
+                               * (torch.compile): those cost as fused, PlxOp.eager_*
+                               * unused; the rest of eager stays */
 } PlxShardContext;
 
 typedef struct

@@ -201,7 +201,7 @@ build_gpt2_block (GArray         *ops,
   add_matmul (ops, "out_proj", q, h, TRUE, TRUE);
   add_residual (ops, h, m->dropout, "dropout_add_1");
   add_norm (ops, "ln_2", h, TRUE);
-  add_matmul (ops, "fc1", h, m->ffn, FALSE, TRUE);
+  add_matmul (ops, "fc1", h, m->ffn, FALSE, TRUE)->mlp_input = TRUE;
   /* Fused bias-GELU keeps its input (8sbh for ffn = 4h). */
   op = add_elementwise (ops, "gelu", PLX_SPLIT_TP, 2.0 * m->ffn, 3.0 * m->ffn, (double) m->ffn);
   (void) op;
@@ -261,6 +261,7 @@ add_swiglu_mlp (GArray         *ops,
 
   op = add_matmul (ops, expert ? "expert_gate_up" : "gate_up_proj", m->hidden, 2 * m->ffn, FALSE, FALSE);
   op->expert = expert;
+  op->mlp_input = TRUE;
   /* Eager: gate (w1) and up (w3) are two GEMMs; Megatron's linear_fc1 is one. */
   op->eager_gemms = 2;
   op->eager_first_n = m->ffn;
@@ -407,6 +408,7 @@ add_mlp_arch (GArray *ops, const PlxModel *m, guint64 width, gboolean expert, co
   op = add_matmul (ops, g_intern_string (up), m->hidden, (m->arch.gated ? 2 : 1) * width, FALSE,
                    m->arch.mlp_bias && !expert);
   op->expert = expert;
+  op->mlp_input = TRUE;
   if (m->arch.gated)
     {
       op->eager_gemms = 2;

@@ -399,6 +399,7 @@ plx_search_run (const PlxModel          *model,
       for (guint ci = 0; ci < cp_values->len; ci++)
         for (guint ei = 0; ei < ep_values->len; ei++)
           for (guint sp = 0; sp <= 1; sp++)
+            /* none, selective, full: save-dots-except-mlp-input is a scenario's to name. */
             for (guint rc = 0; rc <= PLX_RECOMPUTE_FULL; rc++)
               for (guint64 mb = 1; mb <= MAX (options->max_micro_batch, 1u); mb++)
                 {

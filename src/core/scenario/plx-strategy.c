@@ -9,9 +9,19 @@
 static const char *const schedule_names[] = {
   "gpipe", "1f1b", "interleaved-1f1b", "zero-bubble-h1", "file",
 };
-static const char *const recompute_names[] = { "none", "selective", "full" };
+static const char *const recompute_names[] = { "none", "selective", "full", "save-dots-except-mlp-input" };
 static const char *const workload_names[] = { "training", "inference" };
-static const char *const implementation_names[] = { "auto", "megatron", "pytorch", "deepspeed" };
+static const char *const implementation_names[] = { "auto", "megatron", "pytorch", "deepspeed", "jax-xla",
+                                                     "pytorch-compile" };
+/* What the key implementation accepts: the names above, then aliases, each read as
+ * the value implementation_aliases[] gives ("pytorch-eager" is "pytorch"). */
+static const char *const implementation_spellings[] = { "auto", "megatron", "pytorch", "deepspeed", "jax-xla",
+                                                         "pytorch-compile", "pytorch-eager" };
+static const PlxImplementation implementation_aliases[] = { PLX_IMPLEMENTATION_PYTORCH };
+G_STATIC_ASSERT (G_N_ELEMENTS (implementation_names) == PLX_IMPLEMENTATION_PYTORCH_COMPILE + 1);
+G_STATIC_ASSERT (G_N_ELEMENTS (recompute_names) == PLX_RECOMPUTE_SAVE_DOTS_EXCEPT_MLP_INPUT + 1);
+G_STATIC_ASSERT (G_N_ELEMENTS (implementation_spellings) ==
+                 G_N_ELEMENTS (implementation_names) + G_N_ELEMENTS (implementation_aliases));
 
 const char *
 plx_schedule_to_string (PlxSchedule schedule)
@@ -190,7 +200,7 @@ plx_strategy_new_from_json (JsonNode   *node,
   if (!plx_json_check_keys (obj, source, "strategy", strategy_keys, error))
     return NULL;
   if (!get_enum (obj, source, "workload", workload_names, G_N_ELEMENTS (workload_names), &workload, error) ||
-      !get_enum (obj, source, "implementation", implementation_names, G_N_ELEMENTS (implementation_names),
+      !get_enum (obj, source, "implementation", implementation_spellings, G_N_ELEMENTS (implementation_spellings),
                  &implementation, error) ||
       !get_enum (obj, source, "recompute", recompute_names, G_N_ELEMENTS (recompute_names), &recompute, error) ||
       !plx_json_get_uint (obj, source, "strategy", "seq_length", FALSE, 1, PLX_STRATEGY_MAX_COUNT, &s->seq_length, error) ||
@@ -270,6 +280,8 @@ plx_strategy_new_from_json (JsonNode   *node,
   }
 
   s->workload = workload;
+  if (implementation >= G_N_ELEMENTS (implementation_names))
+    implementation = implementation_aliases[implementation - G_N_ELEMENTS (implementation_names)];
   s->implementation = (PlxImplementation) implementation;
   /* DeepSpeed reduces gradients after the last backward pass: its pipeline engine's
    * schedule ends with ReduceTiedGrads, ReduceGrads, OptimizerStep, and its ZeRO
@@ -576,7 +588,7 @@ plx_strategy_is_pytorch (const PlxStrategy *s)
 {
   if (s->implementation == PLX_IMPLEMENTATION_AUTO)
     return s->zero_stage >= 3;
-  return s->implementation == PLX_IMPLEMENTATION_PYTORCH;
+  return s->implementation == PLX_IMPLEMENTATION_PYTORCH || s->implementation == PLX_IMPLEMENTATION_PYTORCH_COMPILE;
 }
 
 gboolean
