@@ -7,6 +7,7 @@
 
 #include "parallax/parallax.h"
 #include "test-home.h"
+#include "test-util.h"
 
 static void
 test_korthikanti2022 (void)
@@ -276,6 +277,59 @@ test_bad_table (void)
   g_rmdir (dir);
 }
 
+/* Narayanan et al. 2021 ran ZeRO-3 "via the DeepSpeed library" (§5.2), and the table
+ * says so (issue 36 item 1): its six ZeRO-3 rows are costed as DeepSpeed, whose 2021
+ * ZeRO-3 waits for its collectives - v0.3.14 (April 2021, the paper's month) calls
+ * torch.cuda.synchronize() before each parameter's all_gather
+ * (partition_parameters.py, _allgather_param; DeepSpeed PR #1188: "the async version
+ * is not async at all") and its stage-3 optimizer leaves overlap_comm off, so the
+ * gradients' reduce_scatter runs on the compute stream. Each row's gathers and
+ * reduce-scatters are therefore added to its compute: the prediction exceeds the same
+ * run with them overlapped, in both engines; the PTD-P rows stay as they were. */
+static void
+test_narayanan_zero3_deepspeed (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "narayanan2021-table2.json", NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) root = plx_json_parse_file (path, &error);
+  JsonArray *cases;
+  guint zero3 = 0, others = 0;
+
+  g_assert_no_error (error);
+  cases = json_object_get_array_member (json_node_get_object (root), "cases");
+  for (guint i = 0; i < json_array_get_length (cases); i++)
+    {
+      JsonNode *scenario = json_object_get_member (json_array_get_object_element (cases, i), "scenario");
+      g_autoptr (JsonNode) overlapped = plx_json_deep_copy (scenario);
+      g_autoptr (PlxScenario) sc = plx_scenario_new_from_json (scenario, dir, "narayanan", &error);
+      g_autoptr (PlxScenario) ov = NULL;
+      PlxReport serial, hidden, event;
+
+      g_assert_no_error (error);
+      if (sc->strategy->zero_stage < 3)
+        {
+          g_assert_cmpint (sc->strategy->implementation, !=, PLX_IMPLEMENTATION_DEEPSPEED);
+          others++;
+          continue;
+        }
+      g_assert_cmpint (sc->strategy->implementation, ==, PLX_IMPLEMENTATION_DEEPSPEED);
+      g_assert_false (sc->strategy->overlap_dp_comm);
+      json_object_set_boolean_member (json_object_get_object_member (json_node_get_object (overlapped), "strategy"),
+                                      "overlap_dp_comm", TRUE);
+      ov = plx_scenario_new_from_json (overlapped, dir, "narayanan", &error);
+      g_assert_no_error (error);
+      serial = test_run (sc);
+      hidden = test_run (ov);
+      g_assert_cmpfloat (serial.step_time_s, >, hidden.step_time_s);
+      g_assert_true (plx_sim_run_scenario (sc->model, sc->cluster, sc->strategy, &event, NULL, NULL, NULL, NULL));
+      g_assert_cmpfloat (fabs (event.step_time_s - serial.step_time_s) / event.step_time_s, <, 0.03);
+      zero3++;
+    }
+  g_assert_cmpuint (zero3, ==, 6);
+  g_assert_cmpuint (others, ==, 6);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -288,5 +342,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/validation/summary-statistics", test_summary_statistics);
   g_test_add_func ("/core/validation/memory-fits", test_memory_fits);
   g_test_add_func ("/core/validation/bad-table", test_bad_table);
+  g_test_add_func ("/core/validation/narayanan-zero3-deepspeed", test_narayanan_zero3_deepspeed);
   return g_test_run ();
 }
