@@ -59,20 +59,20 @@ test_bloom_uneven_stages (void)
   g_assert_cmpfloat (fabs (a->predicted / b->predicted - 1.0), <, 0.03);
 }
 
+/* The ten visible sources (issue 36) and how many values each measures. */
+static const struct { const char *file; guint n; } sources[] = {
+  { "korthikanti2022.json", 16 }, { "megatron-lm-readme-h100.json", 18 }, { "torchtitan-a100.json", 8 },
+  { "fms-fsdp-a100-h100.json", 8 }, { "nemo-perf-h100-fp8.json", 9 }, { "bloom176b.json", 1 },
+  { "narayanan2021-table2.json", 12 }, { "mosaicml-mpt.json", 72 },
+  { "dgxc-benchmarking-maxtext-h100.json", 3 }, { "nemo-long-context-h100-fp8.json", 4 },
+};
+
 /* Every visible source runs whole in both engines: no case refused, one prediction per
  * measured value (issues 10 and 36). The accuracy bars per source are issue 10's to meet;
  * docs/accuracy.md has the figures this prints. */
 static void
 test_every_source_runs (void)
 {
-  /* The ten visible sources (issue 36) and how many values each measures. */
-  static const struct { const char *file; guint n; } sources[] = {
-    { "korthikanti2022.json", 16 }, { "megatron-lm-readme-h100.json", 18 }, { "torchtitan-a100.json", 8 },
-    { "fms-fsdp-a100-h100.json", 8 }, { "nemo-perf-h100-fp8.json", 9 }, { "bloom176b.json", 1 },
-    { "narayanan2021-table2.json", 12 }, { "mosaicml-mpt.json", 72 },
-    { "dgxc-benchmarking-maxtext-h100.json", 3 }, { "nemo-long-context-h100-fp8.json", 4 },
-  };
-
   for (guint i = 0; i < G_N_ELEMENTS (sources); i++)
     for (guint e = 0; e < 2; e++)
       {
@@ -99,17 +99,11 @@ test_engines_agree (void)
   /* Issues 10 and 36: the closed form and the event simulator agree within 3 % on
    * every visible case of the ten sources, ZeRO-3 and interleaved pipelines included
    * (they share the costs of ZeRO-3's passes and of the gradient buckets). */
-  static const char *const files[] = {
-    "korthikanti2022.json", "megatron-lm-readme-h100.json", "torchtitan-a100.json",
-    "fms-fsdp-a100-h100.json", "nemo-perf-h100-fp8.json", "bloom176b.json",
-    "narayanan2021-table2.json", "mosaicml-mpt.json", "dgxc-benchmarking-maxtext-h100.json",
-    "nemo-long-context-h100-fp8.json",
-  };
   double worst = 0.0;
 
-  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (sources); i++)
     {
-      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", files[i], NULL);
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", sources[i].file, NULL);
       g_autoptr (PlxValidation) ev = plx_validation_run_file (path, "event", NULL);
       g_autoptr (PlxValidation) an = plx_validation_run_file (path, "analytical", NULL);
 
@@ -124,7 +118,7 @@ test_engines_agree (void)
 
           worst = MAX (worst, gap);
           if (gap > 3.0)
-            g_error ("%s, %s, %s: analytical %g against event %g, %.1f %% apart", files[i], e->case_name,
+            g_error ("%s, %s, %s: analytical %g against event %g, %.1f %% apart", sources[i].file, e->case_name,
                      plx_metric_to_string (e->metric), a->predicted, e->predicted, gap);
         }
     }
