@@ -112,6 +112,39 @@ typedef enum
 } PlxImplementation;
 
 /**
+ * PlxAttentionKernel:
+ * @PLX_ATTENTION_KERNEL_AUTO: the implementation's own: PyTorch code runs
+ *   scaled_dot_product_attention (FlashAttention-2), the others Transformer Engine's
+ *   cuDNN kernel; "auto"
+ * @PLX_ATTENTION_KERNEL_CUDNN: cuDNN fused attention as Transformer Engine calls it
+ *   (FlashAttention-3's speed on H100), the cluster's `attention` efficiency;
+ *   "cudnn"
+ * @PLX_ATTENTION_KERNEL_FLASH_ATTENTION_2: the flash-attn 2 package or PyTorch's SDPA,
+ *   the cluster's `attention_pytorch` efficiency; "flash-attention-2"
+ * @PLX_ATTENTION_KERNEL_FLASH_ATTENTION_1: the flash-attn 1.x package, FlashAttention-2's
+ *   speed over 2.26; "flash-attention-1"
+ * @PLX_ATTENTION_KERNEL_TRITON: FlashAttention written in Triton before FlashAttention-2
+ *   (flash_attn_triton.py, MosaicML's attn_impl triton), FlashAttention-2's speed
+ *   over 1.8; "triton"
+ *
+ * Which fused attention kernel runs when #PlxStrategy.flash_attention is set
+ * (docs/cost-model.md, "Time of one op"): its ceiling, as a fraction of the GPU's
+ * peak, at long sequences. The older kernels' ratios are the geometric middles of
+ * the ranges Dao 2023 (FlashAttention-2, §4.1) measured on A100: FlashAttention-2
+ * 1.7-3.0x faster than FlashAttention, 1.3-2.5x faster than FlashAttention in
+ * Triton. The quoted names are the strategy key attention_kernel's values
+ * (plx_attention_kernel_to_string()).
+ */
+typedef enum
+{
+  PLX_ATTENTION_KERNEL_AUTO,
+  PLX_ATTENTION_KERNEL_CUDNN,
+  PLX_ATTENTION_KERNEL_FLASH_ATTENTION_2,
+  PLX_ATTENTION_KERNEL_FLASH_ATTENTION_1,
+  PLX_ATTENTION_KERNEL_TRITON,
+} PlxAttentionKernel;
+
+/**
  * PlxStrategy:
  * @workload: training or inference
  * @prompt_length: inference: tokens of each prompt (0 until resolved: 512)
@@ -135,6 +168,7 @@ typedef enum
  * @overlap_tp_comm: TP collectives hidden under the next GEMM (Megatron's
  *   --tp-comm-overlap, Wang et al. 2023); default off
  * @flash_attention: fused attention core (FlashAttention)
+ * @attention_kernel: which fused attention kernel (with @flash_attention)
  * @grad_bucket_bytes: gradient bucket size; %PLX_GRAD_BUCKET_AUTO: Megatron-LM's
  *   own size
  * @implementation: the kind of training code
@@ -206,6 +240,7 @@ typedef struct _PlxStrategy
   guint        last_stage_layers;
   gint         fp8_param_gather;
   gint         reshard_after_forward;
+  PlxAttentionKernel attention_kernel;
 } PlxStrategy;
 
 /**
@@ -383,6 +418,14 @@ gboolean    plx_strategy_accumulates_fp32_copy (const PlxStrategy *strategy);
  * Returns: (transfer none): its name in a strategy file, as in #PlxImplementation
  */
 const char *plx_implementation_to_string (PlxImplementation implementation);
+
+/**
+ * plx_attention_kernel_to_string:
+ * @kernel: an attention kernel
+ *
+ * Returns: the kernel's name as the strategy key attention_kernel spells it
+ */
+const char *plx_attention_kernel_to_string (PlxAttentionKernel kernel);
 /**
  * plx_strategy_to_json:
  * @strategy: a strategy

@@ -48,6 +48,7 @@ static const StrategyFlag strategy_flags[] = {
   { "--sequence-parallel", "sequence_parallel", FLAG_BOOL_ON, "Megatron sequence parallelism" },
   { "--no-sequence-parallel", "sequence_parallel", FLAG_BOOL_OFF, NULL },
   { "--flash-attention", "flash_attention", FLAG_BOOL_ON, "fused attention core (FlashAttention)" },
+  { "--attention-kernel", "attention_kernel", FLAG_STRING, "the fused attention kernel: auto (the implementation's),\n                           cudnn, flash-attention-2, flash-attention-1 or triton" },
   { "--no-flash-attention", "flash_attention", FLAG_BOOL_OFF, NULL },
   { "--overlap-dp-comm", "overlap_dp_comm", FLAG_BOOL_ON, "overlap gradient reduction with backward" },
   { "--no-overlap-dp-comm", "overlap_dp_comm", FLAG_BOOL_OFF, NULL },

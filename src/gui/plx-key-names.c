@@ -25,6 +25,7 @@ static const struct
   { "zero_stage", N_("ZeRO") },
   { "dtype", N_("Precision") },
   { "implementation", N_("Training code") },
+  { "attention_kernel", N_("Attention kernel") },
   { "sequence_parallel", N_("Sequence parallelism") },
   { "flash_attention", N_("FlashAttention") },
   { "overlap_dp_comm", N_("Overlap data-parallel communication") },

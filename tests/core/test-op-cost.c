@@ -162,6 +162,27 @@ test_attention (void)
     ctx.eager = TRUE;
     plx_op_cost (find_op (m, "flash_attention"), &ctx, c, &cost);
     g_assert_cmpfloat_with_epsilon (cost.fwd_time_s, work / 0.25e14, 1e-15);
+    /* A kernel said by name overrides the implementation's: cuDNN has the cluster's
+     * `attention` ceiling even in eager code; FlashAttention-2 `attention_pytorch`
+     * in Megatron code. FlashAttention 1 and the Triton kernel run FlashAttention-2's
+     * ceiling over the geometric middles of Dao 2023's ranges (§4.1):
+     * sqrt(1.7 x 3.0) = 2.26 and sqrt(1.3 x 2.5) = 1.80. */
+    ctx.attention_kernel = PLX_ATTENTION_KERNEL_CUDNN;
+    plx_op_cost (find_op (m, "flash_attention"), &ctx, c, &cost);
+    g_assert_cmpfloat_with_epsilon (cost.fwd_time_s, work / 0.5e14, 1e-15);
+    ctx.eager = FALSE;
+    ctx.attention_kernel = PLX_ATTENTION_KERNEL_FLASH_ATTENTION_2;
+    plx_op_cost (find_op (m, "flash_attention"), &ctx, c, &cost);
+    g_assert_cmpfloat_with_epsilon (cost.fwd_time_s, work / 0.25e14, 1e-15);
+    ctx.attention_kernel = PLX_ATTENTION_KERNEL_FLASH_ATTENTION_1;
+    plx_op_cost (find_op (m, "flash_attention"), &ctx, c, &cost);
+    g_assert_cmpfloat_with_epsilon (cost.fwd_time_s, work / (0.25e14 / 2.26), 1e-15);
+    g_assert_cmpfloat_with_epsilon (cost.bwd_time_s, 2.5 * work / (0.25e14 / 2.26), 1e-15);
+    ctx.attention_kernel = PLX_ATTENTION_KERNEL_TRITON;
+    plx_op_cost (find_op (m, "flash_attention"), &ctx, c, &cost);
+    g_assert_cmpfloat_with_epsilon (cost.fwd_time_s, work / (0.25e14 / 1.80), 1e-15);
+    g_assert_cmpfloat_with_epsilon (sqrt (1.3 * 2.5), 1.80, 0.005);
+    g_assert_cmpfloat_with_epsilon (sqrt (1.7 * 3.0), 2.26, 0.005);
   }
 }
 

@@ -905,6 +905,50 @@ test_jax_xla_names (void)
     }
 }
 
+/* The fused attention kernel by name: parsed, written back only when named, and a
+ * named kernel is fused (flash_attention on), unless the file turns it off, which is
+ * refused with both keys named; a misspelt kernel is refused with its value. */
+static void
+test_attention_kernel (void)
+{
+  g_autoptr (PlxStrategy) triton = parse_direct ("{\"attention_kernel\": \"triton\"}");
+  g_autoptr (PlxStrategy) fa1 = parse_direct ("{\"attention_kernel\": \"flash-attention-1\", \"flash_attention\": true}");
+  g_autoptr (PlxStrategy) plain = parse_direct ("{\"flash_attention\": true}");
+  g_autoptr (JsonNode) written = plx_strategy_to_json (triton);
+  g_autoptr (JsonNode) written_plain = plx_strategy_to_json (plain);
+  g_autoptr (PlxStrategy) again = NULL;
+  g_autoptr (GError) error = NULL;
+  static const char *const refused[][3] = {
+    { "{\"attention_kernel\": \"cudnn\", \"flash_attention\": false}",
+      "strategy.attention_kernel: \"cudnn\" is a fused attention kernel, but flash_attention is false", "c" },
+    { "{\"attention_kernel\": \"flash-attention-3\"}", "strategy.attention_kernel: \"flash-attention-3\" is not one of "
+      "auto, cudnn, flash-attention-2, flash-attention-1, triton", "v" },
+  };
+
+  g_assert_cmpint (triton->attention_kernel, ==, PLX_ATTENTION_KERNEL_TRITON);
+  g_assert_true (triton->flash_attention);
+  g_assert_cmpint (fa1->attention_kernel, ==, PLX_ATTENTION_KERNEL_FLASH_ATTENTION_1);
+  g_assert_cmpint (plain->attention_kernel, ==, PLX_ATTENTION_KERNEL_AUTO);
+  g_assert_cmpstr (plx_attention_kernel_to_string (PLX_ATTENTION_KERNEL_FLASH_ATTENTION_2), ==, "flash-attention-2");
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (written), "attention_kernel"), ==, "triton");
+  g_assert_false (json_object_has_member (json_node_get_object (written_plain), "attention_kernel"));
+  again = plx_strategy_new_from_json (written, "written", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (again->attention_kernel, ==, PLX_ATTENTION_KERNEL_TRITON);
+
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autoptr (JsonNode) node = plx_json_parse_data (refused[i][0], -1, "direct", NULL);
+      g_autoptr (GError) e = NULL;
+      g_autoptr (PlxStrategy) s = plx_strategy_new_from_json (node, "direct", &e);
+      int code = refused[i][2][0] == 'c' ? PLX_ERROR_INCONSISTENT : PLX_ERROR_INVALID_VALUE;
+
+      g_assert_null (s);
+      g_assert_error (e, PLX_ERROR, code);
+      g_assert_nonnull (strstr (e->message, refused[i][1]));
+    }
+}
+
 /* The override rules every front end shares (plx-strategy-changes.c), on one
  * strategy: dp 2, tp 4, pp 8, a per-stage layer list and a first-stage count. */
 static char *
@@ -990,6 +1034,7 @@ main (int argc, char **argv)
   g_test_add_func ("/strategy/parse/enum-names", test_enum_names);
   g_test_add_func ("/strategy/parse/deepspeed", test_deepspeed);
   g_test_add_func ("/strategy/parse/jax-xla", test_jax_xla_names);
+  g_test_add_func ("/strategy/parse/attention-kernel", test_attention_kernel);
   g_test_add_func ("/strategy/resolve/dp-derived", test_dp_derived);
   g_test_add_func ("/strategy/resolve/dp-derived-with-cp", test_dp_derived_with_cp);
   g_test_add_func ("/strategy/resolve/dp-explicit", test_dp_explicit_matches);

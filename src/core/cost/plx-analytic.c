@@ -59,6 +59,7 @@ typedef struct
   PlxRecompute      recompute;
   gboolean          eager;
   gboolean          fused_elementwise;
+  PlxAttentionKernel attention_kernel;
   PlxStageCosts     costs;
   double            forward_flops; /* of one sequence: depends on the model and seq only */
 } CacheSlot;
@@ -151,7 +152,8 @@ cache_matches (const CacheSlot *c, const PlxModel *model, const PlxCluster *clus
          c->ep == s->ep && c->sp == s->sequence_parallel && c->flash == s->flash_attention &&
          c->overlap_tp == s->overlap_tp_comm && c->seq == s->seq_length && c->micro_batch == micro_batch &&
          c->dtype == s->dtype && c->recompute == s->recompute && c->eager == plx_strategy_is_pytorch (s) &&
-         c->fused_elementwise == (s->implementation == PLX_IMPLEMENTATION_PYTORCH_COMPILE);
+         c->fused_elementwise == (s->implementation == PLX_IMPLEMENTATION_PYTORCH_COMPILE) &&
+         c->attention_kernel == s->attention_kernel;
 }
 
 /* The groups, send and tied-embedding time of cx's strategy: from the slot when it
@@ -447,6 +449,7 @@ analytic_eval (const PlxModel    *model,
           cache->recompute = s->recompute;
           cache->eager = plx_strategy_is_pytorch (s);
           cache->fused_elementwise = s->implementation == PLX_IMPLEMENTATION_PYTORCH_COMPILE;
+          cache->attention_kernel = s->attention_kernel;
           cache->costs = own;
           cache->forward_flops = per_seq;
         }

@@ -49,6 +49,7 @@ plx_costing_init_unplaced (PlxCosting        *cx,
   cx->ctx.flash = s->flash_attention;
   cx->ctx.eager = plx_strategy_is_pytorch (s);
   cx->ctx.fused_elementwise = s->implementation == PLX_IMPLEMENTATION_PYTORCH_COMPILE;
+  cx->ctx.attention_kernel = s->attention_kernel;
   cx->act_bytes = cx->ctx.tokens * model->hidden * eb;
   cx->chunk_layers = NULL;
   cx->memo = NULL;

@@ -350,6 +350,36 @@ matmul_cost (const PlxOp           *op,
                  (op->expert ? kernels : 1.0);
 }
 
+/* Dao 2023 (FlashAttention-2) §4.1, on A100: FlashAttention-2 is 1.7-3.0x as fast
+ * as FlashAttention and 1.3-2.5x as fast as FlashAttention in Triton; the geometric
+ * middles of those ranges, applied to the GPU's own FlashAttention-2 figure. */
+#define FLASH_ATTENTION_1_SLOWDOWN 2.26
+#define TRITON_FLASH_ATTENTION_SLOWDOWN 1.80
+
+/* The fused kernel's ceiling as a fraction of peak (0: none given). */
+static double
+attention_ceiling (const PlxShardContext *ctx,
+                   const PlxCluster      *c)
+{
+  PlxAttentionKernel kernel = ctx->attention_kernel;
+
+  if (kernel == PLX_ATTENTION_KERNEL_AUTO)
+    kernel = ctx->eager ? PLX_ATTENTION_KERNEL_FLASH_ATTENTION_2 : PLX_ATTENTION_KERNEL_CUDNN;
+  switch (kernel)
+    {
+    case PLX_ATTENTION_KERNEL_CUDNN:
+      return c->attention_efficiency;
+    case PLX_ATTENTION_KERNEL_FLASH_ATTENTION_1:
+      return c->attention_efficiency_pytorch / FLASH_ATTENTION_1_SLOWDOWN;
+    case PLX_ATTENTION_KERNEL_TRITON:
+      return c->attention_efficiency_pytorch / TRITON_FLASH_ATTENTION_SLOWDOWN;
+    case PLX_ATTENTION_KERNEL_FLASH_ATTENTION_2:
+    case PLX_ATTENTION_KERNEL_AUTO:
+    default:
+      return c->attention_efficiency_pytorch;
+    }
+}
+
 static void
 attention_cost (const PlxOp           *op,
                 const PlxShardContext *ctx,
@@ -391,7 +421,7 @@ attention_cost (const PlxOp           *op,
          * with context parallelism the load-balanced ring gives each rank the same
          * share). The FLOPs reported stay the full matrix, as MFU counts them. */
         double n = ceil (skv / 128.0), causal = (n + 1.0) / (2.0 * n);
-        double cap = ctx->eager ? c->attention_efficiency_pytorch : c->attention_efficiency;
+        double cap = attention_ceiling (ctx, c);
         double work;
 
         /* A sliding window of w keys leaves each row of query tiles at most

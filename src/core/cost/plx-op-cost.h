@@ -5,6 +5,7 @@
 
 #include "parallax/plx-cluster.h"
 #include "parallax/plx-model.h"
+#include "parallax/plx-strategy.h"
 #include "parallax/plx-types.h"
 
 G_BEGIN_DECLS
@@ -27,6 +28,8 @@ typedef struct
   gboolean fused_elementwise; /* eager PyTorch whose memory-bound ops a compiler fused
                                * (torch.compile): those cost as fused, PlxOp.eager_*
                                * unused; the rest of eager stays */
+  PlxAttentionKernel attention_kernel; /* the fused kernel's ceiling; auto: eager
+                                        * code's FlashAttention-2, else cuDNN */
 } PlxShardContext;
 
 typedef struct

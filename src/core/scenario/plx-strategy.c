@@ -18,7 +18,10 @@ static const char *const implementation_names[] = { "auto", "megatron", "pytorch
 static const char *const implementation_spellings[] = { "auto", "megatron", "pytorch", "deepspeed", "jax-xla",
                                                          "pytorch-compile", "pytorch-eager" };
 static const PlxImplementation implementation_aliases[] = { PLX_IMPLEMENTATION_PYTORCH };
+static const char *const attention_kernel_names[] = { "auto", "cudnn", "flash-attention-2", "flash-attention-1",
+                                                      "triton" };
 G_STATIC_ASSERT (G_N_ELEMENTS (implementation_names) == PLX_IMPLEMENTATION_PYTORCH_COMPILE + 1);
+G_STATIC_ASSERT (G_N_ELEMENTS (attention_kernel_names) == PLX_ATTENTION_KERNEL_TRITON + 1);
 G_STATIC_ASSERT (G_N_ELEMENTS (recompute_names) == PLX_RECOMPUTE_SAVE_DOTS_EXCEPT_MLP_INPUT + 1);
 G_STATIC_ASSERT (G_N_ELEMENTS (implementation_spellings) ==
                  G_N_ELEMENTS (implementation_names) + G_N_ELEMENTS (implementation_aliases));
@@ -129,7 +132,8 @@ static const char *const strategy_keys[] = {
   "workload", "seq_length", "global_batch_size", "micro_batch_size", "dp", "tp", "pp", "cp", "ep",
   "virtual_stages", "layers_per_stage", "first_stage_layers", "last_stage_layers", "sequence_parallel", "schedule", "recompute", "zero_stage", "dtype",
   "overlap_dp_comm", "overlap_tp_comm", "flash_attention", "grad_bucket_bytes", "implementation", "shard_group_size",
-  "moe_capacity_factor", "moe_load_imbalance", "prompt_length", "decode_tokens", "fp8_param_gather", "reshard_after_forward", NULL,
+  "moe_capacity_factor", "moe_load_imbalance", "prompt_length", "decode_tokens", "fp8_param_gather", "reshard_after_forward",
+  "attention_kernel", NULL,
 };
 
 /* "layers_per_stage": [5, 6, ..., 5] or "auto". */
@@ -187,6 +191,7 @@ plx_strategy_new_from_json (JsonNode   *node,
   JsonObject *obj;
   const char *schedule = NULL, *dtype = NULL;
   guint workload = s->workload, recompute = s->recompute, implementation = s->implementation;
+  guint attention_kernel = s->attention_kernel;
   guint64 zero = 0;
 
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
@@ -203,6 +208,8 @@ plx_strategy_new_from_json (JsonNode   *node,
       !get_enum (obj, source, "implementation", implementation_spellings, G_N_ELEMENTS (implementation_spellings),
                  &implementation, error) ||
       !get_enum (obj, source, "recompute", recompute_names, G_N_ELEMENTS (recompute_names), &recompute, error) ||
+      !get_enum (obj, source, "attention_kernel", attention_kernel_names, G_N_ELEMENTS (attention_kernel_names),
+                 &attention_kernel, error) ||
       !plx_json_get_uint (obj, source, "strategy", "seq_length", FALSE, 1, PLX_STRATEGY_MAX_COUNT, &s->seq_length, error) ||
       !plx_json_get_uint (obj, source, "strategy", "prompt_length", FALSE, 1, 1u << 24, &s->prompt_length, error) ||
       !plx_json_get_uint (obj, source, "strategy", "decode_tokens", FALSE, 1, 1u << 20, &s->decode_tokens, error) ||
@@ -290,6 +297,21 @@ plx_strategy_new_from_json (JsonNode   *node,
     s->overlap_dp_comm = FALSE;
   s->recompute = recompute;
   s->zero_stage = (guint) zero;
+  /* A named kernel is a fused one: it turns flash_attention on unless the file says
+   * otherwise, which contradicts it. */
+  s->attention_kernel = (PlxAttentionKernel) attention_kernel;
+  if (s->attention_kernel != PLX_ATTENTION_KERNEL_AUTO)
+    {
+      if (json_object_has_member (obj, "flash_attention") && !s->flash_attention)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                       "%s: strategy.attention_kernel: \"%s\" is a fused attention kernel, but flash_attention is "
+                       "false (leave attention_kernel out, or set it to \"auto\", for the unfused attention)",
+                       source, attention_kernel_names[s->attention_kernel]);
+          return NULL;
+        }
+      s->flash_attention = TRUE;
+    }
 
   if (dtype != NULL && (!plx_dtype_from_string (dtype, &s->dtype) || s->dtype == PLX_DTYPE_TF32))
     {
@@ -603,6 +625,12 @@ plx_implementation_to_string (PlxImplementation implementation)
   return implementation_names[implementation];
 }
 
+const char *
+plx_attention_kernel_to_string (PlxAttentionKernel kernel)
+{
+  return attention_kernel_names[kernel];
+}
+
 double
 plx_strategy_moe_load (const PlxStrategy *s,
                        double             routed)
@@ -717,6 +745,8 @@ plx_strategy_to_json (const PlxStrategy *s)
   BOOL ("overlap_dp_comm", s->overlap_dp_comm);
   BOOL ("overlap_tp_comm", s->overlap_tp_comm);
   BOOL ("flash_attention", s->flash_attention);
+  if (s->attention_kernel != PLX_ATTENTION_KERNEL_AUTO)
+    STR ("attention_kernel", plx_attention_kernel_to_string (s->attention_kernel));
   if (s->dp > 0)
     INT ("grad_bucket_bytes", plx_strategy_get_grad_bucket_bytes (s));
   else if (s->grad_bucket_bytes != PLX_GRAD_BUCKET_AUTO)
