@@ -212,6 +212,140 @@ test_deepspeed_code (void)
   close_window (w);
 }
 
+/* ---- the attention kernel ----------------------------------------------------------- */
+
+static gboolean step_card_is_not (gpointer data);
+
+static gboolean
+switch_is_off (gpointer sw)
+{
+  return !switch_is_on (sw);
+}
+
+/* Clicks a switch until it shows `on`, at most three times: GTK 4.8 under Xvfb may
+ * swallow the first click after a dropdown's list closed (as gi_choose_in_dropdown
+ * knows), and a person whose click did nothing clicks again. */
+static void
+click_switch_to (GtkWidget *sw, gboolean on)
+{
+  for (guint attempt = 0; attempt < 3 && gtk_switch_get_active (GTK_SWITCH (sw)) != on; attempt++)
+    {
+      gi_click (sw);
+      gi_wait (on ? switch_is_on : switch_is_off, sw, 2000);
+    }
+  g_assert_cmpint (gtk_switch_get_active (GTK_SWITCH (sw)), ==, on);
+}
+
+/* The step time the Step time card shows ("12.865 s", "850.21 ms", "912 µs"), in
+ * seconds. */
+static double
+shown_step_s (PlxWindow *w)
+{
+  GtkWidget *value = gtk_widget_get_next_sibling (gi_find_label (GTK_WIDGET (w), "Step time"));
+  const char *text, *unit;
+  char *end;
+  double v;
+
+  g_assert_true (GTK_IS_LABEL (value));
+  text = gtk_label_get_text (GTK_LABEL (value));
+  v = g_ascii_strtod (text, &end);
+  g_assert_true (end != text);
+  unit = end + strspn (end, " ");
+  if (g_str_equal (unit, "s"))
+    return v;
+  if (g_str_equal (unit, "ms"))
+    return v * 1e-3;
+  if (g_str_equal (unit, "µs"))
+    return v * 1e-6;
+  g_error ("the Step time card shows \"%s\", not a time", text);
+  return 0.0;
+}
+
+/* The strategy as Save would write it: attention_kernel `kernel` (NULL: no such key)
+ * and flash_attention `flash`. */
+static void
+assert_saved_attention (PlxWindow *w, const char *kernel, gboolean flash)
+{
+  g_autoptr (JsonNode) scenario = plx_scenario_panel_get_json (PLX_SCENARIO_PANEL (panel (w)));
+  JsonObject *s = json_object_get_object_member (json_node_get_object (scenario), "strategy");
+  const char *saved = json_object_has_member (s, "attention_kernel") ? json_object_get_string_member (s, "attention_kernel")
+                                                                      : NULL;
+
+  g_assert_cmpstr (saved, ==, kernel);
+  g_assert_cmpint (json_object_get_boolean_member_with_default (s, "flash_attention", FALSE), ==, flash);
+}
+
+static void
+test_attention_kernel (void)
+{
+  /* The Attention kernel row as a person uses it. With FlashAttention on, Megatron
+   * code's automatic kernel is cuDNN, on the A100 at FlashAttention-2's ceiling; the
+   * Triton kernel reaches that ceiling over 1.8 (Dao 2023), so choosing it makes the
+   * step longer. (The default scenario has FlashAttention off: against its unfused
+   * attention any fused kernel may be faster, so the step to beat is the one with
+   * FlashAttention on and the kernel Automatic.) A named kernel is a fused one:
+   * choosing it turns FlashAttention on, and turning FlashAttention off takes the
+   * row back to Automatic and the key out of the strategy. */
+  PlxWindow *w = open_window (1400, 900);
+  GtkWidget *row = panel_row (w, "Attention kernel");
+  GtkWidget *flash = gi_find_type (panel_row (w, "FlashAttention"), GTK_TYPE_SWITCH);
+  g_autofree char *unfused = NULL, *fused = NULL, *triton = NULL;
+  double fused_s;
+  PlxResult *r;
+
+  g_assert_nonnull (row);
+  g_assert_nonnull (flash);
+  /* The default scenario: attention unfused, the kernel left to the code. */
+  settle (w);
+  g_assert_false (gtk_switch_get_active (GTK_SWITCH (flash)));
+  g_assert_nonnull (gi_find_label (row, "Automatic"));
+  assert_saved_attention (w, NULL, FALSE);
+  unfused = g_strdup (plx_window_get_card_text (w, 0));
+
+  /* FlashAttention on, with the automatic kernel: the step to beat. */
+  click_switch_to (flash, TRUE);
+  settle (w);
+  g_assert_nonnull (gi_find_label (row, "Automatic"));
+  assert_saved_attention (w, NULL, TRUE);
+  fused = g_strdup (plx_window_get_card_text (w, 0));
+  fused_s = shown_step_s (w);
+
+  /* FlashAttention in Triton, chosen in the row's list: a slower kernel, a longer step. */
+  gi_choose_in_combo (panel (w), "Attention kernel", "FlashAttention in Triton");
+  {
+    gpointer d[2] = { w, fused };
+    g_assert_true (gi_wait (step_card_is_not, d, 10000));
+  }
+  settle (w);
+  g_assert_nonnull (gi_find_label (row, "FlashAttention in Triton"));
+  g_assert_true (gtk_switch_get_active (GTK_SWITCH (flash)));
+  assert_saved_attention (w, "triton", TRUE);
+  r = plx_window_get_result (w);
+  g_assert_nonnull (r);
+  g_assert_cmpint (r->scenario->strategy->attention_kernel, ==, PLX_ATTENTION_KERNEL_TRITON);
+  g_assert_cmpfloat (shown_step_s (w), >, fused_s);
+  triton = g_strdup (plx_window_get_card_text (w, 0));
+
+  /* FlashAttention off, clicked: no fused kernel, the row back to Automatic, the
+   * key gone, and the step of the scenario as it opened. */
+  click_switch_to (flash, FALSE);
+  settle (w);
+  g_assert_nonnull (gi_find_label (row, "Automatic"));
+  g_assert_cmpuint (adw_combo_row_get_selected (ADW_COMBO_ROW (row)), ==, 0);
+  assert_saved_attention (w, NULL, FALSE);
+  g_assert_cmpint (plx_window_get_result (w)->scenario->strategy->attention_kernel, ==, PLX_ATTENTION_KERNEL_AUTO);
+  g_assert_cmpstr (plx_window_get_card_text (w, 0), ==, unfused);
+
+  /* With FlashAttention off, choosing the Triton kernel turns it on: the step of the
+   * same choice above. */
+  gi_choose_in_combo (panel (w), "Attention kernel", "FlashAttention in Triton");
+  g_assert_true (gi_wait (switch_is_on, flash, 10000));
+  settle (w);
+  assert_saved_attention (w, "triton", TRUE);
+  g_assert_cmpstr (plx_window_get_card_text (w, 0), ==, triton);
+  close_window (w);
+}
+
 static void
 test_tab_changes_nothing (void)
 {
@@ -2322,6 +2456,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/tp-drag-valid-only", test_tp_drag_valid_only);
   g_test_add_func ("/gui/use/training-code-dropdown", test_training_code_dropdown);
   g_test_add_func ("/gui/use/deepspeed-code", test_deepspeed_code);
+  g_test_add_func ("/gui/use/attention-kernel", test_attention_kernel);
   g_test_add_func ("/gui/use/tab-changes-nothing", test_tab_changes_nothing);
   g_test_add_func ("/gui/use/open-shows-values", test_open_shows_values);
   g_test_add_func ("/gui/use/invalid-keeps-page", test_invalid_keeps_page);
