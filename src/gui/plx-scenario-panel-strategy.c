@@ -152,7 +152,7 @@ plx_panel_build_strategy_group (PlxScenarioPanel *self)
   static const char *const zero_labels[] = { N_("Off"), N_("1: optimizer"), N_("2: + gradients"), N_("3: + weights"), NULL };
   static const char *const dtype_labels[] = { "BF16", "FP16", "FP8", "FP32", NULL };
   static const char *const implementation_labels[] = { N_("Automatic"), N_("Megatron-LM"), N_("PyTorch"), N_("Megatron-DeepSpeed"), N_("JAX/XLA"), N_("PyTorch, compiled"), NULL };
-  static const char *const attention_kernel_labels[] = { N_("Automatic"), N_("cuDNN (Transformer Engine)"), N_("FlashAttention-2"), N_("FlashAttention 1"), N_("FlashAttention in Triton"), NULL };
+  static const char *const attention_kernel_labels[] = { N_("Automatic"), N_("cuDNN"), N_("FlashAttention-2"), N_("FlashAttention 1"), N_("FlashAttention in Triton"), NULL };
   AdwPreferencesGroup *g;
   const char *translated[12];
 
@@ -229,11 +229,12 @@ plx_panel_build_strategy_group (PlxScenarioPanel *self)
   self->attention_kernel_combo = enum_combo (self, g, _("Attention kernel"), "attention_kernel", attention_kernels,
                                              TRANSLATE (attention_kernel_labels));
   plx_panel_remember_row (self, "attention_kernel", GTK_WIDGET (self->attention_kernel_combo),
-                          _("The fused attention kernel and how close it comes to the GPU's peak: cuDNN as Transformer "
-                            "Engine runs it; FlashAttention-2 as the flash-attn package and PyTorch's scaled dot-product "
-                            "attention run it; FlashAttention 1 about 2.3 times and the Triton kernel (MosaicML's "
-                            "attn_impl triton) about 1.8 times slower than FlashAttention-2 (Dao 2023). Automatic: "
-                            "FlashAttention-2 in PyTorch code, cuDNN otherwise. Choosing one turns FlashAttention on"));
+                          _("Which fused attention kernel runs: cuDNN, as Transformer Engine calls it (the fastest on "
+                            "H100); FlashAttention-2, as the flash-attn package and PyTorch's scaled dot-product "
+                            "attention run it; FlashAttention 1, about 2.3 times slower than FlashAttention-2; the "
+                            "Triton kernel (MosaicML's attn_impl triton), about 1.8 times slower (Dao 2023). "
+                            "Automatic: FlashAttention-2 in PyTorch code, cuDNN otherwise. Choosing one turns "
+                            "FlashAttention on"));
 #undef TRANSLATE
   {
     struct { const char *title, *key, *tip; GtkSwitch **out; } sw[] = {
