@@ -112,6 +112,27 @@ typedef enum
 } PlxImplementation;
 
 /**
+ * PlxGradDtype:
+ * @PLX_GRAD_DTYPE_AUTO: the training dtype's rule: fp32 gradients (Megatron's
+ *   main_grad) under bf16 and fp8, 16-bit under fp16, fp32 under fp32; "auto"
+ * @PLX_GRAD_DTYPE_FP32: fp32 gradient buffers, reduced in fp32 (Megatron-LM's
+ *   --accumulate-allreduce-grads-in-fp32); "fp32"
+ * @PLX_GRAD_DTYPE_BF16: 16-bit gradient buffers, reduced in 16 bits (NeMo's
+ *   distributed_fused_adam with grad_sync_dtype bf16, Megatron-Core's DDP without
+ *   grad_reduce_in_fp32); "bf16"
+ *
+ * The bytes each gradient takes in memory and in the data-parallel reduction
+ * (docs/cost-model.md, "Memory"). The quoted names are the strategy key grad_dtype's
+ * values.
+ */
+typedef enum
+{
+  PLX_GRAD_DTYPE_AUTO,
+  PLX_GRAD_DTYPE_FP32,
+  PLX_GRAD_DTYPE_BF16,
+} PlxGradDtype;
+
+/**
  * PlxAttentionKernel:
  * @PLX_ATTENTION_KERNEL_AUTO: the implementation's own: PyTorch code runs
  *   scaled_dot_product_attention (FlashAttention-2), the others Transformer Engine's
@@ -169,6 +190,7 @@ typedef enum
  *   --tp-comm-overlap, Wang et al. 2023); default off
  * @flash_attention: fused attention core (FlashAttention)
  * @attention_kernel: which fused attention kernel (with @flash_attention)
+ * @grad_dtype: the gradients' bytes in memory and in the reduction
  * @grad_bucket_bytes: gradient bucket size; %PLX_GRAD_BUCKET_AUTO: Megatron-LM's
  *   own size
  * @implementation: the kind of training code
@@ -241,6 +263,7 @@ typedef struct _PlxStrategy
   gint         fp8_param_gather;
   gint         reshard_after_forward;
   PlxAttentionKernel attention_kernel;
+  PlxGradDtype grad_dtype;
 } PlxStrategy;
 
 /**

@@ -287,6 +287,11 @@ test_model_states_zero (void)
     { STATES_CP_SCENARIO (1, ""), 2 * n, 4 * n, 12 * n / 4 },
     { STATES_CP_SCENARIO (3, ""), 2 * n / 4, 4 * n / 4, 12 * n / 4 },
     { STATES_CP_SCENARIO (3, ", \"shard_group_size\": 1"), 2 * n / 2, 4 * n / 2, 12 * n / 2 },
+    /* grad_dtype: bf16 keeps 2-byte gradients (NeMo's distributed_fused_adam with
+     * grad_sync_dtype bf16), sharded as before; fp32 keeps 4 bytes even under fp16. */
+    { STATES_CP_SCENARIO (1, ", \"grad_dtype\": \"bf16\""), 2 * n, 2 * n, 12 * n / 4 },
+    { STATES_CP_SCENARIO (2, ", \"grad_dtype\": \"bf16\""), 2 * n, 2 * n / 4, 12 * n / 4 },
+    { STATES_CP_SCENARIO (0, ", \"grad_dtype\": \"fp32\", \"dtype\": \"fp16\""), 2 * n, 4 * n, 12 * n },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

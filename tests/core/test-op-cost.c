@@ -449,6 +449,20 @@ test_fp8_weight_copies (void)
 
   g_assert_cmpuint (b.memory_bytes[PLX_MEM_WEIGHTS] - a.memory_bytes[PLX_MEM_WEIGHTS], ==, 169869312);
   g_assert_cmpuint (b.memory_bytes[PLX_MEM_OPTIMIZER], ==, a.memory_bytes[PLX_MEM_OPTIMIZER]);
+  {
+    /* With fp8_param_gather (which needs the distributed optimizer, ZeRO-1) the fp8
+     * weights are the parameters (Float8Tensor, 1 byte, and its transpose, 1 byte) in
+     * place of the bf16 copy: the weights take what bf16 training's do. The optimizer
+     * keeps its fp32 master copy, sharded over the 8 ranks. */
+    g_autoptr (PlxScenario) fp8_params = test_scenario_from_string (
+      "{ \"model\": { \"preset\": \"gpt2\" }, \"cluster\": { \"preset\": \"dgx-h100-80gb\" },"
+      "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 8, \"dp\": 8, \"dtype\": \"fp8\","
+      "                \"zero_stage\": 1, \"fp8_param_gather\": true } }");
+    PlxReport c = test_run (fp8_params);
+
+    g_assert_cmpuint (c.memory_bytes[PLX_MEM_WEIGHTS], ==, a.memory_bytes[PLX_MEM_WEIGHTS]);
+    g_assert_cmpuint (c.memory_bytes[PLX_MEM_OPTIMIZER], ==, a.memory_bytes[PLX_MEM_OPTIMIZER] / 8);
+  }
 }
 
 int

@@ -377,6 +377,50 @@ test_mosaicml_triton_attention (void)
   g_assert_cmpfloat (v->performance.mean_abs_error_pct, <=, 8.0);
 }
 
+/* Issue 36: every NeMo 24.07 fp8 run ran, so each must be predicted to fit. NVIDIA's
+ * recipes of the period keep 16-bit gradients (distributed_fused_adam with
+ * grad_sync_dtype bf16) and fp8 parameters (fp8_params), which the table says. With
+ * Megatron-LM's fp32 gradients and an fp8 copy beside the bf16 weights, GPT-3 20B on
+ * TP 2 does not fit: of its 20.3 B parameters 10.15 B are on each GPU, 9.97 B of them
+ * in the fp8 linears (44 x 12 x 6144^2 / 2), so bf16 weights 20.3 GB + fp8 copies and
+ * transposes 19.9 GB + fp32 gradients 40.6 GB = 80.8 GB before any activation. */
+static void
+test_nemo_fp8_memory (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "nemo-perf-h100-fp8.json", NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxValidation) v = plx_validation_run_file (path, "event", &error);
+  g_autoptr (JsonNode) root = plx_json_parse_file (path, NULL);
+  JsonArray *cases = json_object_get_array_member (json_node_get_object (root), "cases");
+  guint checked = 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (v->fits->len, ==, 9);
+  g_assert_cmpuint (plx_validation_count_fits (v), ==, 9);
+  for (guint i = 0; i < json_array_get_length (cases); i++)
+    {
+      JsonObject *c = json_array_get_object_element (cases, i);
+      JsonNode *scenario = json_object_get_member (c, "scenario");
+      g_autoptr (PlxScenario) sc = plx_scenario_new_from_json (scenario, dir, "nemo", &error);
+      PlxReport r;
+
+      g_assert_no_error (error);
+      g_assert_cmpint (sc->strategy->grad_dtype, ==, PLX_GRAD_DTYPE_BF16);
+      g_assert_true (plx_strategy_fp8_param_gather (sc->strategy));
+      if (strstr (json_object_get_string_member (c, "name"), "GPT3-20B") == NULL)
+        continue;
+      sc->strategy->grad_dtype = PLX_GRAD_DTYPE_AUTO;
+      sc->strategy->fp8_param_gather = FALSE;
+      r = test_run (sc);
+      g_assert_false (r.fits_in_memory);
+      g_assert_cmpfloat (fabs ((double) (r.memory_bytes[PLX_MEM_WEIGHTS] + r.memory_bytes[PLX_MEM_GRADIENTS]) / 80.8e9 - 1.0),
+                         <, 0.01);
+      checked++;
+    }
+  g_assert_cmpuint (checked, ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -391,5 +435,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/validation/bad-table", test_bad_table);
   g_test_add_func ("/core/validation/narayanan-zero3-deepspeed", test_narayanan_zero3_deepspeed);
   g_test_add_func ("/core/validation/mosaicml-triton-attention", test_mosaicml_triton_attention);
+  g_test_add_func ("/core/validation/nemo-fp8-memory", test_nemo_fp8_memory);
   return g_test_run ();
 }

@@ -645,6 +645,32 @@ plx_costing_grad_bytes (PlxDtype dtype)
   return g;
 }
 
+/* grad_dtype overrides the dtype's rule for the gradient buffers: NeMo's
+ * distributed_fused_adam with grad_sync_dtype bf16 keeps and reduce-scatters 16-bit
+ * gradients (Apex DistributedFusedAdam's contiguous grad buffer in that dtype), as
+ * Megatron-Core's DDP does without grad_reduce_in_fp32. */
+void
+plx_costing_strategy_state_bytes (const PlxStrategy *s,
+                                  double            *w,
+                                  double            *g,
+                                  double            *o)
+{
+  plx_costing_state_bytes (s->dtype, w, g, o);
+  if (s->grad_dtype == PLX_GRAD_DTYPE_FP32)
+    *g = 4.0;
+  else if (s->grad_dtype == PLX_GRAD_DTYPE_BF16)
+    *g = 2.0;
+}
+
+double
+plx_costing_strategy_grad_bytes (const PlxStrategy *s)
+{
+  double w, g, o;
+
+  plx_costing_strategy_state_bytes (s, &w, &g, &o);
+  return g;
+}
+
 typedef struct
 {
   const PlxCosting    *cx;
@@ -727,7 +753,7 @@ plx_costing_stage_memory_terms (const PlxCosting    *cx,
   const PlxBlockCost *layer = &costs->layer;
   double edp;
 
-  plx_costing_state_bytes (s->dtype, &terms->wb, &terms->gb, &terms->ob);
+  plx_costing_strategy_state_bytes (s, &terms->wb, &terms->gb, &terms->ob);
 
   /* ZeRO (Rajbhandari et al. 2020 §5.1): stage 1 shards optimizer states over the
    * data-parallel group, stage 2 also gradients, stage 3 also weights. Expert weights
@@ -787,8 +813,12 @@ plx_costing_stage_memory_at (const PlxCosting          *cx,
     mem->gradients += params * 2.0;
   /* fp8 training keeps each fp8 layer's weights cast once per step, as is and
    * transposed (Transformer Engine's fp8 weight workspaces): 2 bytes per parameter.
-   * Under ZeRO-3/FSDP the gathered weights are cast each time instead. */
-  if (s->zero_stage < 3)
+   * Under ZeRO-3/FSDP the gathered weights are cast each time instead. With
+   * fp8_param_gather the fp8 copy is the weight itself (Megatron-LM's
+   * --fp8-param-gather and NeMo's fp8_params keep those layers' parameters as
+   * Transformer Engine Float8Tensors, 1 byte, with their cached transpose, 1 byte;
+   * the fp32 master copy stays in the optimizer): the 2 bytes counted above. */
+  if (s->zero_stage < 3 && !plx_strategy_fp8_param_gather (s))
     mem->weights += layers * layer->fp8_params * 2.0;
 
   mem->activations = in_flight * chunk_layers * layer->saved_bytes +
@@ -887,7 +917,7 @@ plx_costing_tied_embedding_time (const PlxCosting *cx)
   pair = plx_group_place (cx->cluster, 2, s->tp * s->cp * s->dp * (s->pp - 1));
   return plx_costing_collective (cx, PLX_COLLECTIVE_ALL_REDUCE, &pair,
                                  (double) cx->model->vocab * cx->model->hidden / s->tp *
-                                   plx_costing_grad_bytes (s->dtype));
+                                   plx_costing_strategy_grad_bytes (s));
 }
 
 /* A two-stage flow shop (Johnson 1954): jobs go through the communication stream
@@ -959,6 +989,7 @@ plx_costing_zero3_inputs (const PlxCosting    *cx,
   in->dtype = s->dtype;
   in->eager = cx->ctx.eager;
   in->fp8_gather = plx_strategy_fp8_param_gather (s);
+  in->grad_bytes = plx_costing_strategy_grad_bytes (s);
   in->reshard = plx_strategy_reshard_after_forward (s);
   in->per_step = plx_strategy_zero3_once_per_step (s) ? 1.0 / cx->micro_batches : 1.0;
   in->shard = cx->shard;
@@ -994,6 +1025,7 @@ plx_costing_zero3_comm_from (const PlxCosting     *cx,
   if (!in->active)
     return;
   plx_costing_state_bytes (in->dtype, &wb, &gb, &ob);
+  gb = in->grad_bytes;
   z->active = TRUE;
   {
     const double *unit_params = in->unit_params, *unit_fp8 = in->unit_fp8;
@@ -1133,7 +1165,7 @@ plx_costing_grad_buckets (const PlxCosting    *cx,
                           double              *n_buckets)
 {
   const PlxStrategy *s = cx->strategy;
-  double gb = plx_costing_grad_bytes (s->dtype);
+  double gb = plx_costing_strategy_grad_bytes (s);
   double limit = (double) plx_strategy_get_grad_bucket_bytes (s), grads = 0.0;
   guint K = s->pp * s->virtual_stages;
   double even = cx->chunk_layers == NULL ? (double) cx->model->n_layers / K : 0.0;  /* once, not a chunk */
@@ -1221,7 +1253,7 @@ plx_costing_param_gather_exposed (const PlxCosting    *cx,
 
   if (cx->dp_group.size <= 1 || s->zero_stage < 1 || s->zero_stage > 2 || n <= 0.0)
     return 0.0;
-  plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
+  plx_costing_strategy_state_bytes (s, &wb, &gb, &ob);
   /* The same buckets hold 16-bit weights; with fp8_param_gather the fp8 layers'
    * share of them 1 byte each (Megatron-LM's --fp8-param-gather). */
   weight_bytes = wb;

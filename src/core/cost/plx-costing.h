@@ -222,6 +222,12 @@ void   plx_costing_state_bytes (PlxDtype dtype,
                                 double  *gradients,
                                 double  *optimizer);
 double plx_costing_grad_bytes (PlxDtype dtype);
+/* As plx_costing_state_bytes for the strategy's dtype, with its grad_dtype. */
+void   plx_costing_strategy_state_bytes (const PlxStrategy *strategy,
+                                         double            *w,
+                                         double            *g,
+                                         double            *o);
+double plx_costing_strategy_grad_bytes (const PlxStrategy *strategy);
 double plx_costing_optimizer_time (const PlxCosting    *cx,
                                    const PlxStageCosts *costs,
                                    guint                stage);
@@ -266,6 +272,7 @@ typedef struct
   double            per_step, shard;
   PlxGroup          shard_group, replica_group;
   double            unit_params[3], unit_fp8[3];
+  double            grad_bytes;  /* plx_costing_strategy_grad_bytes */
 } PlxZero3Inputs;
 void   plx_costing_zero3_inputs (const PlxCosting    *cx,
                                  const PlxStageCosts *costs,

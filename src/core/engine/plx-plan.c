@@ -254,7 +254,7 @@ plx_plan_lower_split (const PlxModel    *model,
   plx_costing_init (&cx, model, cluster, s, (double) s->micro_batch_size);
   plx_costing_compute (&cx, &c);
   plx_costing_grad_accumulation (&cx, &c);
-  plx_costing_state_bytes (s->dtype, &wb, &gb, &ob);
+  plx_costing_strategy_state_bytes (s, &wb, &gb, &ob);
   plx_costing_zero3_comm (&cx, &c, &zero3);
   split = plx_costing_layer_split (&cx, &c, &zero3);
   cx.chunk_layers = split;
@@ -307,7 +307,7 @@ plx_plan_lower_split (const PlxModel    *model,
                            (last ? c.head.saved_bytes : 0.0);
       chunk->wgrad_saved_bytes = split_backward ? layers_per_chunk * c.layer.wgrad_saved_bytes : 0.0;
       chunk->transient_bytes = plx_costing_recompute_transient_bytes (s, &c.layer);
-      chunk->grad_bytes = params * plx_costing_grad_bytes (s->dtype);
+      chunk->grad_bytes = params * plx_costing_strategy_grad_bytes (s);
       lower_chunk (&b, &cx, &c, &zero3, chunk, first, last, plan->split_backward);
     }
   g_array_unref (b.tasks);
