@@ -191,6 +191,9 @@ typedef enum
  * @flash_attention: fused attention core (FlashAttention)
  * @attention_kernel: which fused attention kernel (with @flash_attention)
  * @grad_dtype: the gradients' bytes in memory and in the reduction
+ * @pipeline_layout: (nullable): Megatron-LM's --pipeline-model-parallel-layout as
+ *   given ("Et|(tt|)*30L"), from which @layers_per_stage and @virtual_stages were
+ *   read; %NULL when the counts were given as such
  * @grad_bucket_bytes: gradient bucket size; %PLX_GRAD_BUCKET_AUTO: Megatron-LM's
  *   own size
  * @implementation: the kind of training code
@@ -264,6 +267,7 @@ typedef struct _PlxStrategy
   gint         reshard_after_forward;
   PlxAttentionKernel attention_kernel;
   PlxGradDtype grad_dtype;
+  char        *pipeline_layout;
 } PlxStrategy;
 
 /**

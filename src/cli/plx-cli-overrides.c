@@ -31,6 +31,7 @@ static const StrategyFlag strategy_flags[] = {
   { "--seq-length", "seq_length", FLAG_INT, "tokens per sequence" },
   { "--virtual-stages", "virtual_stages", FLAG_INT, "model chunks per pipeline rank" },
   { "--layers-per-stage", "layers_per_stage", FLAG_LAYERS, "layers per stage, comma-separated (per model chunk\n                           with interleaving), or auto: balanced" },
+  { "--pipeline-layout", "pipeline_layout", FLAG_STRING, "Megatron-LM's layout: E embedding, t layer, L loss, |\n                           between model chunks, (...)*n to repeat: \"Et|(tt|)*30L\"" },
   { "--first-stage-layers", "first_stage_layers", FLAG_INT, "layers on the first stage, the rest even (Megatron)" },
   { "--last-stage-layers", "last_stage_layers", FLAG_INT, "layers on the last stage, the rest even (Megatron)" },
   { "--zero-stage", "zero_stage", FLAG_INT, "ZeRO stage 0-3" },

@@ -5,6 +5,7 @@
 #include "base/plx-json.h"
 #include "parallax/plx-strategy.h"
 #include "base/plx-minmax.h"
+#include "scenario/plx-pipeline-layout.h"
 
 static const char *const schedule_names[] = {
   "gpipe", "1f1b", "interleaved-1f1b", "zero-bubble-h1", "file",
@@ -72,6 +73,7 @@ plx_strategy_copy (const PlxStrategy *strategy)
 
   s->schedule_path = g_strdup (strategy->schedule_path);
   s->layers_per_stage = g_memdup2 (strategy->layers_per_stage, sizeof (guint) * strategy->n_layers_per_stage);
+  s->pipeline_layout = g_strdup (strategy->pipeline_layout);
   return s;
 }
 
@@ -82,6 +84,7 @@ plx_strategy_free (PlxStrategy *strategy)
     return;
   g_free (strategy->schedule_path);
   g_free (strategy->layers_per_stage);
+  g_free (strategy->pipeline_layout);
   g_free (strategy);
 }
 
@@ -135,7 +138,7 @@ static const char *const strategy_keys[] = {
   "virtual_stages", "layers_per_stage", "first_stage_layers", "last_stage_layers", "sequence_parallel", "schedule", "recompute", "zero_stage", "dtype",
   "overlap_dp_comm", "overlap_tp_comm", "flash_attention", "grad_bucket_bytes", "implementation", "shard_group_size",
   "moe_capacity_factor", "moe_load_imbalance", "prompt_length", "decode_tokens", "fp8_param_gather", "reshard_after_forward",
-  "attention_kernel", "grad_dtype", NULL,
+  "attention_kernel", "grad_dtype", "pipeline_layout", NULL,
 };
 
 /* "layers_per_stage": [5, 6, ..., 5] or "auto". */
@@ -171,16 +174,65 @@ get_layers_per_stage (JsonObject *obj, const char *source, PlxStrategy *s, GErro
       gboolean whole = JSON_NODE_HOLDS_VALUE (e) && json_node_get_value_type (e) == G_TYPE_INT64;
       gint64 v = whole ? json_node_get_int (e) : 0;
 
-      if (!whole || v < 1 || v > MAX_LAYERS_PER_STAGE)
+      /* 0: a chunk without transformer layers (Llama 3 405B's embedding-only first and
+       * head-only last chunk; Megatron-LM's layouts). */
+      if (!whole || v < 0 || v > MAX_LAYERS_PER_STAGE)
         {
           g_autofree char *value = plx_json_value_to_string (e);
           g_set_error (error, PLX_ERROR, PLX_ERROR_INVALID_VALUE,
-                       "%s: strategy.layers_per_stage[%u]: %s is not a layer count (a whole number from 1 to %u)",
+                       "%s: strategy.layers_per_stage[%u]: %s is not a layer count (a whole number from 0 to %u)",
                        source, i, value, MAX_LAYERS_PER_STAGE);
           return FALSE;
         }
       s->layers_per_stage[i] = (guint) v;
     }
+  return TRUE;
+}
+
+/* "pipeline_layout": Megatron-LM's layout string, read into layers_per_stage (one
+ * count per model chunk) and virtual_stages (chunks over pp); interleaved 1F1B when a
+ * stage holds several chunks and the file names no schedule. */
+static gboolean
+get_pipeline_layout (JsonObject *obj, const char *source, PlxStrategy *s, GError **error)
+{
+  const char *text = NULL;
+  guint n = 0;
+
+  if (!plx_json_get_string (obj, source, "strategy", "pipeline_layout", FALSE, &text, error))
+    return FALSE;
+  if (text == NULL)
+    return TRUE;
+  for (guint i = 0; i < 3; i++)
+    {
+      static const char *const others[] = { "layers_per_stage", "first_stage_layers", "last_stage_layers" };
+      if (json_object_has_member (obj, others[i]))
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                       "%s: strategy.pipeline_layout: give either it or strategy.%s, not both", source, others[i]);
+          return FALSE;
+        }
+    }
+  s->layers_per_stage = plx_pipeline_layout_parse (text, source, &n, error);
+  if (s->layers_per_stage == NULL)
+    return FALSE;
+  s->n_layers_per_stage = n;
+  s->pipeline_layout = g_strdup (text);
+  if (n % s->pp != 0)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "%s: strategy.pipeline_layout: %u model chunks do not divide over pp=%u stages", source, n, s->pp);
+      return FALSE;
+    }
+  if (json_object_has_member (obj, "virtual_stages") && s->virtual_stages != n / s->pp)
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "%s: strategy.virtual_stages: %u, but pipeline_layout's %u chunks over pp=%u stages make %u",
+                   source, s->virtual_stages, n, s->pp, n / s->pp);
+      return FALSE;
+    }
+  s->virtual_stages = n / s->pp;
+  if (s->virtual_stages > 1 && !json_object_has_member (obj, "schedule"))
+    s->schedule = PLX_SCHEDULE_INTERLEAVED_1F1B;
   return TRUE;
 }
 
@@ -235,7 +287,8 @@ plx_strategy_new_from_json (JsonNode   *node,
                           &s->grad_bucket_bytes, error) ||
       !plx_json_get_string (obj, source, "strategy", "schedule", FALSE, &schedule, error) ||
       !plx_json_get_string (obj, source, "strategy", "dtype", FALSE, &dtype, error) ||
-      !get_layers_per_stage (obj, source, s, error))
+      !get_layers_per_stage (obj, source, s, error) ||
+      !get_pipeline_layout (obj, source, s, error))
     return NULL;
   {
     guint64 shard = 0;
@@ -393,6 +446,7 @@ plx_strategy_resolve (PlxStrategy      *s,
       s->virtual_stages = 1;
       s->recompute = PLX_RECOMPUTE_NONE;
       g_clear_pointer (&s->layers_per_stage, g_free);
+      g_clear_pointer (&s->pipeline_layout, g_free);
       s->n_layers_per_stage = 0;
       s->layers_per_stage_auto = FALSE;
       s->first_stage_layers = s->last_stage_layers = 0;
@@ -499,16 +553,17 @@ plx_strategy_resolve (PlxStrategy      *s,
       if (s->n_layers_per_stage != chunks)
         FAIL (PLX_ERROR_INCONSISTENT,
               s->virtual_stages > 1
-                ? "%s: strategy.layers_per_stage: %u counts given, but pp*virtual_stages = %" G_GUINT64_FORMAT
+                ? "%s: strategy.%s: %u counts given, but pp*virtual_stages = %" G_GUINT64_FORMAT
                   " model chunks need one each"
-                : "%s: strategy.layers_per_stage: %u counts given, but pp = %" G_GUINT64_FORMAT " stages need one each",
-              source, s->n_layers_per_stage, chunks);
+                : "%s: strategy.%s: %u counts given, but pp = %" G_GUINT64_FORMAT " stages need one each",
+              source, s->pipeline_layout != NULL ? "pipeline_layout" : "layers_per_stage", s->n_layers_per_stage,
+              chunks);
       for (guint i = 0; i < s->n_layers_per_stage; i++)
         sum += s->layers_per_stage[i];
       if (sum != model->n_layers)
         FAIL (PLX_ERROR_INCONSISTENT,
-              "%s: strategy.layers_per_stage: the counts add up to %" G_GUINT64_FORMAT " layers, not the model's %u",
-              source, sum, model->n_layers);
+              "%s: strategy.%s: the counts add up to %" G_GUINT64_FORMAT " layers, not the model's %u",
+              source, s->pipeline_layout != NULL ? "pipeline_layout" : "layers_per_stage", sum, model->n_layers);
     }
 
   if (s->seq_length == 0)
@@ -728,6 +783,8 @@ plx_strategy_to_json (const PlxStrategy *s)
   INT ("virtual_stages", s->virtual_stages);
   if (s->layers_per_stage_auto)
     STR ("layers_per_stage", "auto");
+  else if (s->pipeline_layout != NULL)
+    STR ("pipeline_layout", s->pipeline_layout);
   else if (s->layers_per_stage != NULL)
     {
       json_builder_set_member_name (b, "layers_per_stage");
