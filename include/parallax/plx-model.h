@@ -90,6 +90,8 @@ typedef enum
  *   expert MLP): the one matmul whose output recompute
  *   %PLX_RECOMPUTE_SAVE_DOTS_EXCEPT_MLP_INPUT does not keep (MaxText's "mlpwi")
  * @expert: MoE expert op: runs on top_k of the tokens, weights split by EP
+ * @loss: the cross-entropy loss, whose traffic the strategy's cross_entropy_fusion
+ *   may replace (plx-op-cost.c)
  * @fp8: a block's linear layer: fp8 training runs its GEMMs in fp8 (Transformer
  *   Engine's te.Linear, torchao's Float8Linear); the LM head, router and attention
  *   core stay 16-bit
@@ -136,6 +138,7 @@ typedef struct
   guint       mlp_half : 1;
   guint       mlp_input : 1;
   guint       expert : 1;
+  guint       loss : 1;
   guint       fp8 : 1;
   guint       layers : 2;
   guint64     window;

@@ -133,6 +133,27 @@ typedef enum
 } PlxGradDtype;
 
 /**
+ * PlxCrossEntropyFusion:
+ * @PLX_CROSS_ENTROPY_UNFUSED: the loss op by op on fp32 logits (Megatron-LM's
+ *   vocabulary-parallel cross-entropy; PyTorch's F.cross_entropy eager); "none"
+ * @PLX_CROSS_ENTROPY_NATIVE: Megatron-Core's --cross-entropy-loss-fusion with
+ *   --cross-entropy-fusion-impl native: the same fp32 steps in three jit-fused
+ *   kernels; "native"
+ * @PLX_CROSS_ENTROPY_TE: --cross-entropy-fusion-impl te (Megatron-Bridge's
+ *   cross_entropy_fusion_impl te): Transformer Engine's one-pass kernel on the 16-bit
+ *   logits, which writes their gradient in place; "te"
+ *
+ * How the cross-entropy loss runs (docs/cost-model.md, "A step"). The quoted names
+ * are the strategy key cross_entropy_fusion's values.
+ */
+typedef enum
+{
+  PLX_CROSS_ENTROPY_UNFUSED,
+  PLX_CROSS_ENTROPY_NATIVE,
+  PLX_CROSS_ENTROPY_TE,
+} PlxCrossEntropyFusion;
+
+/**
  * PlxAttentionKernel:
  * @PLX_ATTENTION_KERNEL_AUTO: the implementation's own: PyTorch code runs
  *   scaled_dot_product_attention (FlashAttention-2), the others Transformer Engine's
@@ -191,6 +212,7 @@ typedef enum
  * @flash_attention: fused attention core (FlashAttention)
  * @attention_kernel: which fused attention kernel (with @flash_attention)
  * @grad_dtype: the gradients' bytes in memory and in the reduction
+ * @cross_entropy_fusion: how the loss runs
  * @pipeline_layout: (nullable): Megatron-LM's --pipeline-model-parallel-layout as
  *   given ("Et|(tt|)*30L"), from which @layers_per_stage and @virtual_stages were
  *   read; %NULL when the counts were given as such
@@ -268,6 +290,7 @@ typedef struct _PlxStrategy
   PlxAttentionKernel attention_kernel;
   PlxGradDtype grad_dtype;
   char        *pipeline_layout;
+  PlxCrossEntropyFusion cross_entropy_fusion;
 } PlxStrategy;
 
 /**

@@ -46,6 +46,7 @@ static const StrategyFlag strategy_flags[] = {
   { "--prompt-length", "prompt_length", FLAG_INT, "inference: tokens of each prompt (512)" },
   { "--decode-tokens", "decode_tokens", FLAG_INT, "inference: tokens generated for each (128)" },
   { "--grad-dtype", "grad_dtype", FLAG_STRING, "gradient buffers and their reduction: auto (fp32 under bf16\n                           and fp8), fp32 or bf16" },
+  { "--cross-entropy-fusion", "cross_entropy_fusion", FLAG_STRING, "the loss: none (op by op, fp32), native\n                           (Megatron-Core's jit-fused) or te (Transformer Engine's kernel)" },
   { "--implementation", "implementation", FLAG_STRING, "auto, megatron (fused kernels), pytorch or pytorch-eager (eager, FSDP), pytorch-compile (element-wise fused), deepspeed (Megatron-DeepSpeed) or jax-xla (XLA-fused, FSDP)" },
   { "--sequence-parallel", "sequence_parallel", FLAG_BOOL_ON, "Megatron sequence parallelism" },
   { "--no-sequence-parallel", "sequence_parallel", FLAG_BOOL_OFF, NULL },

@@ -1007,6 +1007,39 @@ test_attention_kernel (void)
     }
 }
 
+/* cross_entropy_fusion: parsed, written back only when fused, refused when misspelt;
+ * grad_dtype the same way. */
+static void
+test_loss_fusion_and_grad_dtype (void)
+{
+  g_autoptr (PlxStrategy) te = parse_direct ("{\"cross_entropy_fusion\": \"te\", \"grad_dtype\": \"bf16\"}");
+  g_autoptr (PlxStrategy) plain = parse_direct ("{}");
+  g_autoptr (JsonNode) written = plx_strategy_to_json (te);
+  g_autoptr (JsonNode) written_plain = plx_strategy_to_json (plain);
+  static const char *const refused[][2] = {
+    { "{\"cross_entropy_fusion\": \"fused\"}", "strategy.cross_entropy_fusion: \"fused\" is not one of none, native, te" },
+    { "{\"grad_dtype\": \"fp16\"}", "strategy.grad_dtype: \"fp16\" is not one of auto, fp32, bf16" },
+  };
+
+  g_assert_cmpint (te->cross_entropy_fusion, ==, PLX_CROSS_ENTROPY_TE);
+  g_assert_cmpint (te->grad_dtype, ==, PLX_GRAD_DTYPE_BF16);
+  g_assert_cmpint (plain->cross_entropy_fusion, ==, PLX_CROSS_ENTROPY_UNFUSED);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (written), "cross_entropy_fusion"), ==, "te");
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (written), "grad_dtype"), ==, "bf16");
+  g_assert_false (json_object_has_member (json_node_get_object (written_plain), "cross_entropy_fusion"));
+  g_assert_false (json_object_has_member (json_node_get_object (written_plain), "grad_dtype"));
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autoptr (JsonNode) node = plx_json_parse_data (refused[i][0], -1, "direct", NULL);
+      g_autoptr (GError) e = NULL;
+      g_autoptr (PlxStrategy) s = plx_strategy_new_from_json (node, "direct", &e);
+
+      g_assert_null (s);
+      g_assert_error (e, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
+      g_assert_nonnull (strstr (e->message, refused[i][1]));
+    }
+}
+
 /* The override rules every front end shares (plx-strategy-changes.c), on one
  * strategy: dp 2, tp 4, pp 8, a per-stage layer list and a first-stage count. */
 static char *
@@ -1093,6 +1126,7 @@ main (int argc, char **argv)
   g_test_add_func ("/strategy/parse/deepspeed", test_deepspeed);
   g_test_add_func ("/strategy/parse/jax-xla", test_jax_xla_names);
   g_test_add_func ("/strategy/parse/attention-kernel", test_attention_kernel);
+  g_test_add_func ("/strategy/parse/loss-fusion-grad-dtype", test_loss_fusion_and_grad_dtype);
   g_test_add_func ("/strategy/resolve/zero-layer-chunks", test_zero_layer_chunks);
   g_test_add_func ("/strategy/resolve/dp-derived", test_dp_derived);
   g_test_add_func ("/strategy/resolve/dp-derived-with-cp", test_dp_derived_with_cp);

@@ -60,6 +60,7 @@ typedef struct
   gboolean          eager;
   gboolean          fused_elementwise;
   PlxAttentionKernel attention_kernel;
+  PlxCrossEntropyFusion loss_fusion;
   PlxStageCosts     costs;
   double            forward_flops; /* of one sequence: depends on the model and seq only */
 } CacheSlot;
@@ -153,7 +154,7 @@ cache_matches (const CacheSlot *c, const PlxModel *model, const PlxCluster *clus
          c->overlap_tp == s->overlap_tp_comm && c->seq == s->seq_length && c->micro_batch == micro_batch &&
          c->dtype == s->dtype && c->recompute == s->recompute && c->eager == plx_strategy_is_pytorch (s) &&
          c->fused_elementwise == (s->implementation == PLX_IMPLEMENTATION_PYTORCH_COMPILE) &&
-         c->attention_kernel == s->attention_kernel;
+         c->attention_kernel == s->attention_kernel && c->loss_fusion == s->cross_entropy_fusion;
 }
 
 /* The groups, send and tied-embedding time of cx's strategy: from the slot when it
@@ -450,6 +451,7 @@ analytic_eval (const PlxModel    *model,
           cache->eager = plx_strategy_is_pytorch (s);
           cache->fused_elementwise = s->implementation == PLX_IMPLEMENTATION_PYTORCH_COMPILE;
           cache->attention_kernel = s->attention_kernel;
+          cache->loss_fusion = s->cross_entropy_fusion;
           cache->costs = own;
           cache->forward_flops = per_seq;
         }

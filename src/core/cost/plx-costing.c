@@ -50,6 +50,7 @@ plx_costing_init_unplaced (PlxCosting        *cx,
   cx->ctx.eager = plx_strategy_is_pytorch (s);
   cx->ctx.fused_elementwise = s->implementation == PLX_IMPLEMENTATION_PYTORCH_COMPILE;
   cx->ctx.attention_kernel = s->attention_kernel;
+  cx->ctx.loss_fusion = s->cross_entropy_fusion;
   cx->act_bytes = cx->ctx.tokens * model->hidden * eb;
   cx->chunk_layers = NULL;
   cx->memo = NULL;

@@ -458,6 +458,35 @@ attention_cost (const PlxOp           *op,
     }
 }
 
+/* A fused cross-entropy, per logit (the op's elems are per token: vocab of them).
+ * Megatron-Core's native fusion (megatron/core/fusions/fused_cross_entropy.py) runs
+ * the same fp32 steps as the unfused loss in three jit-fused kernels: the upcast and
+ * max (read 2, write 4 bytes), the shifted exp and its sum (read 4, write 4), the
+ * division (read 4, write 4): 22 bytes; backward reads the kept fp32 softmax and
+ * writes the 16-bit gradient: 6. Transformer Engine's kernel (te/pytorch/triton/
+ * cross_entropy.py, online softmax) reads the 16-bit logits once and writes their
+ * gradient in their place: 4 bytes, keeping that 16-bit buffer for backward, which
+ * scales it by the incoming gradient (read 2, write 2). */
+static void
+fused_loss_cost (const PlxOp           *op,
+                 const PlxShardContext *ctx,
+                 const PlxOpEnv        *env,
+                 double                 units,
+                 double                 tokens,
+                 const PlxCluster      *c,
+                 PlxOpCost             *cost)
+{
+  double logits = units * op->fwd_elems / 19.0;   /* the unfused loss reads 19 16-bit elements a logit */
+  gboolean te = ctx->loss_fusion == PLX_CROSS_ENTROPY_TE;
+
+  cost->fwd_bytes = logits * (te ? 4.0 : 22.0);
+  cost->bwd_bytes = logits * (te ? 4.0 : 6.0);
+  cost->fwd_time_s = plx_memory_time (c, cost->fwd_bytes);
+  cost->bwd_time_s = plx_memory_time (c, cost->bwd_bytes);
+  cost->params = 0.0;
+  cost->saved_bytes = tokens * share (op->saved_split, env) * op->saved_fp32 * (te ? 2.0 : 4.0);
+}
+
 void
 plx_op_cost (const PlxOp           *op,
              const PlxShardContext *ctx,
@@ -502,6 +531,11 @@ plx_op_cost_env (const PlxOp           *op,
     case PLX_OP_ELEMENTWISE:
     case PLX_OP_EMBEDDING:
     default:
+      if (op->loss && ctx->loss_fusion != PLX_CROSS_ENTROPY_UNFUSED)
+        {
+          fused_loss_cost (op, ctx, env, units, tokens, c, cost);
+          return;
+        }
       cost->fwd_bytes = units * ((unfused && op->eager_fwd_elems > 0.0 ? op->eager_fwd_elems : op->fwd_elems) * eb +
                                  op->fwd_mask);
       cost->bwd_bytes = units * ((unfused && op->eager_bwd_elems > 0.0 ? op->eager_bwd_elems : op->bwd_elems) * eb +

@@ -28,6 +28,7 @@ typedef struct
   gboolean fused_elementwise; /* eager PyTorch whose memory-bound ops a compiler fused
                                * (torch.compile): those cost as fused, PlxOp.eager_*
                                * unused; the rest of eager stays */
+  PlxCrossEntropyFusion loss_fusion;  /* PlxOp.loss's traffic */
   PlxAttentionKernel attention_kernel; /* the fused kernel's ceiling; auto: eager
                                         * code's FlashAttention-2, else cuDNN */
 } PlxShardContext;

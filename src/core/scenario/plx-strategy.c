@@ -24,6 +24,8 @@ static const char *const attention_kernel_names[] = { "auto", "cudnn", "flash-at
 G_STATIC_ASSERT (G_N_ELEMENTS (implementation_names) == PLX_IMPLEMENTATION_PYTORCH_COMPILE + 1);
 G_STATIC_ASSERT (G_N_ELEMENTS (attention_kernel_names) == PLX_ATTENTION_KERNEL_TRITON + 1);
 static const char *const grad_dtype_names[] = { "auto", "fp32", "bf16" };
+static const char *const cross_entropy_fusion_names[] = { "none", "native", "te" };
+G_STATIC_ASSERT (G_N_ELEMENTS (cross_entropy_fusion_names) == PLX_CROSS_ENTROPY_TE + 1);
 G_STATIC_ASSERT (G_N_ELEMENTS (grad_dtype_names) == PLX_GRAD_DTYPE_BF16 + 1);
 G_STATIC_ASSERT (G_N_ELEMENTS (recompute_names) == PLX_RECOMPUTE_SAVE_DOTS_EXCEPT_MLP_INPUT + 1);
 G_STATIC_ASSERT (G_N_ELEMENTS (implementation_spellings) ==
@@ -138,7 +140,7 @@ static const char *const strategy_keys[] = {
   "virtual_stages", "layers_per_stage", "first_stage_layers", "last_stage_layers", "sequence_parallel", "schedule", "recompute", "zero_stage", "dtype",
   "overlap_dp_comm", "overlap_tp_comm", "flash_attention", "grad_bucket_bytes", "implementation", "shard_group_size",
   "moe_capacity_factor", "moe_load_imbalance", "prompt_length", "decode_tokens", "fp8_param_gather", "reshard_after_forward",
-  "attention_kernel", "grad_dtype", "pipeline_layout", NULL,
+  "attention_kernel", "grad_dtype", "pipeline_layout", "cross_entropy_fusion", NULL,
 };
 
 /* "layers_per_stage": [5, 6, ..., 5] or "auto". */
@@ -245,7 +247,7 @@ plx_strategy_new_from_json (JsonNode   *node,
   JsonObject *obj;
   const char *schedule = NULL, *dtype = NULL;
   guint workload = s->workload, recompute = s->recompute, implementation = s->implementation;
-  guint attention_kernel = s->attention_kernel, grad_dtype = s->grad_dtype;
+  guint attention_kernel = s->attention_kernel, grad_dtype = s->grad_dtype, loss_fusion = s->cross_entropy_fusion;
   guint64 zero = 0;
 
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
@@ -265,6 +267,8 @@ plx_strategy_new_from_json (JsonNode   *node,
       !get_enum (obj, source, "attention_kernel", attention_kernel_names, G_N_ELEMENTS (attention_kernel_names),
                  &attention_kernel, error) ||
       !get_enum (obj, source, "grad_dtype", grad_dtype_names, G_N_ELEMENTS (grad_dtype_names), &grad_dtype, error) ||
+      !get_enum (obj, source, "cross_entropy_fusion", cross_entropy_fusion_names,
+                 G_N_ELEMENTS (cross_entropy_fusion_names), &loss_fusion, error) ||
       !plx_json_get_uint (obj, source, "strategy", "seq_length", FALSE, 1, PLX_STRATEGY_MAX_COUNT, &s->seq_length, error) ||
       !plx_json_get_uint (obj, source, "strategy", "prompt_length", FALSE, 1, 1u << 24, &s->prompt_length, error) ||
       !plx_json_get_uint (obj, source, "strategy", "decode_tokens", FALSE, 1, 1u << 20, &s->decode_tokens, error) ||
@@ -357,6 +361,7 @@ plx_strategy_new_from_json (JsonNode   *node,
    * otherwise, which contradicts it. */
   s->attention_kernel = (PlxAttentionKernel) attention_kernel;
   s->grad_dtype = (PlxGradDtype) grad_dtype;
+  s->cross_entropy_fusion = (PlxCrossEntropyFusion) loss_fusion;
   if (s->attention_kernel != PLX_ATTENTION_KERNEL_AUTO)
     {
       if (json_object_has_member (obj, "flash_attention") && !s->flash_attention)
@@ -810,6 +815,8 @@ plx_strategy_to_json (const PlxStrategy *s)
     STR ("attention_kernel", plx_attention_kernel_to_string (s->attention_kernel));
   if (s->grad_dtype != PLX_GRAD_DTYPE_AUTO)
     STR ("grad_dtype", grad_dtype_names[s->grad_dtype]);
+  if (s->cross_entropy_fusion != PLX_CROSS_ENTROPY_UNFUSED)
+    STR ("cross_entropy_fusion", cross_entropy_fusion_names[s->cross_entropy_fusion]);
   if (s->dp > 0)
     INT ("grad_bucket_bytes", plx_strategy_get_grad_bucket_bytes (s));
   else if (s->grad_bucket_bytes != PLX_GRAD_BUCKET_AUTO)
