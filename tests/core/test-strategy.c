@@ -884,6 +884,19 @@ parse_direct (const char *json)
   return s;
 }
 
+/* A strategy object refused with code, the message naming needle. */
+static void
+expect_parse_refused (const char *json, PlxError code, const char *needle)
+{
+  g_autoptr (JsonNode) node = plx_json_parse_data (json, -1, "direct", NULL);
+  g_autoptr (GError) e = NULL;
+  g_autoptr (PlxStrategy) s = plx_strategy_new_from_json (node, "direct", &e);
+
+  g_assert_null (s);
+  g_assert_error (e, PLX_ERROR, (gint) code);
+  g_assert_nonnull (strstr (e->message, needle));
+}
+
 static void
 test_deepspeed (void)
 {
@@ -952,15 +965,7 @@ test_jax_xla_names (void)
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (written), "implementation"), ==, "pytorch");
 
   for (guint i = 0; i < G_N_ELEMENTS (misspelt); i++)
-    {
-      g_autoptr (JsonNode) node = plx_json_parse_data (misspelt[i][0], -1, "direct", NULL);
-      g_autoptr (GError) e = NULL;
-      g_autoptr (PlxStrategy) s = plx_strategy_new_from_json (node, "direct", &e);
-
-      g_assert_null (s);
-      g_assert_error (e, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
-      g_assert_nonnull (strstr (e->message, misspelt[i][1]));
-    }
+    expect_parse_refused (misspelt[i][0], PLX_ERROR_INVALID_VALUE, misspelt[i][1]);
 }
 
 /* The fused attention kernel by name: parsed, written back only when named, and a
@@ -995,16 +1000,8 @@ test_attention_kernel (void)
   g_assert_cmpint (again->attention_kernel, ==, PLX_ATTENTION_KERNEL_TRITON);
 
   for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
-    {
-      g_autoptr (JsonNode) node = plx_json_parse_data (refused[i][0], -1, "direct", NULL);
-      g_autoptr (GError) e = NULL;
-      g_autoptr (PlxStrategy) s = plx_strategy_new_from_json (node, "direct", &e);
-      int code = refused[i][2][0] == 'c' ? PLX_ERROR_INCONSISTENT : PLX_ERROR_INVALID_VALUE;
-
-      g_assert_null (s);
-      g_assert_error (e, PLX_ERROR, code);
-      g_assert_nonnull (strstr (e->message, refused[i][1]));
-    }
+    expect_parse_refused (refused[i][0], refused[i][2][0] == 'c' ? PLX_ERROR_INCONSISTENT : PLX_ERROR_INVALID_VALUE,
+                          refused[i][1]);
 }
 
 /* cross_entropy_fusion: parsed, written back only when fused, refused when misspelt;
@@ -1029,15 +1026,7 @@ test_loss_fusion_and_grad_dtype (void)
   g_assert_false (json_object_has_member (json_node_get_object (written_plain), "cross_entropy_fusion"));
   g_assert_false (json_object_has_member (json_node_get_object (written_plain), "grad_dtype"));
   for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
-    {
-      g_autoptr (JsonNode) node = plx_json_parse_data (refused[i][0], -1, "direct", NULL);
-      g_autoptr (GError) e = NULL;
-      g_autoptr (PlxStrategy) s = plx_strategy_new_from_json (node, "direct", &e);
-
-      g_assert_null (s);
-      g_assert_error (e, PLX_ERROR, PLX_ERROR_INVALID_VALUE);
-      g_assert_nonnull (strstr (e->message, refused[i][1]));
-    }
+    expect_parse_refused (refused[i][0], PLX_ERROR_INVALID_VALUE, refused[i][1]);
 }
 
 /* The override rules every front end shares (plx-strategy-changes.c), on one
