@@ -26,6 +26,8 @@ static const struct
   { "dtype", N_("Precision") },
   { "implementation", N_("Training code") },
   { "attention_kernel", N_("Attention kernel") },
+  { "grad_dtype", N_("Gradients") },
+  { "cross_entropy_fusion", N_("Loss") },
   { "sequence_parallel", N_("Sequence parallelism") },
   { "flash_attention", N_("FlashAttention") },
   { "overlap_dp_comm", N_("Overlap data-parallel communication") },

@@ -87,7 +87,7 @@ struct _PlxScenarioPanel
   GtkSpinButton *int_spins[N_INT_SPINS];
   AdwActionRow *dp_row;
   AdwComboRow *schedule_combo, *recompute_combo, *zero_combo, *dtype_combo, *implementation_combo;
-  AdwComboRow *attention_kernel_combo;
+  AdwComboRow *attention_kernel_combo, *grad_dtype_combo, *cross_entropy_fusion_combo;
   GtkSwitch   *sp_switch, *flash_switch, *overlap_dp_switch, *overlap_tp_switch;
   GtkSpinButton *bucket_spin;
   GHashTable  *rows;         /* strategy key -> its row, to mark the one at fault */
@@ -107,6 +107,8 @@ static const char *const zeros[] = { "0", "1", "2", "3", NULL };
 static const char *const dtypes[] = { "bf16", "fp16", "fp8", "fp32", NULL };
 static const char *const implementations[] = { "auto", "megatron", "pytorch", "deepspeed", "jax-xla", "pytorch-compile", NULL };
 static const char *const attention_kernels[] = { "auto", "cudnn", "flash-attention-2", "flash-attention-1", "triton", NULL };
+static const char *const grad_dtypes[] = { "auto", "fp32", "bf16", NULL };
+static const char *const cross_entropy_fusions[] = { "none", "native", "te", NULL };
 static const char *const int_keys[N_INT_SPINS] = { "global_batch_size", "seq_length" };
 
 static inline JsonObject *

@@ -153,6 +153,8 @@ plx_panel_build_strategy_group (PlxScenarioPanel *self)
   static const char *const dtype_labels[] = { "BF16", "FP16", "FP8", "FP32", NULL };
   static const char *const implementation_labels[] = { N_("Automatic"), N_("Megatron-LM"), N_("PyTorch"), N_("Megatron-DeepSpeed"), N_("JAX/XLA"), N_("PyTorch, compiled"), NULL };
   static const char *const attention_kernel_labels[] = { N_("Automatic"), N_("cuDNN"), N_("FlashAttention-2"), N_("FlashAttention 1"), N_("FlashAttention in Triton"), NULL };
+  static const char *const grad_dtype_labels[] = { N_("Automatic"), "FP32", "BF16", NULL };
+  static const char *const cross_entropy_fusion_labels[] = { N_("Unfused"), N_("Fused (Megatron)"), N_("Fused (TE)"), NULL };
   AdwPreferencesGroup *g;
   const char *translated[12];
 
@@ -235,6 +237,16 @@ plx_panel_build_strategy_group (PlxScenarioPanel *self)
                             "Triton kernel (MosaicML's attn_impl triton), about 1.8 times slower (Dao 2023). "
                             "Automatic: FlashAttention-2 in PyTorch code, cuDNN otherwise. Choosing one turns "
                             "FlashAttention on"));
+  self->grad_dtype_combo = enum_combo (self, g, _("Gradients"), "grad_dtype", grad_dtypes, TRANSLATE (grad_dtype_labels));
+  plx_panel_remember_row (self, "grad_dtype", GTK_WIDGET (self->grad_dtype_combo),
+                          _("Gradient buffers and their reduction: FP32 as Megatron-LM keeps main_grad, BF16 as NeMo's "
+                            "distributed optimizer with grad_sync_dtype bf16 (half the gradient memory and reduction "
+                            "bytes). Automatic: FP32 under BF16 and FP8 training, 16-bit under FP16"));
+  self->cross_entropy_fusion_combo = enum_combo (self, g, _("Loss"), "cross_entropy_fusion", cross_entropy_fusions,
+                                                 TRANSLATE (cross_entropy_fusion_labels));
+  plx_panel_remember_row (self, "cross_entropy_fusion", GTK_WIDGET (self->cross_entropy_fusion_combo),
+                          _("How the cross-entropy loss runs: unfused, op by op on fp32 logits; fused as Megatron-Core's "
+                            "--cross-entropy-loss-fusion; or Transformer Engine's one-pass kernel (TE), the fastest"));
 #undef TRANSLATE
   {
     struct { const char *title, *key, *tip; GtkSwitch **out; } sw[] = {
@@ -293,6 +305,11 @@ plx_panel_sync_strategy (PlxScenarioPanel *self)
                               plx_panel_index_of (implementations, plx_panel_strategy_string (self, "implementation", "auto")));
   adw_combo_row_set_selected (self->attention_kernel_combo,
                               plx_panel_index_of (attention_kernels, plx_panel_strategy_string (self, "attention_kernel", "auto")));
+  adw_combo_row_set_selected (self->grad_dtype_combo,
+                              plx_panel_index_of (grad_dtypes, plx_panel_strategy_string (self, "grad_dtype", "auto")));
+  adw_combo_row_set_selected (self->cross_entropy_fusion_combo,
+                              plx_panel_index_of (cross_entropy_fusions,
+                                                  plx_panel_strategy_string (self, "cross_entropy_fusion", "none")));
   {
     JsonNode *fa = json_object_get_member (obj (self->strategy), "flash_attention");
     JsonNode *odp = json_object_get_member (obj (self->strategy), "overlap_dp_comm");

@@ -236,12 +236,15 @@ click_switch_to (GtkWidget *sw, gboolean on)
   g_assert_cmpint (gtk_switch_get_active (GTK_SWITCH (sw)), ==, on);
 }
 
-/* The step time the Step time card shows ("12.865 s", "850.21 ms", "912 µs"), in
- * seconds. */
+/* The number the card titled `title` shows, in its unit's base: a time ("12.865 s",
+ * "850.21 ms", "912 µs") in seconds, memory ("61.3 GiB") in GiB. */
 static double
-shown_step_s (PlxWindow *w)
+shown_card_value (PlxWindow *w, const char *title)
 {
-  GtkWidget *value = gtk_widget_get_next_sibling (gi_find_label (GTK_WIDGET (w), "Step time"));
+  static const struct { const char *unit; double scale; } units[] = {
+    { "s", 1.0 }, { "ms", 1e-3 }, { "µs", 1e-6 }, { "GiB", 1.0 },
+  };
+  GtkWidget *value = gtk_widget_get_next_sibling (gi_find_label (GTK_WIDGET (w), title));
   const char *text, *unit;
   char *end;
   double v;
@@ -251,14 +254,31 @@ shown_step_s (PlxWindow *w)
   v = g_ascii_strtod (text, &end);
   g_assert_true (end != text);
   unit = end + strspn (end, " ");
-  if (g_str_equal (unit, "s"))
-    return v;
-  if (g_str_equal (unit, "ms"))
-    return v * 1e-3;
-  if (g_str_equal (unit, "µs"))
-    return v * 1e-6;
-  g_error ("the Step time card shows \"%s\", not a time", text);
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (g_str_equal (unit, units[i].unit))
+      return v * units[i].scale;
+  g_error ("the %s card shows \"%s\", not a number with a known unit", title, text);
   return 0.0;
+}
+
+static double
+shown_step_s (PlxWindow *w)
+{
+  return shown_card_value (w, "Step time");
+}
+
+/* The strategy's string `key` as Save would write it; NULL: no such key. */
+static const char *
+saved_strategy_string (PlxWindow *w, const char *key)
+{
+  static char saved[64];
+  g_autoptr (JsonNode) scenario = plx_scenario_panel_get_json (PLX_SCENARIO_PANEL (panel (w)));
+  JsonObject *s = json_object_get_object_member (json_node_get_object (scenario), "strategy");
+
+  if (!json_object_has_member (s, key))
+    return NULL;
+  g_strlcpy (saved, json_object_get_string_member (s, key), sizeof saved);
+  return saved;
 }
 
 /* The strategy as Save would write it: attention_kernel `kernel` (NULL: no such key)
@@ -268,10 +288,8 @@ assert_saved_attention (PlxWindow *w, const char *kernel, gboolean flash)
 {
   g_autoptr (JsonNode) scenario = plx_scenario_panel_get_json (PLX_SCENARIO_PANEL (panel (w)));
   JsonObject *s = json_object_get_object_member (json_node_get_object (scenario), "strategy");
-  const char *saved = json_object_has_member (s, "attention_kernel") ? json_object_get_string_member (s, "attention_kernel")
-                                                                      : NULL;
 
-  g_assert_cmpstr (saved, ==, kernel);
+  g_assert_cmpstr (saved_strategy_string (w, "attention_kernel"), ==, kernel);
   g_assert_cmpint (json_object_get_boolean_member_with_default (s, "flash_attention", FALSE), ==, flash);
 }
 
@@ -343,6 +361,69 @@ test_attention_kernel (void)
   settle (w);
   assert_saved_attention (w, "triton", TRUE);
   g_assert_cmpstr (plx_window_get_card_text (w, 0), ==, triton);
+  close_window (w);
+}
+
+/* The card `d[1]` (an index) shows other text than `d[2]`, and the window is idle. */
+static gboolean
+card_is_not (gpointer data)
+{
+  gpointer *d = data;
+  return !plx_window_is_busy (d[0]) && g_strcmp0 (plx_window_get_card_text (d[0], GPOINTER_TO_UINT (d[1])), d[2]) != 0;
+}
+
+/* Chooses `item` in the combo row `title` and waits until card `card` changes. */
+static void
+choose_and_wait_for_card (PlxWindow *w, const char *title, const char *item, guint card)
+{
+  g_autofree char *before = g_strdup (plx_window_get_card_text (w, card));
+  gpointer d[3] = { w, GUINT_TO_POINTER (card), before };
+
+  gi_choose_in_combo (panel (w), title, item);
+  g_assert_true (gi_wait (card_is_not, d, 10000));
+  settle (w);
+  g_assert_nonnull (gi_find_label (panel_row (w, title), item));
+}
+
+static void
+test_loss_and_gradients (void)
+{
+  /* The Loss and Gradients rows as a person uses them. The default scenario runs the
+   * loss unfused on fp32 logits; Transformer Engine's one-pass kernel does less work,
+   * so the step gets shorter. Its gradients are automatic (fp32 under bf16); 16-bit
+   * gradient buffers take half the gradient memory, so the peak falls. Each choice
+   * is written to the strategy as its key. */
+  PlxWindow *w = open_window (1400, 900);
+  GtkWidget *loss = panel_row (w, "Loss");
+  GtkWidget *grads = panel_row (w, "Gradients");
+  double unfused_s, fp32_gib;
+  PlxResult *r;
+
+  g_assert_nonnull (loss);
+  g_assert_nonnull (grads);
+  settle (w);
+  g_assert_nonnull (gi_find_label (loss, "Unfused"));
+  g_assert_nonnull (gi_find_label (grads, "Automatic"));
+  g_assert_null (saved_strategy_string (w, "cross_entropy_fusion"));
+  g_assert_null (saved_strategy_string (w, "grad_dtype"));
+  unfused_s = shown_step_s (w);
+
+  choose_and_wait_for_card (w, "Loss", "Fused (TE)", 0);
+  g_assert_cmpstr (saved_strategy_string (w, "cross_entropy_fusion"), ==, "te");
+  r = plx_window_get_result (w);
+  g_assert_nonnull (r);
+  g_assert_cmpint (r->scenario->strategy->cross_entropy_fusion, ==, PLX_CROSS_ENTROPY_TE);
+  g_assert_cmpfloat (shown_step_s (w), <, unfused_s);
+
+  /* The peak to beat: with the loss as now chosen, so only the gradients differ. */
+  fp32_gib = shown_card_value (w, "Peak memory");
+  choose_and_wait_for_card (w, "Gradients", "BF16", 3);
+  g_assert_cmpstr (saved_strategy_string (w, "grad_dtype"), ==, "bf16");
+  /* The loss chosen before stays chosen. */
+  g_assert_cmpstr (saved_strategy_string (w, "cross_entropy_fusion"), ==, "te");
+  r = plx_window_get_result (w);
+  g_assert_cmpint (r->scenario->strategy->grad_dtype, ==, PLX_GRAD_DTYPE_BF16);
+  g_assert_cmpfloat (shown_card_value (w, "Peak memory"), <, fp32_gib);
   close_window (w);
 }
 
@@ -2457,6 +2538,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/training-code-dropdown", test_training_code_dropdown);
   g_test_add_func ("/gui/use/deepspeed-code", test_deepspeed_code);
   g_test_add_func ("/gui/use/attention-kernel", test_attention_kernel);
+  g_test_add_func ("/gui/use/loss-and-gradients", test_loss_and_gradients);
   g_test_add_func ("/gui/use/tab-changes-nothing", test_tab_changes_nothing);
   g_test_add_func ("/gui/use/open-shows-values", test_open_shows_values);
   g_test_add_func ("/gui/use/invalid-keeps-page", test_invalid_keeps_page);
