@@ -146,5 +146,5 @@ plx_pipeline_layout_parse (const char *text,
       return NULL;
     }
   *n_chunks = counts->len;
-  return (guint *) g_array_free (g_steal_pointer (&counts), FALSE);
+  return g_memdup2 (counts->data, sizeof (guint) * counts->len);
 }
