@@ -280,8 +280,11 @@ plx_cli_partition_scenario (const PlxScenario *sc,
           for (guint c = 0; c < s->virtual_stages; c++)
             {
               const PlxPlanChunk *chunk = &plan->chunks[c * s->pp + st];
-              g_string_append_printf (layers, "%s%u-%u", c > 0 ? "," : "", chunk->first_layer,
-                                      chunk->first_layer + chunk->n_layers - 1);
+              if (chunk->n_layers == 0)  /* only the embedding or the head */
+                g_string_append_printf (layers, "%s-", c > 0 ? "," : "");
+              else
+                g_string_append_printf (layers, "%s%u-%u", c > 0 ? "," : "", chunk->first_layer,
+                                        chunk->first_layer + chunk->n_layers - 1);
             }
           g_string_append_printf (layers, " (%.0f)", rows[st].layers);
           printf ("%5u  %-24s %16.3f %14.3f %14.2f %16.2f\n", st, layers->str, rows[st].compute_s * 1e3,

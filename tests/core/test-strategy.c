@@ -361,6 +361,19 @@ test_zero_layer_chunks (void)
   g_assert_cmpfloat (a.step_time_s, ==, b.step_time_s);
   g_assert_true (plx_sim_run_scenario (counts->model, counts->cluster, counts->strategy, &event, NULL, NULL, NULL, NULL));
   g_assert_cmpfloat (fabs (event.step_time_s / a.step_time_s - 1.0), <, 0.05);
+  {
+    /* The plan says which chunks hold no layer. */
+    g_autoptr (GError) error = NULL;
+    PlxPlan *plan = plx_plan_lower (counts->model, counts->cluster, counts->strategy, &error);
+    g_autofree char *text = NULL;
+
+    g_assert_no_error (error);
+    text = plx_plan_to_text (plan);
+    g_assert_nonnull (strstr (text, "# stage 0 chunk 0 (no layers)"));
+    g_assert_nonnull (strstr (text, "# stage 1 chunk 0 (layers 0-5)"));
+    g_assert_nonnull (strstr (text, "# stage 3 chunk 0 (no layers)"));
+    plx_plan_free (plan);
+  }
 
   EXPECT_ERROR (GPT2, A100_8, "{\"pp\": 4, \"pipeline_layout\": \"E|(t*6|)*2\", \"global_batch_size\": 8}",
                 PLX_ERROR_INVALID_VALUE, "strategy.pipeline_layout", "loss (L) last");

@@ -451,9 +451,14 @@ plx_plan_to_text (const PlxPlan *plan)
         {
           const PlxPlanChunk *chunk = plx_plan_get_chunk (plan, st, c);
 
-          g_string_append_printf (out, "# stage %u chunk %u (layers %u-%u): F allocates %.4g GiB of activations, ",
-                                  st, c, chunk->first_layer, chunk->first_layer + chunk->n_layers - 1,
-                                  chunk->saved_bytes / 1073741824.0);
+          /* A chunk may hold no layer (only the embedding or the head). */
+          if (chunk->n_layers == 0)
+            g_string_append_printf (out, "# stage %u chunk %u (no layers): F allocates %.4g GiB of activations, ", st,
+                                    c, chunk->saved_bytes / 1073741824.0);
+          else
+            g_string_append_printf (out, "# stage %u chunk %u (layers %u-%u): F allocates %.4g GiB of activations, ",
+                                    st, c, chunk->first_layer, chunk->first_layer + chunk->n_layers - 1,
+                                    chunk->saved_bytes / 1073741824.0);
           if (plan->split_backward)
             g_string_append_printf (out, "B frees %.4g GiB, W frees %.4g GiB",
                                     (chunk->saved_bytes - chunk->wgrad_saved_bytes) / 1073741824.0,
