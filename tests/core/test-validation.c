@@ -271,6 +271,25 @@ test_bad_table (void)
   g_rmdir (dir);
 }
 
+/* A visible table of tests/data, parsed: its cases, its path and the folder its
+ * scenarios' relative paths start from. */
+static JsonNode *
+load_table (const char *file,
+            char      **path,
+            char      **dir,
+            JsonArray **cases)
+{
+  g_autoptr (GError) error = NULL;
+  JsonNode *root;
+
+  *path = g_test_build_filename (G_TEST_DIST, "data", file, NULL);
+  *dir = g_path_get_dirname (*path);
+  root = plx_json_parse_file (*path, &error);
+  g_assert_no_error (error);
+  *cases = json_object_get_array_member (json_node_get_object (root), "cases");
+  return root;
+}
+
 /* Narayanan et al. 2021 ran ZeRO-3 "via the DeepSpeed library" (§5.2), and the table
  * says so (issue 36 item 1): its six ZeRO-3 rows are costed as DeepSpeed, whose 2021
  * ZeRO-3 waits for its collectives - v0.3.14 (April 2021, the paper's month) calls
@@ -283,15 +302,12 @@ test_bad_table (void)
 static void
 test_narayanan_zero3_deepspeed (void)
 {
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "narayanan2021-table2.json", NULL);
-  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *path = NULL, *dir = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (JsonNode) root = plx_json_parse_file (path, &error);
   JsonArray *cases;
+  g_autoptr (JsonNode) root = load_table ("narayanan2021-table2.json", &path, &dir, &cases);
   guint zero3 = 0, others = 0;
 
-  g_assert_no_error (error);
-  cases = json_object_get_array_member (json_node_get_object (root), "cases");
   for (guint i = 0; i < json_array_get_length (cases); i++)
     {
       JsonNode *scenario = json_object_get_member (json_array_get_object_element (cases, i), "scenario");
@@ -333,17 +349,14 @@ test_narayanan_zero3_deepspeed (void)
 static void
 test_mosaicml_triton_attention (void)
 {
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "mosaicml-mpt.json", NULL);
-  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *path = NULL, *dir = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (JsonNode) root = plx_json_parse_file (path, &error);
-  g_autoptr (PlxValidation) v = NULL;
   JsonArray *cases;
+  g_autoptr (JsonNode) root = load_table ("mosaicml-mpt.json", &path, &dir, &cases);
+  g_autoptr (PlxValidation) v = NULL;
   guint long_rows = 0;
   double sum_triton = 0.0, sum_fa2 = 0.0;
 
-  g_assert_no_error (error);
-  cases = json_object_get_array_member (json_node_get_object (root), "cases");
   for (guint i = 0; i < json_array_get_length (cases); i++)
     {
       JsonObject *c = json_array_get_object_element (cases, i);
@@ -387,12 +400,11 @@ test_mosaicml_triton_attention (void)
 static void
 test_nemo_fp8_memory (void)
 {
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "nemo-perf-h100-fp8.json", NULL);
-  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *path = NULL, *dir = NULL;
   g_autoptr (GError) error = NULL;
+  JsonArray *cases;
+  g_autoptr (JsonNode) root = load_table ("nemo-perf-h100-fp8.json", &path, &dir, &cases);
   g_autoptr (PlxValidation) v = plx_validation_run_file (path, "event", &error);
-  g_autoptr (JsonNode) root = plx_json_parse_file (path, NULL);
-  JsonArray *cases = json_object_get_array_member (json_node_get_object (root), "cases");
   guint checked = 0;
 
   g_assert_no_error (error);
