@@ -101,7 +101,7 @@ typedef enum
  *   0: none
  * @window_share: see @window
  * @k: matmul: the full (unsharded) weight is k x n. Attention ops: k = head_dim.
- * @n: see @k
+ * @n: see @k. The loss (@loss): its logits per token, the vocabulary (k is 0)
  * @params: parameters of the op, unsharded (weights, biases, norm gains)
  * @fwd_elems: memory traffic of a memory-bound op in forward, per token (per score
  *   if @per_score): elements of the compute dtype read+written

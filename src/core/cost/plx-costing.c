@@ -637,15 +637,6 @@ plx_costing_state_bytes (PlxDtype dtype,
     }
 }
 
-double
-plx_costing_grad_bytes (PlxDtype dtype)
-{
-  double w, g, o;
-
-  plx_costing_state_bytes (dtype, &w, &g, &o);
-  return g;
-}
-
 /* grad_dtype overrides the dtype's rule for the gradient buffers: NeMo's
  * distributed_fused_adam with grad_sync_dtype bf16 keeps and reduce-scatters 16-bit
  * gradients (Apex DistributedFusedAdam's contiguous grad buffer in that dtype), as

@@ -221,7 +221,6 @@ void   plx_costing_state_bytes (PlxDtype dtype,
                                 double  *weights,
                                 double  *gradients,
                                 double  *optimizer);
-double plx_costing_grad_bytes (PlxDtype dtype);
 /* As plx_costing_state_bytes for the strategy's dtype, with its grad_dtype. */
 void   plx_costing_strategy_state_bytes (const PlxStrategy *strategy,
                                          double            *w,

@@ -476,7 +476,7 @@ fused_loss_cost (const PlxOp           *op,
                  const PlxCluster      *c,
                  PlxOpCost             *cost)
 {
-  double logits = units * op->fwd_elems / 19.0;   /* the unfused loss reads 19 16-bit elements a logit */
+  double logits = units * (double) op->n;
   gboolean te = ctx->loss_fusion == PLX_CROSS_ENTROPY_TE;
 
   cost->fwd_bytes = logits * (te ? 4.0 : 22.0);

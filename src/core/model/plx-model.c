@@ -354,6 +354,7 @@ build_pre_post (OpLists        *lists,
   op = add_elementwise (lists->post, "cross_entropy", PLX_SPLIT_TP, 19.0 * m->vocab, 7.0 * m->vocab, 0.0);
   op->saved_fp32 = (double) m->vocab;
   op->loss = TRUE;
+  op->n = m->vocab;
   /* Eager (F.cross_entropy on logits.float()): the upcast (2 + 4 bytes) and one
    * log_softmax kernel (4 + 4), 14 bytes; backward log_softmax's (4 + 4 + 4) and the
    * downcast (4 + 2), 18 bytes. */
