@@ -271,23 +271,21 @@ test_bad_table (void)
   g_rmdir (dir);
 }
 
-/* A visible table of tests/data, parsed: its cases, its path and the folder its
- * scenarios' relative paths start from. */
-static JsonNode *
+/* A visible table of tests/data, parsed: its cases (a reference of their own), its
+ * path and the folder its scenarios' relative paths start from. */
+static JsonArray *
 load_table (const char *file,
             char      **path,
-            char      **dir,
-            JsonArray **cases)
+            char      **dir)
 {
   g_autoptr (GError) error = NULL;
-  JsonNode *root;
+  g_autoptr (JsonNode) root = NULL;
 
   *path = g_test_build_filename (G_TEST_DIST, "data", file, NULL);
   *dir = g_path_get_dirname (*path);
   root = plx_json_parse_file (*path, &error);
   g_assert_no_error (error);
-  *cases = json_object_get_array_member (json_node_get_object (root), "cases");
-  return root;
+  return json_array_ref (json_object_get_array_member (json_node_get_object (root), "cases"));
 }
 
 /* Narayanan et al. 2021 ran ZeRO-3 "via the DeepSpeed library" (§5.2), and the table
@@ -304,8 +302,7 @@ test_narayanan_zero3_deepspeed (void)
 {
   g_autofree char *path = NULL, *dir = NULL;
   g_autoptr (GError) error = NULL;
-  JsonArray *cases;
-  g_autoptr (JsonNode) root = load_table ("narayanan2021-table2.json", &path, &dir, &cases);
+  g_autoptr (JsonArray) cases = load_table ("narayanan2021-table2.json", &path, &dir);
   guint zero3 = 0, others = 0;
 
   for (guint i = 0; i < json_array_get_length (cases); i++)
@@ -351,8 +348,7 @@ test_mosaicml_triton_attention (void)
 {
   g_autofree char *path = NULL, *dir = NULL;
   g_autoptr (GError) error = NULL;
-  JsonArray *cases;
-  g_autoptr (JsonNode) root = load_table ("mosaicml-mpt.json", &path, &dir, &cases);
+  g_autoptr (JsonArray) cases = load_table ("mosaicml-mpt.json", &path, &dir);
   g_autoptr (PlxValidation) v = NULL;
   guint long_rows = 0;
   double sum_triton = 0.0, sum_fa2 = 0.0;
@@ -402,8 +398,7 @@ test_nemo_fp8_memory (void)
 {
   g_autofree char *path = NULL, *dir = NULL;
   g_autoptr (GError) error = NULL;
-  JsonArray *cases;
-  g_autoptr (JsonNode) root = load_table ("nemo-perf-h100-fp8.json", &path, &dir, &cases);
+  g_autoptr (JsonArray) cases = load_table ("nemo-perf-h100-fp8.json", &path, &dir);
   g_autoptr (PlxValidation) v = plx_validation_run_file (path, "event", &error);
   guint checked = 0;
 
