@@ -103,6 +103,8 @@ typedef enum
  * @k: matmul: the full (unsharded) weight is k x n. Attention ops: k = head_dim.
  * @n: see @k. The loss (@loss): its logits per token, the vocabulary (k is 0)
  * @params: parameters of the op, unsharded (weights, biases, norm gains)
+ * @param_tensors: the tensors @params are stored in (a weight and its bias: 2; a
+ *   LayerNorm's gain and bias: 2); 0 reads as 1 where @params is not 0
  * @fwd_elems: memory traffic of a memory-bound op in forward, per token (per score
  *   if @per_score): elements of the compute dtype read+written
  * @bwd_elems: the same in backward
@@ -141,6 +143,7 @@ typedef struct
   guint       loss : 1;
   guint       fp8 : 1;
   guint       layers : 2;
+  guint       param_tensors : 3;
   guint64     window;
   double      window_share;
   guint64 k;

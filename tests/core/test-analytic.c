@@ -450,6 +450,67 @@ test_deepspeed_accumulation (void)
   }
 }
 
+#define DS_ZERO3_JSON(impl) \
+  "{ \"model\": { \"model_type\": \"gpt2\", \"n_layer\": 4, \"n_embd\": 1024, \"n_head\": 16," \
+  "              \"vocab_size\": 50304, \"n_positions\": 1024 }," \
+  "  \"cluster\": { \"name\": \"ideal\", \"num_nodes\": 2, \"gpus_per_node\": 8," \
+  "    \"gpu\": { \"name\": \"ideal\", \"peak_flops\": { \"bf16\": 1e14 }, \"hbm_bytes\": 85899345920," \
+  "             \"hbm_bw_Bps\": 1e12, \"efficiency\": { \"matmul\": [[1, 1.0]], \"memory\": [[1, 1.0]]," \
+  "             \"kernel_launch_s\": 4e-6, \"attention\": 1.0 } }," \
+  "    \"intra_node\": { \"bw_Bps\": 1e11, \"latency_s\": 1e-6, \"efficiency\": [[1, 1.0]] }," \
+  "    \"inter_node\": { \"bw_Bps\": 1e10, \"latency_s\": 3e-6, \"efficiency\": [[1, 1.0]] } }," \
+  "  \"strategy\": { \"seq_length\": 1024, \"global_batch_size\": 64, \"micro_batch_size\": 2," \
+  "                \"dp\": 16, \"zero_stage\": 3, \"implementation\": \"" impl "\" } }"
+
+static void
+test_deepspeed_zero3_calls (void)
+{
+  /* DeepSpeed 2021's ZeRO-3 gathers each weight of at least 1e5 elements, and
+   * reduce-scatters each parameter tensor, one call each. The small GPT-2 block
+   * (h 1024): weights c_attn 1024 x 3072, c_proj 1024 x 1024, c_fc 1024 x 4096 and
+   * mlp c_proj 4096 x 1024 are gathered (4); with their four biases and the two
+   * LayerNorms' gains and biases, 12 tensors reduce-scatter. The embedding: wte
+   * 50304 x 1024 and wpe 1024 x 1024, both gathered; the head: ln_f's gain and bias
+   * (the LM head is tied). DP 16 on two nodes of the ideal cluster, with 1 us a step
+   * inside a node, 3 us between nodes and 4 us a kernel: each call pays its ring
+   * steps again, (16 - 2) x 1 + (2 - 1) x 3 = 17 us, and 16 copies, 64 us: 81 us. */
+  static const double gathers[3] = { 4, 2, 0 }, scatters[3] = { 12, 2, 2 };
+  const double per_call = 81e-6;
+  g_autoptr (PlxScenario) ds = test_scenario_from_string (DS_ZERO3_JSON ("deepspeed"));
+  g_autoptr (PlxScenario) mg = test_scenario_from_string (DS_ZERO3_JSON ("megatron"));
+  PlxCosting cx;
+  PlxStageCosts costs;
+  PlxZero3Inputs in, plain;
+  PlxZero3Comm z, zp;
+
+  plx_costing_init (&cx, ds->model, ds->cluster, ds->strategy, (double) ds->strategy->micro_batch_size);
+  plx_costing_compute (&cx, &costs);
+  plx_costing_zero3_inputs (&cx, &costs, &in);
+  g_assert_true (in.active);
+  plain = in;
+  for (guint i = 0; i < 3; i++)
+    {
+      g_assert_cmpfloat (in.unit_calls_gather[i], ==, gathers[i]);
+      g_assert_cmpfloat (in.unit_calls_scatter[i], ==, scatters[i]);
+      plain.unit_calls_gather[i] = plain.unit_calls_scatter[i] = 0.0;
+    }
+  plx_costing_zero3_comm_from (&cx, &in, &z);
+  plx_costing_zero3_comm_from (&cx, &plain, &zp);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_assert_cmpfloat_with_epsilon (z.gather[i] - zp.gather[i], gathers[i] * per_call, 1e-15);
+      g_assert_cmpfloat_with_epsilon (z.regather[i] - zp.regather[i], gathers[i] * per_call, 1e-15);
+      g_assert_cmpfloat_with_epsilon (z.scatter[i] - zp.scatter[i], scatters[i] * per_call, 1e-15);
+    }
+  /* Other implementations gather a unit in one call. */
+  plx_costing_init (&cx, mg->model, mg->cluster, mg->strategy, (double) mg->strategy->micro_batch_size);
+  plx_costing_compute (&cx, &costs);
+  plx_costing_zero3_inputs (&cx, &costs, &in);
+  g_assert_true (in.active);
+  for (guint i = 0; i < 3; i++)
+    g_assert_cmpfloat (in.unit_calls_gather[i] + in.unit_calls_scatter[i], ==, 0.0);
+}
+
 static void
 test_run_if_fits (void)
 {
@@ -652,5 +713,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/analytic/faster-hardware", test_faster_hardware);
   g_test_add_func ("/core/analytic/moe-all-to-all", test_moe_all_to_all);
   g_test_add_func ("/core/analytic/deepspeed-accumulation", test_deepspeed_accumulation);
+  g_test_add_func ("/core/analytic/deepspeed-zero3-calls", test_deepspeed_zero3_calls);
   return g_test_run ();
 }

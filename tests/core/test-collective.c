@@ -134,24 +134,51 @@ test_spanning_ring_vs_hierarchical (void)
   g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_ALL_REDUCE, &g, 1e9), 0.01875, 1e-15);
 }
 
+/* The ideal cluster `ideal_json` with a latency per ring step inside a node
+ * and another between nodes. */
+static PlxCluster *
+cluster_with_latency (const char *ideal_json,
+                      const char *intra,
+                      const char *inter)
+{
+  g_auto (GStrv) parts = g_strsplit (ideal_json, "\"latency_s\": 0", -1);
+  g_autofree char *json = NULL;
+
+  g_assert_cmpuint (g_strv_length (parts), ==, 3);
+  json = g_strconcat (parts[0], "\"latency_s\": ", intra, parts[1], "\"latency_s\": ", inter, parts[2], NULL);
+  return ideal_cluster (json);
+}
+
 static void
 test_latency_floor (void)
 {
-  g_autoptr (PlxCluster) c = NULL;
-  g_autofree char *json = g_strdup (TEST_IDEAL_CLUSTER (1, 100e9, 25e9));
+  g_autoptr (PlxCluster) c = cluster_with_latency (TEST_IDEAL_CLUSTER (1, 100e9, 25e9), "1e-3", "1e-3");
   PlxGroup g;
 
   /* 1 ms per step: a 1-byte all-reduce on 8 ranks takes 2(p-1) = 14 steps. */
-  {
-    g_auto (GStrv) parts = g_strsplit (json, "\"latency_s\": 0", -1);
-    g_free (json);
-    json = g_strjoinv ("\"latency_s\": 1e-3", parts);
-  }
-  c = ideal_cluster (json);
   g = plx_group_place (c, 8, 1);
   g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_ALL_REDUCE, &g, 1.0), 0.014, 1e-15);
   g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_ALL_GATHER, &g, 1.0), 0.007, 1e-15);
   g_assert_cmpfloat_with_epsilon (plx_collective_time (c, PLX_COLLECTIVE_SEND_RECV, &g, 1.0), 0.001, 1e-15);
+}
+
+static void
+test_ring_steps_latency (void)
+{
+  /* 1 us a step over NVLink, 3 us over the network (the A100 preset's). A ring over
+   * 1536 ranks on 192 nodes has 1535 steps, 191 of them between nodes:
+   * 1344 x 1 + 191 x 3 = 1917 us (NCCL's tuning model, src/graph/tuning.cc). */
+  g_autoptr (PlxCluster) c = cluster_with_latency (TEST_IDEAL_CLUSTER (192, 100e9, 25e9), "1e-6", "3e-6");
+  PlxGroup g;
+
+  g = plx_group_place (c, 1536, 1);
+  g_assert_cmpuint (g.nodes, ==, 192);
+  g_assert_cmpfloat_with_epsilon (plx_collective_ring_steps_latency (c, &g), 1917e-6, 1e-15);
+  /* Inside one node: 7 NVLink steps; one rank: none. */
+  g = plx_group_place (c, 8, 1);
+  g_assert_cmpfloat_with_epsilon (plx_collective_ring_steps_latency (c, &g), 7e-6, 1e-15);
+  g = plx_group_place (c, 1, 1);
+  g_assert_cmpfloat (plx_collective_ring_steps_latency (c, &g), ==, 0.0);
 }
 
 static void
@@ -180,6 +207,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/collective/ring-allreduce-inter-node", test_ring_all_reduce_inter);
   g_test_add_func ("/core/collective/hierarchical-allreduce", test_spanning_ring_vs_hierarchical);
   g_test_add_func ("/core/collective/latency-floor", test_latency_floor);
+  g_test_add_func ("/core/collective/ring-steps-latency", test_ring_steps_latency);
   g_test_add_func ("/core/collective/measured-busbw", test_measured_busbw);
   return g_test_run ();
 }

@@ -181,6 +181,43 @@ save_dots_op (const PlxOp     *op,
     b->saved_bytes += c->saved_bytes;
 }
 
+/* DeepSpeed ZeRO-3 keeps a parameter of fewer elements than
+ * stage3_param_persistence_threshold gathered for the whole run (default 1e5:
+ * deepspeed/runtime/zero/constants.py, v0.3.14); only larger ones are gathered and
+ * released around each use. */
+#define ZERO3_PERSISTENCE_ELEMS 1e5
+
+/* The op's parameter tensors, and how many of them are weights that DeepSpeed's
+ * ZeRO-3 gathers one call each (plx_costing_zero3_comm_from). Eager PyTorch runs Q,
+ * K and V (gate and up) as separate nn.Linear modules, each with its own weight. */
+static inline void
+count_tensors (const PlxCosting *cx,
+               const PlxOp      *op,
+               double            local_params,
+               double            share,
+               PlxBlockCost     *b)
+{
+  double tensors, gemms = 1.0, weight;
+
+  if (op->params == 0)
+    return;
+  tensors = op->param_tensors > 0 ? op->param_tensors : 1;
+  if (op->kind != PLX_OP_MATMUL)
+    {
+      /* Norm gains and biases, embedding tables: equal parts. */
+      b->param_tensors += share * tensors;
+      if (local_params / tensors >= ZERO3_PERSISTENCE_ELEMS)
+        b->large_tensors += share * tensors;
+      return;
+    }
+  if (cx->ctx.eager && op->eager_gemms > 1)
+    gemms = op->eager_gemms;
+  b->param_tensors += share * gemms * tensors;
+  weight = local_params * ((double) op->k * op->n / op->params) / gemms;
+  if (weight >= ZERO3_PERSISTENCE_ELEMS)
+    b->large_tensors += share * gemms;
+}
+
 /* One op's cost added into b, the block (or half) it belongs to. */
 static inline void
 cost_op (const PlxCosting *cx,
@@ -193,10 +230,15 @@ cost_op (const PlxCosting *cx,
          PlxBlockCost     *b)
 {
   PlxOpCost c;
+  double share = 1.0;
 
   plx_op_cost_env (op, &cx->ctx, env, cx->cluster, &c);
   if (is_layer && op->layers != PLX_OP_LAYERS_ALL)
-    scale_op_cost (&c, plx_model_layers_share (cx->model, (PlxOpLayers) op->layers));
+    {
+      share = plx_model_layers_share (cx->model, (PlxOpLayers) op->layers);
+      scale_op_cost (&c, share);
+    }
+  count_tensors (cx, op, share > 0.0 ? c.params / share : 0.0, share, b);
   b->fwd_s += c.fwd_time_s;
   b->bwd_s += c.bwd_time_s;
   b->wgrad_s += c.wgrad_time_s;
@@ -993,6 +1035,15 @@ plx_costing_zero3_inputs (const PlxCosting    *cx,
   in->unit_fp8[0] = c->layer.fp8_params;
   in->unit_fp8[1] = c->embedding.fp8_params;
   in->unit_fp8[2] = c->head.fp8_params;
+  if (s->implementation == PLX_IMPLEMENTATION_DEEPSPEED)
+    {
+      const PlxBlockCost *units[3] = { &c->layer, &c->embedding, &c->head };
+      for (guint i = 0; i < 3; i++)
+        {
+          in->unit_calls_gather[i] = units[i]->large_tensors;
+          in->unit_calls_scatter[i] = units[i]->param_tensors;
+        }
+    }
 }
 
 void
@@ -1047,6 +1098,22 @@ plx_costing_zero3_comm_from (const PlxCosting     *cx,
         if (!fp8_gather && unit_fp8[i] > 0.0)
           z->copy_out[i] += plx_costing_memory (cx, 4.0 * unit_fp8[i]);
         z->scatter[i] = plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &in->shard_group, unit_params[i] * gb);
+        /* DeepSpeed v0.3.14's ZeRO-3 (partition_parameters.py: _allgather_param,
+         * _reduce_scatter_gradient) gathers each large parameter with its own
+         * torch.distributed.all_gather after a torch.cuda.synchronize(), and
+         * reduce-scatters each gradient with its own call, both over lists of one
+         * slice per rank. PyTorch's ProcessGroupNCCL (1.8, allgather and
+         * reduce_scatter) copies such a list out of (into) a flat buffer one
+         * tensor at a time, a copy kernel per rank; and with every call waited for,
+         * none pipelines into the next, so each pays its ring steps' latency
+         * again (plx_collective_ring_steps_latency). */
+        if (in->unit_calls_scatter[i] > 0.0)
+          {
+            double per_call = plx_collective_ring_steps_latency (in->cluster, &in->shard_group) +
+                              in->shard_group.size * in->cluster->kernel_launch_s;
+            z->gather[i] += in->unit_calls_gather[i] * per_call;
+            z->scatter[i] += in->unit_calls_scatter[i] * per_call;
+          }
         /* Hybrid sharding: each shard's gradients are then all-reduced over the replicas. */
         if (in->replica_group.size > 1)
           z->scatter[i] += plx_costing_collective (cx, PLX_COLLECTIVE_ALL_REDUCE, &in->replica_group,

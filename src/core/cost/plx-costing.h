@@ -37,6 +37,8 @@ typedef struct
   double params;           /* parameters on this GPU */
   double expert_params;    /* part of params sharded over the expert-data-parallel group */
   double fp8_params;       /* part of params in linear layers that fp8 training runs in fp8 */
+  double param_tensors;    /* tensors the params are stored in (PlxOp.param_tensors) */
+  double large_tensors;    /* ... of them, the weights of at least ZERO3_PERSISTENCE_ELEMS on this GPU */
 } PlxBlockCost;
 
 typedef struct
@@ -272,6 +274,9 @@ typedef struct
   PlxGroup          shard_group, replica_group;
   double            unit_params[3], unit_fp8[3];
   double            grad_bytes;  /* plx_costing_strategy_grad_bytes */
+  /* DeepSpeed 2021's ZeRO-3 gathers and reduce-scatters one tensor a call, each call
+   * with per-rank overheads (plx_costing_zero3_comm_from); 0 elsewhere. */
+  double            unit_calls_gather[3], unit_calls_scatter[3];
 } PlxZero3Inputs;
 void   plx_costing_zero3_inputs (const PlxCosting    *cx,
                                  const PlxStageCosts *costs,

@@ -166,6 +166,21 @@ plx_collective_hierarchical_all_reduce_time (const PlxCluster *c,
   return t;
 }
 
+/* NCCL's own cost model (src/graph/tuning.cc, ncclTopoTuneModel: a ring all-gather
+ * or reduce-scatter has nRanks-1 steps, nNodes-1 of them between nodes, each at its
+ * link's latency, added to the bytes' time): the steps inside a node at the NVLink
+ * latency, those between nodes at the network's. */
+double
+plx_collective_ring_steps_latency (const PlxCluster *c,
+                                   const PlxGroup   *g)
+{
+  double p = g->size, n = MAX (g->nodes, 1);
+
+  if (g->size <= 1)
+    return 0.0;
+  return (p - n) * c->intra_node.latency_s + (n - 1.0) * c->inter_node.latency_s;
+}
+
 /* All-gather or reduce-scatter: half the ring all-reduce's steps (Thakur et al. 2005,
  * §3). */
 static double

@@ -50,6 +50,11 @@ double plx_collective_time (const PlxCluster  *cluster,
                             const PlxGroup    *group,
                             double             bytes);
 
+/* The latency of an all-gather's or reduce-scatter's ring steps alone, the part a
+ * call pays again whenever calls cannot pipeline into one another. */
+double plx_collective_ring_steps_latency (const PlxCluster *cluster,
+                                          const PlxGroup   *group);
+
 double plx_collective_ring_all_reduce_time (const PlxCluster *cluster,
                                             const PlxGroup   *group,
                                             double            bytes);

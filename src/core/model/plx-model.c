@@ -75,6 +75,7 @@ add_matmul (GArray     *ops,
   op->row_parallel = row_parallel;
   op->fp8 = TRUE;
   op->params = k * n + (bias ? n : 0);
+  op->param_tensors = bias ? 2 : 1;
   op->saved_elems = (double) k;
   return op;
 }
@@ -88,6 +89,7 @@ add_norm (GArray     *ops,
   /* Reads x, writes y; backward reads x and dy, writes dx. Keeps its input (2sbh). */
   PlxOp *op = add_elementwise (ops, name, PLX_SPLIT_SEQ, 2.0 * h, 3.0 * h, (double) h);
   op->params = layernorm ? 2 * h : h;
+  op->param_tensors = layernorm ? 2 : 1;
   if (!layernorm)
     {
       /* RMSNorm written in PyTorch (Llama's reference code, torchtitan, Hugging Face):
@@ -498,6 +500,7 @@ build_family_block (GArray *ops, const PlxModel *m)
           /* RMSNorm over each head's Q and K: a gain of head_dim each. */
           op = add_elementwise (ops, "qk_norm", PLX_SPLIT_TP, 2.0 * (q + kv), 3.0 * (q + kv), (double) (q + kv));
           op->params = 2 * m->head_dim;
+          op->param_tensors = 2;
         }
       if (!m->arch.alibi)
         add_rotary (ops, q, kv);
