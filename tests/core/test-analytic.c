@@ -502,6 +502,15 @@ test_deepspeed_zero3_calls (void)
       g_assert_cmpfloat_with_epsilon (z.regather[i] - zp.regather[i], gathers[i] * per_call, 1e-15);
       g_assert_cmpfloat_with_epsilon (z.scatter[i] - zp.scatter[i], scatters[i] * per_call, 1e-15);
     }
+  /* DeepSpeed holds at most four whole tensors of the largest parameter's size (a
+   * gathered weight, its gradient, the previous one's, PyTorch's flat copy): the
+   * largest is wte, 50304 x 1024 16-bit elements. A unit-gathering ZeRO-3 holds two
+   * blocks' weights, 2 x 12,596,224 parameters (12 h^2 + 13 h) at 2 bytes. */
+  {
+    PlxStageMemory mem;
+    plx_costing_stage_memory (&cx, &costs, 0, &mem);
+    g_assert_cmpfloat (mem.other, ==, 4.0 * 50304 * 1024 * 2);
+  }
   /* Other implementations gather a unit in one call. */
   plx_costing_init (&cx, mg->model, mg->cluster, mg->strategy, (double) mg->strategy->micro_batch_size);
   plx_costing_compute (&cx, &costs);
@@ -509,6 +518,11 @@ test_deepspeed_zero3_calls (void)
   g_assert_true (in.active);
   for (guint i = 0; i < 3; i++)
     g_assert_cmpfloat (in.unit_calls_gather[i] + in.unit_calls_scatter[i], ==, 0.0);
+  {
+    PlxStageMemory mem;
+    plx_costing_stage_memory (&cx, &costs, 0, &mem);
+    g_assert_cmpfloat (mem.other, ==, 2.0 * 12596224 * 2);
+  }
 }
 
 static void

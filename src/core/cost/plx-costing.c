@@ -207,7 +207,10 @@ count_tensors (const PlxCosting *cx,
       /* Norm gains and biases, embedding tables: equal parts. */
       b->param_tensors += share * tensors;
       if (local_params / tensors >= ZERO3_PERSISTENCE_ELEMS)
-        b->large_tensors += share * tensors;
+        {
+          b->large_tensors += share * tensors;
+          b->largest_tensor = MAX (b->largest_tensor, local_params / tensors);
+        }
       return;
     }
   if (cx->ctx.eager && op->eager_gemms > 1)
@@ -215,7 +218,10 @@ count_tensors (const PlxCosting *cx,
   b->param_tensors += share * gemms * tensors;
   weight = local_params * ((double) op->k * op->n / op->params) / gemms;
   if (weight >= ZERO3_PERSISTENCE_ELEMS)
-    b->large_tensors += share * gemms;
+    {
+      b->large_tensors += share * gemms;
+      b->largest_tensor = MAX (b->largest_tensor, weight);
+    }
 }
 
 /* One op's cost added into b, the block (or half) it belongs to. */
@@ -522,10 +528,11 @@ block_sum (const PlxBlockCost *a,
            const PlxBlockCost *b,
            PlxBlockCost       *sum)
 {
-  /* Field by field: every member is a double that adds. */
+  /* Field by field: every member is a double that adds, but the largest tensor. */
   G_STATIC_ASSERT (sizeof (PlxBlockCost) % sizeof (double) == 0);
   for (guint i = 0; i < sizeof (PlxBlockCost) / sizeof (double); i++)
     ((double *) sum)[i] = ((const double *) a)[i] + ((const double *) b)[i];
+  sum->largest_tensor = MAX (a->largest_tensor, b->largest_tensor);
 }
 
 /* The embedding (first stage) and the final norm, LM head and loss (last stage),
@@ -814,7 +821,27 @@ plx_costing_stage_memory_terms (const PlxCosting    *cx,
   if (s->tp > 1)
     terms->other += cx->act_bytes;
   if (s->zero_stage >= 3 && cx->dp_group.size > 1)
-    terms->other += 2.0 * layer->params * terms->wb;
+    {
+      if (s->implementation == PLX_IMPLEMENTATION_DEEPSPEED)
+        {
+          /* DeepSpeed 2021's ZeRO-3 (v0.3.14) gathers one tensor at a time, in
+           * series with compute, and releases a sub-module's weights after it ran,
+           * so it never holds a whole layer gathered. At most, in backward, it holds
+           * four full-size tensors of the largest parameter's size: the weight
+           * gathered for its sub-module's backward; that weight's gradient, whole
+           * until reduced; the previous parameter's whole gradient, which
+           * reduce_ipg_grads reduce-scatters only when the next one overflows the
+           * 5e8-element reduce bucket - every large weight of these models does;
+           * and the flat copy of that gradient PyTorch's list reduce_scatter makes
+           * (plx_costing_zero3_comm_from). A gather holds two: DeepSpeed's buffer
+           * and PyTorch's flat output. */
+          double largest = MAX (layer->largest_tensor, MAX (costs->embedding.largest_tensor,
+                                                            costs->head.largest_tensor));
+          terms->other += 4.0 * largest * terms->wb;
+        }
+      else
+        terms->other += 2.0 * layer->params * terms->wb;
+    }
 }
 
 void

@@ -39,6 +39,7 @@ typedef struct
   double fp8_params;       /* part of params in linear layers that fp8 training runs in fp8 */
   double param_tensors;    /* tensors the params are stored in (PlxOp.param_tensors) */
   double large_tensors;    /* ... of them, the weights of at least ZERO3_PERSISTENCE_ELEMS on this GPU */
+  double largest_tensor;   /* elements on this GPU of the largest of them (the largest, not a sum) */
 } PlxBlockCost;
 
 typedef struct
