@@ -154,6 +154,25 @@ typedef enum
 } PlxCrossEntropyFusion;
 
 /**
+ * PlxMoeDispatcher:
+ * @PLX_MOE_DISPATCHER_ALLTOALL: Megatron-Core's all-to-all token dispatcher: each
+ *   routed row (a token for one of its top-k experts) goes to its expert's rank,
+ *   pairwise over NVLink and the network; "alltoall"
+ * @PLX_MOE_DISPATCHER_DEEPEP: DeepEP's dispatch and combine (Megatron-Core's flex
+ *   dispatcher with --moe-enable-deepep): a token crosses the network once for each
+ *   other node holding any of its experts, then is forwarded over NVLink to each GPU
+ *   there that holds one; "deepep"
+ *
+ * How a mixture-of-experts layer exchanges its tokens (docs/cost-model.md). The quoted
+ * names are the strategy key moe_dispatcher's values.
+ */
+typedef enum
+{
+  PLX_MOE_DISPATCHER_ALLTOALL,
+  PLX_MOE_DISPATCHER_DEEPEP,
+} PlxMoeDispatcher;
+
+/**
  * PlxAttentionKernel:
  * @PLX_ATTENTION_KERNEL_AUTO: the implementation's own: PyTorch code runs
  *   scaled_dot_product_attention (FlashAttention-2), the others Transformer Engine's
@@ -199,6 +218,10 @@ typedef enum
  * @pp: pipeline-parallel degree (stages)
  * @cp: context-parallel degree
  * @ep: expert-parallel degree
+ * @moe_dispatcher: how expert layers exchange their tokens
+ * @etp: expert tensor-parallel degree, each expert's weights split over that many
+ *   ranks (Megatron-Core's --expert-tensor-parallel-size); 0 = the same as @tp, its
+ *   default (plx_strategy_get_expert_tp())
  * @virtual_stages: model chunks per pipeline stage (interleaved 1F1B)
  * @sequence_parallel: the TP ranks split the replicated ops over the sequence
  * @schedule: the pipeline schedule
@@ -291,6 +314,8 @@ typedef struct _PlxStrategy
   PlxGradDtype grad_dtype;
   char        *pipeline_layout;
   PlxCrossEntropyFusion cross_entropy_fusion;
+  guint        etp;
+  PlxMoeDispatcher moe_dispatcher;
 } PlxStrategy;
 
 /**
@@ -498,6 +523,13 @@ JsonNode   *plx_strategy_to_json (const PlxStrategy *strategy);
  */
 double plx_strategy_moe_load (const PlxStrategy *s,
                               double             routed);
+/**
+ * plx_strategy_get_expert_tp:
+ * @strategy: a strategy
+ *
+ * Returns: the expert tensor-parallel degree: @etp where given, else @tp
+ */
+guint plx_strategy_get_expert_tp (const PlxStrategy *strategy);
 /**
  * plx_strategy_get_grad_group_size:
  * @strategy: a resolved strategy

@@ -26,6 +26,8 @@ static const StrategyFlag strategy_flags[] = {
   { "--dp", "dp", FLAG_INT, "data-parallel degree (default: GPUs / (tp*pp*cp))" },
   { "--cp", "cp", FLAG_INT, "context-parallel degree" },
   { "--ep", "ep", FLAG_INT, "expert-parallel degree" },
+  { "--etp", "etp", FLAG_INT, "expert tensor-parallel degree (default: tp)" },
+  { "--moe-dispatcher", "moe_dispatcher", FLAG_STRING, "experts' token exchange: alltoall (Megatron-Core's)\n                           or deepep (once a node over the network, then NVLink)" },
   { "--micro-batch-size", "micro_batch_size", FLAG_INT, "sequences per micro-batch" },
   { "--global-batch-size", "global_batch_size", FLAG_INT, "sequences per optimizer step" },
   { "--seq-length", "seq_length", FLAG_INT, "tokens per sequence" },

@@ -55,9 +55,12 @@ print_scenario_header (const PlxScenario *sc)
               " (the rest searched)\n", s->global_batch_size, s->seq_length);
       return;
     }
-  printf ("Strategy          dp %u, tp %u, pp %u, cp %u, ep %u; micro-batch %" G_GUINT64_FORMAT
-          ", global batch %" G_GUINT64_FORMAT ", sequence %" G_GUINT64_FORMAT "\n",
-          s->dp, s->tp, s->pp, s->cp, s->ep, s->micro_batch_size, s->global_batch_size, s->seq_length);
+  {
+    g_autofree char *etp = s->etp != 0 ? g_strdup_printf (", etp %u", s->etp) : g_strdup ("");
+    printf ("Strategy          dp %u, tp %u, pp %u, cp %u, ep %u%s; micro-batch %" G_GUINT64_FORMAT
+            ", global batch %" G_GUINT64_FORMAT ", sequence %" G_GUINT64_FORMAT "\n",
+            s->dp, s->tp, s->pp, s->cp, s->ep, etp, s->micro_batch_size, s->global_batch_size, s->seq_length);
+  }
   printf ("                  %s%s, recompute %s, ZeRO %u%s%s%s%s, %s%s%s\n", plx_schedule_to_string (s->schedule),
           chunks,
           plx_recompute_to_string (s->recompute), s->zero_stage,

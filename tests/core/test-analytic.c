@@ -370,12 +370,12 @@ test_pytorch_implementation (void)
   g_assert_cmpfloat (re.step_time_s, >, rfu.step_time_s);
 }
 
-/* Mixtral on 8 ideal GPUs, one expert per rank, one micro-batch of 4096 tokens. */
-#define MIXTRAL_EP8(load_key) \
-  "{ \"model\": { \"preset\": \"mixtral-8x7b\" }," \
-  "  \"cluster\": " TEST_IDEAL_CLUSTER (1, 1e11, 1e10) "," \
-  "  \"strategy\": { \"seq_length\": 4096, \"global_batch_size\": 8, \"micro_batch_size\": 1," \
-  "                \"ep\": 8, " load_key " } }"
+/* Mixtral on `nodes` nodes of 8 ideal GPUs, micro-batches of one 4096-token sequence. */
+#define MIXTRAL_IDEAL(nodes, strategy_keys) \
+  "{ \"model\": { \"preset\": \"mixtral-8x7b\" }, \"cluster\": " TEST_IDEAL_CLUSTER (nodes, 1e11, 1e10) "," \
+  "  \"strategy\": { \"seq_length\": 4096, \"micro_batch_size\": 1, " strategy_keys " } }"
+/* One node, one expert per rank. */
+#define MIXTRAL_EP8(load_key) MIXTRAL_IDEAL (1, "\"global_batch_size\": 8, \"ep\": 8, " load_key)
 
 static void
 test_moe_all_to_all (void)
@@ -407,6 +407,92 @@ test_moe_all_to_all (void)
     g_assert_cmpfloat_with_epsilon (r2.time_s[PLX_TIME_COMPUTE] - r1.time_s[PLX_TIME_COMPUTE], gemms + rows, 1e-9);
   }
   g_assert_cmpfloat (r2.model_flops_per_step, ==, r1.model_flops_per_step);
+}
+
+/* TP 2 with sequence parallelism, no padding or imbalance. */
+#define MIXTRAL_TP2_SP "\"tp\": 2, \"sequence_parallel\": true, \"moe_capacity_factor\": 1, "
+#define MIXTRAL_TP2(ep_keys) MIXTRAL_IDEAL (1, "\"global_batch_size\": 8, " MIXTRAL_TP2_SP ep_keys)
+
+static void
+test_moe_expert_tp (void)
+{
+  /* Mixtral 8x7B on 8 ideal GPUs (100 GB/s NVLink), TP 2 with sequence parallelism,
+   * one micro-batch of 4096 tokens: 33.554432 MB of hidden states (4096 x 4096 x 2 B),
+   * 1/2 of them on each TP rank, routed top-2: 33.554432 MB dispatched a rank.
+   * Expert TP = TP (EP 4, four ranks two apart): each all-to-all sends 3/4 of that
+   * over NVLink, 0.25166 ms; the expert-TP pair gathers and reduce-scatters the
+   * routed rows, 2 x 33.554432 MB, each half over NVLink: 0.33554 ms each way. The
+   * MLP half's forward: two all-to-alls and the pair, 1.17441 ms, with no gather of
+   * the hidden states (no shared experts). Expert TP 1 (EP 8, the whole node): 7/8
+   * of each all-to-all, 0.29360 ms, and no pair: 0.58720 ms. Either way a rank holds
+   * one expert's weights (8 experts over ep x etp = 8 ranks) and runs the same expert
+   * FLOPs, in 2 GEMMs of 4096 rows x 14336 (etp 2) or 1 of 4096 x 28672 (etp 1). */
+  g_autoptr (PlxScenario) same = test_scenario_from_string (MIXTRAL_TP2 ("\"ep\": 4"));
+  g_autoptr (PlxScenario) one = test_scenario_from_string (MIXTRAL_TP2 ("\"ep\": 8, \"etp\": 1"));
+  const double act = 4096.0 * 4096 * 2;
+  PlxStageCosts cs, co;
+  PlxCosting cx;
+
+  plx_costing_init (&cx, same->model, same->cluster, same->strategy, 1.0);
+  plx_costing_compute (&cx, &cs);
+  plx_costing_init (&cx, one->model, one->cluster, one->strategy, 1.0);
+  plx_costing_compute (&cx, &co);
+  g_assert_cmpfloat_with_epsilon (cs.mlp.comm_fwd_s, 2 * (act * 3 / 4) / 1e11 + 2 * (0.5 * 2 * act) / 1e11, 1e-12);
+  g_assert_cmpfloat_with_epsilon (co.mlp.comm_fwd_s, 2 * (act * 7 / 8) / 1e11, 1e-12);
+  g_assert_cmpfloat (cs.mlp.expert_params, ==, co.mlp.expert_params);
+  g_assert_cmpfloat (co.mlp.expert_params, ==, 3.0 * 4096 * 14336);
+  g_assert_cmpfloat_with_epsilon (cs.mlp.fwd_flops / co.mlp.fwd_flops, 1.0, 1e-12);
+  /* The attention half is the same either way: TP's own pair. */
+  g_assert_cmpfloat (cs.attn.comm_fwd_s, ==, co.attn.comm_fwd_s);
+  {
+    PlxShardContext ctx = cx.ctx;
+    PlxMatmulGemms g;
+    guint i;
+    for (i = 0; i < one->model->n_layer_ops && !g_str_equal (one->model->layer_ops[i].name, "expert_gate_up"); i++)
+      ;
+    g_assert_cmpuint (i, <, one->model->n_layer_ops);
+    plx_matmul_gemms (&one->model->layer_ops[i], &ctx, one->cluster, &g);
+    g_assert_cmpfloat (g.kernels, ==, 1.0);
+    g_assert_cmpfloat (g.m, ==, 4096.0);
+    g_assert_cmpfloat (g.n, ==, 2.0 * 14336);
+    ctx.etp = 2;
+    ctx.ep = 4;
+    plx_matmul_gemms (&one->model->layer_ops[i], &ctx, one->cluster, &g);
+    g_assert_cmpfloat (g.kernels, ==, 2.0);
+    g_assert_cmpfloat (g.m, ==, 4096.0);
+    g_assert_cmpfloat (g.n, ==, 14336.0);
+  }
+}
+
+#define MIXTRAL_TWO_NODES(extra) MIXTRAL_IDEAL (2, "\"global_batch_size\": 16, " MIXTRAL_TP2_SP "\"ep\": 8 " extra)
+
+static void
+test_moe_deepep (void)
+{
+  /* Mixtral 8x7B (8 experts, top 2) on two nodes of 8 ideal GPUs (100 GB/s NVLink,
+   * 10 GB/s a NIC), TP 2 with sequence parallelism, EP 8 two ranks apart: one expert a
+   * rank, four a node. A rank's own tokens: 4096 x 4096 x 2 B / 2 = 16.777216 MB.
+   * Megatron-Core's all-to-all sends both routed copies, half of them to the other
+   * node: 16.777216 MB through the NIC, 1.6777 ms. DeepEP sends a token once to the
+   * other node when it holds one of its experts: 1 - C(4,2)/C(8,2) = 22/28 of them,
+   * 13.182 MB, 1.3182 ms; over NVLink each token reaches its other ranks, (8 - 2) x
+   * (1 - C(7,2)/C(8,2)) = 1.5 deliveries, 25.166 MB, 0.2517 ms, at the same time. The
+   * MLP half's forward adds the expert-TP pair, 2 x 0.33554 ms, to both. */
+  g_autoptr (PlxScenario) a = test_scenario_from_string (MIXTRAL_TWO_NODES (""));
+  g_autoptr (PlxScenario) d = test_scenario_from_string (MIXTRAL_TWO_NODES (", \"moe_dispatcher\": \"deepep\""));
+  const double mine = 4096.0 * 4096 * 2 / 2, pair = 2 * 0.5 * (2 * 2 * mine) / 1e11;
+  PlxStageCosts ca, cd;
+  PlxCosting cx;
+
+  plx_costing_init (&cx, a->model, a->cluster, a->strategy, 1.0);
+  plx_costing_compute (&cx, &ca);
+  g_assert_cmpuint (cx.ep_group.nodes, ==, 2);
+  plx_costing_init (&cx, d->model, d->cluster, d->strategy, 1.0);
+  plx_costing_compute (&cx, &cd);
+  g_assert_cmpfloat_with_epsilon (ca.mlp.comm_fwd_s, 2 * (mine / 1e10) + pair, 1e-12);
+  g_assert_cmpfloat_with_epsilon (cd.mlp.comm_fwd_s, 2 * (mine * 22.0 / 28.0 / 1e10) + pair, 1e-12);
+  /* The expert work is the same. */
+  g_assert_cmpfloat (cd.mlp.fwd_flops, ==, ca.mlp.fwd_flops);
 }
 
 /* A 4-layer GPT-2 (h 1024, vocabulary 50304, 1024 positions) on 8 ideal GPUs, data
@@ -673,9 +759,24 @@ check_halves (const char *json)
   gather = plx_collective_time (sc->cluster, PLX_COLLECTIVE_ALL_GATHER, &cx.tp_group, act);
   scatter = plx_collective_time (sc->cluster, PLX_COLLECTIVE_REDUCE_SCATTER, &cx.tp_group, act);
   reduce = plx_collective_time (sc->cluster, PLX_COLLECTIVE_ALL_REDUCE, &cx.tp_group, act);
-  if (s->tp > 1 && s->cp == 1 && !s->overlap_tp_comm)
+  if (s->tp > 1 && s->cp == 1 && !s->overlap_tp_comm && sc->model->experts > 0 && cx.ctx.sp)
+    {
+      /* Megatron-Core's MoE layer: the expert blocks gather the routed rows over expert
+       * TP (top-k times the hidden states), the dense blocks and shared experts the
+       * hidden states over TP. */
+      double moe = plx_model_layers_share (sc->model, PLX_OP_LAYERS_MOE);
+      double dense = 1.0 - moe + (sc->model->arch.shared_ffn > 0 ? moe : 0.0);
+      double routed = act / s->tp * sc->model->experts_per_token * cx.ctx.moe_load * cx.ctx.etp;
+      double pair = plx_collective_time (sc->cluster, PLX_COLLECTIVE_ALL_GATHER, &cx.etp_group, routed) +
+                    plx_collective_time (sc->cluster, PLX_COLLECTIVE_REDUCE_SCATTER, &cx.etp_group, routed);
+      g_assert_cmpfloat_with_epsilon (costs.mlp.comm_bwd_s, moe * pair + dense * (gather + scatter), 1e-15);
+    }
+  else if (s->tp > 1 && s->cp == 1 && !s->overlap_tp_comm)
     {
       g_assert_cmpfloat (costs.mlp.comm_bwd_s, ==, cx.ctx.sp ? gather + scatter : reduce);
+    }
+  if (s->tp > 1 && s->cp == 1 && !s->overlap_tp_comm)
+    {
       g_assert_cmpfloat (costs.embedding.comm_fwd_s, ==, cx.ctx.sp ? scatter : reduce);
       g_assert_cmpfloat (costs.head.comm_bwd_s, ==, cx.ctx.sp ? scatter : reduce);
     }
@@ -726,6 +827,8 @@ main (int argc, char **argv)
   g_test_add_func ("/core/analytic/overlap-tp-comm", test_overlap_tp_comm);
   g_test_add_func ("/core/analytic/faster-hardware", test_faster_hardware);
   g_test_add_func ("/core/analytic/moe-all-to-all", test_moe_all_to_all);
+  g_test_add_func ("/core/analytic/moe-expert-tp", test_moe_expert_tp);
+  g_test_add_func ("/core/analytic/moe-deepep", test_moe_deepep);
   g_test_add_func ("/core/analytic/deepspeed-accumulation", test_deepspeed_accumulation);
   g_test_add_func ("/core/analytic/deepspeed-zero3-calls", test_deepspeed_zero3_calls);
   return g_test_run ();

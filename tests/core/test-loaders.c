@@ -536,7 +536,7 @@ test_unknown_keys (void)
       { "stratgy: unknown key", "\"strategy\"" } },
     { "{\"model\": {\"preset\": \"gpt2\"}, \"cluster\": {\"preset\": \"dgx-a100-80gb\"},"
       " \"strategy\": {\"global_batch_size\": 8, \"colour\": \"blue\"}}",
-      { "strategy.colour: unknown key (known: workload seq_length", "flash_attention and 13 more, docs/formats.md)" } },
+      { "strategy.colour: unknown key (known: workload seq_length", "overlap_tp_comm and 15 more, docs/formats.md)" } },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

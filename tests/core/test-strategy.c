@@ -821,6 +821,42 @@ test_ep_valid (void)
   g_assert_cmpuint (sc->strategy->dp, ==, 8);
 }
 
+/* Expert tensor parallelism (Megatron-Core's --expert-tensor-parallel-size): with it
+ * left out, EP must divide dp x cp as before; with etp 1 the experts spread over the
+ * TP ranks too, so EP 8 fits TP 2 x DP 4; ep x etp must divide tp x dp x cp; a dense
+ * model has no experts to split. Written back only when given. */
+static void
+test_expert_tp (void)
+{
+  g_autoptr (PlxScenario) sc = expect_ok (MIXTRAL, A100_8,
+                                          "{\"tp\": 2, \"ep\": 8, \"etp\": 1, \"sequence_parallel\": true,"
+                                          " \"seq_length\": 4096, \"global_batch_size\": 8}");
+  g_autoptr (PlxScenario) plain = expect_ok (MIXTRAL, A100_8, "{\"tp\": 2, \"ep\": 4, \"global_batch_size\": 8}");
+
+  EXPECT_ERROR (MIXTRAL, A100_8, "{\"tp\": 2, \"ep\": 8, \"global_batch_size\": 8}", PLX_ERROR_INCONSISTENT,
+                "strategy.ep: 8 does not divide dp x cp = 4 x 1", "set etp");
+  EXPECT_ERROR (MIXTRAL, A100_8, "{\"tp\": 2, \"ep\": 4, \"etp\": 4, \"global_batch_size\": 8}",
+                PLX_ERROR_INCONSISTENT, "strategy.etp: ep x etp = 4 x 4 does not divide tp x dp x cp = 2 x 4 x 1");
+  EXPECT_ERROR (GPT3, A100_8, "{\"etp\": 1, \"global_batch_size\": 8}", PLX_ERROR_INCONSISTENT,
+                "strategy.etp: 1 needs a mixture-of-experts model");
+  EXPECT_ERROR (MIXTRAL, A100_8, "{\"etp\": 0, \"global_batch_size\": 8}", PLX_ERROR_INVALID_VALUE, "strategy.etp");
+  EXPECT_ERROR (GPT3, A100_8, "{\"moe_dispatcher\": \"deepep\", \"global_batch_size\": 8}", PLX_ERROR_INCONSISTENT,
+                "strategy.moe_dispatcher: \"deepep\" needs a mixture-of-experts model");
+  EXPECT_ERROR (MIXTRAL, A100_8, "{\"moe_dispatcher\": \"deep-ep\", \"global_batch_size\": 8}",
+                PLX_ERROR_INVALID_VALUE, "strategy.moe_dispatcher", "deep-ep");
+  if (sc == NULL || plain == NULL)
+    return;
+  g_assert_cmpuint (sc->strategy->dp, ==, 4);
+  g_assert_cmpuint (plx_strategy_get_expert_tp (sc->strategy), ==, 1);
+  g_assert_cmpuint (plx_strategy_get_expert_tp (plain->strategy), ==, 2);
+  {
+    g_autoptr (JsonNode) a = plx_strategy_to_json (sc->strategy);
+    g_autoptr (JsonNode) b = plx_strategy_to_json (plain->strategy);
+    g_assert_cmpint (json_object_get_int_member (json_node_get_object (a), "etp"), ==, 1);
+    g_assert_false (json_object_has_member (json_node_get_object (b), "etp"));
+  }
+}
+
 static void
 test_interleaved_valid (void)
 {
@@ -1138,6 +1174,7 @@ main (int argc, char **argv)
   g_test_add_func ("/strategy/resolve/seq-length-rotary", test_seq_length_rotary_beyond_positions);
   g_test_add_func ("/strategy/resolve/fp8-h100", test_fp8_h100);
   g_test_add_func ("/strategy/resolve/ep-valid", test_ep_valid);
+  g_test_add_func ("/strategy/resolve/expert-tp", test_expert_tp);
   g_test_add_func ("/strategy/resolve/interleaved-valid", test_interleaved_valid);
   g_test_add_func ("/strategy/resolve/default-scenario", test_default_scenario_resolves);
   g_test_add_func ("/strategy/apply-changes", test_apply_changes);

@@ -51,7 +51,7 @@ typedef struct
   gboolean          valid;
   const PlxModel   *model;
   const PlxCluster *cluster;
-  guint             tp, cp, ep;
+  guint             tp, cp, ep, etp;
   gboolean          sp, flash, overlap_tp;
   guint64           seq;
   double            micro_batch;
@@ -97,11 +97,11 @@ typedef struct
   gboolean          valid;
   const PlxModel   *model;
   const PlxCluster *cluster;
-  guint             tp, cp, ep, dp, pp, shard_group_size;
+  guint             tp, cp, ep, etp, dp, pp, shard_group_size;
   gboolean          sp;
   PlxDtype          dtype;
   double            act_bytes;
-  PlxGroup          tp_group, cp_group, ep_group, dp_group, edp_group, shard_group, replica_group, pp_group;
+  PlxGroup          tp_group, cp_group, ep_group, etp_group, dp_group, edp_group, shard_group, replica_group, pp_group;
   double            shard;
   double            send_s, tied_s;
 } PlacementSlot;
@@ -150,7 +150,7 @@ cache_matches (const CacheSlot *c, const PlxModel *model, const PlxCluster *clus
                const PlxStrategy *s, double micro_batch)
 {
   return c->valid && c->model == model && c->cluster == cluster && c->tp == s->tp && c->cp == s->cp &&
-         c->ep == s->ep && c->sp == s->sequence_parallel && c->flash == s->flash_attention &&
+         c->ep == s->ep && c->etp == s->etp && c->sp == s->sequence_parallel && c->flash == s->flash_attention &&
          c->overlap_tp == s->overlap_tp_comm && c->seq == s->seq_length && c->micro_batch == micro_batch &&
          c->dtype == s->dtype && c->recompute == s->recompute && c->eager == plx_strategy_is_pytorch (s) &&
          c->fused_elementwise == (s->implementation == PLX_IMPLEMENTATION_PYTORCH_COMPILE) &&
@@ -174,7 +174,7 @@ place_cached (PlxAnalyticCache *cache, PlxCosting *cx, double *send_s, double *t
     }
   p = &cache->placement;
   if (!(p->valid && p->model == cx->model && p->cluster == cx->cluster && p->tp == s->tp && p->cp == s->cp &&
-        p->ep == s->ep && p->dp == s->dp && p->pp == s->pp && p->shard_group_size == s->shard_group_size &&
+        p->ep == s->ep && p->etp == s->etp && p->dp == s->dp && p->pp == s->pp && p->shard_group_size == s->shard_group_size &&
         p->sp == cx->ctx.sp && p->dtype == s->dtype && memcmp (&p->act_bytes, &cx->act_bytes, sizeof (double)) == 0))
     {
       plx_costing_place (cx);
@@ -184,6 +184,7 @@ place_cached (PlxAnalyticCache *cache, PlxCosting *cx, double *send_s, double *t
       p->tp = s->tp;
       p->cp = s->cp;
       p->ep = s->ep;
+      p->etp = s->etp;
       p->dp = s->dp;
       p->pp = s->pp;
       p->shard_group_size = s->shard_group_size;
@@ -193,6 +194,7 @@ place_cached (PlxAnalyticCache *cache, PlxCosting *cx, double *send_s, double *t
       p->tp_group = cx->tp_group;
       p->cp_group = cx->cp_group;
       p->ep_group = cx->ep_group;
+      p->etp_group = cx->etp_group;
       p->dp_group = cx->dp_group;
       p->edp_group = cx->edp_group;
       p->shard_group = cx->shard_group;
@@ -207,6 +209,7 @@ place_cached (PlxAnalyticCache *cache, PlxCosting *cx, double *send_s, double *t
       cx->tp_group = p->tp_group;
       cx->cp_group = p->cp_group;
       cx->ep_group = p->ep_group;
+      cx->etp_group = p->etp_group;
       cx->dp_group = p->dp_group;
       cx->edp_group = p->edp_group;
       cx->shard_group = p->shard_group;
@@ -441,6 +444,7 @@ analytic_eval (const PlxModel    *model,
           cache->tp = s->tp;
           cache->cp = s->cp;
           cache->ep = s->ep;
+          cache->etp = s->etp;
           cache->sp = s->sequence_parallel;
           cache->flash = s->flash_attention;
           cache->overlap_tp = s->overlap_tp_comm;

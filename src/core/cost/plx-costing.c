@@ -42,6 +42,7 @@ plx_costing_init_unplaced (PlxCosting        *cx,
   cx->ctx.tp = s->tp;
   cx->ctx.sp = s->sequence_parallel && s->tp > 1;
   cx->ctx.ep = s->ep;
+  cx->ctx.etp = plx_strategy_get_expert_tp (s);
   cx->ctx.experts = MAX (model->experts, 1);
   cx->ctx.experts_per_token = MAX (model->experts_per_token, 1);
   cx->ctx.moe_load = model->experts > 0 ? plx_strategy_moe_load (s, cx->ctx.tokens * cx->ctx.experts_per_token) : 1.0;
@@ -62,13 +63,16 @@ plx_costing_place (PlxCosting *cx)
   const PlxCluster *cluster = cx->cluster;
   const PlxStrategy *s = cx->strategy;
   guint grad_ranks = plx_strategy_get_grad_group_size (s);
+  guint etp = plx_strategy_get_expert_tp (s);
 
   /* Megatron's rank order: TP innermost, then CP, EP (inside DP), DP, PP outermost. */
   cx->tp_group = plx_group_place (cluster, s->tp, 1);
   cx->cp_group = plx_group_place (cluster, s->cp, s->tp);
   /* Expert parallelism over the data- and context-parallel ranks, next to TP
-   * (Megatron-Core's expert layout: expert TP, EP, expert DP within a stage). */
-  cx->ep_group = plx_group_place (cluster, s->ep, s->tp);
+   * (Megatron-Core's expert layout: expert TP innermost, then EP, then expert DP,
+   * within a stage's tp x cp x dp ranks). */
+  cx->ep_group = plx_group_place (cluster, s->ep, etp);
+  cx->etp_group = plx_group_place (cluster, etp, 1);
   /* Gradients are reduced, and ZeRO shards, over the data-parallel ranks with their
    * context-parallel ones (plx_strategy_get_grad_group_size): CP is next to TP, so
    * that group is every rank tp apart. */
@@ -78,7 +82,7 @@ plx_costing_place (PlxCosting *cx)
   cx->shard = plx_strategy_get_shard_size (s);
   cx->shard_group = plx_group_place (cluster, (guint) cx->shard, s->tp);
   cx->replica_group = plx_group_place (cluster, MAX (grad_ranks / (guint) cx->shard, 1), s->tp * (guint) cx->shard);
-  cx->edp_group = plx_group_place (cluster, MAX (grad_ranks / s->ep, 1), s->tp * s->ep);
+  cx->edp_group = plx_group_place (cluster, MAX (s->tp * grad_ranks / (s->ep * etp), 1), etp * s->ep);
   cx->pp_group = plx_group_place (cluster, s->pp, s->tp * s->cp * s->dp);
 }
 
@@ -415,6 +419,49 @@ overlapped (const PlxCosting *cx,
   return exposed + plx_costing_contention (cx, comm_s, exposed, window_s);
 }
 
+/* The chance that none of a token's k experts, drawn without repeats from E, is
+ * among `held` given ones (C(E - held, k) / C(E, k)). */
+static double
+none_held (double experts, double k, double held)
+{
+  double q = 1.0;
+
+  for (double i = 0.0; i < k; i++)
+    {
+      if (experts - held - i <= 0.0)
+        return 0.0;
+      q *= (experts - held - i) / (experts - i);
+    }
+  return q;
+}
+
+/* DeepEP's dispatch (deepseek-ai/DeepEP, README, "normal kernels"; DeepSeek-V3
+ * technical report §3.2.2): a token crosses the network once for each other node
+ * that holds any of its top-k experts, to the GPU of its own local index there, which
+ * forwards it over NVLink to each other GPU of the node holding one; tokens for the
+ * own node go over NVLink directly. With the experts spread evenly and routing at
+ * random, a token reaches (N - 1)(1 - q_node) other nodes and ep(1 - q_rank) ranks
+ * (q: the chance a node's E/N, a rank's E/ep experts hold none of its k), all but the
+ * N entry GPUs over NVLink: (ep - N)(1 - q_rank) NVLink deliveries a token, the same
+ * on every rank by symmetry. The combine sends the same back. `token_bytes` is one
+ * copy of the rank's tokens (the busiest rank's share); returns the exchange's time
+ * and the bytes it moves in *bytes. */
+static double
+deepep_exchange (const PlxCosting *cx,
+                 double            token_bytes,
+                 double           *bytes)
+{
+  const PlxModel *m = cx->model;
+  const PlxGroup *g = &cx->ep_group;
+  double e = m->experts, k = m->experts_per_token, ep = g->size, n = MAX (g->nodes, 1);
+  double q_node = none_held (e, k, e / n), q_rank = none_held (e, k, e / ep);
+  double inter = token_bytes * (n - 1.0) * (1.0 - q_node);
+  double intra = token_bytes * (ep - n) * (1.0 - q_rank);
+
+  *bytes = inter + intra;
+  return plx_collective_two_level_all_to_all_time (cx->cluster, g, inter, intra);
+}
+
 /* Megatron's tensor-parallel collectives bracket each half of a block (Shoeybi et al.
  * 2019 §3: the f and g operators, one all-reduce forward and one backward per half),
  * or with sequence parallelism an all-gather and a reduce-scatter in place of each
@@ -436,15 +483,42 @@ half_comm (const PlxCosting *cx,
   /* The context-parallel ring: what outlasts the attention core, and the part of
    * the core it keeps busy (forward, backward). */
   double ring_fwd = 0.0, ring_bwd = 0.0, ring_cover_fwd = 0.0, ring_cover_bwd = 0.0;
+  /* The blocks whose MLP half gathers its hidden states over TP. */
+  double dense_share = 1.0;
+
+  /* Megatron-Core's MoE layer (sequence parallel, as it requires with TP) does not
+   * gather the hidden states over TP for its routed experts: each rank routes its
+   * own 1/tp of the tokens, the all-to-all dispatches them, and the expert-TP
+   * group all-gathers what arrived - the routed rows, top-k times the hidden
+   * states - and reduce-scatters them back before the combine
+   * (megatron/core/transformer/moe/token_dispatcher.py, MoEAlltoAllTokenDispatcher:
+   * dispatch_postprocess, combine_preprocess, over expt_tp_group). Shared experts
+   * are a dense MLP with the dense gather. */
+  if (half == PLX_HALF_MLP && m->experts > 0 && (cx->ctx.sp || s->tp == 1))
+    {
+      double moe_share = plx_model_layers_share (m, PLX_OP_LAYERS_MOE);
+      double etp = cx->ctx.etp;
+
+      dense_share = 1.0 - moe_share + (m->arch.shared_ffn > 0 ? moe_share : 0.0);
+      if (etp > 1.0)
+        {
+          double routed = cx->act_bytes / (cx->ctx.sp ? s->tp : 1) * m->experts_per_token * cx->ctx.moe_load * etp;
+          double pair = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->etp_group, routed) +
+                        plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->etp_group, routed);
+          fwd += moe_share * pair;
+          bwd += moe_share * pair;
+          bytes += moe_share * 2.0 * routed;
+        }
+    }
 
   if (s->tp > 1)
     {
       if (cx->ctx.sp)
         {
           double pair = tp->gather + tp->scatter;
-          fwd += pair;
-          bwd += pair;
-          bytes += 2.0 * cx->act_bytes;
+          fwd += dense_share * pair;
+          bwd += dense_share * pair;
+          bytes += dense_share * 2.0 * cx->act_bytes;
         }
       else
         {
@@ -475,9 +549,14 @@ half_comm (const PlxCosting *cx,
     {
       /* The busiest rank's share sets the exchange's pace (plx_strategy_moe_load). */
       double a2a_bytes = cx->act_bytes * m->experts_per_token * cx->ctx.moe_load / (cx->ctx.sp ? s->tp : 1);
-      double a2a = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_TO_ALL, &cx->ep_group, a2a_bytes);
       /* Only the expert blocks exchange tokens (the mean block, as scale_op_cost). */
       double moe_share = plx_model_layers_share (m, PLX_OP_LAYERS_MOE);
+      double a2a;
+
+      if (s->moe_dispatcher == PLX_MOE_DISPATCHER_DEEPEP)
+        a2a = deepep_exchange (cx, a2a_bytes / m->experts_per_token, &a2a_bytes);
+      else
+        a2a = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_TO_ALL, &cx->ep_group, a2a_bytes);
       fwd += 2.0 * a2a * moe_share;
       bwd += 2.0 * a2a * moe_share;
       bytes += 2.0 * a2a_bytes * moe_share;
@@ -799,7 +878,7 @@ plx_costing_stage_memory_terms (const PlxCosting    *cx,
   /* ZeRO (Rajbhandari et al. 2020 §5.1): stage 1 shards optimizer states over the
    * data-parallel group, stage 2 also gradients, stage 3 also weights. Expert weights
    * are sharded over their own data-parallel group, dp/ep. */
-  edp = (double) plx_strategy_get_grad_group_size (s) / s->ep;
+  edp = (double) s->tp * plx_strategy_get_grad_group_size (s) / ((double) s->ep * plx_strategy_get_expert_tp (s));
   terms->edp = MIN (MAX (1.0, edp), cx->shard);
   {
     /* ZeRO-3 that keeps its units gathered from forward to backward holds the

@@ -53,6 +53,7 @@ typedef struct
   PlxGroup           tp_group;
   PlxGroup           cp_group;
   PlxGroup           ep_group;
+  PlxGroup           etp_group;     /* expert tensor parallelism (plx_strategy_get_expert_tp) */
   PlxGroup           dp_group;
   PlxGroup           edp_group;     /* data-parallel group of the expert weights */
   PlxGroup           shard_group;   /* the ranks ZeRO shards over (dp, or a hybrid group) */

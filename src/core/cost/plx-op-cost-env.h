@@ -12,6 +12,8 @@ typedef struct
 {
   double eb;                        /* bytes of a stored activation element */
   double share[PLX_SPLIT_TP + 1];   /* by PlxSplit */
+  double expert_share;              /* an expert GEMM's weight share: 1/etp */
+  double expert_rows;               /* its routed rows over those of expert TP = tp: etp/tp */
 } PlxOpEnv;
 
 void plx_op_env (const PlxShardContext *ctx,

@@ -128,6 +128,15 @@ plx_op_env (const PlxShardContext *ctx,
   env->share[PLX_SPLIT_NONE] = 1.0;
   env->share[PLX_SPLIT_SEQ] = ctx->sp ? tp : 1.0;
   env->share[PLX_SPLIT_TP] = tp;
+  /* Expert tensor parallelism re-divides the tp ranks' work on the experts: each
+   * expert's weights over etp ranks, each of which then computes etp/tp of the
+   * routed rows of its expert-TP = tp counterpart - the same FLOPs a rank, in other
+   * GEMM shapes (Megatron-Core's expert layout, --expert-tensor-parallel-size). */
+  {
+    double etp = ctx->etp > 0 ? ctx->etp : ctx->tp;
+    env->expert_share = 1.0 / etp;
+    env->expert_rows = etp * tp;
+  }
 }
 
 static inline double
@@ -156,9 +165,12 @@ matmul_shape (const PlxOp           *op,
     {
       /* The EP group's tokens x top_k spread over all experts: this rank's E/ep
        * experts see tokens x top_k rows in all on average, in E/ep GEMMs, and the
-       * busiest rank moe_load times that (capacity padding or imbalance). */
+       * busiest rank moe_load times that (capacity padding or imbalance); with
+       * expert TP apart from tp, etp/tp of those rows over 1/etp of the weights. */
       *kernels = (double) ctx->experts / ctx->ep;
-      tokens = tokens * ctx->experts_per_token * ctx->moe_load / *kernels;
+      tokens = tokens * ctx->experts_per_token * ctx->moe_load / *kernels * env->expert_rows;
+      if (op->split == PLX_SPLIT_TP)
+        frac = env->expert_share;
     }
   if (op->split == PLX_SPLIT_SEQ)
     {
@@ -346,7 +358,7 @@ matmul_cost (const PlxOp           *op,
       cost->bwd_time_s = kernels * (tm[PLX_GEMM_DATA_GRAD] + tm[PLX_GEMM_WEIGHT_GRAD] + cast_bwd);
       cost->wgrad_time_s = kernels * tm[PLX_GEMM_WEIGHT_GRAD];
     }
-  cost->params = op->params * (op->split == PLX_SPLIT_SEQ ? 1.0 : share (op->split, env)) *
+  cost->params = op->params * (op->split == PLX_SPLIT_SEQ ? 1.0 : op->expert ? env->expert_share : share (op->split, env)) *
                  (op->expert ? kernels : 1.0);
 }
 

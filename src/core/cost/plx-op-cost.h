@@ -18,6 +18,7 @@ typedef struct
   guint    tp;
   gboolean sp;          /* sequence parallelism */
   guint    ep;
+  guint    etp;         /* expert tensor parallelism (plx_strategy_get_expert_tp) */
   guint    experts;
   guint    experts_per_token;
   double   moe_load;    /* routed tokens the busiest EP rank takes, over the even share

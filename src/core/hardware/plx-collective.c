@@ -212,6 +212,23 @@ all_to_all_time (const PlxCluster *c,
 }
 
 double
+plx_collective_two_level_all_to_all_time (const PlxCluster *c,
+                                          const PlxGroup   *g,
+                                          double            inter_bytes,
+                                          double            intra_bytes)
+{
+  double k = g->ranks_per_node, n = MAX (g->nodes, 1), intra = 0.0, inter = 0.0;
+
+  if (g->size <= 1)
+    return 0.0;
+  if (intra_bytes > 0.0 && k > 1.0)
+    intra = intra_bytes / link_busbw (&c->intra_node, PLX_COLLECTIVE_ALL_TO_ALL, intra_bytes / (k - 1.0));
+  if (inter_bytes > 0.0 && n > 1.0)
+    inter = inter_bytes / link_busbw (&c->inter_node, PLX_COLLECTIVE_ALL_TO_ALL, inter_bytes / (n - 1.0));
+  return MAX ((k - 1.0) * c->intra_node.latency_s + (n - 1.0) * c->inter_node.latency_s, MAX (intra, inter));
+}
+
+double
 plx_collective_time (const PlxCluster  *cluster,
                      PlxCollectiveKind  kind,
                      const PlxGroup    *group,

@@ -55,6 +55,14 @@ double plx_collective_time (const PlxCluster  *cluster,
 double plx_collective_ring_steps_latency (const PlxCluster *cluster,
                                           const PlxGroup   *group);
 
+/* An all-to-all in two levels, as DeepEP runs it: each rank sends `inter_bytes` over
+ * its own NIC to the other nodes and `intra_bytes` over NVLink, concurrently, each at
+ * the all-to-all busbw of its link for the message to one peer. */
+double plx_collective_two_level_all_to_all_time (const PlxCluster *cluster,
+                                                 const PlxGroup   *group,
+                                                 double            inter_bytes,
+                                                 double            intra_bytes);
+
 double plx_collective_ring_all_reduce_time (const PlxCluster *cluster,
                                             const PlxGroup   *group,
                                             double            bytes);

@@ -248,6 +248,8 @@ plx_scenario_describe (const PlxScenario *sc)
     g_string_append_printf (out, " × CP %u", s->cp);
   if (s->ep > 1)
     g_string_append_printf (out, ", EP %u", s->ep);
+  if (s->etp != 0 && s->etp != s->tp)
+    g_string_append_printf (out, ", expert TP %u", s->etp);
   g_string_append_printf (out, ", %s", schedule_display (s));
   if (s->virtual_stages > 1)
     g_string_append_printf (out, " ×%u", s->virtual_stages);

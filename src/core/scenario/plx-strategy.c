@@ -26,6 +26,8 @@ G_STATIC_ASSERT (G_N_ELEMENTS (attention_kernel_names) == PLX_ATTENTION_KERNEL_T
 static const char *const grad_dtype_names[] = { "auto", "fp32", "bf16" };
 static const char *const cross_entropy_fusion_names[] = { "none", "native", "te" };
 G_STATIC_ASSERT (G_N_ELEMENTS (cross_entropy_fusion_names) == PLX_CROSS_ENTROPY_TE + 1);
+static const char *const moe_dispatcher_names[] = { "alltoall", "deepep" };
+G_STATIC_ASSERT (G_N_ELEMENTS (moe_dispatcher_names) == PLX_MOE_DISPATCHER_DEEPEP + 1);
 G_STATIC_ASSERT (G_N_ELEMENTS (grad_dtype_names) == PLX_GRAD_DTYPE_BF16 + 1);
 G_STATIC_ASSERT (G_N_ELEMENTS (recompute_names) == PLX_RECOMPUTE_SAVE_DOTS_EXCEPT_MLP_INPUT + 1);
 G_STATIC_ASSERT (G_N_ELEMENTS (implementation_spellings) ==
@@ -136,11 +138,11 @@ get_degree (JsonObject *obj, const char *source, const char *key, guint *out, GE
 
 /* docs/formats.md §1 strategy and §4. */
 static const char *const strategy_keys[] = {
-  "workload", "seq_length", "global_batch_size", "micro_batch_size", "dp", "tp", "pp", "cp", "ep",
+  "workload", "seq_length", "global_batch_size", "micro_batch_size", "dp", "tp", "pp", "cp", "ep", "etp",
   "virtual_stages", "layers_per_stage", "first_stage_layers", "last_stage_layers", "sequence_parallel", "schedule", "recompute", "zero_stage", "dtype",
   "overlap_dp_comm", "overlap_tp_comm", "flash_attention", "grad_bucket_bytes", "implementation", "shard_group_size",
   "moe_capacity_factor", "moe_load_imbalance", "prompt_length", "decode_tokens", "fp8_param_gather", "reshard_after_forward",
-  "attention_kernel", "grad_dtype", "pipeline_layout", "cross_entropy_fusion", NULL,
+  "attention_kernel", "grad_dtype", "pipeline_layout", "cross_entropy_fusion", "moe_dispatcher", NULL,
 };
 
 /* "layers_per_stage": [5, 6, ..., 5] or "auto". */
@@ -248,6 +250,7 @@ plx_strategy_new_from_json (JsonNode   *node,
   const char *schedule = NULL, *dtype = NULL;
   guint workload = s->workload, recompute = s->recompute, implementation = s->implementation;
   guint attention_kernel = s->attention_kernel, grad_dtype = s->grad_dtype, loss_fusion = s->cross_entropy_fusion;
+  guint dispatcher = s->moe_dispatcher;
   guint64 zero = 0;
 
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
@@ -269,6 +272,8 @@ plx_strategy_new_from_json (JsonNode   *node,
       !get_enum (obj, source, "grad_dtype", grad_dtype_names, G_N_ELEMENTS (grad_dtype_names), &grad_dtype, error) ||
       !get_enum (obj, source, "cross_entropy_fusion", cross_entropy_fusion_names,
                  G_N_ELEMENTS (cross_entropy_fusion_names), &loss_fusion, error) ||
+      !get_enum (obj, source, "moe_dispatcher", moe_dispatcher_names, G_N_ELEMENTS (moe_dispatcher_names),
+                 &dispatcher, error) ||
       !plx_json_get_uint (obj, source, "strategy", "seq_length", FALSE, 1, PLX_STRATEGY_MAX_COUNT, &s->seq_length, error) ||
       !plx_json_get_uint (obj, source, "strategy", "prompt_length", FALSE, 1, 1u << 24, &s->prompt_length, error) ||
       !plx_json_get_uint (obj, source, "strategy", "decode_tokens", FALSE, 1, 1u << 20, &s->decode_tokens, error) ||
@@ -279,6 +284,7 @@ plx_strategy_new_from_json (JsonNode   *node,
       !get_degree (obj, source, "pp", &s->pp, error) ||
       !get_degree (obj, source, "cp", &s->cp, error) ||
       !get_degree (obj, source, "ep", &s->ep, error) ||
+      !get_degree (obj, source, "etp", &s->etp, error) ||
       !get_degree (obj, source, "virtual_stages", &s->virtual_stages, error) ||
       !plx_json_get_bool (obj, source, "strategy", "sequence_parallel", &s->sequence_parallel, error) ||
       !plx_json_get_bool (obj, source, "strategy", "overlap_dp_comm", &s->overlap_dp_comm, error) ||
@@ -362,6 +368,7 @@ plx_strategy_new_from_json (JsonNode   *node,
   s->attention_kernel = (PlxAttentionKernel) attention_kernel;
   s->grad_dtype = (PlxGradDtype) grad_dtype;
   s->cross_entropy_fusion = (PlxCrossEntropyFusion) loss_fusion;
+  s->moe_dispatcher = (PlxMoeDispatcher) dispatcher;
   if (s->attention_kernel != PLX_ATTENTION_KERNEL_AUTO)
     {
       if (json_object_has_member (obj, "flash_attention") && !s->flash_attention)
@@ -584,6 +591,12 @@ plx_strategy_resolve (PlxStrategy      *s,
           "%s: strategy.sequence_parallel: seq_length/cp = %" G_GUINT64_FORMAT " tokens do not split over tp=%u ranks",
           source, s->seq_length / s->cp, s->tp);
 
+  if (s->moe_dispatcher != PLX_MOE_DISPATCHER_ALLTOALL && model->experts == 0)
+    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.moe_dispatcher: \"%s\" needs a mixture-of-experts model; %s has no experts",
+          source, moe_dispatcher_names[s->moe_dispatcher], model->name);
+  if (s->etp != 0 && model->experts == 0)
+    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.etp: %u needs a mixture-of-experts model; %s has no experts",
+          source, s->etp, model->name);
   if (s->ep > 1)
     {
       if (model->experts == 0)
@@ -592,13 +605,17 @@ plx_strategy_resolve (PlxStrategy      *s,
       if (model->experts % s->ep != 0)
         FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.ep: %u does not divide the model's %u experts",
               source, s->ep, model->experts);
-      /* Megatron-Core spreads the experts over the data- and context-parallel ranks
-       * (its expert layout re-divides the tp x cp x dp ranks of a stage; expert
-       * tensor parallelism equal to tp). */
-      if (((guint64) s->dp * s->cp) % s->ep != 0)
-        FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.ep: %u does not divide dp x cp = %u x %u (experts are spread over "
-              "the data- and context-parallel ranks)", source, s->ep, s->dp, s->cp);
     }
+  /* Megatron-Core's expert layout re-divides a stage's tp x cp x dp ranks into expert
+   * TP x EP x expert DP (its --expert-tensor-parallel-size, tp by default): with
+   * expert TP equal to tp, EP spreads over the data- and context-parallel ranks. */
+  if (s->etp == 0 && ((guint64) s->dp * s->cp) % s->ep != 0)
+    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.ep: %u does not divide dp x cp = %u x %u (experts are spread over "
+          "the data- and context-parallel ranks; set etp to spread them over the tensor-parallel ones too)",
+          source, s->ep, s->dp, s->cp);
+  if (s->etp != 0 && ((guint64) s->tp * s->dp * s->cp) % ((guint64) s->ep * s->etp) != 0)
+    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.etp: ep x etp = %u x %u does not divide tp x dp x cp = %u x %u x %u "
+          "(the expert layout re-divides a stage's ranks)", source, s->ep, s->etp, s->tp, s->dp, s->cp);
 
   if (s->global_batch_size == 0)
     FAIL (PLX_ERROR_MISSING_KEY, "%s: strategy.global_batch_size: required for %s", source,
@@ -638,6 +655,8 @@ plx_strategy_describe (const PlxStrategy *s)
     g_string_append_printf (out, " · CP %u", s->cp);
   if (s->ep > 1)
     g_string_append_printf (out, " · EP %u", s->ep);
+  if (s->etp != 0 && s->etp != s->tp)
+    g_string_append_printf (out, " · expert TP %u", s->etp);
   g_string_append_printf (out, " · micro-batch %" G_GUINT64_FORMAT " · %s", s->micro_batch_size,
                           plx_schedule_to_string (s->schedule));
   if (s->virtual_stages > 1)
@@ -721,6 +740,12 @@ plx_strategy_moe_load (const PlxStrategy *s,
 }
 
 guint
+plx_strategy_get_expert_tp (const PlxStrategy *s)
+{
+  return s->etp != 0 ? s->etp : MAX (s->tp, 1);
+}
+
+guint
 plx_strategy_get_grad_group_size (const PlxStrategy *s)
 {
   return MAX (s->dp, 1) * MAX (s->cp, 1);
@@ -785,6 +810,8 @@ plx_strategy_to_json (const PlxStrategy *s)
   INT ("pp", s->pp);
   INT ("cp", s->cp);
   INT ("ep", s->ep);
+  if (s->etp != 0)
+    INT ("etp", s->etp);
   INT ("virtual_stages", s->virtual_stages);
   if (s->layers_per_stage_auto)
     STR ("layers_per_stage", "auto");
@@ -817,6 +844,8 @@ plx_strategy_to_json (const PlxStrategy *s)
     STR ("grad_dtype", grad_dtype_names[s->grad_dtype]);
   if (s->cross_entropy_fusion != PLX_CROSS_ENTROPY_UNFUSED)
     STR ("cross_entropy_fusion", cross_entropy_fusion_names[s->cross_entropy_fusion]);
+  if (s->moe_dispatcher != PLX_MOE_DISPATCHER_ALLTOALL)
+    STR ("moe_dispatcher", moe_dispatcher_names[s->moe_dispatcher]);
   if (s->dp > 0)
     INT ("grad_bucket_bytes", plx_strategy_get_grad_bucket_bytes (s));
   else if (s->grad_bucket_bytes != PLX_GRAD_BUCKET_AUTO)
