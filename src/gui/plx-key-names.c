@@ -15,6 +15,8 @@ static const struct
   { "pp", N_("Pipeline parallel") },
   { "cp", N_("Context parallel") },
   { "ep", N_("Expert parallel") },
+  { "etp", N_("Expert tensor parallel") },
+  { "moe_dispatcher", N_("Token exchange") },
   { "dp", N_("Data parallel") },
   { "micro_batch_size", N_("Micro-batch size") },
   { "global_batch_size", N_("Global batch size") },
@@ -79,7 +81,7 @@ static const struct
 
 /* The degrees in a product ("dp*tp*pp*cp = 2*8*4*1") keep their short names, as the
  * panel's subtitles write them. */
-static const char *const degrees[] = { "dp", "tp", "pp", "cp", "ep" };
+static const char *const degrees[] = { "dp", "tp", "pp", "cp", "ep", "etp" };
 
 static gboolean
 is_degree (const char *word)

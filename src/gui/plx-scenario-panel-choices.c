@@ -26,7 +26,7 @@ static GArray *
 compute_choices (PlxScenarioPanel *self, guint which)
 {
   const char *key = self->choices[which].key;
-  guint64 current = (guint64) MAX (plx_panel_strategy_int (self, key, 1), 1);
+  guint64 current = (guint64) MAX (plx_panel_strategy_int (self, key, plx_panel_choice_default (self, which)), 1);
   g_autoptr (PlxStrategy) s = NULL;
   GArray *v = NULL;
 
@@ -38,6 +38,14 @@ compute_choices (PlxScenarioPanel *self, guint which)
     v = g_array_new (FALSE, FALSE, sizeof (guint64));
   insert_sorted (v, current);
   return v;
+}
+
+/* What a choice left out of the file stands for: expert TP follows TP; the others
+ * are 1. */
+gint64
+plx_panel_choice_default (PlxScenarioPanel *self, guint which)
+{
+  return which == CHOICE_ETP ? MAX (plx_panel_strategy_int (self, "tp", 1), 1) : 1;
 }
 
 static char *
@@ -132,6 +140,10 @@ only_value_reason (PlxScenarioPanel *self, guint which)
       n_text = g_strdup_printf ("%" G_GUINT64_FORMAT, dp);
       return g_strdup_printf (_("The only value that divides the model's %u experts and DP %s × CP %u"), m->experts,
                               n_text, cp);
+    case CHOICE_ETP:
+      n_text = g_strdup_printf ("%" G_GUINT64_FORMAT, dp);
+      return g_strdup_printf (_("The only value that, times EP %u, divides TP %u × DP %s × CP %u"),
+                              (guint) MAX (plx_panel_strategy_int (self, "ep", 1), 1), tp, n_text, cp);
     case CHOICE_MB:
       n_text = g_strdup_printf ("%" G_GUINT64_FORMAT, (guint64) MAX (plx_panel_strategy_int (self, "global_batch_size", 1), 1) / dp);
       return g_strdup_printf (_("The only value that divides the %s sequences per data-parallel rank (DP %u)"), n_text,
@@ -171,7 +183,7 @@ void
 plx_panel_refresh_choice (PlxScenarioPanel *self, guint which)
 {
   Choice *ch = &self->choices[which];
-  guint64 current = (guint64) plx_panel_strategy_int (self, ch->key, 1);
+  guint64 current = (guint64) plx_panel_strategy_int (self, ch->key, plx_panel_choice_default (self, which));
   guint best = 0;
   GtkAdjustment *adj;
   g_autoptr (GArray) values = compute_choices (self, which);
@@ -225,7 +237,7 @@ plx_panel_sync_strategy_value (PlxScenarioPanel *self,
         /* A drag's own value is already in the list: only the position moves. A
          * value set from outside (a fix, a test) may not be: then the list is made
          * again with it. */
-        guint64 v = (guint64) plx_panel_strategy_int (self, key, 1);
+        guint64 v = (guint64) plx_panel_strategy_int (self, key, plx_panel_choice_default (self, i));
         gboolean found = FALSE;
         for (guint j = 0; j < self->choices[i].values->len; j++)
           if (g_array_index (self->choices[i].values, guint64, j) == v)

@@ -34,7 +34,7 @@ typedef struct
   GtkSpinButton *spin;
 } ClusterSpin;
 
-enum { CHOICE_TP, CHOICE_PP, CHOICE_CP, CHOICE_EP, CHOICE_MB, CHOICE_VS, N_CHOICES };
+enum { CHOICE_TP, CHOICE_PP, CHOICE_CP, CHOICE_EP, CHOICE_ETP, CHOICE_MB, CHOICE_VS, N_CHOICES };
 enum
 {
   SPIN_NODES, SPIN_GPUS_PER_NODE, SPIN_PEAK, SPIN_HBM, SPIN_HBM_BW, SPIN_INTRA_BW, SPIN_INTRA_LAT,
@@ -87,9 +87,10 @@ struct _PlxScenarioPanel
   GtkSpinButton *int_spins[N_INT_SPINS];
   AdwActionRow *dp_row;
   AdwComboRow *schedule_combo, *recompute_combo, *zero_combo, *dtype_combo, *implementation_combo;
-  AdwComboRow *attention_kernel_combo, *grad_dtype_combo, *cross_entropy_fusion_combo;
+  AdwComboRow *attention_kernel_combo, *grad_dtype_combo, *cross_entropy_fusion_combo, *moe_dispatcher_combo;
   GtkSwitch   *sp_switch, *flash_switch, *overlap_dp_switch, *overlap_tp_switch;
   GtkSpinButton *bucket_spin;
+  AdwEntryRow *layout_row;   /* strategy.pipeline_layout, Megatron-LM's layout string */
   GHashTable  *rows;         /* strategy key -> its row, to mark the one at fault */
   /* The Graph page's model shown in place of the Model and Strategy groups, which
    * it does not use (plx_scenario_panel_show_graph). */
@@ -109,6 +110,7 @@ static const char *const implementations[] = { "auto", "megatron", "pytorch", "d
 static const char *const attention_kernels[] = { "auto", "cudnn", "flash-attention-2", "flash-attention-1", "triton", NULL };
 static const char *const grad_dtypes[] = { "auto", "fp32", "bf16", NULL };
 static const char *const cross_entropy_fusions[] = { "none", "native", "te", NULL };
+static const char *const moe_dispatchers[] = { "alltoall", "deepep", NULL };
 static const char *const int_keys[N_INT_SPINS] = { "global_batch_size", "seq_length" };
 
 static inline JsonObject *
@@ -140,6 +142,7 @@ void plx_panel_remember_row (PlxScenarioPanel *self, const char *key, GtkWidget 
 /* plx-scenario-panel-choices.c */
 void plx_panel_refresh_other_choices (PlxScenarioPanel *self, const char *key);
 void plx_panel_refresh_choice (PlxScenarioPanel *self, guint which);
+gint64 plx_panel_choice_default (PlxScenarioPanel *self, guint which);
 void plx_panel_sync_strategy_value (PlxScenarioPanel *self, const char *key);
 void plx_panel_choice_row (PlxScenarioPanel *self, AdwPreferencesGroup *g, guint which, const char *key, const char *title, const char *tooltip);
 

@@ -34,6 +34,30 @@ on_int_spin_changed (GtkSpinButton *spin, PlxScenarioPanel *self)
   plx_scenario_panel_set_strategy_int (self, key, (gint64) gtk_spin_button_get_value (spin));
 }
 
+/* The layout string as typed, applied with Enter or the row's apply button; an
+ * empty one goes back to the split by counts or the balanced one. A layout says every
+ * chunk's layers, so counts given beside it go (resolve refuses both at once). */
+static void
+on_layout_apply (AdwEntryRow *row, PlxScenarioPanel *self)
+{
+  g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (row))));
+  JsonObject *s = obj (self->strategy);
+
+  if (self->updating)
+    return;
+  if (text[0] == '\0')
+    json_object_remove_member (s, "pipeline_layout");
+  else
+    {
+      json_object_set_string_member (s, "pipeline_layout", text);
+      json_object_remove_member (s, "layers_per_stage");
+      json_object_remove_member (s, "first_stage_layers");
+      json_object_remove_member (s, "last_stage_layers");
+    }
+  plx_panel_emit_changed (self);
+  plx_panel_queue_resync (self);
+}
+
 static void
 on_combo_changed (AdwComboRow *row, GParamSpec *pspec, PlxScenarioPanel *self)
 {
@@ -100,15 +124,18 @@ plx_scenario_panel_set_strategy_int (PlxScenarioPanel *self,
       g_free (self->last_key);
       self->last_key = g_strdup (key);
     }
-  /* Another pipeline gets the balanced split of layers, not counts written for the
-   * old one. */
+  /* Another pipeline gets the balanced split of layers, not counts or a layout
+   * written for the old one (plx_advice_fix_apply dropped them): the layout row
+   * empties with it. */
   if (g_str_equal (key, "pp") || g_str_equal (key, "virtual_stages"))
     {
-      if (json_object_has_member (obj (self->strategy), "layers_per_stage") &&
-          JSON_NODE_HOLDS_ARRAY (json_object_get_member (obj (self->strategy), "layers_per_stage")))
-        json_object_remove_member (obj (self->strategy), "layers_per_stage");
-      json_object_remove_member (obj (self->strategy), "first_stage_layers");
-      json_object_remove_member (obj (self->strategy), "last_stage_layers");
+      if (!g_str_equal (gtk_editable_get_text (GTK_EDITABLE (self->layout_row)), ""))
+        {
+          gboolean was = self->updating;
+          self->updating = TRUE;
+          gtk_editable_set_text (GTK_EDITABLE (self->layout_row), "");
+          self->updating = was;
+        }
     }
   if (!self->updating)
     {
@@ -155,6 +182,7 @@ plx_panel_build_strategy_group (PlxScenarioPanel *self)
   static const char *const attention_kernel_labels[] = { N_("Automatic"), N_("cuDNN"), N_("FlashAttention-2"), N_("FlashAttention 1"), N_("FlashAttention in Triton"), NULL };
   static const char *const grad_dtype_labels[] = { N_("Automatic"), "FP32", "BF16", NULL };
   static const char *const cross_entropy_fusion_labels[] = { N_("Unfused"), N_("Fused (Megatron)"), N_("Fused (TE)"), NULL };
+  static const char *const moe_dispatcher_labels[] = { N_("All-to-all"), N_("DeepEP"), NULL };
   AdwPreferencesGroup *g;
   const char *translated[12];
 
@@ -176,10 +204,30 @@ plx_panel_build_strategy_group (PlxScenarioPanel *self)
   plx_panel_choice_row (self, g, CHOICE_VS, "virtual_stages", _("Model chunks per stage"),
                         _("Interleaved 1F1B only: each stage holds this many non-adjacent chunks of layers (Megatron's "
                           "virtual pipeline stages); the bubble shrinks by this factor"));
+  self->layout_row = ADW_ENTRY_ROW (adw_entry_row_new ());
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->layout_row), _("Pipeline layout"));
+  adw_entry_row_set_show_apply_button (self->layout_row, TRUE);
+  g_signal_connect (self->layout_row, "apply", G_CALLBACK (on_layout_apply), self);
+  g_signal_connect (self->layout_row, "entry-activated", G_CALLBACK (on_layout_apply), self);
+  adw_preferences_group_add (g, GTK_WIDGET (self->layout_row));
+  plx_panel_remember_row (self, "pipeline_layout", GTK_WIDGET (self->layout_row),
+                          _("Megatron-LM's pipeline layout (--pipeline-model-parallel-layout): the chunks in order, "
+                            "split by |; E the embedding, t a transformer layer, L the loss; t*4 four layers, "
+                            "(t*4|)*2 that twice. Empty: layers split evenly, or balanced"));
   plx_panel_choice_row (self, g, CHOICE_CP, "cp", _("Context parallel"),
                         _("Context parallelism: each sequence split over this many GPUs; attention exchanges keys and values"));
   plx_panel_choice_row (self, g, CHOICE_EP, "ep", _("Expert parallel"),
                         _("Expert parallelism: a mixture-of-experts model's experts spread over this many data-parallel ranks"));
+  plx_panel_choice_row (self, g, CHOICE_ETP, "etp", _("Expert tensor parallel"),
+                        _("Expert tensor parallelism (Megatron-Core): each expert's weights split over this many GPUs, "
+                          "TP's degree unless set. Below TP, the experts spread over the tensor-parallel GPUs too "
+                          "(EP × expert TP divides TP × DP × CP) and need no gather of their tokens over TP"));
+  self->moe_dispatcher_combo = enum_combo (self, g, _("Token exchange"), "moe_dispatcher", moe_dispatchers,
+                                           TRANSLATE (moe_dispatcher_labels));
+  plx_panel_remember_row (self, "moe_dispatcher", GTK_WIDGET (self->moe_dispatcher_combo),
+                          _("How the experts' tokens travel. All-to-all (Megatron-Core's dispatcher): each token once "
+                            "for each of its experts. DeepEP: once over the network for each other node holding one of "
+                            "its experts, then over NVLink"));
   {
     GtkWidget *row = adw_action_row_new ();
     adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Data parallel"));
@@ -311,6 +359,14 @@ plx_panel_sync_strategy (PlxScenarioPanel *self)
                               plx_panel_index_of (cross_entropy_fusions,
                                                   plx_panel_strategy_string (self, "cross_entropy_fusion", "none")));
   {
+    const char *layout = plx_panel_strategy_string (self, "pipeline_layout", "");
+    if (!g_str_equal (gtk_editable_get_text (GTK_EDITABLE (self->layout_row)), layout))
+      gtk_editable_set_text (GTK_EDITABLE (self->layout_row), layout);
+  }
+  adw_combo_row_set_selected (self->moe_dispatcher_combo,
+                              plx_panel_index_of (moe_dispatchers,
+                                                  plx_panel_strategy_string (self, "moe_dispatcher", "alltoall")));
+  {
     JsonNode *fa = json_object_get_member (obj (self->strategy), "flash_attention");
     JsonNode *odp = json_object_get_member (obj (self->strategy), "overlap_dp_comm");
     JsonNode *otp = json_object_get_member (obj (self->strategy), "overlap_tp_comm");
@@ -336,6 +392,11 @@ plx_panel_sync_strategy (PlxScenarioPanel *self)
                                                          (gint64) plx_strategy_get_grad_bucket_bytes (probe)) / 1e6);
     }
     gtk_widget_set_sensitive (self->choices[CHOICE_VS].row, g_str_equal (plx_panel_strategy_string (self, "schedule", "1f1b"), "interleaved-1f1b"));
-    gtk_widget_set_visible (self->choices[CHOICE_EP].row, self->resolved_model != NULL && self->resolved_model->experts > 0);
+    {
+      gboolean moe = self->resolved_model != NULL && self->resolved_model->experts > 0;
+      gtk_widget_set_visible (self->choices[CHOICE_EP].row, moe);
+      gtk_widget_set_visible (self->choices[CHOICE_ETP].row, moe);
+      gtk_widget_set_visible (GTK_WIDGET (self->moe_dispatcher_combo), moe);
+    }
   }
 }

@@ -66,6 +66,31 @@ test_valid_values (void)
   g_assert_cmpuint (g_array_index (v_ep, guint64, 0), ==, 1);
 }
 
+/* A layout string (or layer counts) belongs to its pipeline: another PP or chunk count
+ * drops it, so it pins neither slider, and applying such a change removes it from the
+ * file. The layout for PP 8 x 3 chunks: 3 + 22 x 4 + 5 = 96 layers in 24 chunks. Expert
+ * TP offers what divides with EP: no experts, none. */
+static void
+test_valid_values_with_layout (void)
+{
+  g_autoptr (PlxScenario) sc = gpt3 (DEFAULT_STRATEGY ", \"pipeline_layout\": \"Et*3|(t*4|)*22t*5L\"");
+  static const guint64 pp[] = { 2, 4, 8 };
+  g_autoptr (GArray) v_pp = plx_advice_valid_values (sc->model, sc->cluster, sc->strategy, "pp");
+  g_autoptr (GArray) v_etp = plx_advice_valid_values (sc->model, sc->cluster, sc->strategy, "etp");
+  g_autoptr (JsonNode) node = plx_json_parse_data ("{\"pp\": 8, \"pipeline_layout\": \"Et*3|(t*4|)*22t*5L\","
+                                                   " \"first_stage_layers\": 3}", -1, "test", NULL);
+  g_autoptr (JsonNode) four = json_node_init_int (json_node_alloc (), 4);
+  PlxAdviceFix fix = { (char *) "pp", four, NULL, 0.0, 0.0, FALSE };
+
+  g_assert_cmpuint (sc->strategy->n_layers_per_stage, ==, 24);
+  assert_values (v_pp, pp, G_N_ELEMENTS (pp));
+  g_assert_cmpuint (v_etp->len, ==, 0);
+  g_assert_true (plx_advice_fix_apply (&fix, json_node_get_object (node), NULL));
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (node), "pp"), ==, 4);
+  g_assert_false (json_object_has_member (json_node_get_object (node), "pipeline_layout"));
+  g_assert_false (json_object_has_member (json_node_get_object (node), "first_stage_layers"));
+}
+
 static PlxAdviceFix *
 fix_at (GPtrArray *fixes, guint i)
 {
@@ -341,6 +366,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/core/advice/valid-values", test_valid_values);
+  g_test_add_func ("/core/advice/valid-values-with-layout", test_valid_values_with_layout);
   g_test_add_func ("/core/advice/nearest-fixes", test_nearest_fixes);
   g_test_add_func ("/core/advice/fit-fixes", test_fit_fixes);
   g_test_add_func ("/core/advice/nearest-in-range", test_nearest_in_range);

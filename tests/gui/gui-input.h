@@ -381,7 +381,7 @@ gi_type (const char *text)
   static const struct { char c; const char *name; } named[] = {
     { '/', "slash" }, { '.', "period" }, { '-', "minus" }, { '_', "underscore" }, { ' ', "space" },
     { ':', "colon" }, { ',', "comma" }, { '+', "plus" }, { '=', "equal" }, { '[', "bracketleft" },
-    { ']', "bracketright" },
+    { ']', "bracketright" }, { '|', "bar" }, { '*', "asterisk" }, { '(', "parenleft" }, { ')', "parenright" },
   };
   Display *dpy = gi_display ();
 

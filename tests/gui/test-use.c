@@ -631,22 +631,176 @@ test_broken_file_message (void)
 
 /* ---- 9. the subtitle says what runs; 10. a config keeps the strategy --------------- */
 
-static void
-drag_tp_to (PlxWindow *w, const char *value)
+
+/* A scale's CSS node `name` ("trough", or the knob, "slider", inside it). */
+static GtkWidget *
+scale_node (GtkWidget *parent, const char *name)
 {
-  GtkWidget *scale = gi_find_type (panel_row (w, "Tensor parallel"), GTK_TYPE_SCALE);
-  GArray *values = plx_scenario_panel_get_choices (PLX_SCENARIO_PANEL (panel (w)), "tp");
+  for (GtkWidget *c = gtk_widget_get_first_child (parent); c; c = gtk_widget_get_next_sibling (c))
+    if (g_str_equal (gtk_widget_get_css_name (c), name))
+      return c;
+  return NULL;
+}
+
+/* Clicks the slider row `title` (strategy key `key`) where `value` sits on its
+ * trough: the knob's centre travels from one end of the trough to the other. */
+static void
+click_choice_to (PlxWindow *w, const char *title, const char *key, const char *value)
+{
+  GtkWidget *scale = gi_find_type (panel_row (w, title), GTK_TYPE_SCALE);
+  GArray *values = plx_scenario_panel_get_choices (PLX_SCENARIO_PANEL (panel (w)), key);
+  GtkWidget *trough = scale_node (scale, "trough"), *knob = trough != NULL ? scale_node (trough, "slider") : NULL;
+  graphene_rect_t t, k;
   guint target = G_MAXUINT;
-  double w_px = gtk_widget_get_width (scale);
 
   for (guint i = 0; i < values->len; i++)
     if (g_array_index (values, guint64, i) == g_ascii_strtoull (value, NULL, 10))
       target = i;
   g_assert_cmpuint (target, !=, G_MAXUINT);
+  g_assert_nonnull (knob);
+  g_assert_true (gtk_widget_compute_bounds (trough, scale, &t));
+  g_assert_true (gtk_widget_compute_bounds (knob, scale, &k));
   /* A click on the trough moves the knob there (GTK's primary-button-warps-slider). */
-  gi_click_at (scale, 10 + (w_px - 60) * target / MAX (values->len - 1, 1), gtk_widget_get_height (scale) / 2.0);
+  gi_click_at (scale, t.origin.x + k.size.width / 2 + (t.size.width - k.size.width) * target / MAX (values->len - 1, 1),
+               k.origin.y + k.size.height / 2);
   settle (w);
-  g_assert_cmpstr (slider_text (w, "Tensor parallel"), ==, value);
+  g_assert_cmpstr (slider_text (w, title), ==, value);
+}
+
+static void
+drag_tp_to (PlxWindow *w, const char *value)
+{
+  click_choice_to (w, "Tensor parallel", "tp", value);
+}
+
+static gboolean
+choices_hold (GArray *values, guint64 v)
+{
+  for (guint i = 0; i < values->len; i++)
+    if (g_array_index (values, guint64, i) == v)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+test_expert_rows (void)
+{
+  /* The expert rows as a person uses them, on Mixtral 8x7B over 8 GPUs at TP 2 and
+   * EP 4. Expert TP follows TP (2) until set; at 1 the experts may spread over the
+   * TP ranks too, so EP 8 becomes valid (8 x 1 divides TP 2 x DP 4) and the
+   * subtitle says it. DeepEP is chosen from its dropdown. A dense model has no
+   * experts: the rows go, and so do the keys, with no error. */
+  PlxWindow *w = open_window (1400, 900);
+  double step_s;
+  g_autofree char *dir = test_make_tmp_dir ("plx-use");
+  g_autofree char *path = write_scenario (dir, "mixtral.json",
+    "{ \"model\": { \"preset\": \"mixtral-8x7b\" }, \"cluster\": { \"preset\": \"dgx-h100-80gb\" },"
+    "  \"strategy\": { \"tp\": 2, \"ep\": 4, \"sequence_parallel\": true, \"seq_length\": 4096,"
+    "                \"global_batch_size\": 8, \"micro_batch_size\": 1, \"recompute\": \"full\" } }");
+  PlxResult *r;
+
+  open_by_keyboard (w, path);
+  g_assert_null (plx_window_get_error (w));
+  g_assert_true (gtk_widget_get_visible (panel_row (w, "Expert tensor parallel")));
+  g_assert_true (gtk_widget_get_visible (panel_row (w, "Token exchange")));
+  g_assert_cmpstr (slider_text (w, "Expert tensor parallel"), ==, "2");
+  g_assert_false (choices_hold (plx_scenario_panel_get_choices (PLX_SCENARIO_PANEL (panel (w)), "ep"), 8));
+
+  click_choice_to (w, "Expert tensor parallel", "etp", "1");
+  r = plx_window_get_result (w);
+  g_assert_null (plx_window_get_error (w));
+  g_assert_cmpuint (r->scenario->strategy->etp, ==, 1);
+  g_assert_nonnull (strstr (subtitle (w), "expert TP 1"));
+  g_assert_true (choices_hold (plx_scenario_panel_get_choices (PLX_SCENARIO_PANEL (panel (w)), "ep"), 8));
+  click_choice_to (w, "Expert parallel", "ep", "8");
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->strategy->ep, ==, 8);
+
+  /* On one node with one expert a rank, DeepEP moves what the all-to-all does: a
+   * token's two experts are on two other ranks either way, 7/8 x 2 copies. */
+  g_assert_null (saved_strategy_string (w, "moe_dispatcher"));
+  step_s = shown_step_s (w);
+  gi_choose_in_combo (panel (w), "Token exchange", "DeepEP");
+  settle (w);
+  g_assert_nonnull (gi_find_label (panel_row (w, "Token exchange"), "DeepEP"));
+  g_assert_cmpstr (saved_strategy_string (w, "moe_dispatcher"), ==, "deepep");
+  g_assert_cmpint (plx_window_get_result (w)->scenario->strategy->moe_dispatcher, ==, PLX_MOE_DISPATCHER_DEEPEP);
+  g_assert_cmpfloat (shown_step_s (w), ==, step_s);
+
+  gi_choose_in_combo (panel (w), "Model", "llama-2-7b");
+  settle (w);
+  g_assert_null (plx_window_get_error (w));
+  g_assert_cmpuint (plx_window_get_result (w)->scenario->model->experts, ==, 0);
+  /* Gone from sight: a person finds neither row. */
+  g_assert_null (gi_find_row (panel (w), "Expert tensor parallel"));
+  g_assert_null (gi_find_row (panel (w), "Token exchange"));
+  g_assert_null (saved_strategy_string (w, "moe_dispatcher"));
+  {
+    g_autoptr (JsonNode) scenario = plx_scenario_panel_get_json (PLX_SCENARIO_PANEL (panel (w)));
+    JsonObject *st = json_object_get_object_member (json_node_get_object (scenario), "strategy");
+    g_assert_false (json_object_has_member (st, "etp"));
+  }
+  g_remove (path);
+  g_rmdir (dir);
+  close_window (w);
+}
+
+/* Selects the entry row's text and types `text` over it, then Enter. */
+static void
+type_into_row (PlxWindow *w, GtkWidget *row, const char *text)
+{
+  GtkWidget *entry = gi_find_type (row, GTK_TYPE_TEXT);
+
+  g_assert_nonnull (entry);
+  gi_click (entry);
+  gi_key (NULL, XK_End);
+  gi_key ("shift", XK_Home);
+  gi_key (NULL, XK_BackSpace);
+  gi_type (text);
+  gi_key (NULL, XK_Return);
+  settle (w);
+}
+
+static void
+test_pipeline_layout_row (void)
+{
+  /* The default scenario, GPT-3's 96 layers over PP 8 x 3 chunks: Megatron-LM's
+   * layout string puts the embedding and 3 layers on the first chunk, 4 on each of
+   * the 22 in between and 5 with the loss on the last (3 + 88 + 5 = 96). A layout
+   * whose chunks do not match PP x chunks is refused with the key named; an empty
+   * one goes back to the even split; another PP drops the layout. */
+  PlxWindow *w = open_window (1400, 900);
+  const char *layout = "Et*3|(t*4|)*22t*5L";
+  GtkWidget *row = panel_row (w, "Pipeline layout");
+  PlxResult *r;
+
+  g_assert_nonnull (row);
+  g_assert_null (saved_strategy_string (w, "pipeline_layout"));
+  type_into_row (w, row, layout);
+  g_assert_null (plx_window_get_error (w));
+  g_assert_cmpstr (saved_strategy_string (w, "pipeline_layout"), ==, layout);
+  r = plx_window_get_result (w);
+  g_assert_cmpstr (r->scenario->strategy->pipeline_layout, ==, layout);
+  g_assert_cmpuint (r->scenario->strategy->n_layers_per_stage, ==, 24);
+  g_assert_cmpuint (r->scenario->strategy->layers_per_stage[0], ==, 3);
+  g_assert_cmpuint (r->scenario->strategy->layers_per_stage[1], ==, 4);
+  g_assert_cmpuint (r->scenario->strategy->layers_per_stage[23], ==, 5);
+
+  type_into_row (w, row, "Et*48|t*48L");
+  g_assert_nonnull (plx_window_get_error (w));
+  g_assert_nonnull (strstr (plx_window_get_error (w), "pipeline_layout"));
+
+  type_into_row (w, row, "");
+  g_assert_null (plx_window_get_error (w));
+  g_assert_null (saved_strategy_string (w, "pipeline_layout"));
+  g_assert_null (plx_window_get_result (w)->scenario->strategy->pipeline_layout);
+
+  type_into_row (w, row, layout);
+  g_assert_null (plx_window_get_error (w));
+  click_choice_to (w, "Pipeline parallel", "pp", "4");
+  g_assert_null (plx_window_get_error (w));
+  g_assert_null (saved_strategy_string (w, "pipeline_layout"));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (row)), ==, "");
+  close_window (w);
 }
 
 static void
@@ -2539,6 +2693,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/use/deepspeed-code", test_deepspeed_code);
   g_test_add_func ("/gui/use/attention-kernel", test_attention_kernel);
   g_test_add_func ("/gui/use/loss-and-gradients", test_loss_and_gradients);
+  g_test_add_func ("/gui/use/expert-rows", test_expert_rows);
+  g_test_add_func ("/gui/use/pipeline-layout-row", test_pipeline_layout_row);
   g_test_add_func ("/gui/use/tab-changes-nothing", test_tab_changes_nothing);
   g_test_add_func ("/gui/use/open-shows-values", test_open_shows_values);
   g_test_add_func ("/gui/use/invalid-keeps-page", test_invalid_keeps_page);

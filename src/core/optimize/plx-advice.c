@@ -60,6 +60,8 @@ set_value (PlxStrategy *s, const char *key, guint64 v)
     s->cp = (guint) v;
   else if (g_str_equal (key, "ep"))
     s->ep = (guint) v;
+  else if (g_str_equal (key, "etp"))
+    s->etp = (guint) v;
   else if (g_str_equal (key, "virtual_stages"))
     s->virtual_stages = (guint) v;
   else if (g_str_equal (key, "micro_batch_size"))
@@ -74,6 +76,18 @@ set_value (PlxStrategy *s, const char *key, guint64 v)
     s->dp = (guint) v;
   if (is_degree (key))
     s->dp = 0;
+  /* Layer counts and layouts belong to the pipeline they were written for: another
+   * one gets the balanced split (plx_strategy_apply_changes' rule). */
+  if (g_str_equal (key, "pp") || g_str_equal (key, "virtual_stages"))
+    {
+      if (!s->layers_per_stage_auto)
+        {
+          g_clear_pointer (&s->layers_per_stage, g_free);
+          s->n_layers_per_stage = 0;
+        }
+      s->first_stage_layers = s->last_stage_layers = 0;
+      g_clear_pointer (&s->pipeline_layout, g_free);
+    }
 }
 
 static PlxStrategy *
@@ -92,6 +106,7 @@ get_value (const PlxStrategy *s, const char *key)
   if (g_str_equal (key, "pp")) return s->pp;
   if (g_str_equal (key, "cp")) return s->cp;
   if (g_str_equal (key, "ep")) return s->ep;
+  if (g_str_equal (key, "etp")) return plx_strategy_get_expert_tp (s);
   if (g_str_equal (key, "virtual_stages")) return s->virtual_stages;
   if (g_str_equal (key, "micro_batch_size")) return s->micro_batch_size;
   if (g_str_equal (key, "global_batch_size")) return s->global_batch_size;
@@ -101,7 +116,7 @@ get_value (const PlxStrategy *s, const char *key)
   return 0;
 }
 
-static const char *const choice_keys[] = { "tp", "pp", "cp", "ep", "virtual_stages", "micro_batch_size" };
+static const char *const choice_keys[] = { "tp", "pp", "cp", "ep", "etp", "virtual_stages", "micro_batch_size" };
 
 static gboolean
 is_choice_key (const char *key)
@@ -134,6 +149,8 @@ candidates (const PlxModel *model, const PlxCluster *cluster, const PlxStrategy 
     top = MIN (MAX_MICRO_BATCH, MAX (s->global_batch_size, 1));
   else if (g_str_equal (key, "ep"))
     top = MAX (model->experts, 1);
+  else if (g_str_equal (key, "etp"))
+    top = model->experts > 0 ? cluster->gpus_per_node : 0; /* expert TP inside a node, as TP */
   for (guint64 d = 1; d <= top; d++)
     g_array_append_val (out, d);
 }
@@ -191,7 +208,8 @@ static const char *
 key_label (const char *key)
 {
   static const struct { const char *key, *label; } labels[] = {
-    { "tp", N_("TP") }, { "pp", N_("PP") }, { "cp", N_("CP") }, { "ep", N_("EP") }, { "dp", N_("DP") },
+    { "tp", N_("TP") }, { "pp", N_("PP") }, { "cp", N_("CP") }, { "ep", N_("EP") }, { "etp", N_("Expert TP") },
+    { "dp", N_("DP") },
     { "virtual_stages", N_("Model chunks") }, { "micro_batch_size", N_("Micro-batch") },
     { "global_batch_size", N_("Global batch") }, { "seq_length", N_("Sequence") },
     { "zero_stage", N_("ZeRO") },
@@ -374,7 +392,7 @@ plx_advice_nearest_fixes (const PlxModel    *model,
                           const PlxStrategy *strategy,
                           guint              max)
 {
-  static const char *const keys[] = { "tp", "pp", "virtual_stages", "cp", "ep", "micro_batch_size",
+  static const char *const keys[] = { "tp", "pp", "virtual_stages", "cp", "ep", "etp", "micro_batch_size",
                                       "global_batch_size", "seq_length" };
   g_autoptr (GError) error = NULL;
   g_autoptr (GArray) ranked = g_array_new (FALSE, FALSE, sizeof (Ranked));
@@ -571,6 +589,16 @@ plx_advice_fix_apply (const PlxAdviceFix *fix,
   json_object_set_member (strategy, fix->key, plx_json_deep_copy (fix->value));
   if (is_degree (fix->key))
     json_object_remove_member (strategy, "dp");
+  /* The layer counts or layout of the old pipeline go with it (set_value). */
+  if (g_str_equal (fix->key, "pp") || g_str_equal (fix->key, "virtual_stages"))
+    {
+      if (json_object_has_member (strategy, "layers_per_stage") &&
+          JSON_NODE_HOLDS_ARRAY (json_object_get_member (strategy, "layers_per_stage")))
+        json_object_remove_member (strategy, "layers_per_stage");
+      json_object_remove_member (strategy, "first_stage_layers");
+      json_object_remove_member (strategy, "last_stage_layers");
+      json_object_remove_member (strategy, "pipeline_layout");
+    }
   /* Chunks belong to interleaving; the fix was judged with one chunk. */
   if (g_str_equal (fix->key, "schedule") && !g_str_equal (json_node_get_string (fix->value), "interleaved-1f1b"))
     json_object_set_int_member (strategy, "virtual_stages", 1);
@@ -629,7 +657,8 @@ key_ok (const PlxModel *model, const PlxCluster *cluster, const PlxStrategy *s, 
     return FALSE;
   dp = gpus / mp;
   if (g_str_equal (key, "ep"))
-    return v == 1 || (model->experts % v == 0 && (dp * cp) % v == 0);
+    return v == 1 || (model->experts % v == 0 &&
+                      (s->etp == 0 ? (dp * cp) % v == 0 : ((guint64) s->tp * dp * cp) % (v * s->etp) == 0));
   if (g_str_equal (key, "micro_batch_size"))
     return s->global_batch_size % (dp * v) == 0 && (!interleaved || (s->global_batch_size / (dp * v)) % pp == 0);
   /* Some micro-batch size keeps the batch rules iff micro-batch 1 does. */
@@ -712,11 +741,19 @@ plx_advice_adapt_strategy (const PlxModel   *model,
   if (s == NULL)
     return NULL;
   s->dp = 0;
-  /* Counts of layers per stage belong to the model and pipeline they were written
-   * for: after a preset change the layers are split again (balanced). */
+  /* Counts of layers per stage, and layout strings, belong to the model and pipeline
+   * they were written for: after a preset change the layers are split again
+   * (balanced). */
   g_clear_pointer (&s->layers_per_stage, g_free);
   s->n_layers_per_stage = 0;
   s->first_stage_layers = s->last_stage_layers = 0;
+  g_clear_pointer (&s->pipeline_layout, g_free);
+  /* Expert settings belong to models with experts. */
+  if (model->experts == 0)
+    {
+      s->etp = 0;
+      s->moe_dispatcher = PLX_MOE_DISPATCHER_ALLTOALL;
+    }
   before = plx_strategy_copy (s);
   /* A model with learned positions cannot run longer sequences than it learned; any
    * other keeps the sequence length it was given. */
@@ -768,6 +805,12 @@ plx_advice_adapt_strategy (const PlxModel   *model,
     json_object_remove_member (o, "layers_per_stage");
   json_object_remove_member (o, "first_stage_layers");
   json_object_remove_member (o, "last_stage_layers");
+  json_object_remove_member (o, "pipeline_layout");
+  if (model->experts == 0)
+    {
+      json_object_remove_member (o, "etp");
+      json_object_remove_member (o, "moe_dispatcher");
+    }
   for (guint i = 0; i < G_N_ELEMENTS (written); i++)
     set_if_changed (o, s, before, written[i]);
   if (s->schedule != before->schedule)
