@@ -256,6 +256,8 @@ extern const char *const plx_collective_kind_names[PLX_N_COLLECTIVE_KINDS + 1];
  * @name: the link's name, as the cluster file gives it
  * @bw_Bps: bandwidth in bytes a second, per GPU, per direction
  * @latency_s: per message / per ring step
+ * @bulk_latency_s: per ring step of a large message, in the protocol NCCL picks for
+ *   those (Simple); @latency_s where the file does not give it
  * @efficiency: achieved bus bandwidth / @bw_Bps against collective size in bytes
  * @efficiency_by_collective: a collective's own curve (efficiency_by_collective; on
  *   H100 NVSwitch all-reduce runs NVLink SHARP, faster than the ring all-gather),
@@ -269,6 +271,7 @@ typedef struct
   char     *name;
   double    bw_Bps;
   double    latency_s;
+  double    bulk_latency_s;
   PlxCurve *efficiency;
   PlxCurve *efficiency_by_collective[PLX_N_COLLECTIVE_KINDS];
   double    scale;

@@ -179,6 +179,16 @@ test_ring_steps_latency (void)
   g_assert_cmpfloat_with_epsilon (plx_collective_ring_steps_latency (c, &g), 7e-6, 1e-15);
   g = plx_group_place (c, 1, 1);
   g_assert_cmpfloat (plx_collective_ring_steps_latency (c, &g), ==, 0.0);
+  /* The A100 preset's steps for large messages, NCCL's Simple protocol (tuning.cc
+   * hwLat ring Simple: NVLink 3.4 us, network 9.6 us): 1344 x 3.4 + 191 x 9.6 =
+   * 6403.2 us over 1536 ranks, on top of the bytes. */
+  {
+    g_autoptr (PlxCluster) a100 = plx_cluster_new_preset ("dgx-a100-80gb", NULL);
+    a100->num_nodes = 192;
+    g = plx_group_place (a100, 1536, 1);
+    g_assert_cmpfloat_with_epsilon (plx_collective_ring_steps_latency (a100, &g), 6403.2e-6, 1e-12);
+    g_assert_cmpfloat (a100->inter_node.latency_s, ==, 3e-6);
+  }
 }
 
 static void

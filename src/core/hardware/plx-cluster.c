@@ -141,6 +141,9 @@ parse_link (JsonObject *parent,
       !plx_json_get_double (obj, source, path, "bw_Bps", TRUE, 1.0, 1e18, &link->bw_Bps, error) ||
       !plx_json_get_double (obj, source, path, "latency_s", TRUE, 0.0, 1.0, &link->latency_s, error))
     return FALSE;
+  link->bulk_latency_s = link->latency_s;
+  if (!plx_json_get_double (obj, source, path, "bulk_latency_s", FALSE, 0.0, 1.0, &link->bulk_latency_s, error))
+    return FALSE;
   link->name = g_strdup (name);
   link->efficiency = parse_curve (obj, source, path, "efficiency", error);
   return link->efficiency != NULL && parse_curves_by_collective (obj, source, path, link, error);
@@ -190,7 +193,8 @@ check_cluster_keys (JsonObject *obj, const char *source, GError **error)
   static const char *const flops[] = { "bf16", "fp16", "fp8", "fp32", "tf32", NULL };
   static const char *const eff[] = { "matmul", "matmul_fp8", "matmul_tf32", "matmul_fp32", "memory",
                                      "kernel_launch_s", "attention", "attention_pytorch", NULL };
-  static const char *const link[] = { "name", "bw_Bps", "latency_s", "efficiency", "efficiency_by_collective", NULL };
+  static const char *const link[] = { "name", "bw_Bps", "latency_s", "bulk_latency_s", "efficiency",
+                                      "efficiency_by_collective", NULL };
   static const char *const link_names[] = { "intra_node", "inter_node" };
   JsonNode *n;
 
@@ -484,6 +488,7 @@ link_copy (PlxLink *dst, const PlxLink *src)
   dst->name = g_strdup (src->name);
   dst->bw_Bps = src->bw_Bps;
   dst->latency_s = src->latency_s;
+  dst->bulk_latency_s = src->bulk_latency_s;
   dst->scale = src->scale;
   dst->efficiency = plx_curve_copy (src->efficiency);
   for (guint k = 0; k < PLX_N_COLLECTIVE_KINDS; k++)

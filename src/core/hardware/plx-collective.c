@@ -168,8 +168,10 @@ plx_collective_hierarchical_all_reduce_time (const PlxCluster *c,
 
 /* NCCL's own cost model (src/graph/tuning.cc, ncclTopoTuneModel: a ring all-gather
  * or reduce-scatter has nRanks-1 steps, nNodes-1 of them between nodes, each at its
- * link's latency, added to the bytes' time): the steps inside a node at the NVLink
- * latency, those between nodes at the network's. */
+ * link's latency for the protocol, added to the bytes' time): the steps inside a node
+ * at the NVLink latency, those between nodes at the network's. The calls that pay it
+ * again move large messages, which NCCL sends with its Simple protocol: the links'
+ * bulk_latency_s. */
 double
 plx_collective_ring_steps_latency (const PlxCluster *c,
                                    const PlxGroup   *g)
@@ -178,7 +180,7 @@ plx_collective_ring_steps_latency (const PlxCluster *c,
 
   if (g->size <= 1)
     return 0.0;
-  return (p - n) * c->intra_node.latency_s + (n - 1.0) * c->inter_node.latency_s;
+  return (p - n) * c->intra_node.bulk_latency_s + (n - 1.0) * c->inter_node.bulk_latency_s;
 }
 
 /* All-gather or reduce-scatter: half the ring all-reduce's steps (Thakur et al. 2005,
