@@ -58,6 +58,7 @@ typedef struct
   PlxDtype          dtype;
   PlxRecompute      recompute;
   gboolean          eager;
+  gboolean          per_tensor;   /* PlxCosting.per_tensor: tensor counts in the costs */
   gboolean          fused_elementwise;
   PlxAttentionKernel attention_kernel;
   PlxCrossEntropyFusion loss_fusion;
@@ -153,6 +154,7 @@ cache_matches (const CacheSlot *c, const PlxModel *model, const PlxCluster *clus
          c->ep == s->ep && c->etp == s->etp && c->sp == s->sequence_parallel && c->flash == s->flash_attention &&
          c->overlap_tp == s->overlap_tp_comm && c->seq == s->seq_length && c->micro_batch == micro_batch &&
          c->dtype == s->dtype && c->recompute == s->recompute && c->eager == plx_strategy_is_pytorch (s) &&
+         c->per_tensor == (s->implementation == PLX_IMPLEMENTATION_DEEPSPEED && s->zero_stage >= 3) &&
          c->fused_elementwise == (s->implementation == PLX_IMPLEMENTATION_PYTORCH_COMPILE) &&
          c->attention_kernel == s->attention_kernel && c->loss_fusion == s->cross_entropy_fusion;
 }
@@ -445,6 +447,7 @@ analytic_eval (const PlxModel    *model,
           cache->cp = s->cp;
           cache->ep = s->ep;
           cache->etp = s->etp;
+          cache->per_tensor = cx.per_tensor;
           cache->sp = s->sequence_parallel;
           cache->flash = s->flash_attention;
           cache->overlap_tp = s->overlap_tp_comm;

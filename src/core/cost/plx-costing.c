@@ -53,6 +53,9 @@ plx_costing_init_unplaced (PlxCosting        *cx,
   cx->ctx.attention_kernel = s->attention_kernel;
   cx->ctx.loss_fusion = s->cross_entropy_fusion;
   cx->act_bytes = cx->ctx.tokens * model->hidden * eb;
+  /* Only its per-tensor collectives and memory read the tensor counts: the closed
+   * form's other strategies skip counting them op by op. */
+  cx->per_tensor = s->implementation == PLX_IMPLEMENTATION_DEEPSPEED && s->zero_stage >= 3;
   cx->chunk_layers = NULL;
   cx->memo = NULL;
 }
@@ -248,7 +251,8 @@ cost_op (const PlxCosting *cx,
       share = plx_model_layers_share (cx->model, (PlxOpLayers) op->layers);
       scale_op_cost (&c, share);
     }
-  count_tensors (cx, op, share > 0.0 ? c.params / share : 0.0, share, b);
+  if (cx->per_tensor)
+    count_tensors (cx, op, share > 0.0 ? c.params / share : 0.0, share, b);
   b->fwd_s += c.fwd_time_s;
   b->bwd_s += c.bwd_time_s;
   b->wgrad_s += c.wgrad_time_s;

@@ -50,6 +50,7 @@ typedef struct
   PlxShardContext    ctx;
   double             micro_batches; /* per step per data-parallel rank */
   double             act_bytes;     /* one micro-batch's hidden state b*s/cp*h on this rank */
+  gboolean           per_tensor;    /* DeepSpeed 2021's ZeRO-3: PlxBlockCost counts parameter tensors */
   PlxGroup           tp_group;
   PlxGroup           cp_group;
   PlxGroup           ep_group;
