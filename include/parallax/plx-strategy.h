@@ -575,6 +575,34 @@ gboolean plx_strategy_reshard_after_forward (const PlxStrategy *strategy);
  *   and no gradient sync but for the last micro-batch)
  */
 gboolean plx_strategy_zero3_once_per_step (const PlxStrategy *strategy);
+/**
+ * plx_strategy_zero3_per_tensor:
+ * @strategy: a strategy
+ *
+ * Returns: whether ZeRO-3 gathers and reduce-scatters one parameter tensor a call,
+ *   each waited for, as DeepSpeed 2021 did: the deepspeed implementation at ZeRO-3
+ *   (docs/cost-model.md)
+ */
+gboolean plx_strategy_zero3_per_tensor (const PlxStrategy *strategy);
+/**
+ * plx_strategy_expert_layout_fits:
+ * @tp: tensor-parallel degree
+ * @dp: data-parallel degree
+ * @cp: context-parallel degree
+ * @ep: expert-parallel degree
+ * @etp: expert tensor-parallel degree; 0: the same as @tp
+ *
+ * Megatron-Core's expert layout re-divides a stage's @tp x @cp x @dp ranks into
+ * expert TP x EP x expert DP: with expert TP equal to TP, EP must divide @dp x @cp;
+ * with its own, @ep x @etp must divide @tp x @dp x @cp.
+ *
+ * Returns: whether the experts can be laid out so
+ */
+gboolean plx_strategy_expert_layout_fits (guint tp,
+                                          guint dp,
+                                          guint cp,
+                                          guint ep,
+                                          guint etp);
 
 /**
  * SECTION:plx-schedule

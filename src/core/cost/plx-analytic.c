@@ -154,7 +154,7 @@ cache_matches (const CacheSlot *c, const PlxModel *model, const PlxCluster *clus
          c->ep == s->ep && c->etp == s->etp && c->sp == s->sequence_parallel && c->flash == s->flash_attention &&
          c->overlap_tp == s->overlap_tp_comm && c->seq == s->seq_length && c->micro_batch == micro_batch &&
          c->dtype == s->dtype && c->recompute == s->recompute && c->eager == plx_strategy_is_pytorch (s) &&
-         c->per_tensor == (s->implementation == PLX_IMPLEMENTATION_DEEPSPEED && s->zero_stage >= 3) &&
+         c->per_tensor == plx_strategy_zero3_per_tensor (s) &&
          c->fused_elementwise == (s->implementation == PLX_IMPLEMENTATION_PYTORCH_COMPILE) &&
          c->attention_kernel == s->attention_kernel && c->loss_fusion == s->cross_entropy_fusion;
 }

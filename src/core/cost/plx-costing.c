@@ -55,7 +55,7 @@ plx_costing_init_unplaced (PlxCosting        *cx,
   cx->act_bytes = cx->ctx.tokens * model->hidden * eb;
   /* Only its per-tensor collectives and memory read the tensor counts: the closed
    * form's other strategies skip counting them op by op. */
-  cx->per_tensor = s->implementation == PLX_IMPLEMENTATION_DEEPSPEED && s->zero_stage >= 3;
+  cx->per_tensor = plx_strategy_zero3_per_tensor (s);
   cx->chunk_layers = NULL;
   cx->memo = NULL;
 }
@@ -489,6 +489,12 @@ half_comm (const PlxCosting *cx,
   double ring_fwd = 0.0, ring_bwd = 0.0, ring_cover_fwd = 0.0, ring_cover_bwd = 0.0;
   /* The blocks whose MLP half gathers its hidden states over TP. */
   double dense_share = 1.0;
+  /* An expert half's share of the blocks (the mean block, as scale_op_cost), and the
+   * routed rows this rank sends: its tokens (1/tp of them with sequence parallelism)
+   * top-k times, the busiest rank's share (plx_strategy_moe_load). */
+  gboolean moe = half == PLX_HALF_MLP && m->experts > 0;
+  double moe_share = moe ? plx_model_layers_share (m, PLX_OP_LAYERS_MOE) : 0.0;
+  double routed = moe ? cx->act_bytes * m->experts_per_token * cx->ctx.moe_load / (cx->ctx.sp ? s->tp : 1) : 0.0;
 
   /* Megatron-Core's MoE layer (sequence parallel, as it requires with TP) does not
    * gather the hidden states over TP for its routed experts: each rank routes its
@@ -498,20 +504,19 @@ half_comm (const PlxCosting *cx,
    * (megatron/core/transformer/moe/token_dispatcher.py, MoEAlltoAllTokenDispatcher:
    * dispatch_postprocess, combine_preprocess, over expt_tp_group). Shared experts
    * are a dense MLP with the dense gather. */
-  if (half == PLX_HALF_MLP && m->experts > 0 && (cx->ctx.sp || s->tp == 1))
+  if (moe && (cx->ctx.sp || s->tp == 1))
     {
-      double moe_share = plx_model_layers_share (m, PLX_OP_LAYERS_MOE);
       double etp = cx->ctx.etp;
 
       dense_share = 1.0 - moe_share + (m->arch.shared_ffn > 0 ? moe_share : 0.0);
       if (etp > 1.0)
         {
-          double routed = cx->act_bytes / (cx->ctx.sp ? s->tp : 1) * m->experts_per_token * cx->ctx.moe_load * etp;
-          double pair = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->etp_group, routed) +
-                        plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->etp_group, routed);
+          double gathered = routed * etp;
+          double pair = plx_costing_collective (cx, PLX_COLLECTIVE_ALL_GATHER, &cx->etp_group, gathered) +
+                        plx_costing_collective (cx, PLX_COLLECTIVE_REDUCE_SCATTER, &cx->etp_group, gathered);
           fwd += moe_share * pair;
           bwd += moe_share * pair;
-          bytes += moe_share * 2.0 * routed;
+          bytes += moe_share * 2.0 * gathered;
         }
     }
 
@@ -549,12 +554,11 @@ half_comm (const PlxCosting *cx,
       ring_cover_bwd = MIN (ag + rs, attn_core_bwd_s);
     }
 
-  if (half == PLX_HALF_MLP && m->experts > 0 && s->ep > 1)
+  if (moe && s->ep > 1)
     {
-      /* The busiest rank's share sets the exchange's pace (plx_strategy_moe_load). */
-      double a2a_bytes = cx->act_bytes * m->experts_per_token * cx->ctx.moe_load / (cx->ctx.sp ? s->tp : 1);
-      /* Only the expert blocks exchange tokens (the mean block, as scale_op_cost). */
-      double moe_share = plx_model_layers_share (m, PLX_OP_LAYERS_MOE);
+      /* Only the expert blocks exchange tokens; the busiest rank's share sets the
+       * exchange's pace. */
+      double a2a_bytes = routed;
       double a2a;
 
       if (s->moe_dispatcher == PLX_MOE_DISPATCHER_DEEPEP)
@@ -905,7 +909,7 @@ plx_costing_stage_memory_terms (const PlxCosting    *cx,
     terms->other += cx->act_bytes;
   if (s->zero_stage >= 3 && cx->dp_group.size > 1)
     {
-      if (s->implementation == PLX_IMPLEMENTATION_DEEPSPEED)
+      if (cx->per_tensor)
         {
           /* DeepSpeed 2021's ZeRO-3 (v0.3.14) gathers one tensor at a time, in
            * series with compute, and releases a sub-module's weights after it ran,
@@ -1145,7 +1149,7 @@ plx_costing_zero3_inputs (const PlxCosting    *cx,
   in->unit_fp8[0] = c->layer.fp8_params;
   in->unit_fp8[1] = c->embedding.fp8_params;
   in->unit_fp8[2] = c->head.fp8_params;
-  if (s->implementation == PLX_IMPLEMENTATION_DEEPSPEED)
+  if (cx->per_tensor)
     {
       const PlxBlockCost *units[3] = { &c->layer, &c->embedding, &c->head };
       for (guint i = 0; i < 3; i++)

@@ -77,7 +77,8 @@ set_value (PlxStrategy *s, const char *key, guint64 v)
   if (is_degree (key))
     s->dp = 0;
   /* Layer counts and layouts belong to the pipeline they were written for: another
-   * one gets the balanced split (plx_strategy_apply_changes' rule). */
+   * one gets the balanced split (plx_strategy_json_apply_changes' rule, here on the
+   * strategy the candidate is judged as). */
   if (g_str_equal (key, "pp") || g_str_equal (key, "virtual_stages"))
     {
       if (!s->layers_per_stage_auto)
@@ -586,19 +587,13 @@ plx_advice_fix_apply (const PlxAdviceFix *fix,
       json_object_remove_member (strategy, "dp");
       return TRUE;
     }
-  json_object_set_member (strategy, fix->key, plx_json_deep_copy (fix->value));
-  if (is_degree (fix->key))
-    json_object_remove_member (strategy, "dp");
-  /* The layer counts or layout of the old pipeline go with it (set_value). */
-  if (g_str_equal (fix->key, "pp") || g_str_equal (fix->key, "virtual_stages"))
-    {
-      if (json_object_has_member (strategy, "layers_per_stage") &&
-          JSON_NODE_HOLDS_ARRAY (json_object_get_member (strategy, "layers_per_stage")))
-        json_object_remove_member (strategy, "layers_per_stage");
-      json_object_remove_member (strategy, "first_stage_layers");
-      json_object_remove_member (strategy, "last_stage_layers");
-      json_object_remove_member (strategy, "pipeline_layout");
-    }
+  {
+    /* A change of one key by the rules every front end shares: a new degree derives
+     * dp again, a new pipeline drops the old one's layer counts and layout. */
+    g_autoptr (JsonObject) change = json_object_new ();
+    json_object_set_member (change, fix->key, plx_json_deep_copy (fix->value));
+    plx_strategy_json_apply_changes (strategy, change, FALSE);
+  }
   /* Chunks belong to interleaving; the fix was judged with one chunk. */
   if (g_str_equal (fix->key, "schedule") && !g_str_equal (json_node_get_string (fix->value), "interleaved-1f1b"))
     json_object_set_int_member (strategy, "virtual_stages", 1);
@@ -658,7 +653,7 @@ key_ok (const PlxModel *model, const PlxCluster *cluster, const PlxStrategy *s, 
   dp = gpus / mp;
   if (g_str_equal (key, "ep"))
     return v == 1 || (model->experts % v == 0 &&
-                      (s->etp == 0 ? (dp * cp) % v == 0 : ((guint64) s->tp * dp * cp) % (v * s->etp) == 0));
+                      plx_strategy_expert_layout_fits (s->tp, (guint) dp, (guint) cp, (guint) v, s->etp));
   if (g_str_equal (key, "micro_batch_size"))
     return s->global_batch_size % (dp * v) == 0 && (!interleaved || (s->global_batch_size / (dp * v)) % pp == 0);
   /* Some micro-batch size keeps the batch rules iff micro-batch 1 does. */

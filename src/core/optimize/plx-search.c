@@ -198,11 +198,8 @@ run_item (const WorkItem *item, Worker *worker)
         }
       s.pp = pp;
       s.dp = (guint) (item->n_gpus / model_par);
-      /* The expert layout: EP over dp x cp, or with the scenario's expert TP, ep x etp
-       * dividing tp x dp x cp (plx_strategy_resolve's rule). */
-      if (!fixed_ok (o->fix_dp, s.dp) ||
-          (s.etp == 0 ? item->ep > 1 && ((guint64) s.dp * item->cp) % item->ep != 0
-                      : ((guint64) item->tp * s.dp * item->cp) % ((guint64) item->ep * s.etp) != 0) ||
+      /* The expert layout, with the scenario's expert TP (plx_strategy_resolve's rule). */
+      if (!fixed_ok (o->fix_dp, s.dp) || !plx_strategy_expert_layout_fits (item->tp, s.dp, item->cp, item->ep, s.etp) ||
           s.global_batch_size % ((guint64) s.dp * item->micro_batch) != 0)
         {
           evaluated++;

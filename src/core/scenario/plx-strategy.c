@@ -606,16 +606,16 @@ plx_strategy_resolve (PlxStrategy      *s,
         FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.ep: %u does not divide the model's %u experts",
               source, s->ep, model->experts);
     }
-  /* Megatron-Core's expert layout re-divides a stage's tp x cp x dp ranks into expert
-   * TP x EP x expert DP (its --expert-tensor-parallel-size, tp by default): with
-   * expert TP equal to tp, EP spreads over the data- and context-parallel ranks. */
-  if (s->etp == 0 && ((guint64) s->dp * s->cp) % s->ep != 0)
-    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.ep: %u does not divide dp x cp = %u x %u (experts are spread over "
-          "the data- and context-parallel ranks; set etp to spread them over the tensor-parallel ones too)",
-          source, s->ep, s->dp, s->cp);
-  if (s->etp != 0 && ((guint64) s->tp * s->dp * s->cp) % ((guint64) s->ep * s->etp) != 0)
-    FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.etp: ep x etp = %u x %u does not divide tp x dp x cp = %u x %u x %u "
-          "(the expert layout re-divides a stage's ranks)", source, s->ep, s->etp, s->tp, s->dp, s->cp);
+  /* Megatron-Core's expert layout (its --expert-tensor-parallel-size, tp by default). */
+  if (!plx_strategy_expert_layout_fits (s->tp, s->dp, s->cp, s->ep, s->etp))
+    {
+      if (s->etp == 0)
+        FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.ep: %u does not divide dp x cp = %u x %u (experts are spread over "
+              "the data- and context-parallel ranks; set etp to spread them over the tensor-parallel ones too)",
+              source, s->ep, s->dp, s->cp);
+      FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.etp: ep x etp = %u x %u does not divide tp x dp x cp = %u x %u x %u "
+            "(the expert layout re-divides a stage's ranks)", source, s->ep, s->etp, s->tp, s->dp, s->cp);
+    }
 
   if (s->global_batch_size == 0)
     FAIL (PLX_ERROR_MISSING_KEY, "%s: strategy.global_batch_size: required for %s", source,
@@ -763,6 +763,24 @@ gboolean
 plx_strategy_zero3_once_per_step (const PlxStrategy *s)
 {
   return s->zero_stage >= 3 && s->pp > 1 && plx_strategy_is_pytorch (s);
+}
+
+gboolean
+plx_strategy_zero3_per_tensor (const PlxStrategy *s)
+{
+  return s->implementation == PLX_IMPLEMENTATION_DEEPSPEED && s->zero_stage >= 3;
+}
+
+gboolean
+plx_strategy_expert_layout_fits (guint tp,
+                                 guint dp,
+                                 guint cp,
+                                 guint ep,
+                                 guint etp)
+{
+  if (etp == 0)
+    return ((guint64) dp * cp) % ep == 0;
+  return ((guint64) tp * dp * cp) % ((guint64) ep * etp) == 0;
 }
 
 gboolean
