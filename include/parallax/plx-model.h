@@ -191,6 +191,11 @@ typedef struct
  * @sliding_share: ... in this share of the blocks
  * @attn_softcap: cap of the attention scores; 0: none
  * @final_softcap: cap of the output logits; 0: none
+ * @qk_norm_full: the Q and K norms have a gain per channel of every head (OLMo 2,
+ *   Cohere, StableLM: heads x head_dim), not one shared by the heads (Qwen3)
+ * @lm_head_bias: the LM head has a bias (Phi-2, GPT-J, CodeGen)
+ * @expert_bias: the experts' linear layers have biases (gpt-oss)
+ * @attn_sinks: a learned sink logit per attention head (gpt-oss)
  *
  * What tells the decoder families apart (plx-model-families.c). DeepSeek-V2/V3:
  * DeepSeek-AI 2024, arXiv 2405.04434 §2.1-2.2; arXiv 2412.19437 §2.1. Sliding-window
@@ -226,6 +231,10 @@ typedef struct
   double   sliding_share;
   double   attn_softcap;
   double   final_softcap;
+  gboolean qk_norm_full;
+  gboolean lm_head_bias;
+  gboolean expert_bias;
+  gboolean attn_sinks;
 } PlxModelArch;
 
 /**
@@ -253,6 +262,11 @@ typedef struct
  * @n_layer_ops: the entries of @layer_ops
  * @post_ops: (array length=n_post_ops): after the last block: norm, LM head, loss
  * @n_post_ops: the entries of @post_ops
+ * @assumed: (nullable): the keys the config left out that were given Hugging Face
+ *   transformers' defaults for its model type, with their values
+ *   ("vocab_size 256000"), or %NULL
+ * @checkpoint_params: the parameters the checkpoint beside the config holds, by its
+ *   model.safetensors.index.json (total size over the bytes of its dtype); 0: unknown
  *
  * A transformer as lists of ops.
  */
@@ -278,6 +292,8 @@ typedef struct _PlxModel
   PlxOp *pre_ops;   guint n_pre_ops;
   PlxOp *layer_ops; guint n_layer_ops;
   PlxOp *post_ops;  guint n_post_ops;
+  char  *assumed;
+  double checkpoint_params;
 } PlxModel;
 
 /**

@@ -221,6 +221,10 @@ add_identity (JsonObject *o, const PlxScenario *sc)
   json_object_set_string_member (model, "name", sc->model->name);
   json_object_set_int_member (model, "n_params", (gint64) llround (plx_model_get_n_params (sc->model)));
   json_object_set_int_member (model, "n_layers", sc->model->n_layers);
+  if (sc->model->assumed != NULL)
+    json_object_set_string_member (model, "assumed", sc->model->assumed);
+  if (sc->model->checkpoint_params > 0.0)
+    json_object_set_int_member (model, "checkpoint_params", (gint64) llround (sc->model->checkpoint_params));
   json_object_set_object_member (o, "model", model);
   json_object_set_string_member (cluster, "name", sc->cluster->name);
   json_object_set_string_member (cluster, "gpu", sc->cluster->gpu_name);

@@ -8,6 +8,7 @@
 #include "plx-cli-util.h"
 #include "base/plx-input.h"
 #include "base/plx-json.h"
+#include "scenario/plx-hf-cache.h"
 #include "optimize/plx-advice.h"
 
 typedef enum { FLAG_INT, FLAG_NUMBER, FLAG_STRING, FLAG_BOOL_ON, FLAG_BOOL_OFF, FLAG_LAYERS } FlagType;
@@ -279,7 +280,7 @@ override_option (const char *name,
 }
 
 static const char *const other_help[][2] = {
-  { "PRESET|PATH", "a model preset or a Hugging Face config.json" },
+  { "PRESET|PATH|ORG/NAME", "a model preset, a Hugging Face config.json or model folder, or a hub id in the local Hugging Face cache" },
   { "PRESET|PATH", "a cluster preset or cluster JSON file" },
   { "N", "number of nodes of the cluster" },
   { "W", "cap each GPU's board power (nvidia-smi -pl)" },
@@ -383,7 +384,11 @@ plx_cli_overrides_apply (PlxCliOverrides *o,
   else if (o->model != NULL)
     {
       JsonObject *m = json_object_new ();
-      if (looks_like_path (o->model))
+      /* "org/name", not a file: a Hugging Face hub id, found in the local cache by the
+       * scenario loader (model.hf_config). */
+      if (strchr (o->model, '/') != NULL && plx_hf_is_repo_id (o->model))
+        json_object_set_string_member (m, "hf_config", o->model);
+      else if (looks_like_path (o->model))
         {
           g_autofree char *abs = g_canonicalize_filename (o->model, NULL);
           json_object_set_string_member (m, "hf_config", abs);

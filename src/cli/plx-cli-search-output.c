@@ -1,6 +1,7 @@
 /* The scenario header of every report, and a search's ranking as text, JSON and CSV:
  * one writer for search and merge (docs/sweeps.md), so a merged run prints what one
  * process would. */
+#include <math.h>
 #include <stdio.h>
 
 #include "parallax/parallax.h"
@@ -33,6 +34,21 @@ print_scenario_header (const PlxScenario *sc)
   else
     printf ("Running           %s\n", running);
   printf ("Model             %s (%s parameters, %u layers)\n", sc->model->name, params, sc->model->n_layers);
+  /* Keys the config left out, given transformers' defaults: said, not hidden. */
+  if (sc->model->assumed != NULL)
+    printf ("                  assumed as transformers does for %s: %s\n", sc->model->model_type, sc->model->assumed);
+  /* The checkpoint beside the config, where there is one, confirms the count. */
+  if (sc->model->checkpoint_params > 0.0)
+    {
+      double counted = (double) plx_model_get_n_params (sc->model);
+      double off = (counted - sc->model->checkpoint_params) / sc->model->checkpoint_params * 100.0;
+      g_autofree char *held = plx_model_format_params ((guint64) llround (sc->model->checkpoint_params));
+      printf ("                  its checkpoint holds %s parameters (model.safetensors.index.json): %s\n", held,
+              fabs (off) < 0.05 ? "the same count"
+                                : off > 0.0 ? "Parallax counts more" : "Parallax counts fewer");
+      if (fabs (off) >= 0.05)
+        printf ("                  (%+.1f %%: weights the config does not describe, or ones Parallax does not count)\n", off);
+    }
   printf ("Cluster           %s: %u x %u %s\n", sc->cluster->name, sc->cluster->num_nodes,
           sc->cluster->gpus_per_node, sc->cluster->gpu_name);
   if (sc->cluster->compute_clock_factor < 1.0)

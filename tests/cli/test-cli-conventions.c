@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "test-cli-run.h"
+#include "test-files.h"
 
 static const char *const commands[] = {
   "presets", "simulate", "plan", "compare", "search", "merge", "sweep", "partition",
@@ -177,6 +178,34 @@ test_stdin_model (void)
   g_assert_true (g_str_has_prefix (err, "parallax-cli: --model: <stdin>: not valid JSON"));
 }
 
+/* `--model ORG/NAME`: a hub id found in the Hugging Face cache ($HF_HUB_CACHE), run as
+ * that snapshot's config.json named, and named by the id; one not there says where it
+ * looked (a path-like id once went to the folder of that name in the working one). */
+static void
+test_model_hub_id (void)
+{
+  g_autofree char *cache = g_dir_make_tmp ("plx-hub-XXXXXX", NULL);
+  g_autofree char *snap = g_build_filename (cache, "models--meta-llama--Llama-2-13b-hf", "snapshots", "c2f3ec8", NULL);
+  g_autofree char *config = g_build_filename (snap, "config.json", NULL);
+  g_autofree char *path = data_path ("data/hf-configs", "meta-llama--Llama-2-13b-hf.json");
+  g_autofree char *text = NULL, *by_id = NULL, *named = NULL, *err = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_cmpint (g_mkdir_with_parents (snap, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (config, text, -1, NULL));
+  g_setenv ("HF_HUB_CACHE", cache, TRUE);
+  g_assert_cmpint (run_list (&by_id, NULL, "simulate", "--model", "meta-llama/Llama-2-13b-hf", "--engine", "analytical",
+                             NULL), ==, 0);
+  g_assert_cmpint (run_list (&named, NULL, "simulate", "--model", config, "--engine", "analytical", NULL), ==, 0);
+  g_assert_nonnull (strstr (by_id, "Model             meta-llama/Llama-2-13b-hf (13.0 B parameters, 40 layers)"));
+  g_assert_nonnull (strstr (named, "(13.0 B parameters, 40 layers)"));
+  g_assert_cmpint (run_list (NULL, &err, "simulate", "--model", "meta-llama/Llama-2-99b-hf", NULL), ==, 1);
+  g_assert_nonnull (strstr (err, "meta-llama/Llama-2-99b-hf is not in the Hugging Face cache"));
+  g_unsetenv ("HF_HUB_CACHE");
+  g_unlink (config);
+  test_rm_rf (cache);
+}
+
 static void
 test_stdin_errors (void)
 {
@@ -311,6 +340,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-conventions/stdin-trace-named-stdin", test_stdin_trace_named_stdin);
   g_test_add_func ("/cli-conventions/stdin-cluster", test_stdin_cluster);
   g_test_add_func ("/cli-conventions/stdin-model", test_stdin_model);
+  g_test_add_func ("/cli-conventions/model-hub-id", test_model_hub_id);
   g_test_add_func ("/cli-conventions/stdin-errors", test_stdin_errors);
   g_test_add_func ("/cli-conventions/man-pages-name-flags", test_man_pages_name_flags);
   g_test_add_func ("/cli-conventions/bash-completion", test_bash_completion);

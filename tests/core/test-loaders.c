@@ -12,6 +12,7 @@
 #include "test-home.h"
 #include "test-files.h"
 #include "base/plx-json.h"
+#include "scenario/plx-hf-cache.h"
 #include "base/plx-presets.h"
 
 #define MIB (1024 * 1024)
@@ -1145,12 +1146,29 @@ test_hostile_top_level (void)
 static void
 test_hostile_nan (void)
 {
+  /* Python's json writes non-finite floats bare (issue 37: Nemotron-H's config): a
+   * key that is read is refused by name with the value; the rest are read past. */
   SCENARIO_FILE_ERROR ("{\"model\": {\"preset\": \"gpt2\", \"n_layer\": NaN}" SCENARIO_TAIL, -1, PLX_ERROR_PARSE,
-                       "NaN");
+                       "model.n_layer: \"NaN\" is not a number");
   SCENARIO_FILE_ERROR ("{\"model\": {\"preset\": \"gpt2\", \"n_layer\": Infinity}" SCENARIO_TAIL, -1, PLX_ERROR_PARSE,
-                       "Infinity");
+                       "model.n_layer: \"Infinity\" is not a number");
   SCENARIO_FILE_ERROR ("{\"model\": {\"preset\": \"gpt2\", \"n_layer\": -Infinity}" SCENARIO_TAIL, -1, PLX_ERROR_PARSE,
-                       "");
+                       "model.n_layer: \"-Infinity\" is not a number");
+  /* Inside a string they are text; a word that merely starts so is no literal. */
+  SCENARIO_FILE_ERROR ("{\"model\": {\"preset\": \"gpt2\", \"name\": \"NaN Infinity\", \"n_layer\": NaNa}" SCENARIO_TAIL,
+                       -1, PLX_ERROR_PARSE, "not valid JSON");
+  {
+    g_autoptr (GError) error = NULL;
+    g_autofree char *path = NULL;
+    g_autoptr (PlxScenario) sc = load_scenario_file ("{\"model\": {\"preset\": \"gpt2\", \"name\": \"NaN, Infinity\", "
+                                                     "\"time_step_limit\": [0.0, Infinity], \"eps\": NaN}, "
+                                                     "\"cluster\": {\"preset\": \"dgx-a100-80gb\"}, "
+                                                     "\"strategy\": {\"tp\": 4, \"global_batch_size\": 8}}",
+                                                     -1, &path, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (sc->model->name, ==, "NaN, Infinity");
+    g_assert_cmpuint (sc->model->n_layers, ==, 12);
+  }
 }
 
 static void
@@ -1253,7 +1271,7 @@ static double
 parse_published (const char *text, double *half_unit)
 {
   char *end = NULL;
-  double v = g_ascii_strtod (text, &end), scale = *end == 'B' ? 1e9 : *end == 'M' ? 1e6 : 1.0;
+  double v = g_ascii_strtod (text, &end), scale = *end == 'T' ? 1e12 : *end == 'B' ? 1e9 : *end == 'M' ? 1e6 : 1.0;
   const char *dot = strchr (text, '.');
   guint decimals = dot != NULL && dot < end ? (guint) (end - dot - 1) : 0;
 
@@ -1262,9 +1280,9 @@ parse_published (const char *text, double *half_unit)
 }
 
 /* Real Hugging Face configs of popular models (tests/data/hf-configs, SOURCES.md says
- * where each was found): each loads and counts its published parameters - within 1 %,
- * or rounding to the published figure; a type not modelled ("refused" in the
- * manifest) must be refused by name, the config file named. */
+ * where each was found): each loads and counts its published parameters - within
+ * 0.5 % (issue 37), or rounding to the published figure; a type not modelled
+ * ("refused" in the manifest) must be refused with what it needs, the file named. */
 static void
 test_hf_configs (void)
 {
@@ -1307,12 +1325,12 @@ test_hf_configs (void)
         double got = (double) plx_model_get_n_params (m);
 
         g_test_message ("%s: %.4g parameters, published %s", file, got, json_object_get_string_member (e, "published"));
-        g_assert_true (fabs (got - want) <= MAX (0.01 * want, half));
+        g_assert_true (fabs (got - want) <= MAX (0.005 * want, half));
       }
       loaded++;
     }
-  g_assert_cmpuint (loaded, >=, 25);
-  g_assert_cmpuint (refused, ==, 0);
+  g_assert_cmpuint (loaded, >=, 34);
+  g_assert_cmpuint (loaded + refused, >=, 39);
 }
 
 /* The families without a stored real config, built from their published shapes
@@ -1337,6 +1355,50 @@ test_model_families (void)
     { "{\"model_type\": \"qwen2\", \"hidden_size\": 3584, \"intermediate_size\": 18944, \"num_attention_heads\": 28,"
       " \"num_key_value_heads\": 4, \"num_hidden_layers\": 28, \"vocab_size\": 152064,"
       " \"tie_word_embeddings\": false}", G_GUINT64_CONSTANT (7615616512) },
+    /* GPT-J 6B: per block ln_1 2 x 4096, q/k/v/out 4 x 4096^2 without biases, fc_in
+     * 4096 x 16384 + 16384, fc_out 16384 x 4096 + 4096: 201,355,264; 28 blocks, the
+     * 50400 x 4096 table, ln_f 8192 and an untied head with a bias (4096 x 50400 +
+     * 50400): 6,050,882,784 (EleutherAI's README: 6,053,381,344, 0.04 % more). */
+    { "{\"model_type\": \"gptj\", \"n_embd\": 4096, \"n_layer\": 28, \"n_head\": 16, \"n_inner\": null,"
+      " \"n_positions\": 2048, \"rotary_dim\": 64, \"vocab_size\": 50400, \"tie_word_embeddings\": false}",
+      G_GUINT64_CONSTANT (6050882784) },
+    /* MPT-7B: per block two LayerNorms without bias 2 x 4096, Wqkv 4096 x 12288,
+     * out_proj 4096^2, up and down 2 x 4096 x 16384, no biases: 201,334,784; 32
+     * blocks, the tied 50432 x 4096 table and norm_f 4096: 6,649,286,656. */
+    { "{\"model_type\": \"mpt\", \"d_model\": 4096, \"n_heads\": 32, \"n_layers\": 32, \"expansion_ratio\": 4,"
+      " \"max_seq_len\": 2048, \"vocab_size\": 50432, \"no_bias\": true, \"attn_config\": {\"alibi\": true}}",
+      G_GUINT64_CONSTANT (6649286656) },
+    /* StarCoder (GPT-BigCode): per block 2 LayerNorms 2 x 2 x 6144, c_attn 6144 x
+     * (6144 + 2 x 128) + 6400 (one key/value head), c_proj 6144^2 + 6144, c_fc 6144 x
+     * 24576 + 24576, c_proj 24576 x 6144 + 6144: 379,128,064; 40 blocks, the tied
+     * 49152 x 6144 table, 8192 x 6144 positions and ln_f: 15,517,456,384 (15.5B). */
+    { "{\"model_type\": \"gpt_bigcode\", \"n_embd\": 6144, \"n_layer\": 40, \"n_head\": 48, \"n_inner\": 24576,"
+      " \"n_positions\": 8192, \"vocab_size\": 49152, \"multi_query\": true}", G_GUINT64_CONSTANT (15517456384) },
+    /* Command R: per block one LayerNorm without bias 8192, q/k/v/o 4 x 8192^2, gate,
+     * up and down 3 x 8192 x 22528: 822,091,776; 40 blocks in parallel form, the tied
+     * 256000 x 8192 table and the final norm: 34,980,831,232 (35B). */
+    { "{\"model_type\": \"cohere\", \"hidden_size\": 8192, \"intermediate_size\": 22528, \"num_attention_heads\": 64,"
+      " \"num_key_value_heads\": 64, \"num_hidden_layers\": 40, \"vocab_size\": 256000}",
+      G_GUINT64_CONSTANT (34980831232) },
+    /* StableLM 2 1.6B: per block 2 LayerNorms 2 x 4096, q/k/v with biases 3 x (2048^2
+     * + 2048), o 2048^2, gated MLP 3 x 2048 x 5632: 51,394,560; 24 blocks, untied
+     * 100352 x 2048 tables and the final LayerNorm: 1,644,515,328 (1.64B). */
+    { "{\"model_type\": \"stablelm\", \"hidden_size\": 2048, \"intermediate_size\": 5632, \"num_attention_heads\": 32,"
+      " \"num_key_value_heads\": 32, \"num_hidden_layers\": 24, \"vocab_size\": 100352, \"use_qkv_bias\": true}",
+      G_GUINT64_CONSTANT (1644515328) },
+    /* Granite 3.1 8B: per block 2 RMSNorms, q and o 2 x 4096^2, k and v 2 x 4096 x
+     * 1024, gated MLP 3 x 4096 x 12800: 199,237,632; 40 blocks, the tied 49155 x 4096
+     * table and the final norm: 8,170,848,256 (8.17B). */
+    { "{\"model_type\": \"granite\", \"hidden_size\": 4096, \"intermediate_size\": 12800, \"num_attention_heads\": 32,"
+      " \"num_key_value_heads\": 8, \"num_hidden_layers\": 40, \"vocab_size\": 49155,"
+      " \"tie_word_embeddings\": true}", G_GUINT64_CONSTANT (8170848256) },
+    /* Gemma 3 1B: per block 4 RMSNorms 4 x 1152, q 1152 x 1024, k and v 2 x 1152 x
+     * 256, o 1024 x 1152, Q/K norms 2 x 256, gated MLP 3 x 1152 x 6912: 26,842,112; 26
+     * blocks, the tied 262144 x 1152 table and the final norm: 999,885,952 (1B). Its
+     * sliding_window_pattern 6 leaves 5 of 6 blocks local (checked below). */
+    { "{\"model_type\": \"gemma3_text\", \"hidden_size\": 1152, \"intermediate_size\": 6912, \"num_attention_heads\": 4,"
+      " \"num_key_value_heads\": 1, \"head_dim\": 256, \"num_hidden_layers\": 26, \"vocab_size\": 262144,"
+      " \"sliding_window\": 512, \"sliding_window_pattern\": 6}", G_GUINT64_CONSTANT (999885952) },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -1346,6 +1408,45 @@ test_model_families (void)
 
       g_assert_no_error (error);
       g_assert_cmpuint (plx_model_get_n_params (m), ==, cases[i].params);
+      if (g_str_equal (m->model_type, "gemma3_text"))
+        {
+          g_assert_cmpuint (m->arch.sliding_window, ==, 512);
+          g_assert_cmpfloat_with_epsilon (m->arch.sliding_share, 5.0 / 6.0, 1e-12);
+        }
+    }
+}
+
+/* A config that leaves a key out gets transformers' default for its type, and says
+ * so (issue 37: gemma2 without vocab_size); a type Parallax cannot build yet is
+ * refused with what it needs. */
+static void
+test_model_defaults_and_refusals (void)
+{
+  g_autoptr (GError) error = NULL;
+  /* Gemma 2 2B's shape with its vocab_size left out: Gemma2Config's 256000. */
+  g_autoptr (PlxModel) m = load_model ("{\"model_type\": \"gemma2\", \"hidden_size\": 2304, \"intermediate_size\": 9216,"
+                                       " \"num_attention_heads\": 8, \"num_key_value_heads\": 4, \"head_dim\": 256,"
+                                       " \"num_hidden_layers\": 26}", &error);
+  const char *const refused[][2] = {
+    { "{\"model_type\": \"mamba2\"}", "Mamba-2" },
+    { "{\"model_type\": \"t5\"}", "an encoder and a decoder with cross-attention" },
+    { "{\"model_type\": \"mllama\"}", "a vision encoder" },
+    { "{\"model_type\": \"nemotron_h\"}", "Mamba-2 blocks beside attention blocks" },
+  };
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (m->vocab, ==, 256000);
+  g_assert_cmpstr (m->assumed, ==, "vocab_size 256000");
+  /* Gemma 2 2B: 2,614,341,888 (Hugging Face 2.61B): 26 blocks of 4 norms 4 x 2304,
+   * q and o 2 x 2304 x 2048, k and v 2 x 2304 x 1024, MLP 3 x 2304 x 9216 (77,865,984
+   * a block) and the tied 256000 x 2304 table and final norm. */
+  g_assert_cmpuint (plx_model_get_n_params (m), ==, G_GUINT64_CONSTANT (2614341888));
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autoptr (PlxModel) r = load_model (refused[i][0], &error);
+      g_assert_null (r);
+      CHECK_ERROR (error, PLX_ERROR_UNSUPPORTED, "model.model_type", "not supported yet", refused[i][1]);
+      g_clear_error (&error);
     }
 }
 
@@ -1427,6 +1528,56 @@ test_hf_snapshot_directory (void)
   CHECK_ERROR (error, PLX_ERROR_MISSING_KEY, bad, "num_hidden_layers");
   g_assert_null (strstr (error->message, "s2.json"));
   test_rm_rf (dir);
+}
+
+/* A hub id ("meta-llama/Llama-2-7b-hf") is found in the Hugging Face cache as
+ * huggingface_hub lays it out ($HF_HUB_CACHE/models--org--name/refs/main naming the
+ * snapshot), named by the id; its model.safetensors.index.json gives the checkpoint's
+ * count: a hand-made index of total_size 13,476,839,424 bytes in bfloat16 is
+ * 6,738,419,712 parameters - Llama 2 7B's 6,738,415,616 and 8,192 bytes more, as
+ * 32 layers' rotary inv_freq buffers of 64 fp32 values would add. An id not in the
+ * cache names where it looked. */
+static void
+test_hf_hub_cache (void)
+{
+  g_autofree char *cache = test_make_tmp_dir ("plx-test-hub");
+  g_autofree char *repo = g_build_filename (cache, "models--meta-llama--Llama-2-7b-hf", NULL);
+  g_autofree char *refs = g_build_filename (repo, "refs", NULL);
+  g_autofree char *old = g_build_filename (repo, "snapshots", "0000000000000000000000000000000000000000", NULL);
+  g_autofree char *snap = g_build_filename (repo, "snapshots", "01c7f73d771dfac7d292323805ebc428287df4f9", NULL);
+  g_autofree char *f1 = NULL, *f2 = NULL, *f3 = NULL, *f4 = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxScenario) sc = NULL, missing = NULL;
+  const char *llama = "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 11008,"
+                      " \"num_attention_heads\": 32, \"num_hidden_layers\": 32, \"vocab_size\": 32000,"
+                      " \"max_position_embeddings\": 4096, \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\"}";
+
+  g_assert_cmpint (g_mkdir_with_parents (refs, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (old, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (snap, 0700), ==, 0);
+  f1 = test_write_file (refs, "main", "01c7f73d771dfac7d292323805ebc428287df4f9\n", -1);
+  f2 = test_write_file (snap, "config.json", llama, -1);
+  f3 = test_write_file (snap, "model.safetensors.index.json",
+                        "{\"metadata\": {\"total_size\": 13476839424}, \"weight_map\": {}}", -1);
+  /* An older snapshot refs/main does not name: not the one read. */
+  f4 = test_write_file (old, "config.json", "{\"model_type\": \"gpt2\"}", -1);
+  g_setenv ("HF_HUB_CACHE", cache, TRUE);
+  g_assert_true (plx_hf_is_repo_id ("meta-llama/Llama-2-7b-hf"));
+  g_assert_false (plx_hf_is_repo_id ("../etc/passwd"));
+  g_assert_false (plx_hf_is_repo_id ("a/b/c"));
+  sc = load_scenario_text ("{\"model\": {\"hf_config\": \"meta-llama/Llama-2-7b-hf\"}, \"cluster\": {\"preset\":"
+                           " \"dgx-a100-80gb\"}, \"strategy\": {\"global_batch_size\": 8}}", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (sc->model->name, ==, "meta-llama/Llama-2-7b-hf");
+  g_assert_cmpfloat (plx_model_get_n_params (sc->model), ==, 6738415616.0);
+  g_assert_cmpfloat (sc->model->checkpoint_params, ==, 6738419712.0);
+  missing = load_scenario_text ("{\"model\": {\"hf_config\": \"meta-llama/Llama-9-1b\"}, \"cluster\": {\"preset\":"
+                                " \"dgx-a100-80gb\"}, \"strategy\": {\"global_batch_size\": 8}}", &error);
+  g_assert_null (missing);
+  CHECK_ERROR (error, PLX_ERROR_NOT_FOUND, "model.hf_config", "meta-llama/Llama-9-1b is not in the Hugging Face cache",
+               "models--meta-llama--Llama-9-1b");
+  g_unsetenv ("HF_HUB_CACHE");
+  test_rm_rf (cache);
 }
 
 /* A model object is a Hugging Face config, whose many unused keys load; a key a typo
@@ -1806,7 +1957,9 @@ main (int argc, char **argv)
   g_test_add_func ("/loaders/hostile/control-characters", test_hostile_control_characters);
   g_test_add_func ("/loaders/model/near-miss-keys", test_model_near_miss_keys);
   g_test_add_func ("/loaders/model/hf-snapshot-directory", test_hf_snapshot_directory);
+  g_test_add_func ("/loaders/model/hf-hub-cache", test_hf_hub_cache);
   g_test_add_func ("/loaders/model/hf-configs", test_hf_configs);
+  g_test_add_func ("/loaders/model/defaults-and-refusals", test_model_defaults_and_refusals);
   g_test_add_func ("/loaders/model/families", test_model_families);
   g_test_add_func ("/loaders/model/deepseek", test_model_deepseek);
   for (guint i = 0; i < G_N_ELEMENTS (long_string_cases); i++)

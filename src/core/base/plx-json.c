@@ -14,6 +14,24 @@
 
 #define MAX_DEPTH 256
 
+/* Steps a scan's string state over the byte c: TRUE while c belongs to a string,
+ * its quotes and escapes included. */
+static inline gboolean
+json_string_step (char      c,
+                  gboolean *in_string,
+                  gboolean *escaped)
+{
+  if (!*in_string)
+    return (*in_string = c == '"');
+  if (*escaped)
+    *escaped = FALSE;
+  else if (c == '\\')
+    *escaped = TRUE;
+  else if (c == '"')
+    *in_string = FALSE;
+  return TRUE;
+}
+
 /* What json-glib cannot be trusted with, found in one pass over the raw text:
  * - nesting: json-glib parses recursively, so a hostile file of 100,000 nested
  *   brackets would exhaust the stack. No scenario nests more than a handful of levels;
@@ -33,26 +51,14 @@ find_unsafe (const char  *data,
     {
       char c = data[i];
 
-      if (in_string)
+      if (in_string && escaped && c == 'u' && i + 4 < length && memcmp (data + i + 1, "0000", 4) == 0)
         {
-          if (escaped)
-            {
-              escaped = FALSE;
-              if (c == 'u' && i + 4 < length && memcmp (data + i + 1, "0000", 4) == 0)
-                {
-                  *why = "a string holds \\u0000 (NUL), which no name or value may contain";
-                  return (gssize) i - 1;
-                }
-            }
-          else if (c == '\\')
-            escaped = TRUE;
-          else if (c == '"')
-            in_string = FALSE;
-          continue;
+          *why = "a string holds \\u0000 (NUL), which no name or value may contain";
+          return (gssize) i - 1;
         }
-      if (c == '"')
-        in_string = TRUE;
-      else if (c == '[' || c == '{')
+      if (json_string_step (c, &in_string, &escaped))
+        continue;
+      if (c == '[' || c == '{')
         {
           if (++depth > MAX_DEPTH)
             {
@@ -200,6 +206,54 @@ check_integers (const char *data,
   return TRUE;
 }
 
+/* Python's json module writes the non-finite floats as bare NaN, Infinity and
+ * -Infinity (json.dumps' allow_nan, on by default), which JSON does not have: real
+ * Hugging Face configs hold them (Nemotron-H's time_step_limit [0.0, Infinity]).
+ * Outside strings each becomes the string of itself ("NaN"), so a key Parallax reads
+ * is refused by name as not a number, with the value, and every other key is read
+ * past. NULL when the text has none; otherwise the new text, its length in
+ * *out_length. */
+static char *
+python_literals_to_strings (const char *data,
+                         gsize       length,
+                         gsize      *out_length)
+{
+  static const char *const words[] = { "-Infinity", "Infinity", "NaN" };
+  GString *out = NULL;
+  gboolean in_string = FALSE, escaped = FALSE;
+  gsize copied = 0;
+
+  for (gsize i = 0; i < length; i++)
+    {
+      char c = data[i];
+
+      if (json_string_step (c, &in_string, &escaped) || (c != '-' && c != 'I' && c != 'N'))
+        continue;
+      for (guint w = 0; w < G_N_ELEMENTS (words); w++)
+        {
+          gsize n = strlen (words[w]);
+          if (i + n <= length && memcmp (data + i, words[w], n) == 0 &&
+              (i + n == length || !g_ascii_isalnum (data[i + n])) && (i == 0 || !g_ascii_isalnum (data[i - 1])))
+            {
+              if (out == NULL)
+                out = g_string_sized_new (length + 16);
+              g_string_append_len (out, data + copied, (gssize) (i - copied));
+              g_string_append_c (out, '"');
+              g_string_append (out, words[w]);
+              g_string_append_c (out, '"');
+              copied = i + n;
+              i += n - 1;
+              break;
+            }
+        }
+    }
+  if (out == NULL)
+    return NULL;
+  g_string_append_len (out, data + copied, (gssize) (length - copied));
+  *out_length = out->len;
+  return g_string_free (out, FALSE);
+}
+
 JsonNode *
 plx_json_parse_data (const char *data,
                      gssize      length,
@@ -208,6 +262,7 @@ plx_json_parse_data (const char *data,
 {
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (GError) local_error = NULL;
+  g_autofree char *python = NULL;
 
   const char *why = NULL;
   gssize at = find_unsafe (data, length < 0 ? strlen (data) : (gsize) length, &why);
@@ -220,6 +275,12 @@ plx_json_parse_data (const char *data,
 
   if (!check_integers (data, length < 0 ? strlen (data) : (gsize) length, source, error))
     return NULL;
+  {
+    gsize new_length = 0;
+    python = python_literals_to_strings (data, length < 0 ? strlen (data) : (gsize) length, &new_length);
+    if (python != NULL)
+      data = python, length = (gssize) new_length;
+  }
   if (!json_parser_load_from_data (parser, data, length, &local_error))
     {
       g_autofree char *where = syntax_error_position (local_error->message);

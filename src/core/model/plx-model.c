@@ -409,8 +409,9 @@ add_mlp_arch (GArray *ops, const PlxModel *m, guint64 width, gboolean expert, co
   char *down = g_strconcat (prefix, m->arch.gated ? "down_proj" : "fc2", NULL);
 
   /* Op names are static strings elsewhere: these few are interned once. */
-  op = add_matmul (ops, g_intern_string (up), m->hidden, (m->arch.gated ? 2 : 1) * width, FALSE,
-                   m->arch.mlp_bias && !expert);
+  gboolean bias = expert ? m->arch.expert_bias : m->arch.mlp_bias;
+
+  op = add_matmul (ops, g_intern_string (up), m->hidden, (m->arch.gated ? 2 : 1) * width, FALSE, bias);
   op->expert = expert;
   op->mlp_input = TRUE;
   if (m->arch.gated)
@@ -422,7 +423,7 @@ add_mlp_arch (GArray *ops, const PlxModel *m, guint64 width, gboolean expert, co
   else
     op = add_elementwise (ops, g_intern_string (act), PLX_SPLIT_TP, 2.0 * width, 3.0 * width, (double) width);
   op->expert = expert;
-  op = add_matmul (ops, g_intern_string (down), width, m->hidden, TRUE, m->arch.mlp_bias && !expert);
+  op = add_matmul (ops, g_intern_string (down), width, m->hidden, TRUE, bias);
   op->expert = expert;
   g_free (up);
   g_free (act);
@@ -497,14 +498,23 @@ build_family_block (GArray *ops, const PlxModel *m)
       op->eager_first_n = q;
       if (m->arch.qk_norm)
         {
-          /* RMSNorm over each head's Q and K: a gain of head_dim each. */
+          /* RMSNorm over each head's Q and K: a gain of head_dim each, shared by the
+           * heads (Qwen3, Gemma 3), or one per channel of every head (OLMo 2's over
+           * the whole projection, Cohere's and StableLM's per head). */
           op = add_elementwise (ops, "qk_norm", PLX_SPLIT_TP, 2.0 * (q + kv), 3.0 * (q + kv), (double) (q + kv));
-          op->params = 2 * m->head_dim;
+          op->params = m->arch.qk_norm_full ? q + kv : 2 * m->head_dim;
           op->param_tensors = 2;
         }
       if (!m->arch.alibi)
         add_rotary (ops, q, kv);
       add_attention (ops, m);
+      if (m->arch.attn_sinks)
+        {
+          /* gpt-oss: each head's softmax has one more, learned logit (the sink),
+           * a parameter per head; its work is the softmax's. */
+          op = add_elementwise (ops, "attention_sinks", PLX_SPLIT_TP, 0.0, 0.0, 0.0);
+          op->params = m->heads;
+        }
       add_matmul (ops, "o_proj", q, h, TRUE, m->arch.out_bias);
     }
   if (m->arch.block_norms == 4)
@@ -558,6 +568,11 @@ build_family_pre_post (OpLists *lists, const PlxModel *m)
   for (guint i = 0; i < lists->post->len; i++)
     {
       PlxOp *op = &g_array_index (lists->post, PlxOp, i);
+      if (g_str_equal (op->name, "lm_head") && m->arch.lm_head_bias)
+        {
+          op->params += m->vocab;
+          op->param_tensors = 2;
+        }
       if (g_str_equal (op->name, "final_norm") && m->arch.layernorm && !m->arch.norm_bias)
         op->params = m->hidden;
     }
@@ -789,15 +804,46 @@ parse_window (PlxModel *m, JsonObject *obj, const char *source, const char *type
     return FALSE;
   if (use && window > 0)
     {
-      m->arch.sliding_window = window;
-      m->arch.sliding_share = g_str_equal (type, "gemma2") ? 0.5 : 1.0;
+      double share = g_str_equal (type, "gemma2") ? 0.5 : 1.0;
+      JsonNode *types = json_object_get_member (obj, "layer_types");
+      guint64 pattern = 0;
+
+      if (!plx_json_get_uint (obj, source, "model", "sliding_window_pattern", FALSE, 1, MAX_LAYERS, &pattern, error))
+        return FALSE;
+      /* Gemma 3: every pattern-th block global, the others local (its config's
+       * sliding_window_pattern, 6: five local to one global, Gemma 3 report §2.2). */
+      if (pattern > 0)
+        share = (double) (pattern - 1) / (double) pattern;
+      /* Newer configs list each block's attention (OLMo 3, Gemma 2/3, Qwen3):
+       * the share that is "sliding_attention". */
+      if (types != NULL && JSON_NODE_HOLDS_ARRAY (types) && json_array_get_length (json_node_get_array (types)) > 0)
+        {
+          JsonArray *list = json_node_get_array (types);
+          guint n = json_array_get_length (list), sliding = 0;
+
+          for (guint i = 0; i < n; i++)
+            {
+              JsonNode *e = json_array_get_element (list, i);
+              if (JSON_NODE_HOLDS_VALUE (e) && json_node_get_value_type (e) == G_TYPE_STRING &&
+                  g_str_equal (json_node_get_string (e), "sliding_attention"))
+                sliding++;
+            }
+          share = (double) sliding / n;
+        }
+      if (share > 0.0)
+        {
+          m->arch.sliding_window = window;
+          m->arch.sliding_share = share;
+        }
     }
   return TRUE;
 }
 
 static const char *const family_types[] = { "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "phi3", "gemma", "gemma2",
-                                            "gpt_neox", "opt", "falcon", "bloom", "dbrx", "deepseek_v2",
-                                            "deepseek_v3", NULL };
+                                            "gemma3_text", "gpt_neox", "opt", "falcon", "bloom", "dbrx",
+                                            "deepseek_v2", "deepseek_v3", "kimi_k2", "olmo2", "olmo3", "granite",
+                                            "cohere", "phi", "mpt", "gptj", "codegen", "gpt_bigcode", "stablelm",
+                                            "baichuan", "chatglm", "gpt_oss", NULL };
 
 /* DeepSeek-V2/V3: multi-head latent attention, shared and routed experts, dense
  * first blocks (configuration_deepseek.py's keys). */
@@ -871,17 +917,188 @@ is_family (const char *model_type)
   return g_strv_contains (family_types, model_type);
 }
 
+/* More decoder families, each read from its Hugging Face configuration_*.py and
+ * built layer by layer as its modeling_*.py does: OLMo 2/3 (Groeneveld et al.;
+ * OLMo 2, arXiv 2501.00656 §3.1: norms after attention and MLP, QK-norm over the
+ * whole projection), Granite (IBM Granite 3.0 report: the Llama block), Cohere
+ * Command R (one LayerNorm without bias, attention and MLP in parallel), Phi-2
+ * (parallel block, biases everywhere, LM head with a bias), MPT (ALiBi, no biases),
+ * GPT-J and CodeGen (parallel block, MLP and head biases), GPT-BigCode (StarCoder:
+ * GPT-2 with multi-query attention, Li et al. 2023 §5), StableLM, Baichuan 2 (the
+ * Llama block, W_pack), ChatGLM (GLM: grouped queries as multi_query_group_num,
+ * QKV bias only) and Gemma 3's text model (Gemma 2's four norms with QK-norm).
+ * Returns TRUE and leaves the arch alone for the other types. */
+static gboolean
+parse_more_families (PlxModel *m, JsonObject *obj, const char *source, const char *type, guint64 hidden,
+                     guint64 heads, guint64 *kv_heads, guint64 *ffn, gboolean *tied, GError **error)
+{
+  PlxModelArch *a = &m->arch;
+  gboolean flag = FALSE;
+
+  if (g_str_equal (type, "olmo2") || g_str_equal (type, "olmo3"))
+    {
+      /* post_attention_layernorm and post_feedforward_layernorm: two RMSNorms a
+       * block, as many parameters as pre-norms; q_norm and k_norm over the whole
+       * Q and K widths. */
+      a->qk_norm = a->qk_norm_full = TRUE;
+      if (!get_bool_default (obj, source, "attention_bias", FALSE, &flag, error))
+        return FALSE;
+      a->qkv_bias = a->out_bias = flag;
+    }
+  else if (g_str_equal (type, "granite"))
+    {
+      *tied = TRUE;
+      if (!get_bool_default (obj, source, "attention_bias", FALSE, &flag, error) ||
+          !get_bool_default (obj, source, "mlp_bias", FALSE, &a->mlp_bias, error))
+        return FALSE;
+      a->qkv_bias = a->out_bias = flag;
+    }
+  else if (g_str_equal (type, "cohere"))
+    {
+      *tied = TRUE;
+      a->layernorm = TRUE;
+      a->norm_bias = FALSE;
+      a->parallel = TRUE;
+      a->block_norms = 1;
+      if (!get_bool_default (obj, source, "use_qk_norm", FALSE, &a->qk_norm, error) ||
+          !get_bool_default (obj, source, "attention_bias", FALSE, &flag, error))
+        return FALSE;
+      a->qk_norm_full = a->qk_norm;
+      a->qkv_bias = a->out_bias = flag;
+    }
+  else if (g_str_equal (type, "phi"))
+    {
+      a->layernorm = a->norm_bias = a->qkv_bias = a->out_bias = a->mlp_bias = TRUE;
+      a->gated = FALSE;
+      a->parallel = TRUE;
+      a->block_norms = 1;
+      a->lm_head_bias = TRUE;
+      if (!get_bool_default (obj, source, "qk_layernorm", FALSE, &a->qk_norm, error))
+        return FALSE;
+      /* Phi's q_layernorm and k_layernorm are LayerNorms of head_dim with a bias,
+       * shared by the heads: 2 x 2 head_dim, where Qwen3's RMSNorms have 2 head_dim. */
+      if (a->qk_norm)
+        {
+          g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
+                       "%s: model.qk_layernorm: true is not modelled for phi (LayerNorms with a bias on Q and K)",
+                       source);
+          return FALSE;
+        }
+    }
+  else if (g_str_equal (type, "mpt"))
+    {
+      JsonObject *attn = NULL;
+      guint64 ratio = 4;
+      gboolean no_bias = TRUE, alibi = TRUE;
+
+      *tied = TRUE;
+      a->layernorm = TRUE;
+      a->gated = FALSE;
+      a->alibi = TRUE;
+      if (!get_bool_default (obj, source, "no_bias", TRUE, &no_bias, error) ||
+          !plx_json_get_uint (obj, source, "model", "expansion_ratio", FALSE, 1, 1000, &ratio, error))
+        return FALSE;
+      if (json_object_has_member (obj, "attn_config") &&
+          ((attn = plx_json_get_object (obj, source, "model", "attn_config", FALSE, error)) == NULL ||
+           !get_bool_default (attn, source, "alibi", TRUE, &alibi, error)))
+        return FALSE;
+      if (!alibi)
+        {
+          /* MPT without ALiBi adds a learned position table (learned_pos_emb). */
+          m->learned_positions = TRUE;
+          a->alibi = FALSE;
+        }
+      a->norm_bias = a->qkv_bias = a->out_bias = a->mlp_bias = !no_bias;
+      if (*ffn == 0)
+        *ffn = ratio * hidden;
+    }
+  else if (g_str_equal (type, "gptj") || g_str_equal (type, "codegen"))
+    {
+      a->layernorm = a->norm_bias = a->mlp_bias = TRUE;
+      a->gated = FALSE;
+      a->parallel = TRUE;
+      a->block_norms = 1;
+      a->lm_head_bias = TRUE;
+    }
+  else if (g_str_equal (type, "gpt_bigcode"))
+    {
+      gboolean multi_query = TRUE;
+
+      *tied = TRUE;
+      a->layernorm = a->norm_bias = a->qkv_bias = a->out_bias = a->mlp_bias = TRUE;
+      a->gated = FALSE;
+      m->learned_positions = TRUE;
+      if (!get_bool_default (obj, source, "multi_query", TRUE, &multi_query, error))
+        return FALSE;
+      *kv_heads = multi_query ? 1 : heads;
+    }
+  else if (g_str_equal (type, "stablelm"))
+    {
+      a->layernorm = a->norm_bias = TRUE;
+      if (!get_bool_default (obj, source, "use_qkv_bias", FALSE, &a->qkv_bias, error) ||
+          !get_bool_default (obj, source, "qk_layernorm", FALSE, &a->qk_norm, error) ||
+          !get_bool_default (obj, source, "use_parallel_residual", FALSE, &a->parallel, error))
+        return FALSE;
+      /* StableLmLayerNormPerHead: a LayerNorm without bias for each head. */
+      a->qk_norm_full = a->qk_norm;
+      a->block_norms = a->parallel ? 1 : 2;
+    }
+  else if (g_str_equal (type, "baichuan"))
+    {
+      /* Baichuan 2 13B replaces rotary positions with ALiBi: no parameters either way. */
+      if (hidden == 5120)
+        a->alibi = TRUE;
+    }
+  else if (g_str_equal (type, "chatglm"))
+    {
+      gboolean multi_query = FALSE, rmsnorm = TRUE, linear_bias = FALSE;
+      guint64 groups = 0;
+
+      if (!get_bool_default (obj, source, "multi_query_attention", FALSE, &multi_query, error) ||
+          !plx_json_get_uint (obj, source, "model", "multi_query_group_num", FALSE, 1, MAX_DIM, &groups, error) ||
+          !get_bool_default (obj, source, "add_qkv_bias", FALSE, &a->qkv_bias, error) ||
+          !get_bool_default (obj, source, "add_bias_linear", FALSE, &linear_bias, error) ||
+          !get_bool_default (obj, source, "rmsnorm", TRUE, &rmsnorm, error))
+        return FALSE;
+      if (multi_query && groups > 0)
+        *kv_heads = groups;
+      a->out_bias = a->mlp_bias = linear_bias;
+      a->layernorm = a->norm_bias = !rmsnorm;
+    }
+  else if (g_str_equal (type, "gpt_oss"))
+    {
+      /* OpenAI gpt-oss model card (2025) §2.1: experts with biases, a router with a
+       * bias, attention with biases and a learned sink per head, alternating banded
+       * (128-token) and full attention (layer_types). */
+      if (!get_bool_default (obj, source, "attention_bias", TRUE, &flag, error))
+        return FALSE;
+      a->qkv_bias = a->out_bias = flag;
+      a->expert_bias = TRUE;
+      a->attn_sinks = TRUE;
+    }
+  else if (g_str_equal (type, "gemma3_text"))
+    {
+      *tied = TRUE;
+      a->block_norms = 4;
+      a->qk_norm = TRUE;
+    }
+  return TRUE;
+}
+
 static gboolean
 parse_family (PlxModel *m, JsonObject *obj, const char *source, const char *type, GError **error)
 {
-  static const char *const layer_keys[] = { "num_hidden_layers", "n_layer", "n_layers", NULL };
+  static const char *const layer_keys[] = { "num_hidden_layers", "n_layer", "n_layers", "num_layers", NULL };
   static const char *const hidden_keys[] = { "hidden_size", "n_embd", "n_embed", "d_model", NULL };
   static const char *const head_keys[] = { "num_attention_heads", "n_head", "n_heads", NULL };
   static const char *const kv_keys[] = { "num_key_value_heads", "num_kv_heads", NULL };
-  static const char *const ffn_keys[] = { "intermediate_size", "ffn_dim", "ffn_hidden_size", NULL };
-  static const char *const pos_keys[] = { "max_position_embeddings", "n_positions", "max_seq_len", NULL };
-  static const char *const head_dim_keys[] = { "head_dim", NULL };
-  static const char *const vocab_keys[] = { "vocab_size", NULL };
+  static const char *const ffn_keys[] = { "intermediate_size", "ffn_dim", "ffn_hidden_size", "n_inner", NULL };
+  static const char *const pos_keys[] = { "max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
+                                          "model_max_length", NULL };
+  /* ChatGLM names its head width kv_channels. */
+  static const char *const head_dim_keys[] = { "head_dim", "kv_channels", NULL };
+  /* ChatGLM's embedding holds its padded vocabulary. */
+  static const char *const vocab_keys[] = { "padded_vocab_size", "vocab_size", NULL };
   PlxModelArch *a = &m->arch;
   JsonObject *ffn_obj = obj, *attn_obj = obj;
   guint64 layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0, positions = 2048, head_dim = 0;
@@ -988,8 +1205,10 @@ parse_family (PlxModel *m, JsonObject *obj, const char *source, const char *type
       a->layernorm = TRUE;
       a->norm_bias = FALSE;
     }
-  else if (g_str_has_prefix (type, "deepseek_v") &&
+  else if ((g_str_has_prefix (type, "deepseek_v") || g_str_equal (type, "kimi_k2")) &&
            !parse_deepseek (m, obj, source, type, layers, &head_dim, &kv_heads, heads, experts, ffn, error))
+    return FALSE;
+  else if (!parse_more_families (m, obj, source, type, hidden, heads, &kv_heads, &ffn, &tied, error))
     return FALSE;
   if (!get_bool_default (obj, source, "tie_word_embeddings", tied, &tied, error))
     return FALSE;
@@ -1013,6 +1232,9 @@ parse_family (PlxModel *m, JsonObject *obj, const char *source, const char *type
                    source, per_tok, experts);
       return FALSE;
     }
+  /* gpt-oss's router is a linear layer with a bias. */
+  if (a->expert_bias)
+    a->router_bias = experts;
   m->n_layers = (guint) layers;
   m->hidden = hidden;
   m->heads = (guint) heads;
@@ -1056,12 +1278,60 @@ near_miss_keys (JsonObject *obj,
                                                "moe_intermediate_size", "first_k_dense_replace", "moe_layer_freq",
                                                "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
                                                "qk_rope_head_dim", "v_head_dim", "topk_method", NULL };
-  const char *const *known = g_str_equal (model_type, "gpt2")               ? gpt2_keys
-                             : g_str_has_prefix (model_type, "deepseek_v") ? deepseek_keys
-                                                                            : llama_keys;
+  const char *const *known = g_str_equal (model_type, "gpt2") ? gpt2_keys
+                             : g_str_has_prefix (model_type, "deepseek_v") || g_str_equal (model_type, "kimi_k2")
+                               ? deepseek_keys
+                               : llama_keys;
 
   return plx_json_check_near_keys (obj, source, "model", known, error);
 }
+
+/* Keys a Hugging Face config may leave out because transformers' configuration
+ * class supplies them (configuration_<type>.py's __init__ defaults). Only those
+ * whose absence would otherwise refuse a real config: the vocabulary. */
+static const struct
+{
+  const char *type;
+  const char *key;
+  gint64      value;
+} hf_defaults[] = {
+  { "llama", "vocab_size", 32000 },      { "mistral", "vocab_size", 32000 },   { "mixtral", "vocab_size", 32000 },
+  { "gemma", "vocab_size", 256000 },     { "gemma2", "vocab_size", 256000 },   { "gemma3_text", "vocab_size", 262208 },
+  { "qwen2", "vocab_size", 151936 },     { "cohere", "vocab_size", 256000 },   { "phi", "vocab_size", 51200 },
+  { "gptj", "vocab_size", 50400 },       { "codegen", "vocab_size", 50400 },   { "gpt_bigcode", "vocab_size", 50257 },
+  { "stablelm", "vocab_size", 50304 },   { "mpt", "vocab_size", 50368 },       { "olmo2", "vocab_size", 50304 },
+  { "granite", "vocab_size", 32000 },
+};
+
+/* Model types Parallax recognises but cannot build yet, with what they need. */
+static const struct
+{
+  const char *type;
+  const char *needs;
+} not_yet[] = {
+  { "gemma3", "a vision encoder beside its language model (text_config)" },
+  { "mllama", "a vision encoder with cross-attention blocks" },
+  { "qwen2_5_vl", "a vision encoder beside its language model" },
+  { "qwen2_vl", "a vision encoder beside its language model" },
+  { "mistral3", "a vision encoder beside its language model (text_config)" },
+  { "llava", "a vision encoder beside its language model (text_config)" },
+  { "llama4", "experts on alternate blocks, chunked attention and blocks without positions, and a vision encoder" },
+  { "minimax_m2", "its block as the config describes it" },
+  { "qwen3_next", "linear-attention (Gated DeltaNet) blocks between attention blocks" },
+  { "qwen3_5", "linear-attention (Gated DeltaNet) blocks between attention blocks" },
+  { "qwen3_5_moe", "linear-attention (Gated DeltaNet) blocks between attention blocks" },
+  { "nemotron-nas", "a different block per layer (block_configs)" },
+  { "nemotron_h", "Mamba-2 blocks beside attention blocks" },
+  { "jamba", "Mamba blocks beside attention blocks, with experts" },
+  { "falcon_mamba", "Mamba (state-space) blocks" },
+  { "mamba", "Mamba (state-space) blocks" },
+  { "mamba2", "Mamba-2 (state-space) blocks" },
+  { "t5", "an encoder and a decoder with cross-attention" },
+  { "mt5", "an encoder and a decoder with cross-attention" },
+  { "umt5", "an encoder and a decoder with cross-attention" },
+  { "bart", "an encoder and a decoder with cross-attention" },
+  { "whisper", "an audio encoder and a decoder with cross-attention" },
+};
 
 PlxModel *
 plx_model_new_from_json (JsonNode   *config,
@@ -1112,6 +1382,20 @@ plx_model_new_from_json (JsonNode   *config,
 
   m = g_new0 (PlxModel, 1);
   m->model_type = g_strdup (model_type);
+  {
+    g_autoptr (GString) assumed = NULL;
+    for (guint i = 0; i < G_N_ELEMENTS (hf_defaults); i++)
+      if (g_str_equal (model_type, hf_defaults[i].type) && !json_object_has_member (obj, hf_defaults[i].key))
+        {
+          json_object_set_int_member (obj, hf_defaults[i].key, hf_defaults[i].value);
+          if (assumed == NULL)
+            assumed = g_string_new (NULL);
+          g_string_append_printf (assumed, "%s%s %" G_GINT64_FORMAT, assumed->len > 0 ? ", " : "",
+                                  hf_defaults[i].key, hf_defaults[i].value);
+        }
+    if (assumed != NULL)
+      m->assumed = g_string_free (g_steal_pointer (&assumed), FALSE);
+  }
   if (g_str_equal (model_type, "gpt2"))
     ok = parse_gpt2 (m, obj, source, error);
   else if (g_str_equal (model_type, "llama") || g_str_equal (model_type, "mistral"))
@@ -1123,9 +1407,22 @@ plx_model_new_from_json (JsonNode   *config,
   else
     {
       g_autofree char *value = plx_json_value_to_string (json_object_get_member (obj, "model_type"));
+      for (guint i = 0; i < G_N_ELEMENTS (not_yet); i++)
+        if (g_str_equal (model_type, not_yet[i].type))
+          {
+            g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
+                         "%s: model.model_type: %s is not supported yet: it needs %s, which Parallax does not model",
+                         source, value, not_yet[i].needs);
+            return NULL;
+          }
+      /* The list is long: a long value is cut to keep the message on one short line. */
+      if (strlen (value) > 32)
+        strcpy (value + 29, "...");
       g_set_error (error, PLX_ERROR, PLX_ERROR_UNSUPPORTED,
-                   "%s: model.model_type: %s is not supported (supported: gpt2, llama, mistral, qwen2, mixtral, qwen3, "
-                   "qwen2_moe, qwen3_moe, phi3, gemma, gemma2, gpt_neox, opt, falcon, bloom, dbrx, deepseek_v2, deepseek_v3)",
+                   "%s: model.model_type: %s is not supported (supported: gpt2 gpt_neox gptj codegen gpt_bigcode "
+                   "opt bloom falcon mpt llama mistral mixtral qwen2 qwen3 qwen2_moe qwen3_moe phi phi3 gemma gemma2 "
+                   "gemma3_text olmo2 olmo3 granite cohere stablelm baichuan chatglm dbrx deepseek_v2 deepseek_v3 "
+                   "kimi_k2)",
                    source, value);
       return NULL;
     }
@@ -1185,6 +1482,7 @@ plx_model_copy (const PlxModel *model)
 
   copy->name = g_strdup (model->name);
   copy->model_type = g_strdup (model->model_type);
+  copy->assumed = g_strdup (model->assumed);
   copy->pre_ops = g_memdup2 (model->pre_ops, model->n_pre_ops * sizeof (PlxOp));
   copy->layer_ops = g_memdup2 (model->layer_ops, model->n_layer_ops * sizeof (PlxOp));
   copy->post_ops = g_memdup2 (model->post_ops, model->n_post_ops * sizeof (PlxOp));
@@ -1198,6 +1496,7 @@ plx_model_free (PlxModel *model)
     return;
   g_free (model->name);
   g_free (model->model_type);
+  g_free (model->assumed);
   g_free (model->pre_ops);
   g_free (model->layer_ops);
   g_free (model->post_ops);

@@ -7,6 +7,7 @@
 #include "base/plx-json.h"
 #include "base/plx-presets.h"
 #include "parallax/plx-scenario.h"
+#include "scenario/plx-hf-cache.h"
 
 /* A Hugging Face model as people download it: a config.json, or the snapshot
  * directory that holds one. Its name, unless the config states one, is the
@@ -17,10 +18,11 @@ resolve_model_node (JsonObject *obj,
                     const char *base_dir,
                     const char *source,
                     char      **model_source,
+                    double     *checkpoint_params,
                     GError    **error)
 {
   JsonObject *model = plx_json_get_object (obj, source, "", "model", TRUE, error);
-  const char *hf = NULL;
+  const char *hf = NULL, *hub_id = NULL;
   g_autofree char *path = NULL;
   g_autoptr (JsonNode) config = NULL;
   g_autoptr (JsonNode) overrides = NULL;
@@ -33,6 +35,20 @@ resolve_model_node (JsonObject *obj,
     return plx_json_deep_copy (json_object_get_member (obj, "model"));
 
   path = g_path_is_absolute (hf) ? g_strdup (hf) : g_build_filename (base_dir, hf, NULL);
+  /* Not a file or folder here: a hub id ("meta-llama/Llama-3.1-8B") is looked up in
+   * the Hugging Face cache, as transformers' from_pretrained finds it offline. */
+  if (!g_file_test (path, G_FILE_TEST_EXISTS) && plx_hf_is_repo_id (hf))
+    {
+      char *snapshot = plx_hf_cache_snapshot (hf, error);
+      if (snapshot == NULL)
+        {
+          g_prefix_error (error, "%s: model.hf_config: ", source);
+          return NULL;
+        }
+      g_free (path);
+      path = snapshot;
+      hub_id = hf;
+    }
   if (g_file_test (path, G_FILE_TEST_IS_DIR))
     {
       char *inside = g_build_filename (path, "config.json", NULL);
@@ -58,7 +74,9 @@ resolve_model_node (JsonObject *obj,
       g_autofree char *dir_base = g_path_get_basename (dir);
       g_autofree char *name = NULL;
 
-      if (g_str_equal (base, "config.json") && !g_str_equal (dir_base, ".") && !g_str_equal (dir_base, "/"))
+      if (hub_id != NULL)
+        name = g_strdup (hub_id);
+      else if (g_str_equal (base, "config.json") && !g_str_equal (dir_base, ".") && !g_str_equal (dir_base, "/"))
         name = g_strdup (dir_base);
       else
         name = g_str_has_suffix (base, ".json") ? g_strndup (base, strlen (base) - 5) : g_strdup (base);
@@ -67,6 +85,10 @@ resolve_model_node (JsonObject *obj,
         json_object_set_string_member (json_node_get_object (config), "name", name);
     }
   *model_source = g_strdup (path);
+  {
+    g_autofree char *dir = g_path_get_dirname (path);
+    *checkpoint_params = plx_hf_checkpoint_params (dir, config);
+  }
   overrides = plx_json_deep_copy (json_object_get_member (obj, "model"));
   json_object_remove_member (json_node_get_object (overrides), "hf_config");
   return plx_json_merge (config, overrides);
@@ -82,6 +104,7 @@ scenario_new (JsonNode   *node,
   g_autoptr (PlxScenario) sc = g_new0 (PlxScenario, 1);
   g_autoptr (JsonNode) model_node = NULL;
   g_autofree char *model_source = NULL;
+  double checkpoint_params = 0.0;
   JsonObject *obj;
   JsonNode *strategy_node;
   const char *name = NULL;
@@ -103,12 +126,13 @@ scenario_new (JsonNode   *node,
   if (plx_json_get_object (obj, source, "", "cluster", TRUE, error) == NULL)
     return NULL;
 
-  model_node = resolve_model_node (obj, base_dir ? base_dir : ".", source, &model_source, error);
+  model_node = resolve_model_node (obj, base_dir ? base_dir : ".", source, &model_source, &checkpoint_params, error);
   if (model_node == NULL)
     return NULL;
   sc->model = plx_model_new_from_json (model_node, model_source != NULL ? model_source : source, error);
   if (sc->model == NULL)
     return NULL;
+  sc->model->checkpoint_params = checkpoint_params;
   sc->cluster = plx_cluster_new_from_json (json_object_get_member (obj, "cluster"), source, error);
   if (sc->cluster == NULL)
     return NULL;
