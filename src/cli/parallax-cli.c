@@ -21,6 +21,7 @@
 #include "plx-cli-partition.h"
 #include "plx-cli-reshard.h"
 #include "plx-cli-search-output.h"
+#include "plx-cli-smallest-fit.h"
 #include "plx-cli-stdout.h"
 #include "plx-cli-sweep.h"
 #include "plx-cli-uncertainty.h"
@@ -452,7 +453,8 @@ draw_compare (cairo_t *cr, double width, double height, gpointer data)
 /* What the scenario commands' help says beyond the flag list (plx_cli_options_new). */
 static const char *const simulate_summary =
   "Predict step time, throughput, MFU and memory per GPU. Without a file, the\n"
-  "built-in default scenario (GPT-3 175B on 64 A100-80GB) is used.";
+  "built-in default scenario (GPT-3 175B on 64 A100-80GB) is used; --model alone runs\n"
+  "that model on the fewest of its nodes where a strategy fits, the fastest there.";
 
 static const char *const simulate_description =
   "--samples N draws give step-time and MFU quantiles and the OOM probability.\n"
@@ -611,6 +613,17 @@ load_scenario (int              argc,
   if (applied == NULL)
     return user_error (error);
   plx_cli_overrides_adapt (overrides, applied, dir, source);
+  /* A model and no scenario: the built-in scenario's 64 GPUs are GPT-3's, not its. */
+  if (opts->path == NULL && opts->search == NULL && !is_plan && !any_strategy &&
+      plx_cli_overrides_model_only (overrides))
+    {
+      JsonNode *fewest = plx_cli_smallest_fit (applied, dir, source);
+      if (fewest != NULL)
+        {
+          json_node_unref (applied);
+          applied = fewest;
+        }
+    }
   if (opts->applied_out != NULL)
     {
       *opts->applied_out = json_node_ref (applied);

@@ -81,6 +81,13 @@ struct _PlxCliOverrides
   GOptionEntry *entries;
 };
 
+gboolean
+plx_cli_overrides_model_only (const PlxCliOverrides *o)
+{
+  return o->model != NULL && o->cluster == NULL && o->nodes == 0 && o->power_limit_w <= 0.0 && o->clock_mhz <= 0.0 &&
+         json_object_get_size (o->strategy) == 0;
+}
+
 PlxCliOverrides *
 plx_cli_overrides_new (void)
 {

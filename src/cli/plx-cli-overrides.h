@@ -20,6 +20,9 @@ void             plx_cli_overrides_adapt (PlxCliOverrides *o,
                                           const char      *dir,
                                           const char      *source);
 void             plx_cli_overrides_free (PlxCliOverrides *o);
+/* TRUE when --model was given and no cluster, node count, GPU cap or strategy flag:
+ * the model alone is the question. */
+gboolean         plx_cli_overrides_model_only (const PlxCliOverrides *o);
 
 /* Returns a new scenario node with the overrides applied, or NULL if a file named
  * by an override (--cluster FILE) cannot be read. A scenario that is not an object
