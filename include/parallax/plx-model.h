@@ -369,6 +369,16 @@ double      plx_model_layers_share (const PlxModel *model,
  */
 guint64     plx_model_get_n_params (const PlxModel *model);
 /**
+ * plx_model_describe_blocks:
+ * @model: a model
+ *
+ * Returns: (transfer full): the model's blocks as people describe them, translated:
+ *   "61 blocks: 3 dense, 58 with 256 experts (top 8, 1 shared); latent attention",
+ *   "26 blocks: 13 with a sliding window of 4096 tokens, 13 global", "96 blocks, all
+ *   alike"
+ */
+char       *plx_model_describe_blocks (const PlxModel *model);
+/**
  * plx_model_format_params:
  * @n: a parameter count
  *

@@ -34,6 +34,12 @@ print_scenario_header (const PlxScenario *sc)
   else
     printf ("Running           %s\n", running);
   printf ("Model             %s (%s parameters, %u layers)\n", sc->model->name, params, sc->model->n_layers);
+  /* Blocks that differ (experts after dense blocks, sliding windows): said. */
+  if (sc->model->experts > 0 || sc->model->arch.sliding_window > 0 || sc->model->arch.kv_lora_rank > 0)
+    {
+      g_autofree char *blocks = plx_model_describe_blocks (sc->model);
+      printf ("                  %s\n", blocks);
+    }
   /* Keys the config left out, given transformers' defaults: said, not hidden. */
   if (sc->model->assumed != NULL)
     printf ("                  assumed as transformers does for %s: %s\n", sc->model->model_type, sc->model->assumed);

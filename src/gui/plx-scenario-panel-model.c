@@ -139,7 +139,23 @@ on_model_selected (AdwComboRow *row, GParamSpec *pspec, PlxScenarioPanel *self)
   plx_panel_queue_resync (self);
 }
 
-/* The Model group: the preset list, the parameter count and the dimensions. */
+/* A row that shows a derived fact as its subtitle. */
+static AdwActionRow *
+property_row (AdwPreferencesGroup *g,
+              const char          *title,
+              const char          *tooltip)
+{
+  GtkWidget *row = adw_action_row_new ();
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  gtk_widget_add_css_class (row, "property");
+  gtk_widget_set_tooltip_text (row, tooltip);
+  adw_preferences_group_add (g, row);
+  return ADW_ACTION_ROW (row);
+}
+
+/* The Model group: the preset list, the parameter count, the blocks' mix, what the
+ * config left to transformers' defaults, and the dimensions. */
 void
 plx_panel_build_model_group (PlxScenarioPanel *self)
 {
@@ -152,14 +168,11 @@ plx_panel_build_model_group (PlxScenarioPanel *self)
   build_model_list (self);
   self->model_combo = plx_panel_combo (g, _("Model"), self->model_names);
   g_signal_connect (self->model_combo, "notify::selected", G_CALLBACK (on_model_selected), self);
-  {
-    GtkWidget *row = adw_action_row_new ();
-    adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Parameters"));
-    gtk_widget_add_css_class (row, "property");
-    gtk_widget_set_tooltip_text (row, _("Derived from the dimensions below"));
-    adw_preferences_group_add (g, row);
-    self->params_row = ADW_ACTION_ROW (row);
-  }
+  self->params_row = property_row (g, _("Parameters"), _("Derived from the dimensions below"));
+  self->blocks_row = property_row (g, _("Blocks"), _("The transformer blocks and how they differ: experts, sliding windows"));
+  self->assumed_row = property_row (g, _("Assumed"), _("Keys the config leaves out, given the defaults Hugging Face "
+                                                       "transformers gives them for this model type"));
+  gtk_widget_set_visible (GTK_WIDGET (self->assumed_row), FALSE);
   /* The dimensions and the GPU's and network's figures fold away, so that the
    * strategy's sliders, what a user drags most, are in view without scrolling in a
    * 1920 x 1080 window (they began below 1300 px). */
@@ -210,7 +223,12 @@ plx_panel_sync_model (PlxScenarioPanel *self)
   if (self->resolved_model != NULL)
     {
       g_autofree char *params = plx_model_format_params (plx_model_get_n_params (self->resolved_model));
+      g_autofree char *blocks = plx_model_describe_blocks (self->resolved_model);
       adw_action_row_set_subtitle (self->params_row, params);
+      adw_action_row_set_subtitle (self->blocks_row, blocks);
+      gtk_widget_set_visible (GTK_WIDGET (self->assumed_row), self->resolved_model->assumed != NULL);
+      adw_action_row_set_subtitle (self->assumed_row,
+                                   self->resolved_model->assumed != NULL ? self->resolved_model->assumed : "");
       plx_panel_sync_model_spins (self);
     }
   adw_action_row_set_subtitle (ADW_ACTION_ROW (self->model_combo),

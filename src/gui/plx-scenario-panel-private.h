@@ -77,6 +77,8 @@ struct _PlxScenarioPanel
   GPtrArray   *model_ids;       /* preset ids, in the list's order */
   guint        resync_idle;     /* a resync waiting for the dropdown to finish its choice */
   AdwActionRow *params_row;    /* the parameter count, derived */
+  AdwActionRow *blocks_row;    /* the blocks' mix (plx_model_describe_blocks) */
+  AdwActionRow *assumed_row;   /* keys the config left out, given transformers' defaults */
   ModelSpin    model_spins[N_MODEL_SPINS];
   gboolean     model_gpt2;   /* the family of the last model that resolved: its keys */
   AdwComboRow *cluster_combo;

@@ -1416,6 +1416,39 @@ test_model_families (void)
     }
 }
 
+/* How the blocks differ, in words (the window's Blocks row, simulate's header). */
+static void
+test_model_describe_blocks (void)
+{
+  const char *const cases[][2] = {
+    { "deepseek-v3", "61 blocks: 3 dense, 58 with 256 experts (top 8, 1 shared); latent attention" },
+    { "gpt3-175b", "96 blocks, all alike" },
+    { "mixtral-8x7b", "32 blocks, each with 8 experts (top 2)" },
+  };
+  g_autoptr (GError) error = NULL;
+  /* Gemma 3 1B: sliding_window_pattern 6 over 26 blocks leaves blocks 5, 11, 17 and
+   * 23 global (Gemma 3 report §2.2, 5:1 local to global). */
+  g_autoptr (PlxModel) gemma3 = load_model ("{\"model_type\": \"gemma3_text\", \"hidden_size\": 1152,"
+                                            " \"intermediate_size\": 6912, \"num_attention_heads\": 4,"
+                                            " \"num_key_value_heads\": 1, \"head_dim\": 256, \"num_hidden_layers\": 26,"
+                                            " \"vocab_size\": 262144, \"sliding_window\": 512,"
+                                            " \"sliding_window_pattern\": 6}", &error);
+  g_autofree char *g3 = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (PlxModel) m = plx_model_new_preset (cases[i][0], &error);
+      g_autofree char *text = NULL;
+
+      g_assert_no_error (error);
+      text = plx_model_describe_blocks (m);
+      g_assert_cmpstr (text, ==, cases[i][1]);
+    }
+  g_assert_no_error (error);
+  g3 = plx_model_describe_blocks (gemma3);
+  g_assert_cmpstr (g3, ==, "26 blocks: 22 with a sliding window of 512 tokens, 4 global");
+}
+
 /* A config that leaves a key out gets transformers' default for its type, and says
  * so (issue 37: gemma2 without vocab_size); a type Parallax cannot build yet is
  * refused with what it needs. */
@@ -1960,6 +1993,7 @@ main (int argc, char **argv)
   g_test_add_func ("/loaders/model/hf-hub-cache", test_hf_hub_cache);
   g_test_add_func ("/loaders/model/hf-configs", test_hf_configs);
   g_test_add_func ("/loaders/model/defaults-and-refusals", test_model_defaults_and_refusals);
+  g_test_add_func ("/loaders/model/describe-blocks", test_model_describe_blocks);
   g_test_add_func ("/loaders/model/families", test_model_families);
   g_test_add_func ("/loaders/model/deepseek", test_model_deepseek);
   for (guint i = 0; i < G_N_ELEMENTS (long_string_cases); i++)

@@ -59,6 +59,38 @@ test_model_dropdown_mouse (void)
   close_window (w);
 }
 
+/* The Blocks row says how a model's blocks differ (issue 37 item 5), following the
+ * model chosen in the dropdown; a config that leaves a key out shows the default
+ * transformers gives it in the Assumed row, hidden otherwise. */
+static void
+test_model_blocks_row (void)
+{
+  PlxWindow *w = open_window (1400, 900);
+  g_autofree char *dir = test_make_tmp_dir ("plx-use");
+  /* Gemma 2 2B's shape without vocab_size: Gemma2Config's 256000, and 13 of 26 blocks
+   * with its 4096-token window (every other block). */
+  g_autofree char *path = write_scenario (dir, "gemma2.json",
+    "{ \"model\": { \"model_type\": \"gemma2\", \"hidden_size\": 2304, \"intermediate_size\": 9216,"
+    "  \"num_attention_heads\": 8, \"num_key_value_heads\": 4, \"head_dim\": 256, \"num_hidden_layers\": 26,"
+    "  \"sliding_window\": 4096 }, \"cluster\": { \"preset\": \"dgx-h100-80gb\", \"num_nodes\": 1 },"
+    "  \"strategy\": { \"global_batch_size\": 64 } }");
+
+  g_assert_cmpstr (row_subtitle (w, "Blocks"), ==, "96 blocks, all alike");
+  /* Hidden: not found among the rows a person sees. */
+  g_assert_null (panel_row (w, "Assumed"));
+  open_by_keyboard (w, path);
+  g_assert_null (plx_window_get_error (w));
+  g_assert_cmpstr (row_subtitle (w, "Blocks"), ==, "26 blocks: 13 with a sliding window of 4096 tokens, 13 global");
+  g_assert_cmpstr (row_subtitle (w, "Assumed"), ==, "vocab_size 256000");
+  /* A preset from the dropdown: its blocks, and nothing assumed. */
+  gi_choose_in_combo (panel (w), "Model", "mixtral-8x7b");
+  settle (w);
+  g_assert_cmpstr (row_subtitle (w, "Blocks"), ==, "32 blocks, each with 8 experts (top 2)");
+  g_assert_null (panel_row (w, "Assumed"));
+  close_window (w);
+  test_rm_rf (dir);
+}
+
 static void
 test_model_dropdown_keyboard (void)
 {
@@ -2680,6 +2712,7 @@ main (int argc, char **argv)
   char *home = gui_env_init (&argc, &argv);
 
   g_test_add_func ("/gui/use/model-dropdown-mouse", test_model_dropdown_mouse);
+  g_test_add_func ("/gui/use/model-blocks-row", test_model_blocks_row);
   g_test_add_func ("/gui/use/open-graph", test_open_graph);
   g_test_add_func ("/gui/use/open-onnx-sizes", test_open_onnx_sizes);
   g_test_add_func ("/gui/use/graph-fusion", test_graph_fusion);

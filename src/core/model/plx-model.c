@@ -1559,6 +1559,54 @@ plx_model_get_n_params (const PlxModel *model)
 }
 
 char *
+plx_model_describe_blocks (const PlxModel *model)
+{
+  const PlxModelArch *a = &model->arch;
+  guint n = model->n_layers, dense = MIN (a->dense_layers, n);
+  GString *s = g_string_new (NULL);
+  gboolean alike = TRUE;
+
+  g_string_append_printf (s, g_dngettext (GETTEXT_PACKAGE, "%u block", "%u blocks", n), n);
+  if (model->experts > 0)
+    {
+      g_autofree char *top = NULL;
+      /* Shared experts: DeepSeek's n_shared_experts of the routed width. */
+      guint shared = a->shared_ffn > 0 && model->ffn > 0 ? (guint) MAX (a->shared_ffn / model->ffn, 1) : 0;
+
+      top = shared > 0 ? g_strdup_printf (_("top %u, %u shared"), model->experts_per_token, shared)
+                       : g_strdup_printf (_("top %u"), model->experts_per_token);
+      if (dense > 0)
+        /* TRANSLATORS: "61 blocks: 3 dense, 58 with 256 experts (top 8, 1 shared)". */
+        g_string_append_printf (s, _(": %u dense, %u with %u experts (%s)"), dense, n - dense, model->experts, top);
+      else
+        g_string_append_printf (s, _(", each with %u experts (%s)"), model->experts, top);
+      alike = dense == 0;
+    }
+  if (a->sliding_window > 0 && a->sliding_share > 0.0)
+    {
+      guint sliding = (guint) round (a->sliding_share * n);
+      const char *sep = model->experts > 0 ? "; " : ": ";
+      /* The width as text: a 64-bit format inside a message would not reach the
+       * translation catalogue intact. */
+      g_autofree char *window = g_strdup_printf ("%" G_GUINT64_FORMAT, a->sliding_window);
+
+      if (sliding >= n)
+        g_string_append_printf (s, _("%sall with a sliding window of %s tokens"), sep, window);
+      else
+        {
+          g_string_append_printf (s, _("%s%u with a sliding window of %s tokens, %u global"), sep, sliding, window,
+                                  n - sliding);
+          alike = FALSE;
+        }
+    }
+  if (a->kv_lora_rank > 0)
+    g_string_append (s, _("; latent attention"));
+  if (alike && model->experts == 0 && a->sliding_window == 0)
+    g_string_append (s, _(", all alike"));
+  return g_string_free (s, FALSE);
+}
+
+char *
 plx_model_format_params (guint64 n)
 {
   enum { THOUSANDS, MILLIONS, BILLIONS, TRILLIONS, N_UNITS };
