@@ -1,4 +1,5 @@
 #include <string.h>
+#include <sys/stat.h>
 
 #include <glib/gstdio.h>
 
@@ -87,8 +88,12 @@ plx_hf_cache_snapshot (const char *repo_id,
   g_autofree char *commit = NULL;
   char *found = NULL;
 
-  /* refs/main holds the commit the last download of the main branch got. */
-  if (g_file_get_contents (ref_path, &commit, NULL, NULL))
+  GStatBuf st;
+
+  /* refs/main holds the commit the last download of the main branch got: a line of
+   * 40 hex digits, so anything large is not one. */
+  if (g_stat (ref_path, &st) == 0 && S_ISREG (st.st_mode) && st.st_size < 4096 &&
+      g_file_get_contents (ref_path, &commit, NULL, NULL))
     {
       g_strstrip (commit);
       if (commit[0] != '\0' && strchr (commit, '/') == NULL && strstr (commit, "..") == NULL)
