@@ -27,6 +27,8 @@ G_BEGIN_DECLS
  * @PLX_OP_ATTN_FLASH: fused attention core (FlashAttention, Dao et al. 2022)
  * @PLX_OP_ELEMENTWISE: memory-bound: norms, activations, dropout, residual, softmax
  * @PLX_OP_EMBEDDING: table lookup (forward) and scatter-add (backward)
+ * @PLX_OP_SSM_SCAN: a state-space scan (Mamba-2's chunked SSD, Dao and Gu 2024 §6):
+ *   k x n multiply-adds a token, matmul-like work without weights
  *
  * What an op computes, which decides how it is costed.
  */
@@ -38,6 +40,7 @@ typedef enum
   PLX_OP_ATTN_FLASH,
   PLX_OP_ELEMENTWISE,
   PLX_OP_EMBEDDING,
+  PLX_OP_SSM_SCAN,
 } PlxOpKind;
 
 /**
@@ -196,6 +199,15 @@ typedef struct
  * @lm_head_bias: the LM head has a bias (Phi-2, GPT-J, CodeGen)
  * @expert_bias: the experts' linear layers have biases (gpt-oss)
  * @attn_sinks: a learned sink logit per attention head (gpt-oss)
+ * @ssm_version: a state-space model's blocks: 0 none (attention), 1 Mamba (Gu and
+ *   Dao 2023), 2 Mamba-2 (Dao and Gu 2024)
+ * @ssm_inner: the mixer's inner width (expand x hidden)
+ * @ssm_state: the state size per channel (N, state_size)
+ * @ssm_heads: Mamba-2's heads (num_heads); the inner width is heads x head_dim
+ * @ssm_groups: Mamba-2's groups sharing B and C (n_groups)
+ * @ssm_conv: the causal convolution's taps (conv_kernel)
+ * @ssm_chunk: Mamba-2's chunk length (chunk_size)
+ * @ssm_dt_rank: Mamba's time-step projection rank (time_step_rank)
  *
  * What tells the decoder families apart (plx-model-families.c). DeepSeek-V2/V3:
  * DeepSeek-AI 2024, arXiv 2405.04434 §2.1-2.2; arXiv 2412.19437 §2.1. Sliding-window
@@ -235,6 +247,14 @@ typedef struct
   gboolean lm_head_bias;
   gboolean expert_bias;
   gboolean attn_sinks;
+  guint    ssm_version;
+  guint64  ssm_inner;
+  guint64  ssm_state;
+  guint64  ssm_heads;
+  guint64  ssm_groups;
+  guint64  ssm_conv;
+  guint64  ssm_chunk;
+  guint64  ssm_dt_rank;
 } PlxModelArch;
 
 /**
@@ -368,6 +388,17 @@ double      plx_model_layers_share (const PlxModel *model,
  * Returns: unique parameters (tied embeddings counted once)
  */
 guint64     plx_model_get_n_params (const PlxModel *model);
+/**
+ * plx_model_ssm_state_elems:
+ * @model: a model
+ *
+ * Returns: the elements of the recurrent state one sequence keeps in one block of a
+ *   state-space model when it generates (what stands for the KV cache): Mamba-2's
+ *   heads x head_dim x state_size plus the convolution's window over its
+ *   conv_kernel taps of inner + 2 x groups x state_size channels; Mamba's inner x
+ *   state_size plus conv_kernel x inner; 0 for an attention model
+ */
+guint64     plx_model_ssm_state_elems (const PlxModel *model);
 /**
  * plx_model_describe_blocks:
  * @model: a model

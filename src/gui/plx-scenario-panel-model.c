@@ -172,6 +172,7 @@ plx_panel_build_model_group (PlxScenarioPanel *self)
   self->blocks_row = property_row (g, _("Blocks"), _("The transformer blocks and how they differ: experts, sliding windows"));
   self->assumed_row = property_row (g, _("Assumed"), _("Keys the config leaves out, given the defaults Hugging Face "
                                                        "transformers gives them for this model type"));
+  gtk_widget_set_visible (GTK_WIDGET (self->blocks_row), FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->assumed_row), FALSE);
   /* The dimensions and the GPU's and network's figures fold away, so that the
    * strategy's sliders, what a user drags most, are in view without scrolling in a
@@ -224,8 +225,16 @@ plx_panel_sync_model (PlxScenarioPanel *self)
     {
       g_autofree char *params = plx_model_format_params (plx_model_get_n_params (self->resolved_model));
       g_autofree char *blocks = plx_model_describe_blocks (self->resolved_model);
+      const PlxModelArch *a = &self->resolved_model->arch;
+      /* Shown where the blocks differ or are not attention blocks: for a model of one
+       * block repeated it would only repeat the layer count, and cost the strategy's
+       * rows their place in view. */
+      gboolean mixed = self->resolved_model->experts > 0 || a->sliding_window > 0 || a->kv_lora_rank > 0 ||
+                       a->ssm_version > 0;
+
       adw_action_row_set_subtitle (self->params_row, params);
       adw_action_row_set_subtitle (self->blocks_row, blocks);
+      gtk_widget_set_visible (GTK_WIDGET (self->blocks_row), mixed);
       gtk_widget_set_visible (GTK_WIDGET (self->assumed_row), self->resolved_model->assumed != NULL);
       adw_action_row_set_subtitle (self->assumed_row,
                                    self->resolved_model->assumed != NULL ? self->resolved_model->assumed : "");

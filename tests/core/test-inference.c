@@ -95,6 +95,40 @@ test_tensor_parallel_decode (void)
   g_assert_cmpfloat (r8.decode_time_per_token_s, <, r1.decode_time_per_token_s / 4.0);
 }
 
+/* A Mamba-2 model generates with a state of fixed size in place of a KV cache
+ * (Dao and Gu 2024 §6; transformers' Mamba2Cache): per block and sequence the scan's
+ * 128 heads x 64 x 128 = 1,048,576 values and the convolution's 4 taps of
+ * 8192 + 2 x 8 x 128 = 10,240 channels, 1,089,536 values of 2 B. Mamba-Codestral's
+ * shape (64 blocks) at TP 2, 8 sequences a replica: 1,089,536 / 2 x 2 B x 64 x 8 =
+ * 557,842,432 B, whatever the context; and the second decode step on an ideal node
+ * costs no more than the first (nothing grows), unlike attention's. */
+static void
+test_ssm_state (void)
+{
+  const char *mamba2 = "{\"model_type\": \"mamba2\", \"hidden_size\": 4096, \"num_hidden_layers\": 64, \"num_heads\": 128,"
+                       " \"head_dim\": 64, \"state_size\": 128, \"expand\": 2, \"n_groups\": 8, \"conv_kernel\": 4,"
+                       " \"chunk_size\": 256, \"vocab_size\": 32768}";
+  const char *cluster = TEST_IDEAL_CLUSTER (1, 1e11, 1e10);
+  g_autoptr (PlxScenario) tp2 = scenario (mamba2, "{\"preset\": \"dgx-a100-80gb\"}",
+                                          "{\"workload\": \"inference\", \"tp\": 2, \"pp\": 1, \"global_batch_size\": 32, "
+                                          "\"prompt_length\": 1024, \"decode_tokens\": 256}");
+  g_autoptr (PlxScenario) one = scenario (mamba2, cluster,
+                                          "{\"workload\": \"inference\", \"tp\": 1, \"pp\": 1, \"dp\": 8, "
+                                          "\"global_batch_size\": 8, \"prompt_length\": 100, \"decode_tokens\": 1}");
+  g_autoptr (PlxScenario) two = scenario (mamba2, cluster,
+                                          "{\"workload\": \"inference\", \"tp\": 1, \"pp\": 1, \"dp\": 8, "
+                                          "\"global_batch_size\": 8, \"prompt_length\": 100, \"decode_tokens\": 2}");
+  PlxInferenceReport r, r1, r2;
+
+  g_assert_cmpuint (plx_model_ssm_state_elems (tp2->model), ==, 1089536);
+  run (tp2, &r);
+  g_assert_cmpuint (r.batch_per_replica, ==, 8);
+  g_assert_cmpfloat (r.kv_cache_bytes, ==, 557842432.0);
+  run (one, &r1);
+  run (two, &r2);
+  g_assert_cmpfloat_with_epsilon (r2.decode_time_s, 2.0 * r1.decode_time_s, 1e-15);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -102,5 +136,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/inference/memory", test_memory);
   g_test_add_func ("/core/inference/decode-growth", test_decode_growth);
   g_test_add_func ("/core/inference/tensor-parallel-decode", test_tensor_parallel_decode);
+  g_test_add_func ("/core/inference/ssm-state", test_ssm_state);
   return g_test_run ();
 }

@@ -1416,6 +1416,46 @@ test_model_families (void)
     }
 }
 
+/* Mamba-2, by hand from transformers' Mamba2Mixer with Mamba-Codestral-7B's shape
+ * (hidden 4096, 64 blocks, 128 heads of 64, state 128, 8 groups, conv 4, vocab
+ * 32768, untied): a block holds in_proj 4096 x (2 x 8192 + 2 x 8 x 128 + 128) =
+ * 76,021,760, the depthwise conv over 10,240 channels 10,240 x 4 + 10,240 = 51,200,
+ * dt_bias, A_log and D 3 x 128, the gated norm 8192, out_proj 8192 x 4096 =
+ * 33,554,432 and its pre-norm 4096: 109,640,064; 64 blocks, two 32768 x 4096 tables
+ * and the final norm: 7,285,403,648 (the model card's count). A token's forward
+ * through a block: in_proj 2 x 4096 x 18560 = 152,043,520 FLOPs, out_proj 2 x 8192 x
+ * 4096 = 67,108,864, and the SSD scan (Dao and Gu 2024 §6) 2 x (8 groups x chunk 256
+ * x 128 + 128 heads x (256 x 64 + 2 x 128 x 64)) = 8,912,896: 228,065,280 a block;
+ * 64 blocks and the LM head's 2 x 4096 x 32768 make 14,864,613,376 a token. Context
+ * parallelism, which splits attention, is refused; Falcon-Mamba 7B (Mamba-1: x_proj
+ * to dt rank 256 + 2 x 16, dt_proj, A of 8192 x 16) is its published 7.27B, in
+ * tests/data/hf-configs. */
+static void
+test_model_mamba2 (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (PlxModel) m = load_model ("{\"model_type\": \"mamba2\", \"hidden_size\": 4096, \"num_hidden_layers\": 64,"
+                                       " \"num_heads\": 128, \"head_dim\": 64, \"state_size\": 128, \"expand\": 2,"
+                                       " \"n_groups\": 8, \"conv_kernel\": 4, \"chunk_size\": 256, \"vocab_size\": 32768}",
+                                       &error);
+  g_autoptr (PlxScenario) cp = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (plx_model_get_n_params (m), ==, G_GUINT64_CONSTANT (7285403648));
+  g_assert_cmpfloat (plx_model_get_forward_flops (m, 1), ==, 14864613376.0);
+  g_assert_cmpfloat (plx_model_get_forward_flops (m, 2048), ==, 2048.0 * 14864613376.0);
+  {
+    g_autofree char *blocks = plx_model_describe_blocks (m);
+    g_assert_cmpstr (blocks, ==, "64 Mamba-2 blocks, state size 128");
+  }
+  cp = load_scenario_text ("{\"model\": {\"model_type\": \"mamba2\", \"hidden_size\": 4096, \"num_hidden_layers\": 64,"
+                           " \"num_heads\": 128, \"head_dim\": 64, \"vocab_size\": 32768}, \"cluster\": {\"preset\":"
+                           " \"dgx-a100-80gb\", \"num_nodes\": 1}, \"strategy\": {\"cp\": 2, \"global_batch_size\": 8}}",
+                           &error);
+  g_assert_null (cp);
+  CHECK_ERROR (error, PLX_ERROR_UNSUPPORTED, "strategy.cp: 2 splits the sequence of a state-space model");
+}
+
 /* How the blocks differ, in words (the window's Blocks row, simulate's header). */
 static void
 test_model_describe_blocks (void)
@@ -1461,7 +1501,7 @@ test_model_defaults_and_refusals (void)
                                        " \"num_attention_heads\": 8, \"num_key_value_heads\": 4, \"head_dim\": 256,"
                                        " \"num_hidden_layers\": 26}", &error);
   const char *const refused[][2] = {
-    { "{\"model_type\": \"mamba2\"}", "Mamba-2" },
+    { "{\"model_type\": \"jamba\"}", "Mamba blocks beside attention blocks" },
     { "{\"model_type\": \"t5\"}", "an encoder and a decoder with cross-attention" },
     { "{\"model_type\": \"mllama\"}", "a vision encoder" },
     { "{\"model_type\": \"nemotron_h\"}", "Mamba-2 blocks beside attention blocks" },
@@ -1994,6 +2034,7 @@ main (int argc, char **argv)
   g_test_add_func ("/loaders/model/hf-configs", test_hf_configs);
   g_test_add_func ("/loaders/model/defaults-and-refusals", test_model_defaults_and_refusals);
   g_test_add_func ("/loaders/model/describe-blocks", test_model_describe_blocks);
+  g_test_add_func ("/loaders/model/mamba2", test_model_mamba2);
   g_test_add_func ("/loaders/model/families", test_model_families);
   g_test_add_func ("/loaders/model/deepseek", test_model_deepseek);
   for (guint i = 0; i < G_N_ELEMENTS (long_string_cases); i++)

@@ -639,7 +639,9 @@ plx_costing_compute_unsent (const PlxCosting *cx,
   tp_comm (cx, &tp);
   cost_layer_halves (cx, &env, &costs->attn, &costs->mlp);
   half_comm (cx, PLX_HALF_ATTENTION, &tp, costs->attn.attn_core_s, costs->attn.attn_core_bwd_s, &costs->attn);
-  half_comm (cx, PLX_HALF_MLP, &tp, costs->mlp.attn_core_s, costs->mlp.attn_core_bwd_s, &costs->mlp);
+  /* A Mamba block is one half: in_proj gathers, out_proj reduces, once. */
+  if (cx->model->arch.ssm_version == 0)
+    half_comm (cx, PLX_HALF_MLP, &tp, costs->mlp.attn_core_s, costs->mlp.attn_core_bwd_s, &costs->mlp);
   block_sum (&costs->attn, &costs->mlp, &costs->layer);
   embedding_cost (cx, &env, &tp, &costs->embedding);
   head_cost (cx, &env, &tp, &costs->head);

@@ -499,6 +499,32 @@ fused_loss_cost (const PlxOp           *op,
   cost->saved_bytes = tokens * share (op->saved_split, env) * op->saved_fp32 * (te ? 2.0 : 4.0);
 }
 
+/* Mamba-2's SSD scan: its multiply-adds (PlxOp k x n a token) run as batched
+ * matrix products of chunk size (Dao and Gu 2024 §6: "dominated by matrix
+ * multiplications"), costed as a 16-bit GEMM of that work and the traffic of its
+ * inputs and output; its backward, the gradients of x, B, C and dt through the same
+ * products, twice that, as a GEMM's (dgrad and wgrad). TP splits its heads. */
+static void
+ssm_scan_cost (const PlxOp           *op,
+               const PlxShardContext *ctx,
+               const PlxOpEnv        *env,
+               const PlxCluster      *c,
+               double                 tokens,
+               PlxOpCost             *cost)
+{
+  double part = share (op->split, env);
+  PlxDtype gemm = plx_gemm_dtype (c, ctx->dtype, FALSE);
+  double flops = 2.0 * tokens * (double) op->k * (double) op->n * part;
+
+  cost->fwd_flops = flops;
+  cost->bwd_flops = 2.0 * flops;
+  cost->fwd_bytes = tokens * op->fwd_elems * part * env->eb;
+  cost->bwd_bytes = tokens * op->bwd_elems * part * env->eb;
+  cost->fwd_time_s = plx_gemm_time (c, gemm, cost->fwd_flops, cost->fwd_bytes);
+  cost->bwd_time_s = plx_gemm_time (c, gemm, cost->bwd_flops, cost->bwd_bytes);
+  cost->params = op->params * part;
+}
+
 void
 plx_op_cost (const PlxOp           *op,
              const PlxShardContext *ctx,
@@ -539,6 +565,9 @@ plx_op_cost_env (const PlxOp           *op,
     case PLX_OP_ATTN_VALUES:
     case PLX_OP_ATTN_FLASH:
       attention_cost (op, ctx, env, c, cost);
+      break;
+    case PLX_OP_SSM_SCAN:
+      ssm_scan_cost (op, ctx, env, c, tokens, cost);
       break;
     case PLX_OP_ELEMENTWISE:
     case PLX_OP_EMBEDDING:

@@ -603,6 +603,89 @@ build_family_pre_post (OpLists *lists, const PlxModel *m)
     add_norm_arch (lists->pre, "embedding_norm", m, m->hidden);
 }
 
+/* ---- state-space blocks (Mamba, Mamba-2) ---------------------------------------
+ * As transformers' MambaMixer and Mamba2Mixer hold them (and the mamba_ssm reference
+ * the papers give): a pre-norm, an input projection, a causal depthwise convolution,
+ * the selective scan, and an output projection, with the residual; no MLP. Tensor
+ * parallelism splits the inner width (Megatron-Core's MambaMixer: in_proj column-,
+ * out_proj row-parallel). */
+
+/* Mamba-2's SSD (Dao and Gu 2024, arXiv 2405.21060 §6, the chunked algorithm of its
+ * Listing 1): a token's multiply-adds in one block - within its chunk of Q tokens,
+ * the Q scores C_t . B_s over N (once a group, G of them) and their product with X over
+ * P (each of H heads); between chunks, its contribution to the chunk's state and the
+ * state's to its output, N x P each a head. The chunk-to-chunk recurrence, T/Q steps,
+ * is left out. */
+static guint64
+ssd_macs_per_token (const PlxModelArch *a)
+{
+  guint64 p = a->ssm_inner / MAX (a->ssm_heads, 1);
+
+  return a->ssm_groups * a->ssm_chunk * a->ssm_state + a->ssm_heads * (a->ssm_chunk * p + 2 * a->ssm_state * p);
+}
+
+guint64
+plx_model_ssm_state_elems (const PlxModel *model)
+{
+  const PlxModelArch *a = &model->arch;
+
+  if (a->ssm_version == 2)
+    return a->ssm_inner * a->ssm_state + (a->ssm_inner + 2 * a->ssm_groups * a->ssm_state) * a->ssm_conv;
+  if (a->ssm_version == 1)
+    return a->ssm_inner * a->ssm_state + a->ssm_inner * a->ssm_conv;
+  return 0;
+}
+
+static void
+build_mamba_block (GArray *ops, const PlxModel *m)
+{
+  const PlxModelArch *a = &m->arch;
+  const guint64 h = m->hidden, d = a->ssm_inner, n = a->ssm_state;
+  gboolean bias = a->mlp_bias, conv_bias = a->out_bias;
+  guint64 conv_dim = a->ssm_version == 2 ? d + 2 * a->ssm_groups * n : d;
+  PlxOp *op;
+
+  add_norm (ops, "input_norm", h, FALSE);
+  if (a->ssm_version == 2)
+    /* z, x, B, C and dt in one projection (Mamba2Mixer.in_proj). */
+    add_matmul (ops, "in_proj", h, 2 * d + 2 * a->ssm_groups * n + a->ssm_heads, FALSE, bias);
+  else
+    add_matmul (ops, "in_proj", h, 2 * d, FALSE, bias);
+  /* The depthwise causal convolution over conv_kernel taps: memory-bound. */
+  op = add_elementwise (ops, "conv1d", PLX_SPLIT_TP, 2.0 * conv_dim, 3.0 * conv_dim, (double) conv_dim);
+  op->params = conv_dim * a->ssm_conv + (conv_bias ? conv_dim : 0);
+  op->param_tensors = conv_bias ? 2 : 1;
+  if (a->ssm_version == 2)
+    {
+      /* dt_bias, A_log and D: one of each a head. Reads x, B, C and dt, writes y;
+       * keeps them and the chunks' states (H x P x N every Q tokens). */
+      op = add_op (ops, "ssd_scan", PLX_OP_SSM_SCAN, PLX_SPLIT_TP, PLX_SPLIT_TP);
+      op->k = ssd_macs_per_token (a);
+      op->n = 1;
+      op->params = 3 * a->ssm_heads;
+      op->param_tensors = 3;
+      op->fwd_elems = (double) (conv_dim + a->ssm_heads + d);
+      op->bwd_elems = 2.0 * op->fwd_elems;
+      op->saved_elems = (double) (conv_dim + a->ssm_heads) + (double) (d * n) / (double) MAX (a->ssm_chunk, 1);
+      /* The gated RMSNorm over the inner width (MambaRMSNormGated): y and z in. */
+      op = add_elementwise (ops, "gated_norm", PLX_SPLIT_TP, 3.0 * d, 4.0 * d, 2.0 * d);
+      op->params = d;
+    }
+  else
+    {
+      /* Mamba's selective scan (Gu and Dao 2023 §3.3): dt, B and C projected from x
+       * (x_proj, dt_proj), A (inner x N) and D; the fused scan is memory-bound (§3.3.2):
+       * it reads x, dt, B, C and z and writes y. */
+      add_matmul (ops, "x_proj", d, a->ssm_dt_rank + 2 * n, FALSE, FALSE)->split = PLX_SPLIT_TP;
+      add_matmul (ops, "dt_proj", a->ssm_dt_rank, d, FALSE, TRUE);
+      op = add_elementwise (ops, "selective_scan", PLX_SPLIT_TP, 4.0 * d + 2.0 * n, 8.0 * d + 4.0 * n, 3.0 * d + 2.0 * n);
+      op->params = d * n + d;
+      op->param_tensors = 2;
+    }
+  add_matmul (ops, "out_proj", d, h, TRUE, bias);
+  add_residual (ops, h, FALSE, "residual");
+}
+
 static void
 model_build_ops (PlxModel *m)
 {
@@ -613,7 +696,13 @@ model_build_ops (PlxModel *m)
   lists.layer = g_array_new (FALSE, TRUE, sizeof (PlxOp));
   lists.post = g_array_new (FALSE, TRUE, sizeof (PlxOp));
 
-  if (m->arch.generic)
+  if (m->arch.ssm_version > 0)
+    {
+      /* One mixer a block, no MLP half. */
+      build_mamba_block (lists.layer, m);
+      build_family_pre_post (&lists, m);
+    }
+  else if (m->arch.generic)
     {
       build_family_block (lists.layer, m);
       mark_mlp_half (lists.layer, "mlp_norm");
@@ -1250,6 +1339,83 @@ parse_family (PlxModel *m, JsonObject *obj, const char *source, const char *type
   return TRUE;
 }
 
+/* Mamba (mamba, falcon_mamba) and Mamba-2 (mamba2) configs: MambaConfig's and
+ * Mamba2Config's keys. */
+static gboolean
+parse_mamba (PlxModel *m, JsonObject *obj, const char *source, const char *type, GError **error)
+{
+  static const char *const layer_k[] = { "num_hidden_layers", "n_layer", NULL };
+  static const char *const hidden_k[] = { "hidden_size", "d_model", NULL };
+  PlxModelArch *a = &m->arch;
+  guint64 layers = 0, hidden = 0, vocab = 0, state = 16, expand = 2, conv = 4, heads = 0, head_dim = 0, groups = 1;
+  guint64 chunk = 256, dt_rank = 0, inner = 0;
+  gboolean two = g_str_equal (type, "mamba2"), tied = !two, bias = FALSE, conv_bias = TRUE;
+  JsonNode *rank = json_object_get_member (obj, "time_step_rank");
+
+  if (!get_dim_any (obj, source, layer_k, TRUE, MAX_LAYERS, &layers, error) ||
+      !get_dim_any (obj, source, hidden_k, TRUE, MAX_DIM, &hidden, error) ||
+      !get_dim (obj, source, "intermediate_size", FALSE, MAX_DIM * 10, &inner, error) ||
+      !get_dim (obj, source, "vocab_size", TRUE, MAX_DIM * 10, &vocab, error) ||
+      !get_dim (obj, source, "state_size", FALSE, MAX_DIM, &state, error) ||
+      !get_dim (obj, source, "expand", FALSE, 1000, &expand, error) ||
+      !get_dim (obj, source, "conv_kernel", FALSE, 1000, &conv, error) ||
+      !get_bool_default (obj, source, "use_bias", FALSE, &bias, error) ||
+      !get_bool_default (obj, source, "use_conv_bias", TRUE, &conv_bias, error) ||
+      !get_bool_default (obj, source, "tie_word_embeddings", tied, &tied, error))
+    return FALSE;
+  if (two &&
+      (!get_dim (obj, source, "num_heads", TRUE, MAX_DIM, &heads, error) ||
+       !get_dim (obj, source, "head_dim", TRUE, MAX_DIM, &head_dim, error) ||
+       !get_dim (obj, source, "n_groups", FALSE, MAX_DIM, &groups, error) ||
+       !get_dim (obj, source, "chunk_size", FALSE, MAX_DIM, &chunk, error)))
+    return FALSE;
+  /* time_step_rank: a number, or "auto": ceil(hidden / 16) (MambaConfig). */
+  if (rank != NULL && JSON_NODE_HOLDS_VALUE (rank) && json_node_get_value_type (rank) != G_TYPE_STRING &&
+      !get_dim (obj, source, "time_step_rank", TRUE, MAX_DIM, &dt_rank, error))
+    return FALSE;
+  if (dt_rank == 0)
+    dt_rank = (hidden + 15) / 16;
+  /* transformers derives the inner width as expand x hidden, but a config that
+   * states intermediate_size is loaded with it (the key overrides the derived
+   * attribute): Falcon-Mamba's says 8192 beside an expand of 16. */
+  if (inner == 0)
+    inner = expand * hidden;
+  if (two && (heads * head_dim != inner || heads % groups != 0))
+    {
+      g_set_error (error, PLX_ERROR, PLX_ERROR_INCONSISTENT,
+                   "%s: model: num_heads %" G_GUINT64_FORMAT " x head_dim %" G_GUINT64_FORMAT " is not the inner width %"
+                   G_GUINT64_FORMAT " (expand x hidden_size), or n_groups %" G_GUINT64_FORMAT
+                   " does not divide the heads", source, heads, head_dim, inner, groups);
+      return FALSE;
+    }
+  a->generic = TRUE;
+  a->ssm_version = two ? 2 : 1;
+  a->ssm_inner = inner;
+  a->ssm_state = state;
+  a->ssm_heads = two ? heads : 1;
+  a->ssm_groups = two ? groups : 1;
+  a->ssm_conv = conv;
+  a->ssm_chunk = two ? chunk : 0;
+  a->ssm_dt_rank = two ? 0 : dt_rank;
+  a->mlp_bias = bias;      /* in_proj and out_proj */
+  a->out_bias = conv_bias; /* the convolution */
+  m->n_layers = (guint) layers;
+  m->hidden = hidden;
+  /* Tensor parallelism splits heads and groups (Mamba-2) - the whole inner width as
+   * one head for Mamba, which Parallax then keeps on one GPU. */
+  m->heads = (guint) a->ssm_heads;
+  m->kv_heads = (guint) a->ssm_groups;
+  m->head_dim = a->ssm_inner / a->ssm_heads;
+  m->ffn = a->ssm_inner;
+  m->vocab = vocab;
+  m->tied_embeddings = tied;
+  m->learned_positions = FALSE;
+  m->dropout = FALSE;
+  /* No positions to bound the sequence: the default sequence length. */
+  m->max_positions = 4096;
+  return TRUE;
+}
+
 /* A model object is a Hugging Face config: real ones hold dozens of keys Parallax
  * has no use for (bos_token_id, rope_theta, torch_dtype), so unknown keys cannot all
  * be refused. A key within a typo of one that is read, though ("n_layr"), would
@@ -1323,9 +1489,6 @@ static const struct
   { "nemotron-nas", "a different block per layer (block_configs)" },
   { "nemotron_h", "Mamba-2 blocks beside attention blocks" },
   { "jamba", "Mamba blocks beside attention blocks, with experts" },
-  { "falcon_mamba", "Mamba (state-space) blocks" },
-  { "mamba", "Mamba (state-space) blocks" },
-  { "mamba2", "Mamba-2 (state-space) blocks" },
   { "t5", "an encoder and a decoder with cross-attention" },
   { "mt5", "an encoder and a decoder with cross-attention" },
   { "umt5", "an encoder and a decoder with cross-attention" },
@@ -1404,6 +1567,9 @@ plx_model_new_from_json (JsonNode   *config,
     ok = parse_llama (m, obj, source, TRUE, error) && parse_window (m, obj, source, model_type, error);
   else if (is_family (model_type))
     ok = parse_family (m, obj, source, model_type, error) && parse_window (m, obj, source, model_type, error);
+  else if (g_str_equal (model_type, "mamba") || g_str_equal (model_type, "falcon_mamba") ||
+           g_str_equal (model_type, "mamba2"))
+    ok = parse_mamba (m, obj, source, model_type, error);
   else
     {
       g_autofree char *value = plx_json_value_to_string (json_object_get_member (obj, "model_type"));
@@ -1440,6 +1606,9 @@ plx_model_new_from_json (JsonNode   *config,
       if (n != NULL && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING &&
           !plx_json_get_string (obj, source, "model", "_name_or_path", FALSE, &hf_name, error))
         return NULL;
+      /* "./" or a local folder the config was saved from names nothing. */
+      if (hf_name != NULL && (hf_name[0] == '.' || hf_name[0] == '/' || hf_name[0] == '\0'))
+        hf_name = NULL;
       name = hf_name != NULL ? hf_name : model_type;
     }
   m->name = g_strdup (name);
@@ -1566,6 +1735,14 @@ plx_model_describe_blocks (const PlxModel *model)
   GString *s = g_string_new (NULL);
   gboolean alike = TRUE;
 
+  if (a->ssm_version > 0)
+    {
+      /* TRANSLATORS: "64 Mamba-2 blocks, state size 128": a state-space model. */
+      g_string_append_printf (s, g_dngettext (GETTEXT_PACKAGE, "%u Mamba%s block, state size %u",
+                                              "%u Mamba%s blocks, state size %u", n),
+                              n, a->ssm_version == 2 ? "-2" : "", (guint) a->ssm_state);
+      return g_string_free (s, FALSE);
+    }
   g_string_append_printf (s, g_dngettext (GETTEXT_PACKAGE, "%u block", "%u blocks", n), n);
   if (model->experts > 0)
     {
@@ -1671,7 +1848,7 @@ plx_model_get_forward_flops (const PlxModel *model,
 
       double blocks = op->layers < G_N_ELEMENTS (holding) ? holding[op->layers] : plx_model_op_layers (model, op);
 
-      if (op->kind == PLX_OP_MATMUL)
+      if (op->kind == PLX_OP_MATMUL || op->kind == PLX_OP_SSM_SCAN)
         layer += blocks * 2.0 * tokens * op->k * op->n;
       else if (op->kind == PLX_OP_ATTN_SCORES || op->kind == PLX_OP_ATTN_VALUES)
         layer += blocks * 2.0 * s * s * model->heads * op->k;

@@ -9,6 +9,21 @@
 #include "parallax/plx-scenario.h"
 #include "scenario/plx-hf-cache.h"
 
+/* TRUE when `key` holds a name: a string that is no local path ("./" is what
+ * save_pretrained writes from the working folder). */
+static gboolean
+names_model (JsonObject *obj,
+                      const char *key)
+{
+  JsonNode *n = json_object_get_member (obj, key);
+  const char *v;
+
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
+    return n != NULL;
+  v = json_node_get_string (n);
+  return v[0] != '\0' && v[0] != '.' && v[0] != '/';
+}
+
 /* A Hugging Face model as people download it: a config.json, or the snapshot
  * directory that holds one. Its name, unless the config states one, is the
  * directory's for a config.json ("Llama-2-7b-hf/config.json"), else the file's. The
@@ -67,7 +82,7 @@ resolve_model_node (JsonObject *obj,
       return NULL;
     }
   if (!json_object_has_member (json_node_get_object (config), "name") &&
-      !json_object_has_member (json_node_get_object (config), "_name_or_path"))
+      !names_model (json_node_get_object (config), "_name_or_path"))
     {
       g_autofree char *base = g_path_get_basename (path);
       g_autofree char *dir = g_path_get_dirname (path);

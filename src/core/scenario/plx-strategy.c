@@ -586,6 +586,11 @@ plx_strategy_resolve (PlxStrategy      *s,
   if (s->seq_length % s->cp != 0)
     FAIL (PLX_ERROR_INCONSISTENT, "%s: strategy.cp: %u does not divide strategy.seq_length=%" G_GUINT64_FORMAT,
           source, s->cp, s->seq_length);
+  /* Context parallelism splits attention's keys and values over a ring; a scan runs
+   * along the whole sequence, whose split Parallax does not model. */
+  if (s->cp > 1 && model->arch.ssm_version > 0)
+    FAIL (PLX_ERROR_UNSUPPORTED, "%s: strategy.cp: %u splits the sequence of a state-space model (%s), which is not "
+          "modelled: context parallelism is for attention", source, s->cp, model->model_type);
   if (s->sequence_parallel && (s->seq_length / s->cp) % s->tp != 0)
     FAIL (PLX_ERROR_INCONSISTENT,
           "%s: strategy.sequence_parallel: seq_length/cp = %" G_GUINT64_FORMAT " tokens do not split over tp=%u ranks",

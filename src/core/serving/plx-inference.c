@@ -43,6 +43,10 @@ kv_bytes_per_token (const Serve *sv)
 {
   const PlxModel *m = sv->model;
 
+  /* A state-space model keeps a state of fixed size a sequence instead
+   * (ssm_state_bytes). */
+  if (m->arch.ssm_version > 0)
+    return 0.0;
   if (m->arch.kv_lora_rank > 0)
     return (double) (m->arch.kv_lora_rank + m->arch.rope_head_dim) * sv->eb;
   return 2.0 * ((double) m->kv_heads / sv->ctx.tp) * (double) m->head_dim * sv->eb;
@@ -70,6 +74,27 @@ decode_attention_time (const Serve *sv, const PlxOp *op, double rows, double con
   return plx_gemm_time (sv->cluster, plx_gemm_dtype (sv->cluster, sv->ctx.dtype, FALSE), f, bytes);
 }
 
+/* Bytes of recurrent state a sequence keeps in one block of a state-space model on
+ * a GPU: TP splits the heads (plx_model_ssm_state_elems). */
+static double
+ssm_state_bytes (const Serve *sv)
+{
+  return (double) plx_model_ssm_state_elems (sv->model) / sv->ctx.tp * sv->eb;
+}
+
+/* Decode through a scan for `rows` new tokens, one a sequence: the recurrence
+ * h = exp(dt A) h + dt B x, y = C h reads and writes each sequence's state
+ * (Gu and Dao 2023 §3.3.2: memory-bound), about 4 FLOPs an element of it. */
+static double
+decode_scan_time (const Serve *sv, double rows, double *flops)
+{
+  double elems = (double) plx_model_ssm_state_elems (sv->model) / sv->ctx.tp;
+  double f = 4.0 * rows * elems, bytes = 2.0 * rows * ssm_state_bytes (sv);
+
+  *flops += f;
+  return plx_gemm_time (sv->cluster, plx_gemm_dtype (sv->cluster, sv->ctx.dtype, FALSE), f, bytes);
+}
+
 /* A block's decode attention ops (each weighted by the share of blocks holding it)
  * at one context: time, and their FLOPs added to *flops. */
 static double
@@ -81,9 +106,12 @@ attn_time (const Serve *sv, double rows, double context, double *flops)
     {
       const PlxOp *op = &sv->model->layer_ops[i];
       double share = plx_model_layers_share (sv->model, (PlxOpLayers) op->layers), f = 0.0;
-      if (op->kind != PLX_OP_ATTN_FLASH)
+      if (op->kind == PLX_OP_SSM_SCAN)
+        t += share * decode_scan_time (sv, rows, &f);
+      else if (op->kind == PLX_OP_ATTN_FLASH)
+        t += share * decode_attention_time (sv, op, rows, context, &f);
+      else
         continue;
-      t += share * decode_attention_time (sv, op, rows, context, &f);
       *flops += share * f;
     }
   return t;
@@ -106,7 +134,7 @@ block_time (Serve *sv, double tokens, double per_seq, double context, gboolean d
       double share = plx_model_layers_share (sv->model, (PlxOpLayers) op->layers);
       PlxOpCost c;
 
-      if (op->kind == PLX_OP_ATTN_FLASH ? decode : skipped (op))
+      if (op->kind == PLX_OP_ATTN_FLASH || op->kind == PLX_OP_SSM_SCAN ? decode : skipped (op))
         continue;
       plx_op_cost (op, &sv->ctx, sv->cluster, &c);
       t += share * c.fwd_time_s;
@@ -249,8 +277,9 @@ plx_inference_run (const PlxModel      *model,
   {
     double per_token = kv_bytes_per_token (&sv);
     double logits = b * (double) model->vocab / s->tp * 4.0;
-    double kv_first = b * (prompt + steps) * layers_first * per_token;
-    double kv_last = b * (prompt + steps) * layers_last * per_token;
+    /* A scan's state does not grow with the context. */
+    double kv_first = b * ((prompt + steps) * per_token + ssm_state_bytes (&sv)) * layers_first;
+    double kv_last = b * ((prompt + steps) * per_token + ssm_state_bytes (&sv)) * layers_last;
     /* One stage holds everything, the logits included; else the fuller of the ends. */
     gboolean first = s->pp == 1 || weights_first + kv_first >= weights_last + kv_last + logits;
 
