@@ -68,8 +68,9 @@ model_value (const PlxModel *m, guint which)
     }
 }
 
-/* The editor shows the resolved model's dimensions; a family's missing settings and a
- * dense model's expert rows are hidden. Called with `updating` set. */
+/* The editor shows the resolved model's dimensions; a family's missing settings, a
+ * dense model's expert rows and a Mamba model's attention and MLP rows are hidden.
+ * Called with `updating` set. */
 void
 plx_panel_sync_model_spins (PlxScenarioPanel *self)
 {
@@ -83,6 +84,10 @@ plx_panel_sync_model_spins (PlxScenarioPanel *self)
       gboolean shown = (gpt2 ? ms->gpt2_key : ms->hf_key) != NULL;
       if (i == MSPIN_EXPERTS || i == MSPIN_EXPERTS_PER_TOKEN)
         shown = shown && m->experts > 0;
+      /* A Mamba model has no attention heads or MLP: its config's own keys
+       * (num_heads, expand) are not these. */
+      if (i == MSPIN_HEADS || i == MSPIN_KV_HEADS || i == MSPIN_FFN)
+        shown = shown && m->arch.ssm_version == 0;
       gtk_widget_set_visible (ms->row, shown);
       gtk_spin_button_set_value (ms->spin, (double) model_value (m, i));
     }
