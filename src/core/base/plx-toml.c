@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "parallax/plx-error.h"
+#include "plx-json.h"
 #include "plx-toml.h"
 
 typedef struct
@@ -25,15 +26,10 @@ static gboolean G_GNUC_PRINTF (2, 3)
 fail (Toml *t, const char *fmt, ...)
 {
   va_list ap;
-  g_autofree char *what = NULL;
-  const char *end = t->line_start + strcspn (t->line_start, "\r\n");
-  g_autofree char *text = g_strndup (t->line_start, MIN ((gsize) (end - t->line_start), 120));
 
   va_start (ap, fmt);
-  what = g_strdup_vprintf (fmt, ap);
+  plx_json_set_line_error (t->error, t->source, t->line, t->line_start, fmt, ap);
   va_end (ap);
-  g_set_error (t->error, PLX_ERROR, PLX_ERROR_PARSE, "%s:%u: %s: \"%s\"", t->source, t->line, what,
-               g_strstrip (text));
   return FALSE;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "parallax/plx-error.h"
+#include "plx-json.h"
 #include "plx-yaml.h"
 
 typedef struct
@@ -33,14 +34,10 @@ static gboolean G_GNUC_PRINTF (3, 4)
 fail_line (Yaml *y, const Line *line, const char *fmt, ...)
 {
   va_list ap;
-  g_autofree char *what = NULL;
-  g_autofree char *text = g_strndup (line->text, 120);
 
   va_start (ap, fmt);
-  what = g_strdup_vprintf (fmt, ap);
+  plx_json_set_line_error (y->error, y->source, line->number, line->text, fmt, ap);
   va_end (ap);
-  g_set_error (y->error, PLX_ERROR, PLX_ERROR_PARSE, "%s:%u: %s: \"%s\"", y->source, line->number, what,
-               g_strstrip (text));
   return FALSE;
 }
 
