@@ -37,9 +37,12 @@ flavor_model (PlxImport *imp, const char *name, const char *flavor, gint64 seq)
 {
   JsonObject *m = json_object_new ();
 
+  /* JobConfig's defaults: model.name "llama3", model.flavor "debugmodel". */
+  if (name == NULL)
+    name = "llama3";
   if (g_strcmp0 (name, "llama3") != 0)
     {
-      plx_import_lost (imp, 0, "model.name", name != NULL ? name : "(not given)",
+      plx_import_lost (imp, 0, "model.name", name,
                        "only torchtitan's llama3 flavors are known; the scenario has no model (pass --model)");
       json_object_unref (m);
       return NULL;

@@ -353,7 +353,9 @@ report (PlxImport *imp, PlxImportTree *tree, JsonNode *node, const char *path, c
 {
   if (path[0] != '\0' && g_hash_table_contains (tree->taken, path))
     return;
-  if (JSON_NODE_HOLDS_OBJECT (node) && json_object_get_size (json_node_get_object (node)) > 0)
+  if (path[0] == '\0' && !JSON_NODE_HOLDS_OBJECT (node))
+    return;
+  if (JSON_NODE_HOLDS_OBJECT (node) && (json_object_get_size (json_node_get_object (node)) > 0 || path[0] == '\0'))
     {
       JsonObjectIter iter;
       const char *key;

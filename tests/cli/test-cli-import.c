@@ -218,6 +218,36 @@ test_torchtitan_llama3_8b (void)
   assert_lost (im.err, lost);
 }
 
+/* HSDP: 2 replicas of 4-way shards, and JobConfig's default model (llama3's
+ * debugmodel: dim 256, 6 layers, 16 heads, vocab 2048; FFN int(2 x 1024 / 3) = 682
+ * rounded up to 256: 768). */
+static void
+test_torchtitan_hsdp_defaults (void)
+{
+  const char *toml = "[parallelism]\ndata_parallel_shard_degree = 4\ndata_parallel_replicate_degree = 2\n"
+                     "[training]\nlocal_batch_size = 2\n";
+  g_autofree char *dir = test_make_tmp_dir ("plx-import-toml");
+  g_autofree char *path = test_write_file (dir, "hsdp.toml", toml, -1);
+  const char *const args[] = { path, NULL };
+  g_auto (Imported) im = { 0 };
+
+  import (&im, args);
+  assert_str (im.root, "model.model_type", "llama");
+  assert_int (im.root, "model.hidden_size", 256);
+  assert_int (im.root, "model.num_hidden_layers", 6);
+  assert_int (im.root, "model.intermediate_size", 768);
+  assert_int (im.root, "model.vocab_size", 2048);
+  assert_int (im.root, "cluster.num_nodes", 1);
+  assert_int (im.root, "strategy.dp", 8);
+  assert_int (im.root, "strategy.zero_stage", 3);
+  assert_int (im.root, "strategy.shard_group_size", 4);
+  assert_int (im.root, "strategy.global_batch_size", 16);
+  assert_int (im.root, "strategy.seq_length", 2048);
+  /* Every setting of the file was mapped. */
+  g_assert_null (strstr (im.err, ": not mapped: "));
+  test_rm_rf (dir);
+}
+
 /* --cluster and --nodes as simulate reads them: the batch follows the new dp. */
 static void
 test_cluster_flags (void)
@@ -431,6 +461,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-import/megatron-gpt3-175b", test_megatron_gpt3_175b);
   g_test_add_func ("/cli-import/megatron-shell-forms", test_megatron_shell_forms);
   g_test_add_func ("/cli-import/torchtitan-llama3-8b", test_torchtitan_llama3_8b);
+  g_test_add_func ("/cli-import/torchtitan-hsdp-defaults", test_torchtitan_hsdp_defaults);
   g_test_add_func ("/cli-import/cluster-flags", test_cluster_flags);
   g_test_add_func ("/cli-import/nemo-gpt3-5b", test_nemo_gpt3_5b);
   g_test_add_func ("/cli-import/deepspeed-zero2", test_deepspeed_zero2);
