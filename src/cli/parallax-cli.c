@@ -14,6 +14,7 @@
 #include "plx-cli-conventions.h"
 #include "plx-cli-gemm-match.h"
 #include "plx-cli-graph.h"
+#include "plx-cli-import.h"
 #include "plx-cli-merge.h"
 #include "plx-cli-options.h"
 #include "plx-cli-progress.h"
@@ -124,6 +125,8 @@ static const char *const main_help =
   "                              fit a link's efficiency and latency to nccl-tests output\n"
   "  calibrate --kineto TRACE.json [--scenario S.json] [--cluster C] [--out FILE]\n"
   "                              a PyTorch profiler trace's kernels by class, its GEMM efficiencies\n"
+  "  import FILE... [--from F] [--out OUT.json]\n"
+  "                              a Megatron-LM, torchtitan, NeMo or DeepSpeed configuration as a scenario\n"
   "\n"
   "Run parallax-cli COMMAND --help (or parallax-cli help COMMAND) for a command's options;\n"
   "--version works after any command, and a file argument \"-\" reads standard input.\n";
@@ -1268,6 +1271,8 @@ dispatch (int argc, char **argv)
     return cmd_validate (argc, argv);
   if (g_str_equal (argv[1], "calibrate"))
     return plx_cli_calibrate (argc, argv);
+  if (g_str_equal (argv[1], "import"))
+    return plx_cli_import (argc, argv);
   return usage_error ("unknown command \"%s\"", argv[1]);
 }
 

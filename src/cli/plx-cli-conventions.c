@@ -4,7 +4,7 @@
 
 const char *const plx_cli_commands[] = {
   "presets", "simulate", "plan", "compare", "search", "merge", "sweep", "partition",
-  "fuse", "reshard", "validate", "calibrate", NULL,
+  "fuse", "reshard", "validate", "calibrate", "import", NULL,
 };
 
 gboolean

@@ -79,6 +79,7 @@ struct _PlxCliOverrides
   double      clock_mhz;      /* cluster.gpu.clock_mhz; 0 = not given */
   GPtrArray  *help_texts;     /* the option entries' descriptions, one line each */
   GOptionEntry *entries;
+  GOptionEntry *some_entries; /* plx_cli_overrides_some_entries' */
 };
 
 gboolean
@@ -105,6 +106,7 @@ plx_cli_overrides_free (PlxCliOverrides *o)
   json_object_unref (o->strategy);
   g_clear_pointer (&o->help_texts, g_ptr_array_unref);
   g_free (o->entries);
+  g_free (o->some_entries);
   g_free (o->model);
   g_free (o->cluster);
   g_free (o);
@@ -340,6 +342,34 @@ plx_cli_overrides_option_entries (PlxCliOverrides *o)
   g_free (o->entries);
   o->entries = entries;
   return entries;
+}
+
+const char *
+plx_cli_overrides_get_model (PlxCliOverrides *o)
+{
+  return o->model;
+}
+
+gboolean
+plx_cli_overrides_sets_cluster (PlxCliOverrides *o)
+{
+  return o->cluster != NULL || o->nodes > 0;
+}
+
+const GOptionEntry *
+plx_cli_overrides_some_entries (PlxCliOverrides   *o,
+                                const char *const *flags)
+{
+  const GOptionEntry *all = plx_cli_overrides_option_entries (o);
+  guint n = 0;
+
+  g_free (o->some_entries);
+  o->some_entries = g_new0 (GOptionEntry, g_strv_length ((char **) flags) + 1);
+  for (guint i = 0; all[i].long_name != NULL; i++)
+    for (guint k = 0; flags[k] != NULL; k++)
+      if (g_str_equal (all[i].long_name, flags[k] + 2))
+        o->some_entries[n++] = all[i];
+  return o->some_entries;
 }
 
 static gboolean

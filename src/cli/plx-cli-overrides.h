@@ -33,6 +33,14 @@ JsonNode *plx_cli_overrides_apply (PlxCliOverrides *o,
 /* The override flags as GOptionEntry callbacks (their checks and messages are
  * plx_cli_overrides_parse's), owned by `o`, which they set: their user data. */
 const GOptionEntry *plx_cli_overrides_option_entries (PlxCliOverrides *o);
+/* The entries of the flags named ("--cluster", "--nodes", NULL-terminated) only, with
+ * the same checks and help: for a command that takes some of simulate's overrides. */
+/* What --model named (a preset or a path), or NULL. */
+const char         *plx_cli_overrides_get_model (PlxCliOverrides *o);
+/* Whether --cluster or --nodes was given. */
+gboolean            plx_cli_overrides_sets_cluster (PlxCliOverrides *o);
+const GOptionEntry *plx_cli_overrides_some_entries (PlxCliOverrides   *o,
+                                                    const char *const *flags);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlxCliOverrides, plx_cli_overrides_free)
 

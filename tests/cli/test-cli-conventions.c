@@ -13,7 +13,7 @@
 
 static const char *const commands[] = {
   "presets", "simulate", "plan", "compare", "search", "merge", "sweep", "partition",
-  "fuse", "reshard", "validate", "calibrate", NULL,
+  "fuse", "reshard", "validate", "calibrate", "import", NULL,
 };
 
 /* Runs parallax-cli with `input` (NULL: none) on standard input; returns its exit status. */

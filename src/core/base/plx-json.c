@@ -462,6 +462,20 @@ plx_json_merge (JsonNode *base,
   return result;
 }
 
+void
+plx_json_set_line_error (GError    **error,
+                         const char *source,
+                         guint       line,
+                         const char *text,
+                         const char *fmt,
+                         va_list     ap)
+{
+  g_autofree char *what = g_strdup_vprintf (fmt, ap);
+  g_autofree char *shown = g_strndup (text, MIN (strcspn (text, "\r\n"), 120));
+
+  g_set_error (error, PLX_ERROR, PLX_ERROR_PARSE, "%s:%u: %s: \"%s\"", source, line, what, g_strstrip (shown));
+}
+
 char *
 plx_json_value_to_string (JsonNode *node)
 {

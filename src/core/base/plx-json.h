@@ -48,6 +48,15 @@ gboolean  plx_json_format_double (double  v,
 JsonNode *plx_json_merge (JsonNode *base,
                           JsonNode *overrides);
 char     *plx_json_value_to_string (JsonNode *node);
+/* A line format's parse error (TOML, YAML): PLX_ERROR_PARSE with "SOURCE:LINE: WHAT:
+ * "TEXT"", TEXT the line from `text` to its end (at most 120 bytes, blanks stripped)
+ * and WHAT `fmt` with `ap`. */
+void      plx_json_set_line_error (GError    **error,
+                                   const char *source,
+                                   guint       line,
+                                   const char *text,
+                                   const char *fmt,
+                                   va_list     ap) G_GNUC_PRINTF (5, 0);
 /* `text` safe to print on a terminal: control characters (C0 but for nothing, DEL,
  * C1) as \u00xx (lower case, as JSON writes them), bytes that are not UTF-8 as \xXX. Newly allocated. */
 char     *plx_printable (const char *text);
