@@ -95,6 +95,36 @@ test_tensor_parallel_decode (void)
   g_assert_cmpfloat (r8.decode_time_per_token_s, <, r1.decode_time_per_token_s / 4.0);
 }
 
+/* A sliding window caps the KV cache where it applies (Mistral 7B's rolling buffer,
+ * Jiang et al. 2023 §2): Mistral 7B's shape (32 blocks, 8 key-value heads of 128)
+ * with a 1024-token window, 8 sequences a replica of 2048 + 128 tokens at TP 1: each
+ * cached token is 2 x 8 x 128 x 2 B = 4,096 B a block, and a block keeps 1,024 of the
+ * 2,176: 8 x 1,024 x 4,096 x 32 = 1,073,741,824 B. With the window on every other
+ * block (Gemma 2's pattern) half the blocks keep all 2,176: (1,024 + 2,176) / 2 =
+ * 1,600 tokens a block on average, 1,677,721,600 B. */
+static void
+test_sliding_window_cache (void)
+{
+  const char *every = "{\"model_type\": \"mistral\", \"hidden_size\": 4096, \"intermediate_size\": 14336,"
+                      " \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"num_hidden_layers\": 32,"
+                      " \"vocab_size\": 32000, \"sliding_window\": 1024}";
+  const char *alternate = "{\"model_type\": \"mistral\", \"hidden_size\": 4096, \"intermediate_size\": 14336,"
+                          " \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"num_hidden_layers\": 32,"
+                          " \"vocab_size\": 32000, \"sliding_window\": 1024, \"layer_types\": [" 
+                          "\"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\"]}";
+  const char *strategy = "{\"workload\": \"inference\", \"tp\": 1, \"pp\": 1, \"global_batch_size\": 64, "
+                         "\"prompt_length\": 2048, \"decode_tokens\": 128}";
+  g_autoptr (PlxScenario) all = scenario (every, "{\"preset\": \"dgx-h100-80gb\"}", strategy);
+  g_autoptr (PlxScenario) half = scenario (alternate, "{\"preset\": \"dgx-h100-80gb\"}", strategy);
+  PlxInferenceReport r;
+
+  run (all, &r);
+  g_assert_cmpuint (r.batch_per_replica, ==, 8);
+  g_assert_cmpfloat (r.kv_cache_bytes, ==, 1073741824.0);
+  run (half, &r);
+  g_assert_cmpfloat (r.kv_cache_bytes, ==, 1677721600.0);
+}
+
 /* A Mamba-2 model generates with a state of fixed size in place of a KV cache
  * (Dao and Gu 2024 §6; transformers' Mamba2Cache): per block and sequence the scan's
  * 128 heads x 64 x 128 = 1,048,576 values and the convolution's 4 taps of
@@ -137,5 +167,6 @@ main (int argc, char **argv)
   g_test_add_func ("/core/inference/decode-growth", test_decode_growth);
   g_test_add_func ("/core/inference/tensor-parallel-decode", test_tensor_parallel_decode);
   g_test_add_func ("/core/inference/ssm-state", test_ssm_state);
+  g_test_add_func ("/core/inference/sliding-window-cache", test_sliding_window_cache);
   return g_test_run ();
 }

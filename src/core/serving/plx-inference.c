@@ -277,11 +277,20 @@ plx_inference_run (const PlxModel      *model,
   {
     double per_token = kv_bytes_per_token (&sv);
     double logits = b * (double) model->vocab / s->tp * 4.0;
-    /* A scan's state does not grow with the context. */
-    double kv_first = b * ((prompt + steps) * per_token + ssm_state_bytes (&sv)) * layers_first;
-    double kv_last = b * ((prompt + steps) * per_token + ssm_state_bytes (&sv)) * layers_last;
+    /* A sliding window of w keys needs only the last w in the blocks that have it
+     * (a rolling buffer: Mistral 7B, Jiang et al. 2023 §2, "Rolling Buffer Cache");
+     * a scan's state does not grow with the context at all. */
+    double context = prompt + steps, cached = context;
+    double kv_first, kv_last;
+    gboolean first;
+
+    if (model->arch.sliding_window > 0 && (double) model->arch.sliding_window < context)
+      cached = (1.0 - model->arch.sliding_share) * context +
+               model->arch.sliding_share * (double) model->arch.sliding_window;
+    kv_first = b * (cached * per_token + ssm_state_bytes (&sv)) * layers_first;
+    kv_last = b * (cached * per_token + ssm_state_bytes (&sv)) * layers_last;
     /* One stage holds everything, the logits included; else the fuller of the ends. */
-    gboolean first = s->pp == 1 || weights_first + kv_first >= weights_last + kv_last + logits;
+    first = s->pp == 1 || weights_first + kv_first >= weights_last + kv_last + logits;
 
     r->weights_bytes = first ? weights_first : weights_last;
     r->kv_cache_bytes = first ? kv_first : kv_last;
