@@ -83,7 +83,8 @@ static JsonNode *
 object_node (JsonObject *o)
 {
   JsonNode *n = json_node_new (JSON_NODE_OBJECT);
-  json_node_set_object (n, o);
+  /* Takes the caller's reference (set_object would add one, and leak it). */
+  json_node_take_object (n, o);
   return n;
 }
 

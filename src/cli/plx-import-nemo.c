@@ -67,7 +67,6 @@ resolve_ref (JsonNode *root, GPtrArray *where, const char *ref, guint depth)
 static JsonNode *
 resolve_multiply (JsonNode *root, GPtrArray *where, const char *args, guint depth)
 {
-  g_auto (GStrv) parts = NULL;
   g_autoptr (GString) arg = g_string_new (NULL);
   g_autoptr (GPtrArray) values = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
   int braces = 0;
