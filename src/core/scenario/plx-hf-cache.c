@@ -125,18 +125,70 @@ dtype_bytes (const char *dtype)
   return 0.0;
 }
 
+/* metadata.total_size of the index at `path` (bytes; 0 when it has none). */
+static double
+read_total_size (const char *path)
+{
+  g_autoptr (JsonNode) index = plx_json_parse_file (path, NULL);
+  JsonNode *meta, *size;
+
+  if (index == NULL || !JSON_NODE_HOLDS_OBJECT (index))
+    return 0.0;
+  meta = json_object_get_member (json_node_get_object (index), "metadata");
+  if (meta == NULL || !JSON_NODE_HOLDS_OBJECT (meta) ||
+      (size = json_object_get_member (json_node_get_object (meta), "total_size")) == NULL || !JSON_NODE_HOLDS_VALUE (size))
+    return 0.0;
+  if (json_node_get_value_type (size) != G_TYPE_INT64 && json_node_get_value_type (size) != G_TYPE_DOUBLE)
+    return 0.0;
+  return MAX (json_node_get_double (size), 0.0);
+}
+
+/* The window resolves its scenario on every edit, and an index holds a weight_map of
+ * every tensor (megabytes for a large MoE): its total size is read once per file as
+ * it is on disk (path, size and modification time), from any thread. */
+static double
+index_total_size (const char *path)
+{
+  static GMutex lock;
+  static char *cached_path;
+  static gint64 cached_size = -1, cached_mtime;
+  static double cached_total;
+  GStatBuf st;
+  double total;
+
+  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode))
+    return 0.0;
+  g_mutex_lock (&lock);
+  if (cached_path != NULL && g_str_equal (cached_path, path) && cached_size == (gint64) st.st_size &&
+      cached_mtime == (gint64) st.st_mtime)
+    {
+      total = cached_total;
+      g_mutex_unlock (&lock);
+      return total;
+    }
+  g_mutex_unlock (&lock);
+  total = read_total_size (path);
+  g_mutex_lock (&lock);
+  g_free (cached_path);
+  cached_path = g_strdup (path);
+  cached_size = (gint64) st.st_size;
+  cached_mtime = (gint64) st.st_mtime;
+  cached_total = total;
+  g_mutex_unlock (&lock);
+  return total;
+}
+
 double
 plx_hf_checkpoint_params (const char *snapshot_dir,
                           JsonNode   *config)
 {
   g_autofree char *index_path = g_build_filename (snapshot_dir, "model.safetensors.index.json", NULL);
-  g_autoptr (JsonNode) index = NULL;
   JsonObject *c;
-  JsonNode *meta, *size, *dtype_node;
+  JsonNode *dtype_node;
   const char *dtype = NULL;
   double bytes;
 
-  if (config == NULL || !JSON_NODE_HOLDS_OBJECT (config) || !g_file_test (index_path, G_FILE_TEST_IS_REGULAR))
+  if (config == NULL || !JSON_NODE_HOLDS_OBJECT (config))
     return 0.0;
   c = json_node_get_object (config);
   /* Newer transformers write "dtype", older "torch_dtype". */
@@ -148,14 +200,5 @@ plx_hf_checkpoint_params (const char *snapshot_dir,
   bytes = dtype_bytes (dtype);
   if (bytes == 0.0 || json_object_has_member (c, "quantization_config"))
     return 0.0;
-  index = plx_json_parse_file (index_path, NULL);
-  if (index == NULL || !JSON_NODE_HOLDS_OBJECT (index))
-    return 0.0;
-  meta = json_object_get_member (json_node_get_object (index), "metadata");
-  if (meta == NULL || !JSON_NODE_HOLDS_OBJECT (meta) ||
-      (size = json_object_get_member (json_node_get_object (meta), "total_size")) == NULL || !JSON_NODE_HOLDS_VALUE (size))
-    return 0.0;
-  if (json_node_get_value_type (size) != G_TYPE_INT64 && json_node_get_value_type (size) != G_TYPE_DOUBLE)
-    return 0.0;
-  return MAX (json_node_get_double (size), 0.0) / bytes;
+  return index_total_size (index_path) / bytes;
 }
